@@ -1,0 +1,122 @@
+import {
+  forbidden,
+  notFound,
+  tokenLacks,
+  tokenNotAllowed,
+  tokenWrongRoom,
+  unauthorized,
+} from '../errors.js';
+import type { TokenPermission } from './room-tokens.js';
+
+export type Role = 'owner' | 'editor' | 'viewer';
+
+/** Who is calling: nobody, a signed-in user, or a room API token. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; userId: string; email: string }
+  | { kind: 'token'; tokenId: string; roomId: string; permissions: TokenPermission[] };
+
+/** What a route needs of the caller on its room. */
+export type RoomNeed =
+  | 'info' // anyone may ask; the answer depends on `canRead`
+  | 'authenticated' // any user, or a token of this room
+  | 'read' // room content
+  | 'deck' // the presentation: also anyone when the deck is public
+  | 'comment' // comments: viewers too; tokens need write
+  | 'write' // content changes: owner or editor; tokens need write
+  | 'upload' // layer files: owner or editor; tokens need upload
+  | 'member' // session of any member (member list)
+  | 'editor' // session of owner or editor (presentation visibility)
+  | 'owner'; // session of the owner (settings, members, tokens, clear, delete)
+
+/** The facts about a room that access depends on, with the calling user's role. */
+export interface RoomFacts {
+  isPublic: boolean;
+  presentationIsPublic: boolean;
+  /** The calling user's role in the room, null when not a member or not a user. */
+  role: Role | null;
+}
+
+export type Capability = 'read' | 'comment' | 'write' | 'upload' | 'member' | 'editor' | 'owner';
+
+/** What the caller may do in the room, as decided by `access`. */
+export interface Grant {
+  role: Role | 'none';
+  capabilities: Set<Capability>;
+}
+
+const ROLE_CAPABILITIES: Record<Role, Capability[]> = {
+  owner: ['read', 'comment', 'write', 'upload', 'member', 'editor', 'owner'],
+  editor: ['read', 'comment', 'write', 'upload', 'member', 'editor'],
+  viewer: ['read', 'comment', 'member'],
+};
+
+const SESSION_ONLY: ReadonlySet<RoomNeed> = new Set(['member', 'editor', 'owner']);
+
+/** The capability each need asks for (info and authenticated ask for none). */
+const NEED_CAPABILITY: Partial<Record<RoomNeed, Capability>> = {
+  read: 'read',
+  deck: 'read',
+  comment: 'comment',
+  write: 'write',
+  upload: 'upload',
+  member: 'member',
+  editor: 'editor',
+  owner: 'owner',
+};
+
+/** The token permission named in the error when a token lacks a capability. */
+const TOKEN_PERMISSION_FOR: Record<Capability, TokenPermission> = {
+  read: 'read',
+  comment: 'write',
+  write: 'write',
+  upload: 'upload',
+  member: 'read',
+  editor: 'write',
+  owner: 'write',
+};
+
+export function capabilitiesOf(room: RoomFacts, caller: Caller): Grant {
+  if (caller.kind === 'token') {
+    const caps = new Set<Capability>(caller.permissions);
+    if (caps.has('write')) caps.add('comment');
+    return { role: 'none', capabilities: caps };
+  }
+  if (caller.kind === 'user' && room.role) {
+    return { role: room.role, capabilities: new Set(ROLE_CAPABILITIES[room.role]) };
+  }
+  return { role: 'none', capabilities: new Set(room.isPublic ? ['read'] : []) };
+}
+
+/**
+ * The one access check. `room` is null when no room has the id. Throws the interface's
+ * exact errors; returns what the caller may do.
+ */
+export function access(room: RoomFacts | null, roomId: string, caller: Caller, need: RoomNeed): Grant {
+  if (caller.kind === 'token') {
+    if (SESSION_ONLY.has(need)) throw tokenNotAllowed();
+    if (caller.roomId !== roomId) throw tokenWrongRoom();
+  }
+  if (!room) throw notFound('Room');
+  const grant = capabilitiesOf(room, caller);
+  const capability = NEED_CAPABILITY[need];
+  if (need === 'info') return grant;
+  if (need === 'authenticated') {
+    if (caller.kind === 'anonymous') throw unauthorized();
+    return grant;
+  }
+  if (need === 'deck' && room.presentationIsPublic) return grant;
+  if (!capability || grant.capabilities.has(capability)) return grant;
+
+  if (caller.kind === 'token') throw tokenLacks(TOKEN_PERMISSION_FOR[capability]);
+  if (caller.kind === 'anonymous') throw unauthorized();
+  if (!room.role) throw forbidden('You are not a member of this room');
+  throw forbidden(`The ${room.role} role does not allow this operation`);
+}
+
+/** A route that needs a user session but no room: tokens are refused, anonymous is 401. */
+export function requireSession(caller: Caller): Extract<Caller, { kind: 'user' }> {
+  if (caller.kind === 'token') throw tokenNotAllowed();
+  if (caller.kind === 'anonymous') throw unauthorized();
+  return caller;
+}

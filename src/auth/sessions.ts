@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRemoteJWKSet, decodeJwt, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Config } from '../config.js';
+import { unauthorized } from '../errors.js';
+
+export const LOCAL_ISSUER = 'maproom';
+
+export interface SessionClaims {
+  userId: string;
+  email: string;
+  /** True when an external identity provider issued the token. */
+  external: boolean;
+  issuedAt: number;
+}
+
+/** Issues the service's own JWTs and verifies them and, if configured, external ones. */
+export class SessionKeys {
+  private readonly secret: Uint8Array;
+  private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(private readonly config: Config) {
+    this.secret = new TextEncoder().encode(config.jwtSecret ?? loadOrCreateSecret(config.dataDir));
+    if (config.authJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.authJwksUrl));
+  }
+
+  async issue(user: { id: string; email: string }): Promise<string> {
+    return new SignJWT({ email: user.email })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuer(LOCAL_ISSUER)
+      .setAudience(LOCAL_ISSUER)
+      .setIssuedAt()
+      .setExpirationTime(`${this.config.sessionTtlSeconds}s`)
+      .sign(this.secret);
+  }
+
+  async verify(token: string): Promise<SessionClaims> {
+    let issuer: unknown;
+    try {
+      issuer = decodeJwt(token).iss;
+    } catch {
+      throw unauthorized('Invalid or expired session token');
+    }
+    const external = Boolean(this.jwks) && issuer === this.config.authIssuer && issuer !== LOCAL_ISSUER;
+    let payload: JWTPayload;
+    try {
+      payload = external
+        ? (
+            await jwtVerify(token, this.jwks!, {
+              issuer: this.config.authIssuer,
+              audience: this.config.authAudience,
+            })
+          ).payload
+        : (
+            await jwtVerify(token, this.secret, {
+              issuer: LOCAL_ISSUER,
+              audience: LOCAL_ISSUER,
+              algorithms: ['HS256'],
+            })
+          ).payload;
+    } catch {
+      throw unauthorized('Invalid or expired session token');
+    }
+    const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
+    if (!payload.sub || !email) throw unauthorized('Session token lacks a subject or e-mail');
+    return { userId: payload.sub, email, external, issuedAt: payload.iat ?? 0 };
+  }
+}
+
+/** The signing secret kept in DATA_DIR when JWT_SECRET is not configured. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { migrateToLatest } from './migrations.js';
+import type { Tables } from './tables.js';
+
+export type Db = Kysely<Tables>;
+
+export interface Database {
+  db: Db;
+  dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns bigint (int8) as text; our bigints are epoch milliseconds and counts,
+// well inside Number's safe range.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. */
+export async function openDatabase(config: Config): Promise<Database> {
+  const database = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+function openSqlite(dataDir: string): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const file = new SQLite(path.join(dataDir, 'maproom.db'));
+  file.pragma('journal_mode = WAL');
+  // WAL + NORMAL: a committed transaction survives a crash of the process; only an
+  // operating-system crash or power loss may lose the last moments (see README).
+  file.pragma('synchronous = NORMAL');
+  file.pragma('foreign_keys = ON');
+  file.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(connectionString: string): Database {
+  const pool = new pg.Pool({ connectionString, max: 10 });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** True when the error is a unique-constraint violation in either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { access, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { badRequest } from '../errors.js';
+import { isRoomId } from '../ids.js';
+import type { RoomRow, RoomsRepository } from '../modules/rooms/rooms.repository.js';
+
+/**
+ * What a route declares in `config.access`: a user session (no room), a need on the room
+ * named by the `:roomId` path parameter, or (`optional`) just who the caller is.
+ */
+export type RouteAccess = { session: true } | { room: RoomNeed } | { optional: true };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    caller: Caller;
+    /** The room of the path, loaded by the access check. */
+    room: RoomRow;
+    /** What the caller may do in that room. */
+    grant: Grant;
+  }
+}
+
+export const ROOM_ID_MESSAGE = 'roomId must be exactly 10 characters from A-Z, a-z, 0-9, _ and -';
+
+/** Registers the one access check: every route states what it needs, this hook enforces it. */
+export function registerAccessHook(app: FastifyInstance, authenticator: Authenticator, rooms: RoomsRepository) {
+  app.decorateRequest('caller', null as never);
+  app.decorateRequest('room', null as never);
+  app.decorateRequest('grant', null as never);
+
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const spec = request.routeOptions.config.access;
+    if (!spec) return;
+    const roomId = (request.params as { roomId?: unknown }).roomId;
+    if (roomId !== undefined && !isRoomId(roomId)) {
+      throw badRequest(ROOM_ID_MESSAGE, [{ field: 'roomId', message: ROOM_ID_MESSAGE }]);
+    }
+    request.caller = await authenticator.resolve(request.headers.authorization);
+    if ('session' in spec) {
+      requireSession(request.caller);
+      return;
+    }
+    if (!('room' in spec)) return;
+    const caller = request.caller;
+    const row = await rooms.findWithRole(roomId as string, caller.kind === 'user' ? caller.userId : null);
+    const facts = row && {
+      isPublic: row.is_public === 1,
+      presentationIsPublic: row.presentation_is_public === 1,
+      role: row.member_role,
+    };
+    request.grant = access(facts ?? null, roomId as string, caller, spec.room);
+    if (row) request.room = row;
+  });
+}

@@ -1,0 +1,23 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/** The OpenAPI document at /api/openapi.json, generated from route schemas; a browser at /api/docs. */
+export async function registerOpenApi(app: FastifyInstance) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Maproom HTTP API',
+        version: '0.1.0',
+        description:
+          'Collaborative map rooms. Errors are always `{error, message, details?}`. Send a user session JWT ' +
+          'or a room API token (`mrt_…`) as `Authorization: Bearer <token>`. See docs/api-decisions.md.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,26 @@
+import { Type, type TSchema } from 'typebox';
+import { ROOM_ID_PATTERN } from '../ids.js';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Stable machine-readable code' }),
+    message: Type.String({ description: 'Human-readable sentence' }),
+    details: Type.Optional(Type.Unknown()),
+  },
+  { $id: 'ErrorBody', description: 'Every error response' },
+);
+
+export const RoomId = Type.String({
+  pattern: ROOM_ID_PATTERN,
+  description: 'Exactly 10 characters from A-Z, a-z, 0-9, _ and -',
+  examples: ['team-map01'],
+});
+
+export const RoomParams = Type.Object({ roomId: RoomId });
+
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+
+/** Response schemas for errors a route may answer, for the OpenAPI document. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
+}

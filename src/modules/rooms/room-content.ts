@@ -1,0 +1,43 @@
+import type { Db } from '../../db/database.js';
+
+/** The content counters of a room, as `counts` in room metadata. */
+export const CONTENT_KINDS = ['markers', 'layers', 'rasterLayers', 'drawings', 'comments', 'slides'] as const;
+export type ContentKind = (typeof CONTENT_KINDS)[number];
+
+/** A kind of room content that `counts` and `clear` must know about. */
+export interface ContentTable {
+  kind: ContentKind;
+  count(db: Db, roomId: string): Promise<number>;
+  /** Removes the room's rows of this kind inside the clear transaction; returns how many. */
+  clear(trx: Db, roomId: string): Promise<number>;
+}
+
+/**
+ * The registry of content kinds. Each content module registers its table when it is built,
+ * so `counts` and `clear` cover it without being edited. A kind that no module has
+ * registered yet has no rows and counts 0.
+ */
+export class RoomContent {
+  private readonly tables: ContentTable[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  register(table: ContentTable): void {
+    this.tables.push(table);
+  }
+
+  async counts(roomId: string): Promise<Record<ContentKind, number>> {
+    const counts = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
+    for (const table of this.tables) counts[table.kind] += await table.count(this.db, roomId);
+    return counts;
+  }
+
+  /** Removes all content of the room in one transaction; returns what was removed. */
+  async clear(roomId: string): Promise<Record<ContentKind, number>> {
+    return this.db.transaction().execute(async (trx) => {
+      const removed = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
+      for (const table of this.tables) removed[table.kind] += await table.clear(trx, roomId);
+      return removed;
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import type { RoomRow } from './rooms.repository.js';
+
+export const BASE_LAYERS = ['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage'] as const;
+export const THEMES = ['light', 'dark'] as const;
+
+export const TIMELINE_DEFAULTS = {
+  groupingMode: 'none',
+  showMarkersOnly: false,
+  showAdditionsOnly: false,
+  dateDisplayMode: 'event',
+  dateTimeFormat: 'iso',
+  sliderMode: 'current',
+};
+export type TimelineSettings = typeof TIMELINE_DEFAULTS;
+
+export function timelineSettings(row: RoomRow): TimelineSettings {
+  return { ...TIMELINE_DEFAULTS, ...(row.timeline_settings ? JSON.parse(row.timeline_settings) : {}) };
+}
+
+export function cameraSettings(row: RoomRow) {
+  const hasView = row.default_view_lat !== null && row.default_view_lng !== null && row.default_view_zoom !== null;
+  return {
+    autoZoomEnabled: row.auto_zoom_enabled === 1,
+    defaultView: hasView ? { lat: row.default_view_lat!, lng: row.default_view_lng!, zoom: row.default_view_zoom! } : null,
+    defaultTheme: row.default_theme,
+    defaultBaseLayer: row.default_base_layer,
+  };
+}
+
+/** The display settings anyone who may see the room gets from `/info`. */
+export function presentInfo(row: RoomRow) {
+  return {
+    roomId: row.id,
+    name: row.name,
+    requiresAuth: false,
+    isPublic: row.is_public === 1,
+    presentationIsPublic: row.presentation_is_public === 1,
+    autoZoomEnabled: row.auto_zoom_enabled === 1,
+    defaultViewLat: row.default_view_lat,
+    defaultViewLng: row.default_view_lng,
+    defaultViewZoom: row.default_view_zoom,
+    defaultTheme: row.default_theme,
+    defaultBaseLayer: row.default_base_layer,
+  };
+}
+
+/** The room record as room metadata shows it. */
+export function presentRoom(row: RoomRow) {
+  const { requiresAuth: _, ...info } = presentInfo(row);
+  return {
+    ...info,
+    description: row.description,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    timelineSettings: timelineSettings(row),
+  };
+}

@@ -1,0 +1,149 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireSession } from '../../auth/access.js';
+import { errors, RoomParams } from '../../http/schemas.js';
+import * as S from './rooms.schemas.js';
+import type { RoomsService } from './rooms.service.js';
+
+const security = [{ bearer: [] }];
+const tags = ['rooms'];
+const Success = Type.Object({ success: Type.Boolean() });
+
+export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = async (app, { rooms }) => {
+  app.get('/api/rooms', {
+    config: { access: { session: true } },
+    schema: { tags, security, summary: "The caller's rooms", response: { 200: S.RoomList, ...errors(401, 403) } },
+    handler: async (request) => rooms.listMine(requireSession(request.caller).userId),
+  });
+
+  app.post('/api/rooms/:roomId', {
+    config: { access: { session: true } },
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    schema: {
+      tags,
+      security,
+      summary: 'Create a room (the caller becomes owner); on an existing room, change nothing',
+      params: RoomParams,
+      body: S.CreateRoomBody,
+      response: { 200: S.CreateRoomReply, ...errors(400, 401, 403) },
+    },
+    handler: async (request) => rooms.create(requireSession(request.caller), request.params.roomId, request.body),
+  });
+
+  app.get('/api/rooms/:roomId', {
+    config: { access: { room: 'read' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Room metadata with counts; members also get userRole and hasAccess',
+      params: RoomParams,
+      response: { 200: S.MetadataReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.metadata(request.room, request.grant),
+  });
+
+  app.get('/api/rooms/:roomId/info', {
+    config: { access: { room: 'info' } },
+    schema: {
+      tags,
+      summary: 'Display settings; private rooms answer requiresAuth: true to non-members',
+      params: RoomParams,
+      response: { 200: S.InfoReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.info(request.room, request.grant),
+  });
+
+  app.patch('/api/rooms/:roomId/public', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Make the whole room public or private (owner)',
+      params: RoomParams,
+      body: S.VisibilityBody,
+      response: { 200: Type.Object({ success: Type.Boolean(), isPublic: Type.Boolean() }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.setPublic(request.room, request.body.isPublic),
+  });
+
+  app.patch('/api/rooms/:roomId/presentation/public', {
+    config: { access: { room: 'editor' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Publish or unpublish the presentation deck (owner or editor)',
+      params: RoomParams,
+      body: S.VisibilityBody,
+      response: {
+        200: Type.Object({ success: Type.Boolean(), presentationIsPublic: Type.Boolean() }),
+        ...errors(400, 401, 403, 404),
+      },
+    },
+    handler: async (request) => rooms.setPresentationPublic(request.room, request.body.isPublic),
+  });
+
+  app.patch('/api/rooms/:roomId/camera-settings', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Default view, theme, base layer and auto-zoom (owner); null clears a default',
+      params: RoomParams,
+      body: S.CameraBody,
+      response: { 200: S.CameraReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.updateCamera(request.room, request.body),
+  });
+
+  app.patch('/api/rooms/:roomId/timeline-settings', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Timeline settings (owner); omitted fields keep their value',
+      params: RoomParams,
+      body: S.TimelineBody,
+      response: { 200: S.TimelineReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.updateTimeline(request.room, request.body),
+  });
+
+  app.get('/api/rooms/:roomId/permissions', {
+    config: { access: { room: 'authenticated' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Whether the caller may perform an action in the room',
+      params: RoomParams,
+      querystring: S.PermissionQuery,
+      response: { 200: S.PermissionReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.permission(request.grant, request.query.action),
+  });
+
+  app.post('/api/rooms/:roomId/clear', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Remove all content, keep the room, its members and settings (owner)',
+      params: RoomParams,
+      response: { 200: S.ClearReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.clear(request.room),
+  });
+
+  app.delete('/api/rooms/:roomId', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete the room entirely (owner)',
+      params: RoomParams,
+      response: { 200: Success, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.delete(request.room),
+  });
+};

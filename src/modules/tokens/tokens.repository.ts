@@ -1,0 +1,38 @@
+import type { Db } from '../../db/database.js';
+import type { ApiTokensTable } from '../../db/tables.js';
+
+export type TokenRow = ApiTokensTable;
+
+export class TokensRepository {
+  constructor(private readonly db: Db) {}
+
+  async insert(token: TokenRow): Promise<void> {
+    await this.db.insertInto('api_tokens').values(token).execute();
+  }
+
+  listForRoom(roomId: string) {
+    return this.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .orderBy('created_at')
+      .execute();
+  }
+
+  findByHash(hash: string) {
+    return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  }
+
+  async delete(roomId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('api_tokens')
+      .where('room_id', '=', roomId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async touch(id: string, now: number): Promise<void> {
+    await this.db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+  }
+}

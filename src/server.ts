@@ -1,0 +1,45 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const { app, database } = await buildApp(config);
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Maproom listening at ${address} (database: ${database.dialect}, data: ${config.dataDir})`);
+  console.log(
+    `\nMaproom is running at ${address}\n` +
+      `  API reference:  ${address}/api/docs\n` +
+      `  First account:  curl -X POST ${address}/api/auth/signup -H 'Content-Type: application/json' \\\n` +
+      `                    -d '{"email":"you@example.com","password":"a-long-password"}'\n`,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received, closing`);
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error('Maproom failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+
+/** Which database the suite runs on: `MAPROOM_TEST_DB=sqlite|postgres` (default sqlite). */
+export const TEST_DB = process.env.MAPROOM_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  /** Stops the app, drops its PostgreSQL database and removes its data directory. */
+  close(): Promise<void>;
+}
+
+async function adminQuery(sql: string) {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh app with its own data directory and, on PostgreSQL, its own database. */
+export async function buildTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-test-'));
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (TEST_DB === 'postgres') {
+    dbName = `maproom_test_${randomBytes(6).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${dbName}`);
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const config = loadConfig({}, {
+    dataDir,
+    databaseUrl,
+    logLevel: 'silent',
+    authRateLimitPerMinute: 100_000,
+    ...overrides,
+  });
+  const { app } = await buildApp(config);
+  return {
+    app,
+    config,
+    async close() {
+      await app.close();
+      if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Response = LightMyRequestResponse & { body: string; json<T = any>(): T };
+
+/** `app.inject` with an optional bearer credential and a JSON body. */
+export async function call(
+  app: FastifyInstance,
+  method: InjectOptions['method'],
+  url: string,
+  options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) headers.authorization = `Bearer ${options.auth}`;
+  return (await app.inject({
+    method,
+    url,
+    headers,
+    ...(options.body !== undefined && { payload: options.body as InjectOptions['payload'] }),
+  })) as Response;
+}
+
+let counter = 0;
+/** A unique e-mail address for a test user. */
+export const uniqueEmail = (name = 'user') => `${name}-${Date.now().toString(36)}-${counter++}@example.com`;
+
+/** A unique valid room id (10 characters). */
+export const uniqueRoomId = () => randomBytes(8).toString('base64url').slice(0, 10);
+
+export interface TestUser {
+  token: string;
+  id: string;
+  email: string;
+}
+
+export async function signup(app: FastifyInstance, email = uniqueEmail(), password = 'correct horse'): Promise<TestUser> {
+  const res = await call(app, 'POST', '/api/auth/signup', { body: { email, password } });
+  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.statusCode} ${res.body}`);
+  const { token, user } = res.json();
+  return { token, id: user.id, email: user.email };
+}
+
+/** Creates a room owned by `owner` and returns its id. */
+export async function createRoom(app: FastifyInstance, owner: TestUser, roomId = uniqueRoomId(), body: object = {}) {
+  const res = await call(app, 'POST', `/api/rooms/${roomId}`, { auth: owner.token, body });
+  if (res.statusCode !== 200) throw new Error(`room creation failed: ${res.statusCode} ${res.body}`);
+  return roomId;
+}
+
+/** Issues a room API token with the given permissions and returns its secret and id. */
+export async function issueToken(
+  app: FastifyInstance,
+  owner: TestUser,
+  roomId: string,
+  permissions: string[],
+  expiresInDays = 30,
+) {
+  const res = await call(app, 'POST', `/api/rooms/${roomId}/api-tokens`, {
+    auth: owner.token,
+    body: { name: `token ${permissions.join('+')}`, permissions, expiresInDays },
+  });
+  if (res.statusCode !== 200) throw new Error(`token creation failed: ${res.statusCode} ${res.body}`);
+  return res.json<{ token: string; id: string }>();
+}
+
+/** Adds an existing user to a room with a role, through the invite route. */
+export async function addMember(app: FastifyInstance, owner: TestUser, roomId: string, member: TestUser, role: 'editor' | 'viewer') {
+  const res = await call(app, 'POST', `/api/rooms/${roomId}/invite`, { auth: owner.token, body: { email: member.email, role } });
+  if (res.statusCode !== 200) throw new Error(`invite failed: ${res.statusCode} ${res.body}`);
+}
