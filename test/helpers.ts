@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
+import type { Database } from '../src/db/database.js';
 import { loadConfig, type Config } from '../src/config.js';
 
 /** Which database the suite runs on: `MAPROOM_TEST_DB=sqlite|postgres` (default sqlite). */
@@ -14,6 +15,8 @@ const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
+  /** The app's database, for arranging states no route can reach (an expired token). */
+  database: Database;
   /** Stops the app, drops its PostgreSQL database and removes its data directory. */
   close(): Promise<void>;
 }
@@ -47,10 +50,11 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     authRateLimitPerMinute: 100_000,
     ...overrides,
   });
-  const { app } = await buildApp(config);
+  const { app, database } = await buildApp(config);
   return {
     app,
     config,
+    database,
     async close() {
       await app.close();
       if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
