@@ -12,10 +12,7 @@ export const ConfigSchema = Type.Object({
   authJwksUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   authIssuer: Type.Optional(Type.String({ minLength: 1 })),
   authAudience: Type.Optional(Type.String({ minLength: 1 })),
-  logLevel: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' },
-  ),
+  logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   storageQuotaBytes: Type.Integer({ minimum: 0, default: 5 * 1024 ** 3 }),
   authRateLimitPerMinute: Type.Integer({ minimum: 1, default: 30 }),
   trustProxy: Type.Boolean({ default: false }),
