@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { access, type Caller, type RoomFacts, type RoomNeed } from '../src/auth/access.js';
+import { AppError } from '../src/errors.js';
+
+const ROOM = 'room-00001';
+const privateRoom = (role: RoomFacts['role'] = null): RoomFacts => ({ isPublic: false, presentationIsPublic: false, role });
+const user: Caller = { kind: 'user', userId: 'user-1', email: 'a@example.com' };
+const anonymous: Caller = { kind: 'anonymous' };
+const token = (permissions: ('read' | 'write' | 'upload')[], roomId = ROOM): Caller => ({
+  kind: 'token',
+  tokenId: 'token-1',
+  roomId,
+  permissions,
+});
+
+function refusal(fn: () => unknown): { status: number; code: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof AppError, `expected AppError, got ${error}`);
+    return { status: error.statusCode, code: error.code, message: error.message };
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('access()', () => {
+  test('roles: owner does everything, editor all content, viewer reads and comments', () => {
+    const needs: RoomNeed[] = ['read', 'comment', 'write', 'upload', 'member', 'editor', 'owner'];
+    const allowed = (role: RoomFacts['role']) =>
+      needs.filter((need) => {
+        try {
+          access(privateRoom(role), ROOM, user, need);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(allowed('owner'), needs);
+    assert.deepEqual(allowed('editor'), ['read', 'comment', 'write', 'upload', 'member', 'editor']);
+    assert.deepEqual(allowed('viewer'), ['read', 'comment', 'member']);
+    assert.deepEqual(allowed(null), []);
+  });
+
+  test('a viewer asking for write is forbidden, naming the role', () => {
+    assert.deepEqual(refusal(() => access(privateRoom('viewer'), ROOM, user, 'write')), {
+      status: 403,
+      code: 'forbidden',
+      message: 'The viewer role does not allow this operation',
+    });
+  });
+
+  test('public rooms are readable by anyone; the deck by anyone when it is public', () => {
+    const publicRoom = { isPublic: true, presentationIsPublic: false, role: null };
+    assert.equal(access(publicRoom, ROOM, anonymous, 'read').role, 'none');
+    assert.equal(refusal(() => access(publicRoom, ROOM, anonymous, 'write')).status, 401);
+    assert.equal(refusal(() => access(publicRoom, ROOM, user, 'member')).status, 403);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, anonymous, 'deck')).status, 401);
+    const publicDeck = { isPublic: false, presentationIsPublic: true, role: null };
+    assert.doesNotThrow(() => access(publicDeck, ROOM, anonymous, 'deck'));
+    assert.equal(refusal(() => access(publicDeck, ROOM, anonymous, 'read')).status, 401);
+  });
+
+  test('tokens: scope first, then permission, with the exact messages', () => {
+    assert.deepEqual(refusal(() => access(privateRoom(), ROOM, token(['read'], 'other-room'), 'read')), {
+      status: 403,
+      code: 'forbidden',
+      message: 'API token is not scoped to this room',
+    });
+    assert.equal(refusal(() => access(null, ROOM, token(['read'], 'other-room'), 'read')).status, 403);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'read')).message, "API token lacks 'read' permission");
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'write')).message, "API token lacks 'write' permission");
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'comment')).message, "API token lacks 'write' permission");
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'upload')).message, "API token lacks 'upload' permission");
+    assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['write']), 'comment'));
+    assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['upload']), 'upload'));
+  });
+
+  test('tokens never pass session-only needs, whatever their permissions', () => {
+    for (const need of ['member', 'editor', 'owner'] as const) {
+      assert.deepEqual(refusal(() => access(privateRoom(), ROOM, token(['read', 'write', 'upload']), need)).code, 'api_token_not_allowed');
+      // Even a token of another room hears that tokens are not allowed here at all.
+      assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read'], 'elsewhere1'), need)).code, 'api_token_not_allowed');
+    }
+  });
+
+  test('a missing room is 404 for users and anonymous callers', () => {
+    assert.deepEqual(refusal(() => access(null, ROOM, user, 'read')), { status: 404, code: 'not_found', message: 'Room not found' });
+    assert.equal(refusal(() => access(null, ROOM, anonymous, 'info')).status, 404);
+  });
+
+  test('info never refuses a caller of the room; authenticated refuses anonymous', () => {
+    assert.equal(access(privateRoom(), ROOM, anonymous, 'info').capabilities.size, 0);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, anonymous, 'authenticated')).status, 401);
+    assert.equal(access(privateRoom(), ROOM, user, 'authenticated').role, 'none');
+  });
+});
