@@ -32,11 +32,11 @@ export interface App {
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
-export async function buildApp(config: Config): Promise<App> {
+export async function buildApp(config: Config, options: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
   const database = await openDatabase(config);
   const { db } = database;
   const app = Fastify({
-    logger: loggerOptions(config),
+    logger: { ...loggerOptions(config), ...(options.logStream && { stream: options.logStream }) },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },

@@ -32,7 +32,10 @@ async function adminQuery(sql: string) {
 }
 
 /** A fresh app with its own data directory and, on PostgreSQL, its own database. */
-export async function buildTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function buildTestApp(
+  overrides: Partial<Config> = {},
+  options: { logStream?: NodeJS.WritableStream } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
@@ -50,7 +53,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     authRateLimitPerMinute: 100_000,
     ...overrides,
   });
-  const { app, database } = await buildApp(config);
+  const { app, database } = await buildApp(config, options);
   return {
     app,
     config,

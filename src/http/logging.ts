@@ -1,4 +1,3 @@
-import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 
 /** Query parameters that carry credentials and must never reach a log line. */
@@ -7,7 +6,7 @@ const SECRET_QUERY = /([?&](?:access_token|token)=)[^&]*/gi;
 export const scrubUrl = (url: string) => url.replace(SECRET_QUERY, '$1[REDACTED]');
 
 /** pino options: secrets and the Authorization header are redacted. */
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config) {
   return {
     level: config.logLevel,
     redact: {
