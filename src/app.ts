@@ -4,9 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
 import { SessionKeys } from './auth/sessions.js';
 import type { Config } from './config.js';
+import { badRequest } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { registerAccessHook } from './http/access-hook.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions } from './http/logging.js';
 import { registerValidators } from './http/validation.js';
@@ -39,13 +40,15 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
     logger: { ...loggerOptions(config), ...(options.logStream && { stream: options.logStream }) },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters may be long (e-mail addresses are up to 254 characters, encoded longer).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onClose', () => database.close());
 
   registerValidators(app);
   registerErrorHandling(app);
-  acceptEmptyJsonBodies(app);
+  parseJsonBodies(app);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
   await app.register(rateLimit, { global: false });
@@ -58,6 +61,7 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
   const sessions = new SessionKeys(config);
 
   registerAccessHook(app, new Authenticator(sessions, users, tokens, members), rooms);
+  refuseNulInUrls(app);
 
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, {
@@ -72,11 +76,39 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
   return { app, database };
 }
 
-/** A JSON request with an empty body (as some clients send on DELETE) has no body. */
-function acceptEmptyJsonBodies(app: FastifyInstance) {
+/**
+ * JSON is the only body type of these routes (text/plain is refused with 415). An empty JSON
+ * body (as some clients send on DELETE) means no body. NUL characters are refused in bodies
+ * and URLs alike: no field needs one and PostgreSQL cannot store them.
+ */
+function parseJsonBodies(app: FastifyInstance) {
+  app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    return parseJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+    const text = raw as string;
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, (error, body) => {
+      if (error) return done(error);
+      if (text.includes('\\u0000') && containsNul(body)) return done(badRequest(NUL_MESSAGE));
+      return done(null, body);
+    });
   });
+}
+
+/** Registered after the access check, so that a bad room id is named first. */
+function refuseNulInUrls(app: FastifyInstance) {
+  app.addHook('preValidation', async (request) => {
+    if (request.url.includes('%00')) throw badRequest(NUL_MESSAGE);
+  });
+}
+
+const NUL_MESSAGE = 'NUL characters are not accepted';
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).some(([key, v]) => key.includes('\0') || containsNul(v));
+  }
+  return false;
 }

@@ -35,6 +35,7 @@ const FRAMEWORK_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_BAD_URL: [400, 'bad_request'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long'],
 };
 
 const FRAMEWORK_MESSAGES: Record<string, string> = {
@@ -42,8 +43,15 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
   payload_too_large: 'Request body is too large',
   invalid_json: 'Request body is not valid JSON',
   invalid_body: 'Request body is malformed',
-  bad_request: 'Malformed request',
+  bad_request: 'Malformed request: the URL or body cannot be decoded',
+  uri_too_long: 'A path segment is too long',
 };
+
+/** Errors the router raises before any route runs (bad percent-escapes and the like). */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const [status, code] = FRAMEWORK_ERRORS[error.code] ?? [400, 'bad_request'];
+  return reply.status(status).send({ error: code, message: FRAMEWORK_MESSAGES[code] ?? 'Malformed request' });
+}
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
