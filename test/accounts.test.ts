@@ -7,14 +7,15 @@ import { after, before, test } from 'node:test';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
 import {
   addMember,
+  assertError,
   buildTestApp,
   call,
   createRoom,
   issueToken,
   signup,
+  type TestApp,
   uniqueEmail,
   uniqueRoomId,
-  type TestApp,
 } from './helpers.js';
 
 let t: TestApp;
@@ -24,18 +25,6 @@ before(async () => {
 after(() => t.close());
 
 const PASSWORD = 'correct horse';
-
-/** Asserts the documented error body `{error, message, details?}` with an exact status and code. */
-function assertError(res: { statusCode: number; json(): any }, status: number, code: string, message?: string) {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}`);
-  const body = res.json();
-  assert.equal(body.error, code);
-  assert.equal(typeof body.message, 'string');
-  assert.ok(body.message.length > 0);
-  if (message !== undefined) assert.equal(body.message, message);
-  for (const key of Object.keys(body)) assert.ok(['error', 'message', 'details'].includes(key), `unexpected key ${key}`);
-  return body;
-}
 
 /** No key anywhere in a response names a password or a hash. */
 function assertNoSecretKeys(value: unknown, where = 'body') {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -132,4 +133,49 @@ export async function issueToken(
 export async function addMember(app: FastifyInstance, owner: TestUser, roomId: string, member: TestUser, role: 'editor' | 'viewer') {
   const res = await call(app, 'POST', `/api/rooms/${roomId}/invite`, { auth: owner.token, body: { email: member.email, role } });
   if (res.statusCode !== 200) throw new Error(`invite failed: ${res.statusCode} ${res.body}`);
+}
+
+/** Asserts the documented error body `{error, message, details?}` with an exact status and code. */
+export function assertError(res: Response, status: number, code: string, message?: string) {
+  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
+  const body = res.json();
+  assert.equal(body.error, code, res.body);
+  assert.equal(typeof body.message, 'string');
+  assert.ok(body.message.length > 0);
+  if (message !== undefined) assert.equal(body.message, message);
+  for (const key of Object.keys(body)) assert.ok(['error', 'message', 'details'].includes(key), `unexpected key ${key}`);
+  return body;
+}
+
+/** 400 validation_error whose message or details name the field. */
+export function assertValidation(res: Response, field: string) {
+  const body = assertError(res, 400, 'validation_error');
+  assert.ok(
+    body.message.includes(field) || JSON.stringify(body.details ?? null).includes(field),
+    `validation error should name ${field}: ${res.body}`,
+  );
+}
+
+/** The status is as expected; returns the JSON body. */
+export function assertOk(res: Response, status = 200) {
+  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
+  return res.json();
+}
+
+/** Signs up one user per name, in parallel. */
+export async function signupAll<const N extends string>(app: FastifyInstance, ...names: N[]) {
+  const users = await Promise.all(names.map((name) => signup(app, uniqueEmail(name))));
+  return Object.fromEntries(names.map((name, i) => [name, users[i]])) as Record<N, TestUser>;
+}
+
+/** A private room owned by `owner` with `editor` and `viewer` as members. */
+export async function createRoomWithMembers(
+  app: FastifyInstance,
+  users: { owner: TestUser; editor: TestUser; viewer: TestUser },
+  body: object = {},
+) {
+  const roomId = await createRoom(app, users.owner, uniqueRoomId(), body);
+  await addMember(app, users.owner, roomId, users.editor, 'editor');
+  await addMember(app, users.owner, roomId, users.viewer, 'viewer');
+  return roomId;
 }

@@ -2,16 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   addMember,
+  assertError,
+  assertValidation,
   buildTestApp,
+  createRoomWithMembers,
+  signupAll,
   call,
   createRoom,
   issueToken,
-  signup,
-  uniqueEmail,
-  uniqueRoomId,
   type Response,
+  signup,
   type TestApp,
   type TestUser,
+  uniqueEmail,
+  uniqueRoomId,
 } from './helpers.js';
 
 interface Member {
@@ -38,34 +42,10 @@ let room: string;
 
 before(async () => {
   t = await buildTestApp();
-  [owner, editor, viewer, outsider] = await Promise.all([
-    signup(t.app, uniqueEmail('owner')),
-    signup(t.app, uniqueEmail('editor')),
-    signup(t.app, uniqueEmail('viewer')),
-    signup(t.app, uniqueEmail('outsider')),
-  ]);
-  room = await createRoom(t.app, owner);
-  await addMember(t.app, owner, room, editor, 'editor');
-  await addMember(t.app, owner, room, viewer, 'viewer');
+  ({ owner, editor, viewer, outsider } = await signupAll(t.app, 'owner', 'editor', 'viewer', 'outsider'));
+  room = await createRoomWithMembers(t.app, { owner, editor, viewer });
 });
 after(() => t.close());
-
-function assertError(res: Response, status: number, error: string, message?: string) {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
-  const body = res.json();
-  assert.equal(body.error, error, res.body);
-  assert.equal(typeof body.message, 'string');
-  if (message !== undefined) assert.equal(body.message, message);
-}
-
-function assertValidation(res: Response, field: string) {
-  assertError(res, 400, 'validation_error');
-  const body = res.json();
-  assert.ok(
-    body.message.includes(field) || JSON.stringify(body.details ?? null).includes(field),
-    `validation error should name ${field}: ${res.body}`,
-  );
-}
 
 async function members(roomId: string, user: TestUser = owner): Promise<Member[]> {
   const res = await call(t.app, 'GET', `/api/rooms/${roomId}/members`, { auth: user.token });

@@ -2,16 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   addMember,
+  assertError,
+  assertOk,
   buildTestApp,
+  createRoomWithMembers,
+  signupAll,
   call,
   createRoom,
   issueToken,
-  signup,
-  uniqueEmail,
-  uniqueRoomId,
   type Response,
+  signup,
   type TestApp,
   type TestUser,
+  uniqueEmail,
+  uniqueRoomId,
 } from './helpers.js';
 
 /**
@@ -29,10 +33,7 @@ let stranger: TestUser;
 
 before(async () => {
   t = await buildTestApp();
-  owner = await signup(t.app, uniqueEmail('owner'));
-  editor = await signup(t.app, uniqueEmail('editor'));
-  viewer = await signup(t.app, uniqueEmail('viewer'));
-  stranger = await signup(t.app, uniqueEmail('stranger'));
+  ({ owner, editor, viewer, stranger } = await signupAll(t.app, 'owner', 'editor', 'viewer', 'stranger'));
 });
 after(() => t.close());
 
@@ -61,28 +62,7 @@ function pick(body: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((k) => [k, body[k]]));
 }
 
-/** Asserts the status and the decisions' error body `{error, message}` (and the exact message when given). */
-function assertError(res: Response, status: number, code: string, message?: string) {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
-  const body = res.json();
-  assert.equal(body.error, code, res.body);
-  assert.equal(typeof body.message, 'string');
-  assert.ok(body.message.length > 0);
-  if (message !== undefined) assert.equal(body.message, message);
-}
-
-function assertOk(res: Response, status = 200) {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
-  return res.json();
-}
-
-/** A room owned by `owner` with `editor` and `viewer` as members. */
-async function roomWithMembers(body: object = {}) {
-  const roomId = await createRoom(t.app, owner, uniqueRoomId(), body);
-  await addMember(t.app, owner, roomId, editor, 'editor');
-  await addMember(t.app, owner, roomId, viewer, 'viewer');
-  return roomId;
-}
+const roomWithMembers = (body: object = {}) => createRoomWithMembers(t.app, { owner, editor, viewer }, body);
 
 const info = async (roomId: string, auth?: string) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth }));
 const metadata = async (roomId: string, auth?: string) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth }));

@@ -2,16 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   addMember,
+  assertError,
+  assertValidation,
   buildTestApp,
+  createRoomWithMembers,
+  signupAll,
   call,
   createRoom,
   issueToken,
-  signup,
-  uniqueEmail,
-  uniqueRoomId,
   type Response,
+  signup,
   type TestApp,
   type TestUser,
+  uniqueEmail,
+  uniqueRoomId,
 } from './helpers.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -28,34 +32,10 @@ let room: string;
 
 before(async () => {
   t = await buildTestApp();
-  [owner, editor, viewer] = await Promise.all([
-    signup(t.app, uniqueEmail('owner')),
-    signup(t.app, uniqueEmail('editor')),
-    signup(t.app, uniqueEmail('viewer')),
-  ]);
-  room = await createRoom(t.app, owner);
-  await addMember(t.app, owner, room, editor, 'editor');
-  await addMember(t.app, owner, room, viewer, 'viewer');
+  ({ owner, editor, viewer } = await signupAll(t.app, 'owner', 'editor', 'viewer'));
+  room = await createRoomWithMembers(t.app, { owner, editor, viewer });
 });
 after(() => t.close());
-
-function assertError(res: Response, status: number, error: string, message?: string) {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
-  const body = res.json();
-  assert.equal(body.error, error, res.body);
-  assert.equal(typeof body.message, 'string');
-  if (message !== undefined) assert.equal(body.message, message);
-}
-
-/** 400 validation_error whose message or details name the field. */
-function assertValidation(res: Response, field: string) {
-  assertError(res, 400, 'validation_error');
-  const body = res.json();
-  assert.ok(
-    body.message.includes(field) || JSON.stringify(body.details ?? null).includes(field),
-    `validation error should name ${field}: ${res.body}`,
-  );
-}
 
 const createToken = (roomId: string, auth: string | undefined, body: unknown) =>
   call(t.app, 'POST', `/api/rooms/${roomId}/api-tokens`, { auth, body });
