@@ -1,4 +1,6 @@
+import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
@@ -6,6 +8,10 @@ import { SessionKeys } from './auth/sessions.js';
 import type { Config } from './config.js';
 import { badRequest } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
+import { FileBlobStore } from './infra/blob-store.js';
+import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
+import { StoredFiles } from './modules/files/stored-files.js';
+import { WritePath } from './modules/history/write-path.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -33,7 +39,13 @@ export interface App {
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
-export async function buildApp(config: Config, options: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
+export interface BuildOptions {
+  logStream?: NodeJS.WritableStream;
+  /** Replaces the live hub (tests use one that fails, to see 502). */
+  liveHub?: LiveHub;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openDatabase(config);
   const { db } = database;
   const app = Fastify({
@@ -52,6 +64,8 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
   await app.register(rateLimit, { global: false });
+  // Per-route limits are set where files are read; these are the outer bounds.
+  await app.register(multipart, { limits: { fieldSize: 1024 * 1024, fields: 20, files: 4 } });
 
   const users = new UsersRepository(db);
   const rooms = new RoomsRepository(db);
@@ -59,6 +73,10 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
   const tokens = new TokensRepository(db);
   const content = new RoomContent(db);
   const sessions = new SessionKeys(config);
+  const live = options.liveHub ?? new InProcessLiveHub();
+  app.addHook('onClose', () => live.close());
+  const writePath = new WritePath(db, live);
+  const files = new StoredFiles(db, new FileBlobStore(path.join(config.dataDir, 'blobs')), config.storageQuotaBytes);
 
   registerAccessHook(app, new Authenticator(sessions, users, tokens, members), rooms);
   refuseNulInUrls(app);
@@ -68,7 +86,7 @@ export async function buildApp(config: Config, options: { logStream?: NodeJS.Wri
     users: new UsersService(users, members, sessions),
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content) });
+  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files) });
   await app.register(membersRoutes, { members: new MembersService(members, users) });
   await app.register(tokensRoutes, { tokens: new TokensService(tokens) });
 

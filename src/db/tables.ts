@@ -25,6 +25,7 @@ export interface RoomsTable {
   default_theme: string | null;
   default_base_layer: string | null;
   timeline_settings: string | null;
+  version: number;
 }
 
 export interface RoomMembersTable {
@@ -55,10 +56,94 @@ export interface ApiTokensTable {
   last_used_at: number | null;
 }
 
+export interface MarkersTable {
+  id: string;
+  room_id: string;
+  latitude: number;
+  longitude: number;
+  title: string | null;
+  description: string | null;
+  color: string | null;
+  /** JSON array of strings. */
+  tags: string | null;
+  event_date: number | null;
+  marker_icon_id: string | null;
+  marker_icon_size: number | null;
+  image_key: string | null;
+  thumbnail_key: string | null;
+  /** JSON: the photo's provenance, read-only `imageMeta`. */
+  image_meta: string | null;
+  embedded_media_url: string | null;
+  media_size: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+  /** The bulk import that created the marker, so an interrupted import can be undone. */
+  import_job_id: string | null;
+}
+
+export interface HistoryTable {
+  id: string;
+  room_id: string;
+  version: number;
+  type: string;
+  object_type: string;
+  object_id: string;
+  actor_kind: string;
+  actor_id: string;
+  at: number;
+  /** JSON: the fields a change set. */
+  changes: string | null;
+  /** JSON: the object after the change, replayed to live clients that catch up. */
+  data: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  room_id: string;
+  kind: string;
+  stage: string;
+  progress: number;
+  message: string | null;
+  payload: string;
+  result: string | null;
+  actor_kind: string;
+  actor_id: string;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredFilesTable {
+  key: string;
+  room_id: string;
+  kind: string;
+  bytes: number;
+  content_type: string;
+  meta: string | null;
+  created_at: number;
+}
+
+export interface MarkerIconsTable {
+  id: string;
+  room_id: string;
+  name: string;
+  size: number;
+  file_key: string;
+  content_type: string;
+  created_by: string;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
   pending_invitations: PendingInvitationsTable;
   api_tokens: ApiTokensTable;
+  markers: MarkersTable;
+  history: HistoryTable;
+  jobs: JobsTable;
+  stored_files: StoredFilesTable;
+  marker_icons: MarkerIconsTable;
 }

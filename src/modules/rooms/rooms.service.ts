@@ -1,5 +1,6 @@
 import { access, type Caller, type Capability, type Grant } from '../../auth/access.js';
 import { AppError } from '../../errors.js';
+import type { StoredFiles } from '../files/stored-files.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { RoomContent } from './room-content.js';
 import { cameraSettings, presentInfo, presentRoom, timelineSettings, type TimelineSettings } from './rooms.presenter.js';
@@ -45,6 +46,7 @@ export class RoomsService {
     private readonly rooms: RoomsRepository,
     private readonly members: MembersRepository,
     private readonly content: RoomContent,
+    private readonly files: StoredFiles,
   ) {}
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
@@ -59,6 +61,7 @@ export class RoomsService {
       is_public: input.isPublic ? 1 : 0,
       presentation_is_public: 0,
       auto_zoom_enabled: 1,
+      version: 0,
       ...viewColumns(input.defaultView),
       default_theme: input.defaultTheme ?? null,
       default_base_layer: input.defaultBaseLayer ?? null,
@@ -121,7 +124,9 @@ export class RoomsService {
   }
 
   async delete(room: RoomRow) {
+    const keys = await this.files.keysOfRoom(room.id);
     await this.rooms.delete(room.id);
+    await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
     return { success: true };
   }
 
