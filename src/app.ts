@@ -18,6 +18,10 @@ import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions } from './http/logging.js';
 import { registerValidators } from './http/validation.js';
 import { ErrorBody } from './http/schemas.js';
+import { MarkerImages } from './modules/markers/marker-images.js';
+import { MarkersRepository } from './modules/markers/markers.repository.js';
+import { markersRoutes } from './modules/markers/markers.routes.js';
+import { MarkersService } from './modules/markers/markers.service.js';
 import { MembersRepository } from './modules/members/members.repository.js';
 import { membersRoutes } from './modules/members/members.routes.js';
 import { MembersService } from './modules/members/members.service.js';
@@ -86,9 +90,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     users: new UsersService(users, members, sessions),
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files) });
+  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath) });
   await app.register(membersRoutes, { members: new MembersService(members, users) });
   await app.register(tokensRoutes, { tokens: new TokensService(tokens) });
+
+  const markers = new MarkersRepository(db);
+  const markerImages = new MarkerImages(db, files);
+  content.register({
+    kind: 'markers',
+    count: (db, roomId) => markers.count(db, roomId),
+    clear: (trx, roomId) => markers.clear(trx, roomId),
+    afterClear: (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail']),
+  });
+  await app.register(markersRoutes, { markers: new MarkersService(markers, markerImages, writePath) });
 
   await app.ready();
   return { app, database };

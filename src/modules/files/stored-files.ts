@@ -89,6 +89,17 @@ export class StoredFiles {
     return rows.map((r) => r.key);
   }
 
+  /** Forgets the room's files of these kinds and deletes their bytes. */
+  async removeKinds(roomId: string, kinds: string[]): Promise<void> {
+    const rows = await this.db
+      .selectFrom('stored_files')
+      .select('key')
+      .where('room_id', '=', roomId)
+      .where('kind', 'in', kinds)
+      .execute();
+    await this.remove(rows.map((r) => r.key));
+  }
+
   /** Forgets the files and deletes their bytes. */
   async remove(keys: string[]): Promise<void> {
     if (keys.length === 0) return;

@@ -10,6 +10,8 @@ export interface ContentTable {
   count(db: Db, roomId: string): Promise<number>;
   /** Removes the room's rows of this kind inside the clear transaction; returns how many. */
   clear(trx: Db, roomId: string): Promise<number>;
+  /** After the clear committed: remove what lives outside the database (files). */
+  afterClear?(roomId: string): Promise<void>;
 }
 
 /**
@@ -32,12 +34,14 @@ export class RoomContent {
     return counts;
   }
 
-  /** Removes all content of the room in one transaction; returns what was removed. */
-  async clear(roomId: string): Promise<Record<ContentKind, number>> {
-    return this.db.transaction().execute(async (trx) => {
-      const removed = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
-      for (const table of this.tables) removed[table.kind] += await table.clear(trx, roomId);
-      return removed;
-    });
+  /** Removes all content of the room inside the caller's transaction; returns what was removed. */
+  async clear(trx: Db, roomId: string): Promise<Record<ContentKind, number>> {
+    const removed = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
+    for (const table of this.tables) removed[table.kind] += await table.clear(trx, roomId);
+    return removed;
+  }
+
+  async afterClear(roomId: string): Promise<void> {
+    for (const table of this.tables) await table.afterClear?.(roomId);
   }
 }

@@ -132,7 +132,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       params: RoomParams,
       response: { 200: S.ClearReply, ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => rooms.clear(request.room),
+    handler: async (request) => rooms.clear(request.room, request.caller),
   });
 
   app.delete('/api/rooms/:roomId', {

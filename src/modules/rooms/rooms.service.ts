@@ -1,6 +1,7 @@
 import { access, type Caller, type Capability, type Grant } from '../../auth/access.js';
 import { AppError } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
+import { actorOf, type WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { RoomContent } from './room-content.js';
 import { cameraSettings, presentInfo, presentRoom, timelineSettings, type TimelineSettings } from './rooms.presenter.js';
@@ -47,6 +48,7 @@ export class RoomsService {
     private readonly members: MembersRepository,
     private readonly content: RoomContent,
     private readonly files: StoredFiles,
+    private readonly writePath: WritePath,
   ) {}
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
@@ -119,8 +121,14 @@ export class RoomsService {
     return { hasPermission: grant.capabilities.has(PERMISSION_ACTIONS[action]!), role: grant.role };
   }
 
-  async clear(room: RoomRow) {
-    return { success: true, removed: await this.content.clear(room.id) };
+  /** Removes all content in one transaction, recorded as one `room.cleared` change. */
+  async clear(room: RoomRow, caller: Caller) {
+    const removed = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const removed = await this.content.clear(trx, room.id);
+      return { result: removed, changes: [{ type: 'room.cleared', objectType: 'room', objectId: room.id, changes: removed }] };
+    });
+    await this.content.afterClear(room.id);
+    return { success: true, removed };
   }
 
   async delete(room: RoomRow) {
