@@ -9,7 +9,10 @@ import type { RoomRow, RoomsRepository } from '../modules/rooms/rooms.repository
  * What a route declares in `config.access`: a user session (no room), a need on the room
  * named by the `:roomId` path parameter, or (`optional`) just who the caller is.
  */
-export type RouteAccess = { session: true } | { room: RoomNeed } | { optional: true };
+export type RouteAccess =
+  | { session: true }
+  | { room: RoomNeed; /** Also take the credential from `?access_token=` (WebSockets). */ credentialInQuery?: true }
+  | { optional: true };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,20 +42,29 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
     if (roomId !== undefined && !isRoomId(roomId)) {
       throw badRequest(ROOM_ID_MESSAGE, [{ field: 'roomId', message: ROOM_ID_MESSAGE }]);
     }
-    request.caller = await authenticator.resolve(request.headers.authorization);
+    const queryToken = (request.query as { access_token?: unknown }).access_token;
+    const header =
+      request.headers.authorization ??
+      ('credentialInQuery' in spec && typeof queryToken === 'string' ? `Bearer ${queryToken}` : undefined);
+    request.caller = await authenticator.resolve(header);
     if ('session' in spec) {
       requireSession(request.caller);
       return;
     }
     if (!('room' in spec)) return;
-    const caller = request.caller;
-    const row = await rooms.findWithRole(roomId as string, caller.kind === 'user' ? caller.userId : null);
-    const facts = row && {
-      isPublic: row.is_public === 1,
-      presentationIsPublic: row.presentation_is_public === 1,
-      role: row.member_role,
-    };
-    request.grant = access(facts ?? null, roomId as string, caller, spec.room);
-    if (row) request.room = row;
+    const { room, grant } = await authorizeRoom(rooms, roomId as string, request.caller, spec.room);
+    request.grant = grant;
+    if (room) request.room = room;
   });
+}
+
+/** Loads the room with the caller's role and applies the one access check. */
+export async function authorizeRoom(rooms: RoomsRepository, roomId: string, caller: Caller, need: RoomNeed) {
+  const row = await rooms.findWithRole(roomId, caller.kind === 'user' ? caller.userId : null);
+  const facts = row && {
+    isPublic: row.is_public === 1,
+    presentationIsPublic: row.presentation_is_public === 1,
+    role: row.member_role,
+  };
+  return { room: row, grant: access(facts ?? null, roomId, caller, need) };
 }

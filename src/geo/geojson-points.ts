@@ -1,0 +1,150 @@
+import type { Readable } from 'node:stream';
+import StreamJson from 'stream-json';
+import Assembler from 'stream-json/Assembler.js';
+
+/** A problem with the input, said so that the person who made the file can find it. */
+export class GeoJsonError extends Error {}
+
+/** The marker fields a bulk-imported Point feature may carry (the interface's list). */
+export interface PointMarker {
+  latitude: number;
+  longitude: number;
+  title?: string;
+  description?: string;
+  tags?: string[];
+  eventDate?: number;
+  imageKey?: string;
+  thumbnailKey?: string;
+  markerIconId?: string;
+  markerIconSize?: number;
+}
+
+/**
+ * Streams the features of a GeoJSON FeatureCollection without holding the file: each
+ * feature is assembled on its own. Rejects a file whose top-level `type` is not
+ * FeatureCollection (after its features have been read: `type` may come last).
+ */
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+/**
+ * Streams the features of a GeoJSON FeatureCollection without holding the file: the
+ * tokens are read as they come and each feature is assembled on its own. The top-level
+ * `type` must be FeatureCollection; it may come before or after the features.
+ */
+export async function* readFeatures(input: Readable): AsyncGenerator<{ index: number; feature: unknown }> {
+  const tokens = StreamJson.parser({ streamValues: false });
+  input.on('error', (error) => tokens.destroy(error));
+  input.pipe(tokens);
+  let depth = 0; // 1 inside the top-level object, 2 inside its `features` array
+  let key: unknown = null;
+  let type: unknown;
+  let inFeatures = false;
+  let feature: InstanceType<typeof Assembler> | null = null;
+  let index = 0;
+  try {
+    for await (const token of tokens as AsyncIterable<Token>) {
+      if (feature) {
+        feature.consume(token as never);
+        if (feature.done) {
+          yield { index: index++, feature: feature.current };
+          feature = null;
+        }
+        continue;
+      }
+      if (inFeatures && depth === 2 && (token.name === 'startObject' || token.name === 'startArray')) {
+        feature = new Assembler().consume(token as never);
+        continue;
+      }
+      switch (token.name) {
+        case 'startObject':
+        case 'startArray':
+          depth++;
+          if (depth === 2 && key === 'features' && token.name === 'startArray') inFeatures = true;
+          break;
+        case 'endObject':
+        case 'endArray':
+          if (depth === 2) inFeatures = false;
+          depth--;
+          break;
+        case 'keyValue':
+          if (depth === 1) key = token.value;
+          break;
+        default:
+          if (inFeatures && depth === 2) yield { index: index++, feature: token.value ?? null };
+          else if (depth === 1 && key === 'type') type = token.value;
+      }
+    }
+  } catch (error) {
+    throw new GeoJsonError(`The file is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`);
+  }
+  if (type !== 'FeatureCollection') {
+    throw new GeoJsonError('The file must be a GeoJSON FeatureCollection (top-level "type": "FeatureCollection")');
+  }
+}
+
+const where = (index: number) => `Feature ${index + 1} (features[${index}])`;
+
+function fail(index: number, problem: string): never {
+  throw new GeoJsonError(`${where(index)}: ${problem}`);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Checks one feature and maps its properties to marker fields. */
+export function pointMarkerOf(feature: unknown, index: number): PointMarker {
+  if (!isObject(feature) || feature.type !== 'Feature') fail(index, 'must be an object with "type": "Feature"');
+  const geometry = feature.geometry;
+  if (!isObject(geometry) || geometry.type !== 'Point') fail(index, 'geometry must be a Point');
+  const coordinates = geometry.coordinates;
+  if (!Array.isArray(coordinates) || coordinates.length < 2 || coordinates.length > 3) {
+    fail(index, 'Point coordinates must be [longitude, latitude] or [longitude, latitude, altitude]');
+  }
+  const [longitude, latitude] = coordinates as unknown[];
+  if (typeof longitude !== 'number' || !Number.isFinite(longitude) || longitude < -180 || longitude > 180) {
+    fail(index, 'longitude must be a number from -180 to 180');
+  }
+  if (typeof latitude !== 'number' || !Number.isFinite(latitude) || latitude < -90 || latitude > 90) {
+    fail(index, 'latitude must be a number from -90 to 90');
+  }
+  const properties = feature.properties ?? {};
+  if (!isObject(properties)) fail(index, 'properties must be an object or null');
+  const marker: PointMarker = { latitude, longitude };
+  const p = properties;
+  const text = (key: string, max: number) => {
+    const value = p[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || value.length > max) fail(index, `${key} must be a string of at most ${max} characters`);
+    return value;
+  };
+  marker.title = text('title', 200);
+  if (marker.title !== undefined && /[\r\n]/.test(marker.title)) fail(index, 'title must not contain newline characters');
+  marker.description = text('description', 10_000);
+  if (p.tags !== undefined && p.tags !== null) {
+    const tags = p.tags;
+    if (!Array.isArray(tags) || tags.length > 50 || tags.some((t) => typeof t !== 'string' || t.length < 1 || t.length > 64)) {
+      fail(index, 'tags must be an array of at most 50 strings of 1 to 64 characters');
+    }
+    marker.tags = tags as string[];
+  }
+  if (p.eventDate !== undefined && p.eventDate !== null) {
+    const date = typeof p.eventDate === 'string' ? Date.parse(p.eventDate) : p.eventDate;
+    if (typeof date !== 'number' || !Number.isSafeInteger(date)) fail(index, 'eventDate must be epoch milliseconds or an ISO 8601 date');
+    marker.eventDate = date;
+  }
+  marker.imageKey = text('imageKey', 200);
+  marker.thumbnailKey = text('thumbnailKey', 200);
+  if ((marker.imageKey === undefined) !== (marker.thumbnailKey === undefined)) {
+    fail(index, 'imageKey and thumbnailKey go together');
+  }
+  marker.markerIconId = text('markerIconId', 100);
+  if (p.markerIconSize !== undefined && p.markerIconSize !== null) {
+    const size = p.markerIconSize;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 8 || size > 256) fail(index, 'markerIconSize must be an integer from 8 to 256');
+    marker.markerIconSize = size;
+  }
+  for (const key of Object.keys(marker) as (keyof PointMarker)[]) if (marker[key] === undefined) delete marker[key];
+  return marker;
+}

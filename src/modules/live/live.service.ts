@@ -1,0 +1,116 @@
+import type { WebSocket } from 'ws';
+import type { Caller, Grant } from '../../auth/access.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { AppError } from '../../errors.js';
+import { authorizeRoom } from '../../http/access-hook.js';
+import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
+import type { HistoryRepository } from '../history/history.repository.js';
+import { liveEventOf } from '../history/history.presenter.js';
+import type { RoomsRepository } from '../rooms/rooms.repository.js';
+
+/** How long an anonymous connection may take to send its credential as first message. */
+const AUTH_TIMEOUT_MS = 10_000;
+/** A client further behind than this is told to reload instead of replaying. */
+const MAX_REPLAY = 1000;
+const HEARTBEAT_MS = 30_000;
+
+/** Close codes: 4401 no valid credential, 4403 no read access, 4404 room gone. */
+const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
+
+type Outgoing =
+  | { type: 'hello'; roomId: string; version: number }
+  | { type: 'resync'; version: number }
+  | { type: 'error'; error: string; message: string }
+  | Omit<LiveEvent, 'roomId'>;
+
+/**
+ * The live channel of a room: first the room's current version, then the changes the client
+ * missed since the version it names (`?since=`), then every change as it happens.
+ */
+export class LiveService {
+  constructor(
+    private readonly hub: LiveHub,
+    private readonly history: HistoryRepository,
+    private readonly rooms: RoomsRepository,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  async open(socket: WebSocket, roomId: string, grant: Grant, since: number | undefined): Promise<void> {
+    const send = (message: Outgoing) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    };
+    try {
+      if (!grant.capabilities.has('read')) await this.authenticateByFirstMessage(socket, roomId);
+    } catch (error) {
+      const e = error instanceof AppError ? error : new AppError(401, 'unauthorized', 'Authentication required');
+      send({ type: 'error', error: e.code, message: e.message });
+      socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
+      return;
+    }
+
+    // Subscribe first and hold live events back while the missed ones are replayed, so
+    // nothing falls between the replay and the live stream.
+    let lastSent = 0;
+    let held: LiveEvent[] | null = [];
+    const forward = (event: LiveEvent) => {
+      if (event.version <= lastSent) return;
+      lastSent = event.version;
+      const { roomId: _, ...message } = event;
+      send(message);
+    };
+    const unsubscribe = this.hub.subscribe(roomId, (event) => (held ? held.push(event) : forward(event)));
+    const heartbeat = this.keepAlive(socket);
+    socket.on('close', () => {
+      unsubscribe();
+      clearInterval(heartbeat);
+    });
+
+    const version = await this.history.version(roomId);
+    send({ type: 'hello', roomId, version });
+    lastSent = version;
+    if (since !== undefined && since < version) {
+      const missed = await this.history.since(roomId, since, MAX_REPLAY + 1);
+      if (missed.length > MAX_REPLAY || (missed[0] && missed[0].version !== since + 1)) {
+        send({ type: 'resync', version });
+      } else {
+        lastSent = since;
+        for (const row of missed) forward({ roomId, ...liveEventOf(row) });
+      }
+    }
+    const pending: LiveEvent[] = held;
+    held = null;
+    for (const event of pending) forward(event);
+  }
+
+  /** Waits for `{"type":"auth","token":"..."}` and checks read access with it. */
+  private authenticateByFirstMessage(socket: WebSocket, roomId: string): Promise<Caller> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new AppError(401, 'unauthorized', 'Authentication required')), AUTH_TIMEOUT_MS);
+      socket.once('message', async (raw) => {
+        clearTimeout(timer);
+        try {
+          const message = JSON.parse(String(raw)) as { type?: unknown; token?: unknown };
+          if (message.type !== 'auth' || typeof message.token !== 'string') {
+            throw new AppError(401, 'unauthorized', 'Send {"type":"auth","token":"..."} first');
+          }
+          const caller = await this.authenticator.resolve(`Bearer ${message.token}`);
+          await authorizeRoom(this.rooms, roomId, caller, 'read');
+          resolve(caller);
+        } catch (error) {
+          reject(error instanceof SyntaxError ? new AppError(401, 'unauthorized', 'The first message must be JSON') : error);
+        }
+      });
+      socket.once('close', () => clearTimeout(timer));
+    });
+  }
+
+  private keepAlive(socket: WebSocket) {
+    let alive = true;
+    socket.on('pong', () => (alive = true));
+    return setInterval(() => {
+      if (!alive) return socket.terminate();
+      alive = false;
+      socket.ping();
+    }, HEARTBEAT_MS).unref();
+  }
+}
