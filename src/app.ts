@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
+import websocket from '@fastify/websocket';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Authenticator } from './auth/authenticator.js';
@@ -9,7 +10,15 @@ import type { Config } from './config.js';
 import { badRequest } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { FileBlobStore } from './infra/blob-store.js';
+import { InProcessJobQueue } from './infra/job-queue.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
+import { HistoryRepository } from './modules/history/history.repository.js';
+import { historyRoutes } from './modules/history/history.routes.js';
+import { jobsRoutes } from './modules/jobs/jobs.routes.js';
+import { liveRoutes } from './modules/live/live.routes.js';
+import { LiveService } from './modules/live/live.service.js';
+import { BulkImport } from './modules/markers/bulk-import.js';
+import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
 import { StoredFiles } from './modules/files/stored-files.js';
 import { WritePath } from './modules/history/write-path.js';
 import { registerAccessHook } from './http/access-hook.js';
@@ -30,6 +39,10 @@ import { RoomsRepository } from './modules/rooms/rooms.repository.js';
 import { roomsRoutes } from './modules/rooms/rooms.routes.js';
 import { RoomsService } from './modules/rooms/rooms.service.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { IconsRepository } from './modules/icons/icons.repository.js';
+import { iconsRoutes } from './modules/icons/icons.routes.js';
+import { IconsService } from './modules/icons/icons.service.js';
+import { markerImagesRoutes } from './modules/markers/marker-images.routes.js';
 import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
@@ -60,7 +73,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onClose', () => database.close());
 
   registerValidators(app);
   registerErrorHandling(app);
@@ -78,11 +90,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const content = new RoomContent(db);
   const sessions = new SessionKeys(config);
   const live = options.liveHub ?? new InProcessLiveHub();
-  app.addHook('onClose', () => live.close());
+  const jobs = new InProcessJobQueue(db, app.log);
+  // Stop taking jobs (a running one is left to resume), then live clients, then the database.
+  app.addHook('onClose', async () => {
+    await jobs.close();
+    await live.close();
+    await database.close();
+  });
   const writePath = new WritePath(db, live);
   const files = new StoredFiles(db, new FileBlobStore(path.join(config.dataDir, 'blobs')), config.storageQuotaBytes);
 
-  registerAccessHook(app, new Authenticator(sessions, users, tokens, members), rooms);
+  const authenticator = new Authenticator(sessions, users, tokens, members);
+  registerAccessHook(app, authenticator, rooms);
   refuseNulInUrls(app);
 
   await app.register(healthRoutes, { database });
@@ -103,8 +122,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     afterClear: (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail']),
   });
   await app.register(markersRoutes, { markers: new MarkersService(markers, markerImages, writePath) });
+  await app.register(markerImagesRoutes, { images: markerImages });
+  await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files) });
+  await app.register(bulkImportRoutes, {
+    bulkImport: new BulkImport(db, files.blobs, jobs, markers, markerImages, writePath),
+  });
+  await app.register(jobsRoutes, { jobs });
+
+  const history = new HistoryRepository(db);
+  await app.register(historyRoutes, { history });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator) });
 
   await app.ready();
+  await jobs.start();
   return { app, database };
 }
 

@@ -20,6 +20,11 @@ export interface TestApp {
   database: Database;
   /** Stops the app, drops its PostgreSQL database and removes its data directory. */
   close(): Promise<void>;
+  /**
+   * Stops the app and starts a new one on the same database and data directory, as a
+   * restart of the service would; `app` and `database` then name the new one.
+   */
+  restart(): Promise<void>;
 }
 
 async function adminQuery(sql: string) {
@@ -55,16 +60,23 @@ export async function buildTestApp(
     ...overrides,
   });
   const { app, database } = await buildApp(config, options);
-  return {
+  const testApp: TestApp = {
     app,
     config,
     database,
+    async restart() {
+      await testApp.app.close();
+      const next = await buildApp(config, options);
+      testApp.app = next.app;
+      testApp.database = next.database;
+    },
     async close() {
-      await app.close();
+      await testApp.app.close();
       if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return testApp;
 }
 
 export type Response = LightMyRequestResponse & { body: string; json<T = any>(): T };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { access, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { badRequest } from '../errors.js';
+import { AppError, badRequest, notFound } from '../errors.js';
 import { isRoomId } from '../ids.js';
 import type { RoomRow, RoomsRepository } from '../modules/rooms/rooms.repository.js';
 
@@ -11,8 +11,24 @@ import type { RoomRow, RoomsRepository } from '../modules/rooms/rooms.repository
  */
 export type RouteAccess =
   | { session: true }
-  | { room: RoomNeed; /** Also take the credential from `?access_token=` (WebSockets). */ credentialInQuery?: true }
+  | {
+      room: RoomNeed;
+      /** Also take the credential from `?access_token=` (WebSockets). */
+      credentialInQuery?: true;
+      /** For routes that address an object by id alone: how to find its room. */
+      roomOf?: ObjectRoom;
+    }
   | { optional: true };
+
+/**
+ * The room of an object named by a path parameter. Whoever may not act on that room hears
+ * 404, as if the object did not exist.
+ */
+export interface ObjectRoom {
+  param: string;
+  what: string;
+  find(id: string): Promise<string | undefined>;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,10 +68,23 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       return;
     }
     if (!('room' in spec)) return;
-    const { room, grant } = await authorizeRoom(rooms, roomId as string, request.caller, spec.room);
+    const { room, grant } = spec.roomOf
+      ? await authorizeObject(rooms, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room)
+      : await authorizeRoom(rooms, roomId as string, request.caller, spec.room);
     request.grant = grant;
     if (room) request.room = room;
   });
+}
+
+async function authorizeObject(rooms: RoomsRepository, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed) {
+  const roomId = id ? await object.find(id) : undefined;
+  if (!roomId) throw notFound(object.what);
+  try {
+    return await authorizeRoom(rooms, roomId, caller, need);
+  } catch (error) {
+    if (error instanceof AppError && error.code !== 'api_token_not_allowed') throw notFound(object.what);
+    throw error;
+  }
 }
 
 /** Loads the room with the caller's role and applies the one access check. */

@@ -1,4 +1,5 @@
 import type { MarkersTable } from '../../db/tables.js';
+import { newId } from '../../ids.js';
 import type { MarkerInput } from './markers.schemas.js';
 
 export type MarkerRow = MarkersTable;
@@ -48,4 +49,35 @@ export function markerColumns(input: MarkerInput): Partial<MarkerRow> {
   set('embedded_media_url', input.embeddedMediaUrl);
   set('media_size', input.mediaSize);
   return columns;
+}
+
+/** A new marker's row: the given fields, null for the rest. */
+export function newMarkerRow(
+  roomId: string,
+  input: MarkerInput & { latitude: number; longitude: number },
+  origin: { createdBy: string; createdAt: number; imageMeta: unknown; importJobId?: string },
+): MarkerRow {
+  return {
+    id: newId('marker'),
+    room_id: roomId,
+    latitude: input.latitude,
+    longitude: input.longitude,
+    title: null,
+    description: null,
+    color: null,
+    tags: null,
+    event_date: null,
+    marker_icon_id: null,
+    marker_icon_size: null,
+    image_key: null,
+    thumbnail_key: null,
+    embedded_media_url: null,
+    media_size: null,
+    ...markerColumns(input),
+    image_meta: origin.imageMeta ? JSON.stringify(origin.imageMeta) : null,
+    created_by: origin.createdBy,
+    created_at: origin.createdAt,
+    updated_at: origin.createdAt,
+    import_job_id: origin.importJobId ?? null,
+  };
 }

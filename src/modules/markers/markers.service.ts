@@ -1,10 +1,9 @@
 import type { Caller, Grant } from '../../auth/access.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
-import { newId } from '../../ids.js';
 import type { RoomRow } from '../rooms/rooms.repository.js';
 import { actorOf, type WritePath } from '../history/write-path.js';
 import type { ImageMeta, MarkerImages } from './marker-images.js';
-import { markerColumns, presentMarker, type MarkerRow } from './markers.presenter.js';
+import { markerColumns, newMarkerRow, presentMarker, type MarkerRow } from './markers.presenter.js';
 import type { MarkersRepository } from './markers.repository.js';
 import { NOT_CLEARABLE, WRITABLE_FIELDS, type MarkerInput } from './markers.schemas.js';
 
@@ -55,30 +54,7 @@ export class MarkersService {
 
   async create(room: RoomRow, caller: Caller, grant: Grant, input: MarkerInput & { latitude: number; longitude: number }) {
     const imageMeta = await this.checkReferences(room.id, input);
-    const now = Date.now();
-    const row: MarkerRow = {
-      id: newId('marker'),
-      room_id: room.id,
-      latitude: input.latitude,
-      longitude: input.longitude,
-      title: null,
-      description: null,
-      color: null,
-      tags: null,
-      event_date: null,
-      marker_icon_id: null,
-      marker_icon_size: null,
-      image_key: null,
-      thumbnail_key: null,
-      embedded_media_url: null,
-      media_size: null,
-      ...markerColumns(input),
-      image_meta: imageMeta ? JSON.stringify(imageMeta) : null,
-      created_by: actorOf(caller).id,
-      created_at: now,
-      updated_at: now,
-      import_job_id: null,
-    };
+    const row = newMarkerRow(room.id, input, { createdBy: actorOf(caller).id, createdAt: Date.now(), imageMeta });
     const marker = presentMarker(row);
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       await this.markers.insert(trx, [row]);

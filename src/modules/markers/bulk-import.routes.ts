@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, RoomParams } from '../../http/schemas.js';
+import type { BulkImport } from './bulk-import.js';
+
+export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImport }> = async (app, { bulkImport }) => {
+  app.post('/api/rooms/:roomId/bulk-import', {
+    config: { access: { room: 'write' } },
+    schema: {
+      tags: ['markers'],
+      security: [{ bearer: [] }],
+      summary: 'Import a GeoJSON FeatureCollection of points as markers (a job)',
+      description:
+        'multipart/form-data with the file in the field `file` (at most 1 GiB). Each Point feature may carry title, description, ' +
+        'tags, eventDate, imageKey, thumbnailKey, markerIconId and markerIconSize. Poll GET /api/jobs/{jobId}; a file with an ' +
+        'invalid feature ends the job in `error` naming the feature, and imports nothing.',
+      consumes: ['multipart/form-data'],
+      params: RoomParams,
+      response: { 200: Type.Object({ jobId: Type.String({ description: '`bulk-import-<suffix>`' }) }), ...errors(400, 401, 403, 404, 413, 415) },
+    },
+    handler: async (request) => bulkImport.start(request.room, request.caller, request),
+  });
+};

@@ -1,0 +1,154 @@
+import { PassThrough } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../../auth/access.js';
+import type { Db } from '../../db/database.js';
+import { AppError, badRequest } from '../../errors.js';
+import { GeoJsonError, pointMarkerOf, readFeatures, type PointMarker } from '../../geo/geojson-points.js';
+import { newId } from '../../ids.js';
+import type { BlobStore } from '../../infra/blob-store.js';
+import { JobFailure, type JobContext, type JobQueue } from '../../infra/job-queue.js';
+import { fileTooLarge } from '../files/multipart-form.js';
+import { actorOf, type WritePath } from '../history/write-path.js';
+import type { RoomRow } from '../rooms/rooms.repository.js';
+import type { ImageMeta, MarkerImages } from './marker-images.js';
+import { newMarkerRow, type MarkerRow } from './markers.presenter.js';
+import type { MarkersRepository } from './markers.repository.js';
+
+export const BULK_IMPORT_KIND = 'bulk-import';
+/** The largest GeoJSON file a bulk import takes (about 5 million points). */
+export const BULK_IMPORT_MAX_BYTES = 1024 ** 3;
+const BATCH = 1000;
+
+/**
+ * Bulk import of a GeoJSON FeatureCollection of points as markers, as a job. The file is
+ * streamed to storage, then read twice as a stream: first to check every feature (an
+ * error names the feature, and nothing is imported), then to insert in batches. A job
+ * interrupted by a restart removes what it had inserted and starts again. History and
+ * live clients get one `room.imported` change, not one per marker.
+ */
+export class BulkImport {
+  constructor(
+    private readonly db: Db,
+    private readonly blobs: BlobStore,
+    private readonly jobs: JobQueue,
+    private readonly markers: MarkersRepository,
+    private readonly images: MarkerImages,
+    private readonly writePath: WritePath,
+  ) {
+    jobs.register(BULK_IMPORT_KIND, (job) => this.run(job));
+  }
+
+  /** Streams the uploaded `file` part to storage and queues the job. */
+  async start(room: RoomRow, caller: Caller, request: FastifyRequest) {
+    if (!request.isMultipart()) {
+      throw new AppError(415, 'unsupported_media_type', 'Send the file as multipart/form-data in the field "file"');
+    }
+    const part = await request.file({ limits: { fileSize: BULK_IMPORT_MAX_BYTES, files: 1 } });
+    if (!part || part.fieldname !== 'file') throw badRequest('The multipart field "file" is required', [{ field: 'file', message: 'required' }]);
+    const jobId = newId('bulk-import');
+    const fileKey = `imports/${room.id}/${jobId}.geojson`;
+    await this.blobs.put(fileKey, part.file);
+    if (part.file.truncated) {
+      await this.blobs.delete(fileKey);
+      throw fileTooLarge('file', BULK_IMPORT_MAX_BYTES);
+    }
+    await this.jobs.enqueue({ id: jobId, kind: BULK_IMPORT_KIND, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
+    return { jobId };
+  }
+
+  private async run(job: JobContext) {
+    const fileKey = String(job.payload.fileKey);
+    await this.markers.deleteImported(this.db, job.id);
+    try {
+      const { count, metas } = await this.check(job, fileKey);
+      await this.insert(job, fileKey, count, metas);
+      await this.writePath.write(job.roomId, job.actor, async () => ({
+        result: null,
+        changes: [
+          {
+            type: 'room.imported',
+            objectType: 'room',
+            objectId: job.roomId,
+            changes: { source: 'bulk-import', jobId: job.id, markers: count },
+            data: { source: 'bulk-import', jobId: job.id, markers: count },
+          },
+        ],
+      }));
+      await this.blobs.delete(fileKey);
+      return { message: `Imported ${count} markers`, result: { markersCreated: count } };
+    } catch (error) {
+      if (job.signal.aborted) throw error; // resumed at the next start
+      await this.markers.deleteImported(this.db, job.id);
+      await this.blobs.delete(fileKey);
+      if (error instanceof GeoJsonError) throw new JobFailure(error.message);
+      throw error;
+    }
+  }
+
+  /** First pass: every feature valid, every icon and image it names present. */
+  private async check(job: JobContext, fileKey: string) {
+    const icons = new Map<string, boolean>();
+    const metas = new Map<string, ImageMeta | null>();
+    let count = 0;
+    for await (const { index, marker } of this.features(job, fileKey, 0, 40)) {
+      if (marker.markerIconId !== undefined) {
+        if (!icons.has(marker.markerIconId)) icons.set(marker.markerIconId, await this.markers.iconExists(job.roomId, marker.markerIconId));
+        if (!icons.get(marker.markerIconId)) throw new GeoJsonError(`Feature ${index + 1}: markerIconId ${marker.markerIconId} is not an icon of this room`);
+      }
+      if (marker.imageKey && marker.thumbnailKey && !metas.has(marker.imageKey)) {
+        try {
+          metas.set(marker.imageKey, await this.images.metaForPair(job.roomId, marker.imageKey, marker.thumbnailKey));
+        } catch (error) {
+          throw new GeoJsonError(`Feature ${index + 1}: ${(error as Error).message}`);
+        }
+      }
+      count++;
+    }
+    return { count, metas };
+  }
+
+  /** Second pass: insert in batches, each its own short transaction. */
+  private async insert(job: JobContext, fileKey: string, count: number, metas: Map<string, ImageMeta | null>) {
+    const now = Date.now();
+    let batch: MarkerRow[] = [];
+    const flush = async () => {
+      const rows = batch;
+      batch = [];
+      await this.db.transaction().execute((trx) => this.markers.insert(trx, rows));
+    };
+    for await (const { index, marker } of this.features(job, fileKey, 40, 100, count)) {
+      batch.push(this.row(job, marker, metas, now + index));
+      if (batch.length === BATCH) await flush();
+    }
+    if (batch.length) await flush();
+  }
+
+  /** The file's markers, reporting progress between `from` and `to` percent. */
+  private async *features(job: JobContext, fileKey: string, from: number, to: number, total?: number) {
+    const stored = await this.blobs.get(fileKey);
+    if (!stored) throw new JobFailure('The uploaded file is no longer available; upload it again');
+    let bytes = 0;
+    const counted = new PassThrough();
+    stored.stream.on('error', (error) => counted.destroy(error));
+    stored.stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    stored.stream.pipe(counted);
+    const phase = total === undefined ? 'Checking features' : 'Creating markers';
+    try {
+      for await (const { index, feature } of readFeatures(counted)) {
+        if (job.signal.aborted) throw new Error('Shutting down');
+        yield { index, marker: pointMarkerOf(feature, index) };
+        if (index % 5000 === 0) {
+          const done = total ? index / total : bytes / Math.max(1, stored.bytes);
+          await job.progress(from + (to - from) * done, `${phase}: ${index} so far`);
+        }
+      }
+    } finally {
+      stored.stream.destroy();
+    }
+  }
+
+  private row(job: JobContext, marker: PointMarker, metas: Map<string, ImageMeta | null>, createdAt: number): MarkerRow {
+    const imageMeta = marker.imageKey ? metas.get(marker.imageKey) : null;
+    return newMarkerRow(job.roomId, marker, { createdBy: job.actor.id, createdAt, imageMeta, importJobId: job.id });
+  }
+}
