@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
+import { buildApp, type BuildOptions } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { loadConfig, type Config } from '../src/config.js';
 
@@ -40,7 +40,7 @@ async function adminQuery(sql: string) {
 /** A fresh app with its own data directory and, on PostgreSQL, its own database. */
 export async function buildTestApp(
   overrides: Partial<Config> = {},
-  options: { logStream?: NodeJS.WritableStream } = {},
+  options: BuildOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-test-'));
   let databaseUrl: string | undefined;

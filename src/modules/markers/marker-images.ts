@@ -1,12 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import exifReader from 'exif-reader';
+import sharp from 'sharp';
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
+
+/** Each of the image and the thumbnail may be at most this large (decisions: 20 MB). */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+/** The stored thumbnail fits in this square. */
+const THUMBNAIL_PX = 512;
+/** sharp's metadata().format values accepted: JPEG, PNG, WebP, and HEIF (HEIC and AVIF). */
+const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif']);
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** The only key shapes the image route serves, checked against the route's room. */
+const KEY_IN_ROOM = new RegExp(`^markers/([A-Za-z0-9_-]{10})/${UUID}(?:_thumb)?\\.jpg$`);
+
+export interface UploadedImage {
+  imageKey: string;
+  thumbnailKey: string;
+  exif: ReadImageMeta;
+}
 
 /** The photo's own provenance, read from its EXIF before the stored copy is stripped. */
 export interface ImageMeta {
   takenAt?: number | null;
   camera?: { make?: string | null; model?: string | null } | null;
   gps?: { latitude: number; longitude: number; altitude?: number | null } | null;
+}
+
+/** ImageMeta as read from an upload: every member present, null where the photo has none. */
+export interface ReadImageMeta extends ImageMeta {
+  takenAt: number | null;
+  camera: { make: string | null; model: string | null } | null;
+  gps: { latitude: number; longitude: number; altitude: number | null } | null;
 }
 
 /**
@@ -46,4 +73,122 @@ export class MarkerImages {
     const inUse = new Set(referenced.flatMap((r) => [r.image_key, r.thumbnail_key]));
     await this.files.remove(candidates.filter((key) => !inUse.has(key)));
   }
+
+  /**
+   * Decodes both files (400 naming the field when one does not decode or is not JPEG, PNG,
+   * WebP, HEIC or AVIF), reads the image's provenance from its EXIF, and stores both as
+   * JPEGs without metadata, together or not at all (413 quota_exceeded).
+   */
+  async upload(roomId: string, image: Buffer, thumbnail: Buffer): Promise<UploadedImage> {
+    // One after the other: the first file that fails is the one named, and memory stays lower.
+    const { jpeg: imageJpeg, exif: exifBlock } = await reencode('image', image);
+    const { jpeg: thumbnailJpeg } = await reencode('thumbnail', thumbnail, THUMBNAIL_PX);
+    const exif = provenance(exifBlock);
+    const id = randomUUID();
+    const imageKey = `markers/${roomId}/${id}.jpg`;
+    const thumbnailKey = `markers/${roomId}/${id}_thumb.jpg`;
+    await this.files.store([
+      { roomId, key: imageKey, kind: 'marker-image', contentType: 'image/jpeg', data: imageJpeg, meta: exif },
+      { roomId, key: thumbnailKey, kind: 'marker-thumbnail', contentType: 'image/jpeg', data: thumbnailJpeg },
+    ]);
+    return { imageKey, thumbnailKey, exif };
+  }
+
+  /**
+   * The stored image or thumbnail named by `key`, or null (the route answers 404) when the key
+   * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored.
+   */
+  async open(roomId: string, key: string): Promise<{ stream: Readable; bytes: number } | null> {
+    const match = KEY_IN_ROOM.exec(key);
+    if (!match || match[1] !== roomId) return null;
+    const row = await this.files.find(roomId, key);
+    if (!row || (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail')) return null;
+    return this.files.blobs.get(key);
+  }
+}
+
+/** A JPEG of the decoded picture, upright, on white, without EXIF, XMP, IPTC or ICC data. */
+async function reencode(field: string, data: Buffer, maxPx?: number): Promise<{ jpeg: Buffer; exif?: Buffer }> {
+  const refuse = (why: string) => badRequest(`${field} ${why}`, [{ field, message: why }]);
+  let metadata: sharp.Metadata;
+  try {
+    metadata = await sharp(data).metadata();
+  } catch {
+    throw refuse('is not an image that can be decoded');
+  }
+  if (!metadata.format || !ACCEPTED_FORMATS.has(metadata.format)) throw refuse('must be a JPEG, PNG, WebP, HEIC or AVIF image');
+  try {
+    // failOn 'error': a photo with a harmless decoder warning is kept; one that cannot be
+    // decoded fails. Without withMetadata() sharp writes no EXIF, XMP, IPTC or ICC profile.
+    let pipeline = sharp(data, { failOn: 'error' }).rotate();
+    if (maxPx) pipeline = pipeline.resize(maxPx, maxPx, { fit: 'inside', withoutEnlargement: true });
+    const jpeg = await pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 85, mozjpeg: true }).toBuffer();
+    return { jpeg, exif: metadata.exif };
+  } catch {
+    throw refuse('is not an image that can be decoded');
+  }
+}
+
+/** The provenance in an EXIF block: all null when there is none or it does not parse. */
+export function provenance(exifBlock: Buffer | undefined): ReadImageMeta {
+  const meta: ReadImageMeta = { takenAt: null, camera: null, gps: null };
+  if (!exifBlock) return meta;
+  let tags: ReturnType<typeof exifReader>;
+  try {
+    tags = exifReader(exifBlock);
+  } catch {
+    return meta;
+  }
+  meta.takenAt = takenAt(tags.Photo);
+  const make = text(tags.Image?.Make);
+  const model = text(tags.Image?.Model);
+  if (make !== null || model !== null) meta.camera = { make, model };
+  meta.gps = position(tags.GPSInfo);
+  return meta;
+}
+
+/**
+ * DateTimeOriginal is a wall-clock time without a zone; exif-reader reads it as UTC. When
+ * OffsetTimeOriginal gives the zone it is applied, and SubSecTimeOriginal adds milliseconds.
+ */
+function takenAt(photo: Record<string, unknown> | undefined): number | null {
+  const date = photo?.DateTimeOriginal;
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) return null;
+  let ms = date.getTime();
+  const offset = text(photo?.OffsetTimeOriginal)?.match(/^([+-])(\d{2}):(\d{2})$/);
+  if (offset) ms -= (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000;
+  const subSeconds = text(photo?.SubSecTimeOriginal)?.match(/^\d{1,9}$/);
+  if (subSeconds) ms += Math.floor(Number(`0.${subSeconds[0]}`) * 1000);
+  return ms;
+}
+
+/** Signed decimal degrees from the degrees/minutes/seconds and N/S, E/W references. */
+function position(gps: Record<string, unknown> | undefined): ReadImageMeta['gps'] {
+  if (!gps) return null;
+  const latitude = degrees(gps.GPSLatitude, gps.GPSLatitudeRef, 'S');
+  const longitude = degrees(gps.GPSLongitude, gps.GPSLongitudeRef, 'W');
+  if (latitude === null || longitude === null || Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
+  let altitude: number | null = typeof gps.GPSAltitude === 'number' && Number.isFinite(gps.GPSAltitude) ? gps.GPSAltitude : null;
+  // GPSAltitudeRef 1 means below sea level (a BYTE, read as a number or a one-byte buffer).
+  const ref = Buffer.isBuffer(gps.GPSAltitudeRef) ? gps.GPSAltitudeRef[0] : gps.GPSAltitudeRef;
+  if (altitude !== null && ref === 1) altitude = -altitude;
+  return { latitude, longitude, altitude };
+}
+
+function degrees(value: unknown, ref: unknown, negative: 'S' | 'W'): number | null {
+  const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : null;
+  if (!parts || parts.length === 0 || parts.length > 3 || !parts.every((n) => typeof n === 'number' && Number.isFinite(n))) return null;
+  const [d = 0, m = 0, s = 0] = parts as number[];
+  const abs = d + m / 60 + s / 3600;
+  return text(ref)?.toUpperCase() === negative ? -abs : abs;
+}
+
+/** An EXIF ASCII value, trimmed, at most 200 characters; null when absent or empty. */
+function text(value: unknown): string | null {
+  // exif-reader gives a Buffer for ASCII values holding bytes above 127 (often UTF-8 in practice).
+  const raw = Buffer.isBuffer(value) ? value.toString('utf8') : value;
+  if (typeof raw !== 'string') return null;
+  // eslint-disable-next-line no-control-regex
+  const clean = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  return clean === '' ? null : clean;
 }
