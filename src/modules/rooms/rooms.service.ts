@@ -135,6 +135,7 @@ export class RoomsService {
     const keys = await this.files.keysOfRoom(room.id);
     await this.rooms.delete(room.id);
     await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
+    await this.files.blobs.deletePrefix(`imports/${room.id}`);
     return { success: true };
   }
 

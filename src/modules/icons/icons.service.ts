@@ -1,0 +1,94 @@
+import sharp from 'sharp';
+import type { Caller } from '../../auth/access.js';
+import { badRequest, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import { actorOf } from '../history/write-path.js';
+import type { IconRow, IconsRepository } from './icons.repository.js';
+import { sanitizeSvg } from './svg-sanitizer.js';
+
+/** An icon file may be at most this large (interface: 1 MB). */
+export const MAX_ICON_BYTES = 1024 * 1024;
+export const ICON_SIZE = { min: 8, max: 256 } as const;
+export const ICON_NAME_MAX = 100;
+/** A PNG icon may have at most this many pixels (a 1 MB PNG can inflate to gigabytes). */
+const MAX_PNG_PIXELS = 4096 * 4096;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+export interface NewIcon {
+  file: Buffer;
+  name: string;
+  size: number;
+}
+
+export const presentIcon = (row: IconRow) => ({
+  iconId: row.id,
+  name: row.name,
+  size: row.size,
+  contentType: row.content_type as 'image/svg+xml' | 'image/png',
+  createdAt: row.created_at,
+  createdBy: row.created_by,
+});
+
+const notAnIcon = () =>
+  badRequest('icon must be an SVG document or a PNG image', [{ field: 'icon', message: 'not a valid SVG or PNG' }]);
+
+/** Marker icons of a room: an SVG (sanitised) or PNG (re-encoded) file and its row. */
+export class IconsService {
+  constructor(
+    private readonly icons: IconsRepository,
+    private readonly files: StoredFiles,
+  ) {}
+
+  async create(roomId: string, caller: Caller, input: NewIcon): Promise<{ iconId: string }> {
+    const { data, contentType, ext } = await prepare(input.file);
+    const iconId = newId('icon-api');
+    const key = `icons/${roomId}/${iconId}.${ext}`;
+    await this.files.store([{ roomId, key, kind: 'marker-icon', contentType, data }]);
+    try {
+      await this.icons.insert({
+        id: iconId,
+        room_id: roomId,
+        name: input.name,
+        size: input.size,
+        file_key: key,
+        content_type: contentType,
+        created_by: actorOf(caller).id,
+        created_at: Date.now(),
+      });
+    } catch (error) {
+      await this.files.remove([key]);
+      throw error;
+    }
+    return { iconId };
+  }
+
+  async list(roomId: string) {
+    const rows = await this.icons.listForRoom(roomId);
+    return { icons: rows.map(presentIcon) };
+  }
+
+  /** The icon's file; 404 when the room has no such icon. */
+  async open(roomId: string, iconId: string) {
+    const row = await this.icons.find(roomId, iconId);
+    const file = row && (await this.files.blobs.get(row.file_key));
+    if (!row || !file) throw notFound('Icon');
+    return { ...file, contentType: row.content_type };
+  }
+}
+
+/** The bytes to store: a PNG decoded and re-encoded (no metadata, nothing appended), or sanitised SVG. */
+async function prepare(file: Buffer): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
+  if (file.subarray(0, 8).equals(PNG_SIGNATURE)) {
+    try {
+      const image = sharp(file, { failOn: 'error', limitInputPixels: MAX_PNG_PIXELS });
+      if ((await image.metadata()).format !== 'png') throw notAnIcon();
+      return { data: await image.png().toBuffer(), contentType: 'image/png', ext: 'png' };
+    } catch {
+      throw notAnIcon();
+    }
+  }
+  const svg = sanitizeSvg(file);
+  if (svg === null) throw notAnIcon();
+  return { data: Buffer.from(svg, 'utf8'), contentType: 'image/svg+xml', ext: 'svg' };
+}
