@@ -123,7 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(markersRoutes, { markers: new MarkersService(markers, markerImages, writePath) });
   await app.register(markerImagesRoutes, { images: markerImages });
-  await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files) });
+  await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files, writePath) });
   await app.register(bulkImportRoutes, {
     bulkImport: new BulkImport(db, files.blobs, jobs, markers, markerImages, writePath),
   });

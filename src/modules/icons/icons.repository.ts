@@ -7,8 +7,8 @@ export type IconRow = MarkerIconsTable;
 export class IconsRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(row: IconRow): Promise<void> {
-    await this.db.insertInto('marker_icons').values(row).execute();
+  async insert(row: IconRow, db: Db = this.db): Promise<void> {
+    await db.insertInto('marker_icons').values(row).execute();
   }
 
   listForRoom(roomId: string) {

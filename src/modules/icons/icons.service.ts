@@ -3,7 +3,7 @@ import type { Caller } from '../../auth/access.js';
 import { badRequest, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { actorOf } from '../history/write-path.js';
+import { actorOf, type WritePath } from '../history/write-path.js';
 import type { IconRow, IconsRepository } from './icons.repository.js';
 import { sanitizeSvg } from './svg-sanitizer.js';
 
@@ -38,6 +38,7 @@ export class IconsService {
   constructor(
     private readonly icons: IconsRepository,
     private readonly files: StoredFiles,
+    private readonly writePath: WritePath,
   ) {}
 
   async create(roomId: string, caller: Caller, input: NewIcon): Promise<{ iconId: string }> {
@@ -45,16 +46,21 @@ export class IconsService {
     const iconId = newId('icon-api');
     const key = `icons/${roomId}/${iconId}.${ext}`;
     await this.files.store([{ roomId, key, kind: 'marker-icon', contentType, data }]);
+    const row: IconRow = {
+      id: iconId,
+      room_id: roomId,
+      name: input.name,
+      size: input.size,
+      file_key: key,
+      content_type: contentType,
+      created_by: actorOf(caller).id,
+      created_at: Date.now(),
+    };
     try {
-      await this.icons.insert({
-        id: iconId,
-        room_id: roomId,
-        name: input.name,
-        size: input.size,
-        file_key: key,
-        content_type: contentType,
-        created_by: actorOf(caller).id,
-        created_at: Date.now(),
+      await this.writePath.write(roomId, actorOf(caller), async (trx) => {
+        await this.icons.insert(row, trx);
+        const icon = presentIcon(row);
+        return { result: null, changes: [{ type: 'icon.created', objectType: 'icon', objectId: iconId, changes: { name: input.name, size: input.size }, data: icon }] };
       });
     } catch (error) {
       await this.files.remove([key]);
