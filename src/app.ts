@@ -115,12 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const markers = new MarkersRepository(db);
   const markerImages = new MarkerImages(db, files);
-  content.register({
-    kind: 'markers',
-    count: (db, roomId) => markers.count(db, roomId),
-    clear: (trx, roomId) => markers.clear(trx, roomId),
-    afterClear: (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail']),
-  });
+  content.register(markers.asContent('markers', (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])));
   await app.register(markersRoutes, { markers: new MarkersService(markers, markerImages, writePath) });
   await app.register(markerImagesRoutes, { images: markerImages });
   await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files, writePath) });

@@ -135,6 +135,64 @@ export interface MarkerIconsTable {
   created_at: number;
 }
 
+export interface CommentsTable {
+  id: string;
+  room_id: string;
+  object_id: string;
+  object_type: string;
+  object_name: string | null;
+  body: string;
+  lat: number | null;
+  lng: number | null;
+  resolved: number;
+  author_kind: string;
+  author_id: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CommentRepliesTable {
+  id: string;
+  comment_id: string;
+  room_id: string;
+  body: string;
+  author_kind: string;
+  author_id: string;
+  created_at: number;
+}
+
+export interface DrawingsTable {
+  id: string;
+  room_id: string;
+  /** JSON: a GeoJSON Point, LineString or Polygon. */
+  geometry: string;
+  label: string | null;
+  /** JSON: {color, fillColor, opacity, strokeWeight}. */
+  style: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SlidesTable {
+  id: string;
+  room_id: string;
+  position: number;
+  title: string;
+  body: string | null;
+  /** JSON: {lat, lng, zoom, bearing?, pitch?}. */
+  view: string;
+  base_layer: string | null;
+  /** JSON arrays of ids. */
+  marker_ids: string;
+  layer_ids: string;
+  raster_layer_ids: string;
+  drawing_ids: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   rooms: RoomsTable;
@@ -146,4 +204,8 @@ export interface Tables {
   jobs: JobsTable;
   stored_files: StoredFilesTable;
   marker_icons: MarkerIconsTable;
+  comments: CommentsTable;
+  comment_replies: CommentRepliesTable;
+  drawings: DrawingsTable;
+  slides: SlidesTable;
 }

@@ -75,7 +75,7 @@ export class BulkImport {
         ],
       }));
       await this.blobs.delete(fileKey);
-      return { message: `Imported ${count} markers`, result: { markersCreated: count } };
+      return { message: `Imported ${count} marker${count === 1 ? "" : "s"}`, result: { markersCreated: count } };
     } catch (error) {
       if (job.signal.aborted) throw error; // resumed at the next start
       await this.markers.deleteImported(this.db, job.id);

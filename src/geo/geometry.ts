@@ -1,0 +1,55 @@
+/** A drawn shape: a GeoJSON Point, LineString or Polygon in longitude/latitude. */
+export type Position = [number, number] | [number, number, number];
+export type DrawingGeometry =
+  | { type: 'Point'; coordinates: Position }
+  | { type: 'LineString'; coordinates: Position[] }
+  | { type: 'Polygon'; coordinates: Position[][] };
+
+function positionProblem(value: unknown, where: string): string | null {
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3) {
+    return `${where} must be [longitude, latitude] or [longitude, latitude, altitude]`;
+  }
+  if (!value.every((n) => typeof n === 'number' && Number.isFinite(n))) return `${where} must hold finite numbers`;
+  const [lng, lat] = value as number[];
+  if (lng! < -180 || lng! > 180) return `${where}: longitude must be from -180 to 180`;
+  if (lat! < -90 || lat! > 90) return `${where}: latitude must be from -90 to 90`;
+  return null;
+}
+
+const first = (...problems: (string | null)[]) => problems.find((p) => p !== null) ?? null;
+
+function lineProblem(value: unknown, where: string, min: number): string | null {
+  if (!Array.isArray(value) || value.length < min) return `${where} must have at least ${min} positions`;
+  return first(...value.map((p, i) => positionProblem(p, `${where}[${i}]`)));
+}
+
+function ringProblem(value: unknown, where: string): string | null {
+  const problem = lineProblem(value, where, 4);
+  if (problem) return problem;
+  const ring = value as number[][];
+  const [a, b] = [ring[0]!, ring[ring.length - 1]!];
+  if (a.length !== b.length || a.some((n, i) => n !== b[i])) return `${where} must be closed (its last position equal to its first)`;
+  return null;
+}
+
+/**
+ * What is wrong with a drawing's geometry, or null when it is a valid Point, LineString or
+ * Polygon (rings of at least four positions, closed, coordinates in range).
+ */
+export function geometryProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'geometry must be a GeoJSON object';
+  const { type, coordinates } = value as { type?: unknown; coordinates?: unknown };
+  const extra = Object.keys(value).find((k) => k !== 'type' && k !== 'coordinates');
+  if (extra) return `geometry has an unexpected member "${extra}"`;
+  switch (type) {
+    case 'Point':
+      return positionProblem(coordinates, 'geometry.coordinates');
+    case 'LineString':
+      return lineProblem(coordinates, 'geometry.coordinates', 2);
+    case 'Polygon':
+      if (!Array.isArray(coordinates) || coordinates.length === 0) return 'geometry.coordinates must be a list of rings';
+      return first(...coordinates.map((ring, i) => ringProblem(ring, `geometry.coordinates[${i}]`)));
+    default:
+      return 'geometry.type must be Point, LineString or Polygon';
+  }
+}
