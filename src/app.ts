@@ -21,6 +21,13 @@ import { BulkImport } from './modules/markers/bulk-import.js';
 import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
 import { StoredFiles } from './modules/files/stored-files.js';
 import { WritePath } from './modules/history/write-path.js';
+import { RoomTable } from './db/room-table.js';
+import { commentsRoutes } from './modules/comments/comments.routes.js';
+import { CommentsService } from './modules/comments/comments.service.js';
+import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
+import { DrawingsService } from './modules/drawings/drawings.service.js';
+import { slidesRoutes } from './modules/slides/slides.routes.js';
+import { SlidesService } from './modules/slides/slides.service.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -123,6 +130,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bulkImport: new BulkImport(db, files.blobs, jobs, markers, markerImages, writePath),
   });
   await app.register(jobsRoutes, { jobs });
+
+  const drawings = new RoomTable(db, 'drawings');
+  const slides = new RoomTable(db, 'slides', 'position');
+  const comments = new RoomTable(db, 'comments');
+  content.register(drawings.asContent('drawings'));
+  content.register(slides.asContent('slides'));
+  content.register(comments.asContent('comments'));
+  await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
+  await app.register(slidesRoutes, { slides: new SlidesService(slides, markers, drawings, writePath) });
+  await app.register(commentsRoutes, {
+    comments: new CommentsService(db, comments, new RoomTable(db, 'comment_replies'), writePath),
+  });
 
   const history = new HistoryRepository(db);
   await app.register(historyRoutes, { history });

@@ -38,3 +38,5 @@ export const tokenLacks = (permission: string) =>
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
+
+export const emptyUpdate = () => new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');

@@ -35,6 +35,19 @@ export class RoomTable<T extends RoomScoped> {
     return this.q(db).selectFrom(this.name).selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst() as Promise<Tables[T] | undefined>;
   }
 
+  /** The room's rows among `ids`, in the table's order. */
+  findMany(roomId: string, ids: string[], db: Db = this.db): Promise<Tables[T][]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.q(db)
+      .selectFrom(this.name)
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('id', 'in', ids)
+      .orderBy(this.orderBy)
+      .orderBy('id')
+      .execute() as Promise<Tables[T][]>;
+  }
+
   /** The ids among `ids` that exist in the room. */
   async existing(roomId: string, ids: string[], db: Db = this.db): Promise<Set<string>> {
     if (ids.length === 0) return new Set();

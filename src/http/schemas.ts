@@ -24,3 +24,7 @@ export const Email = Type.String({ format: 'email', maxLength: 254 });
 export function errors(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
 }
+
+/** Path parameters of a room's object: `:roomId` and the object's own id parameter. */
+export const roomObjectParams = <K extends string>(idParam: K) =>
+  Type.Object({ roomId: RoomId, [idParam]: Type.String({ minLength: 1, maxLength: 100 }) } as { roomId: typeof RoomId } & Record<K, ReturnType<typeof Type.String>>);

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, RoomParams } from '../../http/schemas.js';
+import { errors, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import * as S from './markers.schemas.js';
 import { checkMarkerBody, type MarkersService } from './markers.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['markers'];
-const Params = { ...S.MarkerParams, properties: { ...S.MarkerParams.properties, roomId: RoomParams.properties.roomId } };
+const Params = roomObjectParams('markerId');
 
 export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService }> = async (app, { markers }) => {
   app.get('/api/rooms/:roomId/markers', {

@@ -91,11 +91,6 @@ export const Marker = Type.Object({
   updatedAt: Type.Optional(Type.Integer()),
 });
 
-export const MarkerParams = Type.Object({
-  roomId: Type.String(),
-  markerId: Type.String({ minLength: 1, maxLength: 100 }),
-});
-
 export const MarkerReply = Type.Object({ success: Type.Boolean(), marker: Marker });
 export const MarkerList = Type.Object({ count: Type.Integer(), markers: Type.Array(Marker) });
 export const DeleteReply = Type.Object({ success: Type.Boolean(), markerId: Type.String() });

@@ -1,5 +1,5 @@
 import type { Caller, Grant } from '../../auth/access.js';
-import { AppError, badRequest, notFound } from '../../errors.js';
+import { AppError, badRequest, emptyUpdate, notFound } from '../../errors.js';
 import type { RoomRow } from '../rooms/rooms.repository.js';
 import { actorOf, type WritePath } from '../history/write-path.js';
 import type { ImageMeta, MarkerImages } from './marker-images.js';
@@ -32,7 +32,6 @@ export function checkMarkerBody(body: unknown, { patch }: { patch: boolean }): v
   }
 }
 
-const emptyUpdate = () => new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');
 
 export class MarkersService {
   constructor(

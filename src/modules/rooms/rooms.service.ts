@@ -1,5 +1,5 @@
 import { access, type Caller, type Capability, type Grant } from '../../auth/access.js';
-import { AppError } from '../../errors.js';
+import { emptyUpdate } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { actorOf, type WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
@@ -40,7 +40,6 @@ const viewColumns = (view: View | null | undefined) =>
     ? {}
     : { default_view_lat: view?.lat ?? null, default_view_lng: view?.lng ?? null, default_view_zoom: view?.zoom ?? null };
 
-const emptyUpdate = () => new AppError(400, 'empty_update', 'The request changes nothing; send at least one field');
 
 export class RoomsService {
   constructor(
