@@ -46,6 +46,9 @@ function openSqlite(dataDir: string): Database {
 
 function openPostgres(connectionString: string): Database {
   const pool = new pg.Pool({ connectionString, max: 10 });
+  // An idle connection the server ends (a restart, an administrator) is dropped by the pool
+  // and replaced on demand; without a listener it would crash the process.
+  pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
