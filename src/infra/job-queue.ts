@@ -38,7 +38,8 @@ export interface NewJob {
 
 /** Long work that callers poll: in-process with durable rows now, BullMQ later. */
 export interface JobQueue {
-  register(kind: string, handler: JobHandler): void;
+  /** `undo` removes a job's partial work when it is given up after repeated interruptions. */
+  register(kind: string, handler: JobHandler, undo?: (job: JobRow) => Promise<void>): void;
   enqueue(job: NewJob): Promise<void>;
   find(id: string): Promise<JobRow | undefined>;
   /** Picks up jobs a previous process left queued or interrupted. */
@@ -52,6 +53,7 @@ const PROGRESS_INTERVAL_MS = 250;
 
 export class InProcessJobQueue implements JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly undoers = new Map<string, (job: JobRow) => Promise<void>>();
   private readonly waiting: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
@@ -62,8 +64,9 @@ export class InProcessJobQueue implements JobQueue {
     private readonly concurrency = 1,
   ) {}
 
-  register(kind: string, handler: JobHandler): void {
+  register(kind: string, handler: JobHandler, undo?: (job: JobRow) => Promise<void>): void {
     this.handlers.set(kind, handler);
+    if (undo) this.undoers.set(kind, undo);
   }
 
   async enqueue(job: NewJob): Promise<void> {
@@ -97,12 +100,13 @@ export class InProcessJobQueue implements JobQueue {
   async start(): Promise<void> {
     const unfinished = await this.db
       .selectFrom('jobs')
-      .select(['id', 'attempts'])
+      .selectAll()
       .where('stage', 'in', ['queued', 'processing'])
       .orderBy('created_at')
       .execute();
     for (const job of unfinished) {
       if (job.attempts >= MAX_ATTEMPTS) {
+        await this.undoers.get(job.kind)?.(job);
         await this.update(job.id, { stage: 'error', message: `Interrupted ${job.attempts} times by restarts; giving up` });
       } else {
         await this.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });

@@ -27,7 +27,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
     },
   }, (socket: WebSocket, request: FastifyRequest) => {
     const { since } = request.query as { since?: number };
-    void live.open(socket, request.room.id, request.grant, since).catch((error) => {
+    void live.open(socket, request.room.id, request.caller, request.grant, since).catch((error) => {
       request.log.error({ err: error }, 'live channel failed');
       socket.close(1011, 'Internal error');
     });

@@ -35,12 +35,17 @@ export class LiveService {
     private readonly authenticator: Authenticator,
   ) {}
 
-  async open(socket: WebSocket, roomId: string, grant: Grant, since: number | undefined): Promise<void> {
+  async open(socket: WebSocket, roomId: string, caller: Caller, grant: Grant, since: number | undefined): Promise<void> {
     const send = (message: Outgoing) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
     try {
-      if (!grant.capabilities.has('read')) await this.authenticateByFirstMessage(socket, roomId);
+      if (!grant.capabilities.has('read')) {
+        // A credential came with the request but does not allow reading: refuse now.
+        // Without one, the client may still send it as its first message.
+        if (caller.kind !== 'anonymous') await authorizeRoom(this.rooms, roomId, caller, 'read');
+        else await this.authenticateByFirstMessage(socket, roomId);
+      }
     } catch (error) {
       const e = error instanceof AppError ? error : new AppError(401, 'unauthorized', 'Authentication required');
       send({ type: 'error', error: e.code, message: e.message });

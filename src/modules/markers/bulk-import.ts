@@ -35,7 +35,11 @@ export class BulkImport {
     private readonly images: MarkerImages,
     private readonly writePath: WritePath,
   ) {
-    jobs.register(BULK_IMPORT_KIND, (job) => this.run(job));
+    jobs.register(
+      BULK_IMPORT_KIND,
+      (job) => this.run(job),
+      (job) => this.undo(job.id, String(JSON.parse(job.payload).fileKey)),
+    );
   }
 
   /** Streams the uploaded `file` part to storage and queues the job. */
@@ -78,11 +82,16 @@ export class BulkImport {
       return { message: `Imported ${count} marker${count === 1 ? "" : "s"}`, result: { markersCreated: count } };
     } catch (error) {
       if (job.signal.aborted) throw error; // resumed at the next start
-      await this.markers.deleteImported(this.db, job.id);
-      await this.blobs.delete(fileKey);
+      await this.undo(job.id, fileKey);
       if (error instanceof GeoJsonError) throw new JobFailure(error.message);
       throw error;
     }
+  }
+
+  /** Removes what the job inserted, and its uploaded file. */
+  private async undo(jobId: string, fileKey: string) {
+    await this.markers.deleteImported(this.db, jobId);
+    await this.blobs.delete(fileKey);
   }
 
   /** First pass: every feature valid, every icon and image it names present. */
