@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import StreamJson from 'stream-json';
 import Assembler from 'stream-json/Assembler.js';
 
@@ -30,57 +30,91 @@ interface Token {
 }
 
 /**
+ * Turns parser tokens into the features of a FeatureCollection, synchronously, and passes
+ * them on in batches (a token at a time through `for await` costs more than the parsing).
+ */
+class FeatureCollector extends Transform {
+  /** The collection's top-level `type`, known once the input has ended. */
+  type: unknown;
+  private depth = 0; // 1 inside the top-level object, 2 inside its `features` array
+  private key: unknown = null;
+  private inFeatures = false;
+  private feature: InstanceType<typeof Assembler> | null = null;
+  private batch: unknown[] = [];
+
+  constructor() {
+    super({ objectMode: true, highWaterMark: 4 });
+  }
+
+  override _transform(token: Token, _encoding: BufferEncoding, done: TransformCallback) {
+    this.consume(token);
+    if (this.batch.length >= 256) this.flushBatch();
+    done();
+  }
+
+  override _flush(done: TransformCallback) {
+    this.flushBatch();
+    done();
+  }
+
+  private flushBatch() {
+    if (this.batch.length) this.push(this.batch);
+    this.batch = [];
+  }
+
+  private consume(token: Token) {
+    if (this.feature) {
+      this.feature.consume(token as never);
+      if (this.feature.done) {
+        this.batch.push(this.feature.current);
+        this.feature = null;
+      }
+      return;
+    }
+    if (this.inFeatures && this.depth === 2 && (token.name === 'startObject' || token.name === 'startArray')) {
+      this.feature = new Assembler().consume(token as never);
+      return;
+    }
+    switch (token.name) {
+      case 'startObject':
+      case 'startArray':
+        this.depth++;
+        if (this.depth === 2 && this.key === 'features' && token.name === 'startArray') this.inFeatures = true;
+        break;
+      case 'endObject':
+      case 'endArray':
+        if (this.depth === 2) this.inFeatures = false;
+        this.depth--;
+        break;
+      case 'keyValue':
+        if (this.depth === 1) this.key = token.value;
+        break;
+      default:
+        if (this.inFeatures && this.depth === 2) this.batch.push(token.value ?? null);
+        else if (this.depth === 1 && this.key === 'type') this.type = token.value;
+    }
+  }
+}
+
+/**
  * Streams the features of a GeoJSON FeatureCollection without holding the file: the
  * tokens are read as they come and each feature is assembled on its own. The top-level
  * `type` must be FeatureCollection; it may come before or after the features.
  */
 export async function* readFeatures(input: Readable): AsyncGenerator<{ index: number; feature: unknown }> {
-  const tokens = StreamJson.parser({ streamValues: false });
-  input.on('error', (error) => tokens.destroy(error));
-  input.pipe(tokens);
-  let depth = 0; // 1 inside the top-level object, 2 inside its `features` array
-  let key: unknown = null;
-  let type: unknown;
-  let inFeatures = false;
-  let feature: InstanceType<typeof Assembler> | null = null;
+  const collector = new FeatureCollector();
+  pipeline(input, StreamJson.parser({ streamValues: false }), collector, () => undefined);
   let index = 0;
   try {
-    for await (const token of tokens as AsyncIterable<Token>) {
-      if (feature) {
-        feature.consume(token as never);
-        if (feature.done) {
-          yield { index: index++, feature: feature.current };
-          feature = null;
-        }
-        continue;
-      }
-      if (inFeatures && depth === 2 && (token.name === 'startObject' || token.name === 'startArray')) {
-        feature = new Assembler().consume(token as never);
-        continue;
-      }
-      switch (token.name) {
-        case 'startObject':
-        case 'startArray':
-          depth++;
-          if (depth === 2 && key === 'features' && token.name === 'startArray') inFeatures = true;
-          break;
-        case 'endObject':
-        case 'endArray':
-          if (depth === 2) inFeatures = false;
-          depth--;
-          break;
-        case 'keyValue':
-          if (depth === 1) key = token.value;
-          break;
-        default:
-          if (inFeatures && depth === 2) yield { index: index++, feature: token.value ?? null };
-          else if (depth === 1 && key === 'type') type = token.value;
-      }
+    for await (const batch of collector as AsyncIterable<unknown[]>) {
+      for (const feature of batch) yield { index: index++, feature };
     }
   } catch (error) {
     throw new GeoJsonError(`The file is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`);
+  } finally {
+    collector.destroy();
   }
-  if (type !== 'FeatureCollection') {
+  if (collector.type !== 'FeatureCollection') {
     throw new GeoJsonError('The file must be a GeoJSON FeatureCollection (top-level "type": "FeatureCollection")');
   }
 }

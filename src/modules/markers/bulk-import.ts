@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { AppError, badRequest } from '../../errors.js';
-import { GeoJsonError, pointMarkerOf, readFeatures, type PointMarker } from '../../geo/geojson-points.js';
+import { GeoJsonError, pointMarkerOf, readFeatures } from '../../geo/geojson-points.js';
 import { newId } from '../../ids.js';
 import type { BlobStore } from '../../infra/blob-store.js';
 import { JobFailure, type JobContext, type JobQueue } from '../../infra/job-queue.js';
@@ -21,10 +21,10 @@ const BATCH = 1000;
 
 /**
  * Bulk import of a GeoJSON FeatureCollection of points as markers, as a job. The file is
- * streamed to storage, then read twice as a stream: first to check every feature (an
- * error names the feature, and nothing is imported), then to insert in batches. A job
- * interrupted by a restart removes what it had inserted and starts again. History and
- * live clients get one `room.imported` change, not one per marker.
+ * streamed to storage, then read as a stream, each feature checked and inserted in
+ * batches. A problem ends the job in `error` naming the feature, and what was inserted is
+ * removed, so nothing is half-imported; a job interrupted by a restart does the same and
+ * starts again. History and live clients get one `room.imported` change, not one per marker.
  */
 export class BulkImport {
   constructor(
@@ -64,8 +64,7 @@ export class BulkImport {
     const fileKey = String(job.payload.fileKey);
     await this.markers.deleteImported(this.db, job.id);
     try {
-      const { count, metas } = await this.check(job, fileKey);
-      await this.insert(job, fileKey, count, metas);
+      const count = await this.insert(job, fileKey);
       await this.writePath.write(job.roomId, job.actor, async () => ({
         result: null,
         changes: [
@@ -79,7 +78,7 @@ export class BulkImport {
         ],
       }));
       await this.blobs.delete(fileKey);
-      return { message: `Imported ${count} marker${count === 1 ? "" : "s"}`, result: { markersCreated: count } };
+      return { message: `Imported ${count} marker${count === 1 ? '' : 's'}`, result: { markersCreated: count } };
     } catch (error) {
       if (job.signal.aborted) throw error; // resumed at the next start
       await this.undo(job.id, fileKey);
@@ -94,46 +93,46 @@ export class BulkImport {
     await this.blobs.delete(fileKey);
   }
 
-  /** First pass: every feature valid, every icon and image it names present. */
-  private async check(job: JobContext, fileKey: string) {
+  /**
+   * One pass over the file: each feature is checked (with the icons and images it names)
+   * and inserted in batches, each its own short transaction; returns how many.
+   */
+  private async insert(job: JobContext, fileKey: string): Promise<number> {
     const icons = new Map<string, boolean>();
     const metas = new Map<string, ImageMeta | null>();
-    let count = 0;
-    for await (const { index, marker } of this.features(job, fileKey, 0, 40)) {
-      if (marker.markerIconId !== undefined) {
-        if (!icons.has(marker.markerIconId)) icons.set(marker.markerIconId, await this.markers.iconExists(job.roomId, marker.markerIconId));
-        if (!icons.get(marker.markerIconId)) throw new GeoJsonError(`Feature ${index + 1}: markerIconId ${marker.markerIconId} is not an icon of this room`);
-      }
-      if (marker.imageKey && marker.thumbnailKey && !metas.has(marker.imageKey)) {
-        try {
-          metas.set(marker.imageKey, await this.images.metaForPair(job.roomId, marker.imageKey, marker.thumbnailKey));
-        } catch (error) {
-          throw new GeoJsonError(`Feature ${index + 1}: ${(error as Error).message}`);
-        }
-      }
-      count++;
-    }
-    return { count, metas };
-  }
-
-  /** Second pass: insert in batches, each its own short transaction. */
-  private async insert(job: JobContext, fileKey: string, count: number, metas: Map<string, ImageMeta | null>) {
     const now = Date.now();
     let batch: MarkerRow[] = [];
+    let count = 0;
     const flush = async () => {
       const rows = batch;
       batch = [];
       await this.db.transaction().execute((trx) => this.markers.insert(trx, rows));
     };
-    for await (const { index, marker } of this.features(job, fileKey, 40, 100, count)) {
-      batch.push(this.row(job, marker, metas, now + index));
+    for await (const { index, marker } of this.features(job, fileKey)) {
+      if (marker.markerIconId !== undefined) {
+        if (!icons.has(marker.markerIconId)) icons.set(marker.markerIconId, await this.markers.iconExists(job.roomId, marker.markerIconId));
+        if (!icons.get(marker.markerIconId)) {
+          throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): markerIconId ${marker.markerIconId} is not an icon of this room`);
+        }
+      }
+      if (marker.imageKey && marker.thumbnailKey && !metas.has(marker.imageKey)) {
+        try {
+          metas.set(marker.imageKey, await this.images.metaForPair(job.roomId, marker.imageKey, marker.thumbnailKey));
+        } catch (error) {
+          throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): ${(error as Error).message}`);
+        }
+      }
+      const imageMeta = marker.imageKey ? metas.get(marker.imageKey) : null;
+      batch.push(newMarkerRow(job.roomId, marker, { createdBy: job.actor.id, createdAt: now + index, imageMeta, importJobId: job.id }));
+      count++;
       if (batch.length === BATCH) await flush();
     }
     if (batch.length) await flush();
+    return count;
   }
 
-  /** The file's markers, reporting progress between `from` and `to` percent. */
-  private async *features(job: JobContext, fileKey: string, from: number, to: number, total?: number) {
+  /** The file's markers, reporting progress by the share of the file read. */
+  private async *features(job: JobContext, fileKey: string) {
     const stored = await this.blobs.get(fileKey);
     if (!stored) throw new JobFailure('The uploaded file is no longer available; upload it again');
     let bytes = 0;
@@ -141,23 +140,15 @@ export class BulkImport {
     stored.stream.on('error', (error) => counted.destroy(error));
     stored.stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
     stored.stream.pipe(counted);
-    const phase = total === undefined ? 'Checking features' : 'Creating markers';
     try {
       for await (const { index, feature } of readFeatures(counted)) {
         if (job.signal.aborted) throw new Error('Shutting down');
         yield { index, marker: pointMarkerOf(feature, index) };
-        if (index % 5000 === 0) {
-          const done = total ? index / total : bytes / Math.max(1, stored.bytes);
-          await job.progress(from + (to - from) * done, `${phase}: ${index} so far`);
-        }
+        if (index % 1000 === 0) await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Imported ${index} markers so far`);
       }
     } finally {
       stored.stream.destroy();
     }
   }
 
-  private row(job: JobContext, marker: PointMarker, metas: Map<string, ImageMeta | null>, createdAt: number): MarkerRow {
-    const imageMeta = marker.imageKey ? metas.get(marker.imageKey) : null;
-    return newMarkerRow(job.roomId, marker, { createdBy: job.actor.id, createdAt, imageMeta, importJobId: job.id });
-  }
 }
