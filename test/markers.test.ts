@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import sharp from 'sharp';
 import type { LiveEvent, LiveHub, LiveListener } from '../src/infra/live-hub.js';
 import {
@@ -24,7 +23,6 @@ import {
   issueToken,
   signup,
   signupAll,
-  TEST_DB,
   type Response,
   type TestApp,
   type TestUser,
@@ -175,32 +173,6 @@ async function markerCount(roomId: string) {
   return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: users.owner.token })).count as number;
 }
 
-/**
- * Stops the app, waits until PostgreSQL holds no connection to its database any more, then
- * lets `close()` drop it. pg's pool.end() resolves before its sockets have closed, and
- * DROP DATABASE ... WITH (FORCE) then terminates the ones still closing, which the pool
- * (it has no 'error' listener) turns into an uncaught exception. The concurrency test
- * opens all ten pool connections, which makes that race likely.
- */
-async function closeApp(app: TestApp) {
-  await app.app.close();
-  if (TEST_DB === 'postgres' && app.config.databaseUrl) {
-    const dbName = new URL(app.config.databaseUrl).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
-    await admin.connect();
-    try {
-      for (let i = 0; i < 250; i++) {
-        const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [dbName]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    } finally {
-      await admin.end();
-    }
-  }
-  await app.close();
-}
-
 function exiftool(file: string, args: string[]) {
   execFileSync('exiftool', ['-q', '-overwrite_original', ...args, file]);
 }
@@ -231,7 +203,7 @@ before(async () => {
   stranger = await signup(t.app);
 });
 after(async () => {
-  await closeApp(t);
+  await t.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -908,7 +880,7 @@ describe('a change that cannot be broadcast', () => {
     owner = await signup(failApp.app);
     room = await createRoom(failApp.app, owner);
   });
-  after(() => closeApp(failApp));
+  after(() => failApp.close());
 
   const events = async () =>
     assertOk(await call(failApp.app, 'GET', `/api/rooms/${room}/history?limit=500`, { auth: owner.token })).events as HistoryEvent[];

@@ -10,7 +10,6 @@ import {
   call,
   createRoom,
   issueToken,
-  type Response,
   signup,
   type TestApp,
   type TestUser,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  addMember,
   assertError,
   assertOk,
   buildTestApp,
@@ -10,8 +9,6 @@ import {
   call,
   createRoom,
   issueToken,
-  type Response,
-  signup,
   type TestApp,
   type TestUser,
   uniqueEmail,
