@@ -28,3 +28,9 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 /** Path parameters of a room's object: `:roomId` and the object's own id parameter. */
 export const roomObjectParams = <K extends string>(idParam: K) =>
   Type.Object({ roomId: RoomId, [idParam]: Type.String({ minLength: 1, maxLength: 100 }) } as { roomId: typeof RoomId } & Record<K, ReturnType<typeof Type.String>>);
+
+/** The schema, or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A colour: `#` and 3, 6 or 8 hex digits. */
+export const HexColor = Type.String({ pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', examples: ['#e74c3c'] });

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
+import { Nullable, HexColor } from '../../http/schemas.js';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Hex = Type.String({ pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' });
 
 export const DrawingStyle = Type.Object(
   {
-    color: Type.Optional(Hex),
-    fillColor: Type.Optional(Hex),
+    color: Type.Optional(HexColor),
+    fillColor: Type.Optional(HexColor),
     opacity: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     strokeWeight: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   },
@@ -20,8 +19,8 @@ const Geometry = Type.Unknown({
 export const CreateDrawingBody = Type.Object(
   {
     geometry: Geometry,
-    label: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
-    style: Type.Optional(nullable(DrawingStyle)),
+    label: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    style: Type.Optional(Nullable(DrawingStyle)),
   },
   { additionalProperties: false },
 );
@@ -29,8 +28,8 @@ export const CreateDrawingBody = Type.Object(
 export const PatchDrawingBody = Type.Object(
   {
     geometry: Type.Optional(Geometry),
-    label: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
-    style: Type.Optional(nullable(DrawingStyle)),
+    label: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    style: Type.Optional(Nullable(DrawingStyle)),
   },
   { additionalProperties: false },
 );
@@ -44,8 +43,8 @@ export type DrawingInput = {
 export const Drawing = Type.Object({
   id: Type.String({ description: '`drawing-<suffix>`' }),
   geometry: Type.Unknown(),
-  label: nullable(Type.String()),
-  style: nullable(DrawingStyle),
+  label: Nullable(Type.String()),
+  style: Nullable(DrawingStyle),
   createdBy: Type.String(),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),

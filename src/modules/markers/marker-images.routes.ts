@@ -1,29 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { badRequest, notFound } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import { readForm } from '../files/multipart-form.js';
 import { MAX_IMAGE_BYTES, type MarkerImages } from './marker-images.js';
+import { ImageMetaSchema } from './markers.schemas.js';
 
 const security = [{ bearer: [] }];
 const tags = ['markers'];
-
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-const ImageMetaSchema = Type.Object(
-  {
-    takenAt: nullable(Type.Number({ description: 'DateTimeOriginal as epoch milliseconds' })),
-    camera: nullable(Type.Object({ make: nullable(Type.String()), model: nullable(Type.String()) })),
-    gps: nullable(
-      Type.Object({
-        latitude: Type.Number({ description: 'Signed decimal degrees' }),
-        longitude: Type.Number({ description: 'Signed decimal degrees' }),
-        altitude: nullable(Type.Number({ description: 'Metres; negative below sea level' })),
-      }),
-    ),
-  },
-  { description: "The photo's provenance read from its EXIF; the stored copy carries none" },
-);
 
 const UploadReply = Type.Object({
   imageKey: Type.String({ description: '`markers/<roomId>/<uuid>.jpg`' }),

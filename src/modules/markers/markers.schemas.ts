@@ -1,22 +1,22 @@
 import { Type } from 'typebox';
+import { Nullable, HexColor } from '../../http/schemas.js';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The fields a caller may write, with their rules (decisions.md, Markers). */
 export const MarkerFields = {
   latitude: Type.Number({ minimum: -90, maximum: 90 }),
   longitude: Type.Number({ minimum: -180, maximum: 180 }),
   title: Type.String({ maxLength: 200, pattern: '^[^\\r\\n]*$', description: 'No newline characters' }),
-  description: nullable(Type.String({ maxLength: 10_000 })),
-  color: Type.String({ pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', examples: ['#e74c3c'] }),
-  tags: nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
-  eventDate: nullable(Type.Integer({ description: 'Epoch milliseconds' })),
-  markerIconId: nullable(Type.String({ minLength: 1, maxLength: 100 })),
-  markerIconSize: nullable(Type.Integer({ minimum: 8, maximum: 256 })),
-  imageKey: nullable(Type.String({ maxLength: 200 })),
-  thumbnailKey: nullable(Type.String({ maxLength: 200 })),
-  embeddedMediaUrl: nullable(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$' })),
-  mediaSize: nullable(Type.Enum(['sm', 'md', 'lg'])),
+  description: Nullable(Type.String({ maxLength: 10_000 })),
+  color: HexColor,
+  tags: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+  eventDate: Nullable(Type.Integer({ description: 'Epoch milliseconds' })),
+  markerIconId: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
+  markerIconSize: Nullable(Type.Integer({ minimum: 8, maximum: 256 })),
+  imageKey: Nullable(Type.String({ maxLength: 200 })),
+  thumbnailKey: Nullable(Type.String({ maxLength: 200 })),
+  embeddedMediaUrl: Nullable(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$' })),
+  mediaSize: Nullable(Type.Enum(['sm', 'md', 'lg'])),
 };
 
 export type MarkerField = keyof typeof MarkerFields;
@@ -59,14 +59,19 @@ export type MarkerInput = Partial<{
   mediaSize: 'sm' | 'md' | 'lg' | null;
 }>;
 
-const ImageMeta = nullable(
-  Type.Object({
-    takenAt: Type.Optional(nullable(Type.Number())),
-    camera: Type.Optional(nullable(Type.Object({ make: Type.Optional(nullable(Type.String())), model: Type.Optional(nullable(Type.String())) }))),
-    gps: Type.Optional(
-      nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), altitude: Type.Optional(nullable(Type.Number())) })),
+export const ImageMetaSchema = Type.Object(
+  {
+    takenAt: Nullable(Type.Number({ description: 'DateTimeOriginal as epoch milliseconds' })),
+    camera: Nullable(Type.Object({ make: Nullable(Type.String()), model: Nullable(Type.String()) })),
+    gps: Nullable(
+      Type.Object({
+        latitude: Type.Number({ description: 'Signed decimal degrees' }),
+        longitude: Type.Number({ description: 'Signed decimal degrees' }),
+        altitude: Nullable(Type.Number({ description: 'Metres; negative below sea level' })),
+      }),
     ),
-  }),
+  },
+  { description: "The photo's provenance read from its EXIF; the stored copy carries none" },
 );
 
 /** A marker as answered; a write-only caller gets `id` and the fields it sent. */
@@ -74,18 +79,18 @@ export const Marker = Type.Object({
   id: Type.String({ description: '`marker-<suffix>`' }),
   latitude: Type.Optional(Type.Number()),
   longitude: Type.Optional(Type.Number()),
-  title: Type.Optional(nullable(Type.String())),
-  description: Type.Optional(nullable(Type.String())),
-  color: Type.Optional(nullable(Type.String())),
-  tags: Type.Optional(nullable(Type.Array(Type.String()))),
-  eventDate: Type.Optional(nullable(Type.Integer())),
-  markerIconId: Type.Optional(nullable(Type.String())),
-  markerIconSize: Type.Optional(nullable(Type.Integer())),
-  imageKey: Type.Optional(nullable(Type.String())),
-  thumbnailKey: Type.Optional(nullable(Type.String())),
-  imageMeta: Type.Optional(ImageMeta),
-  embeddedMediaUrl: Type.Optional(nullable(Type.String())),
-  mediaSize: Type.Optional(nullable(Type.String())),
+  title: Type.Optional(Nullable(Type.String())),
+  description: Type.Optional(Nullable(Type.String())),
+  color: Type.Optional(Nullable(Type.String())),
+  tags: Type.Optional(Nullable(Type.Array(Type.String()))),
+  eventDate: Type.Optional(Nullable(Type.Integer())),
+  markerIconId: Type.Optional(Nullable(Type.String())),
+  markerIconSize: Type.Optional(Nullable(Type.Integer())),
+  imageKey: Type.Optional(Nullable(Type.String())),
+  thumbnailKey: Type.Optional(Nullable(Type.String())),
+  imageMeta: Type.Optional(Nullable(ImageMetaSchema)),
+  embeddedMediaUrl: Type.Optional(Nullable(Type.String())),
+  mediaSize: Type.Optional(Nullable(Type.String())),
   createdBy: Type.Optional(Type.String()),
   createdAt: Type.Optional(Type.Integer()),
   updatedAt: Type.Optional(Type.Integer()),

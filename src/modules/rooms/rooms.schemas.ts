@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { BASE_LAYERS, THEMES } from './rooms.presenter.js';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const literals = <T extends string>(values: readonly T[]) => Type.Enum([...values]);
 
 export const View = Type.Object(
@@ -21,9 +21,9 @@ export const CreateRoomBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 100 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     isPublic: Type.Optional(Type.Boolean()),
-    defaultView: Type.Optional(nullable(View)),
-    defaultTheme: Type.Optional(nullable(Theme)),
-    defaultBaseLayer: Type.Optional(nullable(BaseLayer)),
+    defaultView: Type.Optional(Nullable(View)),
+    defaultTheme: Type.Optional(Nullable(Theme)),
+    defaultBaseLayer: Type.Optional(Nullable(BaseLayer)),
   },
   { additionalProperties: false },
 );
@@ -39,18 +39,18 @@ export const VisibilityBody = Type.Object({ isPublic: Type.Boolean() }, { additi
 export const CameraBody = Type.Object(
   {
     autoZoomEnabled: Type.Optional(Type.Boolean()),
-    defaultView: Type.Optional(nullable(View)),
-    defaultTheme: Type.Optional(nullable(Theme)),
-    defaultBaseLayer: Type.Optional(nullable(BaseLayer)),
+    defaultView: Type.Optional(Nullable(View)),
+    defaultTheme: Type.Optional(Nullable(Theme)),
+    defaultBaseLayer: Type.Optional(Nullable(BaseLayer)),
   },
   { additionalProperties: false },
 );
 
 const CameraSettings = Type.Object({
   autoZoomEnabled: Type.Boolean(),
-  defaultView: nullable(View),
-  defaultTheme: nullable(Type.String()),
-  defaultBaseLayer: nullable(Type.String()),
+  defaultView: Nullable(View),
+  defaultTheme: Nullable(Type.String()),
+  defaultBaseLayer: Nullable(Type.String()),
 });
 
 export const TimelineBody = Type.Object(
@@ -79,15 +79,15 @@ export const TimelineReply = Type.Object({ success: Type.Boolean(), settings: Ti
 
 const InfoFields = {
   roomId: Type.String(),
-  name: nullable(Type.String()),
+  name: Nullable(Type.String()),
   isPublic: Type.Boolean(),
   presentationIsPublic: Type.Boolean(),
   autoZoomEnabled: Type.Boolean(),
-  defaultViewLat: nullable(Type.Number()),
-  defaultViewLng: nullable(Type.Number()),
-  defaultViewZoom: nullable(Type.Number()),
-  defaultTheme: nullable(Type.String()),
-  defaultBaseLayer: nullable(Type.String()),
+  defaultViewLat: Nullable(Type.Number()),
+  defaultViewLng: Nullable(Type.Number()),
+  defaultViewZoom: Nullable(Type.Number()),
+  defaultTheme: Nullable(Type.String()),
+  defaultBaseLayer: Nullable(Type.String()),
 };
 
 export const InfoReply = Type.Object({
@@ -107,7 +107,7 @@ const Counts = Type.Object({
 
 export const MetadataReply = Type.Object({
   ...InfoFields,
-  description: nullable(Type.String()),
+  description: Nullable(Type.String()),
   createdBy: Type.String(),
   createdAt: Type.Integer(),
   timelineSettings: TimelineSettings,
@@ -131,7 +131,7 @@ export const RoomList = Type.Object({
     Type.Object({
       roomId: Type.String(),
       role: Type.String(),
-      name: nullable(Type.String()),
+      name: Nullable(Type.String()),
       createdAt: Type.Integer(),
       isPublic: Type.Boolean(),
     }),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { BASE_LAYERS } from '../rooms/rooms.presenter.js';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Ids = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, uniqueItems: true });
 
 export const SlideView = Type.Object(
@@ -17,9 +17,9 @@ export const SlideView = Type.Object(
 
 const fields = {
   title: Type.String({ minLength: 1, maxLength: 200 }),
-  body: nullable(Type.String({ maxLength: 20_000 })),
+  body: Nullable(Type.String({ maxLength: 20_000 })),
   view: SlideView,
-  baseLayer: nullable(Type.Enum([...BASE_LAYERS])),
+  baseLayer: Nullable(Type.Enum([...BASE_LAYERS])),
   markerIds: Ids,
   layerIds: Ids,
   rasterLayerIds: Ids,
@@ -60,9 +60,9 @@ export const Slide = Type.Object({
   id: Type.String({ description: '`slide-<suffix>`' }),
   position: Type.Integer({ description: 'Order in the deck, from 0' }),
   title: Type.String(),
-  body: nullable(Type.String()),
+  body: Nullable(Type.String()),
   view: SlideView,
-  baseLayer: nullable(Type.String()),
+  baseLayer: Nullable(Type.String()),
   markerIds: Type.Array(Type.String()),
   layerIds: Type.Array(Type.String()),
   rasterLayerIds: Type.Array(Type.String()),
