@@ -40,8 +40,38 @@ function openSqlite(dataDir: string): Database {
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** How many distinct SQL texts keep their prepared statement. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, which costs more than running it. The same SQL text
+ * reuses its prepared statement here (least recently used dropped past the limit). Safe
+ * because Kysely runs each statement to completion synchronously; we never stream rows.
+ */
+function withStatementCache(file: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = file.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(file, {
+    get: (target, property) => {
+      if (property === 'prepare') return prepare;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function openPostgres(connectionString: string): Database {

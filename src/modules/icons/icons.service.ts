@@ -94,7 +94,7 @@ async function prepare(file: Buffer): Promise<{ data: Buffer; contentType: strin
       throw notAnIcon();
     }
   }
-  const svg = sanitizeSvg(file);
+  const svg = await sanitizeSvg(file);
   if (svg === null) throw notAnIcon();
   return { data: Buffer.from(svg, 'utf8'), contentType: 'image/svg+xml', ext: 'svg' };
 }

@@ -1,13 +1,17 @@
-import createDOMPurify, { type DOMPurify } from 'dompurify';
-import { JSDOM } from 'jsdom';
+import type { DOMPurify } from 'dompurify';
+import type { JSDOM } from 'jsdom';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 let shared: { window: JSDOM['window']; purify: DOMPurify } | undefined;
 
-/** One jsdom window and DOMPurify instance for the process (sanitising is synchronous). */
-function tools() {
+/**
+ * One jsdom window and DOMPurify instance for the process (sanitising is synchronous),
+ * loaded on the first SVG: jsdom is large, and most processes never need it.
+ */
+async function tools() {
   if (!shared) {
+    const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import('jsdom'), import('dompurify')]);
     const { window } = new JSDOM('');
     shared = { window, purify: createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]) };
   }
@@ -29,14 +33,14 @@ function tools() {
  *    elements or `style` attributes with `@import`, `@font-face`, a non-fragment `url()`,
  *    `image-set`, `expression(` or CSS escapes (which could hide any of these).
  */
-export function sanitizeSvg(bytes: Buffer): string | null {
+export async function sanitizeSvg(bytes: Buffer): Promise<string | null> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return null;
   }
-  const { window, purify } = tools();
+  const { window, purify } = await tools();
   const doc = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = doc.documentElement;
   if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return null;
