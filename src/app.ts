@@ -11,6 +11,7 @@ import { badRequest } from './errors.js';
 import { openDatabase, type Database } from './db/database.js';
 import { FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
+import { AccessCache } from './infra/ttl-cache.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { HistoryRepository } from './modules/history/history.repository.js';
 import { historyRoutes } from './modules/history/history.routes.js';
@@ -90,10 +91,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Per-route limits are set where files are read; these are the outer bounds.
   await app.register(multipart, { limits: { fieldSize: 1024 * 1024, fields: 20, files: 4 } });
 
+  const accessCache = new AccessCache();
   const users = new UsersRepository(db);
-  const rooms = new RoomsRepository(db);
-  const members = new MembersRepository(db);
-  const tokens = new TokensRepository(db);
+  const rooms = new RoomsRepository(db, accessCache);
+  const members = new MembersRepository(db, accessCache);
+  const tokens = new TokensRepository(db, accessCache);
   const content = new RoomContent(db);
   const sessions = new SessionKeys(config);
   const live = options.liveHub ?? new InProcessLiveHub();

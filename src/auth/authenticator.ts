@@ -37,6 +37,7 @@ export class Authenticator {
     if (!row || row.expires_at <= now) throw invalidApiToken();
     if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS) {
       await this.tokens.touch(row.id, now);
+      row.last_used_at = now; // the cached row too
     }
     return {
       kind: 'token',

@@ -1,11 +1,15 @@
 import type { Db } from '../../db/database.js';
 import type { PendingInvitationsTable } from '../../db/tables.js';
 import type { Role } from '../../auth/access.js';
+import type { AccessCache } from '../../infra/ttl-cache.js';
 
 export type InvitationRow = PendingInvitationsTable;
 
 export class MembersRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: AccessCache,
+  ) {}
 
   /** Members with their e-mail, the owner first, then by time added. */
   list(roomId: string) {
@@ -30,6 +34,7 @@ export class MembersRepository {
   }
 
   async add(roomId: string, userId: string, role: Role, addedBy: string, now: number): Promise<void> {
+    this.cache.forgetRoom(roomId);
     await this.db
       .insertInto('room_members')
       .values({ room_id: roomId, user_id: userId, role, added_at: now, added_by: addedBy })
@@ -38,6 +43,7 @@ export class MembersRepository {
   }
 
   async remove(roomId: string, userId: string): Promise<boolean> {
+    this.cache.forgetRoom(roomId);
     const result = await this.db
       .deleteFrom('room_members')
       .where('room_id', '=', roomId)
@@ -127,6 +133,7 @@ export class MembersRepository {
           .where('email', '=', email)
           .execute();
       }
+      for (const invitation of invitations) this.cache.forgetRoom(invitation.room_id);
       return invitations.map((i) => ({ roomId: i.room_id, role: i.role as Role }));
     });
   }

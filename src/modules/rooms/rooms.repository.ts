@@ -2,18 +2,28 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { RoomsTable } from '../../db/tables.js';
 import type { Role } from '../../auth/access.js';
+import type { AccessCache } from '../../infra/ttl-cache.js';
 
 export type RoomRow = RoomsTable;
 
+type RoomWithRole = RoomRow & { member_role: Role | null };
+
 export class RoomsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cache: AccessCache,
+  ) {}
 
   find(id: string) {
     return this.db.selectFrom('rooms').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** The room with the role of `userId` in it (null when not a member), in one query. */
-  findWithRole(id: string, userId: string | null) {
+  /** The room with the role of `userId` in it (null when not a member); cached briefly. */
+  findWithRole(id: string, userId: string | null): Promise<RoomWithRole | undefined> {
+    return this.cache.rooms.get(`${id}|${userId ?? ''}`, () => this.loadWithRole(id, userId)) as Promise<RoomWithRole | undefined>;
+  }
+
+  private loadWithRole(id: string, userId: string | null) {
     return this.db
       .selectFrom('rooms')
       .leftJoin('room_members', (join) =>
@@ -22,11 +32,12 @@ export class RoomsRepository {
       .selectAll('rooms')
       .select('room_members.role as member_role')
       .where('rooms.id', '=', id)
-      .executeTakeFirst() as Promise<(RoomRow & { member_role: Role | null }) | undefined>;
+      .executeTakeFirst() as Promise<RoomWithRole | undefined>;
   }
 
   /** Creates the room and its owner membership atomically; false when the id is taken. */
   async createWithOwner(room: Insertable<RoomsTable>): Promise<boolean> {
+    this.cache.forgetRoom(room.id);
     return this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('rooms')
@@ -49,12 +60,15 @@ export class RoomsRepository {
   }
 
   async update(id: string, changes: Updateable<RoomsTable>): Promise<RoomRow> {
+    this.cache.forgetRoom(id);
     await this.db.updateTable('rooms').set(changes).where('id', '=', id).execute();
     return (await this.find(id))!;
   }
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('rooms').where('id', '=', id).execute();
+    this.cache.forgetRoom(id);
+    this.cache.tokens.forget();
   }
 
   /** The rooms a user belongs to, newest first. */
