@@ -129,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(markerImagesRoutes, { images: markerImages });
   await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files, writePath) });
   await app.register(bulkImportRoutes, {
-    bulkImport: new BulkImport(db, files.blobs, jobs, markers, markerImages, writePath),
+    bulkImport: new BulkImport(db, files, jobs, markers, markerImages, writePath),
   });
   await app.register(jobsRoutes, { jobs });
 
@@ -148,7 +148,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const history = new HistoryRepository(db);
   await app.register(historyRoutes, { history });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator) });
+  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator, accessCache) });
 
   await app.ready();
   await jobs.start();

@@ -58,8 +58,8 @@ export function loadConfig(
     });
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  if (config.authJwksUrl && !config.authIssuer) {
-    throw new ConfigError('Invalid configuration: AUTH_ISSUER is required with AUTH_JWKS_URL');
+  if (config.authJwksUrl && (!config.authIssuer || !config.authAudience)) {
+    throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');
   }
   return config;
 }

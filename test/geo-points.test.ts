@@ -94,3 +94,9 @@ describe('pointMarkerOf', () => {
     assert.deepEqual(marker, { latitude: 2, longitude: 1 });
   });
 });
+
+test('a feature too large to be a point is refused before it is assembled', async () => {
+  const junk = Array(30_000).fill('{}').join(',');
+  const text = `{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{}},{"type":"Feature","properties":{"junk":[${junk}]}}]}`;
+  await assert.rejects(collect(text), /Feature 2 \(features\[1\]\) is too large/);
+});

@@ -50,7 +50,7 @@ export class Authenticator {
   private async session(jwt: string): Promise<Caller> {
     const claims = await this.sessions.verify(jwt);
     if (claims.external) {
-      await this.firstSeenExternal(claims.userId, claims.email, claims.issuedAt);
+      await this.firstSeenExternal(claims.userId, claims.email, claims.issuedAt, claims.emailVerified);
     } else if (!(await this.users.findById(claims.userId))) {
       throw unauthorized('Invalid or expired session token');
     }
@@ -58,17 +58,20 @@ export class Authenticator {
   }
 
   /** "Signs in next time" for external identities: the first request of each token. */
-  private async firstSeenExternal(userId: string, email: string, issuedAt: number) {
+  private async firstSeenExternal(userId: string, email: string, issuedAt: number, emailVerified: boolean) {
     const key = `${userId}:${issuedAt}`;
     if (this.seenExternal.has(key)) return;
     const now = Date.now();
+    // An external subject never stands for an account of the service's own.
+    const existing = await this.users.findById(userId);
+    if (existing?.password_hash) throw unauthorized('Invalid or expired session token');
     try {
       await this.users.ensureExternal(userId, email, now);
     } catch (error) {
       if (isUniqueViolation(error)) throw unauthorized('This e-mail address belongs to another account');
       throw error;
     }
-    await this.members.acceptInvitations(userId, email, now);
+    if (emailVerified) await this.members.acceptInvitations(userId, email, now);
     if (this.seenExternal.size >= SEEN_EXTERNAL_LIMIT) this.seenExternal.clear();
     this.seenExternal.add(key);
   }

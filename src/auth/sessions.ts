@@ -12,6 +12,8 @@ export interface SessionClaims {
   email: string;
   /** True when an external identity provider issued the token. */
   external: boolean;
+  /** False when the provider says the e-mail is not verified. */
+  emailVerified: boolean;
   issuedAt: number;
 }
 
@@ -51,6 +53,7 @@ export class SessionKeys {
             await jwtVerify(token, this.jwks!, {
               issuer: this.config.authIssuer,
               audience: this.config.authAudience,
+              requiredClaims: ['exp', 'sub'],
             })
           ).payload
         : (
@@ -65,7 +68,7 @@ export class SessionKeys {
     }
     const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
     if (!payload.sub || !email) throw unauthorized('Session token lacks a subject or e-mail');
-    return { userId: payload.sub, email, external, issuedAt: payload.iat ?? 0 };
+    return { userId: payload.sub, email, external, emailVerified: payload.email_verified !== false, issuedAt: payload.iat ?? 0 };
   }
 }
 

@@ -3,6 +3,15 @@ import type { ContentKind, ContentTable } from '../modules/rooms/room-content.js
 import type { Db } from './database.js';
 import type { Tables } from './tables.js';
 
+/** Lists of ids go to the database in pieces this large (both engines cap bound values). */
+const IDS_PER_QUERY = 1000;
+
+export function inChunks<T>(items: T[], size = IDS_PER_QUERY): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
 /** The tables whose rows belong to a room and have their own `id`. */
 type RoomScoped = { [K in keyof Tables]: Tables[K] extends { id: string; room_id: string } ? K : never }[keyof Tables];
 
@@ -35,24 +44,32 @@ export class RoomTable<T extends RoomScoped> {
     return this.q(db).selectFrom(this.name).selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst() as Promise<Tables[T] | undefined>;
   }
 
-  /** The room's rows among `ids`, in the table's order. */
-  findMany(roomId: string, ids: string[], db: Db = this.db): Promise<Tables[T][]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.q(db)
-      .selectFrom(this.name)
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .where('id', 'in', ids)
-      .orderBy(this.orderBy)
-      .orderBy('id')
-      .execute() as Promise<Tables[T][]>;
+  /** The room's rows among `ids` (in the table's order within each piece of the list). */
+  async findMany(roomId: string, ids: string[], db: Db = this.db): Promise<Tables[T][]> {
+    const rows: Tables[T][] = [];
+    for (const chunk of inChunks(ids)) {
+      rows.push(
+        ...((await this.q(db)
+          .selectFrom(this.name)
+          .selectAll()
+          .where('room_id', '=', roomId)
+          .where('id', 'in', chunk)
+          .orderBy(this.orderBy)
+          .orderBy('id')
+          .execute()) as Tables[T][]),
+      );
+    }
+    return rows;
   }
 
   /** The ids among `ids` that exist in the room. */
   async existing(roomId: string, ids: string[], db: Db = this.db): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.q(db).selectFrom(this.name).select('id').where('room_id', '=', roomId).where('id', 'in', ids).execute();
-    return new Set(rows.map((r: { id: string }) => r.id));
+    const found = new Set<string>();
+    for (const chunk of inChunks(ids)) {
+      const rows = await this.q(db).selectFrom(this.name).select('id').where('room_id', '=', roomId).where('id', 'in', chunk).execute();
+      for (const row of rows) found.add((row as { id: string }).id);
+    }
+    return found;
   }
 
   async insert(db: Db, rows: Tables[T][]): Promise<void> {

@@ -24,6 +24,12 @@ export interface PointMarker {
  * feature is assembled on its own. Rejects a file whose top-level `type` is not
  * FeatureCollection (after its features have been read: `type` may come last).
  */
+/**
+ * A point feature needs a few dozen JSON values; this bound keeps one malicious feature
+ * (a huge ignored property) from being assembled in memory.
+ */
+const MAX_FEATURE_TOKENS = 20_000;
+
 interface Token {
   name: string;
   value?: unknown;
@@ -40,6 +46,8 @@ class FeatureCollector extends Transform {
   private key: unknown = null;
   private inFeatures = false;
   private feature: InstanceType<typeof Assembler> | null = null;
+  private featureTokens = 0;
+  private count = 0;
   private batch: unknown[] = [];
 
   constructor() {
@@ -47,7 +55,11 @@ class FeatureCollector extends Transform {
   }
 
   override _transform(token: Token, _encoding: BufferEncoding, done: TransformCallback) {
-    this.consume(token);
+    try {
+      this.consume(token);
+    } catch (error) {
+      return done(error as Error);
+    }
     if (this.batch.length >= 256) this.flushBatch();
     done();
   }
@@ -64,15 +76,20 @@ class FeatureCollector extends Transform {
 
   private consume(token: Token) {
     if (this.feature) {
+      if (++this.featureTokens > MAX_FEATURE_TOKENS) {
+        throw new GeoJsonError(`Feature ${this.count + 1} (features[${this.count}]) is too large: at most ${MAX_FEATURE_TOKENS} JSON values per feature`);
+      }
       this.feature.consume(token as never);
       if (this.feature.done) {
         this.batch.push(this.feature.current);
         this.feature = null;
+        this.count++;
       }
       return;
     }
     if (this.inFeatures && this.depth === 2 && (token.name === 'startObject' || token.name === 'startArray')) {
       this.feature = new Assembler().consume(token as never);
+      this.featureTokens = 1;
       return;
     }
     switch (token.name) {
@@ -90,7 +107,10 @@ class FeatureCollector extends Transform {
         if (this.depth === 1) this.key = token.value;
         break;
       default:
-        if (this.inFeatures && this.depth === 2) this.batch.push(token.value ?? null);
+        if (this.inFeatures && this.depth === 2) {
+          this.batch.push(token.value ?? null);
+          this.count++;
+        }
         else if (this.depth === 1 && this.key === 'type') this.type = token.value;
     }
   }
@@ -110,6 +130,7 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
       for (const feature of batch) yield { index: index++, feature };
     }
   } catch (error) {
+    if (error instanceof GeoJsonError) throw error;
     throw new GeoJsonError(`The file is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`);
   } finally {
     collector.destroy();

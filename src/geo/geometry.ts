@@ -16,11 +16,18 @@ function positionProblem(value: unknown, where: string): string | null {
   return null;
 }
 
-const first = (...problems: (string | null)[]) => problems.find((p) => p !== null) ?? null;
+/** The first problem among the items, checked one by one (arrays may be long). */
+function firstProblem(items: unknown[], check: (item: unknown, i: number) => string | null): string | null {
+  for (let i = 0; i < items.length; i++) {
+    const problem = check(items[i], i);
+    if (problem) return problem;
+  }
+  return null;
+}
 
 function lineProblem(value: unknown, where: string, min: number): string | null {
   if (!Array.isArray(value) || value.length < min) return `${where} must have at least ${min} positions`;
-  return first(...value.map((p, i) => positionProblem(p, `${where}[${i}]`)));
+  return firstProblem(value, (p, i) => positionProblem(p, `${where}[${i}]`));
 }
 
 function ringProblem(value: unknown, where: string): string | null {
@@ -48,7 +55,7 @@ export function geometryProblem(value: unknown): string | null {
       return lineProblem(coordinates, 'geometry.coordinates', 2);
     case 'Polygon':
       if (!Array.isArray(coordinates) || coordinates.length === 0) return 'geometry.coordinates must be a list of rings';
-      return first(...coordinates.map((ring, i) => ringProblem(ring, `geometry.coordinates[${i}]`)));
+      return firstProblem(coordinates, (ring, i) => ringProblem(ring, `geometry.coordinates[${i}]`));
     default:
       return 'geometry.type must be Point, LineString or Polygon';
   }

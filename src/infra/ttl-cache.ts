@@ -5,6 +5,8 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
+  /** Bumped by every `forget`: a lookup that began before it must not store its result. */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -14,7 +16,9 @@ export class TtlCache<V> {
   async get(key: string, load: () => Promise<V>): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
+    const generation = this.generation;
     const value = await load();
+    if (generation !== this.generation) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
     return value;
@@ -22,6 +26,7 @@ export class TtlCache<V> {
 
   /** Forgets the keys that start with `prefix` (all keys when empty). */
   forget(prefix = ''): void {
+    this.generation++;
     if (prefix === '') return this.entries.clear();
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
@@ -33,8 +38,21 @@ export class AccessCache {
   readonly rooms = new TtlCache<unknown>(2000);
   /** Room tokens by the hash of their secret. */
   readonly tokens = new TtlCache<unknown>(2000);
+  private readonly listeners = new Set<(roomId: string | null) => void>();
+
+  /** Tells `listener` when access to a room (or, with null, to any room) may have changed. */
+  onChange(listener: (roomId: string | null) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   forgetRoom(roomId: string): void {
     this.rooms.forget(`${roomId}|`);
+    for (const listener of this.listeners) listener(roomId);
+  }
+
+  forgetTokens(): void {
+    this.tokens.forget();
+    for (const listener of this.listeners) listener(null);
   }
 }

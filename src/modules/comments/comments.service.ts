@@ -1,6 +1,6 @@
 import type { Caller, Grant } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
-import type { RoomTable } from '../../db/room-table.js';
+import { inChunks, type RoomTable } from '../../db/room-table.js';
 import type { CommentRepliesTable, CommentsTable } from '../../db/tables.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -67,21 +67,28 @@ export class CommentsService {
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     const byComment = new Map<string, CommentRepliesTable[]>();
     for (const reply of await this.repliesOf(room.id, rows.map((r) => r.id))) {
-      byComment.set(reply.comment_id, [...(byComment.get(reply.comment_id) ?? []), reply]);
+      const list = byComment.get(reply.comment_id);
+      if (list) list.push(reply);
+      else byComment.set(reply.comment_id, [reply]);
     }
     return { comments: rows.map((row) => presentComment(row, byComment.get(row.id))) };
   }
 
   private async repliesOf(roomId: string, commentIds: string[], db: Db = this.db) {
-    if (commentIds.length === 0) return [];
-    return db
-      .selectFrom('comment_replies')
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .where('comment_id', 'in', commentIds)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const replies: CommentRepliesTable[] = [];
+    for (const chunk of inChunks(commentIds)) {
+      replies.push(
+        ...(await db
+          .selectFrom('comment_replies')
+          .selectAll()
+          .where('room_id', '=', roomId)
+          .where('comment_id', 'in', chunk)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute()),
+      );
+    }
+    return replies;
   }
 
   async create(room: RoomRow, caller: Caller, input: CreateCommentInput) {

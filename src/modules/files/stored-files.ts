@@ -97,13 +97,21 @@ export class StoredFiles {
       .where('room_id', '=', roomId)
       .where('kind', 'in', kinds)
       .execute();
-    await this.remove(rows.map((r) => r.key));
+    await this.remove(roomId, rows.map((r) => r.key));
   }
 
-  /** Forgets the files and deletes their bytes. */
-  async remove(keys: string[]): Promise<void> {
+  /** Forgets the room's files among `keys` and deletes their bytes; other rooms' are untouched. */
+  async remove(roomId: string, keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.db.deleteFrom('stored_files').where('key', 'in', keys).execute();
-    await Promise.all(keys.map((key) => this.blobs.delete(key)));
+    const owned = await this.db
+      .selectFrom('stored_files')
+      .select('key')
+      .where('room_id', '=', roomId)
+      .where('key', 'in', keys)
+      .execute();
+    const mine = owned.map((r) => r.key);
+    if (mine.length === 0) return;
+    await this.db.deleteFrom('stored_files').where('room_id', '=', roomId).where('key', 'in', mine).execute();
+    await Promise.all(mine.map((key) => this.blobs.delete(key)));
   }
 }

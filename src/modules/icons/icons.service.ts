@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { actorOf, type WritePath } from '../history/write-path.js';
 import type { IconRow, IconsRepository } from './icons.repository.js';
-import { sanitizeSvg } from './svg-sanitizer.js';
+import { sanitizeSvg, SVG_LIMITS, SvgTooComplex } from './svg-sanitizer.js';
 
 /** An icon file may be at most this large (interface: 1 MB). */
 export const MAX_ICON_BYTES = 1024 * 1024;
@@ -63,7 +63,7 @@ export class IconsService {
         return { result: null, changes: [{ type: 'icon.created', objectType: 'icon', objectId: iconId, changes: { name: input.name, size: input.size }, data: icon }] };
       });
     } catch (error) {
-      await this.files.remove([key]);
+      await this.files.remove(roomId, [key]);
       throw error;
     }
     return { iconId };
@@ -94,7 +94,17 @@ async function prepare(file: Buffer): Promise<{ data: Buffer; contentType: strin
       throw notAnIcon();
     }
   }
-  const svg = await sanitizeSvg(file);
+  let svg: string | null;
+  try {
+    svg = await sanitizeSvg(file);
+  } catch (error) {
+    if (error instanceof SvgTooComplex) {
+      throw badRequest(`icon is too complex for an icon: at most ${SVG_LIMITS.depth} levels of nesting and ${SVG_LIMITS.elements} elements`, [
+        { field: 'icon', message: 'too complex' },
+      ]);
+    }
+    throw notAnIcon();
+  }
   if (svg === null) throw notAnIcon();
   return { data: Buffer.from(svg, 'utf8'), contentType: 'image/svg+xml', ext: 'svg' };
 }

@@ -18,6 +18,8 @@ async function tools() {
   return shared;
 }
 
+export class SvgTooComplex extends Error {}
+
 /**
  * A self-contained, script-free copy of an SVG document, or null when the bytes are not a
  * well-formed XML document whose root is `<svg>` in the SVG namespace.
@@ -40,6 +42,7 @@ export async function sanitizeSvg(bytes: Buffer): Promise<string | null> {
   } catch {
     return null;
   }
+  if (svgTooComplex(text)) throw new SvgTooComplex();
   const { window, purify } = await tools();
   const doc = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = doc.documentElement;
@@ -82,4 +85,22 @@ export function isSafeCss(css: string, options: { urlsOnly?: boolean } = {}): bo
   if (/url\s*\(/.test(lower.replace(FRAGMENT_URL, ''))) return false;
   if (options.urlsOnly) return !/javascript\s*:/.test(lower);
   return !/\\|@import|@font-face|image-set|expression\s*\(|-moz-binding|behavior\s*:|javascript\s*:/.test(lower);
+}
+
+/** Limits that keep parsing an icon cheap; real icons stay far below them. */
+export const SVG_LIMITS = { depth: 64, elements: 5000 } as const;
+
+/** True when the markup nests deeper or holds more elements than an icon needs. */
+export function svgTooComplex(text: string): boolean {
+  let depth = 0;
+  let elements = 0;
+  for (const tag of text.matchAll(/<(\/?)[A-Za-z_][^\s/>]*[^>]*?(\/?)>/g)) {
+    if (tag[1]) depth--;
+    else {
+      elements++;
+      if (!tag[2]) depth++;
+    }
+    if (depth > SVG_LIMITS.depth || elements > SVG_LIMITS.elements) return true;
+  }
+  return false;
 }

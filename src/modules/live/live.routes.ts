@@ -26,8 +26,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       }),
     },
   }, (socket: WebSocket, request: FastifyRequest) => {
-    const { since } = request.query as { since?: number };
-    void live.open(socket, request.room.id, request.caller, request.grant, since).catch((error) => {
+    const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };
+    const credential = request.headers.authorization ?? (queryToken ? `Bearer ${queryToken}` : undefined);
+    void live.open(socket, request.room.id, request.caller, request.grant, since, credential).catch((error) => {
       request.log.error({ err: error }, 'live channel failed');
       socket.close(1011, 'Internal error');
     });

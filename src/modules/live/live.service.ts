@@ -4,6 +4,7 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import { AppError } from '../../errors.js';
 import { authorizeRoom } from '../../http/access-hook.js';
 import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
+import type { AccessCache } from '../../infra/ttl-cache.js';
 import type { HistoryRepository } from '../history/history.repository.js';
 import { liveEventOf } from '../history/history.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
@@ -27,15 +28,47 @@ type Outgoing =
  * The live channel of a room: first the room's current version, then the changes the client
  * missed since the version it names (`?since=`), then every change as it happens.
  */
+/** An open socket and the credential it was admitted with, to check again. */
+interface Listener {
+  socket: WebSocket;
+  credential: string | undefined;
+}
+
 export class LiveService {
+  private readonly listeners = new Map<string, Set<Listener>>();
+
   constructor(
     private readonly hub: LiveHub,
     private readonly history: HistoryRepository,
     private readonly rooms: RoomsRepository,
     private readonly authenticator: Authenticator,
-  ) {}
+    access: AccessCache,
+  ) {
+    // A room made private, a member removed, a token revoked, a room deleted: the sockets
+    // admitted under the old state are checked again and closed when they may not read.
+    access.onChange((roomId) => {
+      const rooms = roomId === null ? [...this.listeners.keys()] : [roomId];
+      for (const id of rooms) for (const listener of this.listeners.get(id) ?? []) void this.recheck(id, listener);
+    });
+  }
 
-  async open(socket: WebSocket, roomId: string, caller: Caller, grant: Grant, since: number | undefined): Promise<void> {
+  private async recheck(roomId: string, { socket, credential }: Listener) {
+    try {
+      const caller = await this.authenticator.resolve(credential);
+      await authorizeRoom(this.rooms, roomId, caller, 'read');
+    } catch (error) {
+      refuse(socket, error);
+    }
+  }
+
+  async open(
+    socket: WebSocket,
+    roomId: string,
+    caller: Caller,
+    grant: Grant,
+    since: number | undefined,
+    credential: string | undefined,
+  ): Promise<void> {
     const send = (message: Outgoing) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
@@ -44,14 +77,16 @@ export class LiveService {
         // A credential came with the request but does not allow reading: refuse now.
         // Without one, the client may still send it as its first message.
         if (caller.kind !== 'anonymous') await authorizeRoom(this.rooms, roomId, caller, 'read');
-        else await this.authenticateByFirstMessage(socket, roomId);
+        else credential = await this.authenticateByFirstMessage(socket, roomId);
       }
     } catch (error) {
-      const e = error instanceof AppError ? error : new AppError(401, 'unauthorized', 'Authentication required');
-      send({ type: 'error', error: e.code, message: e.message });
-      socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
+      refuse(socket, error);
       return;
     }
+    const listener: Listener = { socket, credential };
+    let sockets = this.listeners.get(roomId);
+    if (!sockets) this.listeners.set(roomId, (sockets = new Set()));
+    sockets.add(listener);
 
     // Subscribe first and hold live events back while the missed ones are replayed, so
     // nothing falls between the replay and the live stream.
@@ -68,6 +103,8 @@ export class LiveService {
     socket.on('close', () => {
       unsubscribe();
       clearInterval(heartbeat);
+      sockets.delete(listener);
+      if (sockets.size === 0) this.listeners.delete(roomId);
     });
 
     const version = await this.history.version(roomId);
@@ -87,8 +124,8 @@ export class LiveService {
     for (const event of pending) forward(event);
   }
 
-  /** Waits for `{"type":"auth","token":"..."}` and checks read access with it. */
-  private authenticateByFirstMessage(socket: WebSocket, roomId: string): Promise<Caller> {
+  /** Waits for `{"type":"auth","token":"..."}`, checks read access with it, returns the credential. */
+  private authenticateByFirstMessage(socket: WebSocket, roomId: string): Promise<string> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new AppError(401, 'unauthorized', 'Authentication required')), AUTH_TIMEOUT_MS);
       socket.once('message', async (raw) => {
@@ -98,9 +135,10 @@ export class LiveService {
           if (message.type !== 'auth' || typeof message.token !== 'string') {
             throw new AppError(401, 'unauthorized', 'Send {"type":"auth","token":"..."} first');
           }
-          const caller = await this.authenticator.resolve(`Bearer ${message.token}`);
+          const credential = `Bearer ${message.token}`;
+          const caller = await this.authenticator.resolve(credential);
           await authorizeRoom(this.rooms, roomId, caller, 'read');
-          resolve(caller);
+          resolve(credential);
         } catch (error) {
           reject(error instanceof SyntaxError ? new AppError(401, 'unauthorized', 'The first message must be JSON') : error);
         }
@@ -118,4 +156,11 @@ export class LiveService {
       socket.ping();
     }, HEARTBEAT_MS).unref();
   }
+}
+
+/** Tells the client why, then closes with 4401, 4403 or 4404. */
+function refuse(socket: WebSocket, error: unknown) {
+  const e = error instanceof AppError ? error : new AppError(401, 'unauthorized', 'Authentication required');
+  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message }));
+  socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
 }

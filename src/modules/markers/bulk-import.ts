@@ -6,6 +6,7 @@ import { AppError, badRequest } from '../../errors.js';
 import { GeoJsonError, pointMarkerOf, readFeatures } from '../../geo/geojson-points.js';
 import { newId } from '../../ids.js';
 import type { BlobStore } from '../../infra/blob-store.js';
+import type { StoredFiles } from '../files/stored-files.js';
 import { JobFailure, type JobContext, type JobQueue } from '../../infra/job-queue.js';
 import { fileTooLarge } from '../files/multipart-form.js';
 import { actorOf, type WritePath } from '../history/write-path.js';
@@ -29,7 +30,7 @@ const BATCH = 1000;
 export class BulkImport {
   constructor(
     private readonly db: Db,
-    private readonly blobs: BlobStore,
+    private readonly files: StoredFiles,
     private readonly jobs: JobQueue,
     private readonly markers: MarkersRepository,
     private readonly images: MarkerImages,
@@ -42,6 +43,10 @@ export class BulkImport {
     );
   }
 
+  private get blobs(): BlobStore {
+    return this.files.blobs;
+  }
+
   /** Streams the uploaded `file` part to storage and queues the job. */
   async start(room: RoomRow, caller: Caller, request: FastifyRequest) {
     if (!request.isMultipart()) {
@@ -51,10 +56,14 @@ export class BulkImport {
     if (!part || part.fieldname !== 'file') throw badRequest('The multipart field "file" is required', [{ field: 'file', message: 'required' }]);
     const jobId = newId('bulk-import');
     const fileKey = `imports/${room.id}/${jobId}.geojson`;
-    await this.blobs.put(fileKey, part.file);
-    if (part.file.truncated) {
+    const bytes = await this.blobs.put(fileKey, part.file);
+    try {
+      if (part.file.truncated) throw fileTooLarge('file', BULK_IMPORT_MAX_BYTES);
+      // The file waits on disk until the job has run: it must fit in the owner's quota.
+      await this.files.assertRoomFor(room.id, bytes);
+    } catch (error) {
       await this.blobs.delete(fileKey);
-      throw fileTooLarge('file', BULK_IMPORT_MAX_BYTES);
+      throw error;
     }
     await this.jobs.enqueue({ id: jobId, kind: BULK_IMPORT_KIND, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
     return { jobId };
@@ -115,14 +124,15 @@ export class BulkImport {
           throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): markerIconId ${marker.markerIconId} is not an icon of this room`);
         }
       }
-      if (marker.imageKey && marker.thumbnailKey && !metas.has(marker.imageKey)) {
+      const pair = marker.imageKey !== undefined ? `${marker.imageKey}|${marker.thumbnailKey}` : undefined;
+      if (pair !== undefined && !metas.has(pair)) {
         try {
-          metas.set(marker.imageKey, await this.images.metaForPair(job.roomId, marker.imageKey, marker.thumbnailKey));
+          metas.set(pair, await this.images.metaForPair(job.roomId, marker.imageKey!, marker.thumbnailKey!));
         } catch (error) {
           throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): ${(error as Error).message}`);
         }
       }
-      const imageMeta = marker.imageKey ? metas.get(marker.imageKey) : null;
+      const imageMeta = pair !== undefined ? metas.get(pair) : null;
       batch.push(newMarkerRow(job.roomId, marker, { createdBy: job.actor.id, createdAt: now + index, imageMeta, importJobId: job.id }));
       count++;
       if (batch.length === BATCH) await flush();

@@ -71,7 +71,7 @@ export class MarkerImages {
       .where((eb) => eb.or([eb('image_key', 'in', candidates), eb('thumbnail_key', 'in', candidates)]))
       .execute();
     const inUse = new Set(referenced.flatMap((r) => [r.image_key, r.thumbnail_key]));
-    await this.files.remove(candidates.filter((key) => !inUse.has(key)));
+    await this.files.remove(roomId, candidates.filter((key) => !inUse.has(key)));
   }
 
   /**

@@ -95,10 +95,13 @@ export class MarkersService {
 
   /** Icons and images a marker names must belong to this room. */
   private async checkReferences(roomId: string, input: MarkerInput): Promise<ImageMeta | null> {
-    if (input.markerIconId && !(await this.markers.iconExists(roomId, input.markerIconId))) {
+    if (input.markerIconId != null && !(await this.markers.iconExists(roomId, input.markerIconId))) {
       throw badRequest('markerIconId does not name an icon of this room', [{ field: 'body.markerIconId', message: 'unknown icon' }]);
     }
-    if (input.imageKey && input.thumbnailKey) return this.images.metaForPair(roomId, input.imageKey, input.thumbnailKey);
+    // Any key that is not null ("" included) must name this room's stored image.
+    if (input.imageKey != null && input.thumbnailKey != null) {
+      return this.images.metaForPair(roomId, input.imageKey, input.thumbnailKey);
+    }
     return null;
   }
 

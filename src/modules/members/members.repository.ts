@@ -40,6 +40,7 @@ export class MembersRepository {
       .values({ room_id: roomId, user_id: userId, role, added_at: now, added_by: addedBy })
       .onConflict((oc) => oc.columns(['room_id', 'user_id']).doNothing())
       .execute();
+    this.cache.forgetRoom(roomId);
   }
 
   async remove(roomId: string, userId: string): Promise<boolean> {
@@ -49,6 +50,7 @@ export class MembersRepository {
       .where('room_id', '=', roomId)
       .where('user_id', '=', userId)
       .executeTakeFirst();
+    this.cache.forgetRoom(roomId);
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -111,7 +113,7 @@ export class MembersRepository {
    * `userId`, atomically. Returns the rooms joined.
    */
   async acceptInvitations(userId: string, email: string, now: number, roomId?: string) {
-    return this.db.transaction().execute(async (trx) => {
+    const joined = await this.db.transaction().execute(async (trx) => {
       let query = trx.selectFrom('pending_invitations').selectAll().where('email', '=', email);
       if (roomId) query = query.where('room_id', '=', roomId);
       const invitations = await query.execute();
@@ -133,8 +135,9 @@ export class MembersRepository {
           .where('email', '=', email)
           .execute();
       }
-      for (const invitation of invitations) this.cache.forgetRoom(invitation.room_id);
       return invitations.map((i) => ({ roomId: i.room_id, role: i.role as Role }));
     });
+    for (const room of joined) this.cache.forgetRoom(room.roomId);
+    return joined;
   }
 }

@@ -38,7 +38,7 @@ export class RoomsRepository {
   /** Creates the room and its owner membership atomically; false when the id is taken. */
   async createWithOwner(room: Insertable<RoomsTable>): Promise<boolean> {
     this.cache.forgetRoom(room.id);
-    return this.db.transaction().execute(async (trx) => {
+    const created = await this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('rooms')
         .values(room)
@@ -57,18 +57,21 @@ export class RoomsRepository {
         .execute();
       return true;
     });
+    this.cache.forgetRoom(room.id);
+    return created;
   }
 
   async update(id: string, changes: Updateable<RoomsTable>): Promise<RoomRow> {
     this.cache.forgetRoom(id);
     await this.db.updateTable('rooms').set(changes).where('id', '=', id).execute();
+    this.cache.forgetRoom(id);
     return (await this.find(id))!;
   }
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('rooms').where('id', '=', id).execute();
     this.cache.forgetRoom(id);
-    this.cache.tokens.forget();
+    this.cache.forgetTokens();
   }
 
   /** The rooms a user belongs to, newest first. */

@@ -31,12 +31,13 @@ export class TokensRepository {
   }
 
   async delete(roomId: string, id: string): Promise<boolean> {
-    this.cache.tokens.forget();
+    this.cache.forgetTokens();
     const result = await this.db
       .deleteFrom('api_tokens')
       .where('room_id', '=', roomId)
       .where('id', '=', id)
       .executeTakeFirst();
+    this.cache.forgetTokens();
     return Number(result.numDeletedRows) > 0;
   }
 
