@@ -8,14 +8,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   assertError,
+  assertFieldError,
   assertOk,
   buildTestApp,
   call,
   createRoom,
   createRoomWithMembers,
   issueToken,
+  labelled,
+  roomCounts,
+  roomHistory,
   signupAll,
-  type Response,
   type TestApp,
   type TestUser,
 } from './helpers.js';
@@ -79,39 +82,9 @@ async function list(roomId: string, query = '', auth = users.owner.token): Promi
 const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
 const find = async (roomId: string, commentId: string) => (await list(roomId)).find((c) => c.id === commentId);
 
-interface HistoryEvent {
-  version: number;
-  type: string;
-  objectType: string;
-  objectId: string;
-  actor: { kind: string; id: string };
-  changes?: Record<string, unknown>;
-}
+const history = (roomId: string) => roomHistory(t.app, roomId, users.owner.token);
 
-async function history(roomId: string): Promise<HistoryEvent[]> {
-  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=500`, { auth: users.owner.token })).events;
-}
-
-const counts = async (roomId: string) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token })).counts;
-
-/** 400 validation_error whose details name exactly one of `fields` (e.g. `body.lat`). */
-function assertFieldError(res: Response, ...fields: string[]) {
-  const body = assertError(res, 400, 'validation_error');
-  const named: string[] = Array.isArray(body.details) ? body.details.map((d: { field: string }) => d.field) : [];
-  assert.ok(
-    fields.some((f) => named.includes(f) || body.message.includes(f)),
-    `validation error should name ${fields.join(' or ')}: ${res.body}`,
-  );
-}
-
-/** Runs an assertion and prefixes its failure with the case's name. */
-function labelled(name: string, check: () => void) {
-  try {
-    check();
-  } catch (error) {
-    throw new Error(`${name}: ${(error as Error).message}`);
-  }
-}
+const counts = (roomId: string) => roomCounts(t.app, roomId, users.owner.token);
 
 describe('POST /api/rooms/:roomId/comments', () => {
   test('201 with the whole comment; the list shows the same comment', async () => {

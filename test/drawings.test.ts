@@ -8,14 +8,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   assertError,
+  assertFieldError,
   assertOk,
   buildTestApp,
   call,
   createRoom,
   createRoomWithMembers,
   issueToken,
+  labelled,
+  roomCounts,
+  roomHistory,
   signupAll,
-  type Response,
   type TestApp,
   type TestUser,
 } from './helpers.js';
@@ -67,36 +70,9 @@ async function list(roomId: string, auth = users.owner.token): Promise<Drawing[]
 const find = async (roomId: string, drawingId: string) => (await list(roomId)).find((d) => d.id === drawingId);
 const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
 
-interface HistoryEvent {
-  version: number;
-  type: string;
-  objectType: string;
-  objectId: string;
-  actor: { kind: string; id: string };
-  changes?: Record<string, unknown>;
-}
+const history = (roomId: string) => roomHistory(t.app, roomId, users.owner.token);
 
-async function history(roomId: string): Promise<HistoryEvent[]> {
-  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=500`, { auth: users.owner.token })).events;
-}
-
-const counts = async (roomId: string) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token })).counts;
-
-/** 400 validation_error whose details (or message) name `field`; returns the body. */
-function assertFieldError(res: Response, field: string) {
-  const body = assertError(res, 400, 'validation_error');
-  const named: string[] = Array.isArray(body.details) ? body.details.map((d: { field: string }) => d.field) : [];
-  assert.ok(named.includes(field) || body.message.includes(field), `validation error should name ${field}: ${res.body}`);
-  return body;
-}
-
-function labelled(name: string, check: () => void) {
-  try {
-    check();
-  } catch (error) {
-    throw new Error(`${name}: ${(error as Error).message}`);
-  }
-}
+const counts = (roomId: string) => roomCounts(t.app, roomId, users.owner.token);
 
 describe('POST /api/rooms/:roomId/drawings', () => {
   test('201 with a Point, a LineString and a Polygon with a hole; the list shows the same', async () => {

@@ -191,3 +191,63 @@ export async function createRoomWithMembers(
   await addMember(app, users.owner, roomId, users.viewer, 'viewer');
   return roomId;
 }
+
+/** One part of a multipart body: a text field, file bytes, or a file with a name and type. */
+export type FormPart = string | Buffer | { data: Buffer | string; filename: string; type?: string };
+
+/** A multipart/form-data body built by the platform's own FormData, as a browser sends it. */
+export async function multipart(parts: Record<string, FormPart>) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(parts)) {
+    if (typeof value === 'string') form.append(name, value);
+    else if (Buffer.isBuffer(value)) form.append(name, new Blob([new Uint8Array(value)]), `${name}.bin`);
+    else {
+      const bytes = typeof value.data === 'string' ? value.data : new Uint8Array(value.data);
+      form.append(name, new Blob([bytes], { type: value.type ?? 'application/octet-stream' }), value.filename);
+    }
+  }
+  const encoded = new Response(form);
+  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+}
+
+/** A history entry as `GET /history` answers it. */
+export interface HistoryEvent {
+  id: string;
+  version: number;
+  type: string;
+  objectType: string;
+  objectId: string;
+  actor: { kind: string; id: string };
+  at: number;
+  changes?: Record<string, unknown>;
+}
+
+/** The room's history, newest first. */
+export async function roomHistory(app: FastifyInstance, roomId: string, auth: string, query = 'limit=500'): Promise<HistoryEvent[]> {
+  return assertOk(await call(app, 'GET', `/api/rooms/${roomId}/history?${query}`, { auth })).events;
+}
+
+/** The room's `counts`. */
+export async function roomCounts(app: FastifyInstance, roomId: string, auth: string): Promise<Record<string, number>> {
+  return assertOk(await call(app, 'GET', `/api/rooms/${roomId}`, { auth })).counts;
+}
+
+/** 400 validation_error whose details (or message) name one of `fields`, e.g. `body.lat`; returns the body. */
+export function assertFieldError(res: Response, ...fields: string[]) {
+  const body = assertError(res, 400, 'validation_error');
+  const named: string[] = Array.isArray(body.details) ? body.details.map((d: { field: string }) => d.field) : [];
+  assert.ok(
+    fields.some((f) => named.includes(f) || body.message.includes(f)),
+    `validation error should name ${fields.join(' or ')}: ${res.body}`,
+  );
+  return body;
+}
+
+/** Runs an assertion and prefixes its failure with the case's name. */
+export function labelled(name: string, check: () => void) {
+  try {
+    check();
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
+}

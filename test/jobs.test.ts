@@ -10,7 +10,6 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import WebSocket from 'ws';
 import {
-  TEST_DB,
   assertError,
   assertOk,
   buildTestApp,
@@ -18,12 +17,14 @@ import {
   createRoom,
   createRoomWithMembers,
   issueToken,
-  signupAll,
-  uniqueEmail,
-  uniqueRoomId,
+  multipart,
   type Response,
+  signupAll,
+  TEST_DB,
   type TestApp,
   type TestUser,
+  uniqueEmail,
+  uniqueRoomId,
 } from './helpers.js';
 
 /**
@@ -53,20 +54,6 @@ function pointsText(n: number): string {
 }
 
 const collection = (features: unknown[]) => JSON.stringify({ type: 'FeatureCollection', features });
-
-/** A multipart/form-data body, as a browser's FormData sends it. */
-async function multipart(parts: Record<string, string | { data: string | Buffer; filename: string; type?: string }>) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(name, value);
-    else {
-      const bytes = typeof value.data === 'string' ? value.data : new Uint8Array(value.data);
-      form.append(name, new Blob([bytes], { type: value.type ?? 'application/geo+json' }), value.filename);
-    }
-  }
-  const encoded = new Response(form);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
-}
 
 let t: TestApp;
 let users: { owner: TestUser; editor: TestUser; viewer: TestUser; outsider: TestUser };

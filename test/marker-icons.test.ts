@@ -9,26 +9,12 @@ import {
   createRoom,
   createRoomWithMembers,
   issueToken,
-  signupAll,
+  multipart,
   type Response,
+  signupAll,
   type TestApp,
   type TestUser,
 } from './helpers.js';
-
-/** A multipart/form-data body built by the platform's own FormData, as a browser sends it. */
-async function multipart(parts: Record<string, Buffer | string | { data: Buffer; filename: string; type: string }>) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(name, value);
-    else if (Buffer.isBuffer(value)) form.append(name, new Blob([new Uint8Array(value)]), `${name}.bin`);
-    else form.append(name, new Blob([new Uint8Array(value.data)], { type: value.type }), value.filename);
-  }
-  const encoded = new Response(form);
-  return {
-    payload: Buffer.from(await encoded.arrayBuffer()),
-    headers: { 'content-type': encoded.headers.get('content-type')! },
-  };
-}
 
 const ICON_ID = /^icon-api-[A-Za-z0-9_-]{16}$/;
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";

@@ -21,9 +21,10 @@ import {
   createRoom,
   createRoomWithMembers,
   issueToken,
+  multipart,
+  type Response,
   signup,
   signupAll,
-  type Response,
   type TestApp,
   type TestUser,
 } from './helpers.js';
@@ -51,19 +52,6 @@ class SwitchableLiveHub implements LiveHub {
     return () => {};
   }
   async close(): Promise<void> {}
-}
-
-/** A multipart/form-data body built by the platform's own FormData, as a browser sends it. */
-async function multipart(parts: Record<string, Buffer>) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(parts)) {
-    form.append(name, new Blob([new Uint8Array(value)], { type: 'image/jpeg' }), `${name}.jpg`);
-  }
-  const encoded = new Response(form);
-  return {
-    payload: Buffer.from(await encoded.arrayBuffer()),
-    headers: { 'content-type': encoded.headers.get('content-type')! },
-  };
 }
 
 interface Upload {

@@ -12,11 +12,13 @@ import {
   buildTestApp,
   call,
   createRoom,
+  type FormPart,
   issueToken,
+  multipart,
   signupAll,
-  uniqueRoomId,
   type TestApp,
   type TestUser,
+  uniqueRoomId,
 } from './helpers.js';
 
 /** Regression tests for the findings of the security review. */
@@ -30,28 +32,15 @@ before(async () => {
 });
 after(() => t.close());
 
-async function multipart(url: string, auth: string, parts: Record<string, Blob | string>) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(name, value);
-    else form.append(name, value, `${name}.bin`);
-  }
-  const body = new Response(form);
-  return t.app.inject({
-    method: 'POST',
-    url,
-    headers: { authorization: `Bearer ${auth}`, 'content-type': body.headers.get('content-type')! },
-    payload: Buffer.from(await body.arrayBuffer()),
-  });
+async function postForm(url: string, auth: string, parts: Record<string, FormPart>) {
+  const { payload, headers } = await multipart(parts);
+  return t.app.inject({ method: 'POST', url, headers: { ...headers, authorization: `Bearer ${auth}` }, payload });
 }
 
 test("a marker cannot reference, and so cannot delete, another room's image", async () => {
   const victimRoom = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
   const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).jpeg().toBuffer();
-  const upload = await multipart(`/api/rooms/${victimRoom}/markers/upload-image`, users.owner.token, {
-    image: new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }),
-    thumbnail: new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }),
-  });
+  const upload = await postForm(`/api/rooms/${victimRoom}/markers/upload-image`, users.owner.token, { image: jpeg, thumbnail: jpeg });
   assert.equal(upload.statusCode, 200, upload.body);
   const { imageKey, thumbnailKey } = upload.json();
 
@@ -74,8 +63,8 @@ test("a marker cannot reference, and so cannot delete, another room's image", as
 test('an SVG icon nested too deeply is refused with 400, without parsing it', { timeout: 15_000 }, async () => {
   const room = await createRoom(t.app, users.owner);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg">${'<g>'.repeat(5000)}${'</g>'.repeat(5000)}</svg>`;
-  const res = await multipart(`/api/rooms/${room}/marker-icons`, users.owner.token, {
-    icon: new Blob([svg], { type: 'image/svg+xml' }),
+  const res = await postForm(`/api/rooms/${room}/marker-icons`, users.owner.token, {
+    icon: Buffer.from(svg),
     name: 'deep',
     size: '32',
   });
