@@ -50,6 +50,18 @@ const INFO_FIELDS = [
   'defaultBaseLayer',
 ] as const;
 
+/** The display settings of a new room, and of one whose defaults were all cleared. */
+const NEW_ROOM_INFO = {
+  isPublic: false,
+  presentationIsPublic: false,
+  autoZoomEnabled: true,
+  defaultViewLat: null,
+  defaultViewLng: null,
+  defaultViewZoom: null,
+  defaultTheme: null,
+  defaultBaseLayer: null,
+};
+
 const ACTIONS = ['view', 'edit', 'delete', 'invite', 'manage_members', 'delete_room'] as const;
 type Action = (typeof ACTIONS)[number];
 
@@ -114,16 +126,7 @@ describe('POST /api/rooms/:roomId (create)', () => {
 
     const i = await info(roomId, editor.token);
     assert.equal(i.requiresAuth, false);
-    assert.deepEqual(pick(i, INFO_FIELDS), {
-      isPublic: false,
-      presentationIsPublic: false,
-      autoZoomEnabled: true,
-      defaultViewLat: null,
-      defaultViewLng: null,
-      defaultViewZoom: null,
-      defaultTheme: null,
-      defaultBaseLayer: null,
-    });
+    assert.deepEqual(pick(i, INFO_FIELDS), NEW_ROOM_INFO);
   });
 
   test('stores name, description, isPublic, defaultView, defaultTheme and defaultBaseLayer', async () => {
@@ -668,16 +671,7 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       settings: { autoZoomEnabled: true, defaultView: null, defaultTheme: null, defaultBaseLayer: null },
     });
     i = await info(roomId, owner.token);
-    assert.deepEqual(pick(i, INFO_FIELDS), {
-      isPublic: false,
-      presentationIsPublic: false,
-      autoZoomEnabled: true,
-      defaultViewLat: null,
-      defaultViewLng: null,
-      defaultViewZoom: null,
-      defaultTheme: null,
-      defaultBaseLayer: null,
-    });
+    assert.deepEqual(pick(i, INFO_FIELDS), NEW_ROOM_INFO);
   });
 
   test('an empty body is 400 empty_update', async () => {
