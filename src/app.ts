@@ -1,62 +1,84 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import multipart from '@fastify/multipart';
 import websocket from '@fastify/websocket';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CachedAccess } from './auth/access-source.js';
 import { Authenticator } from './auth/authenticator.js';
+import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
-import type { Config } from './config.js';
-import { badRequest } from './errors.js';
+import { publicUrlOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { RoomTable } from './db/room-table.js';
+import { StagedJobs } from './db/staged-jobs.js';
+import { registerAccessHook } from './http/access-hook.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
+import { loggerOptions } from './http/logging.js';
+import { registerOpenApi } from './http/openapi.js';
+import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
+import { ErrorBody } from './http/schemas.js';
+import { acceptMultipart, UploadReceiver } from './http/uploads.js';
+import { registerValidators } from './http/validation.js';
+import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
-import { AccessCache } from './infra/ttl-cache.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
-import { HistoryRepository } from './modules/history/history.repository.js';
-import { historyRoutes } from './modules/history/history.routes.js';
-import { jobsRoutes } from './modules/jobs/jobs.routes.js';
-import { liveRoutes } from './modules/live/live.routes.js';
-import { LiveService } from './modules/live/live.service.js';
-import { BulkImport } from './modules/markers/bulk-import.js';
-import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
-import { StoredFiles } from './modules/files/stored-files.js';
-import { WritePath } from './modules/history/write-path.js';
-import { RoomTable } from './db/room-table.js';
+import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
+import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
 import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
 import { DrawingsService } from './modules/drawings/drawings.service.js';
-import { slidesRoutes } from './modules/slides/slides.routes.js';
-import { SlidesService } from './modules/slides/slides.service.js';
-import { registerAccessHook } from './http/access-hook.js';
-import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
-import { registerOpenApi } from './http/openapi.js';
-import { loggerOptions } from './http/logging.js';
-import { registerValidators } from './http/validation.js';
-import { ErrorBody } from './http/schemas.js';
+import { StoredFiles } from './modules/files/stored-files.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { HistoryRepository } from './modules/history/history.repository.js';
+import { historyRoutes } from './modules/history/history.routes.js';
+import { HistoryService } from './modules/history/history.service.js';
+import { WritePath } from './modules/history/write-path.js';
+import { IconsRepository } from './modules/icons/icons.repository.js';
+import { iconsRoutes } from './modules/icons/icons.routes.js';
+import { IconsService } from './modules/icons/icons.service.js';
+import { jobsRoutes } from './modules/jobs/jobs.routes.js';
+import { ChunkedUploads } from './modules/layers/chunked-uploads.js';
+import { chunkedUploadsRoutes } from './modules/layers/chunked-uploads.routes.js';
+import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
+import { UploadChunksRepository } from './modules/layers/upload-chunks.repository.js';
+import { layerContent } from './modules/layers/layer-content.js';
+import { LayerIngest } from './modules/layers/layer-ingest.js';
+import { LayerUploads } from './modules/layers/layer-uploads.js';
+import { LayersRepository } from './modules/layers/layers.repository.js';
+import { layersRoutes } from './modules/layers/layers.routes.js';
+import { LayersService } from './modules/layers/layers.service.js';
+import { PointImport } from './modules/layers/point-import.js';
+import { liveRoutes } from './modules/live/live.routes.js';
+import { GeoTiffUploads } from './modules/rasters/raster-uploads.js';
+import { rastersRoutes } from './modules/rasters/rasters.routes.js';
+import { RastersService } from './modules/rasters/rasters.service.js';
+import { LiveService } from './modules/live/live.service.js';
+import { BulkImport } from './modules/markers/bulk-import.js';
+import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
 import { MarkerImages } from './modules/markers/marker-images.js';
+import { markerImagesRoutes } from './modules/markers/marker-images.routes.js';
 import { MarkersRepository } from './modules/markers/markers.repository.js';
 import { markersRoutes } from './modules/markers/markers.routes.js';
 import { MarkersService } from './modules/markers/markers.service.js';
 import { MembersRepository } from './modules/members/members.repository.js';
 import { membersRoutes } from './modules/members/members.routes.js';
 import { MembersService } from './modules/members/members.service.js';
-import { RoomContent } from './modules/rooms/room-content.js';
+import { contentOf, RoomContent } from './modules/rooms/room-content.js';
 import { RoomsRepository } from './modules/rooms/rooms.repository.js';
 import { roomsRoutes } from './modules/rooms/rooms.routes.js';
 import { RoomsService } from './modules/rooms/rooms.service.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { IconsRepository } from './modules/icons/icons.repository.js';
-import { iconsRoutes } from './modules/icons/icons.routes.js';
-import { IconsService } from './modules/icons/icons.service.js';
-import { markerImagesRoutes } from './modules/markers/marker-images.routes.js';
+import { SlidesRepository } from './modules/slides/slides.repository.js';
+import { slidesRoutes } from './modules/slides/slides.routes.js';
+import { SlidesService } from './modules/slides/slides.service.js';
 import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
+import { EmailVerification } from './modules/users/verification.service.js';
 
 export interface App {
   app: FastifyInstance;
@@ -68,126 +90,145 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream;
   /** Replaces the live hub (tests use one that fails, to see 502). */
   liveHub?: LiveHub;
+  /** Replaces the mailer (tests use a real SMTP server through SMTP_URL, or read the log). */
+  mailer?: Mailer;
 }
 
-export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
-  const database = await openDatabase(config);
-  const { db } = database;
+/** Fastify with the service's plumbing: validation, errors, body parsing, OpenAPI, plugins. */
+async function createServer(config: Config, options: BuildOptions) {
   const app = Fastify({
     logger: { ...loggerOptions(config), ...(options.logStream && { stream: options.logStream }) },
     trustProxy: config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: config.bodyLimitBytes,
     // Path parameters may be long (e-mail addresses are up to 254 characters, encoded longer).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
-
   registerValidators(app);
   registerErrorHandling(app);
   parseJsonBodies(app);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
   await app.register(rateLimit, { global: false });
-  // Per-route limits are set where files are read; these are the outer bounds.
-  await app.register(multipart, { limits: { fieldSize: 1024 * 1024, fields: 20, files: 4 } });
+  acceptMultipart(app);
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  return app;
+}
 
-  const accessCache = new AccessCache();
-  const users = new UsersRepository(db);
-  const rooms = new RoomsRepository(db, accessCache);
-  const members = new MembersRepository(db, accessCache);
-  const tokens = new TokensRepository(db, accessCache);
-  const content = new RoomContent(db);
-  const sessions = new SessionKeys(config);
+/**
+ * The composition root: infrastructure first, then each domain's repository, service and
+ * routes. Services receive what they use; nothing reaches for a global.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const database = await openDatabase(config);
+  const { db } = database;
+  const app = await createServer(config, options);
+
   const live = options.liveHub ?? new InProcessLiveHub();
   const jobs = new InProcessJobQueue(db, app.log);
-  // Stop taking jobs (a running one is left to resume), then live clients, then the database.
+  const outbox = new Outbox(options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)), app.log);
+  const publicUrl = publicUrlOf(config);
+  // Stop taking jobs (a running one is left to resume), then live clients and mail, then the database.
   app.addHook('onClose', async () => {
     await jobs.close();
     await live.close();
+    await outbox.close();
     await database.close();
   });
   const writePath = new WritePath(db, live);
-  const files = new StoredFiles(db, new FileBlobStore(path.join(config.dataDir, 'blobs')), config.storageQuotaBytes);
+  const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const uploads = new UploadReceiver(tmpDirOf(config));
+  // What a crash left half-written or half-received.
+  await Promise.all([blobs.clean(), uploads.clean()]);
+  const files = new StoredFiles(db, blobs, config.storageQuotaBytes);
+  const staged = new StagedJobs(db);
+  const content = new RoomContent(db);
 
-  const authenticator = new Authenticator(sessions, users, tokens, members);
-  registerAccessHook(app, authenticator, rooms);
+  // Accounts, rooms, members, tokens and the one access check.
+  const users = new UsersRepository(db);
+  const rooms = new RoomsRepository(db);
+  const members = new MembersRepository(db);
+  const tokens = new TokensRepository(db);
+  const access = new CachedAccess(
+    {
+      roomWithRole: (roomId, userId) => rooms.findWithRole(roomId, userId),
+      tokenByHash: (hash) => tokens.findByHash(hash),
+      userById: (id) => users.findById(id),
+    },
+    config.accessCacheTtlMs,
+  );
+  const sessions = new SessionKeys(config);
+  const membersService = new MembersService(members, users, access, outbox, publicUrl);
+  const verification = new EmailVerification(users, outbox, membersService, publicUrl);
+  const usersService = new UsersService(users, membersService, sessions, new PasswordHasher(config.passwordHashCost), verification);
+  const tokensService = new TokensService(tokens, access);
+  const authenticator = new Authenticator(sessions, access, {
+    tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
+    externalSignIn: (claims) => usersService.externalSignIn(claims),
+  });
+  registerAccessHook(app, authenticator, access);
+  registerWriteOnlyAnswers(app);
   refuseNulInUrls(app);
 
   await app.register(healthRoutes, { database });
-  await app.register(usersRoutes, {
-    users: new UsersService(users, members, sessions),
-    rateLimitPerMinute: config.authRateLimitPerMinute,
-  });
-  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath) });
-  await app.register(membersRoutes, { members: new MembersService(members, users) });
-  await app.register(tokensRoutes, { tokens: new TokensService(tokens) });
+  await app.register(usersRoutes, { users: usersService, verification, rateLimitPerMinute: config.authRateLimitPerMinute });
+  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath, access) });
+  await app.register(membersRoutes, { members: membersService });
+  await app.register(tokensRoutes, { tokens: tokensService });
 
+  // Markers, their photos and icons, bulk import.
   const markers = new MarkersRepository(db);
-  const markerImages = new MarkerImages(db, files);
-  content.register(markers.asContent('markers', (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])));
-  await app.register(markersRoutes, { markers: new MarkersService(markers, markerImages, writePath) });
-  await app.register(markerImagesRoutes, { images: markerImages });
-  await app.register(iconsRoutes, { icons: new IconsService(new IconsRepository(db), files, writePath) });
+  const icons = new IconsRepository(db);
+  const slides = new SlidesRepository(db);
+  const deckMarkers = async (roomId: string) => markers.findMany(roomId, await slides.shownMarkerIds(roomId));
+  const markerImages = new MarkerImages(markers, files, deckMarkers);
+  content.register(contentOf('markers', markers, (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])));
+  await app.register(markersRoutes, { markers: new MarkersService(markers, icons, markerImages, writePath) });
+  await app.register(markerImagesRoutes, { images: markerImages, uploads });
+  await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath, deckMarkers), uploads });
   await app.register(bulkImportRoutes, {
-    bulkImport: new BulkImport(db, files, jobs, markers, markerImages, writePath),
+    bulkImport: new BulkImport(db, files, jobs, staged, markers, icons, markerImages, writePath),
+    uploads,
   });
   await app.register(jobsRoutes, { jobs });
 
+  // Vector and raster layers, uploads of files (chunked too).
+  const layers = new LayersRepository(db);
+  const featureTables = new FeatureTablesRepository(db, database.dialect);
+  const ingestDatabase = database.dialect === 'sqlite' ? { dialect: 'sqlite' as const, sqlitePath: sqlitePathOf(config) } : { dialect: 'postgres' as const, postgresUrl: config.databaseUrl! };
+  const layerIngest = new LayerIngest(db, layers, featureTables, new PointImport(db, markers, staged, writePath), staged, writePath, ingestDatabase, tmpDirOf(config), files);
+  const rasterUploads = new GeoTiffUploads(db, layers, files, staged, writePath, tmpDirOf(config));
+  const layerUploads = new LayerUploads(files, jobs, layerIngest, markers, rasterUploads);
+  const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
+  for (const registration of layerContent(layers, featureTables, files)) content.register(registration);
+  const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
+  await app.register(layersRoutes, { layers: layersService, uploads: layerUploads, receiver: uploads, layerRoom });
+  const deckRasters = async (roomId: string) => (await slides.list(roomId)).flatMap((slide) => JSON.parse(slide.raster_layer_ids) as string[]);
+  await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath, deckRasters) });
+  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
+  await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
+  const sweep = setInterval(() => void chunked.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old chunks failed')), 3600_000).unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+  await chunked.sweep();
+
+  // Drawings, slides, comments.
   const drawings = new RoomTable(db, 'drawings');
-  const slides = new RoomTable(db, 'slides', 'position');
-  const comments = new RoomTable(db, 'comments');
-  content.register(drawings.asContent('drawings'));
-  content.register(slides.asContent('slides'));
-  content.register(comments.asContent('comments'));
+  const comments = new CommentsRepository(db);
+  content.register(contentOf('drawings', drawings));
+  content.register(contentOf('slides', slides));
+  content.register(contentOf('comments', comments));
   await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
-  await app.register(slidesRoutes, { slides: new SlidesService(slides, markers, drawings, writePath) });
+  await app.register(slidesRoutes, { slides: new SlidesService(slides, markers, drawings, layers, writePath) });
   await app.register(commentsRoutes, {
-    comments: new CommentsService(db, comments, new RoomTable(db, 'comment_replies'), writePath),
+    comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath),
   });
 
+  // History and the live channel.
   const history = new HistoryRepository(db);
-  await app.register(historyRoutes, { history });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator, accessCache) });
+  await app.register(historyRoutes, { history: new HistoryService(history) });
+  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator, access) });
 
   await app.ready();
   await jobs.start();
   return { app, database };
-}
-
-/**
- * JSON is the only body type of these routes (text/plain is refused with 415). An empty JSON
- * body (as some clients send on DELETE) means no body. NUL characters are refused in bodies
- * and URLs alike: no field needs one and PostgreSQL cannot store them.
- */
-function parseJsonBodies(app: FastifyInstance) {
-  app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
-    const text = raw as string;
-    if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, (error, body) => {
-      if (error) return done(error);
-      if (text.includes('\\u0000') && containsNul(body)) return done(badRequest(NUL_MESSAGE));
-      return done(null, body);
-    });
-  });
-}
-
-/** Registered after the access check, so that a bad room id is named first. */
-function refuseNulInUrls(app: FastifyInstance) {
-  app.addHook('preValidation', async (request) => {
-    if (request.url.includes('%00')) throw badRequest(NUL_MESSAGE);
-  });
-}
-
-const NUL_MESSAGE = 'NUL characters are not accepted';
-
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).some(([key, v]) => key.includes('\0') || containsNul(v));
-  }
-  return false;
 }

@@ -1,4 +1,8 @@
-/** Errors the service answers with: `{error: code, message, details?}` and a status. */
+/**
+ * Every error the service answers with: `{error: code, message, details?}` and a status.
+ * Code throws one of the named errors below; the error handler renders it. A new kind of
+ * refusal gets a name here, so that its code and sentence are written once.
+ */
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,
@@ -11,8 +15,25 @@ export class AppError extends Error {
   }
 }
 
+/** One field-level problem, as `details` lists them. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 export const badRequest = (message: string, details?: unknown) =>
   new AppError(400, 'validation_error', message, details);
+
+/** 400 validation_error naming one field: `<field> <problem>`. */
+export const invalidField = (field: string, problem: string) =>
+  badRequest(`${field} ${problem}`, [{ field, message: problem }] satisfies FieldProblem[]);
+
+export const unknownField = (key: string) => new AppError(400, `unknown_field:${key}`, `Field '${key}' is not accepted`);
+
+export const emptyUpdate = () => new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');
+
+export const invalidBody = (message = 'Request body is not well-formed multipart/form-data') =>
+  new AppError(400, 'invalid_body', message);
 
 export const unauthorized = (message = 'Authentication required') =>
   new AppError(401, 'unauthorized', message);
@@ -20,7 +41,22 @@ export const unauthorized = (message = 'Authentication required') =>
 export const invalidApiToken = () =>
   new AppError(401, 'unauthorized', 'Invalid or expired API token');
 
+export const invalidSession = () => unauthorized('Invalid or expired session token');
+
+export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'E-mail or password is wrong');
+
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+
+export const emailNotVerified = () =>
+  new AppError(403, 'email_not_verified', 'Confirm your e-mail address first: follow the link sent to it (or ask for a new one)');
+
+export const invalidVerificationToken = () =>
+  new AppError(400, 'invalid_token', 'This confirmation link is not valid (used, expired or mistyped); ask for a new one');
+
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new AppError(429, 'too_many_requests', `Too many requests; retry in ${retryAfterSeconds} s`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
 
 export const tokenNotAllowed = () =>
   new AppError(
@@ -39,4 +75,17 @@ export const notFound = (what: string) => new AppError(404, 'not_found', `${what
 
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
 
-export const emptyUpdate = () => new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');
+export const fileTooLarge = (field: string, maxBytes: number) =>
+  new AppError(413, 'file_too_large', `${field} is larger than ${maxBytes} bytes`, { field, maxBytes });
+
+export const quotaExceeded = (neededBytes: number, availableBytes: number) =>
+  new AppError(413, 'quota_exceeded', "The room owner's storage quota is full", {
+    neededBytes,
+    availableBytes: Math.max(0, availableBytes),
+  });
+
+export const unsupportedMediaType = (expected: string) =>
+  new AppError(415, 'unsupported_media_type', `Content-Type is not supported by this endpoint; send ${expected}`);
+
+export const broadcastFailed = () =>
+  new AppError(502, 'broadcast_failed', 'The change was saved and recorded in history, but could not be broadcast to open browsers');

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { access, type Caller, type RoomFacts, type RoomNeed } from '../src/auth/access.js';
 import { AppError } from '../src/errors.js';
+import { TOKEN_ERRORS } from './helpers.js';
 
 const ROOM = 'room-00001';
 const privateRoom = (role: RoomFacts['role'] = null): RoomFacts => ({ isPublic: false, presentationIsPublic: false, role });
-const user: Caller = { kind: 'user', userId: 'user-1', email: 'a@example.com' };
+const user: Caller = { kind: 'user', userId: 'user-1', email: 'a@example.com', emailVerified: true };
 const anonymous: Caller = { kind: 'anonymous' };
 const token = (permissions: ('read' | 'write' | 'upload')[], roomId = ROOM): Caller => ({
   kind: 'token',
@@ -65,13 +66,13 @@ describe('access()', () => {
     assert.deepEqual(refusal(() => access(privateRoom(), ROOM, token(['read'], 'other-room'), 'read')), {
       status: 403,
       code: 'forbidden',
-      message: 'API token is not scoped to this room',
+      message: TOKEN_ERRORS.wrongRoom,
     });
     assert.equal(refusal(() => access(null, ROOM, token(['read'], 'other-room'), 'read')).status, 403);
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'read')).message, "API token lacks 'read' permission");
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'write')).message, "API token lacks 'write' permission");
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'comment')).message, "API token lacks 'write' permission");
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'upload')).message, "API token lacks 'upload' permission");
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'read')).message, TOKEN_ERRORS.lacksRead);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'write')).message, TOKEN_ERRORS.lacksWrite);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'comment')).message, TOKEN_ERRORS.lacksWrite);
+    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'upload')).message, TOKEN_ERRORS.lacksUpload);
     assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['write']), 'comment'));
     assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['upload']), 'upload'));
   });

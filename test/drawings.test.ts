@@ -10,7 +10,6 @@ import {
   assertError,
   assertFieldError,
   assertOk,
-  buildTestApp,
   call,
   createRoom,
   createRoomWithMembers,
@@ -18,21 +17,19 @@ import {
   labelled,
   roomCounts,
   roomHistory,
-  signupAll,
+  scaffold,
+  TOKEN_ERRORS,
   type TestApp,
-  type TestUser,
+  type Users,
 } from './helpers.js';
 
-const READ_ONLY = "API token lacks 'write' permission";
-const WRONG_ROOM = 'API token is not scoped to this room';
 const DRAWING_KEYS = ['createdAt', 'createdBy', 'geometry', 'id', 'label', 'style', 'updatedAt'];
 
 let t: TestApp;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser; stranger: TestUser };
+let users: Users;
 
 before(async () => {
-  t = await buildTestApp();
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer', 'stranger');
+  ({ t, users } = await scaffold({ rooms: [] }));
 });
 
 after(async () => {
@@ -109,7 +106,9 @@ describe('POST /api/rooms/:roomId/drawings', () => {
     const roomId = await newRoom();
     const token = await issueToken(t.app, users.owner, roomId, ['write']);
     assert.equal((await createDrawing(roomId, users.editor.token)).createdBy, users.editor.id);
-    assert.equal((await createDrawing(roomId, token.token, { geometry: LINE })).createdBy, token.id);
+    const byToken = await createDrawing(roomId, token.token, { geometry: LINE });
+    assert.deepEqual(Object.keys(byToken).sort(), ['geometry', 'id'], 'a write-only token hears only the id and what it sent');
+    assert.equal((await find(roomId, byToken.id))!.createdBy, token.id);
     assert.equal((await list(roomId)).length, 2);
   });
 
@@ -285,9 +284,9 @@ describe('access to drawings', () => {
     const drawing = await createDrawing(roomId, users.owner.token);
     const read = await issueToken(t.app, users.owner, roomId, ['read']);
     assert.deepEqual(await list(roomId, read.token), [drawing]);
-    assertError(await postDrawing(roomId, { geometry: POINT }, read.token), 403, 'forbidden', READ_ONLY);
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, read.token), 403, 'forbidden', READ_ONLY);
-    assertError(await deleteDrawing(roomId, drawing.id, read.token), 403, 'forbidden', READ_ONLY);
+    assertError(await postDrawing(roomId, { geometry: POINT }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(await deleteDrawing(roomId, drawing.id, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assert.deepEqual(await list(roomId), [drawing]);
   });
 
@@ -297,8 +296,8 @@ describe('access to drawings', () => {
     const write = await issueToken(t.app, users.owner, roomId, ['write']);
     const foreign = await issueToken(t.app, users.owner, other, ['read', 'write']);
     const drawing = await createDrawing(roomId, users.owner.token);
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, foreign.token), 403, 'forbidden', WRONG_ROOM);
-    assertError(await call(t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }), 403, 'forbidden', WRONG_ROOM);
+    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(await call(t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assert.equal(assertOk(await patchDrawing(roomId, drawing.id, { label: 'by script' }, write.token)).drawing.label, 'by script');
     assertOk(await deleteDrawing(roomId, drawing.id, write.token));
     assert.deepEqual(await list(roomId), []);

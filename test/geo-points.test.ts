@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { GeoJsonError, pointMarkerOf, readFeatures } from '../src/geo/geojson-points.js';
+import { GeoJsonError, pointOf, readFeatures } from '../src/geo/geojson-points.js';
+import { importedMarkerOf } from '../src/modules/markers/imported-markers.js';
+
+/** A bulk-imported feature as a marker: the point checked, then its properties against the marker schema. */
+const pointMarkerOf = (feature: unknown, index: number) => importedMarkerOf(pointOf(feature, index), index);
 
 const point = (lng: number, lat: number, properties: unknown = {}) => ({
   type: 'Feature',
@@ -41,7 +45,7 @@ describe('readFeatures', () => {
   });
 });
 
-describe('pointMarkerOf', () => {
+describe('pointOf and importedMarkerOf', () => {
   test('maps the listed properties and ignores others', () => {
     const marker = pointMarkerOf(
       point(7.44, 46.95, {
@@ -77,7 +81,9 @@ describe('pointMarkerOf', () => {
       [point(181, 0), /longitude must be a number from -180 to 180/],
       [point(0, -91), /latitude must be/],
       [{ type: 'Feature', geometry: { type: 'Point', coordinates: [1] } }, /coordinates must be/],
-      [point(0, 0, { title: 'a\nb' }), /title must not contain newline/],
+      [point(0, 0, { title: 'a\nb' }), /title must be a string .*no newline/],
+      [point(0, 0, { title: 'x'.repeat(201) }), /title must be a string of at most 200 characters/],
+      [point(0, 0, { description: 5 }), /description must be a string/],
       [point(0, 0, { tags: Array(51).fill('t') }), /tags must be/],
       [point(0, 0, { tags: [''] }), /tags must be/],
       [point(0, 0, { markerIconSize: 7 }), /markerIconSize/],

@@ -8,10 +8,12 @@ import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { loadConfig, type Config } from '../src/config.js';
+import { Mailbox, verificationToken } from './support/mailbox.js';
 
 /** Which database the suite runs on: `MAPROOM_TEST_DB=sqlite|postgres` (default sqlite). */
 export const TEST_DB = process.env.MAPROOM_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The PostgreSQL server the tests create their databases on. */
+export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -27,7 +29,8 @@ export interface TestApp {
   restart(): Promise<void>;
 }
 
-async function adminQuery(sql: string) {
+/** Runs one statement on the PostgreSQL server as its administrator (to create and drop test databases). */
+export async function adminQuery(sql: string) {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });
   await client.connect();
   try {
@@ -55,18 +58,24 @@ export async function buildTestApp(
   const config = loadConfig({}, {
     dataDir,
     databaseUrl,
+    ...(databaseUrl && { jwtSecret: randomBytes(32).toString('base64url') }),
     logLevel: 'silent',
     authRateLimitPerMinute: 100_000,
+    // Sign-ups are most of a test's set-up; the production cost (17) is tested on its own.
+    passwordHashCost: 12,
     ...overrides,
   });
-  const { app, database } = await buildApp(config, options);
+  const mailbox = new Mailbox();
+  const { app, database } = await buildApp(config, { mailer: mailbox, ...options });
+  mailboxes.set(app, mailbox);
   const testApp: TestApp = {
     app,
     config,
     database,
     async restart() {
       await testApp.app.close();
-      const next = await buildApp(config, options);
+      const next = await buildApp(config, { mailer: mailbox, ...options });
+      mailboxes.set(next.app, mailbox);
       testApp.app = next.app;
       testApp.database = next.database;
     },
@@ -98,6 +107,8 @@ export async function call(
   })) as Response;
 }
 
+const mailboxes = new WeakMap<FastifyInstance, Mailbox>();
+
 let counter = 0;
 /** A unique e-mail address for a test user. */
 export const uniqueEmail = (name = 'user') => `${name}-${Date.now().toString(36)}-${counter++}@example.com`;
@@ -111,11 +122,51 @@ export interface TestUser {
   email: string;
 }
 
-export async function signup(app: FastifyInstance, email = uniqueEmail(), password = 'correct horse'): Promise<TestUser> {
+/** The password `signup` gives every test user. */
+export const PASSWORD = 'correct horse';
+
+/**
+ * The messages a refused room API token gets, word for word as the service sends them: one
+ * copy for every file that asserts them.
+ */
+export const TOKEN_ERRORS = {
+  lacksRead: "API token lacks 'read' permission",
+  lacksWrite: "API token lacks 'write' permission",
+  lacksUpload: "API token lacks 'upload' permission",
+  wrongRoom: 'API token is not scoped to this room',
+  invalid: 'Invalid or expired API token',
+} as const;
+
+/**
+ * Signs up through HTTP and, unless told not to, confirms the address the way a person does:
+ * the link e-mailed to it is followed (its token posted to /api/auth/verify-email).
+ */
+export async function signup(
+  app: FastifyInstance,
+  email = uniqueEmail(),
+  password = PASSWORD,
+  { verify = true }: { verify?: boolean } = {},
+): Promise<TestUser> {
   const res = await call(app, 'POST', '/api/auth/signup', { body: { email, password } });
   if (res.statusCode !== 201) throw new Error(`signup failed: ${res.statusCode} ${res.body}`);
   const { token, user } = res.json();
+  if (verify) await followVerificationLink(app, user.email);
   return { token, id: user.id, email: user.email };
+}
+
+/** The mails an app built by buildTestApp has sent (when no other mailer was given). */
+export function mailboxOf(app: FastifyInstance): Mailbox {
+  const mailbox = mailboxes.get(app);
+  if (!mailbox) throw new Error('this app has no test mailbox');
+  return mailbox;
+}
+
+/** Follows the newest confirmation link e-mailed to `email`; returns the answer. */
+export async function followVerificationLink(app: FastifyInstance, email: string) {
+  const token = verificationToken(await mailboxOf(app).waitFor(email, /Confirm your e-mail address/));
+  const res = await call(app, 'POST', '/api/auth/verify-email', { body: { token } });
+  if (res.statusCode !== 200) throw new Error(`verification failed: ${res.statusCode} ${res.body}`);
+  return res.json();
 }
 
 /** Creates a room owned by `owner` and returns its id. */
@@ -250,4 +301,81 @@ export function labelled(name: string, check: () => void) {
   } catch (error) {
     throw new Error(`${name}: ${(error as Error).message}`);
   }
+}
+
+/** The people a scaffold signs up, named by the part they play in its rooms. */
+export type Role = 'owner' | 'editor' | 'viewer' | 'stranger';
+const ROLES: readonly Role[] = ['owner', 'editor', 'viewer', 'stranger'];
+
+/** Every role's user, as most files keep them. */
+export type Users = Record<Role, TestUser>;
+
+/**
+ * The rooms a scaffold can make: `room` is private to `owner` with `editor` and `viewer` as
+ * members; `otherRoom` is the owner's with no members; `publicRoom` is the owner's and public.
+ */
+export type ScaffoldRoom = 'room' | 'otherRoom' | 'publicRoom';
+
+export interface ScaffoldOptions<U extends Role, R extends ScaffoldRoom, L extends boolean> {
+  /** Settings for `buildTestApp` (a quota, a log level, an identity provider). */
+  config?: Partial<Config>;
+  /** Build options for `buildTestApp` (a live hub, a log stream). */
+  build?: BuildOptions;
+  /** Whom to sign up; all four roles unless named. */
+  users?: readonly U[];
+  /** Which rooms to make; only `room` unless named. */
+  rooms?: readonly R[];
+  /** The body `room` is created with (a name, initial settings). */
+  roomBody?: object;
+  /** Listen on a loopback port, for WebSocket clients: the answer then has `wsBase` (ws://127.0.0.1:port). */
+  listen?: L;
+}
+
+/** What `scaffold` made: the app, the users by role, the rooms asked for, and `wsBase` when listening. */
+export type Scaffold<U extends Role = Role, R extends ScaffoldRoom = 'room', L extends boolean = false> = {
+  t: TestApp;
+  users: Record<U, TestUser>;
+} & Record<R, string> &
+  (L extends true ? { wsBase: string } : unknown);
+
+/**
+ * The set-up most test files start from, in one call from their `before`: a fresh app, its
+ * users signed up by role and the rooms they use, e.g.
+ * `({ t, users, room, otherRoom } = await scaffold({ rooms: ['room', 'otherRoom'] }))`.
+ * The file closes `t` in its `after`; a failed set-up closes it here.
+ */
+export async function scaffold<const U extends Role = Role, const R extends ScaffoldRoom = 'room', L extends boolean = false>(
+  options: ScaffoldOptions<U, R, L> = {},
+): Promise<Scaffold<U, R, L>> {
+  const t = await buildTestApp(options.config, options.build);
+  try {
+    const wsBase = options.listen ? (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws') : undefined;
+    const users = await signupAll(t.app, ...((options.users ?? ROLES) as U[]));
+    const wanted: readonly ScaffoldRoom[] = options.rooms ?? ['room'];
+    const owner = (users as Partial<Users>).owner;
+    const rooms: Partial<Record<ScaffoldRoom, string>> = {};
+    if (wanted.length > 0 && !owner) throw new Error('scaffold: rooms need an owner among the users');
+    if (wanted.includes('room')) {
+      const { editor, viewer } = users as Partial<Users>;
+      if (!editor || !viewer) throw new Error('scaffold: `room` needs an editor and a viewer among the users');
+      rooms.room = await createRoomWithMembers(t.app, { owner: owner!, editor, viewer }, options.roomBody);
+    }
+    if (wanted.includes('otherRoom')) rooms.otherRoom = await createRoom(t.app, owner!);
+    if (wanted.includes('publicRoom')) rooms.publicRoom = await createRoom(t.app, owner!, uniqueRoomId(), { isPublic: true });
+    return { t, users, ...rooms, ...(wsBase && { wsBase }) } as Scaffold<U, R, L>;
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+}
+
+/** POSTs a multipart body (see `multipart`) to `url`, with a bearer credential when `auth` is given. */
+export async function postMultipart(app: FastifyInstance, url: string, parts: Record<string, FormPart>, auth?: string): Promise<Response> {
+  const { payload, headers } = await multipart(parts);
+  return (await app.inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, ...(auth && { authorization: `Bearer ${auth}` }) },
+    payload,
+  })) as Response;
 }

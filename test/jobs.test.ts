@@ -7,22 +7,22 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import WebSocket from 'ws';
 import {
+  adminQuery,
   assertError,
   assertOk,
-  buildTestApp,
   call,
   createRoom,
-  createRoomWithMembers,
   issueToken,
-  multipart,
+  PG_ADMIN_URL,
+  postMultipart,
   type Response,
-  signupAll,
+  scaffold,
   TEST_DB,
   type TestApp,
-  type TestUser,
+  TOKEN_ERRORS,
+  type Users,
   uniqueEmail,
   uniqueRoomId,
 } from './helpers.js';
@@ -34,7 +34,6 @@ import {
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A guard against a job that never ends (not a timing assertion). */
 const JOB_DEADLINE_MS = 180_000;
 
@@ -56,20 +55,14 @@ function pointsText(n: number): string {
 const collection = (features: unknown[]) => JSON.stringify({ type: 'FeatureCollection', features });
 
 let t: TestApp;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser; outsider: TestUser };
+let users: Users;
 let room: string;
 let otherRoom: string;
 let wsBase: string;
 
 /** `auth` null sends no credential. */
 async function postImport(roomId: string, text: string, auth: string | null = users.owner.token, field = 'file'): Promise<Response> {
-  const { payload, headers } = await multipart({ [field]: { data: text, filename: 'points.geojson' } });
-  return (await t.app.inject({
-    method: 'POST',
-    url: `/api/rooms/${roomId}/bulk-import`,
-    headers: { ...headers, ...(auth && { authorization: `Bearer ${auth}` }) },
-    payload,
-  })) as Response;
+  return postMultipart(t.app, `/api/rooms/${roomId}/bulk-import`, { [field]: { data: text, filename: 'points.geojson' } }, auth ?? undefined);
 }
 
 /** Starts an import and returns its job id (checking the documented answer). */
@@ -112,14 +105,8 @@ async function historyEvents(roomId: string, limit = 500): Promise<any[]> {
 
 async function registerIcon(roomId: string): Promise<string> {
   const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#e33"/></svg>';
-  const { payload, headers } = await multipart({ icon: { data: svg, filename: 'pin.svg', type: 'image/svg+xml' }, name: 'Pin', size: '32' });
-  const res = (await t.app.inject({
-    method: 'POST',
-    url: `/api/rooms/${roomId}/marker-icons`,
-    headers: { ...headers, authorization: `Bearer ${users.owner.token}` },
-    payload,
-  })) as Response;
-  return assertOk(res, 201).iconId;
+  const parts = { icon: { data: svg, filename: 'pin.svg', type: 'image/svg+xml' }, name: 'Pin', size: '32' };
+  return assertOk(await postMultipart(t.app, `/api/rooms/${roomId}/marker-icons`, parts, users.owner.token), 201).iconId;
 }
 
 /** Asserts that a job ended in `error` with a message matching every pattern. */
@@ -133,12 +120,8 @@ async function assertJobFails(roomId: string, text: string, ...patterns: RegExp[
 }
 
 before(async () => {
-  t = await buildTestApp();
-  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  wsBase = address.replace(/^http/, 'ws');
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer', 'outsider');
-  room = await createRoomWithMembers(t.app, users);
-  otherRoom = await createRoom(t.app, users.outsider);
+  ({ t, users, room, wsBase } = await scaffold({ listen: true }));
+  otherRoom = await createRoom(t.app, users.stranger);
 });
 
 after(async () => {
@@ -277,17 +260,12 @@ describe('bulk import', () => {
   test('a markerIconId that is not an icon of the room ends in error naming the feature', async () => {
     const countBefore = await markerCount(room);
     const foreignIcon = await (async () => {
-      const { payload, headers } = await multipart({
+      const parts = {
         icon: { data: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="4" height="4"/></svg>', filename: 'x.svg', type: 'image/svg+xml' },
         name: 'Foreign',
         size: '24',
-      });
-      const res = (await t.app.inject({
-        method: 'POST',
-        url: `/api/rooms/${otherRoom}/marker-icons`,
-        headers: { ...headers, authorization: `Bearer ${users.outsider.token}` },
-        payload,
-      })) as Response;
+      };
+      const res = await postMultipart(t.app, `/api/rooms/${otherRoom}/marker-icons`, parts, users.stranger.token);
       return assertOk(res, 201).iconId as string;
     })();
     const features = Array.from({ length: 1500 }, (_, i) => point(i));
@@ -300,13 +278,7 @@ describe('bulk import', () => {
 
   test('the request itself: missing file field 400, not multipart 415, and write access needed', async () => {
     // A multipart body without a `file` part: only a text field, or the file under another name.
-    const onlyField = await multipart({ note: 'no file here' });
-    let res = (await t.app.inject({
-      method: 'POST',
-      url: `/api/rooms/${room}/bulk-import`,
-      headers: { ...onlyField.headers, authorization: `Bearer ${users.owner.token}` },
-      payload: onlyField.payload,
-    })) as Response;
+    let res = await postMultipart(t.app, `/api/rooms/${room}/bulk-import`, { note: 'no file here' }, users.owner.token);
     assertError(res, 400, 'validation_error');
     assert.match(res.json().message + JSON.stringify(res.json().details ?? ''), /file/);
     res = await postImport(room, collection([point(0)]), users.owner.token, 'upload');
@@ -326,9 +298,9 @@ describe('bulk import', () => {
     assertError(await postImport(room, collection([point(0)]), users.viewer.token), 403, 'forbidden');
     const { token: readOnly } = await issueToken(t.app, users.owner, room, ['read']);
     const lacks = assertError(await postImport(room, collection([point(0)]), readOnly), 403, 'forbidden');
-    assert.equal(lacks.message, "API token lacks 'write' permission");
+    assert.equal(lacks.message, TOKEN_ERRORS.lacksWrite);
     assertError(await postImport(room, collection([point(0)]), null), 401, 'unauthorized');
-    assertError(await postImport(room, collection([point(0)]), users.outsider.token), 403, 'forbidden');
+    assertError(await postImport(room, collection([point(0)]), users.stranger.token), 403, 'forbidden');
   });
 });
 
@@ -356,12 +328,11 @@ describe('job status is bound to its room', () => {
         assert.equal(typeof job.message, 'string');
         assert.equal(job.markersCreated, 2);
       }
-      const { token: otherRoomToken } = await issueToken(t.app, users.outsider, otherRoom, ['read', 'write', 'upload']);
+      const { token: otherRoomToken } = await issueToken(t.app, users.stranger, otherRoom, ['read', 'write', 'upload']);
       const refused: [string, string | undefined][] = [
-        ['a user of another room', users.outsider.token],
+        ['a user of another room', users.stranger.token],
         ['a token of another room', otherRoomToken],
         ['anonymous', undefined],
-        ['a write-only token of the room', writeToken],
       ];
       for (const [who, auth] of refused) {
         const res = await call(t.app, 'GET', `${url}${jobId}`, { auth });
@@ -369,6 +340,9 @@ describe('job status is bound to its room', () => {
         assertError(res, 404, 'not_found');
         assert.doesNotMatch(res.body, /complete|markersCreated/);
       }
+      // A token of the job's own room may know the job exists, and hears what it lacks.
+      const writeOnly = assertError(await call(t.app, 'GET', `${url}${jobId}`, { auth: writeToken }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+      assert.doesNotMatch(JSON.stringify(writeOnly), /complete|markersCreated/);
       assertError(await call(t.app, 'GET', `${url}bulk-import-doesnotexist000000`, { auth: users.owner.token }), 404, 'not_found');
       assertError(await call(t.app, 'GET', `${url}job-${randomBytes(8).toString('hex')}`, { auth: readToken }), 404, 'not_found');
     });
@@ -440,21 +414,13 @@ describe('job queue: progress, restarts and crashes', () => {
     let dbName: string | undefined;
     let databaseUrl: string | undefined;
     const children: ChildProcess[] = [];
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
+    const admin = adminQuery;
 
     /** Starts `node --import tsx src/server.ts` and resolves with its base URL. */
     const startServer = async (): Promise<{ child: ChildProcess; base: string }> => {
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
       delete env.DATABASE_URL;
-      if (databaseUrl) env.DATABASE_URL = databaseUrl;
+      if (databaseUrl) Object.assign(env, { DATABASE_URL: databaseUrl, JWT_SECRET: 'a-shared-test-secret-of-32-characters' });
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       let output = '';

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import WebSocket from 'ws';
-import {
-  buildTestApp,
-  call,
-  createRoom,
-  createRoomWithMembers,
-  issueToken,
-  signupAll,
-  uniqueRoomId,
-  assertOk,
-  type TestApp,
-  type TestUser,
-} from './helpers.js';
+import { assertOk, call, issueToken, scaffold, type TestApp, TOKEN_ERRORS, type Users, uniqueRoomId } from './helpers.js';
+import { LiveClient, type LiveMessage, refusedUpgrade as refusedUpgradeOf } from './support/live-client.js';
 
 /**
  * The live channel (decisions: "Live channel"): a WebSocket at /api/rooms/:roomId/live that
@@ -20,99 +9,9 @@ import {
  * then sends each change as `{type, objectType, objectId, data, version, at}`.
  */
 
-/** How long a test waits for a message before it gives up (a guard against hangs, not a timing assertion). */
-const WAIT_MS = 8_000;
-
-interface LiveMessage {
-  type: string;
-  [key: string]: any;
-}
-
-/** A WebSocket client that keeps every message it receives, in order. */
-class LiveClient {
-  readonly ws: WebSocket;
-  readonly messages: LiveMessage[] = [];
-  readonly opened: Promise<void>;
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private listeners = new Set<() => void>();
-  private isClosed = false;
-
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
-    this.ws.on('error', () => undefined); // reported through `closed` and the waits
-    this.ws.on('message', (raw) => {
-      this.messages.push(JSON.parse(String(raw)) as LiveMessage);
-      this.notify();
-    });
-    this.opened = new Promise((resolve, reject) => {
-      this.ws.once('open', () => resolve());
-      this.ws.once('close', () => reject(new Error('closed before it opened')));
-    });
-    this.opened.catch(() => undefined);
-    this.closed = new Promise((resolve) => {
-      this.ws.once('close', (code, reason) => {
-        this.isClosed = true;
-        resolve({ code, reason: reason.toString() });
-        this.notify();
-      });
-    });
-  }
-
-  private notify() {
-    for (const listener of this.listeners) listener();
-  }
-
-  /** Resolves once at least `count` messages have arrived; returns them all. */
-  async waitFor(count: number): Promise<LiveMessage[]> {
-    if (this.messages.length >= count) return this.messages;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(check);
-        reject(new Error(`expected ${count} messages within ${WAIT_MS} ms, got ${JSON.stringify(this.messages)}`));
-      }, WAIT_MS);
-      const check = () => {
-        if (this.messages.length >= count || this.isClosed) {
-          clearTimeout(timer);
-          this.listeners.delete(check);
-          if (this.messages.length >= count) resolve();
-          else reject(new Error(`socket closed after ${JSON.stringify(this.messages)}; expected ${count} messages`));
-        }
-      };
-      this.listeners.add(check);
-    });
-    return this.messages;
-  }
-
-  /** The message at position `index` (0 = hello), waiting for it. */
-  async at(index: number): Promise<LiveMessage> {
-    return (await this.waitFor(index + 1))[index]!;
-  }
-
-  /** Waits until the socket is closed by the server. */
-  async closedWithin(): Promise<{ code: number; reason: string }> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the server neither refused nor closed the socket within ${WAIT_MS} ms; messages so far ${JSON.stringify(this.messages)}`)), WAIT_MS);
-    });
-    try {
-      return await Promise.race([this.closed, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  send(message: unknown) {
-    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
-  }
-
-  terminate() {
-    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
-  }
-}
-
 let t: TestApp;
 let wsBase: string;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser; stranger: TestUser };
+let users: Users;
 let room: string;
 let otherRoom: string;
 let publicRoom: string;
@@ -126,38 +25,7 @@ function connect(roomId: string, query: Record<string, string | number> = {}): L
 }
 
 /** Opens a socket that the server must refuse at the upgrade; returns the HTTP status and JSON body. */
-function refusedUpgrade(path: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${wsBase}${path}`);
-    const timer = setTimeout(() => {
-      ws.terminate();
-      reject(new Error(`no answer to the upgrade of ${path}`));
-    }, WAIT_MS);
-    ws.on('error', () => undefined);
-    ws.once('open', () => {
-      clearTimeout(timer);
-      ws.terminate();
-      reject(new Error(`the upgrade of ${path} was accepted`));
-    });
-    ws.once('unexpected-response', (req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        req.destroy();
-        ws.terminate();
-        const text = Buffer.concat(chunks).toString();
-        let body: any = null;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
-  });
-}
+const refusedUpgrade = (path: string) => refusedUpgradeOf(`${wsBase}${path}`);
 
 async function createMarker(roomId: string, body: object = { latitude: 46.5, longitude: 6.6, title: 'A marker' }, auth = users.owner.token) {
   return assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, { auth, body }), 201).marker;
@@ -196,13 +64,7 @@ function assertEvent(message: LiveMessage, expected: { type: string; objectType:
 }
 
 before(async () => {
-  t = await buildTestApp();
-  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  wsBase = address.replace(/^http/, 'ws');
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer', 'stranger');
-  room = await createRoomWithMembers(t.app, users);
-  otherRoom = await createRoom(t.app, users.owner);
-  publicRoom = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
+  ({ t, users, room, otherRoom, publicRoom, wsBase } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'], listen: true }));
 });
 
 afterEach(() => {
@@ -346,14 +208,14 @@ describe('live channel: refusals', () => {
     await client.opened;
     client.send({ type: 'auth', token });
     await assertRefused(client, 4403, 'forbidden');
-    assert.equal(client.messages[0]!.message, "API token lacks 'read' permission");
+    assert.equal(client.messages[0]!.message, TOKEN_ERRORS.lacksRead);
   });
 
   test('a room token without read is refused with 4403 (in the query)', async () => {
     const { token } = await issueToken(t.app, users.owner, room, ['write']);
     const client = connect(room, { access_token: token });
     await assertRefused(client, 4403, 'forbidden');
-    assert.equal(client.messages[0]!.message, "API token lacks 'read' permission");
+    assert.equal(client.messages[0]!.message, TOKEN_ERRORS.lacksRead);
   });
 
   test('anonymous on a private room: a first message that is not a credential gives 4401', async () => {
@@ -368,11 +230,24 @@ describe('live channel: refusals', () => {
 
   test('a stranger\'s refused socket never receives the room\'s changes', async () => {
     const marker = await createMarker(room);
+    // A member's socket beside it shows when a change has been delivered to the room's listeners.
+    const member = connect(room, { access_token: users.viewer.token });
+    await member.at(0);
     const client = connect(room);
     await client.opened;
+    const delivered = (title: string) => member.waitUntil((m) => m.type === 'marker.updated' && m.data.title === title, `the change to "${title}"`);
+
+    // Open but without a credential yet, the socket hears nothing of the room.
+    await patchMarker(room, marker.id, { title: 'before the credential' });
+    await delivered('before the credential');
+    await client.settled();
+    assert.equal(client.messages.length, 0, JSON.stringify(client.messages));
+
+    // A change made while the refusal is under way does not reach it either.
     client.send({ type: 'auth', token: users.stranger.token });
-    await client.closedWithin();
     await patchMarker(room, marker.id, { title: 'secret' });
+    await delivered('secret');
+    await assertRefused(client, 4403, 'forbidden');
     assert.ok(client.messages.every((m) => m.type === 'error'), JSON.stringify(client.messages));
   });
 
@@ -383,12 +258,12 @@ describe('live channel: refusals', () => {
 
     const revokedLike = await refusedUpgrade(`/api/rooms/${room}/live?access_token=mrt_${'x'.repeat(40)}`);
     assert.equal(revokedLike.status, 401, JSON.stringify(revokedLike));
-    assert.equal(revokedLike.body.message, 'Invalid or expired API token');
+    assert.equal(revokedLike.body.message, TOKEN_ERRORS.invalid);
 
     const { token: otherToken } = await issueToken(t.app, users.owner, otherRoom, ['read']);
     const wrongRoom = await refusedUpgrade(`/api/rooms/${room}/live?access_token=${otherToken}`);
     assert.equal(wrongRoom.status, 403, JSON.stringify(wrongRoom));
-    assert.equal(wrongRoom.body.message, 'API token is not scoped to this room');
+    assert.equal(wrongRoom.body.message, TOKEN_ERRORS.wrongRoom);
 
     const unknown = await refusedUpgrade(`/api/rooms/${uniqueRoomId()}/live?access_token=${users.owner.token}`);
     assert.equal(unknown.status, 404, JSON.stringify(unknown));
@@ -507,5 +382,23 @@ describe('live channel: fan-out and history', () => {
     for (const event of events) assert.deepEqual(event.actor, { kind: 'user', id: users.owner.id });
     // Nothing newer than the live stream in history.
     assert.equal(await currentVersion(room), v + 5);
+  });
+});
+
+describe('live channel: as plain HTTP and in the API reference', () => {
+  test('a plain HTTP request is 426 upgrade_required with the documented error body; a bad room id is 400', async () => {
+    const res = await call(t.app, 'GET', `/api/rooms/${room}/live`, { auth: users.owner.token });
+    assert.equal(res.statusCode, 426, res.body);
+    assert.equal(res.headers.upgrade, 'websocket');
+    assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'message']);
+    assert.equal(res.json().error, 'upgrade_required');
+    assert.equal((await call(t.app, 'GET', '/api/rooms/short/live')).json().error, 'validation_error');
+  });
+
+  test('the OpenAPI document describes the channel: credential, messages and close codes', async () => {
+    const doc = assertOk(await call(t.app, 'GET', '/api/openapi.json'));
+    const live = doc.paths['/api/rooms/{roomId}/live']?.get;
+    assert.ok(live, 'the live route is documented');
+    for (const words of ['access_token', '"type":"auth"', 'hello', 'resync', '4401', '4403', '4404']) assert.ok(live.description.includes(words), words);
   });
 });

@@ -4,16 +4,14 @@ import sharp from 'sharp';
 import {
   assertError,
   assertValidation,
-  buildTestApp,
   call,
   createRoom,
-  createRoomWithMembers,
   issueToken,
-  multipart,
-  type Response,
-  signupAll,
+  postMultipart,
+  scaffold,
   type TestApp,
-  type TestUser,
+  TOKEN_ERRORS,
+  type Users,
 } from './helpers.js';
 
 const ICON_ID = /^icon-api-[A-Za-z0-9_-]{16}$/;
@@ -48,30 +46,19 @@ const HOSTILE = `<?xml version="1.0" encoding="UTF-8"?>
 </svg>`;
 
 let t: TestApp;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser };
+let users: Users;
 let room: string;
 let otherRoom: string;
 let publicRoom: string;
 let png: Buffer;
 
-async function register(roomId: string, parts: Parameters<typeof multipart>[0], auth?: string): Promise<Response> {
-  const { payload, headers } = await multipart(parts);
-  return (await t.app.inject({
-    method: 'POST',
-    url: `/api/rooms/${roomId}/marker-icons`,
-    headers: { ...headers, ...(auth && { authorization: `Bearer ${auth}` }) },
-    payload,
-  })) as Response;
-}
+const register = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
+  postMultipart(t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth);
 
 const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.svg', type: 'image/svg+xml' });
 
 before(async () => {
-  t = await buildTestApp();
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer');
-  room = await createRoomWithMembers(t.app, users);
-  otherRoom = await createRoom(t.app, users.owner);
-  publicRoom = await createRoom(t.app, users.owner, undefined, { isPublic: true });
+  ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'] }));
   png = await sharp({ create: { width: 32, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } } })
     .png()
     .toBuffer();
@@ -164,13 +151,13 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
     const parts = { icon: svgPart(BENIGN), name: 'Pin', size: '24' };
     assertError(await register(room, parts, users.viewer.token), 403, 'forbidden');
     const read = await issueToken(t.app, users.owner, room, ['read']);
-    assertError(await register(room, parts, read.token), 403, 'forbidden', "API token lacks 'write' permission");
+    assertError(await register(room, parts, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     const write = await issueToken(t.app, users.owner, room, ['write']);
     const res = await register(room, parts, write.token);
     assert.equal(res.statusCode, 201, res.body);
     const listed = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token })).json().icons;
     assert.equal(listed.find((i: { iconId: string }) => i.iconId === res.json().iconId).createdBy, write.id);
-    assertError(await register(otherRoom, parts, write.token), 403, 'forbidden', 'API token is not scoped to this room');
+    assertError(await register(otherRoom, parts, write.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assertError(await register(room, parts), 401, 'unauthorized');
   });
 });
@@ -231,17 +218,10 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
 
 describe('icon storage quota', () => {
   test('an icon over the quota is 413 quota_exceeded and leaves no row or file', async () => {
-    const small = await buildTestApp({ storageQuotaBytes: 50 });
+    const { t: small, users: { owner } } = await scaffold({ config: { storageQuotaBytes: 50 }, users: ['owner'], rooms: [] });
     try {
-      const { owner } = await signupAll(small.app, 'owner');
       const roomId = await createRoom(small.app, owner);
-      const { payload, headers } = await multipart({ icon: svgPart(BENIGN), name: 'Pin', size: '24' });
-      const res = (await small.app.inject({
-        method: 'POST',
-        url: `/api/rooms/${roomId}/marker-icons`,
-        headers: { ...headers, authorization: `Bearer ${owner.token}` },
-        payload,
-      })) as Response;
+      const res = await postMultipart(small.app, `/api/rooms/${roomId}/marker-icons`, { icon: svgPart(BENIGN), name: 'Pin', size: '24' }, owner.token);
       assertError(res, 413, 'quota_exceeded');
       assert.deepEqual(await small.database.db.selectFrom('marker_icons').selectAll().execute(), []);
       assert.deepEqual(await small.database.db.selectFrom('stored_files').selectAll().execute(), []);

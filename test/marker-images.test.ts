@@ -7,24 +7,22 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import {
   assertError,
+  assertOk,
   assertValidation,
-  buildTestApp,
   call,
   createRoom,
-  createRoomWithMembers,
   issueToken,
-  multipart,
-  type Response,
-  signupAll,
+  postMultipart,
+  scaffold,
   type TestApp,
-  type TestUser,
+  TOKEN_ERRORS,
+  type Users,
 } from './helpers.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const READ_ONLY = "API token lacks 'write' permission";
 
 let t: TestApp;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser };
+let users: Users;
 let room: string;
 let publicRoom: string;
 let otherRoom: string;
@@ -35,15 +33,8 @@ let plainJpeg: Buffer;
 let png: Buffer;
 let webp: Buffer;
 
-async function upload(roomId: string, parts: Parameters<typeof multipart>[0], auth?: string): Promise<Response> {
-  const { payload, headers } = await multipart(parts);
-  return (await t.app.inject({
-    method: 'POST',
-    url: `/api/rooms/${roomId}/markers/upload-image`,
-    headers: { ...headers, ...(auth && { authorization: `Bearer ${auth}` }) },
-    payload,
-  })) as Response;
-}
+const upload = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
+  postMultipart(t.app, `/api/rooms/${roomId}/markers/upload-image`, parts, auth);
 
 const getImage = (roomId: string, key: string, auth?: string) =>
   call(t.app, 'GET', `/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(key)}`, { auth });
@@ -75,11 +66,7 @@ before(async () => {
   ]);
   taggedJpeg = readFileSync(tagged);
 
-  t = await buildTestApp();
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer');
-  room = await createRoomWithMembers(t.app, users);
-  publicRoom = await createRoom(t.app, users.owner, undefined, { isPublic: true });
-  otherRoom = await createRoom(t.app, users.owner);
+  ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'] }));
 });
 after(async () => {
   await t.close();
@@ -169,12 +156,21 @@ describe('POST /api/rooms/:roomId/markers/upload-image', () => {
     assertValidation(await upload(room, { image: Buffer.alloc(0), thumbnail: plainJpeg }, users.owner.token), 'image');
   });
 
-  test('both parts are required; other parts are refused; a non-multipart body is 415', async () => {
-    assertValidation(await upload(room, { image: plainJpeg }, users.owner.token), 'thumbnail');
+  test('image is required; other parts are refused; a non-multipart body is 415', async () => {
     assertValidation(await upload(room, { thumbnail: plainJpeg }, users.owner.token), 'image');
     assertValidation(await upload(room, { image: plainJpeg, thumbnail: plainJpeg, photo: plainJpeg }, users.owner.token), 'photo');
     const json = await call(t.app, 'POST', `/api/rooms/${room}/markers/upload-image`, { auth: users.owner.token, body: { image: 'x' } });
     assertError(json, 415, 'unsupported_media_type');
+  });
+
+  test('without a thumbnail, one is made from the image: a JPEG whose longest side is 256 px', async () => {
+    const big = await sharp({ create: { width: 800, height: 400, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg().toBuffer();
+    const json = assertOk(await upload(room, { image: big }, users.owner.token));
+    assert.match(json.thumbnailKey, new RegExp(`^markers/${room}/${UUID}_thumb\\.jpg$`));
+    const thumb = await call(t.app, 'GET', `/api/rooms/${room}/markers/image?key=${encodeURIComponent(json.thumbnailKey)}`, { auth: users.owner.token });
+    assert.equal(thumb.statusCode, 200);
+    const meta = await sharp(thumb.rawPayload).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 256, 128]);
   });
 
   test('a file over 20 MB is 413 file_too_large', async () => {
@@ -192,11 +188,11 @@ describe('POST /api/rooms/:roomId/markers/upload-image', () => {
   test('permissions: viewer 403, read token 403, wrong-room token 403 before the body is read', async () => {
     assertError(await upload(room, { image: plainJpeg, thumbnail: plainJpeg }, users.viewer.token), 403, 'forbidden');
     const read = await issueToken(t.app, users.owner, room, ['read']);
-    assertError(await upload(room, { image: plainJpeg, thumbnail: plainJpeg }, read.token), 403, 'forbidden', READ_ONLY);
+    assertError(await upload(room, { image: plainJpeg, thumbnail: plainJpeg }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     const write = await issueToken(t.app, users.owner, room, ['write']);
     assert.equal((await upload(room, { image: plainJpeg, thumbnail: plainJpeg }, write.token)).statusCode, 200);
     const huge = Buffer.alloc(20 * 1024 * 1024 + 1, 0x41);
-    assertError(await upload(otherRoom, { image: huge, thumbnail: huge }, write.token), 403, 'forbidden', 'API token is not scoped to this room');
+    assertError(await upload(otherRoom, { image: huge, thumbnail: huge }, write.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assertError(await upload(room, { image: huge, thumbnail: huge }), 401, 'unauthorized');
   });
 });
@@ -267,8 +263,7 @@ describe('GET /api/rooms/:roomId/markers/image', () => {
     const read = await issueToken(t.app, users.owner, room, ['read']);
     assert.equal((await getImage(room, imageKey, read.token)).statusCode, 200);
     assertError(await getImage(room, imageKey), 401, 'unauthorized');
-    const stranger = (await signupAll(t.app, 'stranger')).stranger;
-    assertError(await getImage(room, imageKey, stranger.token), 403, 'forbidden');
+    assertError(await getImage(room, imageKey, users.stranger.token), 403, 'forbidden');
 
     const pub = (await upload(publicRoom, { image: plainJpeg, thumbnail: plainJpeg }, users.owner.token)).json();
     const res = await getImage(publicRoom, pub.imageKey);
@@ -279,17 +274,10 @@ describe('GET /api/rooms/:roomId/markers/image', () => {
 
 describe('storage quota', () => {
   test('over quota: 413 quota_exceeded and nothing is stored', async () => {
-    const small = await buildTestApp({ storageQuotaBytes: 100 });
+    const { t: small, users: { owner } } = await scaffold({ config: { storageQuotaBytes: 100 }, users: ['owner'], rooms: [] });
     try {
-      const { owner } = await signupAll(small.app, 'owner');
       const roomId = await createRoom(small.app, owner);
-      const { payload, headers } = await multipart({ image: taggedJpeg, thumbnail: taggedJpeg });
-      const res = (await small.app.inject({
-        method: 'POST',
-        url: `/api/rooms/${roomId}/markers/upload-image`,
-        headers: { ...headers, authorization: `Bearer ${owner.token}` },
-        payload,
-      })) as Response;
+      const res = await postMultipart(small.app, `/api/rooms/${roomId}/markers/upload-image`, { image: taggedJpeg, thumbnail: taggedJpeg }, owner.token);
       assertError(res, 413, 'quota_exceeded');
       const rows = await small.database.db.selectFrom('stored_files').selectAll().execute();
       assert.deepEqual(rows, []);

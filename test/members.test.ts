@@ -4,12 +4,10 @@ import {
   addMember,
   assertError,
   assertValidation,
-  buildTestApp,
-  createRoomWithMembers,
-  signupAll,
   call,
   createRoom,
   issueToken,
+  scaffold,
   signup,
   type TestApp,
   type TestUser,
@@ -35,14 +33,12 @@ let t: TestApp;
 let owner: TestUser;
 let editor: TestUser;
 let viewer: TestUser;
-let outsider: TestUser;
+let stranger: TestUser;
 /** A private room owned by `owner` with `editor` and `viewer` as members. */
 let room: string;
 
 before(async () => {
-  t = await buildTestApp();
-  ({ owner, editor, viewer, outsider } = await signupAll(t.app, 'owner', 'editor', 'viewer', 'outsider'));
-  room = await createRoomWithMembers(t.app, { owner, editor, viewer });
+  ({ t, users: { owner, editor, viewer, stranger }, room } = await scaffold());
 });
 after(() => t.close());
 
@@ -100,8 +96,8 @@ describe('GET /api/rooms/:roomId/members', () => {
 
   test('a non-member is 403, anonymous on a public room 401, a room token 403 api_token_not_allowed', async () => {
     const pub = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: outsider.token }), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', `/api/rooms/${pub}/members`, { auth: outsider.token }), 403, 'forbidden');
+    assertError(await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: stranger.token }), 403, 'forbidden');
+    assertError(await call(t.app, 'GET', `/api/rooms/${pub}/members`, { auth: stranger.token }), 403, 'forbidden');
     assertError(await call(t.app, 'GET', `/api/rooms/${pub}/members`), 401, 'unauthorized');
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
     assertError(await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: tok.token }), 403, 'api_token_not_allowed');
@@ -111,32 +107,32 @@ describe('GET /api/rooms/:roomId/members', () => {
 describe('POST /api/rooms/:roomId/invite', () => {
   test('an existing user is added at once, with the role, and the room joins their list', async () => {
     const r = await createRoom(t.app, owner);
-    const res = await invite(r, outsider.email, 'editor');
+    const res = await invite(r, stranger.email, 'editor');
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'added');
 
-    const m = (await members(r)).find((x) => x.userId === outsider.id);
+    const m = (await members(r)).find((x) => x.userId === stranger.id);
     assert.ok(m, 'the invitee is a member');
     assert.equal(m.role, 'editor');
     assert.equal(m.addedBy, owner.id);
     assert.deepEqual(await pendingOf(r), [], 'no pending invitation is left for an existing user');
 
-    const mine = (await myRooms(outsider)).find((x) => x.roomId === r);
+    const mine = (await myRooms(stranger)).find((x) => x.roomId === r);
     assert.ok(mine, 'the room is in the invitee\'s list');
     assert.equal(mine.role, 'editor');
 
-    const meta = await call(t.app, 'GET', `/api/rooms/${r}`, { auth: outsider.token });
+    const meta = await call(t.app, 'GET', `/api/rooms/${r}`, { auth: stranger.token });
     assert.equal(meta.statusCode, 200, meta.body);
     assert.equal(meta.json().userRole, 'editor');
   });
 
   test('an existing user is found by e-mail case-insensitively', async () => {
     const r = await createRoom(t.app, owner);
-    const shouted = outsider.email.toUpperCase();
+    const shouted = stranger.email.toUpperCase();
     const res = await invite(r, shouted, 'viewer');
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'added');
-    const m = (await members(r)).find((x) => x.userId === outsider.id);
+    const m = (await members(r)).find((x) => x.userId === stranger.id);
     assert.ok(m);
     assert.equal(m.role, 'viewer');
     assert.deepEqual(await pendingOf(r), []);
@@ -207,7 +203,7 @@ describe('POST /api/rooms/:roomId/invite', () => {
     const email = uniqueEmail('by-member');
     assertError(await invite(room, email, 'viewer', editor.token), 403, 'forbidden');
     assertError(await invite(room, email, 'viewer', viewer.token), 403, 'forbidden');
-    assertError(await invite(room, outsider.email, 'viewer', outsider.token), 403, 'forbidden');
+    assertError(await invite(room, stranger.email, 'viewer', stranger.token), 403, 'forbidden');
     assertError(await call(t.app, 'POST', `/api/rooms/${room}/invite`, { body: { email, role: 'viewer' } }), 401, 'unauthorized');
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
     assertError(await invite(room, email, 'viewer', tok.token), 403, 'api_token_not_allowed');
@@ -218,7 +214,7 @@ describe('POST /api/rooms/:roomId/invite', () => {
 
 describe('invitations addressed to the signed-in user', () => {
   test('a user with no invitations gets an empty list', async () => {
-    const res = await call(t.app, 'GET', '/api/users/pending-invitations', { auth: outsider.token });
+    const res = await call(t.app, 'GET', '/api/users/pending-invitations', { auth: stranger.token });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json().invitations, []);
   });
@@ -244,14 +240,14 @@ describe('invitations addressed to the signed-in user', () => {
     assert.equal(invitations[0].roomId, r);
     assert.equal(invitations[0].role, 'editor');
     // Someone else does not see it.
-    const others = await call(t.app, 'GET', '/api/users/pending-invitations', { auth: outsider.token });
+    const others = await call(t.app, 'GET', '/api/users/pending-invitations', { auth: stranger.token });
     assert.deepEqual(others.json().invitations, []);
 
     // An invitation of another room does not let the invitee into this one.
     assertError(await call(t.app, 'POST', `/api/rooms/${other}/accept-invitation`, { auth: invitee.token }), 404, 'not_found');
     // Someone without an invitation cannot accept it.
-    assertError(await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: outsider.token }), 404, 'not_found');
-    assert.equal((await members(r)).some((m) => m.userId === outsider.id), false);
+    assertError(await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: stranger.token }), 404, 'not_found');
+    assert.equal((await members(r)).some((m) => m.userId === stranger.id), false);
 
     const accepted = await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: invitee.token });
     assert.equal(accepted.statusCode, 200, accepted.body);
@@ -366,7 +362,7 @@ describe('DELETE /api/rooms/:roomId/members/:userId', () => {
 
   test('an unknown user or a non-member is 404', async () => {
     assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/members/user-does-not-exist`, { auth: owner.token }), 404, 'not_found');
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/members/${outsider.id}`, { auth: owner.token }), 404, 'not_found');
+    assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/members/${stranger.id}`, { auth: owner.token }), 404, 'not_found');
   });
 
   test('editors, viewers, anonymous callers and room tokens may not remove members', async () => {

@@ -11,7 +11,6 @@ import {
   assertError,
   assertFieldError,
   assertOk,
-  buildTestApp,
   call,
   createRoom,
   createRoomWithMembers,
@@ -19,13 +18,13 @@ import {
   labelled,
   roomCounts,
   roomHistory,
-  signupAll,
+  scaffold,
+  TOKEN_ERRORS,
   type TestApp,
-  type TestUser,
+  type Users,
 } from './helpers.js';
+import { createInlineLayer } from './support/layers.js';
 
-const READ_ONLY = "API token lacks 'write' permission";
-const WRITE_ONLY = "API token lacks 'read' permission";
 const SLIDE_KEYS = [
   'baseLayer', 'body', 'createdAt', 'createdBy', 'drawingIds', 'id', 'layerIds', 'markerIds', 'position', 'rasterLayerIds',
   'title', 'updatedAt', 'view',
@@ -35,11 +34,10 @@ const BASE_LAYERS = ['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swiss
 const VIEW = { lat: 46.95, lng: 7.45, zoom: 12 };
 
 let t: TestApp;
-let users: { owner: TestUser; editor: TestUser; viewer: TestUser; stranger: TestUser };
+let users: Users;
 
 before(async () => {
-  t = await buildTestApp();
-  users = await signupAll(t.app, 'owner', 'editor', 'viewer', 'stranger');
+  ({ t, users } = await scaffold({ rooms: [] }));
 });
 
 after(async () => {
@@ -105,6 +103,7 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
     const roomId = await newRoom();
     const marker = await createMarker(roomId, 'Bern');
     const drawing = await createDrawing(roomId, 'Old town');
+    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
     const res = await postSlide(
       roomId,
       {
@@ -113,8 +112,8 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
         view: { lat: 46.948, lng: 7.447, zoom: 15.5, bearing: -20, pitch: 45 },
         baseLayer: 'swissimage',
         markerIds: [marker.id],
-        layerIds: ['layer-not-built-yet'],
-        rasterLayerIds: ['layer-raster-1'],
+        layerIds: [layer.id],
+        rasterLayerIds: [], // rasters-access.test.ts shows a slide with a raster
         drawingIds: [drawing.id],
       },
       users.owner.token,
@@ -131,8 +130,8 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
     assert.deepEqual(first.view, { lat: 46.948, lng: 7.447, zoom: 15.5, bearing: -20, pitch: 45 });
     assert.equal(first.baseLayer, 'swissimage');
     assert.deepEqual(first.markerIds, [marker.id]);
-    assert.deepEqual(first.layerIds, ['layer-not-built-yet']);
-    assert.deepEqual(first.rasterLayerIds, ['layer-raster-1']);
+    assert.deepEqual(first.layerIds, [layer.id]);
+    assert.deepEqual(first.rasterLayerIds, []);
     assert.deepEqual(first.drawingIds, [drawing.id]);
     assert.equal(first.createdBy, users.owner.id);
     assert.ok(Number.isInteger(first.createdAt) && first.createdAt > 0);
@@ -197,6 +196,23 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
     assert.deepEqual(low.view, { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 });
   });
 
+  test('layerIds and rasterLayerIds must name layers of this room, each of its kind (400 naming the field)', async () => {
+    const roomId = await newRoom();
+    const other = await newRoom();
+    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
+    const foreign = await createInlineLayer(t.app, other, users.owner.token);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['unknown layer', { layerIds: ['layer-absent000000000000'] }, 'body.layerIds'],
+      ["another room's layer", { layerIds: [foreign.id] }, 'body.layerIds'],
+      ['a vector layer as a raster', { rasterLayerIds: [layer.id] }, 'body.rasterLayerIds'],
+    ];
+    for (const [name, ids, field] of cases) {
+      const res = await postSlide(roomId, { title: 'x', view: VIEW, ...ids }, users.owner.token);
+      labelled(name, () => assertFieldError(res, field));
+    }
+    assert.deepEqual(await list(roomId), []);
+  });
+
   test('baseLayer is one of the room base layers or null; unknown fields are refused', async () => {
     const roomId = await newRoom();
     for (const baseLayer of BASE_LAYERS) {
@@ -247,15 +263,16 @@ describe('PATCH, DELETE and reorder', () => {
     assert.equal(json.success, true);
     assert.deepEqual(json.slide, { ...slide, title: 'After', updatedAt: json.slide.updatedAt });
 
+    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
     const changed = assertOk(
-      await patchSlide(roomId, slide.id, { body: null, baseLayer: null, view: { lat: 1, lng: 2, zoom: 3 }, markerIds: [], layerIds: ['layer-x'] }, users.owner.token),
+      await patchSlide(roomId, slide.id, { body: null, baseLayer: null, view: { lat: 1, lng: 2, zoom: 3 }, markerIds: [], layerIds: [layer.id] }, users.owner.token),
     ).slide;
     assert.equal(changed.title, 'After');
     assert.equal(changed.body, null);
     assert.equal(changed.baseLayer, null);
     assert.deepEqual(changed.view, { lat: 1, lng: 2, zoom: 3 });
     assert.deepEqual(changed.markerIds, []);
-    assert.deepEqual(changed.layerIds, ['layer-x']);
+    assert.deepEqual(changed.layerIds, [layer.id]);
     assert.equal(changed.position, 0);
     assert.equal(changed.createdBy, users.owner.id);
     assert.deepEqual((await list(roomId))[0], changed);
@@ -498,16 +515,18 @@ describe('access to slides', () => {
     const slide = await createSlide(roomId, users.owner.token);
     assert.deepEqual(await list(roomId, read.token), [slide]);
     assert.deepEqual(assertOk(await getPresentation(roomId, read.token)).slides, [slide]);
-    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, read.token), 403, 'forbidden', READ_ONLY);
-    assertError(await patchSlide(roomId, slide.id, { title: 'x' }, read.token), 403, 'forbidden', READ_ONLY);
-    assertError(await deleteSlide(roomId, slide.id, read.token), 403, 'forbidden', READ_ONLY);
-    assertError(await reorder(roomId, [slide.id], read.token), 403, 'forbidden', READ_ONLY);
+    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(await patchSlide(roomId, slide.id, { title: 'x' }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(await deleteSlide(roomId, slide.id, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(await reorder(roomId, [slide.id], read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
 
     const byToken = await createSlide(roomId, write.token, { title: 'from a script' });
-    assert.equal(byToken.createdBy, write.id);
-    assert.equal(byToken.position, 1);
-    assertError(await call(t.app, 'GET', slidesUrl(roomId), { auth: write.token }), 403, 'forbidden', WRITE_ONLY);
+    assert.deepEqual(Object.keys(byToken).sort(), ['id', 'title', 'view'], 'a write-only token hears only the id and what it sent');
+    assertError(await call(t.app, 'GET', slidesUrl(roomId), { auth: write.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
     assertDeck(await list(roomId), [slide.id, byToken.id]);
+    const stored = (await list(roomId)).find((s) => s.id === byToken.id)!;
+    assert.equal(stored.createdBy, write.id);
+    assert.equal(stored.position, 1);
   });
 
   test('a private room: stranger 403 and anonymous 401 on slides', async () => {

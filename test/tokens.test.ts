@@ -4,13 +4,12 @@ import {
   addMember,
   assertError,
   assertValidation,
-  buildTestApp,
-  createRoomWithMembers,
-  signupAll,
   call,
   createRoom,
   issueToken,
+  scaffold,
   type TestApp,
+  TOKEN_ERRORS,
   type TestUser,
   uniqueEmail,
   uniqueRoomId,
@@ -18,8 +17,6 @@ import {
 
 const DAY_MS = 24 * 3600 * 1000;
 const TOKEN_PATTERN = /^mrt_[A-Za-z0-9_-]{32,}$/;
-const INVALID_TOKEN = 'Invalid or expired API token';
-const WRONG_ROOM = 'API token is not scoped to this room';
 
 let t: TestApp;
 let owner: TestUser;
@@ -29,9 +26,7 @@ let viewer: TestUser;
 let room: string;
 
 before(async () => {
-  t = await buildTestApp();
-  ({ owner, editor, viewer } = await signupAll(t.app, 'owner', 'editor', 'viewer'));
-  room = await createRoomWithMembers(t.app, { owner, editor, viewer });
+  ({ t, users: { owner, editor, viewer }, room } = await scaffold());
 });
 after(() => t.close());
 
@@ -215,7 +210,7 @@ describe('DELETE /api/rooms/:roomId/api-tokens/:tokenId', () => {
     assert.equal(del.statusCode, 200, del.body);
     assert.equal(del.json().success, true);
 
-    assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', INVALID_TOKEN);
+    assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
     assert.deepEqual((await listTokens(r)).map((x) => x.id), [keep.id]);
     // The other token of the room is untouched.
     assert.equal((await call(t.app, 'GET', `/api/rooms/${r}`, { auth: keep.token })).statusCode, 200);
@@ -268,7 +263,7 @@ test('an expired token is 401 Invalid or expired API token', async () => {
   await t.restart();
 
   // Even on a public room, where anonymous reads succeed, the expired credential is refused.
-  assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', INVALID_TOKEN);
+  assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
   assert.equal((await call(t.app, 'GET', `/api/rooms/${r}`)).statusCode, 200);
 });
 
@@ -277,16 +272,16 @@ describe('Authentication rules for room tokens', () => {
     const a = await createRoom(t.app, owner);
     const b = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
     const tok = await issueToken(t.app, owner, a, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${b}`, { auth: tok.token }), 403, 'forbidden', WRONG_ROOM);
+    assertError(await call(t.app, 'GET', `/api/rooms/${b}`, { auth: tok.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     // Also for a room that does not exist.
-    assertError(await call(t.app, 'GET', `/api/rooms/${uniqueRoomId()}`, { auth: tok.token }), 403, 'forbidden', WRONG_ROOM);
+    assertError(await call(t.app, 'GET', `/api/rooms/${uniqueRoomId()}`, { auth: tok.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
   });
 
   test("a token lacking read is 403 \"API token lacks 'read' permission\"", async () => {
     const writeOnly = await issueToken(t.app, owner, room, ['write']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: writeOnly.token }), 403, 'forbidden', "API token lacks 'read' permission");
+    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: writeOnly.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
     const uploadOnly = await issueToken(t.app, owner, room, ['upload']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: uploadOnly.token }), 403, 'forbidden', "API token lacks 'read' permission");
+    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: uploadOnly.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
   });
 
   test('a read token may read room metadata', async () => {

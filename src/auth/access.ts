@@ -13,12 +13,26 @@ export type Role = 'owner' | 'editor' | 'viewer';
 /** Who is calling: nobody, a signed-in user, or a room API token. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'user'; userId: string; email: string }
+  | { kind: 'user'; userId: string; email: string; emailVerified: boolean }
   | { kind: 'token'; tokenId: string; roomId: string; permissions: TokenPermission[] };
+
+/** Who made a change, as history records it: a user or a room token. */
+export interface Actor {
+  kind: 'user' | 'token';
+  id: string;
+}
+
+/** The acting user or token; anonymous callers never reach a change (the access check refuses them). */
+export function actorOf(caller: Caller): Actor {
+  if (caller.kind === 'user') return { kind: 'user', id: caller.userId };
+  if (caller.kind === 'token') return { kind: 'token', id: caller.tokenId };
+  throw unauthorized();
+}
 
 /** What a route needs of the caller on its room. */
 export type RoomNeed =
-  | 'info' // anyone may ask; the answer depends on `canRead`
+  | 'info' // anyone may ask; the answer depends on read (a token without read is refused)
+  | 'listen' // the live channel: any caller of an existing room; read is checked on the socket
   | 'authenticated' // any user, or a token of this room
   | 'read' // room content
   | 'deck' // the presentation: also anyone when the deck is public
@@ -52,6 +66,8 @@ const ROLE_CAPABILITIES: Record<Role, Capability[]> = {
 };
 
 const SESSION_ONLY: ReadonlySet<RoomNeed> = new Set(['member', 'editor', 'owner']);
+/** Needs no room token passes, whatever its room and permissions. */
+export const isSessionOnly = (need: RoomNeed) => SESSION_ONLY.has(need);
 
 /** The capability each need asks for (info and authenticated ask for none). */
 const NEED_CAPABILITY: Partial<Record<RoomNeed, Capability>> = {
@@ -100,6 +116,9 @@ export function access(room: RoomFacts | null, roomId: string, caller: Caller, n
   if (!room) throw notFound('Room');
   const grant = capabilitiesOf(room, caller);
   const capability = NEED_CAPABILITY[need];
+  if (need === 'listen') return grant;
+  // A room token without read learns nothing of the room, even where anonymous readers may.
+  if (caller.kind === 'token' && (need === 'info' || need === 'deck') && !grant.capabilities.has('read')) throw tokenLacks('read');
   if (need === 'info') return grant;
   if (need === 'authenticated') {
     if (caller.kind === 'anonymous') throw unauthorized();

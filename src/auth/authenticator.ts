@@ -1,15 +1,22 @@
-import { invalidApiToken, unauthorized } from '../errors.js';
-import { isUniqueViolation } from '../db/database.js';
-import type { MembersRepository } from '../modules/members/members.repository.js';
-import type { TokensRepository } from '../modules/tokens/tokens.repository.js';
-import type { UsersRepository } from '../modules/users/users.repository.js';
+import { invalidApiToken, invalidSession, unauthorized } from '../errors.js';
 import type { Caller } from './access.js';
+import type { AccessSource } from './access-source.js';
 import { hashRoomToken, isRoomToken, type TokenPermission } from './room-tokens.js';
-import type { SessionKeys } from './sessions.js';
+import type { SessionClaims, SessionKeys } from './sessions.js';
 
 /** `lastUsedAt` is written at most once a minute per token, to keep reads cheap. */
 const LAST_USED_PRECISION_MS = 60_000;
 const SEEN_EXTERNAL_LIMIT = 10_000;
+
+/**
+ * What authenticating a caller records. The authenticator only reads; the services that own
+ * the data write (token use, an external user's account and their invitations).
+ */
+export interface SignInRecords {
+  tokenUsed(tokenId: string, at: number): Promise<void>;
+  /** The first request of an external provider's session token; throws 401 to refuse it. */
+  externalSignIn(claims: SessionClaims): Promise<void>;
+}
 
 /** Turns an Authorization header into a caller, or throws 401. */
 export class Authenticator {
@@ -18,9 +25,8 @@ export class Authenticator {
 
   constructor(
     private readonly sessions: SessionKeys,
-    private readonly users: UsersRepository,
-    private readonly tokens: TokensRepository,
-    private readonly members: MembersRepository,
+    private readonly source: AccessSource,
+    private readonly records: SignInRecords,
   ) {}
 
   async resolve(header: string | undefined): Promise<Caller> {
@@ -32,12 +38,12 @@ export class Authenticator {
   }
 
   private async roomToken(secret: string): Promise<Caller> {
-    const row = await this.tokens.findByHash(hashRoomToken(secret));
+    const row = await this.source.tokenByHash(hashRoomToken(secret));
     const now = Date.now();
     if (!row || row.expires_at <= now) throw invalidApiToken();
     if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS) {
-      await this.tokens.touch(row.id, now);
-      row.last_used_at = now; // the cached row too
+      row.last_used_at = now; // the cached row too, so the next request does not write again
+      await this.records.tokenUsed(row.id, now);
     }
     return {
       kind: 'token',
@@ -50,29 +56,17 @@ export class Authenticator {
   private async session(jwt: string): Promise<Caller> {
     const claims = await this.sessions.verify(jwt);
     if (claims.external) {
-      await this.firstSeenExternal(claims.userId, claims.email, claims.issuedAt, claims.emailVerified);
-    } else if (!(await this.users.findById(claims.userId))) {
-      throw unauthorized('Invalid or expired session token');
+      const key = `${claims.userId}:${claims.issuedAt}`;
+      if (!this.seenExternal.has(key)) {
+        await this.records.externalSignIn(claims);
+        if (this.seenExternal.size >= SEEN_EXTERNAL_LIMIT) this.seenExternal.clear();
+        this.seenExternal.add(key);
+      }
+      return { kind: 'user', userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified };
     }
-    return { kind: 'user', userId: claims.userId, email: claims.email };
-  }
-
-  /** "Signs in next time" for external identities: the first request of each token. */
-  private async firstSeenExternal(userId: string, email: string, issuedAt: number, emailVerified: boolean) {
-    const key = `${userId}:${issuedAt}`;
-    if (this.seenExternal.has(key)) return;
-    const now = Date.now();
-    // An external subject never stands for an account of the service's own.
-    const existing = await this.users.findById(userId);
-    if (existing?.password_hash) throw unauthorized('Invalid or expired session token');
-    try {
-      await this.users.ensureExternal(userId, email, now);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw unauthorized('This e-mail address belongs to another account');
-      throw error;
-    }
-    if (emailVerified) await this.members.acceptInvitations(userId, email, now);
-    if (this.seenExternal.size >= SEEN_EXTERNAL_LIMIT) this.seenExternal.clear();
-    this.seenExternal.add(key);
+    const user = await this.source.userById(claims.userId);
+    if (!user) throw invalidSession();
+    // The address as it is now: verified since the token was issued, or changed.
+    return { kind: 'user', userId: user.id, email: user.email, emailVerified: user.email_verified_at !== null };
   }
 }

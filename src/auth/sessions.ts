@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
-import { unauthorized } from '../errors.js';
+import { normalizeEmail } from '../emails.js';
+import { invalidSession, unauthorized } from '../errors.js';
 
 export const LOCAL_ISSUER = 'maproom';
 
@@ -43,7 +44,7 @@ export class SessionKeys {
     try {
       issuer = decodeJwt(token).iss;
     } catch {
-      throw unauthorized('Invalid or expired session token');
+      throw invalidSession();
     }
     const external = Boolean(this.jwks) && issuer === this.config.authIssuer && issuer !== LOCAL_ISSUER;
     let payload: JWTPayload;
@@ -64,9 +65,9 @@ export class SessionKeys {
             })
           ).payload;
     } catch {
-      throw unauthorized('Invalid or expired session token');
+      throw invalidSession();
     }
-    const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
+    const email = typeof payload.email === 'string' ? normalizeEmail(payload.email) : '';
     if (!payload.sub || !email) throw unauthorized('Session token lacks a subject or e-mail');
     return { userId: payload.sub, email, external, emailVerified: payload.email_verified !== false, issuedAt: payload.iat ?? 0 };
   }

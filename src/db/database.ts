@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.js';
-import { migrateToLatest } from './migrations.js';
+import { sqlitePathOf, type Config } from '../config.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { migrateToLatest, type Dialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
 export type Db = Kysely<Tables>;
 
 export interface Database {
   db: Db;
-  dialect: 'sqlite' | 'postgres';
+  dialect: Dialect;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,9 +23,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /** Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. */
 export async function openDatabase(config: Config): Promise<Database> {
-  const database = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+  const database = config.databaseUrl ? openPostgres(config.databaseUrl, config.pgPoolSize) : openSqlite(config.dataDir, sqlitePathOf(config));
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, database.dialect);
   } catch (error) {
     await database.close();
     throw error;
@@ -31,17 +33,26 @@ export async function openDatabase(config: Config): Promise<Database> {
   return database;
 }
 
-function openSqlite(dataDir: string): Database {
+function openSqlite(dataDir: string, file: string): Database {
   mkdirSync(dataDir, { recursive: true });
-  const file = new SQLite(path.join(dataDir, 'maproom.db'));
-  file.pragma('journal_mode = WAL');
+  const unlock = lockDataDir(dataDir);
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL: a committed transaction survives a crash of the process; only an
   // operating-system crash or power loss may lose the last moments (see README).
-  file.pragma('synchronous = NORMAL');
-  file.pragma('foreign_keys = ON');
-  file.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: () => ping(db),
+    close: async () => {
+      await db.destroy();
+      unlock();
+    },
+  };
 }
 
 /** How many distinct SQL texts keep their prepared statement. */
@@ -74,14 +85,18 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
   });
 }
 
-function openPostgres(connectionString: string): Database {
-  const pool = new pg.Pool({ connectionString, max: 10 });
+function openPostgres(connectionString: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
   // An idle connection the server ends (a restart, an administrator) is dropped by the pool
   // and replaced on demand; without a listener it would crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', ping: () => ping(db), close: () => db.destroy() };
 }
+
+const ping = async (db: Db) => {
+  await sql`select 1`.execute(db);
+};
 
 /** True when the error is a unique-constraint violation in either dialect. */
 export function isUniqueViolation(error: unknown): boolean {

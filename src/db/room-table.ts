@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { ContentKind, ContentTable } from '../modules/rooms/room-content.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Db } from './database.js';
+import { notStaged } from './staged-jobs.js';
 import type { Tables } from './tables.js';
 
 /** Lists of ids go to the database in pieces this large (both engines cap bound values). */
@@ -18,13 +18,15 @@ type RoomScoped = { [K in keyof Tables]: Tables[K] extends { id: string; room_id
 /**
  * The queries every room-scoped content table needs (markers, drawings, slides, comments):
  * rows are always addressed by room and id together, so an id of another room is simply
- * not found.
+ * not found. A table whose rows long jobs write names its job-id column (`stagedBy`): rows of
+ * a job still staged (db/staged-jobs.ts) are not read.
  */
 export class RoomTable<T extends RoomScoped> {
   constructor(
     protected readonly db: Db,
     private readonly table: T,
     private readonly orderBy: keyof Tables[T] & string = 'created_at' as keyof Tables[T] & string,
+    private readonly stagedBy?: keyof Tables[T] & string,
   ) {}
 
   /** Kysely cannot follow a generic table name; the public methods keep the row types. */
@@ -32,16 +34,22 @@ export class RoomTable<T extends RoomScoped> {
     return db as unknown as Kysely<Record<string, any>>;
   }
 
+  /** The room's readable rows. */
+  private rows(db: Db, roomId: string): SelectQueryBuilder<Record<string, any>, string, {}> {
+    const query = this.q(db).selectFrom(this.name).where('room_id', '=', roomId);
+    return this.stagedBy ? query.where(notStaged(this.stagedBy)) : query;
+  }
+
   private get name(): string {
     return this.table;
   }
 
   list(roomId: string, db: Db = this.db): Promise<Tables[T][]> {
-    return this.q(db).selectFrom(this.name).selectAll().where('room_id', '=', roomId).orderBy(this.orderBy).orderBy('id').execute() as Promise<Tables[T][]>;
+    return this.rows(db, roomId).selectAll().orderBy(this.orderBy).orderBy('id').execute() as Promise<Tables[T][]>;
   }
 
   find(roomId: string, id: string, db: Db = this.db): Promise<Tables[T] | undefined> {
-    return this.q(db).selectFrom(this.name).selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst() as Promise<Tables[T] | undefined>;
+    return this.rows(db, roomId).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Tables[T] | undefined>;
   }
 
   /** The room's rows among `ids` (in the table's order within each piece of the list). */
@@ -49,10 +57,8 @@ export class RoomTable<T extends RoomScoped> {
     const rows: Tables[T][] = [];
     for (const chunk of inChunks(ids)) {
       rows.push(
-        ...((await this.q(db)
-          .selectFrom(this.name)
+        ...((await this.rows(db, roomId)
           .selectAll()
-          .where('room_id', '=', roomId)
           .where('id', 'in', chunk)
           .orderBy(this.orderBy)
           .orderBy('id')
@@ -66,7 +72,7 @@ export class RoomTable<T extends RoomScoped> {
   async existing(roomId: string, ids: string[], db: Db = this.db): Promise<Set<string>> {
     const found = new Set<string>();
     for (const chunk of inChunks(ids)) {
-      const rows = await this.q(db).selectFrom(this.name).select('id').where('room_id', '=', roomId).where('id', 'in', chunk).execute();
+      const rows = await this.rows(db, roomId).select('id').where('id', 'in', chunk).execute();
       for (const row of rows) found.add((row as { id: string }).id);
     }
     return found;
@@ -88,10 +94,8 @@ export class RoomTable<T extends RoomScoped> {
   }
 
   async count(db: Db, roomId: string): Promise<number> {
-    const row = await this.q(db)
-      .selectFrom(this.name)
+    const row = await this.rows(db, roomId)
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('room_id', '=', roomId)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -99,15 +103,5 @@ export class RoomTable<T extends RoomScoped> {
   async clear(db: Db, roomId: string): Promise<number> {
     const result = await this.q(db).deleteFrom(this.name).where('room_id', '=', roomId).executeTakeFirst();
     return Number(result.numDeletedRows);
-  }
-
-  /** This table as a kind of room content, for `counts` and `clear`. */
-  asContent(kind: ContentKind, afterClear?: (roomId: string) => Promise<void>): ContentTable {
-    return {
-      kind,
-      count: (db, roomId) => this.count(db, roomId),
-      clear: (trx, roomId) => this.clear(trx, roomId),
-      ...(afterClear && { afterClear }),
-    };
   }
 }

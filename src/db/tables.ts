@@ -8,6 +8,22 @@ export interface UsersTable {
   name: string | null;
   password_hash: string | null;
   created_at: number;
+  /** When the address was proven (a followed e-mail link, or an external provider's word). */
+  email_verified_at: number | null;
+}
+
+export interface EmailVerificationsTable {
+  token_hash: string;
+  user_id: string;
+  email: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface StagedJobsTable {
+  job_id: string;
+  room_id: string;
+  created_at: number;
 }
 
 export interface RoomsTable {
@@ -27,6 +43,8 @@ export interface RoomsTable {
   timeline_settings: string | null;
   version: number;
 }
+
+export type RoomRow = RoomsTable;
 
 export interface RoomMembersTable {
   room_id: string;
@@ -193,8 +211,63 @@ export interface SlidesTable {
   updated_at: number;
 }
 
+export interface LayersTable {
+  id: string;
+  room_id: string;
+  kind: 'vector' | 'raster';
+  /** Names a vector layer's feature tables; null for rasters. */
+  storage_key: number | null;
+  name: string;
+  description: string | null;
+  /** JSON: a vector layer's style. */
+  style: string | null;
+  /** JSON: a raster's display settings. */
+  display: string | null;
+  geometry_type: string | null;
+  feature_count: number;
+  /** JSON: [minLon, minLat, maxLon, maxLat]. */
+  bbox: string | null;
+  source_format: string;
+  source_crs: string | null;
+  size_bytes: number;
+  /** JSON: a raster's facts (size, bands, data type, statistics, nodata, tile grid). */
+  raster: string | null;
+  /** A raster's tileable file in the blob store. */
+  file_key: string | null;
+  /** The ingest that wrote it; hidden while that job is staged. */
+  job_id: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LayerChunksTable {
+  layer_id: string;
+  chunk_index: number;
+  first_row: number;
+  last_row: number;
+  feature_count: number;
+  min_lon: number;
+  min_lat: number;
+  max_lon: number;
+  max_lat: number;
+}
+
+export interface UploadChunksTable {
+  room_id: string;
+  upload_id: string;
+  chunk_index: number;
+  total_chunks: number;
+  file_name: string;
+  file_key: string;
+  bytes: number;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
+  email_verifications: EmailVerificationsTable;
+  staged_jobs: StagedJobsTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
   pending_invitations: PendingInvitationsTable;
@@ -208,4 +281,7 @@ export interface Tables {
   comment_replies: CommentRepliesTable;
   drawings: DrawingsTable;
   slides: SlidesTable;
+  layers: LayersTable;
+  layer_chunks: LayerChunksTable;
+  upload_chunks: UploadChunksTable;
 }

@@ -5,25 +5,13 @@ import Assembler from 'stream-json/Assembler.js';
 /** A problem with the input, said so that the person who made the file can find it. */
 export class GeoJsonError extends Error {}
 
-/** The marker fields a bulk-imported Point feature may carry (the interface's list). */
-export interface PointMarker {
+/** A Point feature: its position and its properties, unchecked (the caller knows what they mean). */
+export interface PointFeature {
   latitude: number;
   longitude: number;
-  title?: string;
-  description?: string;
-  tags?: string[];
-  eventDate?: number;
-  imageKey?: string;
-  thumbnailKey?: string;
-  markerIconId?: string;
-  markerIconSize?: number;
+  properties: Record<string, unknown>;
 }
 
-/**
- * Streams the features of a GeoJSON FeatureCollection without holding the file: each
- * feature is assembled on its own. Rejects a file whose top-level `type` is not
- * FeatureCollection (after its features have been read: `type` may come last).
- */
 /**
  * A point feature needs a few dozen JSON values; this bound keeps one malicious feature
  * (a huge ignored property) from being assembled in memory.
@@ -143,13 +131,13 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
 const where = (index: number) => `Feature ${index + 1} (features[${index}])`;
 
 function fail(index: number, problem: string): never {
-  throw new GeoJsonError(`${where(index)}: ${problem}`);
+  throw featureError(index, problem);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Checks one feature and maps its properties to marker fields. */
-export function pointMarkerOf(feature: unknown, index: number): PointMarker {
+/** Checks that `feature` is a GeoJSON Point feature in range; `index` names it in errors. */
+export function pointOf(feature: unknown, index: number): PointFeature {
   if (!isObject(feature) || feature.type !== 'Feature') fail(index, 'must be an object with "type": "Feature"');
   const geometry = feature.geometry;
   if (!isObject(geometry) || geometry.type !== 'Point') fail(index, 'geometry must be a Point');
@@ -166,40 +154,10 @@ export function pointMarkerOf(feature: unknown, index: number): PointMarker {
   }
   const properties = feature.properties ?? {};
   if (!isObject(properties)) fail(index, 'properties must be an object or null');
-  const marker: PointMarker = { latitude, longitude };
-  const p = properties;
-  const text = (key: string, max: number) => {
-    const value = p[key];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string' || value.length > max) fail(index, `${key} must be a string of at most ${max} characters`);
-    return value;
-  };
-  marker.title = text('title', 200);
-  if (marker.title !== undefined && /[\r\n]/.test(marker.title)) fail(index, 'title must not contain newline characters');
-  marker.description = text('description', 10_000);
-  if (p.tags !== undefined && p.tags !== null) {
-    const tags = p.tags;
-    if (!Array.isArray(tags) || tags.length > 50 || tags.some((t) => typeof t !== 'string' || t.length < 1 || t.length > 64)) {
-      fail(index, 'tags must be an array of at most 50 strings of 1 to 64 characters');
-    }
-    marker.tags = tags as string[];
-  }
-  if (p.eventDate !== undefined && p.eventDate !== null) {
-    const date = typeof p.eventDate === 'string' ? Date.parse(p.eventDate) : p.eventDate;
-    if (typeof date !== 'number' || !Number.isSafeInteger(date)) fail(index, 'eventDate must be epoch milliseconds or an ISO 8601 date');
-    marker.eventDate = date;
-  }
-  marker.imageKey = text('imageKey', 200);
-  marker.thumbnailKey = text('thumbnailKey', 200);
-  if ((marker.imageKey === undefined) !== (marker.thumbnailKey === undefined)) {
-    fail(index, 'imageKey and thumbnailKey go together');
-  }
-  marker.markerIconId = text('markerIconId', 100);
-  if (p.markerIconSize !== undefined && p.markerIconSize !== null) {
-    const size = p.markerIconSize;
-    if (typeof size !== 'number' || !Number.isInteger(size) || size < 8 || size > 256) fail(index, 'markerIconSize must be an integer from 8 to 256');
-    marker.markerIconSize = size;
-  }
-  for (const key of Object.keys(marker) as (keyof PointMarker)[]) if (marker[key] === undefined) delete marker[key];
-  return marker;
+  return { latitude, longitude, properties };
+}
+
+/** The error for feature `index`: "Feature 4 (features[3]): <problem>". */
+export function featureError(index: number, problem: string): GeoJsonError {
+  return new GeoJsonError(`${where(index)}: ${problem}`);
 }

@@ -1,23 +1,29 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { access, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
+import { isSessionOnly, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
+import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { AppError, badRequest, notFound } from '../errors.js';
+import { authorizeRoom } from '../auth/room-access.js';
+import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized } from '../errors.js';
 import { isRoomId } from '../ids.js';
-import type { RoomRow, RoomsRepository } from '../modules/rooms/rooms.repository.js';
 
 /**
  * What a route declares in `config.access`: a user session (no room), a need on the room
- * named by the `:roomId` path parameter, or (`optional`) just who the caller is.
+ * named by a path parameter (`:roomId`, or `roomParam`), a need on a room the request body
+ * names (`roomInBody`: the handler calls `request.authorizeRoom` once it has read it), or
+ * (`optional`) just who the caller is.
  */
 export type RouteAccess =
   | { session: true }
   | {
       room: RoomNeed;
+      /** The path parameter that names the room, when it is not `roomId`. */
+      roomParam?: string;
       /** Also take the credential from `?access_token=` (WebSockets). */
       credentialInQuery?: true;
       /** For routes that address an object by id alone: how to find its room. */
       roomOf?: ObjectRoom;
     }
+  | { roomInBody: RoomNeed }
   | { optional: true };
 
 /**
@@ -36,27 +42,38 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller;
-    /** The room of the path, loaded by the access check. */
-    room: RoomRow;
+    /** The room of the path (with the caller's role), loaded by the access check. */
+    room: RoomWithRole;
     /** What the caller may do in that room. */
     grant: Grant;
+    /** For `roomInBody` routes: applies the route's need to the room the body names. */
+    authorizeRoom(roomId: string): Promise<void>;
   }
 }
 
-export const ROOM_ID_MESSAGE = 'roomId must be exactly 10 characters from A-Z, a-z, 0-9, _ and -';
+const ROOM_ID_PROBLEM = 'must be exactly 10 characters from A-Z, a-z, 0-9, _ and -';
 
 /** Registers the one access check: every route states what it needs, this hook enforces it. */
-export function registerAccessHook(app: FastifyInstance, authenticator: Authenticator, rooms: RoomsRepository) {
+export function registerAccessHook(app: FastifyInstance, authenticator: Authenticator, source: AccessSource) {
   app.decorateRequest('caller', null as never);
   app.decorateRequest('room', null as never);
   app.decorateRequest('grant', null as never);
+  app.decorateRequest('authorizeRoom', async function authorizeBodyRoom(this: FastifyRequest, roomId: string) {
+    const spec = this.routeOptions.config.access;
+    if (!spec || !('roomInBody' in spec)) throw new Error('authorizeRoom is for routes whose room is in the body');
+    if (!isRoomId(roomId)) throw invalidField('roomName', ROOM_ID_PROBLEM);
+    const { room, grant } = await authorizeRoom(source, roomId, this.caller, spec.roomInBody);
+    this.grant = grant;
+    this.room = room!;
+  });
 
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const spec = request.routeOptions.config.access;
     if (!spec) return;
-    const roomId = (request.params as { roomId?: unknown }).roomId;
+    const roomParam = 'roomParam' in spec && spec.roomParam ? spec.roomParam : 'roomId';
+    const roomId = (request.params as Record<string, unknown>)[roomParam];
     if (roomId !== undefined && !isRoomId(roomId)) {
-      throw badRequest(ROOM_ID_MESSAGE, [{ field: 'roomId', message: ROOM_ID_MESSAGE }]);
+      throw invalidField(roomParam, ROOM_ID_PROBLEM);
     }
     const queryToken = (request.query as { access_token?: unknown }).access_token;
     const header =
@@ -67,33 +84,46 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       requireSession(request.caller);
       return;
     }
+    if ('roomInBody' in spec) {
+      // Nobody may make the service read a body they could not use: anonymous callers are
+      // refused now, and a room token is checked against its own room before a byte is read.
+      if (request.caller.kind === 'anonymous') throw unauthorized();
+      if (request.caller.kind === 'token') await authorizeRoom(source, request.caller.roomId, request.caller, spec.roomInBody);
+      return;
+    }
     if (!('room' in spec)) return;
     const { room, grant } = spec.roomOf
-      ? await authorizeObject(rooms, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room)
-      : await authorizeRoom(rooms, roomId as string, request.caller, spec.room);
+      ? await authorizeObject(source, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room)
+      : await authorizeRoom(source, roomId as string, request.caller, spec.room);
     request.grant = grant;
     if (room) request.room = room;
   });
 }
 
-async function authorizeObject(rooms: RoomsRepository, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed) {
+/**
+ * An object addressed by id alone: whoever may not know of it hears 404, as if it did not
+ * exist; a token of the object's own room, and anyone who may read the room (a viewer
+ * deleting a layer), hear why they are refused.
+ */
+async function authorizeObject(source: AccessSource, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed) {
+  // Before the lookup, so that a token cannot tell which ids exist.
+  if (caller.kind === 'token' && isSessionOnly(need)) throw tokenNotAllowed();
   const roomId = id ? await object.find(id) : undefined;
   if (!roomId) throw notFound(object.what);
   try {
-    return await authorizeRoom(rooms, roomId, caller, need);
+    return await authorizeRoom(source, roomId, caller, need);
   } catch (error) {
-    if (error instanceof AppError && error.code !== 'api_token_not_allowed') throw notFound(object.what);
-    throw error;
+    if (!(error instanceof AppError) || error.code === 'api_token_not_allowed') throw error;
+    const ownRoomToken = caller.kind === 'token' && caller.roomId === roomId;
+    if (ownRoomToken || (need !== 'read' && (await mayRead(source, roomId, caller)))) throw error;
+    throw notFound(object.what);
   }
 }
 
-/** Loads the room with the caller's role and applies the one access check. */
-export async function authorizeRoom(rooms: RoomsRepository, roomId: string, caller: Caller, need: RoomNeed) {
-  const row = await rooms.findWithRole(roomId, caller.kind === 'user' ? caller.userId : null);
-  const facts = row && {
-    isPublic: row.is_public === 1,
-    presentationIsPublic: row.presentation_is_public === 1,
-    role: row.member_role,
-  };
-  return { room: row, grant: access(facts ?? null, roomId, caller, need) };
+/** Whether the caller may read the room (and so knows what it holds). */
+async function mayRead(source: AccessSource, roomId: string, caller: Caller): Promise<boolean> {
+  return authorizeRoom(source, roomId, caller, 'read').then(
+    () => true,
+    () => false,
+  );
 }

@@ -29,8 +29,15 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 export const roomObjectParams = <K extends string>(idParam: K) =>
   Type.Object({ roomId: RoomId, [idParam]: Type.String({ minLength: 1, maxLength: 100 }) } as { roomId: typeof RoomId } & Record<K, ReturnType<typeof Type.String>>);
 
-/** The schema, or null. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** The base maps a room or a slide may name. */
+export const BaseLayer = Type.Enum(['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage']);
 
-/** A colour: `#` and 3, 6 or 8 hex digits. */
-export const HexColor = Type.String({ pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', examples: ['#e74c3c'] });
+/** A map view: centre and zoom. Slides add bearing and pitch. */
+export const MapView = Type.Object(
+  {
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    lng: Type.Number({ minimum: -180, maximum: 180 }),
+    zoom: Type.Number({ minimum: 0, maximum: 24 }),
+  },
+  { additionalProperties: false },
+);

@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.js';
 import type { JobsTable } from '../db/tables.js';
 import { AppError } from '../errors.js';
@@ -6,10 +8,10 @@ import { AppError } from '../errors.js';
 export type JobRow = JobsTable;
 export type JobStage = 'queued' | 'processing' | 'complete' | 'error';
 
-export interface JobContext {
+export interface JobContext<P = unknown> {
   id: string;
   roomId: string;
-  payload: Record<string, unknown>;
+  payload: P;
   actor: { kind: 'user' | 'token'; id: string };
   /** Aborted when the service shuts down; the job is then resumed at the next start. */
   signal: AbortSignal;
@@ -23,24 +25,36 @@ export interface JobOutcome {
 }
 
 /** A job's work. It must be safe to run again from the start after an interruption. */
-export type JobHandler = (job: JobContext) => Promise<JobOutcome>;
+export type JobHandler<P = unknown> = (job: JobContext<P>) => Promise<JobOutcome>;
 
 /** A failure the job's caller should read as is (e.g. "feature 12: geometry must be a Point"). */
 export class JobFailure extends Error {}
 
-export interface NewJob {
+export interface NewJob<P> {
   id: string;
-  kind: string;
   roomId: string;
-  payload: Record<string, unknown>;
+  payload: P;
   actor: { kind: 'user' | 'token'; id: string };
+}
+
+/** A kind of job, as registered: what queues one, with a payload of its schema. */
+export interface JobType<P> {
+  enqueue(job: NewJob<P>): Promise<void>;
 }
 
 /** Long work that callers poll: in-process with durable rows now, BullMQ later. */
 export interface JobQueue {
-  /** `undo` removes a job's partial work when it is given up after repeated interruptions. */
-  register(kind: string, handler: JobHandler, undo?: (job: JobRow) => Promise<void>): void;
-  enqueue(job: NewJob): Promise<void>;
+  /**
+   * A kind of job: its payload's schema (checked when it runs, since rows outlive code
+   * versions), its work, and `undo`, which removes a job's partial work when it is given up
+   * after repeated interruptions.
+   */
+  register<T extends TSchema>(
+    kind: string,
+    payload: T,
+    handler: JobHandler<Static<T>>,
+    undo?: (job: JobRow, payload: Static<T>) => Promise<void>,
+  ): JobType<Static<T>>;
   find(id: string): Promise<JobRow | undefined>;
   /** Picks up jobs a previous process left queued or interrupted. */
   start(): Promise<void>;
@@ -51,9 +65,14 @@ export interface JobQueue {
 const MAX_ATTEMPTS = 3;
 const PROGRESS_INTERVAL_MS = 250;
 
+interface Kind {
+  check: ReturnType<typeof Compile>;
+  handler: JobHandler<any>;
+  undo?: (job: JobRow, payload: any) => Promise<void>;
+}
+
 export class InProcessJobQueue implements JobQueue {
-  private readonly handlers = new Map<string, JobHandler>();
-  private readonly undoers = new Map<string, (job: JobRow) => Promise<void>>();
+  private readonly kinds = new Map<string, Kind>();
   private readonly waiting: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
@@ -64,19 +83,24 @@ export class InProcessJobQueue implements JobQueue {
     private readonly concurrency = 1,
   ) {}
 
-  register(kind: string, handler: JobHandler, undo?: (job: JobRow) => Promise<void>): void {
-    this.handlers.set(kind, handler);
-    if (undo) this.undoers.set(kind, undo);
+  register<T extends TSchema>(
+    kind: string,
+    payload: T,
+    handler: JobHandler<Static<T>>,
+    undo?: (job: JobRow, payload: Static<T>) => Promise<void>,
+  ): JobType<Static<T>> {
+    this.kinds.set(kind, { check: Compile(payload), handler, ...(undo && { undo }) });
+    return { enqueue: (job) => this.enqueue(kind, job) };
   }
 
-  async enqueue(job: NewJob): Promise<void> {
+  private async enqueue(kind: string, job: NewJob<unknown>): Promise<void> {
     const now = Date.now();
     await this.db
       .insertInto('jobs')
       .values({
         id: job.id,
         room_id: job.roomId,
-        kind: job.kind,
+        kind,
         stage: 'queued',
         progress: 0,
         message: 'Waiting to start',
@@ -106,7 +130,9 @@ export class InProcessJobQueue implements JobQueue {
       .execute();
     for (const job of unfinished) {
       if (job.attempts >= MAX_ATTEMPTS) {
-        await this.undoers.get(job.kind)?.(job);
+        const kind = this.kinds.get(job.kind);
+        const payload = this.payloadOf(job);
+        if (kind?.undo && payload.ok) await kind.undo(job, payload.value);
         await this.update(job.id, { stage: 'error', message: `Interrupted ${job.attempts} times by restarts; giving up` });
       } else {
         await this.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });
@@ -136,9 +162,14 @@ export class InProcessJobQueue implements JobQueue {
   private async run(id: string): Promise<void> {
     const row = await this.find(id);
     if (!row || row.stage !== 'queued') return;
-    const handler = this.handlers.get(row.kind);
-    if (!handler) {
+    const kind = this.kinds.get(row.kind);
+    if (!kind) {
       await this.update(id, { stage: 'error', message: `No worker for jobs of kind ${row.kind}` });
+      return;
+    }
+    const payload = this.payloadOf(row);
+    if (!payload.ok) {
+      await this.update(id, { stage: 'error', message: 'The job was queued by another version of the service and cannot run' });
       return;
     }
     await this.update(id, { stage: 'processing', attempts: row.attempts + 1, message: 'Processing' });
@@ -146,7 +177,7 @@ export class InProcessJobQueue implements JobQueue {
     const context: JobContext = {
       id,
       roomId: row.room_id,
-      payload: JSON.parse(row.payload),
+      payload: payload.value,
       actor: { kind: row.actor_kind as 'user' | 'token', id: row.actor_id },
       signal: this.abort.signal,
       progress: async (percent, message) => {
@@ -157,7 +188,7 @@ export class InProcessJobQueue implements JobQueue {
       },
     };
     try {
-      const outcome = await handler(context);
+      const outcome = await kind.handler(context);
       await this.update(id, {
         stage: 'complete',
         progress: 100,
@@ -174,6 +205,18 @@ export class InProcessJobQueue implements JobQueue {
       if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
       await this.update(id, { stage: 'error', message: known ? (error as Error).message : 'Processing failed unexpectedly' });
     }
+  }
+
+  /** The row's payload, if it fits the schema its kind was registered with. */
+  private payloadOf(row: JobRow): { ok: true; value: unknown } | { ok: false } {
+    const kind = this.kinds.get(row.kind);
+    let value: unknown;
+    try {
+      value = JSON.parse(row.payload);
+    } catch {
+      return { ok: false };
+    }
+    return kind && kind.check.Check(value) ? { ok: true, value } : { ok: false };
   }
 
   private async update(id: string, changes: Partial<JobRow>): Promise<void> {

@@ -31,28 +31,3 @@ export class TtlCache<V> {
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 }
-
-/** The lookups the access check makes on every request, shared by the repositories that change them. */
-export class AccessCache {
-  /** Room rows with a user's role, by `<roomId>|<userId>`. */
-  readonly rooms = new TtlCache<unknown>(2000);
-  /** Room tokens by the hash of their secret. */
-  readonly tokens = new TtlCache<unknown>(2000);
-  private readonly listeners = new Set<(roomId: string | null) => void>();
-
-  /** Tells `listener` when access to a room (or, with null, to any room) may have changed. */
-  onChange(listener: (roomId: string | null) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  forgetRoom(roomId: string): void {
-    this.rooms.forget(`${roomId}|`);
-    for (const listener of this.listeners) listener(roomId);
-  }
-
-  forgetTokens(): void {
-    this.tokens.forget();
-    for (const listener of this.listeners) listener(null);
-  }
-}

@@ -38,7 +38,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       body: S.CreateCommentBody,
       response: { 201: CommentReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await comments.create(request.room, request.caller, request.body as S.CreateCommentInput)),
+    handler: async (request, reply) => reply.status(201).send(await comments.create(request.room, request.caller, request.body)),
   });
 
   app.post('/api/rooms/:roomId/comments/:commentId/replies', {

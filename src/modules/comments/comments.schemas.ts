@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const Author = Type.Object({ kind: Type.Enum(['user', 'token']), id: Type.String() });
 const Body = Type.String({ minLength: 1, maxLength: 5000, description: 'Not empty or blank, at most 5,000 characters' });
@@ -14,14 +14,7 @@ export const CreateCommentBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CreateCommentInput = {
-  objectId: string;
-  objectType: string;
-  body: string;
-  objectName?: string;
-  lat?: number;
-  lng?: number;
-};
+export type CreateCommentInput = Static<typeof CreateCommentBody>;
 
 export const ReplyBody = Type.Object({ body: Body }, { additionalProperties: false });
 export const ResolveBody = Type.Object({ resolved: Type.Boolean() }, { additionalProperties: false });
@@ -31,6 +24,7 @@ export const CommentQuery = Type.Object({
   objectType: Type.Optional(Type.Enum(['marker', 'layer', 'drawing'])),
   resolved: Type.Optional(Type.Boolean()),
 });
+export type CommentQuery = Static<typeof CommentQuery>;
 
 export const Reply = Type.Object({
   id: Type.String({ description: '`reply-<suffix>`' }),

@@ -26,7 +26,7 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
       body: S.CreateDrawingBody,
       response: { 201: DrawingReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await drawings.create(request.room, request.caller, request.body as S.DrawingInput)),
+    handler: async (request, reply) => reply.status(201).send(await drawings.create(request.room, request.caller, request.body)),
   });
 
   app.patch('/api/rooms/:roomId/drawings/:drawingId', {
@@ -42,7 +42,7 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
       body: S.PatchDrawingBody,
       response: { 200: DrawingReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request) => drawings.update(request.room, request.caller, request.params.drawingId, request.body as S.DrawingInput),
+    handler: async (request) => drawings.update(request.room, request.caller, request.params.drawingId, request.body),
   });
 
   app.delete('/api/rooms/:roomId/drawings/:drawingId', {

@@ -1,6 +1,5 @@
-import { Type } from 'typebox';
-import { Nullable, HexColor } from '../../http/schemas.js';
-
+import { Type, type Static } from 'typebox';
+import { HexColor, Nullable } from '../../schema-types.js';
 
 export const DrawingStyle = Type.Object(
   {
@@ -16,36 +15,27 @@ const Geometry = Type.Unknown({
   description: 'GeoJSON Point, LineString or Polygon in longitude/latitude; polygon rings closed, at least 4 positions',
 });
 
+/** The fields a caller writes; geometry is checked by geo/geometry.ts (its rules are not a schema's). */
+const DrawingFields = Type.Object({
+  geometry: Geometry,
+  label: Nullable(Type.String({ maxLength: 500 })),
+  style: Nullable(DrawingStyle),
+});
+
 export const CreateDrawingBody = Type.Object(
-  {
-    geometry: Geometry,
-    label: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    style: Type.Optional(Nullable(DrawingStyle)),
-  },
+  { ...Type.Partial(DrawingFields).properties, geometry: Geometry },
   { additionalProperties: false },
 );
+export type CreateDrawingInput = Static<typeof CreateDrawingBody>;
 
-export const PatchDrawingBody = Type.Object(
-  {
-    geometry: Type.Optional(Geometry),
-    label: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    style: Type.Optional(Nullable(DrawingStyle)),
-  },
-  { additionalProperties: false },
-);
-
-export type DrawingInput = {
-  geometry?: unknown;
-  label?: string | null;
-  style?: Record<string, unknown> | null;
-};
+export const PatchDrawingBody = Type.Partial(DrawingFields, { additionalProperties: false });
+export type DrawingInput = Static<typeof PatchDrawingBody>;
 
 export const Drawing = Type.Object({
   id: Type.String({ description: '`drawing-<suffix>`' }),
-  geometry: Type.Unknown(),
-  label: Nullable(Type.String()),
-  style: Nullable(DrawingStyle),
+  ...DrawingFields.properties,
   createdBy: Type.String(),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
 });
+export type Drawing = Static<typeof Drawing>;

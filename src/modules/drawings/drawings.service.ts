@@ -1,22 +1,13 @@
-import type { Caller } from '../../auth/access.js';
+import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { DrawingsTable } from '../../db/tables.js';
 import { badRequest, emptyUpdate, notFound } from '../../errors.js';
 import { geometryProblem } from '../../geo/geometry.js';
 import { newId } from '../../ids.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
-import type { DrawingInput } from './drawings.schemas.js';
-
-export const presentDrawing = (row: DrawingsTable) => ({
-  id: row.id,
-  geometry: JSON.parse(row.geometry) as unknown,
-  label: row.label,
-  style: row.style === null ? null : (JSON.parse(row.style) as Record<string, unknown>),
-  createdBy: row.created_by,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+import type { WritePath } from '../history/write-path.js';
+import type { RoomRow } from '../../db/tables.js';
+import { drawingColumns, presentDrawing } from './drawings.presenter.js';
+import type { CreateDrawingInput, DrawingInput } from './drawings.schemas.js';
 
 function checkGeometry(geometry: unknown) {
   const problem = geometryProblem(geometry);
@@ -34,15 +25,16 @@ export class DrawingsService {
     return { drawings: (await this.drawings.list(room.id)).map(presentDrawing) };
   }
 
-  async create(room: RoomRow, caller: Caller, input: DrawingInput) {
+  async create(room: RoomRow, caller: Caller, input: CreateDrawingInput) {
     checkGeometry(input.geometry);
     const now = Date.now();
     const row: DrawingsTable = {
       id: newId('drawing'),
       room_id: room.id,
-      geometry: JSON.stringify(input.geometry),
-      label: input.label ?? null,
-      style: input.style ? JSON.stringify(input.style) : null,
+      geometry: '',
+      label: null,
+      style: null,
+      ...drawingColumns(input),
       created_by: actorOf(caller).id,
       created_at: now,
       updated_at: now,
@@ -61,13 +53,7 @@ export class DrawingsService {
     const drawing = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.drawings.find(room.id, drawingId, trx);
       if (!previous) throw notFound('Drawing');
-      const row: DrawingsTable = {
-        ...previous,
-        ...(input.geometry !== undefined && { geometry: JSON.stringify(input.geometry) }),
-        ...(input.label !== undefined && { label: input.label }),
-        ...(input.style !== undefined && { style: input.style === null ? null : JSON.stringify(input.style) }),
-        updated_at: Date.now(),
-      };
+      const row: DrawingsTable = { ...previous, ...drawingColumns(input), updated_at: Date.now() };
       await this.drawings.replace(trx, row);
       const drawing = presentDrawing(row);
       return { result: drawing, changes: [{ type: 'drawing.updated', objectType: 'drawing', objectId: drawingId, changes: input, data: drawing }] };

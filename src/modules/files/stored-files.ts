@@ -1,19 +1,19 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../errors.js';
+import { quotaExceeded } from '../../errors.js';
 import type { BlobStore } from '../../infra/blob-store.js';
 
-export interface NewFile {
+export type NewFile = {
   roomId: string;
   key: string;
-  /** What the file is: `marker-image`, `marker-thumbnail`, `marker-icon`, later layers. */
+  /** What the file is: `marker-image`, `marker-thumbnail`, `marker-icon`, `layer-source`, ... */
   kind: string;
   contentType: string;
-  data: Buffer;
   meta?: unknown;
-}
+} & ({ data: Buffer } | { path: string; bytes: number });
 
-const quotaExceeded = (needed: number, left: number) =>
-  new AppError(413, 'quota_exceeded', "The room owner's storage quota is full", { neededBytes: needed, availableBytes: Math.max(0, left) });
+const sizeOf = (file: NewFile) => ('data' in file ? file.data.length : file.bytes);
+
 
 /**
  * Every file a room stores, with its size, so that the room owner's quota covers all of
@@ -26,19 +26,24 @@ export class StoredFiles {
     private readonly quotaBytes: number,
   ) {}
 
-  /** Bytes stored in all rooms owned by the owner of `roomId`. */
+  /**
+   * Bytes stored in all rooms owned by the owner of `roomId`: files, vector layers' feature
+   * tables, and chunks of uploads not yet assembled.
+   */
   async usedByOwnerOf(roomId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('stored_files')
-      .innerJoin('rooms', 'rooms.id', 'stored_files.room_id')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('stored_files.bytes'), eb.lit(0)).as('used'))
-      .where(
-        'rooms.created_by',
-        '=',
-        this.db.selectFrom('rooms').select('created_by').where('id', '=', roomId),
-      )
-      .executeTakeFirstOrThrow();
-    return Number(row.used);
+    const rooms = this.db
+      .selectFrom('rooms')
+      .select('id')
+      .where('created_by', '=', this.db.selectFrom('rooms').select('created_by').where('id', '=', roomId));
+    const sum = async (table: 'stored_files' | 'layers' | 'upload_chunks', column: 'bytes' | 'size_bytes') => {
+      const row = await this.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>(column), eb.lit(0)).as('used'))
+        .where('room_id', 'in', rooms)
+        .executeTakeFirstOrThrow();
+      return Number(row.used);
+    };
+    return (await sum('stored_files', 'bytes')) + (await sum('layers', 'size_bytes')) + (await sum('upload_chunks', 'bytes'));
   }
 
   /** Refuses with 413 quota_exceeded unless `bytes` more fit in the owner's quota. */
@@ -47,13 +52,19 @@ export class StoredFiles {
     if (bytes > left) throw quotaExceeded(bytes, left);
   }
 
-  /** Stores the files together, or none of them when the quota cannot hold them all. */
+  /**
+   * Stores the files together, or none of them when the quota cannot hold them all. A file
+   * given by `path` (an upload's temporary file) is moved into the store.
+   */
   async store(files: NewFile[]): Promise<void> {
     if (files.length === 0) return;
-    await this.assertRoomFor(files[0]!.roomId, files.reduce((n, f) => n + f.data.length, 0));
+    await this.assertRoomFor(files[0]!.roomId, files.reduce((n, f) => n + sizeOf(f), 0));
     const now = Date.now();
     try {
-      for (const file of files) await this.blobs.put(file.key, file.data);
+      for (const file of files) {
+        if ('data' in file) await this.blobs.put(file.key, file.data);
+        else await this.blobs.putFile(file.key, file.path);
+      }
       await this.db
         .insertInto('stored_files')
         .values(
@@ -61,7 +72,7 @@ export class StoredFiles {
             key: f.key,
             room_id: f.roomId,
             kind: f.kind,
-            bytes: f.data.length,
+            bytes: sizeOf(f),
             content_type: f.contentType,
             meta: f.meta === undefined ? null : JSON.stringify(f.meta),
             created_at: now,
@@ -96,6 +107,17 @@ export class StoredFiles {
       .select('key')
       .where('room_id', '=', roomId)
       .where('kind', 'in', kinds)
+      .execute();
+    await this.remove(roomId, rows.map((r) => r.key));
+  }
+
+  /** Forgets the room's files whose keys start with `prefix` (a layer's folder) and deletes their bytes. */
+  async removeUnder(roomId: string, prefix: string): Promise<void> {
+    const rows = await this.db
+      .selectFrom('stored_files')
+      .select('key')
+      .where('room_id', '=', roomId)
+      .where(sql`substr(key, 1, ${prefix.length})`, '=', prefix)
       .execute();
     await this.remove(roomId, rows.map((r) => r.key));
   }

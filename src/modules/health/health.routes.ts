@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 
@@ -15,7 +14,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
     },
     handler: async (_request, reply) => {
       try {
-        await sql`select 1`.execute(database.db);
+        await database.ping();
         return { status: 'ok' as const, database: database.dialect };
       } catch {
         return reply.status(503).send({ status: 'unavailable' as const, database: database.dialect });

@@ -21,9 +21,4 @@ export class HistoryRepository {
       .limit(limit)
       .execute();
   }
-
-  async version(roomId: string): Promise<number> {
-    const row = await this.db.selectFrom('rooms').select('version').where('id', '=', roomId).executeTakeFirst();
-    return Number(row?.version ?? 0);
-  }
 }

@@ -1,21 +1,9 @@
 import { sql } from 'kysely';
-import type { Caller } from '../../auth/access.js';
+import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../errors.js';
+import { broadcastFailed } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
-
-/** Who made a change, as history records it. */
-export interface Actor {
-  kind: 'user' | 'token';
-  id: string;
-}
-
-export function actorOf(caller: Caller): Actor {
-  if (caller.kind === 'user') return { kind: 'user', id: caller.userId };
-  if (caller.kind === 'token') return { kind: 'token', id: caller.tokenId };
-  throw new Error('Anonymous callers cannot change content');
-}
 
 /** One change to room content: `type` is `<objectType>.<created|updated|deleted>` or `room.*`. */
 export interface Change {
@@ -98,11 +86,7 @@ export class WritePath {
     try {
       for (const event of events) await this.live.publish(event);
     } catch {
-      throw new AppError(
-        502,
-        'broadcast_failed',
-        'The change was saved and recorded in history, but could not be broadcast to open browsers',
-      );
+      throw broadcastFailed();
     }
   }
 }

@@ -21,6 +21,11 @@ export class IconsRepository {
       .execute();
   }
 
+  async exists(roomId: string, iconId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('marker_icons').select('id').where('room_id', '=', roomId).where('id', '=', iconId).executeTakeFirst();
+    return Boolean(row);
+  }
+
   find(roomId: string, iconId: string) {
     return this.db
       .selectFrom('marker_icons')

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import { readForm } from '../files/multipart-form.js';
+import type { UploadReceiver } from '../../http/uploads.js';
 import { ICON_NAME_MAX, ICON_SIZE, MAX_ICON_BYTES, type IconsService } from './icons.service.js';
 
 const security = [{ bearer: [] }];
@@ -29,7 +29,7 @@ const ICON_HEADERS = {
 
 const invalid = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
 
-export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService }> = async (app, { icons }) => {
+export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploads: UploadReceiver }> = async (app, { icons, uploads }) => {
   app.post('/api/rooms/:roomId/marker-icons', {
     config: { access: { room: 'write' } },
     schema: {
@@ -42,21 +42,25 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService }> = a
       response: { 201: Type.Object({ iconId: Type.String() }), ...errors(400, 401, 403, 404, 413, 415) },
     },
     handler: async (request, reply) => {
-      const form = await readForm(request, {
+      const form = await uploads.receive(request, {
         files: { icon: { maxBytes: MAX_ICON_BYTES } },
         fields: { name: { maxLength: ICON_NAME_MAX }, size: { maxLength: 10 } },
       });
-      const file = form.files.get('icon');
-      if (!file) throw invalid('icon', 'is required');
-      const name = (form.fields.get('name') ?? '').trim();
-      if (name.length < 1 || name.length > ICON_NAME_MAX) throw invalid('name', `must be 1 to ${ICON_NAME_MAX} characters`);
-      const sizeText = (form.fields.get('size') ?? '').trim();
-      const size = /^\d+$/.test(sizeText) ? Number(sizeText) : NaN;
-      if (!(size >= ICON_SIZE.min && size <= ICON_SIZE.max)) {
-        throw invalid('size', `must be an integer from ${ICON_SIZE.min} to ${ICON_SIZE.max}`);
+      try {
+        const file = form.files.get('icon');
+        if (!file) throw invalid('icon', 'is required');
+        const name = (form.fields.get('name') ?? '').trim();
+        if (name.length < 1 || name.length > ICON_NAME_MAX) throw invalid('name', `must be 1 to ${ICON_NAME_MAX} characters`);
+        const sizeText = (form.fields.get('size') ?? '').trim();
+        const size = /^\d+$/.test(sizeText) ? Number(sizeText) : NaN;
+        if (!(size >= ICON_SIZE.min && size <= ICON_SIZE.max)) {
+          throw invalid('size', `must be an integer from ${ICON_SIZE.min} to ${ICON_SIZE.max}`);
+        }
+        const created = await icons.create(request.room.id, request.caller, { file: file.path, name, size });
+        return reply.status(201).send(created);
+      } finally {
+        await form.discard();
       }
-      const created = await icons.create(request.room.id, request.caller, { file: file.data, name, size });
-      return reply.status(201).send(created);
     },
   });
 
@@ -73,17 +77,18 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService }> = a
   });
 
   app.get('/api/rooms/:roomId/marker-icons/:iconId', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'deck' } },
     schema: {
       tags,
       security,
       summary: 'The icon file (image/svg+xml or image/png)',
+      description: 'Needs read on the room; when the deck is public, anyone may read the icons of the markers its slides show.',
       params: Type.Object({ roomId: RoomParams.properties.roomId, iconId: Type.String() }),
       produces: ['image/svg+xml', 'image/png'],
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) => {
-      const file = await icons.open(request.room.id, request.params.iconId);
+      const file = await icons.open(request.room.id, request.params.iconId, request.grant.capabilities.has('read'));
       return reply
         .headers({ ...ICON_HEADERS, 'content-type': file.contentType, 'content-length': String(file.bytes) })
         .send(file.stream);

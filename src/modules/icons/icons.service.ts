@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import type { Caller } from '../../auth/access.js';
+import { actorOf, type Caller } from '../../auth/access.js';
 import { badRequest, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
+import type { WritePath } from '../history/write-path.js';
+import { presentIcon } from './icons.presenter.js';
 import type { IconRow, IconsRepository } from './icons.repository.js';
 import { sanitizeSvg, SVG_LIMITS, SvgTooComplex } from './svg-sanitizer.js';
 
@@ -16,19 +18,11 @@ const MAX_PNG_PIXELS = 4096 * 4096;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export interface NewIcon {
-  file: Buffer;
+  /** The uploaded file (a temporary file). */
+  file: string;
   name: string;
   size: number;
 }
-
-export const presentIcon = (row: IconRow) => ({
-  iconId: row.id,
-  name: row.name,
-  size: row.size,
-  contentType: row.content_type as 'image/svg+xml' | 'image/png',
-  createdAt: row.created_at,
-  createdBy: row.created_by,
-});
 
 const notAnIcon = () =>
   badRequest('icon must be an SVG document or a PNG image', [{ field: 'icon', message: 'not a valid SVG or PNG' }]);
@@ -39,6 +33,8 @@ export class IconsService {
     private readonly icons: IconsRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
+    /** The markers a room's public deck shows: their icons are readable by anyone who may see the deck. */
+    private readonly deckMarkers: (roomId: string) => Promise<{ marker_icon_id: string | null }[]>,
   ) {}
 
   async create(roomId: string, caller: Caller, input: NewIcon): Promise<{ iconId: string }> {
@@ -74,8 +70,9 @@ export class IconsService {
     return { icons: rows.map(presentIcon) };
   }
 
-  /** The icon's file; 404 when the room has no such icon. */
-  async open(roomId: string, iconId: string) {
+  /** The icon's file; 404 when the room has no such icon, or the caller may see only the deck and it shows no marker with it. */
+  async open(roomId: string, iconId: string, mayReadRoom: boolean) {
+    if (!mayReadRoom && !(await this.deckMarkers(roomId)).some((m) => m.marker_icon_id === iconId)) throw notFound('Icon');
     const row = await this.icons.find(roomId, iconId);
     const file = row && (await this.files.blobs.get(row.file_key));
     if (!row || !file) throw notFound('Icon');
@@ -84,7 +81,8 @@ export class IconsService {
 }
 
 /** The bytes to store: a PNG decoded and re-encoded (no metadata, nothing appended), or sanitised SVG. */
-async function prepare(file: Buffer): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
+async function prepare(path: string): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
+  const file = await readFile(path); // at most MAX_ICON_BYTES: the upload's cap
   if (file.subarray(0, 8).equals(PNG_SIGNATURE)) {
     try {
       const image = sharp(file, { failOn: 'error', limitInputPixels: MAX_PNG_PIXELS });

@@ -2,35 +2,60 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { RoomParams } from '../../http/schemas.js';
+import { AppError } from '../../errors.js';
+import { errors, RoomParams } from '../../http/schemas.js';
 import type { LiveService } from './live.service.js';
 
+const DESCRIPTION = `A WebSocket (\`ws://\` or \`wss://\`); a plain HTTP request is answered 426.
+
+**Credential**: as \`?access_token=<session JWT or room token>\`, in the \`Authorization\` header, or, from a browser
+that cannot set headers, as the first message \`{"type":"auth","token":"..."}\` within 10 seconds. Listening needs read
+on the room (anyone for a public room; a room token needs \`read\`).
+
+**Messages** from the server, as JSON:
+- \`{type: "hello", roomId, version}\` first: the room's state version.
+- with \`?since=<version>\`, the changes missed since that version, in order; then every change as it happens:
+  \`{type, objectType, objectId, data, version, at}\`, with the history's type names (\`marker.created\`, \`layer.updated\`,
+  \`room.updated\`, \`room.cleared\`, \`room.imported\`, ...). \`data\` is the object after the change (null when deleted).
+- \`{type: "resync", version}\` when the client is too far behind (more than 1,000 changes, or history was cleared):
+  reload the room, then listen from \`version\`.
+- \`{type: "error", error, message}\` just before the server closes the socket.
+
+**Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
+access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
+1011 an internal error. The server pings every 30 seconds; a client that does not answer is dropped.`;
+
 export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = async (app, { live }) => {
-  app.get('/api/rooms/:roomId/live', {
-    websocket: true,
-    // `info` admits any caller of an existing room; read access is checked on the socket,
+  app.route({
+    method: 'GET',
+    url: '/api/rooms/:roomId/live',
+    // `listen` admits any caller of an existing room; read access is checked on the socket,
     // so that a browser can also send its credential as the first message.
-    config: { access: { room: 'info', credentialInQuery: true } },
+    config: { access: { room: 'listen', credentialInQuery: true } },
     schema: {
       tags: ['live'],
-      summary: 'WebSocket: the room\'s changes as they happen',
-      description:
-        'Credential as `?access_token=` or a first message `{"type":"auth","token":"..."}`. The server sends ' +
-        '`{type:"hello", roomId, version}`, then (with `?since=<version>`) the changes missed since that version, then ' +
-        'each change as `{type, objectType, objectId, data, version, at}` with the history type names. ' +
-        '`{type:"resync"}` asks the client to reload the room. Close codes: 4401, 4403, 4404.',
+      security: [{ bearer: [] }],
+      summary: "WebSocket: the room's changes as they happen",
+      description: DESCRIPTION,
       params: RoomParams,
       querystring: Type.Object({
-        since: Type.Optional(Type.Integer({ minimum: 0 })),
-        access_token: Type.Optional(Type.String()),
+        since: Type.Optional(Type.Integer({ minimum: 0, description: 'The last version the client saw' })),
+        access_token: Type.Optional(Type.String({ description: 'A session JWT or room token' })),
       }),
+      response: errors(400, 401, 403, 404, 426),
     },
-  }, (socket: WebSocket, request: FastifyRequest) => {
-    const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };
-    const credential = request.headers.authorization ?? (queryToken ? `Bearer ${queryToken}` : undefined);
-    void live.open(socket, request.room.id, request.caller, request.grant, since, credential).catch((error) => {
-      request.log.error({ err: error }, 'live channel failed');
-      socket.close(1011, 'Internal error');
-    });
+    handler: async () => {
+      throw new AppError(426, 'upgrade_required', 'This is a WebSocket endpoint: connect with a WebSocket client (ws:// or wss://)', undefined, {
+        upgrade: 'websocket',
+      });
+    },
+    wsHandler: (socket: WebSocket, request: FastifyRequest) => {
+      const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };
+      const credential = request.headers.authorization ?? (queryToken ? `Bearer ${queryToken}` : undefined);
+      void live.open(socket, request.room.id, request.caller, request.grant, since, credential).catch((error) => {
+        request.log.error({ err: error }, 'live channel failed');
+        socket.close(1011, 'Internal error');
+      });
+    },
   });
 };

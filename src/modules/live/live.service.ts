@@ -1,10 +1,10 @@
 import type { WebSocket } from 'ws';
 import type { Caller, Grant } from '../../auth/access.js';
+import type { CachedAccess } from '../../auth/access-source.js';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { AppError } from '../../errors.js';
-import { authorizeRoom } from '../../http/access-hook.js';
+import { authorizeRoom } from '../../auth/room-access.js';
+import { AppError, unauthorized } from '../../errors.js';
 import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
-import type { AccessCache } from '../../infra/ttl-cache.js';
 import type { HistoryRepository } from '../history/history.repository.js';
 import { liveEventOf } from '../history/history.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
@@ -24,16 +24,34 @@ type Outgoing =
   | { type: 'error'; error: string; message: string }
   | Omit<LiveEvent, 'roomId'>;
 
-/**
- * The live channel of a room: first the room's current version, then the changes the client
- * missed since the version it names (`?since=`), then every change as it happens.
- */
 /** An open socket and the credential it was admitted with, to check again. */
 interface Listener {
   socket: WebSocket;
   credential: string | undefined;
+  /** Sends one change to the client. */
+  forward(event: LiveEvent): void;
+  /** Changes held back while the client is caught up or its access is checked again. */
+  held: LiveEvent[] | null;
+  /** How many reasons there are to hold (the replay, checks in flight). */
+  holds: number;
 }
 
+function hold(listener: Listener) {
+  listener.holds++;
+  listener.held ??= [];
+}
+
+function release(listener: Listener) {
+  if (--listener.holds > 0) return;
+  const events = listener.held ?? [];
+  listener.held = null;
+  for (const event of events) listener.forward(event);
+}
+
+/**
+ * The live channel of a room: first the room's current version, then the changes the client
+ * missed since the version it names (`?since=`), then every change as it happens.
+ */
 export class LiveService {
   private readonly listeners = new Map<string, Set<Listener>>();
 
@@ -42,7 +60,7 @@ export class LiveService {
     private readonly history: HistoryRepository,
     private readonly rooms: RoomsRepository,
     private readonly authenticator: Authenticator,
-    access: AccessCache,
+    private readonly access: CachedAccess,
   ) {
     // A room made private, a member removed, a token revoked, a room deleted: the sockets
     // admitted under the old state are checked again and closed when they may not read.
@@ -52,13 +70,18 @@ export class LiveService {
     });
   }
 
-  private async recheck(roomId: string, { socket, credential }: Listener) {
+  /** Changes wait until the socket is known to still read the room; then they flow, or it closes. */
+  private async recheck(roomId: string, listener: Listener) {
+    hold(listener);
     try {
-      const caller = await this.authenticator.resolve(credential);
-      await authorizeRoom(this.rooms, roomId, caller, 'read');
+      const caller = await this.authenticator.resolve(listener.credential);
+      await authorizeRoom(this.access, roomId, caller, 'read');
     } catch (error) {
-      refuse(socket, error);
+      listener.held = [];
+      refuse(listener.socket, error);
+      return;
     }
+    release(listener);
   }
 
   async open(
@@ -76,29 +99,34 @@ export class LiveService {
       if (!grant.capabilities.has('read')) {
         // A credential came with the request but does not allow reading: refuse now.
         // Without one, the client may still send it as its first message.
-        if (caller.kind !== 'anonymous') await authorizeRoom(this.rooms, roomId, caller, 'read');
+        if (caller.kind !== 'anonymous') await authorizeRoom(this.access, roomId, caller, 'read');
         else credential = await this.authenticateByFirstMessage(socket, roomId);
       }
     } catch (error) {
       refuse(socket, error);
       return;
     }
-    const listener: Listener = { socket, credential };
+    let lastSent = 0;
+    const listener: Listener = {
+      socket,
+      credential,
+      held: null,
+      holds: 0,
+      forward: (event) => {
+        if (event.version <= lastSent) return;
+        lastSent = event.version;
+        const { roomId: _, ...message } = event;
+        send(message);
+      },
+    };
     let sockets = this.listeners.get(roomId);
     if (!sockets) this.listeners.set(roomId, (sockets = new Set()));
     sockets.add(listener);
 
     // Subscribe first and hold live events back while the missed ones are replayed, so
     // nothing falls between the replay and the live stream.
-    let lastSent = 0;
-    let held: LiveEvent[] | null = [];
-    const forward = (event: LiveEvent) => {
-      if (event.version <= lastSent) return;
-      lastSent = event.version;
-      const { roomId: _, ...message } = event;
-      send(message);
-    };
-    const unsubscribe = this.hub.subscribe(roomId, (event) => (held ? held.push(event) : forward(event)));
+    hold(listener);
+    const unsubscribe = this.hub.subscribe(roomId, (event) => (listener.held ? listener.held.push(event) : listener.forward(event)));
     const heartbeat = this.keepAlive(socket);
     socket.on('close', () => {
       unsubscribe();
@@ -107,7 +135,7 @@ export class LiveService {
       if (sockets.size === 0) this.listeners.delete(roomId);
     });
 
-    const version = await this.history.version(roomId);
+    const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
     lastSent = version;
     if (since !== undefined && since < version) {
@@ -116,31 +144,29 @@ export class LiveService {
         send({ type: 'resync', version });
       } else {
         lastSent = since;
-        for (const row of missed) forward({ roomId, ...liveEventOf(row) });
+        for (const row of missed) listener.forward({ roomId, ...liveEventOf(row) });
       }
     }
-    const pending: LiveEvent[] = held;
-    held = null;
-    for (const event of pending) forward(event);
+    release(listener);
   }
 
   /** Waits for `{"type":"auth","token":"..."}`, checks read access with it, returns the credential. */
   private authenticateByFirstMessage(socket: WebSocket, roomId: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new AppError(401, 'unauthorized', 'Authentication required')), AUTH_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(unauthorized()), AUTH_TIMEOUT_MS);
       socket.once('message', async (raw) => {
         clearTimeout(timer);
         try {
           const message = JSON.parse(String(raw)) as { type?: unknown; token?: unknown };
           if (message.type !== 'auth' || typeof message.token !== 'string') {
-            throw new AppError(401, 'unauthorized', 'Send {"type":"auth","token":"..."} first');
+            throw unauthorized('Send {"type":"auth","token":"..."} first');
           }
           const credential = `Bearer ${message.token}`;
           const caller = await this.authenticator.resolve(credential);
-          await authorizeRoom(this.rooms, roomId, caller, 'read');
+          await authorizeRoom(this.access, roomId, caller, 'read');
           resolve(credential);
         } catch (error) {
-          reject(error instanceof SyntaxError ? new AppError(401, 'unauthorized', 'The first message must be JSON') : error);
+          reject(error instanceof SyntaxError ? unauthorized('The first message must be JSON') : error);
         }
       });
       socket.once('close', () => clearTimeout(timer));
@@ -160,7 +186,7 @@ export class LiveService {
 
 /** Tells the client why, then closes with 4401, 4403 or 4404. */
 function refuse(socket: WebSocket, error: unknown) {
-  const e = error instanceof AppError ? error : new AppError(401, 'unauthorized', 'Authentication required');
+  const e = error instanceof AppError ? error : unauthorized();
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message }));
   socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
 }

@@ -1,9 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { invalidField } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import type { BulkImport } from './bulk-import.js';
+import type { UploadReceiver } from '../../http/uploads.js';
+import { BULK_IMPORT_MAX_BYTES, type BulkImport } from './bulk-import.js';
 
-export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImport }> = async (app, { bulkImport }) => {
+export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImport; uploads: UploadReceiver }> = async (
+  app,
+  { bulkImport, uploads },
+) => {
   app.post('/api/rooms/:roomId/bulk-import', {
     config: { access: { room: 'write' } },
     schema: {
@@ -13,11 +18,21 @@ export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImpor
       description:
         'multipart/form-data with the file in the field `file` (at most 1 GiB). Each Point feature may carry title, description, ' +
         'tags, eventDate, imageKey, thumbnailKey, markerIconId and markerIconSize. Poll GET /api/jobs/{jobId}; a file with an ' +
-        'invalid feature ends the job in `error` naming the feature, and imports nothing.',
+        'invalid feature ends the job in `error` naming the feature, and imports nothing. The markers appear all at once when ' +
+        'the job completes.',
       consumes: ['multipart/form-data'],
       params: RoomParams,
       response: { 200: Type.Object({ jobId: Type.String({ description: '`bulk-import-<suffix>`' }) }), ...errors(400, 401, 403, 404, 413, 415) },
     },
-    handler: async (request) => bulkImport.start(request.room, request.caller, request),
+    handler: async (request) => {
+      const upload = await uploads.receive(request, { files: { file: { maxBytes: BULK_IMPORT_MAX_BYTES } } });
+      try {
+        const file = upload.files.get('file');
+        if (!file) throw invalidField('file', 'is required');
+        return await bulkImport.start(request.room, request.caller, file);
+      } finally {
+        await upload.discard();
+      }
+    },
   });
 };

@@ -1,92 +1,76 @@
 import { PassThrough } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../../auth/access.js';
+import { Type } from 'typebox';
+import { actorOf, type Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
-import { AppError, badRequest } from '../../errors.js';
-import { GeoJsonError, pointMarkerOf, readFeatures } from '../../geo/geojson-points.js';
+import type { StagedJobs } from '../../db/staged-jobs.js';
+import type { RoomRow } from '../../db/tables.js';
+import { featureError, GeoJsonError, pointOf, readFeatures } from '../../geo/geojson-points.js';
+import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
-import type { BlobStore } from '../../infra/blob-store.js';
+import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { JobFailure, type JobContext, type JobQueue } from '../../infra/job-queue.js';
-import { fileTooLarge } from '../files/multipart-form.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
-import type { ImageMeta, MarkerImages } from './marker-images.js';
+import type { WritePath } from '../history/write-path.js';
+import type { IconsRepository } from '../icons/icons.repository.js';
+import { importedMarkerOf } from './imported-markers.js';
+import type { MarkerImages } from './marker-images.js';
 import { newMarkerRow, type MarkerRow } from './markers.presenter.js';
 import type { MarkersRepository } from './markers.repository.js';
+import type { ImageMeta } from './markers.schemas.js';
 
 export const BULK_IMPORT_KIND = 'bulk-import';
 /** The largest GeoJSON file a bulk import takes (about 5 million points). */
 export const BULK_IMPORT_MAX_BYTES = 1024 ** 3;
 const BATCH = 1000;
 
+const Payload = Type.Object({ fileKey: Type.String() });
+type Payload = { fileKey: string };
+
 /**
- * Bulk import of a GeoJSON FeatureCollection of points as markers, as a job. The file is
- * streamed to storage, then read as a stream, each feature checked and inserted in
- * batches. A problem ends the job in `error` naming the feature, and what was inserted is
- * removed, so nothing is half-imported; a job interrupted by a restart does the same and
- * starts again. History and live clients get one `room.imported` change, not one per marker.
+ * Bulk import of a GeoJSON FeatureCollection of points as markers, as a job. The uploaded
+ * file waits in storage; the job reads it as a stream, checks each feature and inserts the
+ * markers in batches, staged: readers see none of them until the job's final write makes
+ * them all visible at once with one `room.imported` history entry and live event. A problem
+ * ends the job in `error` naming the feature and removes what it inserted (nobody saw it); a
+ * job interrupted by a restart does the same and starts again.
  */
 export class BulkImport {
+  private readonly imports: JobType<Payload>;
+
   constructor(
     private readonly db: Db,
     private readonly files: StoredFiles,
-    private readonly jobs: JobQueue,
+    jobs: JobQueue,
+    private readonly staged: StagedJobs,
     private readonly markers: MarkersRepository,
+    private readonly icons: IconsRepository,
     private readonly images: MarkerImages,
     private readonly writePath: WritePath,
   ) {
-    jobs.register(
-      BULK_IMPORT_KIND,
-      (job) => this.run(job),
-      (job) => this.undo(job.id, String(JSON.parse(job.payload).fileKey)),
-    );
+    this.imports = jobs.register(BULK_IMPORT_KIND, Payload, (job) => this.run(job), (job, payload) => this.undo(job.id, payload.fileKey));
   }
 
-  private get blobs(): BlobStore {
-    return this.files.blobs;
-  }
-
-  /** Streams the uploaded `file` part to storage and queues the job. */
-  async start(room: RoomRow, caller: Caller, request: FastifyRequest) {
-    if (!request.isMultipart()) {
-      throw new AppError(415, 'unsupported_media_type', 'Send the file as multipart/form-data in the field "file"');
-    }
-    const part = await request.file({ limits: { fileSize: BULK_IMPORT_MAX_BYTES, files: 1 } });
-    if (!part || part.fieldname !== 'file') throw badRequest('The multipart field "file" is required', [{ field: 'file', message: 'required' }]);
+  /** Keeps the uploaded file (it counts against the owner's quota while it waits) and queues the job. */
+  async start(room: RoomRow, caller: Caller, file: UploadedFile) {
+    await this.files.assertRoomFor(room.id, file.bytes);
     const jobId = newId('bulk-import');
     const fileKey = `imports/${room.id}/${jobId}.geojson`;
-    const bytes = await this.blobs.put(fileKey, part.file);
-    try {
-      if (part.file.truncated) throw fileTooLarge('file', BULK_IMPORT_MAX_BYTES);
-      // The file waits on disk until the job has run: it must fit in the owner's quota.
-      await this.files.assertRoomFor(room.id, bytes);
-    } catch (error) {
-      await this.blobs.delete(fileKey);
-      throw error;
-    }
-    await this.jobs.enqueue({ id: jobId, kind: BULK_IMPORT_KIND, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
+    await this.files.blobs.putFile(fileKey, file.path);
+    await this.imports.enqueue({ id: jobId, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
     return { jobId };
   }
 
-  private async run(job: JobContext) {
-    const fileKey = String(job.payload.fileKey);
+  private async run(job: JobContext<Payload>) {
+    const { fileKey } = job.payload;
     await this.markers.deleteImported(this.db, job.id);
+    await this.staged.begin(job.id, job.roomId);
     try {
       const count = await this.insert(job, fileKey);
-      await this.writePath.write(job.roomId, job.actor, async () => ({
-        result: null,
-        changes: [
-          {
-            type: 'room.imported',
-            objectType: 'room',
-            objectId: job.roomId,
-            changes: { source: 'bulk-import', jobId: job.id, markers: count },
-            data: { source: 'bulk-import', jobId: job.id, markers: count },
-          },
-        ],
-      }));
-      await this.blobs.delete(fileKey);
+      const summary = { source: 'bulk-import', jobId: job.id, markers: count };
+      await this.writePath.write(job.roomId, job.actor, async (trx) => {
+        await this.staged.publish(trx, job.id);
+        return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: job.roomId, changes: summary, data: summary }] };
+      });
+      await this.files.blobs.delete(fileKey);
       return { message: `Imported ${count} marker${count === 1 ? '' : 's'}`, result: { markersCreated: count } };
     } catch (error) {
       if (job.signal.aborted) throw error; // resumed at the next start
@@ -96,17 +80,18 @@ export class BulkImport {
     }
   }
 
-  /** Removes what the job inserted, and its uploaded file. */
+  /** Removes what the job inserted (never visible), and its uploaded file. */
   private async undo(jobId: string, fileKey: string) {
     await this.markers.deleteImported(this.db, jobId);
-    await this.blobs.delete(fileKey);
+    await this.staged.end(jobId);
+    await this.files.blobs.delete(fileKey);
   }
 
   /**
    * One pass over the file: each feature is checked (with the icons and images it names)
    * and inserted in batches, each its own short transaction; returns how many.
    */
-  private async insert(job: JobContext, fileKey: string): Promise<number> {
+  private async insert(job: JobContext<Payload>, fileKey: string): Promise<number> {
     const icons = new Map<string, boolean>();
     const metas = new Map<string, ImageMeta | null>();
     const now = Date.now();
@@ -118,18 +103,17 @@ export class BulkImport {
       await this.db.transaction().execute((trx) => this.markers.insert(trx, rows));
     };
     for await (const { index, marker } of this.features(job, fileKey)) {
-      if (marker.markerIconId !== undefined) {
-        if (!icons.has(marker.markerIconId)) icons.set(marker.markerIconId, await this.markers.iconExists(job.roomId, marker.markerIconId));
-        if (!icons.get(marker.markerIconId)) {
-          throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): markerIconId ${marker.markerIconId} is not an icon of this room`);
-        }
+      const iconId = marker.markerIconId;
+      if (iconId != null) {
+        if (!icons.has(iconId)) icons.set(iconId, await this.icons.exists(job.roomId, iconId));
+        if (!icons.get(iconId)) throw featureError(index, `markerIconId ${iconId} is not an icon of this room`);
       }
-      const pair = marker.imageKey !== undefined ? `${marker.imageKey}|${marker.thumbnailKey}` : undefined;
+      const pair = marker.imageKey != null ? `${marker.imageKey}|${marker.thumbnailKey}` : undefined;
       if (pair !== undefined && !metas.has(pair)) {
         try {
           metas.set(pair, await this.images.metaForPair(job.roomId, marker.imageKey!, marker.thumbnailKey!));
         } catch (error) {
-          throw new GeoJsonError(`Feature ${index + 1} (features[${index}]): ${(error as Error).message}`);
+          throw featureError(index, (error as Error).message);
         }
       }
       const imageMeta = pair !== undefined ? metas.get(pair) : null;
@@ -142,8 +126,8 @@ export class BulkImport {
   }
 
   /** The file's markers, reporting progress by the share of the file read. */
-  private async *features(job: JobContext, fileKey: string) {
-    const stored = await this.blobs.get(fileKey);
+  private async *features(job: JobContext<Payload>, fileKey: string) {
+    const stored = await this.files.blobs.get(fileKey);
     if (!stored) throw new JobFailure('The uploaded file is no longer available; upload it again');
     let bytes = 0;
     const counted = new PassThrough();
@@ -153,12 +137,11 @@ export class BulkImport {
     try {
       for await (const { index, feature } of readFeatures(counted)) {
         if (job.signal.aborted) throw new Error('Shutting down');
-        yield { index, marker: pointMarkerOf(feature, index) };
-        if (index % 1000 === 0) await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Imported ${index} markers so far`);
+        yield { index, marker: importedMarkerOf(pointOf(feature, index), index) };
+        if (index % 1000 === 0) await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Read ${index} markers so far`);
       }
     } finally {
       stored.stream.destroy();
     }
   }
-
 }

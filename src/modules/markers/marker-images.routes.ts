@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badRequest, notFound } from '../../errors.js';
+import { invalidField, notFound } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import { readForm } from '../files/multipart-form.js';
+import type { UploadReceiver } from '../../http/uploads.js';
 import { MAX_IMAGE_BYTES, type MarkerImages } from './marker-images.js';
 import { ImageMetaSchema } from './markers.schemas.js';
 
@@ -24,40 +24,46 @@ const IMAGE_HEADERS = {
   'cache-control': 'private, max-age=31536000, immutable',
 };
 
-export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImages }> = async (app, { images }) => {
+export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImages; uploads: UploadReceiver }> = async (
+  app,
+  { images, uploads },
+) => {
   app.post('/api/rooms/:roomId/markers/upload-image', {
     config: { access: { room: 'write' } },
     schema: {
       tags,
       security,
-      summary: 'Upload a marker photo and its thumbnail (multipart `image`, `thumbnail`; each at most 20 MB)',
+      summary: 'Upload a marker photo and, optionally, its thumbnail (multipart `image`, `thumbnail`; each at most 20 MB)',
       description:
         'JPEG, PNG, WebP, or HEIC/AVIF where the image library reads it. Both are stored as JPEG without ' +
-        'EXIF, XMP or ICC data; the provenance is answered as `exif`.',
+        'EXIF, XMP or ICC data; the provenance is answered as `exif`. Without `thumbnail`, one is made ' +
+        'from the image (longest side 256 px).',
       consumes: ['multipart/form-data'],
       params: RoomParams,
       response: { 200: UploadReply, ...errors(400, 401, 403, 404, 413, 415) },
     },
     handler: async (request) => {
-      const form = await readForm(request, {
+      const upload = await uploads.receive(request, {
         files: { image: { maxBytes: MAX_IMAGE_BYTES }, thumbnail: { maxBytes: MAX_IMAGE_BYTES } },
       });
-      const required = (field: string) => {
-        const file = form.files.get(field);
-        if (!file) throw badRequest(`${field} is required`, [{ field, message: `${field} is required` }]);
-        return file.data;
-      };
-      return images.upload(request.room.id, required('image'), required('thumbnail'));
+      try {
+        const image = upload.files.get('image');
+        if (!image) throw invalidField('image', 'is required');
+        return await images.upload(request.room.id, image.path, upload.files.get('thumbnail')?.path);
+      } finally {
+        await upload.discard();
+      }
     },
   });
 
   app.get('/api/rooms/:roomId/markers/image', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'deck' } },
     schema: {
       tags,
       security,
       summary: 'A stored marker image or thumbnail (JPEG)',
       description:
+        'Needs read on the room; when the deck is public, anyone may read the photos of the markers its slides show. ' +
         'Any key that is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or is not stored, is 404.',
       params: RoomParams,
       querystring: Type.Object({ key: Type.String({ description: 'An imageKey or thumbnailKey from upload-image' }) }),
@@ -65,7 +71,7 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) => {
-      const file = await images.open(request.room.id, request.query.key);
+      const file = await images.open(request.room.id, request.query.key, request.grant.capabilities.has('read'));
       if (!file) throw notFound('Image');
       return reply.headers({ ...IMAGE_HEADERS, 'content-length': String(file.bytes) }).send(file.stream);
     },

@@ -2,38 +2,30 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
-import type { Db } from '../../db/database.js';
 import { badRequest } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
+import type { MarkersRepository } from './markers.repository.js';
+import type { ImageMeta } from './markers.schemas.js';
 
 /** Each of the image and the thumbnail may be at most this large (decisions: 20 MB). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-/** The stored thumbnail fits in this square. */
+/** A thumbnail that is sent is stored fitting this square; one made here fits the smaller one. */
 const THUMBNAIL_PX = 512;
+const MADE_THUMBNAIL_PX = 256;
 /** sharp's metadata().format values accepted: JPEG, PNG, WebP, and HEIF (HEIC and AVIF). */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif']);
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 /** The only key shapes the image route serves, checked against the route's room. */
 const KEY_IN_ROOM = new RegExp(`^markers/([A-Za-z0-9_-]{10})/${UUID}(?:_thumb)?\\.jpg$`);
 
+/** The markers a room's public deck shows: their photos are readable by anyone who may see the deck. */
+export type DeckMarkers = (roomId: string) => Promise<{ image_key: string | null; thumbnail_key: string | null }[]>;
+
 export interface UploadedImage {
   imageKey: string;
   thumbnailKey: string;
-  exif: ReadImageMeta;
-}
-
-/** The photo's own provenance, read from its EXIF before the stored copy is stripped. */
-export interface ImageMeta {
-  takenAt?: number | null;
-  camera?: { make?: string | null; model?: string | null } | null;
-  gps?: { latitude: number; longitude: number; altitude?: number | null } | null;
-}
-
-/** ImageMeta as read from an upload: every member present, null where the photo has none. */
-export interface ReadImageMeta extends ImageMeta {
-  takenAt: number | null;
-  camera: { make: string | null; model: string | null } | null;
-  gps: { latitude: number; longitude: number; altitude: number | null } | null;
+  /** The photo's own provenance, read from its EXIF before the stored copy is stripped. */
+  exif: ImageMeta;
 }
 
 /**
@@ -43,8 +35,9 @@ export interface ReadImageMeta extends ImageMeta {
  */
 export class MarkerImages {
   constructor(
-    private readonly db: Db,
+    private readonly markers: MarkersRepository,
     private readonly files: StoredFiles,
+    private readonly deckMarkers: DeckMarkers,
   ) {}
 
   /**
@@ -64,25 +57,22 @@ export class MarkerImages {
   async releaseUnreferenced(roomId: string, keys: (string | null)[]): Promise<void> {
     const candidates = [...new Set(keys.filter((k): k is string => Boolean(k)))];
     if (candidates.length === 0) return;
-    const referenced = await this.db
-      .selectFrom('markers')
-      .select(['image_key', 'thumbnail_key'])
-      .where('room_id', '=', roomId)
-      .where((eb) => eb.or([eb('image_key', 'in', candidates), eb('thumbnail_key', 'in', candidates)]))
-      .execute();
-    const inUse = new Set(referenced.flatMap((r) => [r.image_key, r.thumbnail_key]));
+    const inUse = await this.markers.imageKeysInUse(roomId, candidates);
     await this.files.remove(roomId, candidates.filter((key) => !inUse.has(key)));
   }
 
   /**
-   * Decodes both files (400 naming the field when one does not decode or is not JPEG, PNG,
+   * Decodes the files (400 naming the field when one does not decode or is not JPEG, PNG,
    * WebP, HEIC or AVIF), reads the image's provenance from its EXIF, and stores both as
-   * JPEGs without metadata, together or not at all (413 quota_exceeded).
+   * JPEGs without metadata, together or not at all (413 quota_exceeded). Without a
+   * thumbnail, one is made from the image (longest side 256 px).
    */
-  async upload(roomId: string, image: Buffer, thumbnail: Buffer): Promise<UploadedImage> {
+  async upload(roomId: string, image: string, thumbnail?: string): Promise<UploadedImage> {
     // One after the other: the first file that fails is the one named, and memory stays lower.
     const { jpeg: imageJpeg, exif: exifBlock } = await reencode('image', image);
-    const { jpeg: thumbnailJpeg } = await reencode('thumbnail', thumbnail, THUMBNAIL_PX);
+    const { jpeg: thumbnailJpeg } = thumbnail
+      ? await reencode('thumbnail', thumbnail, THUMBNAIL_PX)
+      : await reencode('image', imageJpeg, MADE_THUMBNAIL_PX);
     const exif = provenance(exifBlock);
     const id = randomUUID();
     const imageKey = `markers/${roomId}/${id}.jpg`;
@@ -97,18 +87,21 @@ export class MarkerImages {
   /**
    * The stored image or thumbnail named by `key`, or null (the route answers 404) when the key
    * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored.
+   * A caller who may not read the room (a visitor of its public deck) gets only the photos of
+   * markers the deck shows.
    */
-  async open(roomId: string, key: string): Promise<{ stream: Readable; bytes: number } | null> {
+  async open(roomId: string, key: string, mayReadRoom: boolean): Promise<{ stream: Readable; bytes: number } | null> {
     const match = KEY_IN_ROOM.exec(key);
     if (!match || match[1] !== roomId) return null;
+    if (!mayReadRoom && !(await this.deckMarkers(roomId)).some((m) => m.image_key === key || m.thumbnail_key === key)) return null;
     const row = await this.files.find(roomId, key);
     if (!row || (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail')) return null;
     return this.files.blobs.get(key);
   }
 }
 
-/** A JPEG of the decoded picture, upright, on white, without EXIF, XMP, IPTC or ICC data. */
-async function reencode(field: string, data: Buffer, maxPx?: number): Promise<{ jpeg: Buffer; exif?: Buffer }> {
+/** A JPEG of the decoded picture (a file or bytes), upright, on white, without EXIF, XMP, IPTC or ICC data. */
+async function reencode(field: string, data: string | Buffer, maxPx?: number): Promise<{ jpeg: Buffer; exif?: Buffer }> {
   const refuse = (why: string) => badRequest(`${field} ${why}`, [{ field, message: why }]);
   let metadata: sharp.Metadata;
   try {
@@ -130,8 +123,8 @@ async function reencode(field: string, data: Buffer, maxPx?: number): Promise<{ 
 }
 
 /** The provenance in an EXIF block: all null when there is none or it does not parse. */
-export function provenance(exifBlock: Buffer | undefined): ReadImageMeta {
-  const meta: ReadImageMeta = { takenAt: null, camera: null, gps: null };
+export function provenance(exifBlock: Buffer | undefined): ImageMeta {
+  const meta: ImageMeta = { takenAt: null, camera: null, gps: null };
   if (!exifBlock) return meta;
   let tags: ReturnType<typeof exifReader>;
   try {
@@ -163,7 +156,7 @@ function takenAt(photo: Record<string, unknown> | undefined): number | null {
 }
 
 /** Signed decimal degrees from the degrees/minutes/seconds and N/S, E/W references. */
-function position(gps: Record<string, unknown> | undefined): ReadImageMeta['gps'] {
+function position(gps: Record<string, unknown> | undefined): ImageMeta['gps'] {
   if (!gps) return null;
   const latitude = degrees(gps.GPSLatitude, gps.GPSLatitudeRef, 'S');
   const longitude = degrees(gps.GPSLongitude, gps.GPSLongitudeRef, 'W');

@@ -1,28 +1,35 @@
+import { FieldColumns } from '../../db/field-columns.js';
 import type { MarkersTable } from '../../db/tables.js';
 import { newId } from '../../ids.js';
-import type { MarkerInput } from './markers.schemas.js';
+import type { CreateMarkerInput, ImageMeta, MarkerField, MarkerInput, StoredMarker } from './markers.schemas.js';
 
 export type MarkerRow = MarkersTable;
 
-const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
+/** Each writable field of a marker and its column. */
+const columns = new FieldColumns<MarkerField, keyof MarkerRow & string>(
+  {
+    latitude: 'latitude',
+    longitude: 'longitude',
+    title: 'title',
+    description: 'description',
+    color: 'color',
+    tags: 'tags',
+    eventDate: 'event_date',
+    markerIconId: 'marker_icon_id',
+    markerIconSize: 'marker_icon_size',
+    imageKey: 'image_key',
+    thumbnailKey: 'thumbnail_key',
+    embeddedMediaUrl: 'embedded_media_url',
+    mediaSize: 'media_size',
+  },
+  new Set(['tags']),
+);
 
-export function presentMarker(row: MarkerRow) {
+export function presentMarker(row: MarkerRow): StoredMarker & { id: string } {
   return {
     id: row.id,
-    latitude: row.latitude,
-    longitude: row.longitude,
-    title: row.title,
-    description: row.description,
-    color: row.color,
-    tags: parse(row.tags) as string[] | null,
-    eventDate: row.event_date,
-    markerIconId: row.marker_icon_id,
-    markerIconSize: row.marker_icon_size,
-    imageKey: row.image_key,
-    thumbnailKey: row.thumbnail_key,
-    imageMeta: parse(row.image_meta),
-    embeddedMediaUrl: row.embedded_media_url,
-    mediaSize: row.media_size,
+    ...(columns.fromRow(row) as Omit<StoredMarker, 'imageMeta' | 'createdBy' | 'createdAt' | 'updatedAt'>),
+    imageMeta: row.image_meta === null ? null : (JSON.parse(row.image_meta) as ImageMeta),
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -30,50 +37,21 @@ export function presentMarker(row: MarkerRow) {
 }
 
 /** The columns for the API fields present in `input` (absent fields are left out). */
-export function markerColumns(input: MarkerInput): Partial<MarkerRow> {
-  const columns: Partial<MarkerRow> = {};
-  const set = <K extends keyof MarkerRow>(key: K, value: MarkerRow[K] | undefined) => {
-    if (value !== undefined) columns[key] = value;
-  };
-  set('latitude', input.latitude);
-  set('longitude', input.longitude);
-  set('title', input.title);
-  set('description', input.description);
-  set('color', input.color);
-  set('tags', input.tags === undefined ? undefined : input.tags === null ? null : JSON.stringify(input.tags));
-  set('event_date', input.eventDate);
-  set('marker_icon_id', input.markerIconId);
-  set('marker_icon_size', input.markerIconSize);
-  set('image_key', input.imageKey);
-  set('thumbnail_key', input.thumbnailKey);
-  set('embedded_media_url', input.embeddedMediaUrl);
-  set('media_size', input.mediaSize);
-  return columns;
-}
+export const markerColumns = (input: MarkerInput) => columns.toColumns(input) as Partial<MarkerRow>;
 
 /** A new marker's row: the given fields, null for the rest. */
 export function newMarkerRow(
   roomId: string,
-  input: MarkerInput & { latitude: number; longitude: number },
-  origin: { createdBy: string; createdAt: number; imageMeta: unknown; importJobId?: string },
+  input: CreateMarkerInput,
+  origin: { createdBy: string; createdAt: number; imageMeta: ImageMeta | null | undefined; importJobId?: string },
 ): MarkerRow {
   return {
+    ...columns.nulls(),
+    ...markerColumns(input),
     id: newId('marker'),
     room_id: roomId,
     latitude: input.latitude,
     longitude: input.longitude,
-    title: null,
-    description: null,
-    color: null,
-    tags: null,
-    event_date: null,
-    marker_icon_id: null,
-    marker_icon_size: null,
-    image_key: null,
-    thumbnail_key: null,
-    embedded_media_url: null,
-    media_size: null,
-    ...markerColumns(input),
     image_meta: origin.imageMeta ? JSON.stringify(origin.imageMeta) : null,
     created_by: origin.createdBy,
     created_at: origin.createdAt,

@@ -3,7 +3,7 @@ import { RoomTable } from '../../db/room-table.js';
 
 export class MarkersRepository extends RoomTable<'markers'> {
   constructor(db: Db) {
-    super(db, 'markers');
+    super(db, 'markers', 'created_at', 'import_job_id');
   }
 
   /** Undoes what an interrupted bulk import wrote. */
@@ -12,13 +12,14 @@ export class MarkersRepository extends RoomTable<'markers'> {
     return Number(result.numDeletedRows);
   }
 
-  async iconExists(roomId: string, iconId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('marker_icons')
-      .select('id')
+  /** The keys among `keys` that a marker of the room references as its image or thumbnail. */
+  async imageKeysInUse(roomId: string, keys: string[]): Promise<Set<string | null>> {
+    const rows = await this.db
+      .selectFrom('markers')
+      .select(['image_key', 'thumbnail_key'])
       .where('room_id', '=', roomId)
-      .where('id', '=', iconId)
-      .executeTakeFirst();
-    return Boolean(row);
+      .where((eb) => eb.or([eb('image_key', 'in', keys), eb('thumbnail_key', 'in', keys)]))
+      .execute();
+    return new Set(rows.flatMap((r) => [r.image_key, r.thumbnail_key]));
   }
 }

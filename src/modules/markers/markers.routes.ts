@@ -32,7 +32,7 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
       response: { 201: S.MarkerReply, ...errors(400, 401, 403, 404, 502) },
     },
     handler: async (request, reply) =>
-      reply.status(201).send(await markers.create(request.room, request.caller, request.grant, request.body as S.MarkerInput & { latitude: number; longitude: number })),
+      reply.status(201).send(await markers.create(request.room, request.caller, request.body)),
   });
 
   app.get('/api/rooms/:roomId/markers/:markerId', {
@@ -61,7 +61,7 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
       body: S.PatchMarkerBody,
       response: { 200: S.MarkerReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request) => markers.update(request.room, request.caller, request.grant, request.params.markerId, request.body as S.MarkerInput),
+    handler: async (request) => markers.update(request.room, request.caller, request.params.markerId, request.body),
   });
 
   app.delete('/api/rooms/:roomId/markers/:markerId', {

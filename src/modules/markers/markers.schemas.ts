@@ -1,9 +1,9 @@
-import { Type } from 'typebox';
-import { Nullable, HexColor } from '../../http/schemas.js';
-
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { HexColor, Nullable } from '../../schema-types.js';
 
 /** The fields a caller may write, with their rules (decisions.md, Markers). */
-export const MarkerFields = {
+export const MarkerFields = Type.Object({
   latitude: Type.Number({ minimum: -90, maximum: 90 }),
   longitude: Type.Number({ minimum: -180, maximum: 180 }),
   title: Type.String({ maxLength: 200, pattern: '^[^\\r\\n]*$', description: 'No newline characters' }),
@@ -17,47 +17,31 @@ export const MarkerFields = {
   thumbnailKey: Nullable(Type.String({ maxLength: 200 })),
   embeddedMediaUrl: Nullable(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$' })),
   mediaSize: Nullable(Type.Enum(['sm', 'md', 'lg'])),
-};
+});
 
-export type MarkerField = keyof typeof MarkerFields;
-export const WRITABLE_FIELDS = new Set(Object.keys(MarkerFields));
+export type MarkerField = keyof Static<typeof MarkerFields>;
+export const WRITABLE_FIELDS: ReadonlySet<string> = new Set(Object.keys(MarkerFields.properties));
 
-/** Fields that can be changed but never cleared with null. */
-export const NOT_CLEARABLE: ReadonlySet<string> = new Set(['latitude', 'longitude', 'title', 'color']);
-
-const optional = Object.fromEntries(Object.entries(MarkerFields).map(([k, v]) => [k, Type.Optional(v)]));
+/** Fields that can be changed but never cleared: their schema does not accept null. */
+export const NOT_CLEARABLE: ReadonlySet<string> = new Set(
+  Object.entries(MarkerFields.properties)
+    .filter(([, schema]) => !Value.Check(schema, null))
+    .map(([field]) => field),
+);
 
 export const CreateMarkerBody = Type.Object(
-  { ...optional, latitude: MarkerFields.latitude, longitude: MarkerFields.longitude },
+  { ...Type.Partial(MarkerFields).properties, latitude: MarkerFields.properties.latitude, longitude: MarkerFields.properties.longitude },
   { additionalProperties: false },
 );
+export type CreateMarkerInput = Static<typeof CreateMarkerBody>;
 
-export const PatchMarkerBody = Type.Object(
-  {
-    ...optional,
-    latitude: Type.Optional(MarkerFields.latitude),
-    longitude: Type.Optional(MarkerFields.longitude),
-    title: Type.Optional(MarkerFields.title),
-    color: Type.Optional(MarkerFields.color),
-  },
-  { additionalProperties: false, minProperties: 1 },
+export const PatchMarkerBody = Type.Partial(MarkerFields, { additionalProperties: false, minProperties: 1 });
+export type MarkerInput = Static<typeof PatchMarkerBody>;
+
+/** The properties a bulk-imported Point feature may carry (the interface's list). */
+export const ImportedMarkerProperties = Type.Partial(
+  Type.Pick(MarkerFields, ['title', 'description', 'tags', 'eventDate', 'imageKey', 'thumbnailKey', 'markerIconId', 'markerIconSize']),
 );
-
-export type MarkerInput = Partial<{
-  latitude: number;
-  longitude: number;
-  title: string;
-  description: string | null;
-  color: string;
-  tags: string[] | null;
-  eventDate: number | null;
-  markerIconId: string | null;
-  markerIconSize: number | null;
-  imageKey: string | null;
-  thumbnailKey: string | null;
-  embeddedMediaUrl: string | null;
-  mediaSize: 'sm' | 'md' | 'lg' | null;
-}>;
 
 export const ImageMetaSchema = Type.Object(
   {
@@ -73,28 +57,22 @@ export const ImageMetaSchema = Type.Object(
   },
   { description: "The photo's provenance read from its EXIF; the stored copy carries none" },
 );
+export type ImageMeta = Static<typeof ImageMetaSchema>;
+
+/** A stored marker: a marker created without a title or colour has null there. */
+const StoredMarker = Type.Object({
+  ...MarkerFields.properties,
+  title: Nullable(MarkerFields.properties.title),
+  color: Nullable(MarkerFields.properties.color),
+  imageMeta: Nullable(ImageMetaSchema),
+  createdBy: Type.String(),
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+});
+export type StoredMarker = Static<typeof StoredMarker>;
 
 /** A marker as answered; a write-only caller gets `id` and the fields it sent. */
-export const Marker = Type.Object({
-  id: Type.String({ description: '`marker-<suffix>`' }),
-  latitude: Type.Optional(Type.Number()),
-  longitude: Type.Optional(Type.Number()),
-  title: Type.Optional(Nullable(Type.String())),
-  description: Type.Optional(Nullable(Type.String())),
-  color: Type.Optional(Nullable(Type.String())),
-  tags: Type.Optional(Nullable(Type.Array(Type.String()))),
-  eventDate: Type.Optional(Nullable(Type.Integer())),
-  markerIconId: Type.Optional(Nullable(Type.String())),
-  markerIconSize: Type.Optional(Nullable(Type.Integer())),
-  imageKey: Type.Optional(Nullable(Type.String())),
-  thumbnailKey: Type.Optional(Nullable(Type.String())),
-  imageMeta: Type.Optional(Nullable(ImageMetaSchema)),
-  embeddedMediaUrl: Type.Optional(Nullable(Type.String())),
-  mediaSize: Type.Optional(Nullable(Type.String())),
-  createdBy: Type.Optional(Type.String()),
-  createdAt: Type.Optional(Type.Integer()),
-  updatedAt: Type.Optional(Type.Integer()),
-});
+export const Marker = Type.Object({ id: Type.String({ description: '`marker-<suffix>`' }), ...Type.Partial(StoredMarker).properties });
 
 export const MarkerReply = Type.Object({ success: Type.Boolean(), marker: Marker });
 export const MarkerList = Type.Object({ count: Type.Integer(), markers: Type.Array(Marker) });

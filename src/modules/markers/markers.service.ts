@@ -1,11 +1,12 @@
-import type { Caller, Grant } from '../../auth/access.js';
-import { AppError, badRequest, emptyUpdate, notFound } from '../../errors.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
-import type { ImageMeta, MarkerImages } from './marker-images.js';
+import { actorOf, type Caller } from '../../auth/access.js';
+import { badRequest, emptyUpdate, notFound, unknownField } from '../../errors.js';
+import type { RoomRow } from '../../db/tables.js';
+import type { WritePath } from '../history/write-path.js';
+import type { IconsRepository } from '../icons/icons.repository.js';
+import type { MarkerImages } from './marker-images.js';
 import { markerColumns, newMarkerRow, presentMarker, type MarkerRow } from './markers.presenter.js';
 import type { MarkersRepository } from './markers.repository.js';
-import { NOT_CLEARABLE, WRITABLE_FIELDS, type MarkerInput } from './markers.schemas.js';
+import { NOT_CLEARABLE, WRITABLE_FIELDS, type CreateMarkerInput, type ImageMeta, type MarkerInput } from './markers.schemas.js';
 
 /**
  * The rules the interface states before value validation: an empty PATCH is
@@ -20,7 +21,7 @@ export function checkMarkerBody(body: unknown, { patch }: { patch: boolean }): v
   const keys = Object.keys(body);
   if (patch && keys.length === 0) throw emptyUpdate();
   const unknown = keys.find((key) => !WRITABLE_FIELDS.has(key));
-  if (unknown !== undefined) throw new AppError(400, `unknown_field:${unknown}`, `Field '${unknown}' is not accepted`);
+  if (unknown !== undefined) throw unknownField(unknown);
   const cleared = keys.find((key) => NOT_CLEARABLE.has(key) && (body as Record<string, unknown>)[key] === null);
   if (cleared) throw badRequest(`${cleared} can be changed but not cleared`, [{ field: `body.${cleared}`, message: 'cannot be null' }]);
   const record = body as Record<string, unknown>;
@@ -36,6 +37,7 @@ export function checkMarkerBody(body: unknown, { patch }: { patch: boolean }): v
 export class MarkersService {
   constructor(
     private readonly markers: MarkersRepository,
+    private readonly icons: IconsRepository,
     private readonly images: MarkerImages,
     private readonly writePath: WritePath,
   ) {}
@@ -51,7 +53,7 @@ export class MarkersService {
     return { success: true, marker: presentMarker(row) };
   }
 
-  async create(room: RoomRow, caller: Caller, grant: Grant, input: MarkerInput & { latitude: number; longitude: number }) {
+  async create(room: RoomRow, caller: Caller, input: CreateMarkerInput) {
     const imageMeta = await this.checkReferences(room.id, input);
     const row = newMarkerRow(room.id, input, { createdBy: actorOf(caller).id, createdAt: Date.now(), imageMeta });
     const marker = presentMarker(row);
@@ -59,10 +61,10 @@ export class MarkersService {
       await this.markers.insert(trx, [row]);
       return { result: null, changes: [{ type: 'marker.created', objectType: 'marker', objectId: row.id, changes: input, data: marker }] };
     });
-    return { success: true, marker: this.visible(grant, marker, input) };
+    return { success: true, marker };
   }
 
-  async update(room: RoomRow, caller: Caller, grant: Grant, markerId: string, input: MarkerInput) {
+  async update(room: RoomRow, caller: Caller, markerId: string, input: MarkerInput) {
     const imageMeta = await this.checkReferences(room.id, input);
     const { marker, previous } = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.markers.find(room.id, markerId, trx);
@@ -80,7 +82,7 @@ export class MarkersService {
     if (input.imageKey !== undefined && previous.image_key !== input.imageKey) {
       await this.images.releaseUnreferenced(room.id, [previous.image_key, previous.thumbnail_key]);
     }
-    return { success: true, marker: this.visible(grant, marker, input) };
+    return { success: true, marker };
   }
 
   async delete(room: RoomRow, caller: Caller, markerId: string) {
@@ -95,7 +97,7 @@ export class MarkersService {
 
   /** Icons and images a marker names must belong to this room. */
   private async checkReferences(roomId: string, input: MarkerInput): Promise<ImageMeta | null> {
-    if (input.markerIconId != null && !(await this.markers.iconExists(roomId, input.markerIconId))) {
+    if (input.markerIconId != null && !(await this.icons.exists(roomId, input.markerIconId))) {
       throw badRequest('markerIconId does not name an icon of this room', [{ field: 'body.markerIconId', message: 'unknown icon' }]);
     }
     // Any key that is not null ("" included) must name this room's stored image.
@@ -103,13 +105,5 @@ export class MarkersService {
       return this.images.metaForPair(roomId, input.imageKey, input.thumbnailKey);
     }
     return null;
-  }
-
-  /** A caller with write but not read gets back only the id and the fields it sent. */
-  private visible(grant: Grant, marker: ReturnType<typeof presentMarker>, input: MarkerInput) {
-    if (grant.capabilities.has('read')) return marker;
-    return Object.fromEntries(Object.entries(marker).filter(([key]) => key === 'id' || key in input)) as Partial<typeof marker> & {
-      id: string;
-    };
   }
 }

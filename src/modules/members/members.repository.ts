@@ -1,15 +1,11 @@
 import type { Db } from '../../db/database.js';
 import type { PendingInvitationsTable } from '../../db/tables.js';
 import type { Role } from '../../auth/access.js';
-import type { AccessCache } from '../../infra/ttl-cache.js';
 
 export type InvitationRow = PendingInvitationsTable;
 
 export class MembersRepository {
-  constructor(
-    private readonly db: Db,
-    private readonly cache: AccessCache,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** Members with their e-mail, the owner first, then by time added. */
   list(roomId: string) {
@@ -34,23 +30,19 @@ export class MembersRepository {
   }
 
   async add(roomId: string, userId: string, role: Role, addedBy: string, now: number): Promise<void> {
-    this.cache.forgetRoom(roomId);
     await this.db
       .insertInto('room_members')
       .values({ room_id: roomId, user_id: userId, role, added_at: now, added_by: addedBy })
       .onConflict((oc) => oc.columns(['room_id', 'user_id']).doNothing())
       .execute();
-    this.cache.forgetRoom(roomId);
   }
 
   async remove(roomId: string, userId: string): Promise<boolean> {
-    this.cache.forgetRoom(roomId);
     const result = await this.db
       .deleteFrom('room_members')
       .where('room_id', '=', roomId)
       .where('user_id', '=', userId)
       .executeTakeFirst();
-    this.cache.forgetRoom(roomId);
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -113,7 +105,7 @@ export class MembersRepository {
    * `userId`, atomically. Returns the rooms joined.
    */
   async acceptInvitations(userId: string, email: string, now: number, roomId?: string) {
-    const joined = await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       let query = trx.selectFrom('pending_invitations').selectAll().where('email', '=', email);
       if (roomId) query = query.where('room_id', '=', roomId);
       const invitations = await query.execute();
@@ -137,7 +129,5 @@ export class MembersRepository {
       }
       return invitations.map((i) => ({ roomId: i.room_id, role: i.role as Role }));
     });
-    for (const room of joined) this.cache.forgetRoom(room.roomId);
-    return joined;
   }
 }

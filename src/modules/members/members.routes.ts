@@ -1,28 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
-import { Email, errors, RoomParams } from '../../http/schemas.js';
+import { errors, RoomParams } from '../../http/schemas.js';
+import { Invitation, InviteBody, InviteReply, Member, MyInvitation } from './members.schemas.js';
 import type { MembersService } from './members.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['members'];
-
-const Member = Type.Object({
-  userId: Type.String(),
-  email: Type.String(),
-  role: Type.String(),
-  addedAt: Type.Integer(),
-  addedBy: Type.Optional(Type.String()),
-});
-const Invitation = Type.Object({ email: Type.String(), role: Type.String(), invitedAt: Type.Integer(), invitedBy: Type.String() });
-const InviteReply = Type.Object({
-  success: Type.Boolean(),
-  status: Type.Union([Type.Literal('added'), Type.Literal('pending')], {
-    description: 'added: the person already had an account and is now a member; pending: an invitation waits for them',
-  }),
-  member: Type.Optional(Member),
-  invitation: Type.Optional(Invitation),
-});
 
 export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService }> = async (app, { members }) => {
   app.get('/api/rooms/:roomId/members', {
@@ -38,13 +22,10 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService 
       security,
       summary: 'Invite by e-mail (owner): an existing user is added at once, anyone else gets a pending invitation',
       params: RoomParams,
-      body: Type.Object(
-        { email: Email, role: Type.Enum(['editor', 'viewer']) },
-        { additionalProperties: false },
-      ),
+      body: InviteBody,
       response: { 200: InviteReply, ...errors(400, 401, 403, 404, 409) },
     },
-    handler: async (request) => members.invite(request.room, requireSession(request.caller).userId, request.body),
+    handler: async (request) => members.invite(request.room, requireSession(request.caller), request.body),
   });
 
   app.delete('/api/rooms/:roomId/members/:userId', {
@@ -90,17 +71,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService 
       security,
       summary: 'Invitations addressed to the signed-in user',
       response: {
-        200: Type.Object({
-          invitations: Type.Array(
-            Type.Object({
-              roomId: Type.String(),
-              roomName: Type.Union([Type.String(), Type.Null()]),
-              role: Type.String(),
-              invitedAt: Type.Integer(),
-              invitedBy: Type.String(),
-            }),
-          ),
-        }),
+        200: Type.Object({ invitations: Type.Array(MyInvitation) }),
         ...errors(401, 403),
       },
     },

@@ -1,50 +1,60 @@
 import type { Role } from '../../auth/access.js';
-import { conflict, forbidden, notFound } from '../../errors.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
+import type { AccessChanges } from '../../auth/access-source.js';
+import { normalizeEmail } from '../../emails.js';
+import { conflict, emailNotVerified, forbidden, notFound } from '../../errors.js';
+import type { Outbox } from '../../infra/mailer.js';
+import type { RoomRow } from '../../db/tables.js';
 import type { UsersRepository } from '../users/users.repository.js';
-import { normalizeEmail } from '../users/users.service.js';
+import { invitationMail } from './invitation-mail.js';
+import { presentInvitation, presentMember, presentMyInvitation } from './members.presenter.js';
 import type { MembersRepository } from './members.repository.js';
 
 type InvitedRole = Exclude<Role, 'owner'>;
 
+/** Members and invitations of rooms. Every change of membership forgets cached access at once. */
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
     private readonly users: UsersRepository,
+    private readonly access: AccessChanges,
+    private readonly outbox: Outbox,
+    private readonly publicUrl: string,
   ) {}
 
   async list(room: RoomRow) {
-    const rows = await this.members.list(room.id);
-    return rows.map((m) => ({
-      userId: m.user_id,
-      email: m.email,
-      role: m.role,
-      addedAt: m.added_at,
-      ...(m.added_by !== null && { addedBy: m.added_by }),
-    }));
+    return (await this.members.list(room.id)).map(presentMember);
   }
 
-  /** Adds an existing user at once; otherwise leaves a pending invitation for the e-mail. */
-  async invite(room: RoomRow, inviterId: string, input: { email: string; role: InvitedRole }) {
+  /**
+   * Adds a user whose address is verified at once; anyone else (no account yet, or an
+   * address not yet confirmed) gets a pending invitation. Either way an e-mail tells them.
+   */
+  async invite(room: RoomRow, inviter: { userId: string; email: string }, input: { email: string; role: InvitedRole }) {
     const email = normalizeEmail(input.email);
     const now = Date.now();
     const user = await this.users.findByEmail(email);
+    const mail = (added: boolean) =>
+      this.outbox.post(
+        invitationMail({ to: email, roomId: room.id, roomName: room.name, role: input.role, inviterEmail: inviter.email, added, publicUrl: this.publicUrl }),
+      );
     if (user) {
       const current = await this.members.roleOf(room.id, user.id);
       if (current) throw conflict('already_member', `${email} is already a member of this room (${current})`);
-      await this.members.add(room.id, user.id, input.role, inviterId, now);
+    }
+    if (user?.email_verified_at != null) {
+      await this.members.add(room.id, user.id, input.role, inviter.userId, now);
+      this.access.forgetRoom(room.id);
+      mail(true);
       return {
         success: true,
         status: 'added' as const,
-        member: { userId: user.id, email, role: input.role, addedAt: now, addedBy: inviterId },
+        member: presentMember({ user_id: user.id, email, role: input.role, added_at: now, added_by: inviter.userId }),
       };
     }
-    await this.members.upsertInvitation({ room_id: room.id, email, role: input.role, invited_at: now, invited_by: inviterId });
-    return {
-      success: true,
-      status: 'pending' as const,
-      invitation: { email, role: input.role, invitedAt: now, invitedBy: inviterId },
-    };
+    const invitation = { room_id: room.id, email, role: input.role, invited_at: now, invited_by: inviter.userId };
+    await this.members.upsertInvitation(invitation);
+    mail(false);
+    return { success: true, status: 'pending' as const, invitation: presentInvitation(invitation) };
   }
 
   async remove(room: RoomRow, userId: string) {
@@ -52,14 +62,12 @@ export class MembersService {
     if (!role) throw notFound('Member');
     if (role === 'owner') throw forbidden('The room owner cannot be removed');
     await this.members.remove(room.id, userId);
+    this.access.forgetRoom(room.id);
     return { success: true, userId };
   }
 
   async listInvitations(room: RoomRow) {
-    const rows = await this.members.listInvitations(room.id);
-    return {
-      invitations: rows.map((i) => ({ email: i.email, role: i.role, invitedAt: i.invited_at, invitedBy: i.invited_by })),
-    };
+    return { invitations: (await this.members.listInvitations(room.id)).map(presentInvitation) };
   }
 
   async revokeInvitation(room: RoomRow, email: string) {
@@ -69,21 +77,26 @@ export class MembersService {
   }
 
   async invitationsFor(email: string) {
-    const rows = await this.members.listInvitationsFor(email);
-    return {
-      invitations: rows.map((i) => ({
-        roomId: i.room_id,
-        roomName: i.room_name,
-        role: i.role,
-        invitedAt: i.invited_at,
-        invitedBy: i.invited_by,
-      })),
-    };
+    return { invitations: (await this.members.listInvitationsFor(email)).map(presentMyInvitation) };
   }
 
-  async accept(roomId: string, user: { userId: string; email: string }) {
-    const [joined] = await this.members.acceptInvitations(user.userId, user.email, Date.now(), roomId);
+  async accept(roomId: string, user: { userId: string; email: string; emailVerified: boolean }) {
+    if (!user.emailVerified) throw emailNotVerified();
+    const [joined] = await this.acceptPending(user, roomId);
     if (!joined) throw notFound('Invitation');
     return { success: true, roomId, role: joined.role };
+  }
+
+  /**
+   * The one place where pending invitations become memberships: on sign-in, when an address
+   * is verified, on an external identity's first request, and by `accept-invitation` (one
+   * room). An address that is not verified accepts nothing: otherwise whoever registers an
+   * invited address first would take the invitee's role.
+   */
+  async acceptPending(user: { userId: string; email: string; emailVerified: boolean }, roomId?: string) {
+    if (!user.emailVerified) return [];
+    const joined = await this.members.acceptInvitations(user.userId, user.email, Date.now(), roomId);
+    for (const room of joined) this.access.forgetRoom(room.roomId);
+    return joined;
   }
 }

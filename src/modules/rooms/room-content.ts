@@ -1,8 +1,7 @@
 import type { Db } from '../../db/database.js';
+import { ContentCounts, type ContentKind } from './rooms.schemas.js';
 
-/** The content counters of a room, as `counts` in room metadata. */
-export const CONTENT_KINDS = ['markers', 'layers', 'rasterLayers', 'drawings', 'comments', 'slides'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+const CONTENT_KINDS = Object.keys(ContentCounts.properties) as ContentKind[];
 
 /** A kind of room content that `counts` and `clear` must know about. */
 export interface ContentTable {
@@ -13,6 +12,22 @@ export interface ContentTable {
   /** After the clear committed: remove what lives outside the database (files). */
   afterClear?(roomId: string): Promise<void>;
 }
+
+/** The counting and clearing a room-scoped table offers (db/room-table.ts). */
+interface CountsAndClears {
+  count(db: Db, roomId: string): Promise<number>;
+  clear(trx: Db, roomId: string): Promise<number>;
+}
+
+/** A room-scoped table as a kind of content. */
+export const contentOf = (kind: ContentKind, table: CountsAndClears, afterClear?: (roomId: string) => Promise<void>): ContentTable => ({
+  kind,
+  count: (db, roomId) => table.count(db, roomId),
+  clear: (trx, roomId) => table.clear(trx, roomId),
+  ...(afterClear && { afterClear }),
+});
+
+const zeroes = () => Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as ContentCounts;
 
 /**
  * The registry of content kinds. Each content module registers its table when it is built,
@@ -28,15 +43,15 @@ export class RoomContent {
     this.tables.push(table);
   }
 
-  async counts(roomId: string): Promise<Record<ContentKind, number>> {
-    const counts = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
+  async counts(roomId: string): Promise<ContentCounts> {
+    const counts = zeroes();
     for (const table of this.tables) counts[table.kind] += await table.count(this.db, roomId);
     return counts;
   }
 
   /** Removes all content of the room inside the caller's transaction; returns what was removed. */
-  async clear(trx: Db, roomId: string): Promise<Record<ContentKind, number>> {
-    const removed = Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as Record<ContentKind, number>;
+  async clear(trx: Db, roomId: string): Promise<ContentCounts> {
+    const removed = zeroes();
     for (const table of this.tables) removed[table.kind] += await table.clear(trx, roomId);
     return removed;
   }

@@ -1,9 +1,7 @@
-import type { RoomRow } from './rooms.repository.js';
+import type { RoomRow } from '../../db/tables.js';
+import type { CameraSettings, TimelineSettings } from './rooms.schemas.js';
 
-export const BASE_LAYERS = ['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage'] as const;
-export const THEMES = ['light', 'dark'] as const;
-
-export const TIMELINE_DEFAULTS = {
+export const TIMELINE_DEFAULTS: TimelineSettings = {
   groupingMode: 'none',
   showMarkersOnly: false,
   showAdditionsOnly: false,
@@ -11,19 +9,18 @@ export const TIMELINE_DEFAULTS = {
   dateTimeFormat: 'iso',
   sliderMode: 'current',
 };
-export type TimelineSettings = typeof TIMELINE_DEFAULTS;
 
 export function timelineSettings(row: RoomRow): TimelineSettings {
-  return { ...TIMELINE_DEFAULTS, ...(row.timeline_settings ? JSON.parse(row.timeline_settings) : {}) };
+  return { ...TIMELINE_DEFAULTS, ...(row.timeline_settings ? (JSON.parse(row.timeline_settings) as Partial<TimelineSettings>) : {}) };
 }
 
-export function cameraSettings(row: RoomRow) {
+export function cameraSettings(row: RoomRow): CameraSettings {
   const hasView = row.default_view_lat !== null && row.default_view_lng !== null && row.default_view_zoom !== null;
   return {
     autoZoomEnabled: row.auto_zoom_enabled === 1,
     defaultView: hasView ? { lat: row.default_view_lat!, lng: row.default_view_lng!, zoom: row.default_view_zoom! } : null,
-    defaultTheme: row.default_theme,
-    defaultBaseLayer: row.default_base_layer,
+    defaultTheme: row.default_theme as CameraSettings['defaultTheme'],
+    defaultBaseLayer: row.default_base_layer as CameraSettings['defaultBaseLayer'],
   };
 }
 
@@ -55,3 +52,12 @@ export function presentRoom(row: RoomRow) {
     timelineSettings: timelineSettings(row),
   };
 }
+
+/** A room in the caller's list of rooms. */
+export const presentMyRoom = (r: { id: string; name: string | null; created_at: number; is_public: number; role: string }) => ({
+  roomId: r.id,
+  role: r.role,
+  name: r.name,
+  createdAt: r.created_at,
+  isPublic: r.is_public === 1,
+});

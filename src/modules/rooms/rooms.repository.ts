@@ -1,29 +1,17 @@
 import type { Insertable, Updateable } from 'kysely';
+import type { RoomWithRole } from '../../auth/access-source.js';
 import type { Db } from '../../db/database.js';
-import type { RoomsTable } from '../../db/tables.js';
-import type { Role } from '../../auth/access.js';
-import type { AccessCache } from '../../infra/ttl-cache.js';
-
-export type RoomRow = RoomsTable;
-
-type RoomWithRole = RoomRow & { member_role: Role | null };
+import type { RoomRow, RoomsTable } from '../../db/tables.js';
 
 export class RoomsRepository {
-  constructor(
-    private readonly db: Db,
-    private readonly cache: AccessCache,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   find(id: string) {
     return this.db.selectFrom('rooms').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** The room with the role of `userId` in it (null when not a member); cached briefly. */
-  findWithRole(id: string, userId: string | null): Promise<RoomWithRole | undefined> {
-    return this.cache.rooms.get(`${id}|${userId ?? ''}`, () => this.loadWithRole(id, userId)) as Promise<RoomWithRole | undefined>;
-  }
-
-  private loadWithRole(id: string, userId: string | null) {
+  /** The room with the role of `userId` in it (null when not a member). */
+  findWithRole(id: string, userId: string | null) {
     return this.db
       .selectFrom('rooms')
       .leftJoin('room_members', (join) =>
@@ -37,8 +25,7 @@ export class RoomsRepository {
 
   /** Creates the room and its owner membership atomically; false when the id is taken. */
   async createWithOwner(room: Insertable<RoomsTable>): Promise<boolean> {
-    this.cache.forgetRoom(room.id);
-    const created = await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('rooms')
         .values(room)
@@ -57,21 +44,25 @@ export class RoomsRepository {
         .execute();
       return true;
     });
-    this.cache.forgetRoom(room.id);
-    return created;
   }
 
-  async update(id: string, changes: Updateable<RoomsTable>): Promise<RoomRow> {
-    this.cache.forgetRoom(id);
-    await this.db.updateTable('rooms').set(changes).where('id', '=', id).execute();
-    this.cache.forgetRoom(id);
-    return (await this.find(id))!;
+  async update(id: string, changes: Updateable<RoomsTable>, db: Db = this.db): Promise<RoomRow> {
+    await db.updateTable('rooms').set(changes).where('id', '=', id).execute();
+    return (await db.selectFrom('rooms').selectAll().where('id', '=', id).executeTakeFirst())!;
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('rooms').where('id', '=', id).execute();
-    this.cache.forgetRoom(id);
-    this.cache.forgetTokens();
+  /** Deletes the room, after `first` ran in the same transaction (what the cascade cannot remove). */
+  async delete(id: string, first: (trx: Db) => Promise<unknown>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await first(trx);
+      await trx.deleteFrom('rooms').where('id', '=', id).execute();
+    });
+  }
+
+  /** The room's state version: each content change advances it (history and live). */
+  async version(id: string): Promise<number> {
+    const row = await this.db.selectFrom('rooms').select('version').where('id', '=', id).executeTakeFirst();
+    return Number(row?.version ?? 0);
   }
 
   /** The rooms a user belongs to, newest first. */

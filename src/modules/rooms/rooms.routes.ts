@@ -65,7 +65,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       body: S.VisibilityBody,
       response: { 200: Type.Object({ success: Type.Boolean(), isPublic: Type.Boolean() }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => rooms.setPublic(request.room, request.body.isPublic),
+    handler: async (request) => rooms.setPublic(request.room, request.caller, request.body.isPublic),
   });
 
   app.patch('/api/rooms/:roomId/presentation/public', {
@@ -81,7 +81,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
         ...errors(400, 401, 403, 404),
       },
     },
-    handler: async (request) => rooms.setPresentationPublic(request.room, request.body.isPublic),
+    handler: async (request) => rooms.setPresentationPublic(request.room, request.caller, request.body.isPublic),
   });
 
   app.patch('/api/rooms/:roomId/camera-settings', {
@@ -94,7 +94,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       body: S.CameraBody,
       response: { 200: S.CameraReply, ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => rooms.updateCamera(request.room, request.body),
+    handler: async (request) => rooms.updateCamera(request.room, request.caller, request.body),
   });
 
   app.patch('/api/rooms/:roomId/timeline-settings', {
@@ -107,7 +107,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       body: S.TimelineBody,
       response: { 200: S.TimelineReply, ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => rooms.updateTimeline(request.room, request.body),
+    handler: async (request) => rooms.updateTimeline(request.room, request.caller, request.body),
   });
 
   app.get('/api/rooms/:roomId/permissions', {

@@ -1,32 +1,21 @@
-import { Type } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
-import { BASE_LAYERS, THEMES } from './rooms.presenter.js';
+import { Type, type Static } from 'typebox';
+import { BaseLayer, MapView } from '../../http/schemas.js';
+import { Nullable } from '../../schema-types.js';
 
-const literals = <T extends string>(values: readonly T[]) => Type.Enum([...values]);
-
-export const View = Type.Object(
-  {
-    lat: Type.Number({ minimum: -90, maximum: 90 }),
-    lng: Type.Number({ minimum: -180, maximum: 180 }),
-    zoom: Type.Number({ minimum: 0, maximum: 24 }),
-  },
-  { additionalProperties: false },
-);
-
-const Theme = literals(THEMES);
-const BaseLayer = literals(BASE_LAYERS);
+export const Theme = Type.Enum(['light', 'dark']);
 
 export const CreateRoomBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     isPublic: Type.Optional(Type.Boolean()),
-    defaultView: Type.Optional(Nullable(View)),
+    defaultView: Type.Optional(Nullable(MapView)),
     defaultTheme: Type.Optional(Nullable(Theme)),
     defaultBaseLayer: Type.Optional(Nullable(BaseLayer)),
   },
   { additionalProperties: false },
 );
+export type CreateRoomInput = Static<typeof CreateRoomBody>;
 
 export const CreateRoomReply = Type.Object({
   success: Type.Boolean(),
@@ -36,48 +25,32 @@ export const CreateRoomReply = Type.Object({
 
 export const VisibilityBody = Type.Object({ isPublic: Type.Boolean() }, { additionalProperties: false });
 
-export const CameraBody = Type.Object(
-  {
-    autoZoomEnabled: Type.Optional(Type.Boolean()),
-    defaultView: Type.Optional(Nullable(View)),
-    defaultTheme: Type.Optional(Nullable(Theme)),
-    defaultBaseLayer: Type.Optional(Nullable(BaseLayer)),
-  },
-  { additionalProperties: false },
-);
-
-const CameraSettings = Type.Object({
+/** The camera settings as stored and answered; the PATCH body sends any of them. */
+export const CameraSettings = Type.Object({
   autoZoomEnabled: Type.Boolean(),
-  defaultView: Nullable(View),
-  defaultTheme: Nullable(Type.String()),
-  defaultBaseLayer: Nullable(Type.String()),
+  defaultView: Nullable(MapView),
+  defaultTheme: Nullable(Theme),
+  defaultBaseLayer: Nullable(BaseLayer),
 });
+export type CameraSettings = Static<typeof CameraSettings>;
+export const CameraBody = Type.Partial(CameraSettings, { additionalProperties: false });
+export type CameraInput = Static<typeof CameraBody>;
+export const CameraReply = Type.Object({ success: Type.Boolean(), settings: CameraSettings });
 
-export const TimelineBody = Type.Object(
-  {
-    groupingMode: Type.Optional(literals(['none', 'day', 'month', 'year'])),
-    showMarkersOnly: Type.Optional(Type.Boolean()),
-    showAdditionsOnly: Type.Optional(Type.Boolean()),
-    dateDisplayMode: Type.Optional(literals(['event', 'creation'])),
-    dateTimeFormat: Type.Optional(literals(['dmy', 'mdy', 'iso'])),
-    sliderMode: Type.Optional(literals(['past', 'current', 'future'])),
-  },
-  { additionalProperties: false },
-);
-
-const TimelineSettings = Type.Object({
-  groupingMode: Type.String(),
+/** Timeline settings as stored (every field present); the PATCH body sends any of them. */
+export const TimelineSettings = Type.Object({
+  groupingMode: Type.Enum(['none', 'day', 'month', 'year']),
   showMarkersOnly: Type.Boolean(),
   showAdditionsOnly: Type.Boolean(),
-  dateDisplayMode: Type.String(),
-  dateTimeFormat: Type.String(),
-  sliderMode: Type.String(),
+  dateDisplayMode: Type.Enum(['event', 'creation']),
+  dateTimeFormat: Type.Enum(['dmy', 'mdy', 'iso']),
+  sliderMode: Type.Enum(['past', 'current', 'future']),
 });
-
-export const CameraReply = Type.Object({ success: Type.Boolean(), settings: CameraSettings });
+export type TimelineSettings = Static<typeof TimelineSettings>;
+export const TimelineBody = Type.Partial(TimelineSettings, { additionalProperties: false });
 export const TimelineReply = Type.Object({ success: Type.Boolean(), settings: TimelineSettings });
 
-const InfoFields = {
+const Info = Type.Object({
   roomId: Type.String(),
   name: Nullable(Type.String()),
   isPublic: Type.Boolean(),
@@ -88,43 +61,44 @@ const InfoFields = {
   defaultViewZoom: Nullable(Type.Number()),
   defaultTheme: Nullable(Type.String()),
   defaultBaseLayer: Nullable(Type.String()),
-};
+});
 
 export const InfoReply = Type.Object({
-  ...Object.fromEntries(Object.entries(InfoFields).map(([k, v]) => [k, k === 'roomId' ? v : Type.Optional(v)])),
+  ...Type.Partial(Info).properties,
+  roomId: Type.String(),
   requiresAuth: Type.Boolean({ description: 'true for a private room the caller may not see; then only roomId is given' }),
 });
 
-const Counts = Type.Object({
+/** The kinds of room content that `counts` and `clear` cover. */
+export const ContentCounts = Type.Object({
   markers: Type.Integer(),
   layers: Type.Integer(),
   rasterLayers: Type.Integer(),
   drawings: Type.Integer(),
   comments: Type.Integer(),
-  members: Type.Integer(),
   slides: Type.Integer(),
 });
+export type ContentCounts = Static<typeof ContentCounts>;
+export type ContentKind = keyof ContentCounts;
 
 export const MetadataReply = Type.Object({
-  ...InfoFields,
+  ...Info.properties,
   description: Nullable(Type.String()),
   createdBy: Type.String(),
   createdAt: Type.Integer(),
   timelineSettings: TimelineSettings,
-  counts: Counts,
+  counts: Type.Object({ ...ContentCounts.properties, members: Type.Integer() }),
   userRole: Type.Optional(Type.String({ description: 'Members only' })),
   hasAccess: Type.Optional(Type.Boolean({ description: 'Members only' })),
 });
 
 export const PermissionQuery = Type.Object({
-  action: literals(['view', 'edit', 'delete', 'invite', 'manage_members', 'delete_room']),
+  action: Type.Enum(['view', 'edit', 'delete', 'invite', 'manage_members', 'delete_room']),
 });
+export type PermissionAction = Static<typeof PermissionQuery>['action'];
 export const PermissionReply = Type.Object({ hasPermission: Type.Boolean(), role: Type.String() });
 
-const Removed = Type.Object(
-  Object.fromEntries(['markers', 'layers', 'rasterLayers', 'drawings', 'comments', 'slides'].map((k) => [k, Type.Integer()])),
-);
-export const ClearReply = Type.Object({ success: Type.Boolean(), removed: Removed });
+export const ClearReply = Type.Object({ success: Type.Boolean(), removed: ContentCounts });
 
 export const RoomList = Type.Object({
   rooms: Type.Array(

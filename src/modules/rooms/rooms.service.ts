@@ -1,46 +1,26 @@
-import { access, type Caller, type Capability, type Grant } from '../../auth/access.js';
+import { actorOf, type Caller, type Grant } from '../../auth/access.js';
+import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
+import { mayPerform, type RoomAction } from '../../auth/policies.js';
+import { authorizeRoom } from '../../auth/room-access.js';
 import { emptyUpdate } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
+import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { RoomContent } from './room-content.js';
-import { cameraSettings, presentInfo, presentRoom, timelineSettings, type TimelineSettings } from './rooms.presenter.js';
-import type { RoomRow, RoomsRepository } from './rooms.repository.js';
+import { cameraSettings, presentInfo, presentMyRoom, presentRoom, timelineSettings } from './rooms.presenter.js';
+import type { Updateable } from 'kysely';
+import type { RoomRow, RoomsTable } from '../../db/tables.js';
+import type { RoomsRepository } from './rooms.repository.js';
+import type { CameraInput, CreateRoomInput, TimelineSettings } from './rooms.schemas.js';
 
 type View = { lat: number; lng: number; zoom: number };
-
-export interface CreateRoomInput {
-  name?: string;
-  description?: string;
-  isPublic?: boolean;
-  defaultView?: View | null;
-  defaultTheme?: string | null;
-  defaultBaseLayer?: string | null;
-}
-
-export interface CameraInput {
-  autoZoomEnabled?: boolean;
-  defaultView?: View | null;
-  defaultTheme?: string | null;
-  defaultBaseLayer?: string | null;
-}
-
-/** The capability each `/permissions` action asks for. */
-export const PERMISSION_ACTIONS: Record<string, Capability> = {
-  view: 'read',
-  edit: 'write',
-  delete: 'write',
-  invite: 'owner',
-  manage_members: 'owner',
-  delete_room: 'owner',
-};
 
 const viewColumns = (view: View | null | undefined) =>
   view === undefined
     ? {}
     : { default_view_lat: view?.lat ?? null, default_view_lng: view?.lng ?? null, default_view_zoom: view?.zoom ?? null };
 
-
+/** Rooms and their settings. Changes of visibility or existence forget cached access at once. */
 export class RoomsService {
   constructor(
     private readonly rooms: RoomsRepository,
@@ -48,17 +28,17 @@ export class RoomsService {
     private readonly content: RoomContent,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
+    private readonly access: AccessSource & AccessChanges,
   ) {}
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
   async create(caller: Extract<Caller, { kind: 'user' }>, roomId: string, input: CreateRoomInput) {
-    const now = Date.now();
     const created = await this.rooms.createWithOwner({
       id: roomId,
       name: input.name?.trim() || null,
       description: input.description ?? null,
       created_by: caller.userId,
-      created_at: now,
+      created_at: Date.now(),
       is_public: input.isPublic ? 1 : 0,
       presentation_is_public: 0,
       auto_zoom_enabled: 1,
@@ -67,13 +47,12 @@ export class RoomsService {
       default_theme: input.defaultTheme ?? null,
       default_base_layer: input.defaultBaseLayer ?? null,
     });
-    const row = (await this.rooms.findWithRole(roomId, caller.userId))!;
-    if (!created) {
-      access({ isPublic: row.is_public === 1, presentationIsPublic: false, role: row.member_role }, roomId, caller, 'read');
-    }
+    this.access.forgetRoom(roomId);
+    // An existing room answers to whoever may read it (decisions: isNewRoom false); 403 otherwise.
+    const { room } = await authorizeRoom(this.access, roomId, caller, created ? 'authenticated' : 'read');
     return {
       success: true,
-      room: { roomId: row.id, createdBy: row.created_by, createdAt: row.created_at },
+      room: { roomId: room!.id, createdBy: room!.created_by, createdAt: room!.created_at },
       isNewRoom: created,
     };
   }
@@ -84,40 +63,60 @@ export class RoomsService {
     return { ...presentRoom(room), counts, ...membership };
   }
 
+  /** Display settings to whoever may read the room; others learn only whether its deck is public. */
   info(room: RoomRow, grant: Grant) {
-    return grant.capabilities.has('read') ? presentInfo(room) : { roomId: room.id, requiresAuth: true };
+    if (grant.capabilities.has('read')) return presentInfo(room);
+    return { roomId: room.id, requiresAuth: true, ...(room.presentation_is_public === 1 && { presentationIsPublic: true }) };
   }
 
-  async setPublic(room: RoomRow, isPublic: boolean) {
-    await this.rooms.update(room.id, { is_public: isPublic ? 1 : 0 });
+  async setPublic(room: RoomRow, caller: Caller, isPublic: boolean) {
+    await this.changeSettings(room, caller, { is_public: isPublic ? 1 : 0 }, { isPublic });
     return { success: true, isPublic };
   }
 
-  async setPresentationPublic(room: RoomRow, isPublic: boolean) {
-    await this.rooms.update(room.id, { presentation_is_public: isPublic ? 1 : 0 });
+  async setPresentationPublic(room: RoomRow, caller: Caller, isPublic: boolean) {
+    await this.changeSettings(room, caller, { presentation_is_public: isPublic ? 1 : 0 }, { presentationIsPublic: isPublic });
     return { success: true, presentationIsPublic: isPublic };
   }
 
-  async updateCamera(room: RoomRow, input: CameraInput) {
+  async updateCamera(room: RoomRow, caller: Caller, input: CameraInput) {
     if (Object.keys(input).length === 0) throw emptyUpdate();
-    const row = await this.rooms.update(room.id, {
-      ...(input.autoZoomEnabled !== undefined && { auto_zoom_enabled: input.autoZoomEnabled ? 1 : 0 }),
-      ...viewColumns(input.defaultView),
-      ...(input.defaultTheme !== undefined && { default_theme: input.defaultTheme }),
-      ...(input.defaultBaseLayer !== undefined && { default_base_layer: input.defaultBaseLayer }),
-    });
+    const row = await this.changeSettings(
+      room,
+      caller,
+      {
+        ...(input.autoZoomEnabled !== undefined && { auto_zoom_enabled: input.autoZoomEnabled ? 1 : 0 }),
+        ...viewColumns(input.defaultView),
+        ...(input.defaultTheme !== undefined && { default_theme: input.defaultTheme }),
+        ...(input.defaultBaseLayer !== undefined && { default_base_layer: input.defaultBaseLayer }),
+      },
+      input,
+    );
     return { success: true, settings: cameraSettings(row) };
   }
 
-  async updateTimeline(room: RoomRow, input: Partial<TimelineSettings>) {
+  async updateTimeline(room: RoomRow, caller: Caller, input: Partial<TimelineSettings>) {
     if (Object.keys(input).length === 0) throw emptyUpdate();
     const settings = { ...timelineSettings(room), ...input };
-    await this.rooms.update(room.id, { timeline_settings: JSON.stringify(settings) });
+    await this.changeSettings(room, caller, { timeline_settings: JSON.stringify(settings) }, { timelineSettings: input });
     return { success: true, settings };
   }
 
-  permission(grant: Grant, action: string) {
-    return { hasPermission: grant.capabilities.has(PERMISSION_ACTIONS[action]!), role: grant.role };
+  /**
+   * A change of the room's settings, through the write path like content: one `room.updated`
+   * history entry and live event carrying what changed and the room's display settings after.
+   */
+  private async changeSettings(room: RoomRow, caller: Caller, columns: Updateable<RoomsTable>, changes: Record<string, unknown>) {
+    const row = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const row = await this.rooms.update(room.id, columns, trx);
+      return { result: row, changes: [{ type: 'room.updated', objectType: 'room', objectId: room.id, changes, data: presentInfo(row) }] };
+    });
+    this.access.forgetRoom(room.id);
+    return row;
+  }
+
+  permission(grant: Grant, action: RoomAction) {
+    return { hasPermission: mayPerform(grant, action), role: grant.role };
   }
 
   /** Removes all content in one transaction, recorded as one `room.cleared` change. */
@@ -132,22 +131,17 @@ export class RoomsService {
 
   async delete(room: RoomRow) {
     const keys = await this.files.keysOfRoom(room.id);
-    await this.rooms.delete(room.id);
+    // Content first (a layer's own tables are not reached by the cascade), then the room.
+    await this.rooms.delete(room.id, (trx) => this.content.clear(trx, room.id));
+    await this.content.afterClear(room.id);
+    this.access.forgetRoom(room.id);
+    this.access.forgetTokens();
     await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
-    await this.files.blobs.deletePrefix(`imports/${room.id}`);
+    for (const folder of ['imports', 'uploads', 'chunks']) await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
     return { success: true };
   }
 
   async listMine(userId: string) {
-    const rows = await this.rooms.listForUser(userId);
-    return {
-      rooms: rows.map((r) => ({
-        roomId: r.id,
-        role: r.role,
-        name: r.name,
-        createdAt: r.created_at,
-        isPublic: r.is_public === 1,
-      })),
-    };
+    return { rooms: (await this.rooms.listForUser(userId)).map(presentMyRoom) };
   }
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { errors, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
+import { RasterLayer } from '../rasters/rasters.schemas.js';
 import * as S from './slides.schemas.js';
 import type { SlidesService } from './slides.service.js';
 
@@ -26,7 +27,7 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
           slides: Type.Array(S.Slide),
           markers: Type.Array(Marker),
           layers: Type.Array(Type.Unknown()),
-          rasterLayers: Type.Array(Type.Unknown()),
+          rasterLayers: Type.Array(RasterLayer),
           drawings: Type.Array(Drawing),
         }),
         ...errors(400, 401, 403, 404),
@@ -51,7 +52,7 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       body: S.CreateSlideBody,
       response: { 201: SlideReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await slides.create(request.room, request.caller, request.body as S.SlideInput & { title: string; view: object })),
+    handler: async (request, reply) => reply.status(201).send(await slides.create(request.room, request.caller, request.body)),
   });
 
   app.put('/api/rooms/:roomId/presentation/slides/order', {
@@ -80,7 +81,7 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       body: S.PatchSlideBody,
       response: { 200: SlideReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request) => slides.update(request.room, request.caller, request.params.slideId, request.body as S.SlideInput),
+    handler: async (request) => slides.update(request.room, request.caller, request.params.slideId, request.body),
   });
 
   app.delete('/api/rooms/:roomId/presentation/slides/:slideId', {

@@ -1,53 +1,25 @@
-import type { Caller } from '../../auth/access.js';
-import type { Db } from '../../db/database.js';
+import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { SlidesTable } from '../../db/tables.js';
 import { badRequest, emptyUpdate, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { presentDrawing } from '../drawings/drawings.service.js';
-import { actorOf, type WritePath } from '../history/write-path.js';
+import { presentDrawing } from '../drawings/drawings.presenter.js';
+import type { WritePath } from '../history/write-path.js';
+import { presentRasterLayer, presentVectorLayer } from '../layers/layers.presenter.js';
+import type { LayersRepository } from '../layers/layers.repository.js';
 import { presentMarker } from '../markers/markers.presenter.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
-import type { SlideInput } from './slides.schemas.js';
-
-const ids = (json: string) => JSON.parse(json) as string[];
-
-export const presentSlide = (row: SlidesTable) => ({
-  id: row.id,
-  position: row.position,
-  title: row.title,
-  body: row.body,
-  view: JSON.parse(row.view) as NonNullable<SlideInput['view']>,
-  baseLayer: row.base_layer,
-  markerIds: ids(row.marker_ids),
-  layerIds: ids(row.layer_ids),
-  rasterLayerIds: ids(row.raster_layer_ids),
-  drawingIds: ids(row.drawing_ids),
-  createdBy: row.created_by,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-/** The columns for the fields present in `input`. */
-function slideColumns(input: SlideInput): Partial<SlidesTable> {
-  return {
-    ...(input.title !== undefined && { title: input.title }),
-    ...(input.body !== undefined && { body: input.body }),
-    ...(input.view !== undefined && { view: JSON.stringify(input.view) }),
-    ...(input.baseLayer !== undefined && { base_layer: input.baseLayer }),
-    ...(input.markerIds !== undefined && { marker_ids: JSON.stringify(input.markerIds) }),
-    ...(input.layerIds !== undefined && { layer_ids: JSON.stringify(input.layerIds) }),
-    ...(input.rasterLayerIds !== undefined && { raster_layer_ids: JSON.stringify(input.rasterLayerIds) }),
-    ...(input.drawingIds !== undefined && { drawing_ids: JSON.stringify(input.drawingIds) }),
-  };
-}
+import type { RoomRow } from '../../db/tables.js';
+import { presentSlide, slideColumns } from './slides.presenter.js';
+import type { SlidesRepository } from './slides.repository.js';
+import type { CreateSlideInput, SlideInput } from './slides.schemas.js';
 
 /** The slide deck of a room and its presentation snapshot. */
 export class SlidesService {
   constructor(
-    private readonly slides: RoomTable<'slides'>,
+    private readonly slides: SlidesRepository,
     private readonly markers: RoomTable<'markers'>,
     private readonly drawings: RoomTable<'drawings'>,
+    private readonly layers: LayersRepository,
     private readonly writePath: WritePath,
   ) {}
 
@@ -55,7 +27,7 @@ export class SlidesService {
     return { slides: (await this.slides.list(room.id)).map(presentSlide) };
   }
 
-  async create(room: RoomRow, caller: Caller, input: SlideInput & { title: string; view: object }) {
+  async create(room: RoomRow, caller: Caller, input: CreateSlideInput) {
     await this.checkReferences(room.id, input);
     const now = Date.now();
     const slide = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
@@ -100,7 +72,7 @@ export class SlidesService {
   async delete(room: RoomRow, caller: Caller, slideId: string) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       if (!(await this.slides.delete(trx, room.id, slideId))) throw notFound('Slide');
-      await this.renumber(trx, room.id, (await this.slides.list(room.id, trx)).map((s) => s.id));
+      await this.slides.renumber(trx, room.id, (await this.slides.list(room.id, trx)).map((s) => s.id));
       return { result: null, changes: [{ type: 'slide.deleted', objectType: 'slide', objectId: slideId, data: null }] };
     });
     return { success: true, slideId };
@@ -113,7 +85,7 @@ export class SlidesService {
       if (slideIds.length !== current.size || !slideIds.every((id) => current.has(id))) {
         throw badRequest('slideIds must list every slide of the room exactly once', [{ field: 'body.slideIds', message: 'not the room\'s slides' }]);
       }
-      await this.renumber(trx, room.id, slideIds);
+      await this.slides.renumber(trx, room.id, slideIds);
       const slides = (await this.slides.list(room.id, trx)).map(presentSlide);
       return {
         result: slides,
@@ -126,35 +98,35 @@ export class SlidesService {
   /** The deck with only the objects its slides show, and nothing else of the room. */
   async presentation(room: RoomRow) {
     const slides = (await this.slides.list(room.id)).map(presentSlide);
-    const shown = (key: 'markerIds' | 'drawingIds') => [...new Set(slides.flatMap((s) => s[key]))];
-    const [markers, drawings] = await Promise.all([
+    const shown = (key: 'markerIds' | 'drawingIds' | 'layerIds' | 'rasterLayerIds') => [...new Set(slides.flatMap((s) => s[key]))];
+    const [markers, drawings, layers] = await Promise.all([
       this.markers.findMany(room.id, shown('markerIds')),
       this.drawings.findMany(room.id, shown('drawingIds')),
+      this.layers.findMany(room.id, [...shown('layerIds'), ...shown('rasterLayerIds')]),
     ]);
     return {
       slides,
       markers: markers.map(presentMarker),
-      // Vector and raster layers join the snapshot when the layer modules exist.
-      layers: [] as unknown[],
-      rasterLayers: [] as unknown[],
+      layers: layers.filter((l) => l.kind === 'vector').map(presentVectorLayer),
+      rasterLayers: layers.filter((l) => l.kind === 'raster').map(presentRasterLayer),
       drawings: drawings.map(presentDrawing),
     };
   }
 
-  private async renumber(trx: Db, roomId: string, order: string[]) {
-    for (const [position, id] of order.entries()) {
-      await trx.updateTable('slides').set({ position }).where('room_id', '=', roomId).where('id', '=', id).execute();
-    }
-  }
-
   /** Markers and drawings a slide shows must exist in the room. */
   private async checkReferences(roomId: string, input: SlideInput) {
-    for (const [field, table] of [
-      ['markerIds', this.markers],
-      ['drawingIds', this.drawings],
-    ] as const) {
+    const kindOf = (kind: 'vector' | 'raster') => async (ids: string[]) =>
+      new Set((await this.layers.findMany(roomId, ids)).filter((l) => l.kind === kind).map((l) => l.id));
+    const lookups = {
+      markerIds: (ids: string[]) => this.markers.existing(roomId, ids),
+      drawingIds: (ids: string[]) => this.drawings.existing(roomId, ids),
+      layerIds: kindOf('vector'),
+      rasterLayerIds: kindOf('raster'),
+    };
+    for (const [field, existing] of Object.entries(lookups) as [keyof typeof lookups, (ids: string[]) => Promise<Set<string>>][]) {
       const wanted = input[field] ?? [];
-      const found = await (table as RoomTable<'markers' | 'drawings'>).existing(roomId, wanted);
+      if (wanted.length === 0) continue;
+      const found = await existing(wanted);
       const missing = wanted.filter((id) => !found.has(id));
       if (missing.length) {
         throw badRequest(`${field} names objects that are not in this room: ${missing.slice(0, 5).join(', ')}`, [

@@ -1,14 +1,10 @@
 import type { Db } from '../../db/database.js';
 import type { ApiTokensTable } from '../../db/tables.js';
-import type { AccessCache } from '../../infra/ttl-cache.js';
 
 export type TokenRow = ApiTokensTable;
 
 export class TokensRepository {
-  constructor(
-    private readonly db: Db,
-    private readonly cache: AccessCache,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async insert(token: TokenRow): Promise<void> {
     await this.db.insertInto('api_tokens').values(token).execute();
@@ -23,21 +19,17 @@ export class TokensRepository {
       .execute();
   }
 
-  /** The token with this secret hash; cached briefly (revoking forgets it at once). */
-  findByHash(hash: string): Promise<TokenRow | undefined> {
-    return this.cache.tokens.get(hash, () =>
-      this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst(),
-    ) as Promise<TokenRow | undefined>;
+  /** The token with this secret hash. */
+  findByHash(hash: string) {
+    return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
   }
 
   async delete(roomId: string, id: string): Promise<boolean> {
-    this.cache.forgetTokens();
     const result = await this.db
       .deleteFrom('api_tokens')
       .where('room_id', '=', roomId)
       .where('id', '=', id)
       .executeTakeFirst();
-    this.cache.forgetTokens();
     return Number(result.numDeletedRows) > 0;
   }
 

@@ -1,22 +1,18 @@
+import type { AccessChanges } from '../../auth/access-source.js';
 import { generateRoomToken, type TokenPermission } from '../../auth/room-tokens.js';
 import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { RoomRow } from '../rooms/rooms.repository.js';
-import type { TokenRow, TokensRepository } from './tokens.repository.js';
+import type { RoomRow } from '../../db/tables.js';
+import { presentToken } from './tokens.presenter.js';
+import type { TokensRepository } from './tokens.repository.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-const presentToken = (t: TokenRow) => ({
-  id: t.id,
-  name: t.name,
-  permissions: t.permissions.split(','),
-  createdAt: t.created_at,
-  expiresAt: t.expires_at,
-  lastUsedAt: t.last_used_at,
-});
-
 export class TokensService {
-  constructor(private readonly tokens: TokensRepository) {}
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly access: AccessChanges,
+  ) {}
 
   /** Issues a token; the secret is returned this once and only its hash is kept. */
   async create(room: RoomRow, ownerId: string, input: { name: string; permissions: TokenPermission[]; expiresInDays?: number }) {
@@ -43,6 +39,12 @@ export class TokensService {
 
   async revoke(room: RoomRow, tokenId: string) {
     if (!(await this.tokens.delete(room.id, tokenId))) throw notFound('API token');
+    this.access.forgetTokens();
     return { success: true, id: tokenId };
+  }
+
+  /** Notes a use of the token (the authenticator calls this at most once a minute per token). */
+  async recordUse(tokenId: string, at: number): Promise<void> {
+    await this.tokens.touch(tokenId, at);
   }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { UsersTable } from '../../db/tables.js';
+import type { EmailVerificationsTable, UsersTable } from '../../db/tables.js';
 
 export type UserRow = UsersTable;
 
@@ -18,13 +18,43 @@ export class UsersRepository {
     await this.db.insertInto('users').values(user).execute();
   }
 
-  /** Records a user known from an external identity provider; true when newly seen. */
-  async ensureExternal(id: string, email: string, now: number): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Records a user known from an external identity provider (or updates their e-mail and
+   * whether the provider vouches for it).
+   */
+  async ensureExternal(id: string, email: string, now: number, verified: boolean): Promise<void> {
+    const verifiedAt = verified ? now : null;
+    await this.db
       .insertInto('users')
-      .values({ id, email, name: null, password_hash: null, created_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ email }))
+      .values({ id, email, name: null, password_hash: null, created_at: now, email_verified_at: verifiedAt })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ email, email_verified_at: verifiedAt }))
+      .execute();
+  }
+
+  async markVerified(userId: string, at: number): Promise<void> {
+    await this.db.updateTable('users').set({ email_verified_at: at }).where('id', '=', userId).execute();
+  }
+
+  async insertVerification(row: EmailVerificationsTable): Promise<void> {
+    await this.db.insertInto('email_verifications').values(row).execute();
+  }
+
+  findVerification(tokenHash: string) {
+    return this.db.selectFrom('email_verifications').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  /** When the newest verification link of the user was made (null: never). */
+  async lastVerificationAt(userId: string): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('email_verifications')
+      .select((eb) => eb.fn.max('created_at').as('at'))
+      .where('user_id', '=', userId)
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    return row?.at == null ? null : Number(row.at);
+  }
+
+  /** Removes every verification link of the user (used once, all are spent). */
+  async deleteVerifications(userId: string): Promise<void> {
+    await this.db.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
   }
 }

@@ -1,28 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
-import { Email, errors } from '../../http/schemas.js';
+import { errors } from '../../http/schemas.js';
+import { LoginBody, Session, SignupBody, User, VerifyEmailBody } from './users.schemas.js';
 import type { UsersService } from './users.service.js';
+import type { EmailVerification } from './verification.service.js';
 
-const User = Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) });
-const Session = Type.Object({ token: Type.String({ description: 'Session JWT for `Authorization: Bearer`' }), user: User });
-const Password = Type.String({ minLength: 8, maxLength: 1024 });
-
-export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; rateLimitPerMinute: number }> = async (
-  app,
-  { users, rateLimitPerMinute },
-) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{
+  users: UsersService;
+  verification: EmailVerification;
+  rateLimitPerMinute: number;
+}> = async (app, { users, verification, rateLimitPerMinute }) => {
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };
 
   app.post('/api/auth/signup', {
     config: { rateLimit },
     schema: {
       tags: ['accounts'],
-      summary: 'Create an account and sign in',
-      body: Type.Object(
-        { email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 100 })) },
-        { additionalProperties: false },
-      ),
+      summary: 'Create an account and sign in; a link to confirm the address is e-mailed',
+      description:
+        'The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its ' +
+        '`token` to POST /api/auth/verify-email.',
+      body: SignupBody,
       response: { 201: Session, ...errors(400, 409, 429) },
     },
     handler: async (request, reply) => reply.status(201).send(await users.signup(request.body)),
@@ -33,7 +32,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; rateL
     schema: {
       tags: ['accounts'],
       summary: 'Sign in with e-mail and password',
-      body: Type.Object({ email: Email, password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
+      body: LoginBody,
       response: { 200: Session, ...errors(400, 401, 429) },
     },
     handler: async (request) => users.login(request.body),
@@ -48,5 +47,30 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService; rateL
       response: { 200: Type.Object({ user: User }), ...errors(401, 403) },
     },
     handler: async (request) => users.me(requireSession(request.caller).userId),
+  });
+
+  app.post('/api/auth/verify-email', {
+    config: { rateLimit },
+    schema: {
+      tags: ['accounts'],
+      summary: 'Confirm an e-mail address with the token of the e-mailed link',
+      description:
+        'Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. ' +
+        'An unknown, used or expired token is 400 invalid_token.',
+      body: VerifyEmailBody,
+      response: { 200: Type.Object({ success: Type.Boolean(), user: User }), ...errors(400, 429) },
+    },
+    handler: async (request) => verification.verify(request.body.token),
+  });
+
+  app.post('/api/auth/resend-verification', {
+    config: { access: { session: true }, rateLimit },
+    schema: {
+      tags: ['accounts'],
+      summary: 'E-mail a new confirmation link (at most once a minute)',
+      security: [{ bearer: [] }],
+      response: { 200: Type.Object({ success: Type.Boolean() }), ...errors(401, 403, 409, 429) },
+    },
+    handler: async (request) => verification.resend(requireSession(request.caller).userId),
   });
 };

@@ -1,20 +1,30 @@
-import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from '../../auth/passwords.js';
-import type { SessionKeys } from '../../auth/sessions.js';
+import type { PasswordHasher } from '../../auth/passwords.js';
+import type { SessionClaims, SessionKeys } from '../../auth/sessions.js';
 import { isUniqueViolation } from '../../db/database.js';
-import { AppError, conflict, notFound } from '../../errors.js';
+import { normalizeEmail } from '../../emails.js';
+import { conflict, invalidCredentials, invalidSession, notFound, unauthorized } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { MembersRepository } from '../members/members.repository.js';
+import { presentUser } from './users.presenter.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
-export const presentUser = (user: UserRow) => ({ id: user.id, email: user.email, name: user.name });
+/** Where invitations waiting for an address become memberships (the members module). */
+export interface PendingInvitations {
+  acceptPending(user: { userId: string; email: string; emailVerified: boolean }): Promise<unknown>;
+}
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+/** Sends the link that proves an address (verification.service.ts). */
+export interface AddressProof {
+  send(user: UserRow): Promise<void>;
+}
 
+/** Built-in accounts (sign-up, log-in) and the users that external identity providers vouch for. */
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
-    private readonly members: MembersRepository,
+    private readonly invitations: PendingInvitations,
     private readonly sessions: SessionKeys,
+    private readonly passwords: PasswordHasher,
+    private readonly proof: AddressProof,
   ) {}
 
   async signup(input: { email: string; password: string; name?: string }) {
@@ -23,8 +33,9 @@ export class UsersService {
       id: newId('user'),
       email: normalizeEmail(input.email),
       name: input.name?.trim() || null,
-      password_hash: await hashPassword(input.password),
+      password_hash: await this.passwords.hash(input.password),
       created_at: now,
+      email_verified_at: null,
     };
     try {
       await this.users.insert(user);
@@ -32,15 +43,16 @@ export class UsersService {
       if (isUniqueViolation(error)) throw conflict('email_taken', 'An account with this e-mail already exists');
       throw error;
     }
+    await this.proof.send(user);
     return this.signIn(user);
   }
 
   async login(input: { email: string; password: string }) {
     const user = await this.users.findByEmail(normalizeEmail(input.email));
     const valid = user?.password_hash
-      ? await verifyPassword(input.password, user.password_hash)
-      : (await verifyPassword(input.password, await DUMMY_HASH_PROMISE), false);
-    if (!user || !valid) throw new AppError(401, 'invalid_credentials', 'E-mail or password is wrong');
+      ? await this.passwords.verify(input.password, user.password_hash)
+      : await this.passwords.verifyNothing(input.password);
+    if (!user || !valid) throw invalidCredentials();
     return this.signIn(user);
   }
 
@@ -50,9 +62,26 @@ export class UsersService {
     return { user: presentUser(user) };
   }
 
-  /** Issues a session and accepts the invitations waiting for this e-mail. */
+  /**
+   * An external provider's user on their first request: recorded (or their e-mail updated),
+   * and their invitations accepted when the provider vouches for the e-mail. A subject equal
+   * to one of our own accounts, or an e-mail that belongs to one, is refused, never merged.
+   */
+  async externalSignIn(claims: SessionClaims): Promise<void> {
+    const existing = await this.users.findById(claims.userId);
+    if (existing?.password_hash) throw invalidSession();
+    try {
+      await this.users.ensureExternal(claims.userId, claims.email, Date.now(), claims.emailVerified);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw unauthorized('This e-mail address belongs to another account');
+      throw error;
+    }
+    await this.invitations.acceptPending({ userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified });
+  }
+
+  /** Issues a session and accepts the invitations waiting for this e-mail, once it is verified. */
   private async signIn(user: UserRow) {
-    await this.members.acceptInvitations(user.id, user.email, Date.now());
+    await this.invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: user.email_verified_at !== null });
     return { token: await this.sessions.issue(user), user: presentUser(user) };
   }
 }

@@ -1,0 +1,34 @@
+import { forbidden } from '../errors.js';
+import { actorOf, type Actor, type Caller, type Capability, type Grant } from './access.js';
+
+/**
+ * Rules about particular objects, beside `access()` (which decides what a caller may do in
+ * a room). Each rule is a pure function of the caller, what `access()` granted, and the
+ * object; a refusal throws the error to answer.
+ */
+
+/** The capability each action of `GET /permissions` asks for. */
+const ACTION_CAPABILITY = {
+  view: 'read',
+  edit: 'write',
+  delete: 'write',
+  invite: 'owner',
+  manage_members: 'owner',
+  delete_room: 'owner',
+} as const satisfies Record<string, Capability>;
+
+export type RoomAction = keyof typeof ACTION_CAPABILITY;
+
+/** Whether the grant allows an action of `GET /permissions`. */
+export const mayPerform = (grant: Grant, action: RoomAction): boolean => grant.capabilities.has(ACTION_CAPABILITY[action]);
+
+/**
+ * Deleting something authored (a comment, a reply): its author may; otherwise only a user
+ * session with write (owner, editor). A room token or a viewer deletes only its own.
+ */
+export function authorizeDeleteAuthored(caller: Caller, grant: Grant, author: Actor, what: 'comments' | 'replies'): void {
+  const actor = actorOf(caller);
+  if (author.kind === actor.kind && author.id === actor.id) return;
+  if (caller.kind === 'token') throw forbidden(`A room token may delete only the ${what} it wrote`);
+  if (!grant.capabilities.has('write')) throw forbidden(`The ${grant.role} role may delete only its own ${what}`);
+}

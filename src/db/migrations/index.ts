@@ -1,0 +1,36 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as m0001 from './0001_accounts_rooms_members_tokens.js';
+import * as m0002 from './0002_markers_history_jobs_files.js';
+import * as m0003 from './0003_comments_drawings_slides.js';
+import * as m0004 from './0004_email_verification_staged_jobs.js';
+import * as m0005 from './0005_layers.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A migration step; it is told the dialect where the engines must differ (spatial indexes). */
+type Step = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
+
+/**
+ * Migrations, oldest first. Columns use types both dialects understand (text, integer,
+ * bigint, double precision); a step branches on the dialect only where the engines differ.
+ * Append new steps; never edit one that has shipped.
+ */
+const STEPS: Record<string, Step> = {
+  '0001_accounts_rooms_members_tokens': m0001,
+  '0002_markers_history_jobs_files': m0002,
+  '0003_comments_drawings_slides': m0003,
+  '0004_email_verification_staged_jobs': m0004,
+  '0005_layers': m0005,
+};
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const migrations = Object.fromEntries(
+    Object.entries(STEPS).map(([name, step]): [string, Migration] => [name, { up: (trx) => step.up(trx, dialect) }]),
+  );
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

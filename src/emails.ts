@@ -1,0 +1,2 @@
+/** E-mail addresses are stored and compared trimmed and lower-cased. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -1,0 +1,166 @@
+"""Lists the feature tables of a vector file as JSON, for src/geo/vector/inspect.ts.
+
+    /usr/bin/python3 inspect_vector.py '{"path": ..., "driver": "GPKG", "openOptions": [...]}'
+
+Opens the file with the one GDAL driver named (so a file cannot pose as another format),
+and prints {"driver", "tables": [{name, featureCount, geometryType, crs, extent,
+wgs84Extent, firstOutsideLonLat, fidColumn, fidRange}]} where geometryType is OGR's flattened type name
+("Unknown" when the table declares none and holds several), crs is {authority, code,
+name, geographic} or null, extent is [minx, miny, maxx, maxy] in the table's own CRS
+(null when it has no geometry) and wgs84Extent the same in longitude/latitude. For a
+table in a geographic CRS or none whose extent passes longitude/latitude bounds,
+firstOutsideLonLat is the position (1-based, reading order) of the first feature that
+does. fidRange is [first, last] FID where a filter on FIDs is fast (GeoPackage,
+shapefile), so that a table can be read in parts. Tables without a geometry column are left out. A failure prints GDAL's reason as "ERROR 1: ..." on stderr
+and exits 1.
+"""
+import json
+import sys
+
+from osgeo import gdal, ogr, osr
+
+gdal.UseExceptions()
+ogr.UseExceptions()
+osr.UseExceptions()
+
+
+def crs_of(srs):
+    """Authority and code of a CRS when GDAL can tell them (identifying ESRI .prj files too)."""
+    if srs is None:
+        return None
+    candidate = srs.Clone()
+    if candidate.GetAuthorityCode(None) is None:
+        try:
+            candidate.AutoIdentifyEPSG()
+        except RuntimeError:
+            matches = srs.FindMatches()
+            if matches and matches[0][1] >= 70:
+                candidate = matches[0][0]
+    return {
+        'authority': candidate.GetAuthorityName(None),
+        'code': candidate.GetAuthorityCode(None),
+        'name': srs.GetName(),
+        'geographic': bool(srs.IsGeographic()),
+    }
+
+
+FOLDED = {'POINT': 'Point', 'MULTIPOINT': 'Point', 'LINESTRING': 'LineString',
+          'MULTILINESTRING': 'LineString', 'POLYGON': 'Polygon', 'MULTIPOLYGON': 'Polygon'}
+
+
+def geometry_type(dataset, layer):
+    """The flattened declared type; for generic tables, the features' types folded (multi-parts
+    counted as their part), "Unknown" when they differ, "None" when there is no geometry."""
+    declared = ogr.GT_Flatten(layer.GetGeomType())
+    if declared != ogr.wkbUnknown:
+        return ogr.GeometryTypeToName(declared).replace(' ', '')
+    name = layer.GetName().replace('"', '""')
+    found = set()
+    result = dataset.ExecuteSQL(f'SELECT DISTINCT OGR_GEOMETRY FROM "{name}"', dialect='OGRSQL')
+    try:
+        for row in result:
+            value = row.GetField(0)
+            if value:
+                found.add(FOLDED.get(value.upper(), 'Unknown'))
+    finally:
+        dataset.ReleaseResultSet(result)
+    return found.pop() if len(found) == 1 else ('Unknown' if found else 'None')
+
+
+def wgs84_extent(srs, extent):
+    """The extent in longitude/latitude (densified edges), or None when it cannot be transformed."""
+    if srs is None or extent is None:
+        return None
+    target = osr.SpatialReference()
+    target.ImportFromEPSG(4326)
+    target.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    source = srs.Clone()
+    source.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    try:
+        transform = osr.CoordinateTransformation(source, target)
+        return list(transform.TransformBounds(extent[0], extent[1], extent[2], extent[3], 21))
+    except RuntimeError:
+        return None
+
+
+def first_outside_lonlat(layer):
+    """Position (1-based, in reading order) of the first feature reaching past longitude
+    -180..180 or latitude -90..90, or None."""
+    layer.ResetReading()
+    for index, feature in enumerate(layer, start=1):
+        envelope = feature.GetGeometryRef().GetEnvelope() if feature.GetGeometryRef() else None
+        if envelope and (envelope[0] < -180 or envelope[1] > 180 or envelope[2] < -90 or envelope[3] > 90):
+            return index
+        if index >= 10_000_000:
+            return None
+    return None
+
+
+def fid_range(dataset, layer, count):
+    """[first, last] FID of a table whose FIDs can be filtered fast (GeoPackage, shapefile), else None."""
+    driver = dataset.GetDriver().ShortName
+    if driver == 'ESRI Shapefile':
+        return [0, count - 1] if count > 0 else None
+    if driver != 'GPKG' or not layer.GetFIDColumn():
+        return None
+    column = layer.GetFIDColumn().replace('"', '""')
+    name = layer.GetName().replace('"', '""')
+    result = dataset.ExecuteSQL(f'SELECT MIN("{column}"), MAX("{column}") FROM "{name}"')
+    try:
+        row = result.GetNextFeature()
+        low, high = row.GetField(0), row.GetField(1)
+    finally:
+        dataset.ReleaseResultSet(result)
+    return [int(low), int(high)] if low is not None else None
+
+
+def describe(dataset, layer):
+    count = layer.GetFeatureCount(True)
+    srs = layer.GetSpatialRef()
+    extent = None
+    if count > 0:
+        try:
+            minx, maxx, miny, maxy = layer.GetExtent(True)
+            extent = [minx, miny, maxx, maxy]
+        except RuntimeError:
+            extent = None
+    outside = None
+    if (srs is None or srs.IsGeographic()) and extent and (extent[0] < -180 or extent[2] > 180 or extent[1] < -90 or extent[3] > 90):
+        outside = first_outside_lonlat(layer)
+    return {
+        'name': layer.GetName(),
+        'firstOutsideLonLat': outside,
+        'fidColumn': layer.GetFIDColumn() or None,
+        'fidRange': fid_range(dataset, layer, count),
+        'featureCount': count,
+        'geometryType': geometry_type(dataset, layer),
+        'crs': crs_of(srs),
+        'extent': extent,
+        'wgs84Extent': wgs84_extent(srs, extent),
+    }
+
+
+def main():
+    request = json.loads(sys.argv[1])
+    dataset = gdal.OpenEx(
+        request['path'],
+        gdal.OF_VECTOR | gdal.OF_READONLY | gdal.OF_VERBOSE_ERROR,
+        allowed_drivers=[request['driver']],
+        open_options=request.get('openOptions', []),
+    )
+    tables = []
+    for index in range(dataset.GetLayerCount()):
+        layer = dataset.GetLayer(index)
+        if layer.GetLayerDefn().GetGeomFieldCount() == 0:
+            continue
+        tables.append(describe(dataset, layer))
+    json.dump({'driver': dataset.GetDriver().ShortName, 'tables': tables}, sys.stdout)
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except Exception as error:  # GDAL's RuntimeError, or a file the driver refuses
+        message = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+        sys.stderr.write(f'ERROR 1: {message}\n')
+        sys.exit(1)

@@ -1,0 +1,192 @@
+import { inflateSync } from 'node:zlib';
+import { addDecoder, BaseDecoder, fromFile, getDecoder, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { ByteLru } from './byte-lru.js';
+
+/**
+ * Block-level reading of the tileable GeoTIFFs that ingest writes (EPSG:3857, 256 px tiles,
+ * internal overviews): open files are kept and reused, and decoded blocks sit in one
+ * cache bounded by bytes, so a tile costs only the few blocks it covers, usually none.
+ */
+
+/** Node's own zlib, far faster than geotiff's default pure-JS inflate (pako). */
+class NodeZlibDecoder extends BaseDecoder {
+  override decodeBlock(buffer: ArrayBuffer): ArrayBuffer {
+    const out = inflateSync(new Uint8Array(buffer));
+    // A block is larger than Node's buffer pool, so it owns its memory: no copy needed.
+    if (out.byteOffset === 0 && out.byteLength === out.buffer.byteLength) return out.buffer as ArrayBuffer;
+    return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength) as ArrayBuffer;
+  }
+}
+// 8 is Adobe Deflate, 32946 the old Deflate code; decoding stays on this thread (no worker).
+addDecoder([8, 32946], async () => NodeZlibDecoder as unknown as typeof BaseDecoder, undefined, false);
+
+type Decoder = Awaited<ReturnType<typeof getDecoder>>;
+type BlockArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+
+export interface TileableLevel {
+  image: GeoTIFFImage;
+  width: number;
+  height: number;
+  /** Size of a pixel in metres (EPSG:3857) along x and y (both positive). */
+  resX: number;
+  resY: number;
+  blockWidth: number;
+  blockHeight: number;
+  decoder: Decoder;
+}
+
+export interface Tileable {
+  id: number;
+  /** Upper-left corner in EPSG:3857 metres. */
+  originX: number;
+  originY: number;
+  /** Full resolution first, then each overview, coarser and coarser. */
+  levels: TileableLevel[];
+  /** Samples per pixel, the alpha sample included. */
+  samples: number;
+  /** Index of an alpha sample (added by ingest to integer rasters without nodata), else null. */
+  alphaSample: number | null;
+  /** The file's nodata value (NaN when it is NaN), or null. */
+  nodata: number | null;
+  tiff: GeoTIFF;
+}
+
+let nextId = 1;
+const blockCache = new ByteLru<BlockArray>(32 * 2 ** 20);
+const openFiles = new Map<string, Promise<Tileable>>();
+let maxOpenFiles = 64;
+
+/** Sets the byte budget of the decoded-block cache and the number of files kept open. */
+export function configureBlockCache(options: { blockBytes?: number; openFiles?: number }): void {
+  if (options.blockBytes !== undefined) blockCache.resize(options.blockBytes);
+  if (options.openFiles !== undefined) maxOpenFiles = Math.max(1, options.openFiles);
+}
+
+/** Bytes held by the block cache now (for metrics and tests). */
+export function blockCacheBytes(): number {
+  return blockCache.bytes;
+}
+
+async function openLevels(tiff: GeoTIFF): Promise<TileableLevel[]> {
+  const levels: TileableLevel[] = [];
+  const count = await tiff.getImageCount();
+  for (let i = 0; i < count; i++) {
+    const image = await tiff.getImage(i);
+    const directory = image.fileDirectory;
+    if (((directory.getValue('NewSubfileType') as number | undefined) ?? 0) & 4) continue; // a mask
+    // Block offsets and sizes in one read each, instead of two tiny reads per block later.
+    await directory.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets');
+    await directory.loadValue(image.isTiled ? 'TileByteCounts' : 'StripByteCounts');
+    const compression = (directory.getValue('Compression') as number | undefined) ?? 1;
+    const decoder = await getDecoder(compression, {
+      tileWidth: image.getTileWidth(),
+      tileHeight: image.getTileHeight(),
+      planarConfiguration: image.planarConfiguration,
+      bitsPerSample: directory.getValue('BitsPerSample') as number[],
+      predictor: ((await directory.loadValue('Predictor')) as number | undefined) ?? 1,
+    });
+    levels.push({ image, width: image.getWidth(), height: image.getHeight(), resX: 0, resY: 0, blockWidth: image.getTileWidth(), blockHeight: image.getTileHeight(), decoder });
+  }
+  const [full] = levels;
+  const [resX, resY] = full.image.getResolution();
+  // GDAL's convention: every overview covers the full extent.
+  for (const level of levels) {
+    level.resX = (Math.abs(resX) * full.width) / level.width;
+    level.resY = (Math.abs(resY) * full.height) / level.height;
+  }
+  return levels;
+}
+
+/** The file's nodata as its samples hold it (a 32-bit float compares only with a 32-bit float). */
+function nodataAsStored(image: GeoTIFFImage): number | null {
+  const nodata = image.getGDALNoData();
+  return nodata !== null && image.getSampleFormat(0) === 3 && image.getBitsPerSample(0) === 32 ? Math.fround(nodata) : nodata;
+}
+
+async function open(path: string): Promise<Tileable> {
+  const tiff = await fromFile(path);
+  try {
+    const levels = await openLevels(tiff);
+    const first = levels[0].image;
+    if (!first.littleEndian) throw new Error('big-endian tileable files are not supported');
+    if (first.planarConfiguration !== 1) throw new Error('tileable files must be pixel-interleaved');
+    const extra = first.fileDirectory.getValue('ExtraSamples') as number[] | undefined;
+    const samples = first.getSamplesPerPixel();
+    const [originX, originY] = first.getOrigin();
+    return {
+      id: nextId++,
+      originX,
+      originY,
+      levels,
+      samples,
+      alphaSample: extra && extra[extra.length - 1] === 2 ? samples - 1 : null,
+      nodata: nodataAsStored(first),
+      tiff,
+    };
+  } catch (error) {
+    await tiff.close();
+    throw error;
+  }
+}
+
+/**
+ * The opened tileable file at `path`, reused across calls; the least recently used one is
+ * closed when more than the configured number are open.
+ */
+export async function openTileable(path: string): Promise<Tileable> {
+  let file = openFiles.get(path);
+  if (file) {
+    openFiles.delete(path);
+    openFiles.set(path, file);
+    return file;
+  }
+  file = open(path);
+  openFiles.set(path, file);
+  file.catch(() => openFiles.delete(path));
+  while (openFiles.size > maxOpenFiles) {
+    const [oldest] = openFiles.keys();
+    void closeTileable(oldest);
+  }
+  return file;
+}
+
+/**
+ * Forgets the file at `path` (layer deleted or replaced): closes it once reads already
+ * under way have had time to finish, and drops its cached blocks.
+ */
+export async function closeTileable(path: string): Promise<void> {
+  const file = openFiles.get(path);
+  if (!file) return;
+  openFiles.delete(path);
+  const opened = await file.catch(() => null);
+  if (!opened) return;
+  blockCache.deleteWhere((key) => key.startsWith(`${opened.id}/`));
+  setTimeout(() => void opened.tiff.close(), 10_000).unref();
+}
+
+/** Typed view of a decoded block, in the file's sample type. */
+function typedView(image: GeoTIFFImage, buffer: ArrayBuffer): BlockArray {
+  const format = image.getSampleFormat(0);
+  const bits = image.getBitsPerSample(0);
+  if (format === 3) return bits === 64 ? new Float64Array(buffer) : new Float32Array(buffer);
+  const signed = format === 2;
+  if (bits === 8) return signed ? new Int8Array(buffer) : new Uint8Array(buffer);
+  if (bits === 16) return signed ? new Int16Array(buffer) : new Uint16Array(buffer);
+  if (bits === 32) return signed ? new Int32Array(buffer) : new Uint32Array(buffer);
+  throw new Error(`unsupported sample size: ${bits} bits`);
+}
+
+/**
+ * One decoded block of a level (pixel-interleaved: every sample of a pixel side by side),
+ * from the cache or read and decoded once, even when several tiles ask at the same time.
+ */
+export function readBlock(file: Tileable, levelIndex: number, blockX: number, blockY: number): Promise<BlockArray> {
+  const key = `${file.id}/${levelIndex}/${blockX}/${blockY}`;
+  const cached = blockCache.get(key);
+  if (cached) return cached;
+  const level = file.levels[levelIndex];
+  const block = level.image.getTileOrStrip(blockX, blockY, 0, level.decoder).then(({ data }) => typedView(level.image, data as ArrayBuffer));
+  blockCache.set(key, block, level.blockWidth * level.blockHeight * file.samples * (level.image.getBitsPerSample(0) / 8));
+  block.catch(() => blockCache.delete(key));
+  return block;
+}

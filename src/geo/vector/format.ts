@@ -1,0 +1,60 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { unsupportedFormat, VectorRejected } from './errors.js';
+
+/** The vector formats an upload may be in. */
+export type VectorFormat = 'geojson' | 'shapefile' | 'geopackage' | 'csv';
+
+/** The one GDAL driver that opens each format (a file cannot pose as another format). */
+export const GDAL_DRIVERS: Record<VectorFormat, string> = {
+  geojson: 'GeoJSON',
+  shapefile: 'ESRI Shapefile',
+  geopackage: 'GPKG',
+  csv: 'CSV',
+};
+
+const HEAD_BYTES = 4096;
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+/** GeoPackage application ids (header bytes 68 to 71): "GPKG", and "GP10"/"GP11" of GeoPackage 1.0/1.1. */
+const GPKG_APPLICATION_IDS = new Set(['GPKG', 'GP10', 'GP11']);
+const CSV_EXTENSIONS = new Set(['.csv', '.tsv', '.txt']);
+const SHAPEFILE_PARTS = new Set(['.shp', '.shx', '.dbf', '.prj']);
+
+/**
+ * The format of an uploaded file, decided by its first bytes and checked against its original
+ * name: a zip (which must hold a shapefile), a GeoPackage, GeoJSON (a JSON object) or a CSV
+ * (a text file named .csv, .tsv or .txt). Anything else is refused as `unsupported_format`.
+ */
+export async function detectVectorFormat(filePath: string, originalName: string): Promise<VectorFormat> {
+  const head = await readHead(filePath);
+  const extension = path.extname(originalName).toLowerCase();
+  if (head.length === 0) throw new VectorRejected('invalid_file', 'The file is empty');
+  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6)) return 'shapefile';
+  if (head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
+    const applicationId = head.subarray(68, 72).toString('latin1');
+    if (GPKG_APPLICATION_IDS.has(applicationId) || extension === '.gpkg') return 'geopackage';
+    throw unsupportedFormat('The file is an SQLite database but not a GeoPackage');
+  }
+  if (SHAPEFILE_PARTS.has(extension)) {
+    throw unsupportedFormat(`A shapefile's ${extension} file alone cannot be read: upload the .shp, .shx, .dbf and .prj together in one .zip`);
+  }
+  if (head.includes(0)) throw unsupportedFormat('The file is neither text nor a known binary format');
+  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('{')) return 'geojson';
+  if (CSV_EXTENSIONS.has(extension)) return 'csv';
+  if (extension === '.geojson' || extension === '.json') {
+    throw new VectorRejected('invalid_file', 'The file is named as GeoJSON but does not start with a JSON object (a FeatureCollection)');
+  }
+  throw unsupportedFormat('The file is not in an accepted format');
+}
+
+async function readHead(filePath: string): Promise<Buffer> {
+  const handle = await open(filePath, 'r');
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../errors.js';
+
+const NUL_MESSAGE = 'NUL characters are not accepted';
+
+/**
+ * JSON is the only body type of these routes (text/plain is refused with 415). An empty JSON
+ * body (as some clients send on DELETE) means no body. NUL characters are refused in bodies
+ * and URLs alike: no field needs one and PostgreSQL cannot store them.
+ */
+export function parseJsonBodies(app: FastifyInstance) {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+    const text = raw as string;
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, (error, body) => {
+      if (error) return done(error);
+      if (text.includes('\\u0000') && containsNul(body)) return done(badRequest(NUL_MESSAGE));
+      return done(null, body);
+    });
+  });
+}
+
+/** Registered after the access check, so that a bad room id is named first. */
+export function refuseNulInUrls(app: FastifyInstance) {
+  app.addHook('preValidation', async (request) => {
+    if (request.url.includes('%00')) throw badRequest(NUL_MESSAGE);
+  });
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).some(([key, v]) => key.includes('\0') || containsNul(v));
+  }
+  return false;
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStoredObject = (value: unknown): value is Json & { id: string } => isObject(value) && typeof value.id === 'string';
+
+/** The top-level fields of the JSON body the caller sent (none for multipart uploads). */
+function submittedFields(request: FastifyRequest): Set<string> {
+  return new Set(isObject(request.body) ? Object.keys(request.body) : []);
+}
+
+/** A stored object reduced to its id and the fields the caller sent. */
+function reduce(object: Json & { id: string }, submitted: Set<string>): Json {
+  const kept: Json = { id: object.id };
+  for (const key of submitted) if (key in object) kept[key] = object[key];
+  return kept;
+}
+
+/**
+ * The answer a caller that may write but not read gets: every stored object in it (any
+ * object with an `id`, alone or in a list) reduced to its id and the fields the caller sent.
+ * Ids, keys and values made from what was sent (`markerId`, `jobId`, an upload's `exif`)
+ * stay: they hold nothing the caller did not give.
+ */
+export function writeOnlyAnswer(payload: unknown, submitted: Set<string>): unknown {
+  if (!isObject(payload)) return payload;
+  if (isStoredObject(payload)) return reduce(payload, submitted);
+  const answer: Json = {};
+  for (const [key, value] of Object.entries(payload)) {
+    if (isStoredObject(value)) answer[key] = reduce(value, submitted);
+    else if (Array.isArray(value)) answer[key] = value.map((item) => (isStoredObject(item) ? reduce(item, submitted) : item));
+    else answer[key] = value;
+  }
+  return answer;
+}
+
+/**
+ * Callers that may write but not read (decisions: "Callers that may write but not read")
+ * learn nothing they did not send. Applied to the answer of every change to a room, here,
+ * so that a new route gets the rule without remembering it. The reduced answer is
+ * serialised as is (the route's response schema describes the full object).
+ */
+export function registerWriteOnlyAnswers(app: FastifyInstance) {
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (!CHANGES.has(request.method) || !request.grant || request.grant.capabilities.has('read')) return payload;
+    if (reply.statusCode >= 400) return payload;
+    reply.serializer((reduced: unknown) => JSON.stringify(reduced));
+    return writeOnlyAnswer(payload, submittedFields(request));
+  });
+}

@@ -1,0 +1,118 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Caller } from '../../auth/access.js';
+import type { RoomRow } from '../../db/tables.js';
+import { badRequest, invalidField, notFound } from '../../errors.js';
+import type { UploadedFile } from '../../http/uploads.js';
+import { newId } from '../../ids.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import { layerMetaOf, type LayerUploads, type UploadFields } from './layer-uploads.js';
+import type { UploadChunksRepository } from './upload-chunks.repository.js';
+
+/** The largest file a chunked upload may assemble (the interface's 2 GiB). */
+export const CHUNKED_MAX_BYTES = 2 * 1024 ** 3;
+/** Unfinished uploads are removed after this long. */
+export const CHUNK_LIFETIME_MS = 24 * 3600 * 1000;
+const UPLOAD_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+export interface ChunkFields {
+  uploadId?: string;
+  chunkIndex?: string;
+  totalChunks?: string;
+  fileName?: string;
+}
+
+const integer = (field: string, text: string | undefined, min: number, max: number) => {
+  const value = /^\d+$/.test(text ?? '') ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw invalidField(field, `must be an integer from ${min} to ${max}`);
+  return value;
+};
+
+/**
+ * Chunked upload (decisions: "Chunked upload"): a file over 50 MB is sent in chunks of at
+ * most 50 MB under a client-chosen `uploadId`; each chunk is kept in the blob store (and
+ * counts against the quota) until `process-chunked` assembles them on disk, in order, and
+ * hands the file to the same job as a large upload. Sending a chunk again replaces it.
+ */
+export class ChunkedUploads {
+  constructor(
+    private readonly chunkRows: UploadChunksRepository,
+    private readonly files: StoredFiles,
+    private readonly uploads: LayerUploads,
+    private readonly tmpDir: string,
+  ) {}
+
+  async receiveChunk(room: RoomRow, chunk: UploadedFile, fields: ChunkFields) {
+    const uploadId = fields.uploadId ?? '';
+    if (!UPLOAD_ID.test(uploadId)) throw invalidField('uploadId', 'must be 8 to 64 characters from A-Z, a-z, 0-9, _ and -');
+    const totalChunks = integer('totalChunks', fields.totalChunks, 1, 100_000);
+    const chunkIndex = integer('chunkIndex', fields.chunkIndex, 0, totalChunks - 1);
+    const fileName = (fields.fileName ?? '').trim();
+    if (!fileName || fileName.length > 255) throw invalidField('fileName', 'must be 1 to 255 characters');
+    const held = await this.chunkRows.list(room.id, uploadId);
+    const other = held.find((c) => c.total_chunks !== totalChunks || c.file_name !== fileName);
+    if (other) throw badRequest(`This upload was started with totalChunks ${other.total_chunks} and fileName "${other.file_name}"`);
+    const replaced = held.find((c) => c.chunk_index === chunkIndex);
+    const bytes = held.reduce((n, c) => n + (c.chunk_index === chunkIndex ? 0 : Number(c.bytes)), 0) + chunk.bytes;
+    if (bytes > CHUNKED_MAX_BYTES) throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
+    await this.files.assertRoomFor(room.id, chunk.bytes - Number(replaced?.bytes ?? 0));
+    const fileKey = `chunks/${room.id}/${uploadId}/${chunkIndex}-${newId('part')}`;
+    await this.files.blobs.putFile(fileKey, chunk.path);
+    await this.chunkRows.put({ room_id: room.id, upload_id: uploadId, chunk_index: chunkIndex, total_chunks: totalChunks, file_name: fileName, file_key: fileKey, bytes: chunk.bytes, created_at: Date.now() });
+    if (replaced) await this.files.blobs.delete(replaced.file_key);
+    return { uploadId, chunkIndex, received: held.length + (replaced ? 0 : 1) };
+  }
+
+  /** Assembles the chunks in order and queues the file's job: 202 `{jobId}`; a missing chunk is 400 naming it. */
+  async process(room: RoomRow, caller: Caller, input: { uploadId: string; fileName: string } & UploadFields) {
+    const held = await this.chunkRows.list(room.id, input.uploadId);
+    if (held.length === 0) throw notFound('Upload');
+    const total = held[0]!.total_chunks;
+    const byIndex = new Map(held.map((c) => [c.chunk_index, c]));
+    const missing = Array.from({ length: total }, (_, i) => i).filter((i) => !byIndex.has(i));
+    if (missing.length) {
+      throw badRequest(`Chunk ${missing[0]} of ${total} is missing${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ''}`, [
+        { field: 'chunkIndex', message: `missing: ${missing.slice(0, 20).join(', ')}` },
+      ]);
+    }
+    // Checked again here: chunks sent in parallel each passed the check alone.
+    const heldBytes = held.reduce((n, c) => n + Number(c.bytes), 0);
+    if (heldBytes > CHUNKED_MAX_BYTES) throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
+    const meta = layerMetaOf(input, input.fileName);
+    await mkdir(this.tmpDir, { recursive: true });
+    const assembled = path.join(this.tmpDir, newId('assembled'));
+    try {
+      const out = createWriteStream(assembled);
+      try {
+        for (let i = 0; i < total; i++) {
+          const part = await this.files.blobs.get(byIndex.get(i)!.file_key);
+          if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
+          await pipeline(part.stream, out, { end: false });
+        }
+        out.end();
+        await new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
+      } finally {
+        out.destroy(); // closes the descriptor on every path (a no-op once finished)
+      }
+      const bytes = heldBytes;
+      const queued = await this.uploads.queue(room, caller, { path: assembled, fileName: input.fileName, bytes }, meta);
+      await this.forget(room.id, input.uploadId);
+      return queued;
+    } finally {
+      await rm(assembled, { force: true });
+    }
+  }
+
+  /** Removes uploads whose chunks are older than a day. */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const upload of await this.chunkRows.olderThan(now - CHUNK_LIFETIME_MS)) await this.forget(upload.room_id, upload.upload_id);
+  }
+
+  private async forget(roomId: string, uploadId: string) {
+    const held = await this.chunkRows.list(roomId, uploadId);
+    await this.chunkRows.delete(roomId, uploadId);
+    await Promise.all(held.map((c) => this.files.blobs.delete(c.file_key)));
+  }
+}

@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Dialect } from '../../db/migrations/index.js';
+import type { StoredFeatureRow } from '../../geo/layer-answers.js';
+import type { Bbox } from '../../geo/tile-math.js';
+import type { TileFeature } from '../../geo/tiles.js';
+import { featuresTable, indexTable, PG_MINZOOM_BUCKETS } from './feature-writers.js';
+
+type TileRow = { id: number; w: number; s: number; e: number; n: number; geometry: string; properties: string };
+type Row = { id: number; detail_zoom: number; geometry: string; properties: string };
+
+const storedRow = (r: Row): StoredFeatureRow => ({ id: Number(r.id), detailZoom: Number(r.detail_zoom), geometry: r.geometry, properties: r.properties });
+
+/**
+ * The queries on a vector layer's own tables (feature-writers.ts makes them): features in a
+ * bbox from the spatial index (an SQLite R*Tree, a PostgreSQL GiST index on `box`), the
+ * features of a tile down to its zoom's minzoom, and runs of rows (chunks).
+ */
+export class FeatureTablesRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** The features that show in a tile at zoom `z` and reach into `bbox` (the tile with its buffer). */
+  async tileFeatures(key: number, [w, s, e, n]: Bbox, z: number): Promise<TileFeature[]> {
+    const query =
+      this.dialect === 'sqlite'
+        ? sql<TileRow>`SELECT f.id, i.min_lon AS w, i.min_lat AS s, i.max_lon AS e, i.max_lat AS n, f.geometry, f.properties
+            FROM ${sql.table(indexTable(key))} i JOIN ${sql.table(featuresTable(key))} f ON f.row = i.row
+            WHERE i.max_lon >= ${w} AND i.min_lon <= ${e} AND i.max_lat >= ${s} AND i.min_lat <= ${n} AND i.minzoom <= ${z}`
+        : sql<TileRow>`SELECT id, (bbox[1])[0] AS w, (bbox[1])[1] AS s, (bbox[0])[0] AS e, (bbox[0])[1] AS n, geometry, properties
+            FROM ${sql.table(featuresTable(key))}
+            WHERE bbox && box(point(${e}, ${n}), point(${w}, ${s})) AND minzoom <= ${z}${bucketCondition(z)}`;
+    const { rows } = await query.execute(this.db);
+    return rows.map((r) => ({ id: Number(r.id), bbox: [r.w, r.s, r.e, r.n], geometry: r.geometry, properties: JSON.parse(r.properties) as Record<string, unknown> }));
+  }
+
+  /** The rows of the features in `bbox`, at most `limit` of them (in no particular order). */
+  async rowsIn(key: number, [w, s, e, n]: Bbox, limit: number): Promise<number[]> {
+    const query =
+      this.dialect === 'sqlite'
+        ? sql<{ row: number }>`SELECT row FROM ${sql.table(indexTable(key))}
+            WHERE max_lon >= ${w} AND min_lon <= ${e} AND max_lat >= ${s} AND min_lat <= ${n} LIMIT ${limit}`
+        : sql<{ row: number }>`SELECT row FROM ${sql.table(featuresTable(key))}
+            WHERE bbox && box(point(${e}, ${n}), point(${w}, ${s})) LIMIT ${limit}`;
+    return (await query.execute(this.db)).rows.map((r) => Number(r.row));
+  }
+
+  /** These rows' features, in row order. */
+  async features(key: number, rows: number[]): Promise<StoredFeatureRow[]> {
+    if (rows.length === 0) return [];
+    const list = this.dialect === 'sqlite' ? sql`(SELECT value FROM json_each(${JSON.stringify(rows)}))` : sql`(SELECT unnest(${rows}::integer[]))`;
+    const { rows: found } = await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
+      WHERE row IN ${list} ORDER BY row`.execute(this.db);
+    return found.map(storedRow);
+  }
+
+  /** The features of rows `first` to `last`, in row order (a chunk, or a whole small layer). */
+  async featuresBetween(key: number, first: number, last: number): Promise<StoredFeatureRow[]> {
+    const { rows } = await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
+      WHERE row BETWEEN ${first} AND ${last} ORDER BY row`.execute(this.db);
+    return rows.map(storedRow);
+  }
+
+  /** Removes a layer's tables (inside the caller's transaction when given one). */
+  async drop(db: Db, key: number): Promise<void> {
+    await sql`DROP TABLE IF EXISTS ${sql.table(featuresTable(key))}`.execute(db);
+    if (this.dialect === 'sqlite') await sql`DROP TABLE IF EXISTS ${sql.table(indexTable(key))}`.execute(db);
+  }
+}
+
+/** A literal `minzoom <= <bucket>` so that PostgreSQL can use the partial index of the zoom's bucket. */
+function bucketCondition(z: number) {
+  const bucket = PG_MINZOOM_BUCKETS.find((b) => b >= z);
+  return bucket === undefined ? sql`` : sql` AND minzoom <= ${sql.lit(bucket)}`;
+}

@@ -1,0 +1,147 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { invalidField } from '../../errors.js';
+import type { ObjectRoom } from '../../http/access-hook.js';
+import { errors, RoomId } from '../../http/schemas.js';
+import type { UploadReceiver } from '../../http/uploads.js';
+import { UPLOAD_MAX_BYTES, type LayerUploads } from './layer-uploads.js';
+import type { LayersService } from './layers.service.js';
+import * as S from './layers.schemas.js';
+
+const security = [{ bearer: [] }];
+const tags = ['layers'];
+/**
+ * Layer data is private even in public rooms (a room made private must not stay in shared
+ * caches); clients may reuse it for a minute and revalidate tiles with their ETag.
+ */
+const DATA_HEADERS = { 'cache-control': 'private, max-age=60', 'x-content-type-options': 'nosniff' };
+const LayerReply = Type.Object({ success: Type.Boolean(), layer: S.VectorLayer });
+const FEATURES_DESCRIPTION =
+  'Needs read on the layer\'s room (anonymous for public rooms); others get 404. Without a bbox, a layer of at most 10,000 features ' +
+  'answers whole. A bbox (WGS84 degrees; all four or none) answers its features, or, above 10,000, `_metadata.complete: false` ' +
+  'with `directChunks: [{path, featureCount, bbox}]` to fetch. `zoom` (0 to 24) simplifies geometries to that zoom\'s pixel size.';
+
+export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; uploads: LayerUploads; receiver: UploadReceiver; layerRoom: ObjectRoom }> = async (
+  app,
+  { layers, uploads, receiver, layerRoom },
+) => {
+  const byLayer = (need: 'read' | 'editor') => ({ access: { room: need, roomOf: layerRoom } });
+
+  app.post('/api/layers/upload', {
+    config: { access: { roomInBody: 'upload' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Upload a file: GeoJSON, zipped shapefile, GeoPackage or point CSV (any CRS), or a GeoTIFF',
+      description:
+        'multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional ' +
+        '`layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and ' +
+        '`display` (JSON, for rasters). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; ' +
+        'otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB answer 202 `{jobId}`, polled at ' +
+        '/api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables.',
+      consumes: ['multipart/form-data'],
+      response: { 200: Type.Unknown(), 202: Type.Object({ jobId: Type.String() }), ...errors(400, 401, 403, 404, 413, 415) },
+    },
+    handler: async (request, reply) => {
+      const form = await receiver.receive(request, { files: { file: { maxBytes: UPLOAD_MAX_BYTES } }, fields: S.UPLOAD_FIELDS });
+      try {
+        await request.authorizeRoom(form.fields.get('roomName') ?? '');
+        const file = form.files.get('file');
+        if (!file) throw invalidField('file', 'is required');
+        const { status, body } = await uploads.upload(request.room, request.caller, { path: file.path, fileName: file.filename, bytes: file.bytes }, Object.fromEntries(form.fields));
+        return reply.status(status).send(body);
+      } finally {
+        await form.discard();
+      }
+    },
+  });
+
+  app.post('/api/rooms/:roomId/layers', {
+    config: { access: { room: 'write' } },
+    bodyLimit: UPLOAD_MAX_BYTES,
+    schema: {
+      tags,
+      security,
+      summary: 'Create a layer from a GeoJSON FeatureCollection in the body (up to 50 MB)',
+      params: Type.Object({ roomId: RoomId }),
+      body: S.CreateLayerBody,
+      response: { 200: LayerReply, ...errors(400, 401, 403, 404, 413, 502) },
+    },
+    handler: async (request) => layers.create(request.room, request.caller, request.body),
+  });
+
+  app.get('/api/layers/:roomName', {
+    config: { access: { room: 'read', roomParam: 'roomName' } },
+    schema: {
+      tags,
+      security,
+      summary: "The room's vector layers (`roomName` is the room id; anonymous for public rooms)",
+      params: Type.Object({ roomName: RoomId }),
+      response: { 200: Type.Object({ layers: Type.Array(S.VectorLayer) }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => layers.list(request.room.id),
+  });
+
+  app.patch('/api/rooms/:roomId/layers/:layerId', {
+    config: { access: { room: 'write' } },
+    schema: { tags, security, summary: 'Change a layer\'s name, description or style', params: S.RoomLayerParams, body: S.PatchLayerBody, response: { 200: LayerReply, ...errors(400, 401, 403, 404, 502) } },
+    handler: async (request) => layers.update(request.room, request.caller, request.params.layerId, request.body),
+  });
+
+  app.delete('/api/layers/:layerId', {
+    config: byLayer('editor'),
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a vector or raster layer with all its data (session of an owner or editor; room tokens cannot)',
+      params: S.LayerIdParams,
+      response: { 200: Type.Object({ success: Type.Boolean(), layerId: Type.String() }), ...errors(401, 403, 404, 502) },
+    },
+    handler: async (request) => layers.delete(request.room, request.caller, request.params.layerId),
+  });
+
+  app.get('/api/layers/:layerId/features', {
+    config: byLayer('read'),
+    schema: { tags, security, summary: 'The features of a layer, or of a bbox of it', description: FEATURES_DESCRIPTION, params: S.LayerIdParams, querystring: S.FeaturesQuery, produces: ['application/geo+json'], response: errors(400, 401, 404) },
+    handler: async (request, reply) =>
+      reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.features(request.room.id, request.params.layerId, request.query)),
+  });
+
+  app.get('/api/layers/:layerId/features/chunks/:chunkIndex', {
+    config: byLayer('read'),
+    schema: {
+      tags,
+      security,
+      summary: 'One chunk of a large layer (at most 10,000 spatially close features), as a FeatureCollection',
+      params: Type.Object({ layerId: S.LayerIdParams.properties.layerId, chunkIndex: Type.Integer({ minimum: 0 }) }),
+      produces: ['application/geo+json'],
+      response: errors(400, 401, 404),
+    },
+    handler: async (request, reply) =>
+      reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
+  });
+
+  app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {
+    config: byLayer('read'),
+    schema: {
+      tags,
+      security,
+      summary: 'A Mapbox Vector Tile (2.1) of the layer: one tile layer named `features`, extent 4096; 204 when empty',
+      params: S.TileParams,
+      produces: ['application/vnd.mapbox-vector-tile'],
+      response: errors(400, 401, 404),
+    },
+    handler: async (request, reply) => {
+      const { layerId, z, x, y } = request.params;
+      // Revalidated cheaply with the ETag, which changes when the layer does.
+      reply.headers(DATA_HEADERS);
+      const etag = (version: string) => `W/"${version}-${z}-${x}-${y}"`;
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId))) return reply.status(304).send();
+      const { tile, version } = await layers.tile(request.room.id, layerId, z, x, y);
+      reply.header('etag', etag(version));
+      if (!tile) return reply.status(204).send();
+      return reply.type('application/vnd.mapbox-vector-tile').send(Buffer.from(tile.buffer, tile.byteOffset, tile.byteLength));
+    },
+  });
+};

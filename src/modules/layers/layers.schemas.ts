@@ -1,0 +1,94 @@
+import { Type, type Static } from 'typebox';
+import { RoomId } from '../../http/schemas.js';
+import { Nullable } from '../../schema-types.js';
+
+/** A vector layer's style (decisions: upload `style` keys); colours are hex without `#`. */
+export const LayerStyle = Type.Object(
+  {
+    color: Type.String({ pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', description: 'Hex digits without #', examples: ['3388ff'] }),
+    opacity: Type.Number({ minimum: 0, maximum: 1 }),
+    strokeWeight: Type.Number({ minimum: 0, maximum: 100 }),
+    fillOpacity: Type.Number({ minimum: 0, maximum: 1 }),
+    visible: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export type LayerStyle = Static<typeof LayerStyle>;
+/** A style as sent: any of its keys (the others keep their value, or the default). */
+export const StyleInput = Type.Partial(LayerStyle, { additionalProperties: false });
+export type StyleInput = Static<typeof StyleInput>;
+
+export const DEFAULT_STYLE: LayerStyle = { color: '3388ff', opacity: 1, strokeWeight: 2, fillOpacity: 0.3, visible: true };
+
+const BboxSchema = Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[minLon, minLat, maxLon, maxLat]' });
+
+/** A vector layer as lists and answers show it (decisions: "Vector layers in detail"). */
+export const VectorLayer = Type.Object({
+  id: Type.String({ description: '`layer-<suffix>`' }),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  featureCount: Type.Integer(),
+  geometryType: Nullable(Type.Enum(['Point', 'LineString', 'Polygon', 'Mixed'])),
+  bbox: Nullable(BboxSchema),
+  style: LayerStyle,
+  sourceFormat: Type.Enum(['geojson', 'shapefile', 'geopackage', 'csv', 'inline']),
+  sourceCrs: Nullable(Type.String()),
+  sizeBytes: Type.Integer(),
+  createdBy: Type.String(),
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+});
+export type VectorLayer = Static<typeof VectorLayer>;
+
+const LayerName = Type.String({ minLength: 1, maxLength: 200 });
+const Description = Type.String({ maxLength: 2000 });
+
+/** `POST /api/rooms/:roomId/layers`: a layer from GeoJSON in the body. */
+export const CreateLayerBody = Type.Object(
+  {
+    name: LayerName,
+    description: Type.Optional(Description),
+    geojson: Type.Object({ type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) }, { additionalProperties: true }),
+    color: Type.Optional(LayerStyle.properties.color),
+    opacity: Type.Optional(LayerStyle.properties.opacity),
+    strokeWeight: Type.Optional(LayerStyle.properties.strokeWeight),
+    visible: Type.Optional(LayerStyle.properties.visible),
+  },
+  { additionalProperties: false },
+);
+export type CreateLayerInput = Static<typeof CreateLayerBody>;
+
+/** `PATCH /api/rooms/:roomId/layers/:layerId`. */
+export const PatchLayerBody = Type.Object(
+  { name: Type.Optional(LayerName), description: Type.Optional(Nullable(Description)), style: Type.Optional(StyleInput) },
+  { additionalProperties: false },
+);
+export type PatchLayerInput = Static<typeof PatchLayerBody>;
+
+/** The text fields of `POST /api/layers/upload` (multipart), with their limits. */
+export const UPLOAD_FIELDS = {
+  roomName: { maxLength: 10 },
+  layerName: { maxLength: 200 },
+  description: { maxLength: 2000 },
+  style: { maxLength: 2000 },
+  display: { maxLength: 4000 },
+};
+
+export const LayerIdParams = Type.Object({ layerId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const RoomLayerParams = Type.Object({ roomId: RoomId, layerId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const FeaturesQuery = Type.Object({
+  minLon: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+  minLat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+  maxLon: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+  maxLat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+  zoom: Type.Optional(Type.Number({ minimum: 0, maximum: 24 })),
+});
+export type FeaturesQuery = Static<typeof FeaturesQuery>;
+
+export const TileParams = Type.Object({
+  layerId: Type.String({ minLength: 1, maxLength: 100 }),
+  z: Type.Integer({ minimum: 0, maximum: 22 }),
+  x: Type.Integer({ minimum: 0 }),
+  y: Type.Integer({ minimum: 0 }),
+});

@@ -1,0 +1,163 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { actorOf, type Caller } from '../../auth/access.js';
+import type { RoomRow } from '../../db/tables.js';
+import { badRequest, emptyUpdate, invalidField, notFound } from '../../errors.js';
+import { bboxesTouch, chunkManifestText, featureCollectionText, featuresSurelyInside, MAX_FEATURES_PER_ANSWER } from '../../geo/layer-answers.js';
+import type { ChunkSummary } from '../../geo/layer-rows.js';
+import { isValidTile, tileBbox, type Bbox } from '../../geo/tile-math.js';
+import { encodeTile, TILE_BUFFER_FRACTION } from '../../geo/tiles.js';
+import { newId } from '../../ids.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import type { WritePath } from '../history/write-path.js';
+import type { FeatureTablesRepository } from './feature-tables.js';
+import type { LayerIngest } from './layer-ingest.js';
+import type { LayerRow, LayersRepository } from './layers.repository.js';
+import { presentVectorLayer, styleOf } from './layers.presenter.js';
+import type { CreateLayerInput, FeaturesQuery, PatchLayerInput } from './layers.schemas.js';
+
+/**
+ * Vector layers: lists, the inline creation, changes and deletion through the write path,
+ * and the reads of their features: a bbox from the spatial index (or the chunk manifest when
+ * more than 10,000 features would answer), chunks, and vector tiles.
+ */
+export class LayersService {
+  constructor(
+    private readonly layers: LayersRepository,
+    private readonly featureTables: FeatureTablesRepository,
+    private readonly ingest: LayerIngest,
+    private readonly files: StoredFiles,
+    private readonly writePath: WritePath,
+    private readonly tmpDir: string,
+  ) {}
+
+  async list(roomId: string) {
+    return { layers: (await this.layers.listKind(roomId, 'vector')).map(presentVectorLayer) };
+  }
+
+  /** A layer from GeoJSON sent in the body: read by GDAL like an uploaded file, so the same checks apply. */
+  async create(room: RoomRow, caller: Caller, input: CreateLayerInput) {
+    // Refused before the ingest: an empty collection would otherwise be published as an empty layer.
+    if (input.geojson.features.length === 0) throw invalidField('body.geojson', 'holds no features');
+    const id = newId('inline');
+    const file = path.join(this.tmpDir, `${id}.geojson`);
+    // The temporary folder is emptied (and removed) at start; uploads make it when they need it.
+    await mkdir(this.tmpDir, { recursive: true });
+    await writeFile(file, JSON.stringify(input.geojson));
+    try {
+      await this.files.assertRoomFor(room.id, Buffer.byteLength(JSON.stringify(input.geojson)));
+      const opened = await this.ingest.open({ path: file, fileName: 'layer.geojson' });
+      const style = Object.fromEntries(['color', 'opacity', 'strokeWeight', 'visible'].filter((k) => k in input).map((k) => [k, input[k as keyof CreateLayerInput]]));
+      const meta = { layerName: input.name, description: input.description ?? null, style };
+      const outcome = await this.ingest.run(room.id, actorOf(caller), opened, meta, id, {}, true);
+      if (outcome.kind !== 'layers' || !outcome.layers[0]) throw badRequest('geojson holds no features');
+      return { success: true, layer: presentVectorLayer(outcome.layers[0]) };
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  async update(room: RoomRow, caller: Caller, layerId: string, input: PatchLayerInput) {
+    if (Object.keys(input).length === 0) throw emptyUpdate();
+    const layer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const previous = await this.layers.find(room.id, layerId, trx);
+      if (!previous || previous.kind !== 'vector') throw notFound('Layer');
+      const row: LayerRow = {
+        ...previous,
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.style !== undefined && { style: JSON.stringify({ ...styleOf(previous), ...input.style }) }),
+        updated_at: Date.now(),
+      };
+      await this.layers.replace(trx, row);
+      const layer = presentVectorLayer(row);
+      return { result: layer, changes: [{ type: 'layer.updated', objectType: 'layer', objectId: layerId, changes: input, data: layer }] };
+    });
+    return { success: true, layer };
+  }
+
+  /** Removes a vector or raster layer with all its data (its tables, its files). */
+  async delete(room: RoomRow, caller: Caller, layerId: string) {
+    const removed = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const row = await this.layers.find(room.id, layerId, trx);
+      if (!row) throw notFound('Layer');
+      await this.layers.deleteRow(trx, row.id);
+      if (row.storage_key !== null) await this.featureTables.drop(trx, Number(row.storage_key));
+      const objectType = row.kind === 'raster' ? 'rasterLayer' : 'layer';
+      return { result: row, changes: [{ type: `${objectType}.deleted`, objectType, objectId: layerId, data: null }] };
+    });
+    await this.files.removeUnder(room.id, `layers/${room.id}/${removed.id}/`);
+    return { success: true, layerId };
+  }
+
+  /** A vector layer of the room, or 404. */
+  private async vector(roomId: string, layerId: string): Promise<LayerRow & { storage_key: number }> {
+    const row = await this.layers.find(roomId, layerId);
+    if (!row || row.kind !== 'vector' || row.storage_key === null) throw notFound('Layer');
+    return { ...row, storage_key: Number(row.storage_key) };
+  }
+
+  private async chunksOf(layerId: string): Promise<ChunkSummary[]> {
+    return (await this.layers.chunks(layerId)).map((c) => ({
+      index: c.chunk_index,
+      firstRow: Number(c.first_row),
+      lastRow: Number(c.last_row),
+      featureCount: c.feature_count,
+      bbox: [c.min_lon, c.min_lat, c.max_lon, c.max_lat],
+    }));
+  }
+
+  /** `GET /features`: the FeatureCollection text (complete), or the chunk manifest over 10,000 features. */
+  async features(roomId: string, layerId: string, query: FeaturesQuery): Promise<string> {
+    const layer = await this.vector(roomId, layerId);
+    const chunks = await this.chunksOf(layerId);
+    const pathOf = (index: number) => `/api/layers/${layerId}/features/chunks/${index}`;
+    const manifest = (listed: ChunkSummary[]) => chunkManifestText(listed, listed.reduce((n, c) => n + c.featureCount, 0), pathOf);
+    const bbox = bboxOf(query);
+    if (!bbox) {
+      if (layer.feature_count > MAX_FEATURES_PER_ANSWER) return manifest(chunks);
+      return featureCollectionText(await this.featureTables.featuresBetween(layer.storage_key, 1, Number(layer.feature_count)), query.zoom);
+    }
+    const touching = chunks.filter((c) => bboxesTouch(c.bbox, bbox));
+    if (featuresSurelyInside(touching, bbox) > MAX_FEATURES_PER_ANSWER) return manifest(touching);
+    const rows = await this.featureTables.rowsIn(layer.storage_key, bbox, MAX_FEATURES_PER_ANSWER + 1);
+    if (rows.length > MAX_FEATURES_PER_ANSWER) return manifest(touching);
+    return featureCollectionText(await this.featureTables.features(layer.storage_key, rows.sort((a, b) => a - b)), query.zoom);
+  }
+
+  /** One chunk of a large layer, as a complete FeatureCollection. */
+  async chunk(roomId: string, layerId: string, index: number): Promise<string> {
+    const layer = await this.vector(roomId, layerId);
+    const chunk = (await this.chunksOf(layerId)).find((c) => c.index === index);
+    if (!chunk) throw notFound('Chunk');
+    const rows = await this.featureTables.featuresBetween(layer.storage_key, chunk.firstRow, chunk.lastRow);
+    return featureCollectionText(rows, undefined, { chunkIndex: index, bbox: chunk.bbox });
+  }
+
+  /** The vector tile z/x/y (null: nothing in it), with the version its ETag names. */
+  async tile(roomId: string, layerId: string, z: number, x: number, y: number): Promise<{ tile: Uint8Array | null; version: string }> {
+    if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
+    const layer = await this.vector(roomId, layerId);
+    const version = `${layer.storage_key}-${layer.updated_at}`;
+    const found = await this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z);
+    return { tile: encodeTile(found, z, x, y), version };
+  }
+
+  /** The version a tile's ETag names, without encoding it (a conditional request). */
+  async tileVersion(roomId: string, layerId: string): Promise<string> {
+    const layer = await this.vector(roomId, layerId);
+    return `${layer.storage_key}-${layer.updated_at}`;
+  }
+}
+
+/** The query's bbox, or null when none is given; all four or none, min below max. */
+function bboxOf(query: FeaturesQuery): Bbox | null {
+  const values = [query.minLon, query.minLat, query.maxLon, query.maxLat];
+  const given = values.filter((v) => v !== undefined).length;
+  if (given === 0) return null;
+  if (given < 4) throw badRequest('The bbox needs all of minLon, minLat, maxLon and maxLat', [{ field: 'querystring', message: 'give all four or none' }]);
+  const [minLon, minLat, maxLon, maxLat] = values as number[];
+  if (minLon! > maxLon!) throw badRequest('minLon must not be greater than maxLon', [{ field: 'querystring.minLon', message: 'greater than maxLon' }]);
+  if (minLat! > maxLat!) throw badRequest('minLat must not be greater than maxLat', [{ field: 'querystring.minLat', message: 'greater than maxLat' }]);
+  return [minLon!, minLat!, maxLon!, maxLat!];
+}

@@ -1,0 +1,94 @@
+import { mkdir } from 'node:fs/promises';
+import type { ChunkSummary } from '../../geo/layer-rows.js';
+import type { LayerGeometryType } from '../../geo/feature-summary.js';
+import type { Bbox } from '../../geo/tile-math.js';
+import { VectorRejected, type VectorTable } from '../../geo/vector-file.js';
+import { siblingModule, startWorker } from '../../infra/workers.js';
+
+/** Where the worker writes: the service's own database, through a connection of its own. */
+export interface IngestDatabase {
+  dialect: 'sqlite' | 'postgres';
+  sqlitePath?: string;
+  postgresUrl?: string;
+}
+
+export interface IngestRequest {
+  tables: { table: VectorTable; key: number }[];
+  database: IngestDatabase;
+  stagingDir: string;
+  /** ogr2ogr processes per table, where the format can be split. */
+  parts: number;
+}
+
+/** One table, stored: what the layer row and its chunks need. */
+export interface IngestedTable {
+  key: number;
+  featureCount: number;
+  skippedWithoutGeometry: number;
+  geometryType: LayerGeometryType | null;
+  bbox: Bbox | null;
+  chunks: ChunkSummary[];
+  sizeBytes: number;
+}
+
+export type ToWorker = { type: 'abort' };
+export type FromWorker =
+  | { type: 'progress'; fraction: number; message: string }
+  | { type: 'table'; result: IngestedTable }
+  | { type: 'done' }
+  | { type: 'error'; name: string; code?: string; message: string; details?: unknown };
+
+/** The worker's heap: a feature of up to 64 MB of GeoJSON parses within it; more is refused. */
+const WORKER_HEAP_MB = 768;
+
+/**
+ * Stores vector tables as layers' feature tables, in a worker thread (vector-ingest.worker.ts).
+ * Resolves with one result per table, in order; rejects with the worker's VectorRejected (a
+ * file GDAL or the checks refuse), or an Error. Aborting stops GDAL and the worker.
+ */
+export async function ingestVectorTables(
+  request: IngestRequest,
+  options: { signal?: AbortSignal; onProgress?: (fraction: number, message: string) => void } = {},
+): Promise<IngestedTable[]> {
+  await mkdir(request.stagingDir, { recursive: true });
+  const worker = startWorker(siblingModule(import.meta.url, 'vector-ingest.worker'), {
+    workerData: request,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+  });
+  const results: IngestedTable[] = [];
+  const onAbort = () => {
+    worker.postMessage({ type: 'abort' } satisfies ToWorker);
+    // GDAL is killed by the worker; if it does not end promptly, end it.
+    setTimeout(() => void worker.terminate(), 10_000).unref();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await new Promise<IngestedTable[]>((resolve, reject) => {
+      let settled = false;
+      const finish = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        if (error) reject(error);
+        else resolve(results);
+        void worker.terminate();
+      };
+      worker.on('message', (message: FromWorker) => {
+        if (message.type === 'progress') options.onProgress?.(message.fraction, message.message);
+        else if (message.type === 'table') results.push(message.result);
+        else if (message.type === 'done') finish(null);
+        else finish(message.name === 'VectorRejected' ? new VectorRejected(message.code as never, message.message, message.details as never) : new Error(message.message));
+      });
+      worker.on('error', (error: Error & { code?: string }) =>
+        finish(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new VectorRejected('invalid_file', 'The file needs more memory to read than a layer may use (a feature of enormous size?)')
+            : error,
+        ),
+      );
+      // Exiting before 'done' (after it, this is a no-op): stopped, or crashed.
+      worker.on('exit', (code) => finish(new Error(options.signal?.aborted ? 'Stopped' : `The ingest stopped before it finished (exit ${code})`)));
+    });
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}

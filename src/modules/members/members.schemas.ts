@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import { Email } from '../../http/schemas.js';
+
+export const Member = Type.Object({
+  userId: Type.String(),
+  email: Type.String(),
+  role: Type.String(),
+  addedAt: Type.Integer(),
+  addedBy: Type.Optional(Type.String()),
+});
+
+export const Invitation = Type.Object({ email: Type.String(), role: Type.String(), invitedAt: Type.Integer(), invitedBy: Type.String() });
+
+export const InviteBody = Type.Object({ email: Email, role: Type.Enum(['editor', 'viewer']) }, { additionalProperties: false });
+
+export const InviteReply = Type.Object({
+  success: Type.Boolean(),
+  status: Type.Union([Type.Literal('added'), Type.Literal('pending')], {
+    description: 'added: the person already had an account and is now a member; pending: an invitation waits for them',
+  }),
+  member: Type.Optional(Member),
+  invitation: Type.Optional(Invitation),
+});
+
+export const MyInvitation = Type.Object({
+  roomId: Type.String(),
+  roomName: Type.Union([Type.String(), Type.Null()]),
+  role: Type.String(),
+  invitedAt: Type.Integer(),
+  invitedBy: Type.String(),
+});

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { actorOf, type Caller } from '../../auth/access.js';
+import type { RoomRow } from '../../db/tables.js';
+import { badRequest, emptyUpdate, notFound } from '../../errors.js';
+import { COLORMAP_NAMES, colormapStops } from '../../geo/raster/colormaps.js';
+import { applyDisplay, displayProblems, resolveDisplay, type RasterDisplay, type RasterFacts } from '../../geo/raster/display.js';
+import { renderTile, valuesAt } from '../../geo/raster/tiles.js';
+import { isValidTile } from '../../geo/tile-math.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import type { WritePath } from '../history/write-path.js';
+import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from '../layers/layers.presenter.js';
+import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
+
+/** The raster layers a room's slides show: visitors of a public deck may see their tiles. */
+export type DeckRasters = (roomId: string) => Promise<string[]>;
+
+/** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
+export type TileAnswer = { etag: string; notModified: true } | { etag: string; notModified: false; png: Buffer; empty: boolean };
+
+/** What the display rules need of a raster row's facts. */
+const factsOf = (row: LayerRow): RasterFacts => rasterFactsOf(row);
+
+/**
+ * Raster layers: the list, the display PATCH (every key checked against the raster, through
+ * the write path: history and live `rasterLayer.updated`), rendered tiles with an ETag that
+ * changes with the display, the point query, and the colormap list. Uploads are in
+ * raster-uploads.ts; deletion is the layers' (DELETE /api/layers/:layerId).
+ */
+export class RastersService {
+  constructor(
+    private readonly layers: LayersRepository,
+    private readonly files: StoredFiles,
+    private readonly writePath: WritePath,
+    private readonly deckRasters: DeckRasters,
+  ) {}
+
+  async list(roomId: string) {
+    return { rasterLayers: (await this.layers.listKind(roomId, 'raster')).map(presentRasterLayer) };
+  }
+
+  /**
+   * Changes display keys; the others stay. The keys sent are checked first (each problem names
+   * `body.<key>`), then the display they make together (vmin below the stored vmax, ...).
+   */
+  async updateDisplay(room: RoomRow, caller: Caller, layerId: string, patch: RasterDisplay) {
+    if (Object.keys(patch).length === 0) throw emptyUpdate();
+    const rasterLayer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const previous = await this.layers.find(room.id, layerId, trx);
+      if (!previous || previous.kind !== 'raster') throw notFound('Raster layer');
+      const facts = factsOf(previous);
+      refuseProblems(displayProblems(patch, facts), 'body');
+      const display = applyDisplay(rasterDisplayOf(previous), patch, facts);
+      refuseProblems(displayProblems(display, facts), 'body');
+      const row: LayerRow = { ...previous, display: JSON.stringify(display), updated_at: Date.now() };
+      await this.layers.replace(trx, row);
+      const layer = presentRasterLayer(row);
+      return { result: layer, changes: [{ type: 'rasterLayer.updated', objectType: 'rasterLayer', objectId: layerId, changes: { display: patch }, data: layer }] };
+    });
+    return { success: true, rasterLayer };
+  }
+
+  /**
+   * The PNG tile z/x/y drawn with the stored display. A tile with nothing to show is the
+   * shared transparent tile (`empty`). The ETag names the tileable file and the display, so
+   * it changes exactly when the picture can.
+   */
+  async tile(roomId: string, layerId: string, tile: { z: number; x: number; y: number }, mayReadRoom: boolean, ifNoneMatch?: string): Promise<TileAnswer> {
+    const { z, x, y } = tile;
+    if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
+    const row = await this.visibleRaster(roomId, layerId, mayReadRoom);
+    const etag = `"${createHash('sha256').update(`${row.file_key}|${row.display}`).digest('base64url').slice(0, 22)}"`;
+    if (ifNoneMatch && matches(ifNoneMatch, etag)) return { etag, notModified: true };
+    const local = await this.files.blobs.localFile(row.file_key!);
+    try {
+      const png = await renderTile(local.path, z, x, y, resolveDisplay(rasterDisplayOf(row), factsOf(row)));
+      return { etag, notModified: false, png: png ?? (await transparentTile()), empty: png === null };
+    } finally {
+      await local.release();
+    }
+  }
+
+  /** Every band's value at a longitude/latitude: null at nodata (the file's or the display's) and outside. */
+  async point(roomId: string, layerId: string, lon: number, lat: number, mayReadRoom: boolean) {
+    const row = await this.visibleRaster(roomId, layerId, mayReadRoom);
+    const local = await this.files.blobs.localFile(row.file_key!);
+    try {
+      return { lon, lat, values: await valuesAt(local.path, lon, lat, rasterDisplayOf(row).nodata ?? null) };
+    } finally {
+      await local.release();
+    }
+  }
+
+  /** Every colormap name, each reversible, with stops for a legend. */
+  colormaps() {
+    return { colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })) };
+  }
+
+  /**
+   * A raster layer of the room, or 404. A caller who may not read the room (a visitor of its
+   * public deck) sees only the rasters the slides show.
+   */
+  private async visibleRaster(roomId: string, layerId: string, mayReadRoom: boolean): Promise<LayerRow> {
+    const row = await this.layers.find(roomId, layerId);
+    if (!row || row.kind !== 'raster' || !row.file_key) throw notFound('Raster layer');
+    if (!mayReadRoom && !(await this.deckRasters(roomId)).includes(layerId)) throw notFound('Raster layer');
+    return row;
+  }
+}
+
+/** 400 naming every problem's field under `prefix` (`body.band`, `display.colormap`). */
+export function refuseProblems(problems: { field: string; message: string }[], prefix: string): void {
+  if (problems.length === 0) return;
+  // A problem of the whole object (not an object at all) names the prefix itself.
+  const details = problems.map((p) => ({ field: p.field === 'display' ? prefix : `${prefix}.${p.field}`, message: p.message }));
+  throw badRequest(`${details[0]!.field}: ${details[0]!.message}`, details);
+}
+
+/** Whether an If-None-Match header names the ETag (a list, weak forms, or `*`). */
+function matches(header: string, etag: string): boolean {
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}
+
+let transparent: Promise<Buffer> | undefined;
+/** One fully transparent 256 px PNG, made once and shared by every empty tile. */
+function transparentTile(): Promise<Buffer> {
+  transparent ??= sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+  return transparent;
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { conflict, forbidden, invalidVerificationToken, notFound, tooManyRequests } from '../../errors.js';
+import { sha256 } from '../../ids.js';
+import type { Outbox } from '../../infra/mailer.js';
+import { presentUser } from './users.presenter.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
+import type { PendingInvitations } from './users.service.js';
+
+/** A verification link is good for this long, and once. */
+const LINK_LIFETIME_MS = 24 * 3600 * 1000;
+/** At most one new link per user this often. */
+const RESEND_INTERVAL_MS = 60_000;
+
+/**
+ * Proof that a built-in account owns its e-mail address: a link with a single-use secret,
+ * kept only as a hash, valid for 24 hours. Only a verified address accepts invitations.
+ */
+export class EmailVerification {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly outbox: Outbox,
+    private readonly invitations: PendingInvitations,
+    private readonly publicUrl: string,
+  ) {}
+
+  /** Makes a new link for the user's address and e-mails it. */
+  async send(user: UserRow): Promise<void> {
+    const secret = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    await this.users.insertVerification({
+      token_hash: sha256(secret),
+      user_id: user.id,
+      email: user.email,
+      created_at: now,
+      expires_at: now + LINK_LIFETIME_MS,
+    });
+    const link = `${this.publicUrl}/verify-email?token=${secret}`;
+    this.outbox.post({
+      to: user.email,
+      subject: 'Confirm your e-mail address for Maproom',
+      text:
+        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
+        `please confirm that ${user.email} is your address by opening this link within 24 hours:\n\n${link}\n\n` +
+        'Rooms you are invited to open to you once the address is confirmed.\n' +
+        'If you did not sign up for Maproom, ignore this message.\n',
+    });
+  }
+
+  /** Follows a link: the address is verified, every link of the user is spent, invitations are accepted. */
+  async verify(secret: string) {
+    const row = await this.users.findVerification(sha256(secret));
+    const user = row && row.expires_at > Date.now() ? await this.users.findById(row.user_id) : undefined;
+    // A link made for an address the account no longer has proves nothing.
+    if (!row || !user || user.email !== row.email) throw invalidVerificationToken();
+    const now = Date.now();
+    if (user.email_verified_at === null) await this.users.markVerified(user.id, now);
+    await this.users.deleteVerifications(user.id);
+    const verified = { ...user, email_verified_at: user.email_verified_at ?? now };
+    await this.invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: true });
+    return { success: true, user: presentUser(verified) };
+  }
+
+  /** A new link, at most once a minute (429 with Retry-After otherwise). */
+  async resend(userId: string) {
+    const user = await this.users.findById(userId);
+    if (!user) throw notFound('User');
+    if (!user.password_hash) throw forbidden("This account's address is confirmed by its identity provider");
+    if (user.email_verified_at !== null) throw conflict('already_verified', 'This e-mail address is already confirmed');
+    const last = await this.users.lastVerificationAt(user.id);
+    const wait = last === null ? 0 : last + RESEND_INTERVAL_MS - Date.now();
+    if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
+    await this.send(user);
+    return { success: true };
+  }
+}

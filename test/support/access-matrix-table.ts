@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { base, get, invalid, type Reader, type RouteEntry } from './access-matrix-routes.js';
+import { CONTENT_ROUTES } from './access-matrix-content.js';
+import { LAYER_ROUTES } from './access-matrix-layers.js';
+import { RASTER_ROUTES } from './access-matrix-rasters.js';
+
+/**
+ * The expectation table of the access matrix: one entry per route, keyed `METHOD /path` as the
+ * OpenAPI document names it. Each states the route's rule and a probe: a request that cannot
+ * change anything when the caller is allowed (an invalid body answered 400, an object that
+ * does not exist answered 404, or a read), with the status an allowed caller gets. Mutations
+ * that room tokens may call also give a VALID request for write-only callers (`writeOnly`);
+ * those are the content routes, in access-matrix-content.ts. A new route fails
+ * access-matrix.test.ts until it is added here or there.
+ */
+
+const isMember = ({ caller }: Reader) => caller.kind === 'user' && caller.role !== 'stranger';
+
+/** Room metadata: `userRole` and `hasAccess` for members only (docs/decisions.md, Rooms). */
+function onlyMembersHearTheirRole(body: Record<string, unknown>, reader: Reader) {
+  const told = ['userRole', 'hasAccess'].filter((key) => key in body);
+  assert.deepEqual(told, isMember(reader) ? ['userRole', 'hasAccess'] : [], 'userRole and hasAccess for members only');
+}
+
+/**
+ * `/info`: the display settings to whoever may read the room; to others only
+ * `{roomId, requiresAuth: true}`, with `presentationIsPublic: true` when the deck is public
+ * (decisions.md, "Small rules found by trying the service").
+ */
+function infoFor(body: Record<string, unknown>, reader: Reader) {
+  if (reader.mayRead) {
+    assert.equal(body.requiresAuth, false);
+    assert.ok('isPublic' in body && 'defaultViewLat' in body, 'the display settings');
+    return;
+  }
+  const expected: Record<string, unknown> = { roomId: body.roomId, requiresAuth: true };
+  if (reader.kind === 'publicDeck') expected.presentationIsPublic = true;
+  assert.deepEqual(body, expected, `expected ${JSON.stringify(expected)}`);
+}
+
+/** `/permissions?action=view`: whether the caller may read, and its role (`none` for non-members and tokens). */
+function mayView(body: Record<string, unknown>, reader: Reader) {
+  const role = isMember(reader) && reader.caller.kind === 'user' ? reader.caller.role : 'none';
+  assert.deepEqual(body, { hasPermission: reader.mayRead, role }, `expected hasPermission ${reader.mayRead}, role ${role}`);
+}
+
+export const ROUTES: Record<string, RouteEntry> = {
+  'GET /api/health': { rule: { public: true }, probe: () => get('/api/health'), ok: 200 },
+  'POST /api/auth/signup': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/signup'), ok: 400 },
+  'POST /api/auth/login': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/login'), ok: 400 },
+  'POST /api/auth/verify-email': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/verify-email'), ok: 400 },
+  'GET /api/auth/me': { rule: { session: true }, probe: () => get('/api/auth/me'), ok: 200 },
+  // Every test user is verified: resending answers 409 and sends nothing.
+  'POST /api/auth/resend-verification': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/resend-verification'), ok: 409 },
+  'GET /api/rooms': { rule: { session: true }, probe: () => get('/api/rooms'), ok: 200 },
+  'GET /api/users/pending-invitations': { rule: { session: true }, probe: () => get('/api/users/pending-invitations'), ok: 200 },
+
+  // Rooms and settings.
+  'POST /api/rooms/{roomId}': { rule: { session: true, existingRoom: 'read' }, probe: (r) => invalid('POST', base(r)), ok: 200 },
+  'GET /api/rooms/{roomId}': { rule: { need: 'read' }, probe: (r) => get(base(r)), ok: 200, answer: onlyMembersHearTheirRole },
+  'DELETE /api/rooms/{roomId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: base(r) }), ok: 200, destructive: true },
+  'GET /api/rooms/{roomId}/info': { rule: { need: 'info' }, probe: (r) => get(`${base(r)}/info`), ok: 200, answer: infoFor },
+  'PATCH /api/rooms/{roomId}/public': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/public`), ok: 400 },
+  'PATCH /api/rooms/{roomId}/presentation/public': { rule: { need: 'editor' }, probe: (r) => invalid('PATCH', `${base(r)}/presentation/public`), ok: 400 },
+  'PATCH /api/rooms/{roomId}/camera-settings': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/camera-settings`, { autoZoomEnabled: 'yes' }), ok: 400 },
+  'PATCH /api/rooms/{roomId}/timeline-settings': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/timeline-settings`, { groupingMode: 'never' }), ok: 400 },
+  'GET /api/rooms/{roomId}/permissions': { rule: { need: 'authenticated' }, probe: (r) => get(`${base(r)}/permissions?action=view`), ok: 200, answer: mayView },
+  'POST /api/rooms/{roomId}/clear': { rule: { need: 'owner' }, probe: (r) => ({ method: 'POST', url: `${base(r)}/clear` }), ok: 200, destructive: true },
+  'GET /api/rooms/{roomId}/history': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/history`), ok: 200 },
+  'GET /api/rooms/{roomId}/live': {
+    rule: { listen: true },
+    hiddenFromDocument: '@fastify/websocket hides WebSocket routes from the OpenAPI document',
+    checkedIn: 'live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
+  },
+
+  // Members, invitations and tokens: owner sessions only.
+  'GET /api/rooms/{roomId}/members': { rule: { need: 'member' }, probe: (r) => get(`${base(r)}/members`), ok: 200 },
+  'POST /api/rooms/{roomId}/invite': { rule: { need: 'owner' }, probe: (r) => invalid('POST', `${base(r)}/invite`), ok: 400 },
+  'DELETE /api/rooms/{roomId}/members/{userId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/members/user-absent000000000` }), ok: 404 },
+  'GET /api/rooms/{roomId}/pending-invitations': { rule: { need: 'owner' }, probe: (r) => get(`${base(r)}/pending-invitations`), ok: 200 },
+  'DELETE /api/rooms/{roomId}/pending-invitations/{email}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/pending-invitations/nobody%40example.com` }), ok: 404 },
+  'POST /api/rooms/{roomId}/accept-invitation': { rule: { session: true }, probe: (r) => ({ method: 'POST', url: `${base(r)}/accept-invitation` }), ok: 404 },
+  'POST /api/rooms/{roomId}/api-tokens': { rule: { need: 'owner' }, probe: (r) => invalid('POST', `${base(r)}/api-tokens`), ok: 400 },
+  'GET /api/rooms/{roomId}/api-tokens': { rule: { need: 'owner' }, probe: (r) => get(`${base(r)}/api-tokens`), ok: 200 },
+  'DELETE /api/rooms/{roomId}/api-tokens/{tokenId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/api-tokens/token-absent000000000` }), ok: 404 },
+
+  ...CONTENT_ROUTES,
+  ...LAYER_ROUTES,
+  ...RASTER_ROUTES,
+};

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AppError } from '../src/errors.js';
+import type { LiveEvent, LiveHub } from '../src/infra/live-hub.js';
+import { WritePath } from '../src/modules/history/write-path.js';
+import { createRoom, scaffold, type TestApp, type TestUser } from './helpers.js';
+
+/** A live hub that records what it is given, and fails when told to. */
+class RecordingHub implements LiveHub {
+  events: LiveEvent[] = [];
+  failing = false;
+  async publish(event: LiveEvent) {
+    if (this.failing) throw new Error('hub down');
+    this.events.push(event);
+  }
+  subscribe() {
+    return () => undefined;
+  }
+  async close() {}
+}
+
+let t: TestApp;
+let owner: TestUser;
+let hub: RecordingHub;
+let writePath: WritePath;
+const actor = { kind: 'user' as const, id: 'user-test' };
+
+before(async () => {
+  ({ t, users: { owner } } = await scaffold({ users: ['owner'], rooms: [] }));
+  hub = new RecordingHub();
+  writePath = new WritePath(t.database.db, hub);
+});
+after(() => t.close());
+
+const roomVersion = async (roomId: string) =>
+  Number((await t.database.db.selectFrom('rooms').select('version').where('id', '=', roomId).executeTakeFirstOrThrow()).version);
+const historyOf = (roomId: string) =>
+  t.database.db.selectFrom('history').selectAll().where('room_id', '=', roomId).orderBy('version').execute();
+const drawingRow = (roomId: string, id: string) => ({
+  id,
+  room_id: roomId,
+  geometry: '{"type":"Point","coordinates":[0,0]}',
+  label: null,
+  style: null,
+  created_by: actor.id,
+  created_at: 1,
+  updated_at: 1,
+});
+
+describe('WritePath', () => {
+  test('writes, advances the version once per change, records history and publishes after commit', async () => {
+    const roomId = await createRoom(t.app, owner);
+    hub.events = [];
+    const result = await writePath.write(roomId, actor, async (trx) => {
+      await trx.insertInto('drawings').values([drawingRow(roomId, 'drawing-a'), drawingRow(roomId, 'drawing-b')]).execute();
+      assert.equal(hub.events.length, 0, 'nothing is published before the commit');
+      return {
+        result: 'done',
+        changes: [
+          { type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-a', changes: { label: 'a' }, data: { id: 'drawing-a' } },
+          { type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-b', data: { id: 'drawing-b' } },
+        ],
+      };
+    });
+    assert.equal(result, 'done');
+    assert.equal(await roomVersion(roomId), 2);
+    const history = await historyOf(roomId);
+    assert.deepEqual(history.map((h) => [h.version, h.object_id, h.actor_kind, h.actor_id]), [
+      [1, 'drawing-a', 'user', actor.id],
+      [2, 'drawing-b', 'user', actor.id],
+    ]);
+    assert.deepEqual(JSON.parse(history[0]!.changes!), { label: 'a' });
+    assert.equal(history[1]!.changes, null);
+    assert.deepEqual(hub.events.map((e) => [e.version, e.type, e.objectId, e.roomId]), [
+      [1, 'drawing.created', 'drawing-a', roomId],
+      [2, 'drawing.created', 'drawing-b', roomId],
+    ]);
+  });
+
+  test('a failing piece of work leaves no row, no version, no history and no event', async () => {
+    const roomId = await createRoom(t.app, owner);
+    hub.events = [];
+    await assert.rejects(
+      writePath.write(roomId, actor, async (trx) => {
+        await trx.insertInto('drawings').values(drawingRow(roomId, 'drawing-lost')).execute();
+        throw new Error('refused half-way');
+      }),
+      /refused half-way/,
+    );
+    assert.equal(await roomVersion(roomId), 0);
+    assert.deepEqual(await historyOf(roomId), []);
+    assert.equal((await t.database.db.selectFrom('drawings').select('id').where('room_id', '=', roomId).execute()).length, 0);
+    assert.deepEqual(hub.events, []);
+  });
+
+  test('work with no changes leaves the version alone', async () => {
+    const roomId = await createRoom(t.app, owner);
+    await writePath.write(roomId, actor, async () => ({ result: null, changes: [] }));
+    assert.equal(await roomVersion(roomId), 0);
+  });
+
+  test('a change that cannot be broadcast is 502 broadcast_failed and stays saved', async () => {
+    const roomId = await createRoom(t.app, owner);
+    hub.failing = true;
+    try {
+      const error = await writePath
+        .write(roomId, actor, async (trx) => {
+          await trx.insertInto('drawings').values(drawingRow(roomId, 'drawing-kept')).execute();
+          return { result: null, changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-kept' }] };
+        })
+        .then(() => null, (e: unknown) => e);
+      assert.ok(error instanceof AppError);
+      assert.equal(error.statusCode, 502);
+      assert.equal(error.code, 'broadcast_failed');
+    } finally {
+      hub.failing = false;
+    }
+    assert.equal(await roomVersion(roomId), 1);
+    assert.equal((await historyOf(roomId)).length, 1);
+  });
+
+  test('concurrent writes to one room get distinct, gapless versions', async () => {
+    const roomId = await createRoom(t.app, owner);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        writePath.write(roomId, actor, async (trx) => {
+          await trx.insertInto('drawings').values(drawingRow(roomId, `drawing-${i}`)).execute();
+          return { result: null, changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: `drawing-${i}` }] };
+        }),
+      ),
+    );
+    const versions = (await historyOf(roomId)).map((h) => Number(h.version));
+    assert.deepEqual(versions, Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.equal(await roomVersion(roomId), 20);
+  });
+});
