@@ -202,8 +202,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
   for (const registration of layerContent(layers, featureTables, files)) content.register(registration);
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
-  await app.register(layersRoutes, { layers: layersService, uploads: layerUploads, receiver: uploads, layerRoom });
-  const deckRasters = async (roomId: string) => (await slides.list(roomId)).flatMap((slide) => JSON.parse(slide.raster_layer_ids) as string[]);
+  const deckIds = (column: 'layer_ids' | 'raster_layer_ids') => async (roomId: string) =>
+    (await slides.list(roomId)).flatMap((slide) => JSON.parse(slide[column]) as string[]);
+  await app.register(layersRoutes, { layers: layersService, uploads: layerUploads, receiver: uploads, layerRoom, deckLayers: deckIds('layer_ids') });
+  const deckRasters = deckIds('raster_layer_ids');
   await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath, deckRasters) });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });

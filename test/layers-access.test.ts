@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertOk, call, issueToken, labelled, scaffold, type TestApp, TOKEN_ERRORS, type Users } from './helpers.js';
+import { assertError, assertOk, call, createRoom, issueToken, labelled, scaffold, type TestApp, TOKEN_ERRORS, type Users } from './helpers.js';
 import { completedJob, createInlineLayer, type Layer, storedState, TWO_SQUARES, uploadBytes, uploadFile } from './support/layers.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
 
@@ -66,6 +66,27 @@ describe('routes addressed by layer id', () => {
     }
     const anonymous = assertOk(await get(`/api/layers/${publicLayer.id}/features`));
     assert.deepEqual(anonymous, assertOk(await get(`/api/layers/${publicLayer.id}/features`, users.owner.token)));
+  });
+
+  test("a public deck: anyone reads the layers its slides show, not the room's others", async () => {
+    const deckRoom = await createRoom(t.app, users.owner);
+    const shown = await createInlineLayer(t.app, deckRoom, users.owner.token, { name: 'Shown' });
+    const hidden = await createInlineLayer(t.app, deckRoom, users.owner.token, { name: 'Hidden' });
+    const slide = { title: 'Deck', view: { lat: 46.95, lng: 7.45, zoom: 12 }, layerIds: [shown.id] };
+    assertOk(await call(t.app, 'POST', `/api/rooms/${deckRoom}/presentation/slides`, { auth: users.owner.token, body: slide }), 201);
+    // Not yet public: the deck shows nothing to anyone outside.
+    for (const url of readsOf(shown.id)) assertError(await get(url), 404, 'not_found');
+    assertOk(await call(t.app, 'PATCH', `/api/rooms/${deckRoom}/presentation/public`, { auth: users.owner.token, body: { isPublic: true } }));
+    for (const url of readsOf(shown.id)) {
+      for (const auth of [undefined, users.stranger.token]) assert.equal((await get(url, auth)).statusCode, 200, `${url} as ${auth ? 'a stranger' : 'anonymous'}`);
+      assertError(await get(url, foreignToken), 404, 'not_found');
+    }
+    for (const url of readsOf(hidden.id)) {
+      for (const auth of [undefined, users.stranger.token]) assertError(await get(url, auth), 404, 'not_found');
+    }
+    // Members still read every layer; the list of the room stays closed to visitors.
+    assert.equal((await get(readsOf(hidden.id)[0]!, users.owner.token)).statusCode, 200);
+    assertError(await get(`/api/layers/${deckRoom}`), 401, 'unauthorized');
   });
 
   test('a room made private again closes its layers to anonymous callers', async () => {

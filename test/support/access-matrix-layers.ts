@@ -7,7 +7,8 @@ import { TWO_SQUARES } from './layers.js';
  * access-matrix-table.ts). Uploads name their room in the body (`roomName`): probes send a
  * valid body without a file or chunk, which an allowed caller hears as the service's 400 or
  * 404 and a refused one as the access rule's answer. Routes addressed by a layer id alone
- * address the fixture layer of the probed room.
+ * address the fixture layer of the probed room, which the fixture slide shows: on a public
+ * deck anyone may read its data.
  */
 
 const NO_SUCH_LAYER = 'layer-absent000000000000';
@@ -61,7 +62,7 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     checkedIn:
       'layers-manage.test.ts: owner and editor sessions delete; a viewer 403; every room token 403 api_token_not_allowed; a stranger and anonymous 404',
   },
-  'GET /api/layers/{layerId}/features': { rule: { need: 'read', byId: true }, probe: (r) => get(`${layer(r)}/features`), ok: 200 },
-  'GET /api/layers/{layerId}/features/chunks/{chunkIndex}': { rule: { need: 'read', byId: true }, probe: (r) => get(`${layer(r)}/features/chunks/0`), ok: 200 },
-  'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': { rule: { need: 'read', byId: true }, probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`), ok: 200 },
+  'GET /api/layers/{layerId}/features': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/features`), ok: 200 },
+  'GET /api/layers/{layerId}/features/chunks/{chunkIndex}': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/features/chunks/0`), ok: 200 },
+  'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`), ok: 200 },
 };

@@ -118,12 +118,12 @@ async function makeFixtures(t: TestApp, owner: TestUser, roomId: string): Promis
   const { imageKey, thumbnailKey } = image;
   const marker = await post(`${base}/markers`, { latitude: 46.9, longitude: 7.4, title: 'Fixture', description: STORED_SECRET, imageKey, thumbnailKey, markerIconId: icon.iconId });
   const drawing = await post(`${base}/drawings`, { geometry: POINT, label: STORED_SECRET, style: { color: '#00ff00' } });
-  const slide = await post(`${base}/presentation/slides`, { title: 'Fixture', body: STORED_SECRET, view: VIEW, markerIds: [marker.marker.id] });
+  const layer = await post(`${base}/layers`, { name: 'Fixture', description: STORED_SECRET, geojson: TWO_SQUARES });
+  const slide = await post(`${base}/presentation/slides`, { title: 'Fixture', body: STORED_SECRET, view: VIEW, markerIds: [marker.marker.id], layerIds: [layer.layer.id] });
   const comment = await post(`${base}/comments`, { objectId: marker.marker.id, objectType: 'marker', body: STORED_SECRET });
   const reply = await post(`${base}/comments/${comment.comment.id}/replies`, { body: STORED_SECRET });
   const job = await postForm(`${base}/bulk-import`, { file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' } });
   await waitForJob(t, job.jobId, owner.token);
-  const layer = await post(`${base}/layers`, { name: 'Fixture', description: STORED_SECRET, geojson: TWO_SQUARES });
   return {
     markerId: marker.marker.id,
     drawingId: drawing.drawing.id,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { invalidField } from '../../errors.js';
+import type { FastifyRequest } from 'fastify';
+import { invalidField, notFound } from '../../errors.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import type { UploadReceiver } from '../../http/uploads.js';
@@ -17,15 +18,23 @@ const tags = ['layers'];
 const DATA_HEADERS = { 'cache-control': 'private, max-age=60', 'x-content-type-options': 'nosniff' };
 const LayerReply = Type.Object({ success: Type.Boolean(), layer: S.VectorLayer });
 const FEATURES_DESCRIPTION =
-  'Needs read on the layer\'s room (anonymous for public rooms); others get 404. Without a bbox, a layer of at most 10,000 features ' +
+  'Needs read on the layer\'s room (anonymous for public rooms), or a public deck whose slides show the layer; others get 404. Without a bbox, a layer of at most 10,000 features ' +
   'answers whole. A bbox (WGS84 degrees; all four or none) answers its features, or, above 10,000, `_metadata.complete: false` ' +
   'with `directChunks: [{path, featureCount, bbox}]` to fetch. `zoom` (0 to 24) simplifies geometries to that zoom\'s pixel size.';
 
-export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; uploads: LayerUploads; receiver: UploadReceiver; layerRoom: ObjectRoom }> = async (
+/** The vector layers a room's slides show: visitors of a public deck may read their data. */
+export type DeckLayers = (roomId: string) => Promise<string[]>;
+
+export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; uploads: LayerUploads; receiver: UploadReceiver; layerRoom: ObjectRoom; deckLayers: DeckLayers }> = async (
   app,
-  { layers, uploads, receiver, layerRoom },
+  { layers, uploads, receiver, layerRoom, deckLayers },
 ) => {
-  const byLayer = (need: 'read' | 'editor') => ({ access: { room: need, roomOf: layerRoom } });
+  const byLayer = (need: 'deck' | 'editor') => ({ access: { room: need, roomOf: layerRoom } });
+  /** A caller who may not read the room (a visitor of its public deck) reads only the layers its slides show. */
+  const shownToCaller = async (request: FastifyRequest) => {
+    const { layerId } = request.params as { layerId: string };
+    if (!request.grant.capabilities.has('read') && !(await deckLayers(request.room.id)).includes(layerId)) throw notFound('Layer');
+  };
 
   app.post('/api/layers/upload', {
     config: { access: { roomInBody: 'upload' } },
@@ -101,14 +110,16 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   });
 
   app.get('/api/layers/:layerId/features', {
-    config: byLayer('read'),
+    config: byLayer('deck'),
+    preHandler: shownToCaller,
     schema: { tags, security, summary: 'The features of a layer, or of a bbox of it', description: FEATURES_DESCRIPTION, params: S.LayerIdParams, querystring: S.FeaturesQuery, produces: ['application/geo+json'], response: errors(400, 401, 404) },
     handler: async (request, reply) =>
       reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.features(request.room.id, request.params.layerId, request.query)),
   });
 
   app.get('/api/layers/:layerId/features/chunks/:chunkIndex', {
-    config: byLayer('read'),
+    config: byLayer('deck'),
+    preHandler: shownToCaller,
     schema: {
       tags,
       security,
@@ -122,7 +133,8 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {
-    config: byLayer('read'),
+    config: byLayer('deck'),
+    preHandler: shownToCaller,
     schema: {
       tags,
       security,
