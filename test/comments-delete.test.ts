@@ -17,6 +17,7 @@ import {
   type Users,
 } from './helpers.js';
 import { commentCalls, commentsUrl, ids } from './support/comments.js';
+import { createInlineLayer } from './support/layers.js';
 
 let t: TestApp;
 let users: Users;
@@ -274,7 +275,7 @@ describe('history, counts and clear', () => {
     const comments = [
       await createComment(roomId, users.owner.token),
       await createComment(roomId, users.viewer.token),
-      await createComment(roomId, users.editor.token, { objectType: 'layer', objectId: 'layer-1' }),
+      await createComment(roomId, users.editor.token, { objectType: 'layer', objectId: (await createInlineLayer(t.app, roomId, users.owner.token)).id }),
     ];
     await createReply(roomId, comments[0]!.id, users.viewer.token);
     await createReply(roomId, comments[0]!.id, users.editor.token);

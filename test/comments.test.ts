@@ -26,6 +26,7 @@ import {
   type Reply,
   REPLY_KEYS,
 } from './support/comments.js';
+import { createInlineLayer } from './support/layers.js';
 
 let t: TestApp;
 let users: Users;
@@ -80,7 +81,8 @@ describe('POST /api/rooms/:roomId/comments', () => {
 
   test('optional fields absent are null; every objectType is accepted; bodies keep their text', async () => {
     const roomId = await newRoom();
-    const layer = await createComment(roomId, users.editor.token, { objectId: 'layer-1', objectType: 'layer', body: '  spaced  ' });
+    const { id: layerId } = await createInlineLayer(t.app, roomId, users.owner.token);
+    const layer = await createComment(roomId, users.editor.token, { objectId: layerId, objectType: 'layer', body: '  spaced  ' });
     assert.equal(layer.objectType, 'layer');
     assert.equal(layer.objectName, null);
     assert.equal(layer.lat, null);
@@ -141,6 +143,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
       ['only lng', { ...valid, lng: 7 }, ['body.lat', 'body.lng']],
       ['unknown field', { ...valid, color: '#fff' }, ['body.color']],
       ['read-only field', { ...valid, resolved: true }, ['body.resolved']],
+      ['a layer the room does not hold', { ...valid, objectType: 'layer', objectId: 'layer-absent000000000000' }, ['body.objectId']],
     ];
     for (const [name, body, fields] of cases) {
       const res = await postComment(roomId, body, users.owner.token);
@@ -156,17 +159,22 @@ describe('GET /api/rooms/:roomId/comments', () => {
   let c: Record<'m1' | 'm2' | 'layer' | 'drawing' | 'm1b' | 'sharedMarker' | 'sharedLayer', Comment>;
   let replies: Reply[];
 
+  let shared: string;
+
   before(async () => {
     roomId = await newRoom();
     const make = (objectId: string, objectType: string, body: string) => createComment(roomId, users.owner.token, { objectId, objectType, body });
+    // Comments on a layer must name one of the room's layers; marker ids are not looked up.
+    const layerId = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
+    shared = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
     c = {
       m1: await make('marker-1', 'marker', 'first on marker 1'),
       m2: await make('marker-2', 'marker', 'on marker 2'),
-      layer: await make('layer-1', 'layer', 'on the layer'),
+      layer: await make(layerId, 'layer', 'on the layer'),
       drawing: await make('drawing-1', 'drawing', 'on the drawing'),
       m1b: await make('marker-1', 'marker', 'second on marker 1'),
-      sharedMarker: await make('shared-id', 'marker', 'shared id, marker'),
-      sharedLayer: await make('shared-id', 'layer', 'shared id, layer'),
+      sharedMarker: await make(shared, 'marker', 'shared id, marker'),
+      sharedLayer: await make(shared, 'layer', 'shared id, layer'),
     };
     for (const key of ['m2', 'drawing', 'm1b', 'sharedLayer'] as const) {
       assert.equal(assertOk(await patchComment(roomId, c[key].id, { resolved: true }, users.owner.token)).comment.resolved, true);
@@ -197,7 +205,7 @@ describe('GET /api/rooms/:roomId/comments', () => {
     const expect = async (query: string, keys: (keyof typeof c)[]) =>
       assert.deepEqual(ids(await list(roomId, query)), ids(keys.map((k) => c[k])), query);
     await expect('objectId=marker-1', ['m1', 'm1b']);
-    await expect('objectId=shared-id', ['sharedMarker', 'sharedLayer']);
+    await expect(`objectId=${shared}`, ['sharedMarker', 'sharedLayer']);
     await expect('objectId=nothing-here', []);
     await expect('objectType=marker', ['m1', 'm2', 'm1b', 'sharedMarker']);
     await expect('objectType=layer', ['layer', 'sharedLayer']);
@@ -207,8 +215,8 @@ describe('GET /api/rooms/:roomId/comments', () => {
     await expect('objectType=marker&resolved=false', ['m1', 'sharedMarker']);
     await expect('objectType=marker&resolved=true', ['m2', 'm1b']);
     await expect('objectId=marker-1&resolved=true', ['m1b']);
-    await expect('objectId=shared-id&objectType=layer', ['sharedLayer']);
-    await expect('objectId=shared-id&objectType=layer&resolved=false', []);
+    await expect(`objectId=${shared}&objectType=layer`, ['sharedLayer']);
+    await expect(`objectId=${shared}&objectType=layer&resolved=false`, []);
     await expect('objectId=marker-1&objectType=drawing', []);
     // The filtered items still carry their replies.
     const [m1] = await list(roomId, 'objectId=marker-1&resolved=false');

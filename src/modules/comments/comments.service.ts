@@ -24,6 +24,8 @@ export class CommentsService {
     private readonly comments: CommentsRepository,
     private readonly replies: RoomTable<'comment_replies'>,
     private readonly writePath: WritePath,
+    /** Whether the room holds a layer (vector or raster) with this id. */
+    private readonly layerExists: (roomId: string, layerId: string) => Promise<boolean>,
   ) {}
 
   async list(room: RoomRow, filter: CommentQuery) {
@@ -36,6 +38,11 @@ export class CommentsService {
     checkBody(input.body);
     if ((input.lat === undefined) !== (input.lng === undefined)) {
       throw badRequest('lat and lng go together: give both or neither', [{ field: 'body.lat', message: 'lat and lng go together' }]);
+    }
+    // Layers are checked (a comment on a layer names one of the room's); markers and drawings
+    // are not: the contract lists every reason a comment on them is refused.
+    if (input.objectType === 'layer' && !(await this.layerExists(room.id, input.objectId))) {
+      throw badRequest('objectId does not name a layer of this room', [{ field: 'body.objectId', message: 'no such layer' }]);
     }
     const actor = actorOf(caller);
     const now = Date.now();
