@@ -146,6 +146,8 @@ describe('vector files become layers', () => {
     const { layer } = await uploadLayers(t.app, room, file('mixed.geojson'), users.owner.token);
     assertLayerShape(layer);
     assert.equal(layer.name, 'mixed', 'the file name without extension when no layerName is sent');
+    const zipped = assertOk(await uploadBytes(t.app, room, readFileSync(file('lv95.zip')), 'districts.shp.zip', users.owner.token));
+    assert.equal(zipped.layer.name, 'districts', 'a .shp.zip is named without both extensions');
     assert.equal(layer.sourceFormat, 'geojson');
     assert.equal(layer.sourceCrs, 'EPSG:4326');
     assert.equal(layer.geometryType, 'Mixed');

@@ -63,7 +63,8 @@ export function layerMetaOf(fields: UploadFields, fileName: string): LayerMeta &
   const style = parse('style') ?? {};
   const problem = styleCheck.problem(style);
   if (problem) throw invalidField('style', problem.replace(/^(\w+) /, 'key $1 '));
-  const layerName = (fields.layerName ?? '').trim() || path.parse(fileName).name || 'Layer';
+  // `districts.shp.zip` is the layer "districts", like `districts.geojson`.
+  const layerName = (fields.layerName ?? '').trim() || path.parse(fileName).name.replace(/\.shp$/i, '') || 'Layer';
   return { layerName, description: fields.description?.trim() || null, style: style as StyleInput, display: parse('display') ?? null };
 }
 
