@@ -84,17 +84,11 @@ export class ChunkedUploads {
     await mkdir(this.tmpDir, { recursive: true });
     const assembled = path.join(this.tmpDir, newId('assembled'));
     try {
-      const out = createWriteStream(assembled);
-      try {
-        for (let i = 0; i < total; i++) {
-          const part = await this.files.blobs.get(byIndex.get(i)!.file_key);
-          if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
-          await pipeline(part.stream, out, { end: false });
-        }
-        out.end();
-        await new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
-      } finally {
-        out.destroy(); // closes the descriptor on every path (a no-op once finished)
+      // One write stream per chunk, appending: each closes its descriptor when its pipeline ends or fails.
+      for (let i = 0; i < total; i++) {
+        const part = await this.files.blobs.get(byIndex.get(i)!.file_key);
+        if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
+        await pipeline(part.stream, createWriteStream(assembled, { flags: i === 0 ? 'w' : 'a' }));
       }
       const bytes = heldBytes;
       const queued = await this.uploads.queue(room, caller, { path: assembled, fileName: input.fileName, bytes }, meta);
