@@ -216,6 +216,15 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
     assertError(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: reader.token, body }), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assertError(await call(t.app, 'PATCH', layerUrl(room, layer.id), { body }), 401, 'unauthorized');
   });
+
+  test('a write-only token hears back the id and only the style keys it sent, not the stored others', async () => {
+    const layer = await createInlineLayer(t.app, room, users.owner.token, { description: 'stored text', color: 'abcdef', opacity: 0.5 });
+    const writer = await issueToken(t.app, users.owner, room, ['write']);
+    const answer = assertOk(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: writer.token, body: { style: { color: '112233' } } }));
+    assert.deepEqual(answer, { success: true, layer: { id: layer.id, style: { color: '112233' } } });
+    const stored = (await call(t.app, 'GET', `/api/layers/${room}`, { auth: users.owner.token })).json().layers.find((l: { id: string }) => l.id === layer.id);
+    assert.deepEqual([stored.style.color, stored.style.opacity, stored.description], ['112233', 0.5, 'stored text'], 'the merge itself is whole');
+  });
 });
 
 describe('DELETE /api/layers/:layerId', () => {

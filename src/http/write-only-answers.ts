@@ -6,25 +6,32 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStoredObject = (value: unknown): value is Json & { id: string } => isObject(value) && typeof value.id === 'string';
 
-/** The top-level fields of the JSON body the caller sent (none for multipart uploads). */
-function submittedFields(request: FastifyRequest): Set<string> {
-  return new Set(isObject(request.body) ? Object.keys(request.body) : []);
+/** The JSON body the caller sent (nothing for multipart uploads). */
+function submittedBody(request: FastifyRequest): Json {
+  return isObject(request.body) ? request.body : {};
 }
 
-/** A stored object reduced to its id and the fields the caller sent. */
-function reduce(object: Json & { id: string }, submitted: Set<string>): Json {
-  const kept: Json = { id: object.id };
-  for (const key of submitted) if (key in object) kept[key] = object[key];
+/** `stored` cut to the shape of `sent`: the keys sent, and inside an object sent only its keys. */
+function sentPart(stored: unknown, sent: unknown): unknown {
+  if (!isObject(stored) || !isObject(sent)) return stored;
+  const kept: Json = {};
+  for (const key of Object.keys(sent)) if (key in stored) kept[key] = sentPart(stored[key], sent[key]);
   return kept;
+}
+
+/** A stored object reduced to its id and the fields the caller sent (a style's other keys left out). */
+function reduce(object: Json & { id: string }, submitted: Json): Json {
+  return { id: object.id, ...(sentPart(object, submitted) as Json) };
 }
 
 /**
  * The answer a caller that may write but not read gets: every stored object in it (any
- * object with an `id`, alone or in a list) reduced to its id and the fields the caller sent.
+ * object with an `id`, alone or in a list) reduced to its id and the fields the caller sent,
+ * nested objects (a style, a view) to the keys sent in them.
  * Ids, keys and values made from what was sent (`markerId`, `jobId`, an upload's `exif`)
  * stay: they hold nothing the caller did not give.
  */
-export function writeOnlyAnswer(payload: unknown, submitted: Set<string>): unknown {
+export function writeOnlyAnswer(payload: unknown, submitted: Json): unknown {
   if (!isObject(payload)) return payload;
   if (isStoredObject(payload)) return reduce(payload, submitted);
   const answer: Json = {};
@@ -47,6 +54,6 @@ export function registerWriteOnlyAnswers(app: FastifyInstance) {
     if (!CHANGES.has(request.method) || !request.grant || request.grant.capabilities.has('read')) return payload;
     if (reply.statusCode >= 400) return payload;
     reply.serializer((reduced: unknown) => JSON.stringify(reduced));
-    return writeOnlyAnswer(payload, submittedFields(request));
+    return writeOnlyAnswer(payload, submittedBody(request));
   });
 }
