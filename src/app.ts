@@ -92,6 +92,8 @@ export interface BuildOptions {
   liveHub?: LiveHub;
   /** Replaces the mailer (tests use a real SMTP server through SMTP_URL, or read the log). */
   mailer?: Mailer;
+  /** Jobs run at once (1; tests use 0 to see what a job waiting in the queue holds). */
+  jobWorkers?: number;
 }
 
 /** Fastify with the service's plumbing: validation, errors, body parsing, OpenAPI, plugins. */
@@ -125,7 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = await createServer(config, options);
 
   const live = options.liveHub ?? new InProcessLiveHub();
-  const jobs = new InProcessJobQueue(db, app.log);
+  const jobs = new InProcessJobQueue(db, app.log, options.jobWorkers ?? 1);
   const outbox = new Outbox(options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)), app.log);
   const publicUrl = publicUrlOf(config);
   // Stop taking jobs (a running one is left to resume), then live clients and mail, then the database.

@@ -6,7 +6,7 @@
  * rasters", "Vector layers in detail", "Jobs").
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import {
   assertError,
@@ -245,6 +245,12 @@ describe('layerName, description and style', () => {
   });
 });
 
+/** Bytes of uploads waiting for their job that count against the room owner's quota. */
+async function queuedBytes(app: TestApp, roomId: string): Promise<number> {
+  const rows = await app.database.db.selectFrom('stored_files').select('bytes').where('room_id', '=', roomId).where('kind', '=', 'queued-upload').execute();
+  return rows.reduce((n, r) => n + Number(r.bytes), 0);
+}
+
 describe('files over 5 MB are processed as a job', () => {
   test('202 {jobId}; the job reports stage, progress and message, and ends complete with the layer id', async () => {
     const token = await issueToken(t.app, users.owner, room, ['read', 'upload']);
@@ -270,6 +276,23 @@ describe('files over 5 MB are processed as a job', () => {
     // The job's file is gone once the layer is made; the layer's bytes count instead.
     const state = await storedState(t, room);
     assert.deepEqual(state.files.filter((f) => f.startsWith('uploads/')), []);
+    assert.equal(await queuedBytes(t, room), 0, 'the waiting file no longer counts');
+  });
+
+  test('a file waiting for its job counts against the quota: another that does not fit beside it is 413', async () => {
+    const bytes = statSync(file('over_5mb.geojson')).size;
+    // No job runs in this app: what a waiting job holds stays visible.
+    const held = await scaffold({ users: ['owner', 'editor', 'viewer'], config: { storageQuotaBytes: Math.floor(bytes * 1.5) }, build: { jobWorkers: 0 } });
+    try {
+      const { t: app, users: people, room: roomId } = held;
+      assertOk(await uploadFile(app.app, roomId, file('over_5mb.geojson'), people.owner.token), 202);
+      assert.equal(await queuedBytes(app, roomId), bytes, 'the waiting file counts');
+      const before = await storedState(app, roomId);
+      assertError(await uploadFile(app.app, roomId, file('over_5mb.geojson'), people.owner.token), 413, 'quota_exceeded');
+      assert.deepEqual(await storedState(app, roomId), before, 'nothing more is kept');
+    } finally {
+      await held.t.close();
+    }
   });
 
   test('a big file that is refused is refused at once (no job), and nothing is kept', async () => {

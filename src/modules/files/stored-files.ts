@@ -122,6 +122,14 @@ export class StoredFiles {
     await this.remove(roomId, rows.map((r) => r.key));
   }
 
+  /**
+   * Stops counting a file whose bytes stay where they are, for whoever holds them to delete
+   * (a queued upload once its job runs: from then on what the job stores counts instead).
+   */
+  async uncount(roomId: string, key: string): Promise<void> {
+    await this.db.deleteFrom('stored_files').where('room_id', '=', roomId).where('key', '=', key).execute();
+  }
+
   /** Forgets the room's files among `keys` and deletes their bytes; other rooms' are untouched. */
   async remove(roomId: string, keys: string[]): Promise<void> {
     if (keys.length === 0) return;

@@ -90,10 +90,10 @@ export class ChunkedUploads {
         if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
         await pipeline(part.stream, createWriteStream(assembled, { flags: i === 0 ? 'w' : 'a' }));
       }
-      const bytes = heldBytes;
-      const queued = await this.uploads.queue(room, caller, { path: assembled, fileName: input.fileName, bytes }, meta);
+      // The chunks stop counting before the assembled file is counted in their place (a file
+      // that is then refused is refused for good: its chunks are gone with it).
       await this.forget(room.id, input.uploadId);
-      return queued;
+      return await this.uploads.queue(room, caller, { path: assembled, fileName: input.fileName, bytes: heldBytes }, meta);
     } finally {
       await rm(assembled, { force: true });
     }

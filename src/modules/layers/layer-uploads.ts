@@ -68,6 +68,9 @@ export function layerMetaOf(fields: UploadFields, fileName: string): LayerMeta &
   return { layerName, description: fields.description?.trim() || null, style: style as StyleInput, display: parse('display') ?? null };
 }
 
+/** The stored-file kind of an upload waiting for its job. */
+export const QUEUED_UPLOAD_KIND = 'queued-upload';
+
 /**
  * `POST /api/layers/upload` and chunked uploads: a file becomes markers, vector layers or a
  * raster layer. Files up to SYNC_MAX_BYTES are processed at once; bigger ones wait in the
@@ -84,7 +87,7 @@ export class LayerUploads {
     private readonly markers: MarkersRepository,
     private readonly rasters: RasterUploads,
   ) {
-    this.uploads = jobs.register(LAYER_UPLOAD_KIND, Payload, (job) => this.runJob(job), (job, payload) => this.undoJob(job.id, payload));
+    this.uploads = jobs.register(LAYER_UPLOAD_KIND, Payload, (job) => this.runJob(job), (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload));
   }
 
   /** An uploaded file (a temporary file the caller removes afterwards). */
@@ -108,9 +111,15 @@ export class LayerUploads {
     else await this.ingest.open(source); // a file that is refused is refused now, not in a job
     const jobId = newId('job');
     const fileKey = `uploads/${room.id}/${jobId}${path.extname(source.fileName).toLowerCase().replace(/[^.a-z0-9]/g, '')}`;
-    await this.files.blobs.putFile(fileKey, source.path);
+    // Counted against the quota while it waits, so that queued files cannot pile up past it.
+    await this.files.store([{ roomId: room.id, key: fileKey, kind: QUEUED_UPLOAD_KIND, contentType: 'application/octet-stream', path: source.path, bytes: source.bytes }]);
     const payload = { fileKey, fileName: source.fileName, layerName: meta.layerName, description: meta.description ?? null, style: meta.style ?? {}, display: meta.display };
-    await this.uploads.enqueue({ id: jobId, roomId: room.id, payload, actor: actorOf(caller) });
+    try {
+      await this.uploads.enqueue({ id: jobId, roomId: room.id, payload, actor: actorOf(caller) });
+    } catch (error) {
+      await this.files.remove(room.id, [fileKey]);
+      throw error;
+    }
     return { jobId };
   }
 
@@ -126,6 +135,8 @@ export class LayerUploads {
 
   private async runJob(job: JobContext<Payload>) {
     const { fileKey, fileName, layerName, description, style, display } = job.payload;
+    // From here on the layers, markers or raster files the job stores count instead.
+    await this.files.uncount(job.roomId, fileKey);
     const local = await this.files.blobs.localFile(fileKey);
     const source = { path: local.path, fileName };
     const meta = { layerName, description, style: style as StyleInput, display };
@@ -143,7 +154,7 @@ export class LayerUploads {
       return { message: `The layer${layerIds.length > 1 ? 's are' : ' is'} ready`, result: { layerId: layerIds[0], layerIds } };
     } catch (error) {
       if (job.signal.aborted) throw error;
-      await this.undoJob(job.id, job.payload);
+      await this.undoJob(job, job.payload);
       const known = error as { statusCode?: number; message?: string };
       if (known.statusCode && known.statusCode < 500) throw new JobFailure(known.message ?? 'The file was refused');
       throw error;
@@ -152,9 +163,10 @@ export class LayerUploads {
     }
   }
 
-  private async undoJob(jobId: string, payload: Payload) {
-    await this.ingest.undo(jobId);
-    await this.rasters.undo(jobId);
+  private async undoJob(job: { id: string; roomId: string }, payload: Payload) {
+    await this.ingest.undo(job.id);
+    await this.rasters.undo(job.id);
+    await this.files.uncount(job.roomId, payload.fileKey);
     await this.files.blobs.delete(payload.fileKey);
   }
 }
