@@ -15,12 +15,12 @@
  *   BENCH_RASTER_PEER_TILES=100 of those, how many the peer cuts (each is a process start)
  *   BENCH_RASTER_SEED=3857      seed of the random tiles
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, mb, ROOM_ID, ROOT, RSS_LIMIT_MB, setUp, startMaproom, stopServer, TMP, TRACE, type Row, type Server } from './harness.js';
-import { DATA_CACHE } from './vector-data.js';
-import { randomTile, seededRandom } from './vector-reads.js';
+import { MERCATOR_HALF } from '../src/geo/raster/tile-window.js';
+import { DATA_CACHE, run } from './vector-data.js';
+import { percentile, randomTile, seededRandom, timedGet } from './vector-reads.js';
 import { phaseSummary, uploadAndProcess, type ProcessedUpload } from './vector-upload.js';
 
 const env = process.env;
@@ -37,19 +37,6 @@ type RasterKind = 'terrain' | 'rgb';
 const FILE_NAME: Record<RasterKind, string> = { terrain: 'terrain-f32.tif', rgb: 'rgb-u8.tif' };
 const DESCRIPTION: Record<RasterKind, string> = { terrain: 'Float32, 1 band', rgb: 'RGB, 3 x 8-bit' };
 type Bbox = [number, number, number, number];
-const MERCATOR_HALF = 20037508.342789244;
-
-function run(command: string, args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
 
 /** The generated inputs, written once per scale and reused while `complete.json` matches them. */
 async function rasterData(): Promise<Record<RasterKind, string>> {
@@ -95,11 +82,6 @@ interface RasterLayer {
   tileUrl: string;
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-};
-
 interface TileStats {
   p50: number;
   p95: number;
@@ -107,12 +89,10 @@ interface TileStats {
   meanBytes: number;
 }
 
-const statsOf = (times: number[], empty: number, bytes: number): TileStats => ({
-  p50: percentile(times, 50),
-  p95: percentile(times, 95),
-  empty,
-  meanBytes: bytes / times.length,
-});
+function statsOf(times: number[], empty: number, bytes: number): TileStats {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), empty, meanBytes: bytes / times.length };
+}
 
 /** Maproom's tiles, one request at a time, timed to the last byte. */
 async function ourTiles(server: Server, token: string, layer: RasterLayer, tiles: [number, number, number][]): Promise<TileStats> {
@@ -121,13 +101,11 @@ async function ourTiles(server: Server, token: string, layer: RasterLayer, tiles
   let bytes = 0;
   for (const [z, x, y] of tiles) {
     const url = server.url + layer.tileUrl.replace('{z}', String(z)).replace('{x}', String(x)).replace('{y}', String(y));
-    const started = performance.now();
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    const body = Buffer.from(await res.arrayBuffer());
-    times.push(performance.now() - started);
-    if (res.status !== 200 || res.headers.get('content-type') !== 'image/png') throw new Error(`tile ${z}/${x}/${y}: ${res.status} ${body.toString().slice(0, 200)}`);
+    const res = await timedGet(url, token);
+    times.push(res.ms);
+    if (res.status !== 200 || res.headers.get('content-type') !== 'image/png') throw new Error(`tile ${z}/${x}/${y}: ${res.status} ${res.body.toString().slice(0, 200)}`);
     if (res.headers.get('x-tile-empty') === '1') empty++;
-    bytes += body.length;
+    bytes += res.body.length;
   }
   return statsOf(times, empty, bytes);
 }

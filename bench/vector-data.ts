@@ -26,7 +26,7 @@ interface Finished {
 }
 
 /** Runs a command to its end; stderr is kept (its last 64 KB), stdout goes to ours when `show`. */
-function run(command: string, args: string[], show = false): Promise<Finished> {
+export function run(command: string, args: string[], show = false): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', show ? 'inherit' : 'ignore', 'pipe'] });
     let stderr = '';

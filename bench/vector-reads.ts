@@ -71,14 +71,14 @@ export interface ReadStats {
 }
 
 /** Nearest-rank percentile of sorted values. */
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 /** GETs a URL and reads the whole answer; the time is from the request to the last byte, in ms. */
-async function timedGet(url: string, token: string): Promise<{ ms: number; status: number; body: Buffer }> {
+export async function timedGet(url: string, token: string): Promise<{ ms: number; status: number; headers: Headers; body: Buffer }> {
   const t0 = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const body = Buffer.from(await res.arrayBuffer());
-  return { ms: performance.now() - t0, status: res.status, body };
+  return { ms: performance.now() - t0, status: res.status, headers: res.headers, body };
 }
 
 interface Sample {
