@@ -39,6 +39,12 @@ import { IconsRepository } from './modules/icons/icons.repository.js';
 import { iconsRoutes } from './modules/icons/icons.routes.js';
 import { IconsService } from './modules/icons/icons.service.js';
 import { jobsRoutes } from './modules/jobs/jobs.routes.js';
+import { ExportJobsRepository } from './modules/exports/export-jobs.repository.js';
+import { exportsRoutes } from './modules/exports/exports.routes.js';
+import { ExportsService } from './modules/exports/exports.service.js';
+import { RoomClones } from './modules/exports/room-clones.js';
+import { RoomExporter } from './modules/exports/room-export.js';
+import { RoomImport } from './modules/exports/room-import.js';
 import { ChunkedUploads } from './modules/layers/chunked-uploads.js';
 import { chunkedUploadsRoutes } from './modules/layers/chunked-uploads.routes.js';
 import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
@@ -228,6 +234,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       (await layers.existing(roomId, [layerId])).has(layerId),
     ),
   });
+
+  // Export, import and clone of whole rooms.
+  const exporter = new RoomExporter({ db, rooms, markers, drawings, comments, slides, icons, layers, files }, ingestDatabase, tmpDirOf(config));
+  const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
+  const roomImport = new RoomImport(files, staged, layerIngest, rasterUploads, writePath, tmpDirOf(config));
+  const clones = new RoomClones({ db, rooms, markers, drawings, comments, slides, icons, layers, files }, sessions, exporter, layerIngest, rasterUploads, staged, writePath, tmpDirOf(config), jobs);
+  await app.register(exportsRoutes, { exports: exportsService, roomImport, clones, receiver: uploads });
+  const exportSweep = setInterval(() => void exportsService.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old exports failed')), 3600_000).unref();
+  app.addHook('onClose', async () => clearInterval(exportSweep));
+  await exportsService.sweep();
 
   // History and the live channel.
   const history = new HistoryRepository(db);

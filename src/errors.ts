@@ -75,6 +75,14 @@ export const notFound = (what: string) => new AppError(404, 'not_found', `${what
 
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
 
+/** A file the service cannot read as what it claims to be. */
+export const invalidFile = (message: string) => new AppError(400, 'invalid_file', message);
+
+export const gone = (code: string, message: string) => new AppError(410, code, message);
+
+/** A clone grant that is missing, altered, expired, or for another room than the manifest's. */
+export const invalidGrant = (why: string) => new AppError(403, 'invalid_grant', `The manifest's grant ${why}; fetch a new manifest from the source room`);
+
 export const fileTooLarge = (field: string, maxBytes: number) =>
   new AppError(413, 'file_too_large', `${field} is larger than ${maxBytes} bytes`, { field, maxBytes });
 

@@ -7,6 +7,8 @@ import { normalizeEmail } from '../emails.js';
 import { invalidSession, unauthorized } from '../errors.js';
 
 export const LOCAL_ISSUER = 'maproom';
+/** Clone grants are signed like sessions but for another audience: one can never pass for the other. */
+const GRANT_AUDIENCE = 'maproom-clone-grant';
 
 export interface SessionClaims {
   userId: string;
@@ -37,6 +39,30 @@ export class SessionKeys {
       .setIssuedAt()
       .setExpirationTime(`${this.config.sessionTtlSeconds}s`)
       .sign(this.secret);
+  }
+
+  /** A signed statement that its holder may copy the room's bulky data until `expiresAt` (a clone grant). */
+  async issueGrant(roomId: string, lifetimeSeconds: number): Promise<{ grant: string; expiresAt: number }> {
+    const expiresAt = Math.floor(Date.now() / 1000) + lifetimeSeconds;
+    const grant = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(roomId)
+      .setIssuer(LOCAL_ISSUER)
+      .setAudience(GRANT_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(expiresAt)
+      .sign(this.secret);
+    return { grant, expiresAt: expiresAt * 1000 };
+  }
+
+  /** The room a clone grant covers, or null when the grant is not one of ours, was altered or expired. */
+  async grantedRoom(grant: string): Promise<string | null> {
+    try {
+      const { payload } = await jwtVerify(grant, this.secret, { issuer: LOCAL_ISSUER, audience: GRANT_AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
+      return payload.sub ?? null;
+    } catch {
+      return null;
+    }
   }
 
   async verify(token: string): Promise<SessionClaims> {

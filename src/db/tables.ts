@@ -236,6 +236,8 @@ export interface LayersTable {
   file_key: string | null;
   /** The ingest that wrote it; hidden while that job is staged. */
   job_id: string | null;
+  /** JSON: a vector layer's attribute fields `[{name, type}]` (geo/feature-fields.ts); null for rasters. */
+  fields: string | null;
   created_by: string;
   created_at: number;
   updated_at: number;
@@ -264,6 +266,22 @@ export interface UploadChunksTable {
   created_at: number;
 }
 
+export interface ExportJobsTable {
+  id: string;
+  room_id: string;
+  /** pending, running, complete, error; expired once the artifact is removed (24 hours after). */
+  status: string;
+  include_tiffs: number;
+  include_tiles: number;
+  bytes: number | null;
+  error: string | null;
+  /** The GeoPackage in the blob store (`exports/<roomId>/<id>.gpkg`) while it lasts. */
+  artifact_key: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
 export interface Tables {
   users: UsersTable;
   email_verifications: EmailVerificationsTable;
@@ -284,4 +302,5 @@ export interface Tables {
   layers: LayersTable;
   layer_chunks: LayerChunksTable;
   upload_chunks: UploadChunksTable;
+  export_jobs: ExportJobsTable;
 }

@@ -15,8 +15,8 @@ export interface JobContext<P = unknown> {
   actor: { kind: 'user' | 'token'; id: string };
   /** Aborted when the service shuts down; the job is then resumed at the next start. */
   signal: AbortSignal;
-  /** Reports progress (0 to 100) and an optional message; cheap to call often. */
-  progress(percent: number, message?: string): Promise<void>;
+  /** Reports progress (0 to 100) and an optional message; cheap to call often. `partial` results show while it runs (e.g. layersCloned). */
+  progress(percent: number, message?: string, partial?: Record<string, unknown>): Promise<void>;
 }
 
 export interface JobOutcome {
@@ -180,11 +180,11 @@ export class InProcessJobQueue implements JobQueue {
       payload: payload.value,
       actor: { kind: row.actor_kind as 'user' | 'token', id: row.actor_id },
       signal: this.abort.signal,
-      progress: async (percent, message) => {
+      progress: async (percent, message, partial) => {
         const now = Date.now();
-        if (now - lastWrite < PROGRESS_INTERVAL_MS) return;
+        if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;
         lastWrite = now;
-        await this.update(id, { progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)), ...(message && { message }) });
+        await this.update(id, { progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)), ...(message && { message }), ...(partial && { result: JSON.stringify(partial) }) });
       },
     };
     try {

@@ -4,7 +4,8 @@
 
 Opens the file with the one GDAL driver named (so a file cannot pose as another format),
 and prints {"driver", "tables": [{name, featureCount, geometryType, crs, extent,
-wgs84Extent, firstOutsideLonLat, fidColumn, fidRange}]} where geometryType is OGR's flattened type name
+wgs84Extent, firstOutsideLonLat, fidColumn, fidRange, fields}]} where fields lists the
+attribute fields as {name, type, subtype} (OGR's type and subtype names), and geometryType is OGR's flattened type name
 ("Unknown" when the table declares none and holds several), crs is {authority, code,
 name, geographic} or null, extent is [minx, miny, maxx, maxy] in the table's own CRS
 (null when it has no geometry) and wgs84Extent the same in longitude/latitude. For a
@@ -137,7 +138,22 @@ def describe(dataset, layer):
         'crs': crs_of(srs),
         'extent': extent,
         'wgs84Extent': wgs84_extent(srs, extent),
+        'fields': fields_of(layer),
     }
+
+
+def fields_of(layer):
+    """The attribute fields in the table's order, with OGR's type and subtype names."""
+    definition = layer.GetLayerDefn()
+    fields = []
+    for index in range(definition.GetFieldCount()):
+        field = definition.GetFieldDefn(index)
+        fields.append({
+            'name': field.GetName(),
+            'type': ogr.GetFieldTypeName(field.GetType()),
+            'subtype': ogr.GetFieldSubTypeName(field.GetSubType()),
+        })
+    return fields
 
 
 def main():

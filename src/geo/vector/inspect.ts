@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { GdalError, runGdal, type GdalLimits } from '../gdal.js';
 import type { LayerGeometryType } from '../feature-summary.js';
+import type { DeclaredField } from '../feature-fields.js';
 import type { Bbox } from '../tile-math.js';
 import { VectorRejected } from './errors.js';
 import { GDAL_DRIVERS, type VectorFormat } from './format.js';
@@ -41,6 +42,8 @@ export interface VectorTable {
   fidColumn: string | null;
   /** [first, last] FID when a filter on FIDs is fast (GeoPackage, shapefile): the table can be read in parts. */
   fidRange: [number, number] | null;
+  /** The attribute fields GDAL declares, in the table's order. */
+  fields: DeclaredField[];
 }
 
 /** Limits for the inspection: counting features of a big GeoJSON or CSV file reads all of it. */
@@ -58,6 +61,7 @@ interface RawTable {
   firstOutsideLonLat: number | null;
   fidColumn: string | null;
   fidRange: [number, number] | null;
+  fields: DeclaredField[];
 }
 
 /**
@@ -92,6 +96,7 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
     geometryType: foldType(raw.geometryType),
     fidColumn: raw.fidColumn,
     fidRange: raw.fidRange,
+    fields: raw.fields,
   };
   // ogr2ogr takes the table's name as a bare argument: a name like `--config` would be an option.
   if (raw.name.startsWith('-')) throw new VectorRejected('invalid_file', `The table name "${raw.name.slice(0, 100)}" starts with "-"; rename the table`, { table: raw.name });

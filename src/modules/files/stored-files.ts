@@ -100,6 +100,11 @@ export class StoredFiles {
     return rows.map((r) => r.key);
   }
 
+  /** The room's files of these kinds, oldest first. */
+  listKinds(roomId: string, kinds: string[]) {
+    return this.db.selectFrom('stored_files').selectAll().where('room_id', '=', roomId).where('kind', 'in', kinds).orderBy('created_at').orderBy('key').execute();
+  }
+
   /** Forgets the room's files of these kinds and deletes their bytes. */
   async removeKinds(roomId: string, kinds: string[]): Promise<void> {
     const rows = await this.db

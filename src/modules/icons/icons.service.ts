@@ -80,9 +80,11 @@ export class IconsService {
   }
 }
 
-/** The bytes to store: a PNG decoded and re-encoded (no metadata, nothing appended), or sanitised SVG. */
-async function prepare(path: string): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
-  const file = await readFile(path); // at most MAX_ICON_BYTES: the upload's cap
+const prepare = async (path: string) => prepareIcon(await readFile(path)); // at most MAX_ICON_BYTES: the upload's cap
+
+/** The bytes to store: a PNG decoded and re-encoded (no metadata, nothing appended), or sanitised SVG; 400 for anything else. */
+export async function prepareIcon(file: Buffer): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
+  if (file.length > MAX_ICON_BYTES) throw badRequest(`icon must be at most ${MAX_ICON_BYTES} bytes`, [{ field: 'icon', message: 'too large' }]);
   if (file.subarray(0, 8).equals(PNG_SIGNATURE)) {
     try {
       const image = sharp(file, { failOn: 'error', limitInputPixels: MAX_PNG_PIXELS });

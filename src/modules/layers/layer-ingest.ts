@@ -4,7 +4,7 @@ import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import { AppError } from '../../errors.js';
-import { openVectorFile, VectorRejected, type OpenedVectorFile } from '../../geo/vector-file.js';
+import { openVectorFile, VectorRejected, type OpenedVectorFile, type VectorTable } from '../../geo/vector-file.js';
 import { newId } from '../../ids.js';
 import type { WritePath } from '../history/write-path.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
@@ -101,14 +101,34 @@ export class LayerIngest {
   }
 
   private async storeLayers(roomId: string, actor: Actor, opened: OpenedVectorFile, meta: LayerMeta, stageId: string, progress: IngestProgress, sourceFormat: string) {
-    const now = Date.now();
     const several = opened.tables.length > 1;
-    const rows: LayerRow[] = opened.tables.map((table) => ({
+    const named = opened.tables.map((table) => ({ table, meta: { ...meta, layerName: several ? `${meta.layerName} – ${table.name}`.slice(0, 200) : meta.layerName } }));
+    const rows = await this.stage(roomId, actor, named, stageId, sourceFormat, progress);
+    await this.writePath.write(roomId, actor, async (trx) => {
+      await this.staged.publish(trx, stageId);
+      return {
+        result: null,
+        changes: rows.map((row) => {
+          const layer = presentVectorLayer(row);
+          return { type: 'layer.created', objectType: 'layer', objectId: row.id, changes: { name: row.name, featureCount: layer.featureCount }, data: layer };
+        }),
+      };
+    });
+    return rows;
+  }
+
+  /**
+   * Stores tables as layers staged under `stageId` (registered by the caller), each with its
+   * name, description and style, and checks the quota; the caller publishes them.
+   */
+  async stage(roomId: string, actor: Actor, tables: { table: VectorTable; meta: LayerMeta }[], stageId: string, sourceFormat: string, progress: IngestProgress = {}): Promise<LayerRow[]> {
+    const now = Date.now();
+    const rows: LayerRow[] = tables.map(({ table, meta }) => ({
       id: newId('layer'),
       room_id: roomId,
       kind: 'vector',
       storage_key: storageKey(),
-      name: several ? `${meta.layerName} – ${table.name}`.slice(0, 200) : meta.layerName,
+      name: meta.layerName,
       description: meta.description ?? null,
       style: JSON.stringify({ ...DEFAULT_STYLE, ...meta.style }),
       display: null,
@@ -121,6 +141,7 @@ export class LayerIngest {
       raster: null,
       file_key: null,
       job_id: stageId,
+      fields: null,
       created_by: actor.id,
       created_at: now,
       updated_at: now,
@@ -128,7 +149,7 @@ export class LayerIngest {
     await this.layers.insert(this.db, rows);
     const results = await ingestVectorTables(
       {
-        tables: rows.map((row, i) => ({ table: opened.tables[i]!, key: row.storage_key! })),
+        tables: rows.map((row, i) => ({ table: tables[i]!.table, key: row.storage_key! })),
         database: this.database,
         stagingDir: path.join(this.tmpDir, 'staging'),
         parts: 2,
@@ -142,22 +163,14 @@ export class LayerIngest {
         geometry_type: result.geometryType ?? row.geometry_type,
         bbox: result.bbox ? JSON.stringify(result.bbox) : null,
         size_bytes: result.sizeBytes,
+        fields: JSON.stringify(result.fields),
       });
-      await this.layers.update(this.db, row.id, { feature_count: row.feature_count, geometry_type: row.geometry_type, bbox: row.bbox, size_bytes: row.size_bytes });
+      const { feature_count, geometry_type, bbox, size_bytes, fields } = row;
+      await this.layers.update(this.db, row.id, { feature_count, geometry_type, bbox, size_bytes, fields });
       await this.layers.insertChunks(this.db, row.id, result.chunks);
     }
     // The tables, staged, already count: a file that expanded past the quota is refused (413) and undone.
     await this.quota.assertRoomFor(roomId, 0);
-    await this.writePath.write(roomId, actor, async (trx) => {
-      await this.staged.publish(trx, stageId);
-      return {
-        result: null,
-        changes: rows.map((row) => {
-          const layer = presentVectorLayer(row);
-          return { type: 'layer.created', objectType: 'layer', objectId: row.id, changes: { name: row.name, featureCount: layer.featureCount }, data: layer };
-        }),
-      };
-    });
     return rows;
   }
 

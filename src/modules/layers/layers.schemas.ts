@@ -40,8 +40,8 @@ export const VectorLayer = Type.Object({
 });
 export type VectorLayer = Static<typeof VectorLayer>;
 
-const LayerName = Type.String({ minLength: 1, maxLength: 200 });
-const Description = Type.String({ maxLength: 2000 });
+export const LayerName = Type.String({ minLength: 1, maxLength: 200 });
+export const Description = Type.String({ maxLength: 2000 });
 
 /** `POST /api/rooms/:roomId/layers`: a layer from GeoJSON in the body. */
 export const CreateLayerBody = Type.Object(

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import type { LayerGeometryType } from '../../geo/feature-summary.js';
+import type { LayerField } from '../../geo/feature-fields.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import { VectorRejected, type VectorTable } from '../../geo/vector-file.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
@@ -29,6 +30,8 @@ export interface IngestedTable {
   bbox: Bbox | null;
   chunks: ChunkSummary[];
   sizeBytes: number;
+  /** The attribute fields: those GDAL declares, then any other property the features carry. */
+  fields: LayerField[];
 }
 
 export type ToWorker = { type: 'abort' };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { FieldCollector } from '../../geo/feature-fields.js';
 import { growBbox, layerGeometryType } from '../../geo/feature-summary.js';
 import { LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
 import type { Bbox } from '../../geo/tile-math.js';
@@ -34,6 +35,7 @@ async function ingestTable(writer: FeatureWriter, table: VectorTable, key: numbe
   const stats = newStats();
   let kinds = 0;
   let bbox: Bbox | null = null;
+  const fields = new FieldCollector();
   const share = 1 / request.tables.length;
   const report = (fraction: number, message: string) => post({ type: 'progress', fraction: (index + fraction) * share, message });
   try {
@@ -42,6 +44,7 @@ async function ingestTable(writer: FeatureWriter, table: VectorTable, key: numbe
       staging.put(batch.map(stageFeature));
       for (const feature of batch) {
         kinds |= feature.kinds;
+        fields.add(feature.properties);
         bbox = bbox ? growBbox(bbox, feature.bbox) : [...feature.bbox];
       }
       if (Date.now() - lastReport > 250) {
@@ -73,6 +76,7 @@ async function ingestTable(writer: FeatureWriter, table: VectorTable, key: numbe
       bbox,
       chunks: ordering.chunks(),
       sizeBytes,
+      fields: fields.fields(table.fields),
     };
   } finally {
     staging.close();

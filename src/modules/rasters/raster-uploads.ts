@@ -69,16 +69,9 @@ export class GeoTiffUploads implements RasterUploads {
   async run(roomId: string, actor: Actor, source: SourceFile, meta: LayerMeta & { display: unknown }, stageId: string, job?: JobContext<unknown>) {
     await this.undo(stageId);
     await this.staged.begin(stageId, roomId);
-    await mkdir(path.join(this.tmpDir, 'rasters'), { recursive: true });
-    const tileable = path.join(this.tmpDir, 'rasters', `${stageId}.tif`);
     try {
-      const onProgress = (fraction: number) => void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
-      const raster = await ingestRaster(source.path, tileable, { signal: job?.signal, onProgress });
-      const given = (meta.display ?? {}) as RasterDisplay;
-      refuseProblems(displayProblems(given, raster), 'display');
-      const display = applyDisplay(raster.display, given, raster);
-      refuseProblems(displayProblems(display, raster), 'display');
-      const row = await this.store(roomId, actor, source, tileable, raster, meta, display, stageId);
+      const row = await this.stage(roomId, actor, source, meta, stageId, job);
+      const display = JSON.parse(row.display!) as RasterDisplay;
       void job?.progress(99, 'Publishing the layer');
       const layer = presentRasterLayer(row);
       await this.writePath.write(roomId, actor, async (trx) => {
@@ -90,6 +83,26 @@ export class GeoTiffUploads implements RasterUploads {
       return { layerId: row.id, answer: { rasterLayer: layer, layer: null } };
     } catch (error) {
       if (!job?.signal.aborted) await this.undo(stageId);
+      throw refusal(error);
+    }
+  }
+
+  /**
+   * Makes the GeoTIFF tileable and stores the layer staged under `stageId` (registered by the
+   * caller, who publishes it), with `meta.display` applied over the default display.
+   */
+  async stage(roomId: string, actor: Actor, source: SourceFile, meta: LayerMeta & { display: unknown }, stageId: string, job?: JobContext<unknown>): Promise<LayerRow> {
+    await mkdir(path.join(this.tmpDir, 'rasters'), { recursive: true });
+    const tileable = path.join(this.tmpDir, 'rasters', `${stageId}-${newId('tiles')}.tif`);
+    try {
+      const onProgress = (fraction: number) => void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
+      const raster = await ingestRaster(source.path, tileable, { signal: job?.signal, onProgress });
+      const given = (meta.display ?? {}) as RasterDisplay;
+      refuseProblems(displayProblems(given, raster), 'display');
+      const display = applyDisplay(raster.display, given, raster);
+      refuseProblems(displayProblems(display, raster), 'display');
+      return await this.store(roomId, actor, source, tileable, raster, meta, display, stageId);
+    } catch (error) {
       throw refusal(error);
     } finally {
       await rm(tileable, { force: true });
@@ -139,6 +152,7 @@ export class GeoTiffUploads implements RasterUploads {
       raster: JSON.stringify(facts),
       file_key: `${folder}tiles.tif`,
       job_id: stageId,
+      fields: null,
       created_by: actor.id,
       created_at: now,
       updated_at: now,

@@ -137,7 +137,7 @@ export class RoomsService {
     this.access.forgetRoom(room.id);
     this.access.forgetTokens();
     await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
-    for (const folder of ['imports', 'uploads', 'chunks']) await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
+    for (const folder of ['imports', 'uploads', 'chunks', 'exports']) await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
     return { success: true };
   }
 

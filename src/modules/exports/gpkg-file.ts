@@ -1,0 +1,115 @@
+import { open } from 'node:fs/promises';
+import SQLite from 'better-sqlite3';
+import { AppError, invalidFile } from '../../errors.js';
+import { runGdal, GdalError, type GdalLimits } from '../../geo/gdal.js';
+import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
+import { EXPORT_FORMAT, META, toRowValue, type ExportColumn } from './export-tables.js';
+
+/**
+ * An uploaded GeoPackage, read for an import. It is hostile until proven otherwise: it must
+ * start like an SQLite database and hold `gpkg_contents`; it is opened read-only with the
+ * schema untrusted (no functions from views or triggers run); a damaged file is refused
+ * (400 `invalid_file`) when a read finds the damage, before anything is published.
+ */
+export class GeoPackageFile {
+  private constructor(
+    readonly path: string,
+    private readonly db: SQLite.Database,
+  ) {}
+
+  static async open(path: string): Promise<GeoPackageFile> {
+    const handle = await open(path, 'r');
+    const header = Buffer.alloc(16);
+    try {
+      await handle.read(header, 0, 16, 0);
+    } finally {
+      await handle.close();
+    }
+    if (header.toString('latin1') !== 'SQLite format 3\0') throw notGeoPackage('it is not an SQLite database');
+    let db: SQLite.Database;
+    try {
+      db = new SQLite(path, { readonly: true, fileMustExist: true });
+      db.pragma('trusted_schema = OFF');
+      const contents = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'gpkg_contents'").get() as { n: number };
+      if (contents.n === 0) {
+        db.close();
+        throw notGeoPackage('it has no gpkg_contents table');
+      }
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw notGeoPackage(`SQLite cannot read it (${(error as Error).message})`);
+    }
+    return new GeoPackageFile(path, db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** True when the file is a Maproom room export this version reads. */
+  isRoomExport(): boolean {
+    if (!this.hasTable(META.table)) return false;
+    const meta = this.meta();
+    return meta.get('format') === EXPORT_FORMAT && meta.get('version') === '1';
+  }
+
+  meta(): Map<string, string> {
+    return new Map(this.read(() => this.db.prepare(`SELECT key, value FROM "${META.table}"`).all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+  }
+
+  hasTable(name: string): boolean {
+    return Boolean(this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
+  }
+
+  /** An attribute table of the export as database rows (times back to epoch milliseconds); an absent table has none. */
+  rows(table: string, columns: ExportColumn[]): Record<string, unknown>[] {
+    if (!this.hasTable(table)) return [];
+    const names = columns.filter((c) => c.type !== 'BLOB').map((c) => `"${c.name}"`);
+    return this.read(() => {
+      const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<string, unknown>[];
+      return raw.map((row) => Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])));
+    });
+  }
+
+  /** One BLOB, looked up by a key column. */
+  blob(table: string, keyColumn: string, key: unknown, extra = ''): Buffer | null {
+    const row = this.read(() => this.db.prepare(`SELECT data FROM "${table}" WHERE "${keyColumn}" = ?${extra}`).get(key) as { data: unknown } | undefined);
+    return row && Buffer.isBuffer(row.data) ? row.data : null;
+  }
+
+  /** A raster's GeoTIFF parts, in order (each read only when asked for). */
+  *rasterParts(table: string, layerId: string): Generator<Buffer> {
+    const parts = this.read(() => this.db.prepare(`SELECT part FROM "${table}" WHERE layer_id = ? ORDER BY part`).all(layerId) as { part: number }[]);
+    for (const { part } of parts) {
+      const data = this.blob(table, 'layer_id', layerId, ` AND part = ${Number(part)}`);
+      if (data) yield data;
+    }
+  }
+
+  /** A feature table's features as GeoJSON (through GDAL, which decodes the geometries), with their columns as properties. */
+  async features(table: string, limits: GdalLimits): Promise<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }[]> {
+    if (!this.hasTable(table)) return [];
+    let stdout: string;
+    try {
+      ({ stdout } = await runGdal('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'], { ...limits, maxOutputBytes: 1024 ** 3 }));
+    } catch (error) {
+      if (error instanceof GdalError && error.failure === 'failed') throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.reason}`);
+      throw error;
+    }
+    return stdout
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as { geometry: GeoJsonGeometry | null; properties: Record<string, unknown> | null })
+      .map((f) => ({ geometry: f.geometry, properties: f.properties ?? {} }));
+  }
+
+  private read<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw notGeoPackage(`a table cannot be read (${(error as Error).message})`);
+    }
+  }
+}
+
+export const notGeoPackage = (why: string) => invalidFile(`The file is not a GeoPackage Maproom can read: ${why}`);

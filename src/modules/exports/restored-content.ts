@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import type { TSchema } from 'typebox';
+import type { Actor } from '../../auth/access.js';
+import type { Db } from '../../db/database.js';
+import { inChunks } from '../../db/room-table.js';
+import type { CommentRepliesTable, CommentsTable, DrawingsTable, MarkerIconsTable, MarkersTable, SlidesTable, Tables } from '../../db/tables.js';
+import { invalidFile } from '../../errors.js';
+import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
+import { newId } from '../../ids.js';
+import { SchemaCheck } from '../../schema-problems.js';
+import { presentComment, presentReply } from '../comments/comments.presenter.js';
+import { Comment, Reply } from '../comments/comments.schemas.js';
+import { presentDrawing } from '../drawings/drawings.presenter.js';
+import { Drawing } from '../drawings/drawings.schemas.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import { presentMarker } from '../markers/markers.presenter.js';
+import { Marker } from '../markers/markers.schemas.js';
+import { presentSlide } from '../slides/slides.presenter.js';
+import { Slide } from '../slides/slides.schemas.js';
+
+export interface ImportCounts {
+  markers: number;
+  drawings: number;
+  comments: number;
+  replies: number;
+  slides: number;
+  icons: number;
+  images: number;
+  layers: number;
+  rasterLayers: number;
+}
+
+type Row = Record<string, unknown>;
+const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+/** A JSON column: GDAL reads JSON text back as the array or object it holds. */
+const json = (value: unknown) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : text(value));
+const num = (value: unknown) => (value === null || value === undefined || value === '' ? null : Number(value));
+
+/** Checks a restored row the way the API would show it; a row that does not fit is refused naming it. */
+function checker<R, S extends TSchema>(what: string, schema: S, present: (row: R) => unknown) {
+  const check = new SchemaCheck(schema);
+  return (row: R, index: number) => {
+    let problem: string | null;
+    try {
+      problem = check.problem(present(row));
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    if (problem) throw invalidFile(`The export's ${what} ${index + 1} cannot be restored: ${problem}`);
+  };
+}
+
+const checkMarker = checker('marker', Marker, presentMarker);
+const checkDrawing = checker('drawing', Drawing, presentDrawing);
+const checkComment = checker('comment', Comment, (row: CommentsTable) => presentComment(row));
+const checkReply = checker('reply', Reply, presentReply);
+const checkSlide = checker('slide', Slide, presentSlide);
+
+/**
+ * The small objects of a restored export: every one under a new id, with references (a
+ * marker's icon and photo, a comment's object, a slide's markers, layers and drawings)
+ * carried over to the new ids. Files (icons, photos) are stored as they come; the rows are
+ * inserted in the import's final transaction.
+ */
+export class RestoredContent {
+  readonly counts: ImportCounts = { markers: 0, drawings: 0, comments: 0, replies: 0, slides: 0, icons: 0, images: 0, layers: 0, rasterLayers: 0 };
+  readonly skipped: Record<string, string>[] = [];
+  private readonly ids = new Map<string, string>();
+  private readonly keys = new Map<string, string>();
+  private readonly storedKeys: string[] = [];
+  private readonly rows = { marker_icons: [] as MarkerIconsTable[], markers: [] as MarkersTable[], drawings: [] as DrawingsTable[], comments: [] as CommentsTable[], comment_replies: [] as CommentRepliesTable[], slides: [] as SlidesTable[] };
+
+  constructor(
+    private readonly roomId: string,
+    private readonly actor: Actor,
+    private readonly files: StoredFiles,
+  ) {}
+
+  mapLayer(oldId: string, newId_: string) {
+    this.ids.set(oldId, newId_);
+    this.counts.layers += 1;
+  }
+
+  mapRaster(oldId: string, newId_: string) {
+    this.ids.set(oldId, newId_);
+    this.counts.rasterLayers += 1;
+  }
+
+  async addIcon(row: Row, file: { data: Buffer; contentType: string; ext: string }) {
+    const id = newId('icon-api');
+    const key = `icons/${this.roomId}/${id}.${file.ext}`;
+    await this.files.store([{ roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data }]);
+    this.storedKeys.push(key);
+    const size = Math.min(256, Math.max(8, Math.round(num(row.size) ?? 32)));
+    this.rows.marker_icons.push({ id, room_id: this.roomId, name: (text(row.name) ?? 'icon').slice(0, 100), size, file_key: key, content_type: file.contentType, created_by: text(row.created_by) ?? this.actor.id, created_at: num(row.created_at) ?? Date.now() });
+    this.ids.set(String(row.id), id);
+    this.counts.icons += 1;
+  }
+
+  /** A marker photo or thumbnail: only JPEG files (what the service itself stores) are kept. */
+  async addImage(row: Row, data: Buffer) {
+    if ((row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail') || !data.subarray(0, 3).equals(JPEG)) return;
+    const key = `markers/${this.roomId}/${randomUUID()}${row.kind === 'marker-thumbnail' ? '_thumb' : ''}.jpg`;
+    let meta: unknown;
+    try {
+      meta = row.meta ? JSON.parse(String(row.meta)) : undefined;
+    } catch {
+      meta = undefined;
+    }
+    await this.files.store([{ roomId: this.roomId, key, kind: String(row.kind), contentType: 'image/jpeg', data, ...(meta !== undefined && { meta }) }]);
+    this.storedKeys.push(key);
+    this.keys.set(String(row.key), key);
+    this.counts.images += 1;
+  }
+
+  addMarker(feature: { geometry: GeoJsonGeometry | null; properties: Row }) {
+    const p = feature.properties;
+    if (feature.geometry?.type !== 'Point') return;
+    const [longitude, latitude] = feature.geometry.coordinates as [number, number];
+    const imageKey = this.keys.get(String(p.image_key));
+    const thumbnailKey = this.keys.get(String(p.thumbnail_key));
+    const withImage = imageKey !== undefined && thumbnailKey !== undefined;
+    const row: MarkersTable = {
+      id: newId('marker'),
+      room_id: this.roomId,
+      latitude,
+      longitude,
+      title: text(p.title),
+      description: text(p.description),
+      color: text(p.color),
+      tags: json(p.tags),
+      event_date: time(p.event_date),
+      marker_icon_id: p.marker_icon_id ? (this.ids.get(String(p.marker_icon_id)) ?? null) : null,
+      marker_icon_size: num(p.marker_icon_size),
+      image_key: withImage ? imageKey : null,
+      thumbnail_key: withImage ? thumbnailKey : null,
+      image_meta: withImage ? json(p.image_meta) : null,
+      embedded_media_url: text(p.embedded_media_url),
+      media_size: text(p.media_size),
+      created_by: text(p.created_by) ?? this.actor.id,
+      created_at: time(p.created_at) ?? Date.now(),
+      updated_at: time(p.updated_at) ?? Date.now(),
+      import_job_id: null,
+    };
+    checkMarker(row, this.rows.markers.length);
+    this.rows.markers.push(row);
+    this.ids.set(String(p.id), row.id);
+    this.counts.markers += 1;
+  }
+
+  addDrawing(feature: { geometry: GeoJsonGeometry | null; properties: Row }) {
+    const p = feature.properties;
+    if (!feature.geometry) return;
+    const row: DrawingsTable = {
+      id: newId('drawing'),
+      room_id: this.roomId,
+      geometry: JSON.stringify(feature.geometry),
+      label: text(p.label),
+      style: json(p.style),
+      created_by: text(p.created_by) ?? this.actor.id,
+      created_at: time(p.created_at) ?? Date.now(),
+      updated_at: time(p.updated_at) ?? Date.now(),
+    };
+    checkDrawing(row, this.rows.drawings.length);
+    this.rows.drawings.push(row);
+    this.ids.set(String(p.id), row.id);
+    this.counts.drawings += 1;
+  }
+
+  addComment(r: Row) {
+    const row: CommentsTable = {
+      id: newId('comment'),
+      room_id: this.roomId,
+      object_id: this.ids.get(String(r.object_id)) ?? String(r.object_id),
+      object_type: String(r.object_type),
+      object_name: text(r.object_name),
+      body: String(r.body ?? ''),
+      lat: num(r.lat),
+      lng: num(r.lng),
+      resolved: r.resolved ? 1 : 0,
+      author_kind: String(r.author_kind ?? this.actor.kind),
+      author_id: String(r.author_id ?? this.actor.id),
+      created_at: num(r.created_at) ?? Date.now(),
+      updated_at: num(r.updated_at) ?? Date.now(),
+    };
+    checkComment(row, this.rows.comments.length);
+    this.rows.comments.push(row);
+    this.ids.set(String(r.id), row.id);
+    this.counts.comments += 1;
+  }
+
+  addReply(r: Row) {
+    const commentId = this.ids.get(String(r.comment_id));
+    if (!commentId) return;
+    const row: CommentRepliesTable = {
+      id: newId('reply'),
+      comment_id: commentId,
+      room_id: this.roomId,
+      body: String(r.body ?? ''),
+      author_kind: String(r.author_kind ?? this.actor.kind),
+      author_id: String(r.author_id ?? this.actor.id),
+      created_at: num(r.created_at) ?? Date.now(),
+    };
+    checkReply(row, this.rows.comment_replies.length);
+    this.rows.comment_replies.push(row);
+    this.counts.replies += 1;
+  }
+
+  addSlide(r: Row) {
+    const mapIds = (value: unknown) => {
+      try {
+        const list = JSON.parse(String(value)) as unknown;
+        return JSON.stringify(Array.isArray(list) ? list.flatMap((id) => this.ids.get(String(id)) ?? []) : []);
+      } catch {
+        return '[]';
+      }
+    };
+    const row: SlidesTable = {
+      id: newId('slide'),
+      room_id: this.roomId,
+      position: num(r.position) ?? this.rows.slides.length,
+      title: String(r.title ?? ''),
+      body: text(r.body),
+      view: String(r.view),
+      base_layer: text(r.base_layer),
+      marker_ids: mapIds(r.marker_ids),
+      layer_ids: mapIds(r.layer_ids),
+      raster_layer_ids: mapIds(r.raster_layer_ids),
+      drawing_ids: mapIds(r.drawing_ids),
+      created_by: text(r.created_by) ?? this.actor.id,
+      created_at: num(r.created_at) ?? Date.now(),
+      updated_at: num(r.updated_at) ?? Date.now(),
+    };
+    checkSlide(row, this.rows.slides.length);
+    this.rows.slides.push(row);
+    this.counts.slides += 1;
+  }
+
+  /** Inserts the rows (slides after the room's own, in their order), inside the import's transaction. */
+  async insert(trx: Db): Promise<void> {
+    const last = await trx.selectFrom('slides').select((eb) => eb.fn.max('position').as('p')).where('room_id', '=', this.roomId).executeTakeFirst();
+    const start = last?.p === null || last?.p === undefined ? 0 : Number(last.p) + 1;
+    this.rows.slides.sort((a, b) => a.position - b.position).forEach((slide, i) => (slide.position = start + i));
+    for (const table of ['marker_icons', 'markers', 'drawings', 'comments', 'comment_replies', 'slides'] as const) {
+      for (const chunk of inChunks<Tables[typeof table]>(this.rows[table], 200)) await trx.insertInto(table).values(chunk as never).execute();
+    }
+  }
+
+  /** Removes the files stored for an import that failed. */
+  async discardFiles(): Promise<void> {
+    await this.files.remove(this.roomId, this.storedKeys);
+  }
+}
+
+/** A time as GDAL writes a DATETIME (ISO 8601, possibly with `/` separators), to epoch milliseconds. */
+function time(value: unknown): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'number') return value;
+  const ms = Date.parse(String(value).replace(/^(\d{4})\/(\d{2})\/(\d{2}) /, '$1-$2-$3T'));
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -1,0 +1,175 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { actorOf, type Actor, type Caller } from '../../auth/access.js';
+import type { StagedJobs } from '../../db/staged-jobs.js';
+import type { RoomRow } from '../../db/tables.js';
+import { invalidFile } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import type { WritePath } from '../history/write-path.js';
+import { prepareIcon } from '../icons/icons.service.js';
+import type { LayerIngest } from '../layers/layer-ingest.js';
+import { DEFAULT_STYLE, StyleInput } from '../layers/layers.schemas.js';
+import { runGdal } from '../../geo/gdal.js';
+import { SchemaCheck } from '../../schema-problems.js';
+import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
+import * as T from './export-tables.js';
+import { GeoPackageFile } from './gpkg-file.js';
+import { RestoredContent, type ImportCounts } from './restored-content.js';
+
+/** GDAL reading an export's marker or drawing table. */
+const READ_LIMITS = { timeoutMs: 10 * 60_000, memoryBytes: 2 * 1024 ** 3 };
+
+/**
+ * `POST /import`: a GeoPackage into a room, as one visible step. The service's own export is
+ * restored (markers, drawings, comments and replies, slides, icons, photos, vector layers
+ * with their styles, rasters from their GeoTIFFs or tiles), every object under a new id with
+ * the references between them carried over; any other GeoPackage gives one vector layer per
+ * feature table. Bulky parts (layers, rasters, files) are staged first; the small rows and
+ * the publication happen in one write-path transaction with one `room.imported` entry. A
+ * failure removes everything staged. Room settings and visibility are not changed by an
+ * import (they are the owner's, and an import needs only `write`).
+ */
+export class RoomImport {
+  constructor(
+    private readonly files: StoredFiles,
+    private readonly staged: StagedJobs,
+    private readonly layers: LayerIngest,
+    private readonly rasters: GeoTiffUploads,
+    private readonly writePath: WritePath,
+    private readonly tmpDir: string,
+  ) {}
+
+  async run(room: RoomRow, caller: Caller, file: { path: string; bytes: number }) {
+    await this.files.assertRoomFor(room.id, file.bytes);
+    const gpkg = await GeoPackageFile.open(file.path);
+    const actor = actorOf(caller);
+    const stageId = newId('import');
+    const content = new RestoredContent(room.id, actor, this.files);
+    await this.staged.begin(stageId, room.id);
+    try {
+      const own = gpkg.isRoomExport();
+      if (own) await this.restore(gpkg, room.id, actor, stageId, content);
+      else await this.foreignLayers(gpkg, room.id, actor, stageId, content);
+      await this.files.assertRoomFor(room.id, 0);
+      const imported = content.counts;
+      const summary = { source: own ? 'room-export' : 'geopackage', ...(own && { sourceRoomId: gpkg.meta().get('source_room_id') }), imported };
+      await this.writePath.write(room.id, actor, async (trx) => {
+        await content.insert(trx);
+        await this.staged.publish(trx, stageId);
+        return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: room.id, changes: summary, data: summary }] };
+      });
+      return { success: true, imported, ...(content.skipped.length > 0 && { skipped: content.skipped }) };
+    } catch (error) {
+      await this.layers.undo(stageId);
+      await this.rasters.undo(stageId);
+      await content.discardFiles();
+      await this.staged.end(stageId);
+      throw error;
+    } finally {
+      gpkg.close();
+    }
+  }
+
+  /** Another program's GeoPackage: each feature table a layer, named after it. */
+  private async foreignLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+    const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
+    const rows = await this.layers.stage(roomId, actor, opened.tables.map((table) => ({ table, meta: { layerName: table.name.slice(0, 200) } })), stageId, 'geopackage');
+    content.counts.layers += rows.length;
+  }
+
+  private async restore(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+    for (const icon of gpkg.rows(T.ICONS.table, T.ICONS.columns)) {
+      const data = gpkg.blob(T.ICONS.table, 'id', icon.id);
+      if (!data) continue;
+      await content.addIcon(icon, await prepareIcon(data));
+    }
+    for (const image of gpkg.rows(T.IMAGES.table, T.IMAGES.columns)) {
+      const data = gpkg.blob(T.IMAGES.table, 'key', image.key);
+      if (data) await content.addImage(image, data);
+    }
+    await this.restoreLayers(gpkg, roomId, actor, stageId, content);
+    for (const feature of await gpkg.features(T.MARKERS.table, READ_LIMITS)) content.addMarker(feature);
+    for (const feature of await gpkg.features(T.DRAWINGS.table, READ_LIMITS)) content.addDrawing(feature);
+    const comments = gpkg.rows(T.COMMENTS.table, T.COMMENTS.columns);
+    for (const comment of comments) content.addComment(comment);
+    for (const reply of gpkg.rows(T.REPLIES.table, T.REPLIES.columns)) content.addReply(reply);
+    for (const slide of gpkg.rows(T.SLIDES.table, T.SLIDES.columns)) content.addSlide(slide);
+  }
+
+  private async restoreLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+    const layerRows = gpkg.rows(T.LAYERS.table, T.LAYERS.columns);
+    const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
+    if (vectors.length > 0) {
+      const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
+      const wanted = vectors.flatMap((row) => {
+        const table = opened.tables.find((t) => t.name === row.table_name);
+        if (!table) throw invalidFile(`The export names the layer table ${String(row.table_name)}, which it does not hold`);
+        return [{ table, meta: { layerName: textOr(row.name, table.name).slice(0, 200), description: nullableText(row.description), style: styleOf(row.style) }, old: String(row.id) }];
+      });
+      const staged = await this.layers.stage(roomId, actor, wanted, stageId, 'geopackage');
+      staged.forEach((row, i) => content.mapLayer(wanted[i]!.old, row.id));
+    }
+    for (const row of layerRows.filter((r) => r.kind === 'raster')) {
+      const source = await this.rasterSource(gpkg, row);
+      if (!source) {
+        content.skipped.push({ rasterLayer: String(row.name), reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)' });
+        continue;
+      }
+      try {
+        const display = row.display ? (JSON.parse(String(row.display)) as unknown) : null;
+        const meta = { layerName: textOr(row.name, 'Raster').slice(0, 200), description: nullableText(row.description), display };
+        const raster = await this.rasters.stage(roomId, actor, { path: source, fileName: 'raster.tif' }, meta, stageId);
+        content.mapRaster(String(row.id), raster.id);
+      } finally {
+        await rm(source, { force: true });
+      }
+    }
+  }
+
+  /** A raster's GeoTIFF on local disk: its original parts concatenated, else its tile pyramid as a GeoTIFF. */
+  private async rasterSource(gpkg: GeoPackageFile, row: Record<string, unknown>): Promise<string | null> {
+    const folder = path.join(this.tmpDir, 'imports');
+    await mkdir(folder, { recursive: true });
+    const file = path.join(folder, `${newId('raster')}.tif`);
+    if (gpkg.hasTable(T.RASTER_FILES.table)) {
+      const out = createWriteStream(file);
+      let parts = 0;
+      for (const part of gpkg.rasterParts(T.RASTER_FILES.table, String(row.id))) {
+        parts += 1;
+        if (!out.write(part)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      }
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      if (parts > 0) return file;
+      await rm(file, { force: true });
+    }
+    if (typeof row.tiles_table === 'string' && gpkg.hasTable(row.tiles_table)) {
+      await tilesToTiff(gpkg.path, row.tiles_table, file);
+      return file;
+    }
+    return null;
+  }
+}
+
+const textOr = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+const nullableText = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** A stored style that is still valid, else the default. */
+function styleOf(value: unknown): StyleInput {
+  try {
+    const style = JSON.parse(String(value)) as unknown;
+    return styleProblem(style) === null ? (style as StyleInput) : DEFAULT_STYLE;
+  } catch {
+    return DEFAULT_STYLE;
+  }
+}
+export type { ImportCounts };
+
+const styleCheck = new SchemaCheck(StyleInput);
+const styleProblem = (style: unknown) => styleCheck.problem(style);
+
+/** A GeoPackage tile pyramid as a GeoTIFF (its full resolution), for the raster ingest. */
+async function tilesToTiff(gpkg: string, table: string, out: string): Promise<void> {
+  await runGdal('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'BIGTIFF=IF_SAFER', `GPKG:${gpkg}:${table}`, out], READ_LIMITS);
+}
