@@ -163,6 +163,15 @@ describe('import', () => {
     assertError(await importFile(t.app, target, users.owner.token, whole.subarray(0, 2000)), 400, 'invalid_file');
   });
 
+  test('a file whose tables compute their values (a generated column) is refused before anything reads them', async () => {
+    const gpkg = files.file('generated.gpkg');
+    await exported(t.app, room, users.owner.token, gpkg);
+    execFileSync('/usr/bin/python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(gpkg)}); c.execute("DROP TABLE maproom_export"); c.execute("CREATE TABLE maproom_export (key TEXT, value TEXT GENERATED ALWAYS AS (printf('%.*c', 600000000, 'x')))"); c.commit()`]);
+    const target = await createRoom(t.app, users.owner);
+    assertError(await importFile(t.app, target, users.owner.token, readFileSync(gpkg)), 400, 'invalid_file');
+    assertOk(await call(t.app, 'GET', '/api/health'));
+  });
+
   test('needs write: a viewer is refused', async () => {
     assertError(await importFile(t.app, room, users.viewer.token, Buffer.from('x')), 403, 'forbidden');
     void filled;

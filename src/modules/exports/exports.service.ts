@@ -71,6 +71,7 @@ export class ExportsService {
 
   async start(room: RoomRow, caller: Caller, fields: ExportOptionFields): Promise<{ jobId: string }> {
     const options = optionsOf(fields);
+    const actor = actorOf(caller);
     const id = randomUUID();
     await this.jobs.insert({
       id,
@@ -85,7 +86,7 @@ export class ExportsService {
       started_at: null,
       finished_at: null,
     });
-    await this.jobType.enqueue({ id: `export-${id}`, roomId: room.id, payload: { exportJobId: id }, actor: actorOf(caller) });
+    await this.jobType.enqueue({ id: `export-${id}`, roomId: room.id, payload: { exportJobId: id }, actor });
     return { jobId: id };
   }
 

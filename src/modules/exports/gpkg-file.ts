@@ -35,6 +35,11 @@ export class GeoPackageFile {
         db.close();
         throw notGeoPackage('it has no gpkg_contents table');
       }
+      const computed = computedTables(db);
+      if (computed) {
+        db.close();
+        throw notGeoPackage(`its table ${computed.slice(0, 100)} has computed or virtual columns`);
+      }
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw notGeoPackage(`SQLite cannot read it (${(error as Error).message})`);
@@ -65,6 +70,8 @@ export class GeoPackageFile {
   rows(table: string, columns: ExportColumn[]): Record<string, unknown>[] {
     if (!this.hasTable(table)) return [];
     const names = columns.filter((c) => c.type !== 'BLOB').map((c) => `"${c.name}"`);
+    const longest = this.read(() => this.db.prepare(`SELECT max(max(${names.map((n) => `coalesce(length(${n}), 0)`).join(', ')}, 0)) AS n FROM "${table}"`).get() as { n: number | null });
+    if ((longest.n ?? 0) > MAX_TEXT_CHARS) throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
     return this.read(() => {
       const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<string, unknown>[];
       return raw.map((row) => Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])));
@@ -110,6 +117,26 @@ export class GeoPackageFile {
       throw notGeoPackage(`a table cannot be read (${(error as Error).message})`);
     }
   }
+}
+
+/** The longest text an export's small tables hold (a comment is at most 5,000 characters, a slide's body more). */
+const MAX_TEXT_CHARS = 1024 * 1024;
+
+/**
+ * The first table with a generated column, or a virtual table other than a GeoPackage R*Tree:
+ * reading those runs the file's own SQL, which could make values of any size.
+ */
+function computedTables(db: SQLite.Database): string | null {
+  const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all() as { name: string; sql: string | null }[];
+  for (const { name, sql } of tables) {
+    if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(sql ?? '')) {
+      if (/USING\s+rtree\s*\(/i.test(sql ?? '') && name.startsWith('rtree_')) continue;
+      return name;
+    }
+    const columns = db.prepare('SELECT hidden FROM pragma_table_xinfo(?)').all(name) as { hidden: number }[];
+    if (columns.some((c) => c.hidden !== 0)) return name;
+  }
+  return null;
 }
 
 export const notGeoPackage = (why: string) => invalidFile(`The file is not a GeoPackage Maproom can read: ${why}`);

@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import { inChunks } from '../../db/room-table.js';
 import type { CommentRepliesTable, CommentsTable, DrawingsTable, MarkerIconsTable, MarkersTable, SlidesTable, Tables } from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
+import { geometryProblem } from '../../geo/geometry.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { newId } from '../../ids.js';
 import { SchemaCheck } from '../../schema-problems.js';
@@ -152,6 +153,8 @@ export class RestoredContent {
   addDrawing(feature: { geometry: GeoJsonGeometry | null; properties: Row }) {
     const p = feature.properties;
     if (!feature.geometry) return;
+    const problem = geometryProblem(feature.geometry);
+    if (problem) throw invalidFile(`The export's drawing ${this.rows.drawings.length + 1} cannot be restored: ${problem}`);
     const row: DrawingsTable = {
       id: newId('drawing'),
       room_id: this.roomId,

@@ -126,7 +126,7 @@ export class RoomExporter {
         const fields = layer.fields ? (JSON.parse(layer.fields) as LayerField[]) : null;
         layerTables.push({
           table: tableName,
-          identifier: layer.name,
+          identifier: tableName,
           description: layer.description ?? '',
           key: Number(layer.storage_key),
           featureCount: Number(layer.feature_count),

@@ -118,7 +118,7 @@ export class RoomImport {
         continue;
       }
       try {
-        const display = row.display ? (JSON.parse(String(row.display)) as unknown) : null;
+        const display = parsedOrNull(row.display);
         const meta = { layerName: textOr(row.name, 'Raster').slice(0, 200), description: nullableText(row.description), display };
         const raster = await this.rasters.stage(roomId, actor, { path: source, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(String(row.id), raster.id);
@@ -148,6 +148,14 @@ export class RoomImport {
       await tilesToTiff(gpkg.path, row.tiles_table, file);
       return file;
     }
+    return null;
+  }
+}
+
+function parsedOrNull(value: unknown): unknown {
+  try {
+    return value ? (JSON.parse(String(value)) as unknown) : null;
+  } catch {
     return null;
   }
 }
