@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { Type, type Static } from 'typebox';
 import { actorOf, type Actor, type Caller } from '../../auth/access.js';
 import type { SessionKeys } from '../../auth/sessions.js';
@@ -123,7 +124,7 @@ export class RoomClones {
       const row = await this.sources.icons.find(sourceRoomId, icon.iconId);
       const found = row && (await files.blobs.get(row.file_key));
       if (!row || !found) continue;
-      const data = await streamToBuffer(found.stream);
+      const data = await buffer(found.stream);
       await content.addIcon({ ...row, name: icon.name ?? row.name, size: icon.size ?? row.size }, { data, contentType: row.content_type, ext: row.content_type === 'image/png' ? 'png' : 'svg' });
     }
     const keys = new Set(manifest.markers.flatMap((m) => [m.imageKey, m.thumbnailKey]).filter((k): k is string => typeof k === 'string'));
@@ -131,7 +132,7 @@ export class RoomClones {
       const stored = await files.find(sourceRoomId, key);
       const found = stored && (await files.blobs.get(key));
       if (!stored || !found) continue;
-      await content.addImage({ key, kind: stored.kind, meta: stored.meta }, await streamToBuffer(found.stream));
+      await content.addImage({ key, kind: stored.kind, meta: stored.meta }, await buffer(found.stream));
     }
   }
 
@@ -207,10 +208,4 @@ function markerFeature(marker: Manifest['markers'][number]) {
       updated_at: marker.updatedAt ?? null,
     },
   };
-}
-
-async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }

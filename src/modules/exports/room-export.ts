@@ -102,14 +102,16 @@ export class RoomExporter {
     const s = this.sources;
     const room = (await s.rooms.find(roomId))!;
     const only = options.onlyLayers ? new Set(options.onlyLayers) : null;
+    // A clone's export of some layers reads nothing else.
+    const unlessOnly = <T>(read: () => Promise<T[]>) => (only ? Promise.resolve([] as T[]) : read());
     const [markers, drawings, comments, slides, icons, allLayers, images] = await Promise.all([
-      s.markers.list(roomId),
-      s.drawings.list(roomId),
-      s.comments.list(roomId),
-      s.slides.list(roomId),
-      s.icons.listForRoom(roomId),
+      unlessOnly(() => s.markers.list(roomId)),
+      unlessOnly(() => s.drawings.list(roomId)),
+      unlessOnly(() => s.comments.list(roomId)),
+      unlessOnly(() => s.slides.list(roomId)),
+      unlessOnly(() => s.icons.listForRoom(roomId)),
       s.layers.list(roomId),
-      s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail']),
+      unlessOnly(() => s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail'])),
     ]);
     const layers = only ? allLayers.filter((l) => l.kind === 'vector' && only.has(l.id)) : allLayers;
     const replies = await s.comments.repliesOf(roomId, comments.map((c) => c.id));
@@ -198,7 +200,6 @@ export class RoomExporter {
       ],
       layerTables,
     };
-    if (only) Object.assign(plan, { attributeTables: plan.attributeTables.filter((t) => t.table === T.LAYERS.table || t.table === T.META.table), featureTables: [] });
     return { plan, rasters };
   }
 }

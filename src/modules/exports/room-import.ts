@@ -10,9 +10,9 @@ import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import { prepareIcon } from '../icons/icons.service.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
-import { DEFAULT_STYLE, StyleInput } from '../layers/layers.schemas.js';
+import { styleCheck } from '../layers/layer-uploads.js';
+import { DEFAULT_STYLE, type StyleInput } from '../layers/layers.schemas.js';
 import { runGdal } from '../../geo/gdal.js';
-import { SchemaCheck } from '../../schema-problems.js';
 import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
 import * as T from './export-tables.js';
 import { GeoPackageFile } from './gpkg-file.js';
@@ -167,15 +167,13 @@ const nullableText = (value: unknown) => (typeof value === 'string' ? value : nu
 function styleOf(value: unknown): StyleInput {
   try {
     const style = JSON.parse(String(value)) as unknown;
-    return styleProblem(style) === null ? (style as StyleInput) : DEFAULT_STYLE;
+    return styleCheck.problem(style) === null ? (style as StyleInput) : DEFAULT_STYLE;
   } catch {
     return DEFAULT_STYLE;
   }
 }
 export type { ImportCounts };
 
-const styleCheck = new SchemaCheck(StyleInput);
-const styleProblem = (style: unknown) => styleCheck.problem(style);
 
 /** A GeoPackage tile pyramid as a GeoTIFF (its full resolution), for the raster ingest. */
 async function tilesToTiff(gpkg: string, table: string, out: string): Promise<void> {

@@ -47,7 +47,8 @@ export interface RasterUploads {
   undo(stageId: string): Promise<void>;
 }
 
-const styleCheck = new SchemaCheck(StyleInput);
+/** Checks a layer style (an upload's `style` field, a style restored from an export). */
+export const styleCheck = new SchemaCheck(StyleInput);
 
 /** The upload's text fields as a layer's metadata: `style` and `display` are JSON texts. */
 export function layerMetaOf(fields: UploadFields, fileName: string): LayerMeta & { display: unknown } {
