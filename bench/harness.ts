@@ -85,8 +85,8 @@ export async function startServer(name: string, args: string[], extraEnv: Record
   return server;
 }
 
-/** Stops a server (SIGTERM, then SIGKILL after 15 s), shows what it logged, and removes its DATA_DIR. */
-export async function stopServer(server: Server) {
+/** Stops a server (SIGTERM, then SIGKILL after 15 s), shows what it logged, and removes its DATA_DIR unless told to keep it. */
+export async function stopServer(server: Server, options: { keepData?: boolean } = {}) {
   running.delete(server);
   if (server.child.exitCode === null && server.child.signalCode === null) {
     const exited = once(server.child, 'exit');
@@ -98,7 +98,7 @@ export async function stopServer(server: Server) {
   if (server.outputLines > 0) {
     console.log(`   (${server.name} wrote ${server.outputLines} log line(s) at ${LOG_LEVEL} or above; last: ${server.output.at(-1)?.slice(0, 300)})`);
   }
-  if (server.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
+  if (server.dataDir && !options.keepData) rmSync(server.dataDir, { recursive: true, force: true });
 }
 
 /** How Maproom is started: the built JS (rebuilt when older than src/) or src/ through tsx. */
@@ -172,6 +172,12 @@ export function prepareMaproom() {
 export async function startMaproom(name: string, extraEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(TMP, 'data-'));
   return startServer(name, prepareMaproom().args, { DATA_DIR: dataDir, LOG_LEVEL, DATABASE_URL: '', ...extraEnv });
+}
+
+/** Stops a Maproom and starts a fresh process on the same DATA_DIR: the same data, and none of the old process's memory. */
+export async function restartMaproom(server: Server): Promise<Server> {
+  await stopServer(server, { keepData: true });
+  return startServer(server.name, prepareMaproom().args, { DATA_DIR: server.dataDir!, LOG_LEVEL, DATABASE_URL: '' });
 }
 
 // ---------------------------------------------------------------- HTTP set-up, as a script would
@@ -254,6 +260,32 @@ export function uploadMultipart(url: string, token: string, file: MultipartFile,
     }
     pipeline(Readable.from(parts()), req).catch(reject);
   });
+}
+
+/** Writes a FeatureCollection of `n` points by streaming, 1,000 features at a time. */
+export async function writePointsGeoJson(file: string, n: number) {
+  function* chunks() {
+    yield '{"type":"FeatureCollection","features":[\n';
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    let parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const lon = (random() * 360 - 180).toFixed(6);
+      const lat = (random() * 180 - 90).toFixed(6);
+      const feature =
+        `{"type":"Feature","geometry":{"type":"Point","coordinates":[${lon},${lat}]},` +
+        `"properties":{"title":"Point ${i + 1}","description":"Imported by the benchmark","tags":["bench","t${i % 10}"],` +
+        `"eventDate":${1_700_000_000_000 + i * 1000}}}`;
+      parts.push(i === 0 ? feature : `,\n${feature}`);
+      if (parts.length === 1000) {
+        yield parts.join('');
+        parts = [];
+      }
+    }
+    yield parts.join('');
+    yield '\n]}\n';
+  }
+  await pipeline(Readable.from(chunks()), createWriteStream(file));
 }
 
 // ---------------------------------------------------------------- the server's resources, from /proc

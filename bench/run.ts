@@ -10,7 +10,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
- *   BENCH_ONLY=http,bulk,vector,raster   run only these parts (default: all four)
+ *   BENCH_ONLY=http,bulk,vector,raster,export   run only these parts (default: all five)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -21,11 +21,9 @@
  *   BENCH_NODE_ARGS="..."  more node options for the Maproom servers (experiments, e.g. --import a preload)
  *   BENCH_TRACE=<dir>      write each server's output, and the RSS samples of each import (CSV), to <dir>
  */
-import { createWriteStream, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
 import {
   api,
@@ -50,15 +48,17 @@ import {
   TMP,
   TRACE,
   uploadMultipart,
+  writePointsGeoJson,
   type Row,
   type Server,
 } from './harness.js';
+import { runExportBench } from './export.js';
 import { runRasterBench } from './raster.js';
 import { runVectorBench } from './vector.js';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
-const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster').split(',').map((s) => s.trim()));
+const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,export').split(',').map((s) => s.trim()));
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -107,32 +107,6 @@ async function load(label: string, server: Server, options: autocannon.Options):
 }
 
 // ---------------------------------------------------------------- bulk import
-
-/** Writes a FeatureCollection of `n` points by streaming, 1,000 features at a time. */
-async function generateGeoJson(file: string, n: number) {
-  function* chunks() {
-    yield '{"type":"FeatureCollection","features":[\n';
-    let seed = 42;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-    let parts: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const lon = (random() * 360 - 180).toFixed(6);
-      const lat = (random() * 180 - 90).toFixed(6);
-      const feature =
-        `{"type":"Feature","geometry":{"type":"Point","coordinates":[${lon},${lat}]},` +
-        `"properties":{"title":"Point ${i + 1}","description":"Imported by the benchmark","tags":["bench","t${i % 10}"],` +
-        `"eventDate":${1_700_000_000_000 + i * 1000}}}`;
-      parts.push(i === 0 ? feature : `,\n${feature}`);
-      if (parts.length === 1000) {
-        yield parts.join('');
-        parts = [];
-      }
-    }
-    yield parts.join('');
-    yield '\n]}\n';
-  }
-  await pipeline(Readable.from(chunks()), createWriteStream(file));
-}
 
 /** The bench process's own peak RSS, to show that generating and uploading stream. */
 let ownPeakRss = 0;
@@ -236,6 +210,7 @@ async function main() {
   );
   if (ONLY.has('http')) console.log('- peer of the HTTP part: bare Fastify hello-world (`node bench/peer-hello.mjs`), GET / -> {"hello":"world"}');
   if (ONLY.has('vector')) console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
+  if (ONLY.has('export')) console.log('- peer of the export part: `ogr2ogr -f GPKG` of the export\'s feature tables into a new GeoPackage');
   if (ONLY.has('raster')) console.log('- peers of the raster part: `gdalwarp -t_srs EPSG:3857 -of COG` of the same file; `gdal_translate -of PNG -projwin` of the same tiles');
   console.log();
 
@@ -306,7 +281,7 @@ async function main() {
     for (const size of BULK_SIZES) {
       const file = path.join(TMP, `points-${label(size)}.geojson`);
       const t = performance.now();
-      await generateGeoJson(file, size);
+      await writePointsGeoJson(file, size);
       console.log(`   generated ${file} (${mb(statSync(file).size)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       const result = await bulkImport(size, file);
       rmSync(file, { force: true });
@@ -335,6 +310,11 @@ async function main() {
     const raster = await runRasterBench();
     rows.push(...raster.rows);
     missed.push(...raster.missed);
+  }
+  if (ONLY.has('export')) {
+    const exported = await runExportBench();
+    rows.push(...exported.rows);
+    missed.push(...exported.missed);
   }
 
   console.log('## Results\n');

@@ -36,7 +36,7 @@ function descendants(pid: number): number[] {
  * peak of the process, worker threads included), and every 50 ms the RSS of the process and of
  * its child processes (GDAL's tools, which the process's VmHWM does not count) is sampled.
  */
-function watchMemory(pid: number, csv?: string) {
+export function watchMemory(pid: number, csv?: string) {
   const hwmReset = resetHighWaterMark(pid);
   const startRss = memoryOf(pid).rss;
   let treePeak = startRss;

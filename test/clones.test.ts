@@ -86,6 +86,15 @@ test('a missing, altered or expired grant, or one for another room, is 403 and s
   assert.deepEqual(await roomHistory(t.app, target, users.owner.token), []);
 });
 
+test('a grant does not cover a new room that took the id of a deleted one', async () => {
+  const source = await createRoom(t.app, users.owner);
+  const manifest = assertOk(await call(t.app, 'GET', `/api/rooms/${source}/export-manifest`, { auth: users.owner.token }));
+  assertOk(await call(t.app, 'DELETE', `/api/rooms/${source}`, { auth: users.owner.token }));
+  await createRoom(t.app, users.owner, source);
+  const target = await createRoom(t.app, users.owner);
+  assertError(await clone(target, manifest), 403, 'invalid_grant');
+});
+
 test('a clone job is polled by callers of its room only', async () => {
   const target = await createRoom(t.app, users.owner);
   const { jobId } = (await clone(target, await manifestOf(room))).json();

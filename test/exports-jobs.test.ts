@@ -51,6 +51,10 @@ test('an export job is bound to its room, survives a restart, and its artifact e
   const waiting = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
   assert.deepEqual(waiting, { jobId, status: 'pending', bytes: null, startedAt: null, finishedAt: null, expiresAt: null });
   assertError(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }), 404, 'not_found');
+  // Asking again for the same export while it waits joins it.
+  const again = await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, { auth: users.owner.token, body: { include_tiffs: true } });
+  assert.equal(again.statusCode, 202);
+  assert.equal(again.json().jobId, jobId);
   // Another room of the same owner does not know the job.
   assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}`, { auth: users.owner.token }), 404, 'not_found');
   assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }), 404, 'not_found');
@@ -74,8 +78,13 @@ test('an export job is bound to its room, survives a restart, and its artifact e
   assert.equal(ogrTables(file).get('raster_files'), 1);
   assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }), 404, 'not_found');
 
-  // 25 hours later (the sweep runs at start and every hour): gone.
-  await t.database.db.updateTable('export_jobs').set({ finished_at: Date.now() - 25 * 3600 * 1000 }).where('id', '=', jobId).execute();
+  // Just over 24 hours later: expired at once, before the hourly sweep has removed the artifact...
+  await t.database.db.updateTable('export_jobs').set({ finished_at: Date.now() - 24 * 3600 * 1000 - 60_000 }).where('id', '=', jobId).execute();
+  const due = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
+  assert.equal(due.status, 'expired');
+  assert.equal(due.expiresAt, null);
+  assertError(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }), 410, 'export_expired');
+  // ... which the sweep (at start and every hour) then removes.
   await t.restart();
   const expired = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
   assert.equal(expired.status, 'expired');

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertOk, call, createRoom, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
+import SQLite from 'better-sqlite3';
+import sharp from 'sharp';
+import { assertError, assertOk, call, createRoom, createRoomWithMembers, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
 import { assertValidGpkg, contentOf, exported, exportRoom, fillRoom, importFile, ogrRows, ogrTables, scratch } from './support/exports.js';
 import { makeUploadFixtures } from './support/rasters.js';
 
@@ -128,6 +130,35 @@ describe('import', () => {
     const icon = await call(t.app, 'GET', `/api/rooms/${target}/marker-icons/${marker.markerIconId}`, { auth: users.owner.token });
     assert.equal(icon.statusCode, 200);
     assert.match(icon.body, /<circle/);
+  });
+
+  test("what an import restores is the importer's: authors, photos made again as clean JPEGs, times no later than now", async () => {
+    const file = files.file('crafted.gpkg');
+    await exported(t.app, room, users.owner.token, file);
+    // A crafted export: comments by someone else from the year 3000, a photo that is a PNG
+    // (the markers say the owner made them; the editor imports).
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
+    const db = new SQLite(file);
+    db.prepare("UPDATE comments SET author_id = 'someone-else', created_at = '3000-01-01T00:00:00.000Z'").run();
+    db.prepare("UPDATE marker_images SET data = ? WHERE kind = 'marker-image'").run(png);
+    db.close();
+    const target = await createRoomWithMembers(t.app, users);
+    const before = Date.now();
+    assertOk(await importFile(t.app, target, users.editor.token, readFileSync(file)));
+    const comments = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/comments`, { auth: users.owner.token })).comments as any[];
+    assert.equal(comments.length, 2);
+    for (const comment of comments) {
+      assert.deepEqual(comment.author, { kind: 'user', id: users.editor.id });
+      assert.ok(comment.createdAt <= Date.now() && comment.createdAt >= before, `createdAt ${comment.createdAt}`);
+    }
+    const markers = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers as any[];
+    assert.deepEqual(new Set(markers.map((m) => m.createdBy)), new Set([users.editor.id]));
+    const bridge = markers.find((m) => m.title === 'Bridge');
+    const image = await call(t.app, 'GET', `/api/rooms/${target}/markers/image?key=${encodeURIComponent(bridge.imageKey)}`, { auth: users.owner.token });
+    assert.equal(image.statusCode, 200);
+    assert.equal(image.headers['content-type'], 'image/jpeg');
+    assert.deepEqual([...image.rawPayload.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    assert.equal((await sharp(image.rawPayload).metadata()).width, 8);
   });
 
   test('a GeoPackage written by GDAL becomes one vector layer per feature table, reprojected', async () => {

@@ -41,12 +41,16 @@ export class SessionKeys {
       .sign(this.secret);
   }
 
-  /** A signed statement that its holder may copy the room's bulky data until `expiresAt` (a clone grant). */
-  async issueGrant(roomId: string, lifetimeSeconds: number): Promise<{ grant: string; expiresAt: number }> {
+  /**
+   * A signed statement that its holder may copy the room's bulky data until `expiresAt` (a
+   * clone grant). It names the room by id and creation time, so that it does not cover a
+   * later room that takes the id of a deleted one.
+   */
+  async issueGrant(room: { id: string; created_at: number }, lifetimeSeconds: number): Promise<{ grant: string; expiresAt: number }> {
     const expiresAt = Math.floor(Date.now() / 1000) + lifetimeSeconds;
-    const grant = await new SignJWT({})
+    const grant = await new SignJWT({ roomCreatedAt: room.created_at })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(roomId)
+      .setSubject(room.id)
       .setIssuer(LOCAL_ISSUER)
       .setAudience(GRANT_AUDIENCE)
       .setIssuedAt()
@@ -55,11 +59,12 @@ export class SessionKeys {
     return { grant, expiresAt: expiresAt * 1000 };
   }
 
-  /** The room a clone grant covers, or null when the grant is not one of ours, was altered or expired. */
-  async grantedRoom(grant: string): Promise<string | null> {
+  /** The room a clone grant covers (id and creation time), or null when the grant is not one of ours, was altered or expired. */
+  async grantedRoom(grant: string): Promise<{ id: string; createdAt: number } | null> {
     try {
       const { payload } = await jwtVerify(grant, this.secret, { issuer: LOCAL_ISSUER, audience: GRANT_AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
-      return payload.sub ?? null;
+      const createdAt = payload.roomCreatedAt;
+      return payload.sub && typeof createdAt === 'number' ? { id: payload.sub, createdAt } : null;
     } catch {
       return null;
     }

@@ -133,7 +133,7 @@ export class GeoPackageWriter {
     try {
       db.pragma('application_id = 1196444487'); // 0x47504B47, 'GPKG'
       db.pragma('user_version = 10300');
-      for (const setting of ['journal_mode = OFF', 'synchronous = OFF', 'locking_mode = EXCLUSIVE', 'cache_size = -65536', 'temp_store = MEMORY']) db.pragma(setting);
+      for (const setting of ['journal_mode = OFF', 'synchronous = OFF', 'locking_mode = EXCLUSIVE', 'cache_size = -16384']) db.pragma(setting);
       db.exec('BEGIN');
       db.exec(SCHEMA);
       return new GeoPackageWriter(db);

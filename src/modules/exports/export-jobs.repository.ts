@@ -24,6 +24,23 @@ export class ExportJobsRepository {
     await this.db.updateTable('export_jobs').set(changes).where('id', '=', id).execute();
   }
 
+  /** A job of the room not yet started, with these options (a second request for the same export joins it). */
+  findPending(roomId: string, includeTiffs: number, includeTiles: number) {
+    return this.db
+      .selectFrom('export_jobs')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('status', '=', 'pending')
+      .where('include_tiffs', '=', includeTiffs)
+      .where('include_tiles', '=', includeTiles)
+      .executeTakeFirst();
+  }
+
+  /** The room's complete jobs (their artifacts kept), newest first. */
+  completeOfRoom(roomId: string) {
+    return this.db.selectFrom('export_jobs').selectAll().where('room_id', '=', roomId).where('status', '=', 'complete').orderBy('finished_at', 'desc').execute();
+  }
+
   /** Complete jobs that finished before `before`: their artifacts are due for removal. */
   finishedBefore(before: number) {
     return this.db.selectFrom('export_jobs').selectAll().where('status', '=', 'complete').where('finished_at', '<', before).execute();

@@ -16,6 +16,8 @@ import type { ExportJob, ExportOptionFields } from './exports.schemas.js';
 export const ARTIFACT_LIFETIME_MS = 24 * 3600 * 1000;
 /** Above this estimated size the application uses export jobs (the interface's "about 2 GiB"). */
 export const SYNC_EXPORT_MAX_BYTES = 2 * 1024 ** 3;
+/** Artifacts kept per room: a newer export job's completion removes the oldest beyond these. */
+export const ARTIFACTS_PER_ROOM = 3;
 /** A rough size of one marker, drawing or comment row in the file. */
 const BYTES_PER_ROW = 512;
 
@@ -23,21 +25,28 @@ const Payload = Type.Object({ exportJobId: Type.String() });
 
 export const optionsOf = (fields: ExportOptionFields): ExportOptions => ({ includeTiffs: fields.include_tiffs === true, includeTiles: fields.include_tiles === true });
 
+/** A complete job is expired from 24 hours after it finished, whether or not the sweep has removed its artifact yet. */
+const hasExpired = (row: ExportJobRow, now = Date.now()) =>
+  row.status === 'expired' || (row.status === 'complete' && row.finished_at !== null && row.finished_at + ARTIFACT_LIFETIME_MS <= now);
+
 function presentExportJob(row: ExportJobRow): ExportJob {
+  const expired = hasExpired(row);
   return {
     jobId: row.id,
-    status: row.status as ExportJob['status'],
+    status: expired ? 'expired' : (row.status as ExportJob['status']),
     bytes: row.bytes,
     ...(row.error !== null && { error: row.error }),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    expiresAt: row.status === 'complete' && row.finished_at !== null ? row.finished_at + ARTIFACT_LIFETIME_MS : null,
+    expiresAt: row.status === 'complete' && !expired && row.finished_at !== null ? row.finished_at + ARTIFACT_LIFETIME_MS : null,
   };
 }
 
 /**
  * Exports of a room as one GeoPackage: at once (the file streamed, then removed), or as an
- * export job whose artifact is kept in the blob store for 24 hours, bound to its room.
+ * export job whose artifact is kept in the blob store for 24 hours, bound to its room. A
+ * request for an export job while the same one is still pending joins it, and a room keeps
+ * at most ARTIFACTS_PER_ROOM artifacts, so repeated requests cannot fill the disk.
  */
 export class ExportsService {
   private readonly jobType: JobType<{ exportJobId: string }>;
@@ -72,6 +81,8 @@ export class ExportsService {
   async start(room: RoomRow, caller: Caller, fields: ExportOptionFields): Promise<{ jobId: string }> {
     const options = optionsOf(fields);
     const actor = actorOf(caller);
+    const waiting = await this.jobs.findPending(room.id, options.includeTiffs ? 1 : 0, options.includeTiles ? 1 : 0);
+    if (waiting) return { jobId: waiting.id };
     const id = randomUUID();
     await this.jobs.insert({
       id,
@@ -96,7 +107,7 @@ export class ExportsService {
 
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
     const row = await this.find(room, jobId);
-    if (row.status === 'expired') throw gone('export_expired', 'The export was removed 24 hours after it finished; start a new export job');
+    if (hasExpired(row)) throw gone('export_expired', 'The export was removed 24 hours after it finished; start a new export job');
     if (row.status !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
     const found = await this.files.blobs.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
@@ -105,10 +116,12 @@ export class ExportsService {
 
   /** Removes the artifacts of jobs that finished more than 24 hours ago. */
   async sweep(now = Date.now()): Promise<void> {
-    for (const row of await this.jobs.finishedBefore(now - ARTIFACT_LIFETIME_MS)) {
-      if (row.artifact_key) await this.files.blobs.delete(row.artifact_key);
-      await this.jobs.update(row.id, { status: 'expired', artifact_key: null });
-    }
+    for (const row of await this.jobs.finishedBefore(now - ARTIFACT_LIFETIME_MS)) await this.expire(row);
+  }
+
+  private async expire(row: ExportJobRow): Promise<void> {
+    if (row.artifact_key) await this.files.blobs.delete(row.artifact_key);
+    await this.jobs.update(row.id, { status: 'expired', artifact_key: null });
   }
 
   private async find(room: RoomRow, jobId: string): Promise<ExportJobRow> {
@@ -127,6 +140,7 @@ export class ExportsService {
       const key = `exports/${row.room_id}/${id}.gpkg`;
       const bytes = await this.files.blobs.putFile(key, file);
       await this.jobs.update(id, { status: 'complete', bytes, artifact_key: key, finished_at: Date.now() });
+      for (const old of (await this.jobs.completeOfRoom(row.room_id)).slice(ARTIFACTS_PER_ROOM)) await this.expire(old);
     } catch (error) {
       if (signal.aborted) throw error;
       await this.jobs.update(id, { status: 'error', error: (error as Error).message, finished_at: Date.now() });

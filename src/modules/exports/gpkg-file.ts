@@ -1,7 +1,9 @@
 import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import SQLite from 'better-sqlite3';
 import { AppError, invalidFile } from '../../errors.js';
-import { runGdal, GdalError, type GdalLimits } from '../../geo/gdal.js';
+import { GdalError, streamGdal, type GdalLimits } from '../../geo/gdal.js';
+import { MAX_FEATURE_CHARS } from '../../geo/vector-stream.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { EXPORT_FORMAT, META, toRowValue, type ExportColumn } from './export-tables.js';
 
@@ -66,6 +68,11 @@ export class GeoPackageFile {
     return Boolean(this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
   }
 
+  /** True when `name` is a tile pyramid the file's gpkg_contents lists as such. */
+  isTileTable(name: string): boolean {
+    return Boolean(this.read(() => this.db.prepare("SELECT 1 FROM gpkg_contents WHERE table_name = ? AND data_type = 'tiles'").get(name)));
+  }
+
   /** An attribute table of the export as database rows (times back to epoch milliseconds); an absent table has none. */
   rows(table: string, columns: ExportColumn[]): Record<string, unknown>[] {
     if (!this.hasTable(table)) return [];
@@ -93,21 +100,35 @@ export class GeoPackageFile {
     }
   }
 
-  /** A feature table's features as GeoJSON (through GDAL, which decodes the geometries), with their columns as properties. */
-  async features(table: string, limits: GdalLimits): Promise<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }[]> {
-    if (!this.hasTable(table)) return [];
-    let stdout: string;
+  /**
+   * A feature table's features as GeoJSON (through GDAL, which decodes the geometries), with
+   * their columns as properties, one at a time as GDAL writes them: memory stays bounded
+   * whatever the table's size, and one feature may be at most MAX_FEATURE_CHARS of GeoJSON.
+   */
+  async *features(table: string, limits: GdalLimits): AsyncGenerator<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }> {
+    if (!this.hasTable(table)) return;
+    const run = streamGdal('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'], limits);
+    const failed = run.done.then(() => null, (error: unknown) => error);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let finished = false;
     try {
-      ({ stdout } = await runGdal('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'], { ...limits, maxOutputBytes: 1024 ** 3 }));
-    } catch (error) {
+      for await (const chunk of run.stdout) {
+        const lines = (rest + decoder.write(chunk as Buffer)).split('\n');
+        rest = lines.pop()!;
+        if (rest.length > MAX_FEATURE_CHARS) throw notGeoPackage(`a feature of its table ${table} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`);
+        for (const line of lines) if (line.trim()) yield parseFeature(line);
+      }
+      const error = await failed;
       if (error instanceof GdalError && error.failure === 'failed') throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.reason}`);
-      throw error;
+      if (error) throw error;
+      rest += decoder.end();
+      if (rest.trim()) yield parseFeature(rest);
+      finished = true;
+    } finally {
+      if (!finished) run.kill();
+      await failed;
     }
-    return stdout
-      .split('\n')
-      .filter((line) => line.trim())
-      .map((line) => JSON.parse(line) as { geometry: GeoJsonGeometry | null; properties: Record<string, unknown> | null })
-      .map((f) => ({ geometry: f.geometry, properties: f.properties ?? {} }));
   }
 
   private read<T>(work: () => T): T {
@@ -117,6 +138,16 @@ export class GeoPackageFile {
       throw notGeoPackage(`a table cannot be read (${(error as Error).message})`);
     }
   }
+}
+
+function parseFeature(line: string): { geometry: GeoJsonGeometry | null; properties: Record<string, unknown> } {
+  let feature: { geometry?: GeoJsonGeometry | null; properties?: Record<string, unknown> | null };
+  try {
+    feature = JSON.parse(line) as typeof feature;
+  } catch {
+    throw notGeoPackage('GDAL cannot write one of its features as JSON');
+  }
+  return { geometry: feature.geometry ?? null, properties: feature.properties ?? {} };
 }
 
 /** The longest text an export's small tables hold (a comment is at most 5,000 characters, a slide's body more). */

@@ -14,8 +14,9 @@ import { Comment, Reply } from '../comments/comments.schemas.js';
 import { presentDrawing } from '../drawings/drawings.presenter.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
 import type { StoredFiles } from '../files/stored-files.js';
+import { cleanPhoto } from '../markers/marker-images.js';
 import { presentMarker } from '../markers/markers.presenter.js';
-import { Marker } from '../markers/markers.schemas.js';
+import { ImageMetaSchema, Marker } from '../markers/markers.schemas.js';
 import { presentSlide } from '../slides/slides.presenter.js';
 import { Slide } from '../slides/slides.schemas.js';
 
@@ -32,7 +33,6 @@ export interface ImportCounts {
 }
 
 type Row = Record<string, unknown>;
-const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
 /** A JSON column: GDAL reads JSON text back as the array or object it holds. */
 const json = (value: unknown) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : text(value));
@@ -67,7 +67,8 @@ const checkSlide = checker('slide', Slide, presentSlide);
 export class RestoredContent {
   readonly counts: ImportCounts = { markers: 0, drawings: 0, comments: 0, replies: 0, slides: 0, icons: 0, images: 0, layers: 0, rasterLayers: 0 };
   readonly skipped: Record<string, string>[] = [];
-  private readonly ids = new Map<string, string>();
+  /** Old id to new id, one map per kind: a crafted file cannot make a slide's marker a drawing. */
+  private readonly ids = { icon: new Map<string, string>(), marker: new Map<string, string>(), drawing: new Map<string, string>(), layer: new Map<string, string>(), raster: new Map<string, string>(), comment: new Map<string, string>() };
   private readonly keys = new Map<string, string>();
   private readonly storedKeys: string[] = [];
   private readonly rows = { marker_icons: [] as MarkerIconsTable[], markers: [] as MarkersTable[], drawings: [] as DrawingsTable[], comments: [] as CommentsTable[], comment_replies: [] as CommentRepliesTable[], slides: [] as SlidesTable[] };
@@ -79,12 +80,12 @@ export class RestoredContent {
   ) {}
 
   mapLayer(oldId: string, newId_: string) {
-    this.ids.set(oldId, newId_);
+    this.ids.layer.set(oldId, newId_);
     this.counts.layers += 1;
   }
 
   mapRaster(oldId: string, newId_: string) {
-    this.ids.set(oldId, newId_);
+    this.ids.raster.set(oldId, newId_);
     this.counts.rasterLayers += 1;
   }
 
@@ -94,22 +95,23 @@ export class RestoredContent {
     await this.files.store([{ roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data }]);
     this.storedKeys.push(key);
     const size = Math.min(256, Math.max(8, Math.round(num(row.size) ?? 32)));
-    this.rows.marker_icons.push({ id, room_id: this.roomId, name: (text(row.name) ?? 'icon').slice(0, 100), size, file_key: key, content_type: file.contentType, created_by: text(row.created_by) ?? this.actor.id, created_at: num(row.created_at) ?? Date.now() });
-    this.ids.set(String(row.id), id);
+    this.rows.marker_icons.push({ id, room_id: this.roomId, name: (text(row.name) ?? 'icon').slice(0, 100), size, file_key: key, content_type: file.contentType, created_by: this.actor.id, created_at: when(row.created_at) });
+    this.ids.icon.set(String(row.id), id);
     this.counts.icons += 1;
   }
 
-  /** A marker photo or thumbnail: only JPEG files (what the service itself stores) are kept. */
+  /**
+   * A marker photo or thumbnail, made again what an upload stores (a clean JPEG without
+   * metadata, a thumbnail within 512 px); one that does not decode is left out, and so is its
+   * marker's photo. Its provenance is kept only when it has the API's shape.
+   */
   async addImage(row: Row, data: Buffer) {
-    if ((row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail') || !data.subarray(0, 3).equals(JPEG)) return;
+    if (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail') return;
+    const jpeg = await cleanPhoto(data, row.kind === 'marker-thumbnail');
+    if (!jpeg) return;
     const key = `markers/${this.roomId}/${randomUUID()}${row.kind === 'marker-thumbnail' ? '_thumb' : ''}.jpg`;
-    let meta: unknown;
-    try {
-      meta = row.meta ? JSON.parse(String(row.meta)) : undefined;
-    } catch {
-      meta = undefined;
-    }
-    await this.files.store([{ roomId: this.roomId, key, kind: String(row.kind), contentType: 'image/jpeg', data, ...(meta !== undefined && { meta }) }]);
+    const meta = imageMeta(row.meta);
+    await this.files.store([{ roomId: this.roomId, key, kind: String(row.kind), contentType: 'image/jpeg', data: jpeg, ...(meta !== null && { meta }) }]);
     this.storedKeys.push(key);
     this.keys.set(String(row.key), key);
     this.counts.images += 1;
@@ -132,21 +134,21 @@ export class RestoredContent {
       color: text(p.color),
       tags: json(p.tags),
       event_date: time(p.event_date),
-      marker_icon_id: p.marker_icon_id ? (this.ids.get(String(p.marker_icon_id)) ?? null) : null,
+      marker_icon_id: p.marker_icon_id ? (this.ids.icon.get(String(p.marker_icon_id)) ?? null) : null,
       marker_icon_size: num(p.marker_icon_size),
       image_key: withImage ? imageKey : null,
       thumbnail_key: withImage ? thumbnailKey : null,
-      image_meta: withImage ? json(p.image_meta) : null,
+      image_meta: withImage ? jsonOrNull(imageMeta(p.image_meta)) : null,
       embedded_media_url: text(p.embedded_media_url),
       media_size: text(p.media_size),
-      created_by: text(p.created_by) ?? this.actor.id,
-      created_at: time(p.created_at) ?? Date.now(),
-      updated_at: time(p.updated_at) ?? Date.now(),
+      created_by: this.actor.id,
+      created_at: when(p.created_at),
+      updated_at: when(p.updated_at),
       import_job_id: null,
     };
     checkMarker(row, this.rows.markers.length);
     this.rows.markers.push(row);
-    this.ids.set(String(p.id), row.id);
+    this.ids.marker.set(String(p.id), row.id);
     this.counts.markers += 1;
   }
 
@@ -161,49 +163,52 @@ export class RestoredContent {
       geometry: JSON.stringify(feature.geometry),
       label: text(p.label),
       style: json(p.style),
-      created_by: text(p.created_by) ?? this.actor.id,
-      created_at: time(p.created_at) ?? Date.now(),
-      updated_at: time(p.updated_at) ?? Date.now(),
+      created_by: this.actor.id,
+      created_at: when(p.created_at),
+      updated_at: when(p.updated_at),
     };
     checkDrawing(row, this.rows.drawings.length);
     this.rows.drawings.push(row);
-    this.ids.set(String(p.id), row.id);
+    this.ids.drawing.set(String(p.id), row.id);
     this.counts.drawings += 1;
   }
 
   addComment(r: Row) {
+    const objectId = String(r.object_id);
+    const object = r.object_type === 'marker' ? this.ids.marker.get(objectId) : r.object_type === 'drawing' ? this.ids.drawing.get(objectId) : (this.ids.layer.get(objectId) ?? this.ids.raster.get(objectId));
     const row: CommentsTable = {
       id: newId('comment'),
       room_id: this.roomId,
-      object_id: this.ids.get(String(r.object_id)) ?? String(r.object_id),
+      // A comment on an object the export does not hold (deleted since) keeps the id it had.
+      object_id: object ?? objectId,
       object_type: String(r.object_type),
       object_name: text(r.object_name),
       body: String(r.body ?? ''),
       lat: num(r.lat),
       lng: num(r.lng),
       resolved: r.resolved ? 1 : 0,
-      author_kind: String(r.author_kind ?? this.actor.kind),
-      author_id: String(r.author_id ?? this.actor.id),
-      created_at: num(r.created_at) ?? Date.now(),
-      updated_at: num(r.updated_at) ?? Date.now(),
+      author_kind: this.actor.kind,
+      author_id: this.actor.id,
+      created_at: when(r.created_at),
+      updated_at: when(r.updated_at),
     };
     checkComment(row, this.rows.comments.length);
     this.rows.comments.push(row);
-    this.ids.set(String(r.id), row.id);
+    this.ids.comment.set(String(r.id), row.id);
     this.counts.comments += 1;
   }
 
   addReply(r: Row) {
-    const commentId = this.ids.get(String(r.comment_id));
+    const commentId = this.ids.comment.get(String(r.comment_id));
     if (!commentId) return;
     const row: CommentRepliesTable = {
       id: newId('reply'),
       comment_id: commentId,
       room_id: this.roomId,
       body: String(r.body ?? ''),
-      author_kind: String(r.author_kind ?? this.actor.kind),
-      author_id: String(r.author_id ?? this.actor.id),
-      created_at: num(r.created_at) ?? Date.now(),
+      author_kind: this.actor.kind,
+      author_id: this.actor.id,
+      created_at: when(r.created_at),
     };
     checkReply(row, this.rows.comment_replies.length);
     this.rows.comment_replies.push(row);
@@ -211,10 +216,10 @@ export class RestoredContent {
   }
 
   addSlide(r: Row) {
-    const mapIds = (value: unknown) => {
+    const mapIds = (value: unknown, ids: Map<string, string>) => {
       try {
         const list = JSON.parse(String(value)) as unknown;
-        return JSON.stringify(Array.isArray(list) ? list.flatMap((id) => this.ids.get(String(id)) ?? []) : []);
+        return JSON.stringify(Array.isArray(list) ? list.flatMap((id) => ids.get(String(id)) ?? []) : []);
       } catch {
         return '[]';
       }
@@ -227,13 +232,13 @@ export class RestoredContent {
       body: text(r.body),
       view: String(r.view),
       base_layer: text(r.base_layer),
-      marker_ids: mapIds(r.marker_ids),
-      layer_ids: mapIds(r.layer_ids),
-      raster_layer_ids: mapIds(r.raster_layer_ids),
-      drawing_ids: mapIds(r.drawing_ids),
-      created_by: text(r.created_by) ?? this.actor.id,
-      created_at: num(r.created_at) ?? Date.now(),
-      updated_at: num(r.updated_at) ?? Date.now(),
+      marker_ids: mapIds(r.marker_ids, this.ids.marker),
+      layer_ids: mapIds(r.layer_ids, this.ids.layer),
+      raster_layer_ids: mapIds(r.raster_layer_ids, this.ids.raster),
+      drawing_ids: mapIds(r.drawing_ids, this.ids.drawing),
+      created_by: this.actor.id,
+      created_at: when(r.created_at),
+      updated_at: when(r.updated_at),
     };
     checkSlide(row, this.rows.slides.length);
     this.rows.slides.push(row);
@@ -255,6 +260,27 @@ export class RestoredContent {
     await this.files.remove(this.roomId, this.storedKeys);
   }
 }
+
+/** A restored object's time: the file's, unless it is missing or not between 1970 and now. */
+function when(value: unknown): number {
+  const ms = time(value);
+  const now = Date.now();
+  return ms !== null && ms >= 0 && ms <= now ? ms : now;
+}
+
+const checkImageMeta = new SchemaCheck(ImageMetaSchema);
+
+/** A photo's provenance (JSON text or an object) when it has the API's shape, else null. */
+function imageMeta(value: unknown): unknown {
+  try {
+    const meta = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+    return meta !== null && meta !== undefined && checkImageMeta.problem(meta) === null ? meta : null;
+  } catch {
+    return null;
+  }
+}
+
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 /** A time as GDAL writes a DATETIME (ISO 8601, possibly with `/` separators), to epoch milliseconds. */
 function time(value: unknown): number | null {

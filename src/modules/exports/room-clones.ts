@@ -58,7 +58,7 @@ export class RoomClones {
   async manifest(room: RoomRow): Promise<Manifest> {
     const s = this.sources;
     const [markers, icons, drawings, layers] = await Promise.all([s.markers.list(room.id), s.icons.listForRoom(room.id), s.drawings.list(room.id), s.layers.list(room.id)]);
-    const { grant, expiresAt } = await this.keys.issueGrant(room.id, GRANT_LIFETIME_SECONDS);
+    const { grant, expiresAt } = await this.keys.issueGrant(room, GRANT_LIFETIME_SECONDS);
     return {
       sourceRoomId: room.id,
       grant,
@@ -71,19 +71,32 @@ export class RoomClones {
     };
   }
 
-  /** Checks the grant (403 when missing, altered, expired or for another room) and queues the copy. */
+  /**
+   * Checks the grant (403 when missing, altered, expired, for another room, or for a room
+   * since deleted) and queues the copy.
+   */
   async start(room: RoomRow, caller: Caller, manifest: Manifest): Promise<{ jobId: string }> {
-    if (!manifest.grant) throw invalidGrant('is missing');
-    const granted = await this.keys.grantedRoom(manifest.grant);
-    if (granted === null) throw invalidGrant('is not valid (altered or expired)');
-    if (granted !== manifest.sourceRoomId) throw invalidGrant(`covers another room than ${manifest.sourceRoomId}`);
+    const sourceRoomId = await this.grantedSource(manifest);
     const jobId = `job-${randomUUID()}`;
-    await this.jobType.enqueue({ id: jobId, roomId: room.id, payload: { sourceRoomId: granted, manifest }, actor: actorOf(caller) });
+    await this.jobType.enqueue({ id: jobId, roomId: room.id, payload: { sourceRoomId, manifest }, actor: actorOf(caller) });
     return { jobId };
   }
 
+  /** The source room's id, when the manifest's grant covers it and it still exists. */
+  private async grantedSource(manifest: Manifest): Promise<string> {
+    if (!manifest.grant) throw invalidGrant('is missing');
+    const granted = await this.keys.grantedRoom(manifest.grant);
+    if (granted === null) throw invalidGrant('is not valid (altered or expired)');
+    if (granted.id !== manifest.sourceRoomId) throw invalidGrant(`covers another room than ${manifest.sourceRoomId}`);
+    const source = await this.sources.rooms.find(granted.id);
+    if (!source || source.created_at !== granted.createdAt) throw invalidGrant('covers a room that has since been deleted');
+    return granted.id;
+  }
+
   private async run(job: JobContext<Payload>) {
-    const { sourceRoomId, manifest } = job.payload;
+    const { manifest } = job.payload;
+    // Checked again: the room may have been deleted (its grant with it) while the job waited.
+    const sourceRoomId = await this.grantedSource(manifest);
     const target = job.roomId;
     await this.undo(job.id);
     await this.staged.begin(job.id, target);

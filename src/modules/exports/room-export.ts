@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { LayerField } from '../../geo/feature-fields.js';
@@ -38,6 +39,9 @@ export interface RoomSources {
   files: StoredFiles;
 }
 
+/** Exports writing at once in one process (each a worker thread and a temporary file); others wait their turn. */
+const CONCURRENT_EXPORTS = 2;
+
 /** GeoTIFFs go into the file in parts of this size (SQLite caps one value at 1 GB). */
 const RASTER_PART_BYTES = 32 * 1024 ** 2;
 /** gdal_translate and gdaladdo writing a raster's tiles. */
@@ -51,14 +55,29 @@ const TILE_LIMITS = { timeoutMs: 60 * 60_000, memoryBytes: 4 * 1024 ** 3 };
  * removes it.
  */
 export class RoomExporter {
+  private readonly turn = pLimit(CONCURRENT_EXPORTS);
+
   constructor(
     private readonly sources: RoomSources,
     private readonly database: IngestDatabase,
     private readonly tmpDir: string,
   ) {}
 
-  /** Writes the export; resolves with its path (removed again if writing fails). */
-  async write(roomId: string, options: ExportOptions, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<string> {
+  /** Writes the export when its turn comes; resolves with its path (removed again if writing fails). */
+  write(roomId: string, options: ExportOptions, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<string> {
+    return this.turn(async () => {
+      try {
+        return await this.writeNow(roomId, options, progress, signal);
+      } catch (error) {
+        if (signal?.aborted || !layerGone(error)) throw error;
+        // A layer was deleted while its features were written: export the room as it is now.
+        return this.writeNow(roomId, options, progress, signal);
+      }
+    });
+  }
+
+  private async writeNow(roomId: string, options: ExportOptions, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
     const folder = path.join(this.tmpDir, 'exports');
     await mkdir(folder, { recursive: true });
     const outputPath = path.join(folder, `${randomUUID()}.gpkg`);
@@ -203,6 +222,9 @@ export class RoomExporter {
     return { plan, rasters };
   }
 }
+
+/** The worker's error when a layer's feature table disappeared under it (SQLite's and PostgreSQL's words). */
+const layerGone = (error: unknown) => /no such table|relation "[^"]+" does not exist/.test((error as Error)?.message ?? '');
 
 /** Runs the export worker; rejects with its error. */
 async function runWorker(plan: ExportPlan, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<void> {

@@ -11,13 +11,13 @@ import { layerColumns, layerValues, type ExportPlan, type FromExportWorker, type
  * Writes a room's GeoPackage in a worker thread (better-sqlite3 writes synchronously; a
  * million-feature layer takes seconds the service's event loop must not wait). The small
  * tables come ready in the plan; each vector layer's features are read from the service's
- * database through a connection of the worker's own, 10,000 rows at a time, so memory stays
+ * database through a connection of the worker's own, 5,000 rows at a time, so memory stays
  * bounded whatever the layer's size. Files (icons, photos, GeoTIFF parts) are read one at a time.
  */
 
 const plan = workerData as ExportPlan;
 const post = (message: FromExportWorker) => parentPort!.postMessage(message);
-const ROWS_PER_READ = 10_000;
+const ROWS_PER_READ = 5_000;
 
 type FeatureRow = { id: number; geometry: string; properties: string };
 type RowReader = (key: number, first: number, last: number) => Promise<FeatureRow[]>;

@@ -12,7 +12,7 @@ import { prepareIcon } from '../icons/icons.service.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
 import { styleCheck } from '../layers/layer-uploads.js';
 import { DEFAULT_STYLE, type StyleInput } from '../layers/layers.schemas.js';
-import { runGdal } from '../../geo/gdal.js';
+import { GdalError, runGdal } from '../../geo/gdal.js';
 import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
 import * as T from './export-tables.js';
 import { GeoPackageFile } from './gpkg-file.js';
@@ -90,8 +90,8 @@ export class RoomImport {
       if (data) await content.addImage(image, data);
     }
     await this.restoreLayers(gpkg, roomId, actor, stageId, content);
-    for (const feature of await gpkg.features(T.MARKERS.table, READ_LIMITS)) content.addMarker(feature);
-    for (const feature of await gpkg.features(T.DRAWINGS.table, READ_LIMITS)) content.addDrawing(feature);
+    for await (const feature of gpkg.features(T.MARKERS.table, READ_LIMITS)) content.addMarker(feature);
+    for await (const feature of gpkg.features(T.DRAWINGS.table, READ_LIMITS)) content.addDrawing(feature);
     const comments = gpkg.rows(T.COMMENTS.table, T.COMMENTS.columns);
     for (const comment of comments) content.addComment(comment);
     for (const reply of gpkg.rows(T.REPLIES.table, T.REPLIES.columns)) content.addReply(reply);
@@ -144,7 +144,7 @@ export class RoomImport {
       if (parts > 0) return file;
       await rm(file, { force: true });
     }
-    if (typeof row.tiles_table === 'string' && gpkg.hasTable(row.tiles_table)) {
+    if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
       await tilesToTiff(gpkg.path, row.tiles_table, file);
       return file;
     }
@@ -177,5 +177,10 @@ export type { ImportCounts };
 
 /** A GeoPackage tile pyramid as a GeoTIFF (its full resolution), for the raster ingest. */
 async function tilesToTiff(gpkg: string, table: string, out: string): Promise<void> {
-  await runGdal('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'BIGTIFF=IF_SAFER', `GPKG:${gpkg}:${table}`, out], READ_LIMITS);
+  try {
+    await runGdal('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'BIGTIFF=IF_SAFER', `GPKG:${gpkg}:${table}`, out], READ_LIMITS);
+  } catch (error) {
+    if (error instanceof GdalError && error.failure === 'failed') throw invalidFile(`The export's tile table ${table} cannot be read: ${error.reason}`);
+    throw error;
+  }
 }

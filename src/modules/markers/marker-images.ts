@@ -100,6 +100,18 @@ export class MarkerImages {
   }
 }
 
+/**
+ * A photo or thumbnail that did not come through `upload` (an import), made what `upload`
+ * stores: a clean JPEG, a thumbnail within 512 px; null when it does not decode.
+ */
+export async function cleanPhoto(data: Buffer, thumbnail: boolean): Promise<Buffer | null> {
+  try {
+    return (await reencode(thumbnail ? 'thumbnail' : 'image', data, thumbnail ? THUMBNAIL_PX : undefined)).jpeg;
+  } catch {
+    return null;
+  }
+}
+
 /** A JPEG of the decoded picture (a file or bytes), upright, on white, without EXIF, XMP, IPTC or ICC data. */
 async function reencode(field: string, data: string | Buffer, maxPx?: number): Promise<{ jpeg: Buffer; exif?: Buffer }> {
   const refuse = (why: string) => badRequest(`${field} ${why}`, [{ field, message: why }]);
