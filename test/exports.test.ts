@@ -161,6 +161,18 @@ describe('import', () => {
     assert.equal((await sharp(image.rawPayload).metadata()).width, 8);
   });
 
+  test("a raster's GeoTIFF parts repeated (to write far more than the file) are refused, and nothing is imported", async () => {
+    const file = files.file('parts.gpkg');
+    await exported(t.app, room, users.owner.token, file, '?include_tiffs=true');
+    const db = new SQLite(file);
+    db.prepare('INSERT INTO raster_files (layer_id, part, data) SELECT layer_id, part, data FROM raster_files').run();
+    db.close();
+    const target = await createRoom(t.app, users.owner);
+    assertError(await importFile(t.app, target, users.owner.token, readFileSync(file)), 400, 'invalid_file');
+    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.length, 0);
+    assert.deepEqual(assertOk(await call(t.app, 'GET', `/api/layers/${target}`, { auth: users.owner.token })).layers, []);
+  });
+
   test('a GeoPackage written by GDAL becomes one vector layer per feature table, reprojected', async () => {
     const src = files.file('src.geojson');
     const gpkg = files.file('gdal.gpkg');

@@ -67,7 +67,8 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
     this.room = room!;
   });
 
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  // preParsing: the caller is known, and refused, before a byte of the body is read or parsed.
+  app.addHook('preParsing', async (request: FastifyRequest) => {
     const spec = request.routeOptions.config.access;
     if (!spec) return;
     const roomParam = 'roomParam' in spec && spec.roomParam ? spec.roomParam : 'roomId';

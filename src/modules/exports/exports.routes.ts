@@ -31,7 +31,7 @@ function sendGeoPackage(reply: FastifyReply, roomId: string, file: { stream: Rea
 /** The largest GeoPackage an import takes. */
 export const IMPORT_MAX_BYTES = 2 * 1024 ** 3;
 /** A manifest of a big room (100,000 markers) is tens of megabytes of JSON. */
-const MANIFEST_MAX_BYTES = 256 * 1024 ** 2;
+const MANIFEST_MAX_BYTES = 64 * 1024 ** 2;
 
 export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService; roomImport: RoomImport; clones: RoomClones; receiver: UploadReceiver }> = async (
   app,

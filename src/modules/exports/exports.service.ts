@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
-import { gone, notFound } from '../../errors.js';
+import { AppError, gone, notFound } from '../../errors.js';
 import type { JobQueue, JobType } from '../../infra/job-queue.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { ExportJobRow, ExportJobsRepository } from './export-jobs.repository.js';
@@ -107,7 +107,7 @@ export class ExportsService {
 
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
     const row = await this.find(room, jobId);
-    if (hasExpired(row)) throw gone('export_expired', 'The export was removed 24 hours after it finished; start a new export job');
+    if (hasExpired(row)) throw gone('export_expired', 'The export was removed (24 hours after it finished, or when newer exports of the room replaced it); start a new export job');
     if (row.status !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
     const found = await this.files.blobs.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
@@ -143,7 +143,9 @@ export class ExportsService {
       for (const old of (await this.jobs.completeOfRoom(row.room_id)).slice(ARTIFACTS_PER_ROOM)) await this.expire(old);
     } catch (error) {
       if (signal.aborted) throw error;
-      await this.jobs.update(id, { status: 'error', error: (error as Error).message, finished_at: Date.now() });
+      // An AppError's message is for the caller; anything else may name our paths (the job queue logs it).
+      const message = error instanceof AppError ? error.message : 'The export failed; try again';
+      await this.jobs.update(id, { status: 'error', error: message, finished_at: Date.now() });
       throw error;
     }
   }

@@ -6,6 +6,7 @@ import { GdalError, streamGdal, type GdalLimits } from '../../geo/gdal.js';
 import { MAX_FEATURE_CHARS } from '../../geo/vector-stream.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { EXPORT_FORMAT, META, toRowValue, type ExportColumn } from './export-tables.js';
+import { MAX_RESTORED_OBJECTS } from './restored-content.js';
 
 /**
  * An uploaded GeoPackage, read for an import. It is hostile until proven otherwise: it must
@@ -77,8 +78,12 @@ export class GeoPackageFile {
   rows(table: string, columns: ExportColumn[]): Record<string, unknown>[] {
     if (!this.hasTable(table)) return [];
     const names = columns.filter((c) => c.type !== 'BLOB').map((c) => `"${c.name}"`);
-    const longest = this.read(() => this.db.prepare(`SELECT max(max(${names.map((n) => `coalesce(length(${n}), 0)`).join(', ')}, 0)) AS n FROM "${table}"`).get() as { n: number | null });
-    if ((longest.n ?? 0) > MAX_TEXT_CHARS) throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
+    const lengths = names.map((n) => `coalesce(length(${n}), 0)`);
+    const size = this.read(
+      () => this.db.prepare(`SELECT count(*) AS rows, max(max(${lengths.join(', ')}, 0)) AS longest, sum(${lengths.join(' + ')}) AS total FROM "${table}"`).get() as { rows: number; longest: number | null; total: number | null },
+    );
+    if ((size.longest ?? 0) > MAX_TEXT_CHARS) throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
+    if (size.rows > MAX_RESTORED_OBJECTS || (size.total ?? 0) > MAX_TABLE_CHARS) throw notGeoPackage(`its table ${table} holds more than one import restores (${MAX_RESTORED_OBJECTS} rows, ${MAX_TABLE_CHARS / 2 ** 20} M characters)`);
     return this.read(() => {
       const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<string, unknown>[];
       return raw.map((row) => Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])));
@@ -91,12 +96,21 @@ export class GeoPackageFile {
     return row && Buffer.isBuffer(row.data) ? row.data : null;
   }
 
-  /** A raster's GeoTIFF parts, in order (each read only when asked for). */
-  *rasterParts(table: string, layerId: string): Generator<Buffer> {
-    const parts = this.read(() => this.db.prepare(`SELECT part FROM "${table}" WHERE layer_id = ? ORDER BY part`).all(layerId) as { part: number }[]);
-    for (const { part } of parts) {
-      const data = this.blob(table, 'layer_id', layerId, ` AND part = ${Number(part)}`);
-      if (data) yield data;
+  /**
+   * A raster's GeoTIFF parts, in order, one row at a time. They must be numbered 1, 2, 3, ...
+   * without gaps or repeats and hold at most `maxBytes` together (no more than the file
+   * itself), else the file is refused.
+   */
+  *rasterParts(table: string, layerId: string, maxBytes: number): Generator<Buffer> {
+    const rows = this.read(() => this.db.prepare(`SELECT part, data FROM "${table}" WHERE layer_id = ? ORDER BY part`).iterate(layerId)) as IterableIterator<{ part: unknown; data: unknown }>;
+    let expected = 1;
+    let bytes = 0;
+    for (const { part, data } of rows) {
+      if (part !== expected || !Buffer.isBuffer(data)) throw notGeoPackage(`the GeoTIFF parts of raster ${layerId.slice(0, 100)} are not numbered 1, 2, 3, ... with data`);
+      bytes += data.length;
+      if (bytes > maxBytes) throw notGeoPackage(`the GeoTIFF parts of raster ${layerId.slice(0, 100)} are larger than the file`);
+      expected += 1;
+      yield data;
     }
   }
 
@@ -120,7 +134,7 @@ export class GeoPackageFile {
         for (const line of lines) if (line.trim()) yield parseFeature(line);
       }
       const error = await failed;
-      if (error instanceof GdalError && error.failure === 'failed') throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.reason}`);
+      if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted') throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.message}`);
       if (error) throw error;
       rest += decoder.end();
       if (rest.trim()) yield parseFeature(rest);
@@ -149,6 +163,9 @@ function parseFeature(line: string): { geometry: GeoJsonGeometry | null; propert
   }
   return { geometry: feature.geometry ?? null, properties: feature.properties ?? {} };
 }
+
+/** The text one of an export's small tables may hold in all. */
+const MAX_TABLE_CHARS = 256 * 1024 ** 2;
 
 /** The longest text an export's small tables hold (a comment is at most 5,000 characters, a slide's body more). */
 const MAX_TEXT_CHARS = 1024 * 1024;

@@ -33,7 +33,15 @@ export interface ImportCounts {
 }
 
 type Row = Record<string, unknown>;
-const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+/** Objects one import restores at most (each is held until the import's one transaction). */
+export const MAX_RESTORED_OBJECTS = 1_000_000;
+
+function text(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  const s = String(value);
+  if (s.includes('\u0000')) throw invalidFile('The export holds a text with a NUL character, which a database cannot keep');
+  return s;
+}
 /** A JSON column: GDAL reads JSON text back as the array or object it holds. */
 const json = (value: unknown) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : text(value));
 const num = (value: unknown) => (value === null || value === undefined || value === '' ? null : Number(value));
@@ -94,7 +102,9 @@ export class RestoredContent {
     const key = `icons/${this.roomId}/${id}.${file.ext}`;
     await this.files.store([{ roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data }]);
     this.storedKeys.push(key);
-    const size = Math.min(256, Math.max(8, Math.round(num(row.size) ?? 32)));
+    this.countOne();
+    const stated = num(row.size);
+    const size = stated !== null && Number.isFinite(stated) ? Math.min(256, Math.max(8, Math.round(stated))) : 32;
     this.rows.marker_icons.push({ id, room_id: this.roomId, name: (text(row.name) ?? 'icon').slice(0, 100), size, file_key: key, content_type: file.contentType, created_by: this.actor.id, created_at: when(row.created_at) });
     this.ids.icon.set(String(row.id), id);
     this.counts.icons += 1;
@@ -106,7 +116,8 @@ export class RestoredContent {
    * marker's photo. Its provenance is kept only when it has the API's shape.
    */
   async addImage(row: Row, data: Buffer) {
-    if (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail') return;
+    if ((row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail') || this.keys.has(String(row.key))) return;
+    this.countOne();
     const jpeg = await cleanPhoto(data, row.kind === 'marker-thumbnail');
     if (!jpeg) return;
     const key = `markers/${this.roomId}/${randomUUID()}${row.kind === 'marker-thumbnail' ? '_thumb' : ''}.jpg`;
@@ -120,6 +131,7 @@ export class RestoredContent {
   addMarker(feature: { geometry: GeoJsonGeometry | null; properties: Row }) {
     const p = feature.properties;
     if (feature.geometry?.type !== 'Point') return;
+    this.countOne();
     const [longitude, latitude] = feature.geometry.coordinates as [number, number];
     const imageKey = this.keys.get(String(p.image_key));
     const thumbnailKey = this.keys.get(String(p.thumbnail_key));
@@ -133,7 +145,7 @@ export class RestoredContent {
       description: text(p.description),
       color: text(p.color),
       tags: json(p.tags),
-      event_date: time(p.event_date),
+      event_date: eventDate(p.event_date),
       marker_icon_id: p.marker_icon_id ? (this.ids.icon.get(String(p.marker_icon_id)) ?? null) : null,
       marker_icon_size: num(p.marker_icon_size),
       image_key: withImage ? imageKey : null,
@@ -155,6 +167,7 @@ export class RestoredContent {
   addDrawing(feature: { geometry: GeoJsonGeometry | null; properties: Row }) {
     const p = feature.properties;
     if (!feature.geometry) return;
+    this.countOne();
     const problem = geometryProblem(feature.geometry);
     if (problem) throw invalidFile(`The export's drawing ${this.rows.drawings.length + 1} cannot be restored: ${problem}`);
     const row: DrawingsTable = {
@@ -174,6 +187,7 @@ export class RestoredContent {
   }
 
   addComment(r: Row) {
+    this.countOne();
     const objectId = String(r.object_id);
     const object = r.object_type === 'marker' ? this.ids.marker.get(objectId) : r.object_type === 'drawing' ? this.ids.drawing.get(objectId) : (this.ids.layer.get(objectId) ?? this.ids.raster.get(objectId));
     const row: CommentsTable = {
@@ -181,9 +195,9 @@ export class RestoredContent {
       room_id: this.roomId,
       // A comment on an object the export does not hold (deleted since) keeps the id it had.
       object_id: object ?? objectId,
-      object_type: String(r.object_type),
+      object_type: text(r.object_type) ?? '',
       object_name: text(r.object_name),
-      body: String(r.body ?? ''),
+      body: text(r.body) ?? '',
       lat: num(r.lat),
       lng: num(r.lng),
       resolved: r.resolved ? 1 : 0,
@@ -201,11 +215,12 @@ export class RestoredContent {
   addReply(r: Row) {
     const commentId = this.ids.comment.get(String(r.comment_id));
     if (!commentId) return;
+    this.countOne();
     const row: CommentRepliesTable = {
       id: newId('reply'),
       comment_id: commentId,
       room_id: this.roomId,
-      body: String(r.body ?? ''),
+      body: text(r.body) ?? '',
       author_kind: this.actor.kind,
       author_id: this.actor.id,
       created_at: when(r.created_at),
@@ -216,6 +231,7 @@ export class RestoredContent {
   }
 
   addSlide(r: Row) {
+    this.countOne();
     const mapIds = (value: unknown, ids: Map<string, string>) => {
       try {
         const list = JSON.parse(String(value)) as unknown;
@@ -228,9 +244,9 @@ export class RestoredContent {
       id: newId('slide'),
       room_id: this.roomId,
       position: num(r.position) ?? this.rows.slides.length,
-      title: String(r.title ?? ''),
+      title: text(r.title) ?? '',
       body: text(r.body),
-      view: String(r.view),
+      view: text(r.view) ?? '',
       base_layer: text(r.base_layer),
       marker_ids: mapIds(r.marker_ids, this.ids.marker),
       layer_ids: mapIds(r.layer_ids, this.ids.layer),
@@ -243,6 +259,14 @@ export class RestoredContent {
     checkSlide(row, this.rows.slides.length);
     this.rows.slides.push(row);
     this.counts.slides += 1;
+  }
+
+  private objects = 0;
+
+  /** Counts one restored object; past MAX_RESTORED_OBJECTS the file is refused. */
+  private countOne() {
+    this.objects += 1;
+    if (this.objects > MAX_RESTORED_OBJECTS) throw invalidFile(`The export holds more than ${MAX_RESTORED_OBJECTS} objects; one import restores at most that many`);
   }
 
   /** Inserts the rows (slides after the room's own, in their order), inside the import's transaction. */
@@ -259,6 +283,12 @@ export class RestoredContent {
   async discardFiles(): Promise<void> {
     await this.files.remove(this.roomId, this.storedKeys);
   }
+}
+
+/** A marker's date: any time a JavaScript date can hold (about 275,000 years either side of 1970). */
+function eventDate(value: unknown): number | null {
+  const ms = time(value);
+  return ms !== null && Math.abs(ms) <= 8.64e15 ? ms : null;
 }
 
 /** A restored object's time: the file's, unless it is missing or not between 1970 and now. */

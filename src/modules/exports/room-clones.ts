@@ -95,10 +95,10 @@ export class RoomClones {
 
   private async run(job: JobContext<Payload>) {
     const { manifest } = job.payload;
-    // Checked again: the room may have been deleted (its grant with it) while the job waited.
-    const sourceRoomId = await this.grantedSource(manifest);
     const target = job.roomId;
     await this.undo(job.id);
+    // Checked again: the room may have been deleted (its grant with it) while the job waited.
+    const sourceRoomId = await this.grantedSource(manifest);
     await this.staged.begin(job.id, target);
     const content = new RestoredContent(target, job.actor, this.sources.files);
     try {

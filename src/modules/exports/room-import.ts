@@ -1,6 +1,8 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { actorOf, type Actor, type Caller } from '../../auth/access.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
@@ -50,7 +52,7 @@ export class RoomImport {
     await this.staged.begin(stageId, room.id);
     try {
       const own = gpkg.isRoomExport();
-      if (own) await this.restore(gpkg, room.id, actor, stageId, content);
+      if (own) await this.restore(gpkg, room.id, actor, stageId, content, file.bytes);
       else await this.foreignLayers(gpkg, room.id, actor, stageId, content);
       await this.files.assertRoomFor(room.id, 0);
       const imported = content.counts;
@@ -79,7 +81,7 @@ export class RoomImport {
     content.counts.layers += rows.length;
   }
 
-  private async restore(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+  private async restore(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent, fileBytes: number) {
     for (const icon of gpkg.rows(T.ICONS.table, T.ICONS.columns)) {
       const data = gpkg.blob(T.ICONS.table, 'id', icon.id);
       if (!data) continue;
@@ -89,7 +91,7 @@ export class RoomImport {
       const data = gpkg.blob(T.IMAGES.table, 'key', image.key);
       if (data) await content.addImage(image, data);
     }
-    await this.restoreLayers(gpkg, roomId, actor, stageId, content);
+    await this.restoreLayers(gpkg, roomId, actor, stageId, content, fileBytes);
     for await (const feature of gpkg.features(T.MARKERS.table, READ_LIMITS)) content.addMarker(feature);
     for await (const feature of gpkg.features(T.DRAWINGS.table, READ_LIMITS)) content.addDrawing(feature);
     const comments = gpkg.rows(T.COMMENTS.table, T.COMMENTS.columns);
@@ -98,7 +100,7 @@ export class RoomImport {
     for (const slide of gpkg.rows(T.SLIDES.table, T.SLIDES.columns)) content.addSlide(slide);
   }
 
-  private async restoreLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+  private async restoreLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent, fileBytes: number) {
     const layerRows = gpkg.rows(T.LAYERS.table, T.LAYERS.columns);
     const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
     if (vectors.length > 0) {
@@ -112,7 +114,7 @@ export class RoomImport {
       staged.forEach((row, i) => content.mapLayer(wanted[i]!.old, row.id));
     }
     for (const row of layerRows.filter((r) => r.kind === 'raster')) {
-      const source = await this.rasterSource(gpkg, row);
+      const source = await this.rasterSource(gpkg, row, fileBytes);
       if (!source) {
         content.skipped.push({ rasterLayer: String(row.name), reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)' });
         continue;
@@ -129,25 +131,24 @@ export class RoomImport {
   }
 
   /** A raster's GeoTIFF on local disk: its original parts concatenated, else its tile pyramid as a GeoTIFF. */
-  private async rasterSource(gpkg: GeoPackageFile, row: Record<string, unknown>): Promise<string | null> {
+  private async rasterSource(gpkg: GeoPackageFile, row: Record<string, unknown>, fileBytes: number): Promise<string | null> {
     const folder = path.join(this.tmpDir, 'imports');
     await mkdir(folder, { recursive: true });
     const file = path.join(folder, `${newId('raster')}.tif`);
-    if (gpkg.hasTable(T.RASTER_FILES.table)) {
-      const out = createWriteStream(file);
-      let parts = 0;
-      for (const part of gpkg.rasterParts(T.RASTER_FILES.table, String(row.id))) {
-        parts += 1;
-        if (!out.write(part)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    try {
+      if (gpkg.hasTable(T.RASTER_FILES.table)) {
+        await pipeline(Readable.from(gpkg.rasterParts(T.RASTER_FILES.table, String(row.id), fileBytes)), createWriteStream(file));
+        if ((await stat(file)).size > 0) return file;
       }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      if (parts > 0) return file;
+      if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
+        await tilesToTiff(gpkg.path, row.tiles_table, file);
+        return file;
+      }
+    } catch (error) {
       await rm(file, { force: true });
+      throw error;
     }
-    if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
-      await tilesToTiff(gpkg.path, row.tiles_table, file);
-      return file;
-    }
+    await rm(file, { force: true });
     return null;
   }
 }
@@ -180,7 +181,7 @@ async function tilesToTiff(gpkg: string, table: string, out: string): Promise<vo
   try {
     await runGdal('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'BIGTIFF=IF_SAFER', `GPKG:${gpkg}:${table}`, out], READ_LIMITS);
   } catch (error) {
-    if (error instanceof GdalError && error.failure === 'failed') throw invalidFile(`The export's tile table ${table} cannot be read: ${error.reason}`);
+    if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted') throw invalidFile(`The export's tile table ${table} cannot be read: ${error.message}`);
     throw error;
   }
 }
