@@ -18,7 +18,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { api, label, mb, restartMaproom, ROOM_ID, ROOT, RSS_LIMIT_MB, setUp, sleep, startMaproom, stopServer, TMP, TRACE, uploadMultipart, writePointsGeoJson, type Row, type Server } from './harness.js';
-import { DATA_CACHE, run, vectorData } from './vector-data.js';
+import { DATA_CACHE, run, timedTool, vectorData } from './vector-data.js';
 import { ingestByChunks, uploadAndProcess, watchMemory } from './vector-upload.js';
 
 const env = process.env;
@@ -98,15 +98,10 @@ async function ogr2ogrPeer(input: string, tables: string[]) {
   const out = path.join(TMP, 'peer-export.gpkg');
   rmSync(out, { force: true });
   const args = ['-f', 'GPKG', out, input, ...tables];
-  const timed = existsSync('/usr/bin/time');
-  const started = performance.now();
-  const result = timed ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', 'ogr2ogr', ...args]) : await run('ogr2ogr', args);
-  const seconds = (performance.now() - started) / 1000;
-  if (result.code !== 0) throw new Error(`ogr2ogr ${args.join(' ')} failed (${result.code}):\n${result.stderr}`);
+  const { seconds, maxRssMb } = await timedTool('ogr2ogr', args);
   const bytes = statSync(out).size;
   rmSync(out, { force: true });
-  const kb = /maxrss_kb=(\d+)/.exec(result.stderr)?.[1];
-  return { seconds, bytes, maxRssMb: kb ? Number(kb) / 1024 : null, command: `ogr2ogr -f GPKG out.gpkg export.gpkg ${tables.join(' ')}` };
+  return { seconds, bytes, maxRssMb, command: `ogr2ogr -f GPKG out.gpkg export.gpkg ${tables.join(' ')}` };
 }
 
 async function timed<T>(server: Server, csv: string | undefined, work: () => Promise<T>): Promise<{ value: T; seconds: number; memory: Memory }> {

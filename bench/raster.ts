@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import path from 'node:path';
 import { api, mb, ROOM_ID, ROOT, RSS_LIMIT_MB, setUp, startMaproom, stopServer, TMP, TRACE, type Row, type Server } from './harness.js';
 import { MERCATOR_HALF } from '../src/geo/raster/tile-window.js';
-import { DATA_CACHE, run } from './vector-data.js';
+import { DATA_CACHE, run, timedTool } from './vector-data.js';
 import { percentile, randomTile, seededRandom, timedGet } from './vector-reads.js';
 import { phaseSummary, uploadAndProcess, type ProcessedUpload } from './vector-upload.js';
 
@@ -66,12 +66,8 @@ async function gdalwarpPeer(input: string): Promise<PeerIngest> {
   const cog = path.join(TMP, `peer-${path.basename(input)}`);
   rmSync(cog, { force: true });
   const args = ['-q', '-t_srs', 'EPSG:3857', '-of', 'COG', input, cog];
-  const started = performance.now();
-  const result = existsSync('/usr/bin/time') ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', 'gdalwarp', ...args]) : await run('gdalwarp', args);
-  const seconds = (performance.now() - started) / 1000;
-  if (result.code !== 0) throw new Error(`gdalwarp failed (${result.code}):\n${result.stderr}`);
-  const kb = /maxrss_kb=(\d+)/.exec(result.stderr)?.[1];
-  return { seconds, maxRssMb: kb ? Number(kb) / 1024 : null, cog };
+  const { seconds, maxRssMb } = await timedTool('gdalwarp', args);
+  return { seconds, maxRssMb, cog };
 }
 
 interface RasterLayer {

@@ -68,6 +68,19 @@ export async function vectorData(count: number): Promise<VectorFiles> {
 const describe = (files: VectorFiles) =>
   `GeoPackage ${(statSync(files.gpkg).size / 2 ** 20).toFixed(0)} MB, zipped shapefile ${(statSync(files.shpZip).size / 2 ** 20).toFixed(0)} MB`;
 
+/**
+ * A peer tool run to its end, timed from start to exit, with its maximum resident set size
+ * (GNU time's %M) when /usr/bin/time is there; throws with its stderr unless it exits 0.
+ */
+export async function timedTool(tool: string, args: string[]): Promise<{ seconds: number; maxRssMb: number | null }> {
+  const started = performance.now();
+  const result = existsSync('/usr/bin/time') ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', tool, ...args]) : await run(tool, args);
+  const seconds = (performance.now() - started) / 1000;
+  if (result.code !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${result.code}):\n${result.stderr}`);
+  const kb = /maxrss_kb=(\d+)/.exec(result.stderr)?.[1];
+  return { seconds, maxRssMb: kb ? Number(kb) / 1024 : null };
+}
+
 export interface PeerRun {
   seconds: number;
   /** ogr2ogr's maximum resident set size (GNU time's %M), when /usr/bin/time is there. */
@@ -83,12 +96,6 @@ export async function ogr2ogrPeer(input: string, outDir: string): Promise<PeerRu
   const out = path.join(outDir, `peer-${path.basename(input).replace(/\W+/g, '-')}.gpkg`);
   rmSync(out, { force: true });
   const args = ['-f', 'GPKG', '-t_srs', 'EPSG:4326', out, input];
-  const timed = existsSync('/usr/bin/time');
-  const started = performance.now();
-  const result = timed ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', 'ogr2ogr', ...args]) : await run('ogr2ogr', args);
-  const seconds = (performance.now() - started) / 1000;
-  rmSync(out, { force: true });
-  if (result.code !== 0) throw new Error(`ogr2ogr ${args.join(' ')} failed (${result.code}):\n${result.stderr}`);
-  const kb = /maxrss_kb=(\d+)/.exec(result.stderr)?.[1];
-  return { seconds, maxRssMb: kb ? Number(kb) / 1024 : null, command: `ogr2ogr ${args.map((a) => (a === out ? 'out.gpkg' : a === input ? path.basename(input) : a)).join(' ')}` };
+  const timed = await timedTool('ogr2ogr', args).finally(() => rmSync(out, { force: true }));
+  return { ...timed, command: `ogr2ogr ${args.map((a) => (a === out ? 'out.gpkg' : a === input ? path.basename(input) : a)).join(' ')}` };
 }
