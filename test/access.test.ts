@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { access, type Caller, type RoomFacts, type RoomNeed } from '../src/auth/access.js';
+import { access, visitsOnlyTheDeck, type Caller, type RoomFacts, type RoomNeed } from '../src/auth/access.js';
 import { AppError } from '../src/errors.js';
 import { TOKEN_ERRORS } from './helpers.js';
 
@@ -60,6 +60,36 @@ describe('access()', () => {
     const publicDeck = { isPublic: false, presentationIsPublic: true, role: null };
     assert.doesNotThrow(() => access(publicDeck, ROOM, anonymous, 'deck'));
     assert.equal(refusal(() => access(publicDeck, ROOM, anonymous, 'read')).status, 401);
+  });
+
+  test('shownByDeck: read, or anyone when the public deck shows the object; others hear 404, refusals stay as for read', () => {
+    const deck = (shown: boolean, presentationIsPublic = true): RoomFacts => ({
+      isPublic: false,
+      presentationIsPublic,
+      role: null,
+      deckObject: { what: 'Image', shown },
+    });
+    // A visitor of the public deck (anonymous or a non-member) reaches what the slides show...
+    for (const caller of [anonymous, user]) {
+      assert.equal(access(deck(true), ROOM, caller, 'shownByDeck').capabilities.has('read'), false);
+      // ...and nothing else of the room, as if it did not exist.
+      assert.deepEqual(refusal(() => access(deck(false), ROOM, caller, 'shownByDeck')), { status: 404, code: 'not_found', message: 'Image not found' });
+      // Whether or not the deck is public, the room's other reads stay closed.
+      assert.equal(refusal(() => access(deck(true), ROOM, caller, 'read')).status, caller === anonymous ? 401 : 403);
+    }
+    // A private deck opens nothing: the usual refusals, even for an object a slide shows.
+    assert.equal(refusal(() => access(deck(true, false), ROOM, anonymous, 'shownByDeck')).status, 401);
+    assert.equal(refusal(() => access(deck(true, false), ROOM, user, 'shownByDeck')).status, 403);
+    // Readers of the room are not narrowed (the slides are not even looked at for them).
+    assert.ok(access({ ...privateRoom('viewer'), presentationIsPublic: true }, ROOM, user, 'shownByDeck').capabilities.has('read'));
+    assert.ok(access({ isPublic: true, presentationIsPublic: true, role: null }, ROOM, anonymous, 'shownByDeck').capabilities.has('read'));
+    assert.equal(visitsOnlyTheDeck({ isPublic: true, presentationIsPublic: true, role: null }, anonymous), false);
+    assert.equal(visitsOnlyTheDeck({ ...privateRoom('viewer'), presentationIsPublic: true }, user), false);
+    assert.equal(visitsOnlyTheDeck({ ...privateRoom(), presentationIsPublic: true }, user), true);
+    // Tokens: a token without read is refused as everywhere; one with read reads the room.
+    assert.equal(refusal(() => access(deck(true), ROOM, token(['write']), 'shownByDeck')).message, TOKEN_ERRORS.lacksRead);
+    assert.doesNotThrow(() => access(deck(false), ROOM, token(['read']), 'shownByDeck'));
+    assert.equal(refusal(() => access(deck(true), ROOM, token(['read'], 'elsewhere1'), 'shownByDeck')).message, TOKEN_ERRORS.wrongRoom);
   });
 
   test('tokens: scope first, then permission, with the exact messages', () => {

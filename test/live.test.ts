@@ -274,6 +274,15 @@ describe('live channel: refusals', () => {
     const badId = await refusedUpgrade(`/api/rooms/short/live?access_token=${users.owner.token}`);
     assert.equal(badId.status, 400, JSON.stringify(badId));
     assert.equal(badId.body.error, 'validation_error');
+
+    const badSince = await refusedUpgrade(`/api/rooms/${room}/live?since=yesterday&access_token=${users.owner.token}`);
+    assert.equal(badSince.status, 400, JSON.stringify(badSince));
+    assert.equal(badSince.body.error, 'validation_error');
+
+    // Every refusal before the upgrade is the JSON error body, never plain text.
+    for (const refused of [invalid, revokedLike, wrongRoom, unknown, unknownAnonymous, badId, badSince]) {
+      assert.deepEqual(Object.keys(refused.body).sort().filter((key) => key !== 'details'), ['error', 'message'], JSON.stringify(refused));
+    }
   });
 });
 
@@ -399,6 +408,12 @@ describe('live channel: as plain HTTP and in the API reference', () => {
     const doc = assertOk(await call(t.app, 'GET', '/api/openapi.json'));
     const live = doc.paths['/api/rooms/{roomId}/live']?.get;
     assert.ok(live, 'the live route is documented');
-    for (const words of ['access_token', '"type":"auth"', 'hello', 'resync', '4401', '4403', '4404']) assert.ok(live.description.includes(words), words);
+    for (const words of ['access_token', '"type":"auth"', 'hello', 'resync', '4401', '4403', '4404', 'Before the upgrade', '426']) assert.ok(live.description.includes(words), words);
+    const query = live.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort();
+    assert.deepEqual(query, ['access_token', 'since']);
+    // The refusals before the upgrade are documented with the error body.
+    for (const status of ['400', '401', '403', '404', '426']) {
+      assert.ok(live.responses[status]?.content?.['application/json'], `${status} documented with the JSON error body`);
+    }
   });
 });

@@ -164,13 +164,33 @@ describe('POST /api/rooms/:roomId/markers/upload-image', () => {
   });
 
   test('without a thumbnail, one is made from the image: a JPEG whose longest side is 256 px', async () => {
-    const big = await sharp({ create: { width: 800, height: 400, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg().toBuffer();
-    const json = assertOk(await upload(room, { image: big }, users.owner.token));
-    assert.match(json.thumbnailKey, new RegExp(`^markers/${room}/${UUID}_thumb\\.jpg$`));
-    const thumb = await call(t.app, 'GET', `/api/rooms/${room}/markers/image?key=${encodeURIComponent(json.thumbnailKey)}`, { auth: users.owner.token });
-    assert.equal(thumb.statusCode, 200);
-    const meta = await sharp(thumb.rawPayload).metadata();
-    assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 256, 128]);
+    for (const [width, height, expected] of [[800, 400, [256, 128]], [300, 1200, [64, 256]]] as const) {
+      const big = await sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer();
+      const json = assertOk(await upload(room, { image: big }, users.owner.token));
+      assert.deepEqual(Object.keys(json).sort(), ['exif', 'imageKey', 'thumbnailKey']);
+      const id = new RegExp(`^markers/${room}/(${UUID})\\.jpg$`).exec(json.imageKey)?.[1];
+      assert.ok(id, json.imageKey);
+      assert.equal(json.thumbnailKey, `markers/${room}/${id}_thumb.jpg`);
+      const thumb = await getImage(room, json.thumbnailKey, users.owner.token);
+      assert.equal(thumb.statusCode, 200);
+      const meta = await sharp(thumb.rawPayload).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', ...expected]);
+      // The image keeps its size.
+      const image = await sharp((await getImage(room, json.imageKey, users.owner.token)).rawPayload).metadata();
+      assert.deepEqual([image.width, image.height], [width, height]);
+    }
+  });
+
+  test('a made thumbnail is cleaned like an upload: upright, no EXIF, XMP or GPS; the answer keeps the provenance', async () => {
+    const json = assertOk(await upload(room, { image: taggedJpeg }, users.owner.token));
+    assert.equal(json.exif.camera.model, 'Canon EOS R5');
+    assert.ok(json.exif.gps, 'the GPS position is answered');
+    const thumb = (await getImage(room, json.thumbnailKey, users.owner.token)).rawPayload;
+    const meta = await sharp(thumb).metadata();
+    // 64x48 turned upright by its Orientation (6), never enlarged.
+    assert.deepEqual([meta.format, meta.width, meta.height, meta.exif, meta.xmp, meta.icc], ['jpeg', 48, 64, undefined, undefined, undefined]);
+    const tags = Object.keys(exiftool(thumb));
+    for (const group of ['IFD0:', 'ExifIFD:', 'GPS:', 'XMP', 'ICC']) assert.ok(!tags.some((tag) => tag.startsWith(group)), `${group} in ${tags.join(', ')}`);
   });
 
   test('a file over 20 MB is 413 file_too_large', async () => {
@@ -269,6 +289,53 @@ describe('GET /api/rooms/:roomId/markers/image', () => {
     const res = await getImage(publicRoom, pub.imageKey);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['content-type'], 'image/jpeg');
+  });
+});
+
+describe('a public deck of a private room', () => {
+  test('anyone reads the photos and icons of the markers its slides show; the room\'s others stay refused', async () => {
+    const owner = users.owner.token;
+    const deckRoom = await createRoom(t.app, users.owner);
+    const base = `/api/rooms/${deckRoom}`;
+    const icon = async (name: string) => {
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><circle cx="4" cy="4" r="3" fill="#${name === 'shown' ? 'c00' : '00c'}"/></svg>`;
+      return assertOk(await postMultipart(t.app, `${base}/marker-icons`, { icon: { data: svg, filename: 'i.svg', type: 'image/svg+xml' }, name, size: '24' }, owner), 201).iconId as string;
+    };
+    const shownPhoto = assertOk(await upload(deckRoom, { image: plainJpeg }, owner));
+    const otherPhoto = assertOk(await upload(deckRoom, { image: plainJpeg }, owner));
+    const [shownIcon, otherIcon] = [await icon('shown'), await icon('other')];
+    const marker = async (photo: { imageKey: string; thumbnailKey: string }, markerIconId: string) =>
+      assertOk(await call(t.app, 'POST', `${base}/markers`, { auth: owner, body: { latitude: 46.9, longitude: 7.4, title: 'M', imageKey: photo.imageKey, thumbnailKey: photo.thumbnailKey, markerIconId } }), 201).marker;
+    const onSlide = await marker(shownPhoto, shownIcon);
+    await marker(otherPhoto, otherIcon);
+    const { slide } = assertOk(await call(t.app, 'POST', `${base}/presentation/slides`, { auth: owner, body: { title: 'S', view: { lat: 46.9, lng: 7.4, zoom: 10 }, markerIds: [onSlide.id] } }), 201);
+
+    const shown = [`${base}/markers/image?key=${encodeURIComponent(shownPhoto.imageKey)}`, `${base}/markers/image?key=${encodeURIComponent(shownPhoto.thumbnailKey)}`, `${base}/marker-icons/${shownIcon}`];
+    const others = [`${base}/markers/image?key=${encodeURIComponent(otherPhoto.imageKey)}`, `${base}/marker-icons/${otherIcon}`];
+    const read = (url: string, auth?: string) => call(t.app, 'GET', url, { auth });
+    // A private deck: the usual refusals.
+    for (const url of shown) {
+      assertError(await read(url), 401, 'unauthorized');
+      assertError(await read(url, users.stranger.token), 403, 'forbidden');
+    }
+    assertOk(await call(t.app, 'PATCH', `${base}/presentation/public`, { auth: owner, body: { isPublic: true } }));
+    for (const url of shown) {
+      for (const auth of [undefined, users.stranger.token, owner]) assert.equal((await read(url, auth)).statusCode, 200, `${url} as ${auth ?? 'anonymous'}`);
+    }
+    for (const url of others) {
+      // A visitor of the deck may not know of what it does not show (404, as for an unknown key)...
+      for (const auth of [undefined, users.stranger.token]) assertError(await read(url, auth), 404, 'not_found');
+      // ...while the room's members read everything.
+      assert.equal((await read(url, owner)).statusCode, 200);
+    }
+    // The rest of the room stays closed, and a token without read is refused as anywhere.
+    assertError(await read(`${base}/markers`), 401, 'unauthorized');
+    assertError(await read(`${base}/marker-icons`), 401, 'unauthorized');
+    const writeOnly = await issueToken(t.app, users.owner, deckRoom, ['write']);
+    assertError(await read(shown[0]!, writeOnly.token), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+    // The slide no longer shows the marker: its files close again.
+    assertOk(await call(t.app, 'PATCH', `${base}/presentation/slides/${slide.id}`, { auth: owner, body: { markerIds: [] } }));
+    for (const url of shown) assertError(await read(url), 404, 'not_found');
   });
 });
 

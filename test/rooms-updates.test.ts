@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { assertOk, call, roomHistory, scaffold, TEST_DB, type TestApp, type Users } from './helpers.js';
+import { assertOk, call, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
 import { LiveClient } from './support/live-client.js';
 
 /** Room settings are changes like content: history entries and live events (`room.updated`). */
@@ -26,18 +21,41 @@ describe('room settings changes are recorded and broadcast', () => {
     const hello = await live.at(0);
     assert.equal(hello.type, 'hello');
     const owner = users.owner.token;
+    /** The room's settings as a member reads them: `/info`, plus the description and timeline settings of the room record. */
+    const settingsNow = async () => {
+      const record = assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: owner }));
+      return {
+        ...assertOk(await call(t.app, 'GET', `/api/rooms/${room}/info`, { auth: owner })),
+        description: record.description,
+        timelineSettings: record.timelineSettings,
+      };
+    };
+    const expected = [];
     assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/camera-settings`, { auth: owner, body: { defaultView: { lat: 46.9, lng: 7.4, zoom: 11 } } }));
+    expected.push(await settingsNow());
     assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/timeline-settings`, { auth: owner, body: { groupingMode: 'month' } }));
+    expected.push(await settingsNow());
     assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/presentation/public`, { auth: users.editor.token, body: { isPublic: true } }));
+    expected.push(await settingsNow());
     assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/public`, { auth: owner, body: { isPublic: true } }));
+    expected.push(await settingsNow());
 
     const events = (await live.waitFor(5)).slice(1);
     assert.deepEqual(events.map((e) => e.type), Array(4).fill('room.updated'));
+    assert.deepEqual(events.map((e) => [e.objectType, e.objectId]), Array(4).fill(['room', room]));
     assert.deepEqual(events.map((e) => e.version), [hello.version + 1, hello.version + 2, hello.version + 3, hello.version + 4]);
+    // Each event carries the room's settings just after its change, as a member reads them.
+    assert.deepEqual(events.map((e) => e.data), expected);
     assert.deepEqual([events[0]!.data.defaultViewLat, events[0]!.data.defaultViewZoom], [46.9, 11]);
+    assert.equal(events[1]!.data.timelineSettings.groupingMode, 'month');
     assert.equal(events[2]!.data.presentationIsPublic, true);
     assert.equal(events[3]!.data.isPublic, true);
     live.ws.close();
+    // A client catching up with ?since= gets the same events from history.
+    const late = new LiveClient(`${wsBase}/api/rooms/${room}/live?since=${hello.version}&access_token=${users.viewer.token}`);
+    const replayed = (await late.waitFor(5)).slice(1);
+    late.ws.close();
+    assert.deepEqual(replayed.map(({ at: _, ...e }) => e), events.map(({ at: _, ...e }) => e));
 
     const history = (await roomHistory(t.app, room, owner)).filter((e) => e.type === 'room.updated').reverse();
     assert.deepEqual(history.map((e) => [e.objectType, e.objectId]), Array(4).fill(['room', room]));
@@ -48,25 +66,5 @@ describe('room settings changes are recorded and broadcast', () => {
       { isPublic: true },
     ]);
     assert.deepEqual(history.map((e) => e.actor), [users.owner.id, users.owner.id, users.editor.id, users.owner.id].map((id) => ({ kind: 'user', id })));
-  });
-});
-
-describe('one service per SQLite data directory', { skip: TEST_DB !== 'sqlite' }, () => {
-  test('a second service on the same data directory refuses to start, naming it; after the first stops, it starts', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-lock-'));
-    const config = loadConfig({}, { dataDir, logLevel: 'silent' });
-    const first = await buildApp(config);
-    try {
-      await assert.rejects(buildApp(config), (error: Error) => {
-        assert.match(error.message, /already using the data directory/);
-        assert.ok(error.message.includes(path.resolve(dataDir)), error.message);
-        return true;
-      });
-    } finally {
-      await first.app.close();
-    }
-    const second = await buildApp(config);
-    await second.app.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 });

@@ -78,6 +78,20 @@ describe('GET /api/rooms/:roomId/info', () => {
     }
   });
 
+  test('a private room with a public deck also tells anonymous and non-members presentationIsPublic: true', async () => {
+    const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
+    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body: { isPublic: true } }));
+    for (const auth of [undefined, stranger.token]) {
+      assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true, presentationIsPublic: true });
+    }
+    // The room itself stays closed to them; members still get the settings.
+    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
+    assert.deepEqual(pick(await info(roomId, owner.token), INFO_FIELDS), { ...expected(false), presentationIsPublic: true });
+    // Unpublished again: back to the bare answer.
+    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body: { isPublic: false } }));
+    for (const auth of [undefined, stranger.token]) assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true });
+  });
+
   test('a read token of the room gets the settings', async () => {
     const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
     const { token } = await issueToken(t.app, owner, roomId, ['read']);

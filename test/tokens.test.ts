@@ -306,6 +306,7 @@ describe('Authentication rules for room tokens', () => {
     const victim = await issueToken(t.app, owner, r, ['read']);
 
     const calls: Array<[string, string, unknown?]> = [
+      ['PATCH', `/api/rooms/${r}`, { name: 'renamed by a token' }],
       ['PATCH', `/api/rooms/${r}/public`, { isPublic: true }],
       ['PATCH', `/api/rooms/${r}/camera-settings`, { autoZoomEnabled: false }],
       ['PATCH', `/api/rooms/${r}/timeline-settings`, { groupingMode: 'day' }],

@@ -35,7 +35,8 @@ export type RoomNeed =
   | 'listen' // the live channel: any caller of an existing room; read is checked on the socket
   | 'authenticated' // any user, or a token of this room
   | 'read' // room content
-  | 'deck' // the presentation: also anyone when the deck is public
+  | 'deck' // the presentation: read, or anyone when the deck is public
+  | 'shownByDeck' // a photo, icon, layer or raster: read, or anyone when a slide of the public deck shows it
   | 'comment' // comments: viewers too; tokens need write
   | 'write' // content changes: owner or editor; tokens need write
   | 'upload' // layer files: owner or editor; tokens need upload
@@ -49,6 +50,11 @@ export interface RoomFacts {
   presentationIsPublic: boolean;
   /** The calling user's role in the room, null when not a member or not a user. */
   role: Role | null;
+  /**
+   * For `shownByDeck`: the object the request names (`what`, for the 404) and whether a slide
+   * of the room shows it. Looked up only when the answer hangs on it (`visitsOnlyTheDeck`).
+   */
+  deckObject?: { what: string; shown: boolean };
 }
 
 export type Capability = 'read' | 'comment' | 'write' | 'upload' | 'member' | 'editor' | 'owner';
@@ -73,6 +79,7 @@ export const isSessionOnly = (need: RoomNeed) => SESSION_ONLY.has(need);
 const NEED_CAPABILITY: Partial<Record<RoomNeed, Capability>> = {
   read: 'read',
   deck: 'read',
+  shownByDeck: 'read',
   comment: 'comment',
   write: 'write',
   upload: 'upload',
@@ -105,6 +112,14 @@ export function capabilitiesOf(room: RoomFacts, caller: Caller): Grant {
 }
 
 /**
+ * Whether what the caller may reach of the room's objects hangs on the public deck: it may
+ * not read the room, and the deck is public. Only then does `shownByDeck` look at the slides.
+ */
+export function visitsOnlyTheDeck(room: RoomFacts, caller: Caller): boolean {
+  return caller.kind !== 'token' && room.presentationIsPublic && !capabilitiesOf(room, caller).capabilities.has('read');
+}
+
+/**
  * The one access check. `room` is null when no room has the id. Throws the interface's
  * exact errors; returns what the caller may do.
  */
@@ -118,13 +133,21 @@ export function access(room: RoomFacts | null, roomId: string, caller: Caller, n
   const capability = NEED_CAPABILITY[need];
   if (need === 'listen') return grant;
   // A room token without read learns nothing of the room, even where anonymous readers may.
-  if (caller.kind === 'token' && (need === 'info' || need === 'deck') && !grant.capabilities.has('read')) throw tokenLacks('read');
+  if (caller.kind === 'token' && (need === 'info' || need === 'deck' || need === 'shownByDeck') && !grant.capabilities.has('read')) {
+    throw tokenLacks('read');
+  }
   if (need === 'info') return grant;
   if (need === 'authenticated') {
     if (caller.kind === 'anonymous') throw unauthorized();
     return grant;
   }
   if (need === 'deck' && room.presentationIsPublic) return grant;
+  if (need === 'shownByDeck' && visitsOnlyTheDeck(room, caller)) {
+    // A visitor of the public deck reaches what its slides show; any other object of the room
+    // is not there for it (404, as for an unknown one).
+    if (room.deckObject?.shown) return grant;
+    throw notFound(room.deckObject?.what ?? 'Object');
+  }
   if (!capability || grant.capabilities.has(capability)) return grant;
 
   if (caller.kind === 'token') throw tokenLacks(TOKEN_PERMISSION_FOR[capability]);

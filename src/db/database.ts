@@ -36,21 +36,30 @@ export async function openDatabase(config: Config): Promise<Database> {
 function openSqlite(dataDir: string, file: string): Database {
   mkdirSync(dataDir, { recursive: true });
   const unlock = lockDataDir(dataDir);
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  // WAL + NORMAL: a committed transaction survives a crash of the process; only an
-  // operating-system crash or power loss may lose the last moments (see README).
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  let sqlite: SQLite.Database;
+  try {
+    sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a committed transaction survives a crash of the process; only an
+    // operating-system crash or power loss may lose the last moments (see README).
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     ping: () => ping(db),
     close: async () => {
-      await db.destroy();
-      unlock();
+      try {
+        await db.destroy();
+      } finally {
+        unlock();
+      }
     },
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSessionOnly, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
 import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { authorizeRoom } from '../auth/room-access.js';
+import { authorizeRoom, type DeckObject } from '../auth/room-access.js';
 import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized } from '../errors.js';
 import { isRoomId } from '../ids.js';
 
@@ -12,19 +12,27 @@ import { isRoomId } from '../ids.js';
  * names (`roomInBody`: the handler calls `request.authorizeRoom` once it has read it), or
  * (`optional`) just who the caller is.
  */
-export type RouteAccess =
-  | { session: true }
-  | {
-      room: RoomNeed;
-      /** The path parameter that names the room, when it is not `roomId`. */
-      roomParam?: string;
-      /** Also take the credential from `?access_token=` (WebSockets). */
-      credentialInQuery?: true;
-      /** For routes that address an object by id alone: how to find its room. */
-      roomOf?: ObjectRoom;
-    }
-  | { roomInBody: RoomNeed }
-  | { optional: true };
+export type RouteAccess = { session: true } | RoomAccess | { roomInBody: RoomNeed } | { optional: true };
+
+/** A need on the room of the path. A `shownByDeck` route also says which object it serves. */
+export type RoomAccess = {
+  /** The path parameter that names the room, when it is not `roomId`. */
+  roomParam?: string;
+  /** Also take the credential from `?access_token=` (WebSockets). */
+  credentialInQuery?: true;
+  /** For routes that address an object by id alone: how to find its room. */
+  roomOf?: ObjectRoom;
+} & ({ room: Exclude<RoomNeed, 'shownByDeck'> } | { room: 'shownByDeck'; deckObject: DeckRoute });
+
+/**
+ * The object a `shownByDeck` route serves (a photo, an icon, a layer, a raster): what it is
+ * called, and whether a slide of the room shows the one the request names. A visitor of a
+ * public deck reaches only those; members and other readers of the room are not narrowed.
+ */
+export interface DeckRoute {
+  what: string;
+  isShown(roomId: string, request: FastifyRequest): Promise<boolean>;
+}
 
 /**
  * The room of an object named by a path parameter. Whoever may not act on that room hears
@@ -93,9 +101,11 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       return;
     }
     if (!('room' in spec)) return;
+    const deckObject: DeckObject | undefined =
+      'deckObject' in spec ? { what: spec.deckObject.what, isShown: (id) => spec.deckObject.isShown(id, request) } : undefined;
     const { room, grant } = spec.roomOf
-      ? await authorizeObject(source, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room)
-      : await authorizeRoom(source, roomId as string, request.caller, spec.room);
+      ? await authorizeObject(source, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room, deckObject)
+      : await authorizeRoom(source, roomId as string, request.caller, spec.room, deckObject);
     request.grant = grant;
     if (room) request.room = room;
   });
@@ -106,13 +116,13 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
  * exist; a token of the object's own room, and anyone who may read the room (a viewer
  * deleting a layer), hear why they are refused.
  */
-async function authorizeObject(source: AccessSource, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed) {
+async function authorizeObject(source: AccessSource, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed, deckObject?: DeckObject) {
   // Before the lookup, so that a token cannot tell which ids exist.
   if (caller.kind === 'token' && isSessionOnly(need)) throw tokenNotAllowed();
   const roomId = id ? await object.find(id) : undefined;
   if (!roomId) throw notFound(object.what);
   try {
-    return await authorizeRoom(source, roomId, caller, need);
+    return await authorizeRoom(source, roomId, caller, need, deckObject);
   } catch (error) {
     if (!(error instanceof AppError) || error.code === 'api_token_not_allowed') throw error;
     const ownRoomToken = caller.kind === 'token' && caller.roomId === roomId;

@@ -59,6 +59,7 @@ export const ROUTES: Record<string, RouteEntry> = {
   // Rooms and settings.
   'POST /api/rooms/{roomId}': { rule: { session: true, existingRoom: 'read' }, probe: (r) => invalid('POST', base(r)), ok: 200 },
   'GET /api/rooms/{roomId}': { rule: { need: 'read' }, probe: (r) => get(base(r)), ok: 200, answer: onlyMembersHearTheirRole },
+  'PATCH /api/rooms/{roomId}': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', base(r), { name: '' }), ok: 400 },
   'DELETE /api/rooms/{roomId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: base(r) }), ok: 200, destructive: true },
   'GET /api/rooms/{roomId}/info': { rule: { need: 'info' }, probe: (r) => get(`${base(r)}/info`), ok: 200, answer: infoFor },
   'PATCH /api/rooms/{roomId}/public': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/public`), ok: 400 },
@@ -70,7 +71,6 @@ export const ROUTES: Record<string, RouteEntry> = {
   'GET /api/rooms/{roomId}/history': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/history`), ok: 200 },
   'GET /api/rooms/{roomId}/live': {
     rule: { listen: true },
-    hiddenFromDocument: '@fastify/websocket hides WebSocket routes from the OpenAPI document',
     checkedIn: 'live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
   },
 

@@ -77,18 +77,20 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
   });
 
   app.get('/api/rooms/:roomId/marker-icons/:iconId', {
-    config: { access: { room: 'deck' } },
+    config: {
+      access: { room: 'shownByDeck', deckObject: { what: 'Icon', isShown: (roomId, request) => icons.shownByDeck(roomId, (request.params as { iconId?: string }).iconId) } },
+    },
     schema: {
       tags,
       security,
       summary: 'The icon file (image/svg+xml or image/png)',
-      description: 'Needs read on the room; when the deck is public, anyone may read the icons of the markers its slides show.',
+      description: 'Needs read on the room; when the deck is public, anyone may read the icons of the markers its slides show (others are 404 to them).',
       params: Type.Object({ roomId: RoomParams.properties.roomId, iconId: Type.String() }),
       produces: ['image/svg+xml', 'image/png'],
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) => {
-      const file = await icons.open(request.room.id, request.params.iconId, request.grant.capabilities.has('read'));
+      const file = await icons.open(request.room.id, request.params.iconId);
       return reply
         .headers({ ...ICON_HEADERS, 'content-type': file.contentType, 'content-length': String(file.bytes) })
         .send(file.stream);

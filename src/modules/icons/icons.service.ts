@@ -33,7 +33,7 @@ export class IconsService {
     private readonly icons: IconsRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
-    /** The markers a room's public deck shows: their icons are readable by anyone who may see the deck. */
+    /** The markers a room's slides show: when the deck is public, anyone may read their icons. */
     private readonly deckMarkers: (roomId: string) => Promise<{ marker_icon_id: string | null }[]>,
   ) {}
 
@@ -70,9 +70,13 @@ export class IconsService {
     return { icons: rows.map(presentIcon) };
   }
 
-  /** The icon's file; 404 when the room has no such icon, or the caller may see only the deck and it shows no marker with it. */
-  async open(roomId: string, iconId: string, mayReadRoom: boolean) {
-    if (!mayReadRoom && !(await this.deckMarkers(roomId)).some((m) => m.marker_icon_id === iconId)) throw notFound('Icon');
+  /** Whether a slide of the room shows a marker drawn with this icon. */
+  async shownByDeck(roomId: string, iconId: string | undefined): Promise<boolean> {
+    return iconId !== undefined && (await this.deckMarkers(roomId)).some((m) => m.marker_icon_id === iconId);
+  }
+
+  /** The icon's file; 404 when the room has no such icon. */
+  async open(roomId: string, iconId: string) {
     const row = await this.icons.find(roomId, iconId);
     const file = row && (await this.files.blobs.get(row.file_key));
     if (!row || !file) throw notFound('Icon');

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { invalidField, notFound } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import type { UploadReceiver } from '../../http/uploads.js';
@@ -29,12 +29,14 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   app,
   { layers, uploads, receiver, layerRoom, deckLayers },
 ) => {
-  const byLayer = (need: 'deck' | 'editor') => ({ access: { room: need, roomOf: layerRoom } });
-  /** A caller who may not read the room (a visitor of its public deck) reads only the layers its slides show. */
-  const shownToCaller = async (request: FastifyRequest) => {
-    const { layerId } = request.params as { layerId: string };
-    if (!request.grant.capabilities.has('read') && !(await deckLayers(request.room.id)).includes(layerId)) throw notFound('Layer');
-  };
+  /** Layer data: read on the layer's room, or anyone when a slide of its public deck shows the layer. */
+  const shownByDeck = {
+    access: {
+      room: 'shownByDeck',
+      roomOf: layerRoom,
+      deckObject: { what: 'Layer', isShown: async (roomId: string, request: FastifyRequest) => (await deckLayers(roomId)).includes((request.params as { layerId: string }).layerId) },
+    },
+  } as const;
 
   app.post('/api/layers/upload', {
     config: { access: { roomInBody: 'upload' } },
@@ -98,7 +100,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   });
 
   app.delete('/api/layers/:layerId', {
-    config: byLayer('editor'),
+    config: { access: { room: 'editor', roomOf: layerRoom } },
     schema: {
       tags,
       security,
@@ -110,16 +112,14 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   });
 
   app.get('/api/layers/:layerId/features', {
-    config: byLayer('deck'),
-    preHandler: shownToCaller,
+    config: shownByDeck,
     schema: { tags, security, summary: 'The features of a layer, or of a bbox of it', description: FEATURES_DESCRIPTION, params: S.LayerIdParams, querystring: S.FeaturesQuery, produces: ['application/geo+json'], response: errors(400, 401, 404) },
     handler: async (request, reply) =>
       reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.features(request.room.id, request.params.layerId, request.query)),
   });
 
   app.get('/api/layers/:layerId/features/chunks/:chunkIndex', {
-    config: byLayer('deck'),
-    preHandler: shownToCaller,
+    config: shownByDeck,
     schema: {
       tags,
       security,
@@ -133,8 +133,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {
-    config: byLayer('deck'),
-    preHandler: shownToCaller,
+    config: shownByDeck,
     schema: {
       tags,
       security,

@@ -6,7 +6,11 @@ import { AppError } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import type { LiveService } from './live.service.js';
 
-const DESCRIPTION = `A WebSocket (\`ws://\` or \`wss://\`); a plain HTTP request is answered 426.
+const DESCRIPTION = `A WebSocket (\`ws://\` or \`wss://\`): the upgrade answers 101 Switching Protocols.
+
+**Before the upgrade**, a refusal is an ordinary HTTP answer with the JSON error body \`{error, message}\`: 400
+\`validation_error\` (a bad room id or \`since\`), 401 (an invalid or expired credential), 403 (a room token of
+another room), 404 (no such room), 426 \`upgrade_required\` (a request that is not a WebSocket upgrade).
 
 **Credential**: as \`?access_token=<session JWT or room token>\`, in the \`Authorization\` header, or, from a browser
 that cannot set headers, as the first message \`{"type":"auth","token":"..."}\` within 10 seconds. Listening needs read

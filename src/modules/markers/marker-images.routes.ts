@@ -57,13 +57,15 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
   });
 
   app.get('/api/rooms/:roomId/markers/image', {
-    config: { access: { room: 'deck' } },
+    config: {
+      access: { room: 'shownByDeck', deckObject: { what: 'Image', isShown: (roomId, request) => images.shownByDeck(roomId, (request.query as { key?: unknown }).key) } },
+    },
     schema: {
       tags,
       security,
       summary: 'A stored marker image or thumbnail (JPEG)',
       description:
-        'Needs read on the room; when the deck is public, anyone may read the photos of the markers its slides show. ' +
+        'Needs read on the room; when the deck is public, anyone may read the photos of the markers its slides show (others are 404 to them). ' +
         'Any key that is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or is not stored, is 404.',
       params: RoomParams,
       querystring: Type.Object({ key: Type.String({ description: 'An imageKey or thumbnailKey from upload-image' }) }),
@@ -71,7 +73,7 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) => {
-      const file = await images.open(request.room.id, request.query.key, request.grant.capabilities.has('read'));
+      const file = await images.open(request.room.id, request.query.key);
       if (!file) throw notFound('Image');
       return reply.headers({ ...IMAGE_HEADERS, 'content-length': String(file.bytes) }).send(file.stream);
     },

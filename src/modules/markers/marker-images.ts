@@ -18,7 +18,7 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 /** The only key shapes the image route serves, checked against the route's room. */
 const KEY_IN_ROOM = new RegExp(`^markers/([A-Za-z0-9_-]{10})/${UUID}(?:_thumb)?\\.jpg$`);
 
-/** The markers a room's public deck shows: their photos are readable by anyone who may see the deck. */
+/** The markers a room's slides show: when the deck is public, anyone may read their photos. */
 export type DeckMarkers = (roomId: string) => Promise<{ image_key: string | null; thumbnail_key: string | null }[]>;
 
 export interface UploadedImage {
@@ -84,16 +84,19 @@ export class MarkerImages {
     return { imageKey, thumbnailKey, exif };
   }
 
+  /** Whether a slide of the room shows a marker whose photo or thumbnail this key names. */
+  async shownByDeck(roomId: string, key: unknown): Promise<boolean> {
+    if (typeof key !== 'string' || key === '') return false;
+    return (await this.deckMarkers(roomId)).some((m) => m.image_key === key || m.thumbnail_key === key);
+  }
+
   /**
    * The stored image or thumbnail named by `key`, or null (the route answers 404) when the key
    * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored.
-   * A caller who may not read the room (a visitor of its public deck) gets only the photos of
-   * markers the deck shows.
    */
-  async open(roomId: string, key: string, mayReadRoom: boolean): Promise<{ stream: Readable; bytes: number } | null> {
+  async open(roomId: string, key: string): Promise<{ stream: Readable; bytes: number } | null> {
     const match = KEY_IN_ROOM.exec(key);
     if (!match || match[1] !== roomId) return null;
-    if (!mayReadRoom && !(await this.deckMarkers(roomId)).some((m) => m.image_key === key || m.thumbnail_key === key)) return null;
     const row = await this.files.find(roomId, key);
     if (!row || (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail')) return null;
     return this.files.blobs.get(key);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { errors, RoomParams } from '../../http/schemas.js';
 import * as S from './rasters.schemas.js';
 import type { RastersService } from './rasters.service.js';
@@ -8,6 +9,12 @@ const tags = ['rasters'];
 const DECK_RULE = 'Needs read on the room (anonymous for public rooms); when the deck is public, anyone may also read the rasters its slides show. Others get 404 for a raster they may not see.';
 
 export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService }> = async (app, { rasters }) => {
+  /** Tiles and values: read, or anyone when a slide of the public deck shows the raster. */
+  const shownByDeck = {
+    room: 'shownByDeck',
+    deckObject: { what: 'Raster layer', isShown: (roomId: string, request: FastifyRequest) => rasters.shownByDeck(roomId, (request.params as { layerId?: string }).layerId) },
+  } as const;
+
   app.get('/api/colormaps', {
     schema: {
       tags,
@@ -46,7 +53,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   });
 
   app.get('/api/rooms/:roomId/raster-layers/:layerId/tiles/:z/:x/:y.png', {
-    config: { access: { room: 'deck' } },
+    config: { access: shownByDeck },
     schema: {
       tags,
       security,
@@ -61,7 +68,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
     },
     handler: async (request, reply) => {
       const { roomId, layerId, z, x, y } = request.params;
-      const answer = await rasters.tile(roomId, layerId, { z, x, y }, request.grant.capabilities.has('read'), request.headers['if-none-match']);
+      const answer = await rasters.tile(roomId, layerId, { z, x, y }, request.headers['if-none-match']);
       // Private even for public rooms: a room made private must not stay in shared caches.
       reply.headers({ etag: answer.etag, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' });
       if (answer.notModified) return reply.status(304).send();
@@ -71,7 +78,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   });
 
   app.get('/api/rooms/:roomId/raster-layers/:layerId/point', {
-    config: { access: { room: 'deck' } },
+    config: { access: shownByDeck },
     schema: {
       tags,
       security,
@@ -83,7 +90,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'private, no-cache');
-      return rasters.point(request.params.roomId, request.params.layerId, request.query.lon, request.query.lat, request.grant.capabilities.has('read'));
+      return rasters.point(request.params.roomId, request.params.layerId, request.query.lon, request.query.lat);
     },
   });
 };

@@ -12,7 +12,7 @@ import type { WritePath } from '../history/write-path.js';
 import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from '../layers/layers.presenter.js';
 import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
 
-/** The raster layers a room's slides show: visitors of a public deck may see their tiles. */
+/** The raster layers a room's slides show: when the deck is public, anyone may see their tiles. */
 export type DeckRasters = (roomId: string) => Promise<string[]>;
 
 /** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
@@ -65,10 +65,10 @@ export class RastersService {
    * shared transparent tile (`empty`). The ETag names the tileable file and the display, so
    * it changes exactly when the picture can.
    */
-  async tile(roomId: string, layerId: string, tile: { z: number; x: number; y: number }, mayReadRoom: boolean, ifNoneMatch?: string): Promise<TileAnswer> {
+  async tile(roomId: string, layerId: string, tile: { z: number; x: number; y: number }, ifNoneMatch?: string): Promise<TileAnswer> {
     const { z, x, y } = tile;
     if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
-    const row = await this.visibleRaster(roomId, layerId, mayReadRoom);
+    const row = await this.raster(roomId, layerId);
     const etag = `"${createHash('sha256').update(`${row.file_key}|${row.display}`).digest('base64url').slice(0, 22)}"`;
     if (ifNoneMatch && matches(ifNoneMatch, etag)) return { etag, notModified: true };
     const local = await this.files.blobs.localFile(row.file_key!);
@@ -81,8 +81,8 @@ export class RastersService {
   }
 
   /** Every band's value at a longitude/latitude: null at nodata (the file's or the display's) and outside. */
-  async point(roomId: string, layerId: string, lon: number, lat: number, mayReadRoom: boolean) {
-    const row = await this.visibleRaster(roomId, layerId, mayReadRoom);
+  async point(roomId: string, layerId: string, lon: number, lat: number) {
+    const row = await this.raster(roomId, layerId);
     const local = await this.files.blobs.localFile(row.file_key!);
     try {
       return { lon, lat, values: await valuesAt(local.path, lon, lat, rasterDisplayOf(row).nodata ?? null) };
@@ -96,14 +96,15 @@ export class RastersService {
     return { colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })) };
   }
 
-  /**
-   * A raster layer of the room, or 404. A caller who may not read the room (a visitor of its
-   * public deck) sees only the rasters the slides show.
-   */
-  private async visibleRaster(roomId: string, layerId: string, mayReadRoom: boolean): Promise<LayerRow> {
+  /** Whether a slide of the room shows this raster. */
+  async shownByDeck(roomId: string, layerId: string | undefined): Promise<boolean> {
+    return layerId !== undefined && (await this.deckRasters(roomId)).includes(layerId);
+  }
+
+  /** A raster layer of the room, or 404. */
+  private async raster(roomId: string, layerId: string): Promise<LayerRow> {
     const row = await this.layers.find(roomId, layerId);
     if (!row || row.kind !== 'raster' || !row.file_key) throw notFound('Raster layer');
-    if (!mayReadRoom && !(await this.deckRasters(roomId)).includes(layerId)) throw notFound('Raster layer');
     return row;
   }
 }

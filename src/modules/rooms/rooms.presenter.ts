@@ -41,6 +41,15 @@ export function presentInfo(row: RoomRow) {
   };
 }
 
+/**
+ * The room's settings after a change, as `room.updated` carries them to history and live
+ * clients: what `/info` gives a member, plus the description and the timeline settings
+ * (which `/info` does not show), so that every setting a change can touch is there.
+ */
+export function presentSettings(row: RoomRow) {
+  return { ...presentInfo(row), description: row.description, timelineSettings: timelineSettings(row) };
+}
+
 /** The room record as room metadata shows it. */
 export function presentRoom(row: RoomRow) {
   const { requiresAuth: _, ...info } = presentInfo(row);

@@ -55,6 +55,19 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
     handler: async (request) => rooms.info(request.room, request.grant),
   });
 
+  app.patch('/api/rooms/:roomId', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Rename the room or change its description (owner); null clears the description',
+      params: RoomParams,
+      body: S.RoomDetailsBody,
+      response: { 200: S.RoomDetailsReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.updateDetails(request.room, request.caller, request.body),
+  });
+
   app.patch('/api/rooms/:roomId/public', {
     config: { access: { room: 'owner' } },
     schema: {

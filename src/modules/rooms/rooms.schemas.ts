@@ -23,6 +23,24 @@ export const CreateRoomReply = Type.Object({
   isNewRoom: Type.Boolean(),
 });
 
+/**
+ * The room's name and description, which the owner may change after creating the room
+ * (docs/decisions.md, Rooms). The name is stored trimmed and must keep a non-blank character;
+ * a null description clears it.
+ */
+export const RoomDetailsBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Stored trimmed; must hold a non-blank character' })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  },
+  { additionalProperties: false },
+);
+export type RoomDetailsInput = Static<typeof RoomDetailsBody>;
+export const RoomDetailsReply = Type.Object({
+  success: Type.Boolean(),
+  room: Type.Object({ roomId: Type.String(), name: Nullable(Type.String()), description: Nullable(Type.String()) }),
+});
+
 export const VisibilityBody = Type.Object({ isPublic: Type.Boolean() }, { additionalProperties: false });
 
 /** The camera settings as stored and answered; the PATCH body sends any of them. */

@@ -2,16 +2,16 @@ import { actorOf, type Caller, type Grant } from '../../auth/access.js';
 import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
 import { mayPerform, type RoomAction } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
-import { emptyUpdate } from '../../errors.js';
+import { emptyUpdate, invalidField } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { RoomContent } from './room-content.js';
-import { cameraSettings, presentInfo, presentMyRoom, presentRoom, timelineSettings } from './rooms.presenter.js';
+import { cameraSettings, presentInfo, presentMyRoom, presentRoom, presentSettings, timelineSettings } from './rooms.presenter.js';
 import type { Updateable } from 'kysely';
 import type { RoomRow, RoomsTable } from '../../db/tables.js';
 import type { RoomsRepository } from './rooms.repository.js';
-import type { CameraInput, CreateRoomInput, TimelineSettings } from './rooms.schemas.js';
+import type { CameraInput, CreateRoomInput, RoomDetailsInput, TimelineSettings } from './rooms.schemas.js';
 
 type View = { lat: number; lng: number; zoom: number };
 
@@ -69,6 +69,19 @@ export class RoomsService {
     return { roomId: room.id, requiresAuth: true, ...(room.presentation_is_public === 1 && { presentationIsPublic: true }) };
   }
 
+  /** Renames the room or changes its description (owner): a `room.updated` like every settings change. */
+  async updateDetails(room: RoomRow, caller: Caller, input: RoomDetailsInput) {
+    if (Object.keys(input).length === 0) throw emptyUpdate();
+    const name = input.name?.trim();
+    if (name === '') throw invalidField('body.name', 'must hold a non-blank character');
+    const changes = {
+      ...(name !== undefined && { name }),
+      ...(input.description !== undefined && { description: input.description }),
+    };
+    const row = await this.changeSettings(room, caller, changes, changes);
+    return { success: true, room: { roomId: row.id, name: row.name, description: row.description } };
+  }
+
   async setPublic(room: RoomRow, caller: Caller, isPublic: boolean) {
     await this.changeSettings(room, caller, { is_public: isPublic ? 1 : 0 }, { isPublic });
     return { success: true, isPublic };
@@ -104,12 +117,13 @@ export class RoomsService {
 
   /**
    * A change of the room's settings, through the write path like content: one `room.updated`
-   * history entry and live event carrying what changed and the room's display settings after.
+   * history entry and live event carrying what changed (`changes`) and the room's settings
+   * after it (`data`: `presentSettings`).
    */
   private async changeSettings(room: RoomRow, caller: Caller, columns: Updateable<RoomsTable>, changes: Record<string, unknown>) {
     const row = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const row = await this.rooms.update(room.id, columns, trx);
-      return { result: row, changes: [{ type: 'room.updated', objectType: 'room', objectId: room.id, changes, data: presentInfo(row) }] };
+      return { result: row, changes: [{ type: 'room.updated', objectType: 'room', objectId: room.id, changes, data: presentSettings(row) }] };
     });
     this.access.forgetRoom(room.id);
     return row;
