@@ -1,12 +1,13 @@
 #!/usr/bin/env sh
 # The whole test suite from a fresh clone: installs the system tools the service and the tests
 # need (GDAL, the geo engine; exiftool, to make and check photos; matplotlib, whose colours the
-# raster tiles are checked against; with apt-get, when missing),
+# raster tiles are checked against; Chromium, the browser the web application's tests drive;
+# with apt-get, when missing),
 # the locked npm packages, then runs every test on SQLite and again on PostgreSQL.
 set -eu
 cd "$(dirname "$0")/.."
 
-sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib
+sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium
 
 npm ci
 npm test

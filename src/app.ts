@@ -19,6 +19,7 @@ import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
 import { ErrorBody } from './http/schemas.js';
 import { acceptMultipart, UploadReceiver } from './http/uploads.js';
 import { registerValidators } from './http/validation.js';
+import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
@@ -179,6 +180,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   refuseNulInUrls(app);
 
   await app.register(healthRoutes, { database });
+  await registerWebApp(app, config);
   await app.register(usersRoutes, { users: usersService, verification, rateLimitPerMinute: config.authRateLimitPerMinute });
   await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath, access) });
   await app.register(membersRoutes, { members: membersService });

@@ -31,6 +31,10 @@ export const ConfigSchema = Type.Object({
   pgPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   /** How long the access check may reuse a room's or token's row (another instance's change shows within this). */
   accessCacheTtlMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 2000 }),
+  /** The built web application (Vite's output); default dist/web next to the service. */
+  webDir: Type.Optional(Type.String({ minLength: 1 })),
+  /** The web map's base layers: `builtin` (OpenStreetMap, CARTO, Esri, swisstopo tiles) or `none` (a blank map, for installs without internet). */
+  basemaps: Type.Enum(['builtin', 'none'], { default: 'builtin' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -58,6 +62,8 @@ const ENV_NAMES: Record<keyof Config, string> = {
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   pgPoolSize: 'PG_POOL_SIZE',
   accessCacheTtlMs: 'ACCESS_CACHE_TTL_MS',
+  webDir: 'WEB_DIR',
+  basemaps: 'BASEMAPS',
 };
 
 export class ConfigError extends Error {}

@@ -17,8 +17,9 @@ async function main() {
   app.log.info(`Maproom listening at ${address} (database: ${database.dialect}, data: ${config.dataDir})`);
   console.log(
     `\nMaproom is running at ${address}\n` +
+      `  Open it in a browser: sign up, create a room, and share its address with your team.\n` +
       `  API reference:  ${address}/api/docs\n` +
-      `  First account:  curl -X POST ${address}/api/auth/signup -H 'Content-Type: application/json' \\\n` +
+      `  From a script:  curl -X POST ${address}/api/auth/signup -H 'Content-Type: application/json' \\\n` +
       `                    -d '{"email":"you@example.com","password":"a-long-password"}'\n`,
   );
 

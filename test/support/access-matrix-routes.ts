@@ -26,12 +26,14 @@ export function documentedRoutes(app: FastifyInstance): string[] {
 /**
  * `METHOD /path` of every route Fastify has registered (its automatic HEAD routes left out),
  * with `:param` written `{param}` as the document writes it. Read from Fastify's printed route
- * tree, so that routes the document hides (WebSockets) are seen too.
+ * tree, so that routes the document hides (WebSockets, the web application) are seen too. The
+ * tree is read node by node (its default form), each line the next piece of the path: the
+ * compact form leaves out the pieces before a wildcard (`/assets/*` prints as `/*`).
  */
 export function registeredRoutes(app: FastifyInstance): string[] {
   const routes: string[] = [];
   const prefixes: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+  for (const line of app.printRoutes().split('\n')) {
     const match = /^((?:[│ ] {3})*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
     if (!match) continue;
     const depth = match[1]!.length / 4;
@@ -122,4 +124,13 @@ export const NO_SUCH = { marker: 'marker-absent0000000000', drawing: 'drawing-ab
  * Routes the matrix does not walk, because they are documentation, not the service's
  * interface: the OpenAPI document itself and the browser for it.
  */
-export const DOCUMENTATION_ROUTES = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$|\*)/];
+export const DOCUMENTATION_ROUTES = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/];
+
+/**
+ * Routes the matrix does not walk, because they are the web application's pages and files, not
+ * the interface (src/http/web-app.ts): each page answers the same index.html to anyone, and the
+ * application then calls the interface, where the rules apply; `/assets/*` (registered by
+ * @fastify/static, only when the application is built) serves its scripts and styles.
+ * test/web-app.test.ts checks them.
+ */
+export const WEB_APP_ROUTES = [/^\/$/, /^\/r\/\{roomId\}$/, /^\/p\/\{roomId\}$/, /^\/verify-email$/, /^\/assets\/\*$/];

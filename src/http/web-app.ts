@@ -1,0 +1,121 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { notFound } from '../errors.js';
+import { isRoomId } from '../ids.js';
+
+/** The pages of the web application; each answers its index.html and the app routes itself. */
+export const WEB_PAGES = ['/', '/r/:roomId', '/p/:roomId', '/verify-email'] as const;
+
+/** dist/web of the repository, whether this file runs built (dist/src/http) or from source (src/http). */
+function defaultWebDir() {
+  const here = fileURLToPath(import.meta.url);
+  const dist = here.lastIndexOf(`${path.sep}dist${path.sep}`);
+  const root = dist >= 0 ? here.slice(0, dist) : path.resolve(path.dirname(here), '../..');
+  return path.join(root, 'dist', 'web');
+}
+
+/** A base layer the map offers: raster tiles, or none (a plain background). */
+export interface BaseLayer {
+  id: string;
+  name: string;
+  tiles: string | null;
+  attribution: string;
+}
+
+/** What the page needs to know before its first request: the base layers this install offers. */
+export interface WebConfig {
+  baseLayers: BaseLayer[];
+}
+
+const OSM = '© OpenStreetMap contributors';
+const CARTO = `${OSM} © CARTO`;
+const SWISSTOPO = '© swisstopo';
+/** The ids the rooms' `defaultBaseLayer` may name, with public tile services for each. */
+const BUILTIN_BASE_LAYERS: BaseLayer[] = [
+  { id: 'osm', name: 'OpenStreetMap', tiles: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', attribution: OSM },
+  { id: 'carto', name: 'CARTO light', tiles: 'https://basemaps.cartocdn.com/light_all/{z}/{x}/{y}.png', attribution: CARTO },
+  { id: 'voyager', name: 'CARTO Voyager', tiles: 'https://basemaps.cartocdn.com/rastertiles/voyager/{z}/{x}/{y}.png', attribution: CARTO },
+  { id: 'satellite', name: 'Satellite (Esri)', tiles: 'https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}', attribution: '© Esri' },
+  { id: 'swisstopo', name: 'swisstopo map', tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.pixelkarte-farbe/default/current/3857/{z}/{x}/{y}.jpeg', attribution: SWISSTOPO },
+  { id: 'swissimage', name: 'SWISSIMAGE', tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.swissimage/default/current/3857/{z}/{x}/{y}.jpeg', attribution: SWISSTOPO },
+];
+const BLANK: BaseLayer = { id: 'blank', name: 'Blank', tiles: null, attribution: '' };
+
+export function webConfigOf(config: Config): WebConfig {
+  return { baseLayers: config.basemaps === 'none' ? [BLANK] : [...BUILTIN_BASE_LAYERS, BLANK] };
+}
+
+/**
+ * The Content-Security-Policy of the pages: scripts, styles and connections only from this
+ * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers.
+ */
+export function contentSecurityPolicy(config: Config): string {
+  const origins = webConfigOf(config).baseLayers.flatMap((layer) => (layer.tiles ? [new URL(layer.tiles.replace(/[{}]/g, '')).origin] : []));
+  const tiles = [...new Set(origins)].map((origin) => ` ${origin}`).join('');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob:${tiles}`,
+    `connect-src 'self'${tiles}`,
+    "worker-src 'self' blob:",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * Serves the built web application (Vite's output in `dist/web`): hashed assets with a long
+ * cache life, and the page for each of the application's paths, with the install's base layers
+ * written into it as data (not script) and a strict Content-Security-Policy.
+ */
+export async function registerWebApp(app: FastifyInstance, config: Config) {
+  const webDir = config.webDir ?? defaultWebDir();
+  const indexFile = path.join(webDir, 'index.html');
+  const built = existsSync(indexFile);
+  const csp = contentSecurityPolicy(config);
+  const page = built ? pageWithConfig(readFileSync(indexFile, 'utf8'), webConfigOf(config)) : NOT_BUILT;
+
+  if (built) {
+    await app.register(fastifyStatic, {
+      root: path.join(webDir, 'assets'),
+      prefix: '/assets/',
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      schemaHide: true,
+      setHeaders: (res) => res.header('X-Content-Type-Options', 'nosniff'),
+    });
+  }
+  const answerPage = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A room's page for an id no room can have is not a page: 404 with the JSON error body.
+    const { roomId } = request.params as { roomId?: string };
+    if (roomId !== undefined && !isRoomId(roomId)) throw notFound('Room');
+    return reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Content-Security-Policy', csp)
+      .header('X-Content-Type-Options', 'nosniff')
+      // Tile servers hear this origin only (OpenStreetMap's tile policy asks for a Referer), never a page's path or query.
+      .header('Referrer-Policy', 'strict-origin-when-cross-origin')
+      .header('Cache-Control', 'no-cache')
+      .send(page);
+  };
+  for (const url of WEB_PAGES) app.get(url, { schema: { hide: true } }, answerPage);
+}
+
+function pageWithConfig(html: string, webConfig: WebConfig): string {
+  // JSON in a data block; `<` escaped so no text in it can close the element.
+  const json = JSON.stringify(webConfig).replace(/</g, '\\u003c');
+  // A function, so that `$` sequences in the JSON are not read as replacement patterns.
+  return html.replace('<!--maproom-config-->', () => `<script type="application/json" id="maproom-config">${json}</script>`);
+}
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Maproom</title>
+<p>The web application is not built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it).</p>`;

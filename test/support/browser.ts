@@ -1,0 +1,78 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where browser tests leave what a person should look at (screenshots). */
+export const TEST_OUTPUT = path.join(ROOT, 'test-output');
+/** Debian's Chromium (the test script installs it). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The real service as its own process, on a free loopback port, with a fresh SQLite data directory and no internet base map. */
+export interface RunningService {
+  url: string;
+  /** Everything the service printed (its log holds e-mailed links when no SMTP server is set). */
+  output(): string;
+  /** Stops the service and starts it again on the same port and data (open pages lose their live channel). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startService(): Promise<RunningService> {
+  if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-browser-'));
+  let output = '';
+  let running = await spawnService(dataDir, '0', (text) => (output += text));
+  const url = running.url;
+  const stopChild = async () => {
+    if (running.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.child.once('exit', resolve));
+    running.child.kill('SIGTERM');
+    await exited;
+  };
+  return {
+    url,
+    output: () => output,
+    async restart() {
+      await stopChild();
+      running = await spawnService(dataDir, new URL(url).port, (text) => (output += text));
+    },
+    async stop() {
+      await stopChild();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnService(dataDir: string, port: string, log: (text: string) => void): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', BASEMAPS: 'none', PASSWORD_HASH_COST: '12', AUTH_RATE_LIMIT_PER_MINUTE: '1000', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let seen = '';
+  child.stderr!.on('data', (chunk) => log(String(chunk)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${seen}`)), 60_000);
+    child.stdout!.on('data', (chunk) => {
+      log(String(chunk));
+      seen += chunk;
+      const match = /Maproom is running at (http:\/\/[^\s]+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the service exited (${code}):\n${seen}`)));
+  });
+  return { child, url };
+}
+
+/** Headless Chromium with software WebGL (MapLibre draws with WebGL 2). */
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(TEST_OUTPUT, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+}

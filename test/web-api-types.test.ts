@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openApiTypes } from '../scripts/web-api-types.mjs';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { TEST_DB } from './helpers.js';
+
+/**
+ * The web application's API types (web/src/api/schema.d.ts) are generated from the service's
+ * OpenAPI document by scripts/web-api-types.mjs; the committed file must be what the service's
+ * route schemas give now, or the client would be typed against an interface that no longer
+ * is. The document does not depend on the database: this runs once, on SQLite.
+ */
+
+const committed = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web/src/api/schema.d.ts');
+
+test('web/src/api/schema.d.ts is generated from the current OpenAPI document', { skip: TEST_DB !== 'sqlite' && 'the OpenAPI document does not depend on the database' }, async () => {
+  const generated = await openApiTypes(buildApp, loadConfig);
+  assert.ok(generated.includes('"/api/rooms/{roomId}"'), 'the generated types name the interface\'s paths');
+  const current = readFileSync(committed, 'utf8');
+  if (current !== generated) {
+    const lines = [current.split('\n'), generated.split('\n')] as const;
+    const differs = lines[0].findIndex((line, i) => line !== lines[1][i]);
+    const first = differs >= 0 ? differs : lines[0].length;
+    assert.fail(
+      'web/src/api/schema.d.ts is stale: run `npx tsc -p tsconfig.build.json && node scripts/web-api-types.mjs` (or npm run build) and commit the file.\n' +
+        `First difference at line ${first + 1}:\n  committed: ${lines[0][first]}\n  generated: ${lines[1][first]}`,
+    );
+  }
+});

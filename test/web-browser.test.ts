@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { TEST_DB } from './helpers.js';
+import { makeRasterFixtures } from './raster-fixtures.js';
+import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from './support/browser.js';
+
+// The web application in a real browser (Debian's Chromium) against the real service: one
+// story of a team's first use, step by step. It runs once, on SQLite: the pages do not depend
+// on the database, which the HTTP tests cover twice.
+const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
+
+const XSS = '<img src=x onerror=alert(1)>';
+const BERN = { lng: 7.4474, lat: 46.948 };
+
+describe('the web application', { skip }, () => {
+  let service: RunningService;
+  let browser: Browser;
+  let ann: Page;
+  let watcher: Page;
+  let contexts: BrowserContext[] = [];
+  let roomId = '';
+  let token = '';
+  const dialogs: string[] = [];
+  const email = `ann-${Date.now()}@example.com`;
+  const rasters = makeRasterFixtures();
+
+  const api = async (method: string, url: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${url}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { markers?: { id: string; title: string; longitude: number }[] } };
+  };
+  const page = async (viewport = { width: 1280, height: 800 }) => {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const p = await context.newPage();
+    p.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    p.on('pageerror', (error) => dialogs.push(`page error: ${error.message}`));
+    return p;
+  };
+  const mapReady = (p: Page) => p.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
+  const mapCentre = async (p: Page) => {
+    const box = (await p.getByTestId('map').boundingBox())!;
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  };
+  const logIn = async (p: Page, password = 'a-long-password') => {
+    await p.goto(`${service.url}/r/${roomId}`);
+    await p.getByLabel('E-mail').fill(email);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Log in' }).last().click();
+    await mapReady(p);
+  };
+
+  before(async () => {
+    service = await startService();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await service?.stop();
+    rasters.remove();
+  });
+
+  test('a new user signs up, creates a room and opens it', async () => {
+    ann = await page();
+    await ann.goto(service.url);
+    await ann.getByRole('tab', { name: 'Sign up' }).click();
+    await ann.getByLabel('Name').fill('Ann');
+    await ann.getByLabel('E-mail').fill(email);
+    await ann.getByLabel('Password').fill('a-long-password');
+    await ann.getByRole('button', { name: 'Create account' }).click();
+    await ann.getByRole('heading', { name: 'Your rooms' }).waitFor();
+    token = await ann.evaluate(() => JSON.parse(localStorage.getItem('maproom.session')!).token as string);
+    await ann.getByLabel('Name').fill('Field survey');
+    roomId = await ann.getByLabel(/Room id/).inputValue();
+    await ann.getByRole('button', { name: 'Create room' }).click();
+    await mapReady(ann);
+    assert.equal(new URL(ann.url()).pathname, `/r/${roomId}`);
+    await ann.getByText('Live', { exact: true }).waitFor();
+    const room = await api('GET', `/api/rooms/${roomId}`);
+    assert.equal(room.body.name, 'Field survey');
+    assert.equal(room.body.userRole, 'owner');
+    // A second browser (Ann on another computer) watches the room live.
+    watcher = await page();
+    await logIn(watcher);
+    await watcher.getByText('Live', { exact: true }).waitFor();
+  });
+
+  test('a marker added by clicking the map appears in the other browser, then is dragged, edited (its title shown as text) and deleted', async () => {
+    await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 13 } });
+    await ann.reload();
+    await mapReady(ann);
+    await ann.getByRole('button', { name: 'Add marker' }).click();
+    const centre = await mapCentre(ann);
+    await ann.mouse.click(centre.x, centre.y);
+    await ann.getByTestId('marker-title').filter({ hasText: 'New marker' }).waitFor();
+    await watcher.getByTestId('marker-list').getByText('New marker').waitFor({ timeout: 5000 });
+    let [marker] = (await api('GET', `/api/rooms/${roomId}/markers`)).body.markers!;
+    assert.ok(Math.abs(marker!.longitude - BERN.lng) < 0.001, 'placed where the map was clicked');
+
+    // Drag it 120 px east.
+    await ann.mouse.move(centre.x, centre.y);
+    await ann.mouse.down();
+    await ann.mouse.move(centre.x + 60, centre.y, { steps: 5 });
+    await ann.mouse.move(centre.x + 120, centre.y, { steps: 5 });
+    await ann.mouse.up();
+    await ann.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/markers/'));
+    [marker] = (await api('GET', `/api/rooms/${roomId}/markers`)).body.markers!;
+    assert.ok(marker!.longitude > BERN.lng + 0.001, `moved east: ${marker!.longitude}`);
+
+    await ann.getByRole('button', { name: 'Edit marker' }).click();
+    await ann.getByLabel('Title').fill(XSS);
+    await ann.getByLabel('Description').fill('Meet at the fountain');
+    await ann.getByLabel('Tags (comma separated)').fill('survey, day 1');
+    await ann.getByRole('button', { name: 'Save', exact: true }).click();
+    await ann.getByTestId('marker-title').filter({ hasText: XSS }).waitFor();
+    const shown = watcher.getByTestId('marker-list').getByText(XSS, { exact: true });
+    await shown.waitFor({ timeout: 5000 });
+    assert.equal(await watcher.locator('[data-testid=marker-list] img').count(), 0, 'the title is text, not markup');
+    assert.deepEqual(dialogs, [], 'no script ran');
+
+    // Delete: the confirmation is accepted, and the other browser sees it go.
+    await ann.getByRole('button', { name: 'Edit marker' }).click();
+    await ann.getByRole('button', { name: 'Delete marker' }).click();
+    await watcher.getByRole('heading', { name: 'Markers (0)' }).waitFor({ timeout: 5000 });
+    dialogs.length = 0;
+  });
+
+  test('a photo is uploaded to a marker and its thumbnail, made by the service, is shown', async () => {
+    await ann.getByRole('button', { name: 'Add marker' }).click();
+    const centre = await mapCentre(ann);
+    await ann.mouse.click(centre.x - 80, centre.y + 40);
+    await ann.getByRole('button', { name: 'Edit marker' }).click();
+    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } } }).jpeg().toBuffer();
+    await ann.getByLabel('Photo (JPEG, PNG, WebP, HEIC)').setInputFiles({ name: 'fountain.jpg', mimeType: 'image/jpeg', buffer: photo });
+    const image = ann.getByTestId('marker-photo');
+    await image.waitFor({ timeout: 15_000 });
+    const width = await image.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    assert.equal(width, 256, 'the thumbnail: longest side 256 px');
+    await ann.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  test('a polygon layer and a GeoTIFF are uploaded and drawn; the raster is restyled', async () => {
+    const polygons = path.join(rasters.dir, 'districts.geojson');
+    const square = (x: number, y: number, d: number) => [[[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]];
+    writeFileSync(polygons, JSON.stringify({
+      type: 'FeatureCollection',
+      features: [0, 1].map((i) => ({ type: 'Feature', properties: { name: `district ${i}` }, geometry: { type: 'Polygon', coordinates: square(7.43 + i * 0.02, 46.94, 0.015) } })),
+    }));
+    await ann.getByRole('tab', { name: 'Layers' }).click();
+    await ann.getByText('Upload a layer').click();
+    const tile = ann.waitForResponse((r) => /\/api\/layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.mvt/.test(r.url()) && r.status() === 200);
+    await ann.getByLabel('File').setInputFiles(polygons);
+    await ann.getByTestId('layer').filter({ hasText: 'districts' }).waitFor({ timeout: 30_000 });
+    await tile;
+    await watcher.getByRole('tab', { name: 'Layers' }).click();
+    await watcher.getByTestId('layer').filter({ hasText: 'districts' }).waitFor({ timeout: 5000 });
+
+    const png = ann.waitForResponse((r) => /raster-layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.png/.test(r.url()) && r.status() === 200);
+    await ann.getByLabel('File').setInputFiles(rasters.file('grid-2056.tif'));
+    const raster = ann.getByTestId('raster').filter({ hasText: 'grid-2056' });
+    await raster.waitFor({ timeout: 60_000 });
+    await png;
+
+    // The polygons are drawn in their colour (#d03030 over the map's background).
+    await ann.waitForTimeout(500);
+    const shot = await ann.getByTestId('map').screenshot();
+    const { data, info } = await sharp(shot).raw().toBuffer({ resolveWithObject: true });
+    let red = 0;
+    for (let i = 0; i < data.length; i += info.channels) if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
+    assert.ok(red > 500, `the layer's polygons are drawn (${red} red pixels)`);
+
+    await raster.locator('summary', { hasText: 'Display' }).click();
+    await raster.getByTitle('magma').click();
+    const restyled = ann.waitForResponse((r) => /tiles\/\d+\/\d+\/\d+\.png\?v=/.test(r.url()) && r.status() === 200);
+    await raster.getByRole('button', { name: 'Apply display' }).click();
+    await restyled;
+    const rasterAnswer = await api('GET', `/api/rooms/${roomId}/raster-layers`);
+    assert.equal((rasterAnswer.body.rasterLayers as { display: { colormap: string } }[])[0]!.display.colormap, 'magma');
+    // For the screenshot a person looks at: a few markers in their colours, the panel closed.
+    for (const [i, color] of ['#e53e3e', '#38a169', '#d69e2e'].entries()) {
+      await api('POST', `/api/rooms/${roomId}/markers`, { latitude: 46.955 - i * 0.004, longitude: 7.452 + i * 0.006, title: `Site ${i + 1}`, color });
+    }
+    await raster.locator('summary', { hasText: 'Display' }).click();
+    await ann.getByRole('tab', { name: 'Markers' }).click();
+    await ann.getByTestId('marker-list').getByText('Site 3').waitFor();
+    await ann.waitForTimeout(500);
+    await ann.screenshot({ path: path.join(TEST_OUTPUT, 'room.png') });
+  });
+
+  test('a polygon is drawn, and commented on with a reply', async () => {
+    await ann.getByRole('tab', { name: 'Draw' }).click();
+    await ann.getByRole('button', { name: 'Polygon' }).click();
+    const { x, y } = await mapCentre(ann);
+    for (const [dx, dy] of [[-150, -100], [-50, -100], [-50, -20], [-150, -20], [-150, -100]]) {
+      await ann.mouse.click(x + dx!, y + dy!);
+      await ann.waitForTimeout(150);
+    }
+    await ann.getByRole('heading', { name: 'Drawings (1)' }).waitFor({ timeout: 5000 });
+    const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)).body.drawings as { geometry: { type: string; coordinates: number[][][] } }[];
+    assert.equal(drawings[0]!.geometry.type, 'Polygon');
+    assert.equal(drawings[0]!.geometry.coordinates[0]!.length, 5, 'four corners, closed');
+
+    await ann.getByRole('textbox', { name: 'Comment' }).fill('Is this the survey area?');
+    await ann.getByRole('button', { name: 'Post comment' }).click();
+    const comment = ann.getByTestId('comment').filter({ hasText: 'Is this the survey area?' });
+    await comment.waitFor();
+    await comment.getByPlaceholder('Reply…').fill('Yes, north of the river');
+    await comment.getByRole('button', { name: 'Reply' }).click();
+    await comment.getByTestId('reply').filter({ hasText: 'Yes, north of the river' }).waitFor();
+    await comment.getByRole('button', { name: 'Resolve' }).click();
+    await comment.getByText('resolved', { exact: false }).waitFor();
+  });
+
+  test('a slide is made and presented, and the published deck opens for an anonymous visitor', async () => {
+    await ann.getByRole('tab', { name: 'Slides' }).click();
+    await ann.getByLabel('Title').fill('The old town');
+    await ann.getByRole('button', { name: 'Add slide' }).click();
+    await ann.getByTestId('slide-list').getByText('The old town').waitFor();
+    await ann.getByRole('button', { name: 'Present' }).click();
+    await ann.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor();
+    await ann.getByRole('button', { name: 'End' }).click();
+    await ann.getByLabel('Anyone with the link can view the presentation').check();
+    await ann.getByText('Public link').waitFor();
+
+    const visitor = await page({ width: 390, height: 844 });
+    await visitor.goto(`${service.url}/p/${roomId}`);
+    await visitor.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor({ timeout: 30_000 });
+    // The room itself stays private to the same visitor, who is offered the deck.
+    await visitor.goto(`${service.url}/r/${roomId}`);
+    await visitor.getByRole('link', { name: 'view the presentation' }).waitFor();
+  });
+
+  test('the owner creates an API token (its secret shown once) and invites a member', async () => {
+    await ann.getByRole('tab', { name: 'Settings' }).click();
+    await ann.getByRole('form', { name: 'New token' }).getByLabel('Name').fill('nightly import');
+    await ann.getByRole('form', { name: 'New token' }).getByLabel('write').check();
+    await ann.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await ann.getByTestId('token-secret').textContent())!;
+    assert.match(secret, /^mrt_/);
+    const withToken = await fetch(`${service.url}/api/rooms/${roomId}`, { headers: { Authorization: `Bearer ${secret}` } });
+    assert.equal(withToken.status, 200, 'the token works for scripts');
+    await ann.getByTestId('tokens').getByText('nightly import').waitFor();
+
+    await ann.getByLabel('E-mail to invite').fill('bob@example.com');
+    await ann.getByLabel('Role').selectOption('viewer');
+    await ann.getByRole('button', { name: 'Invite' }).click();
+    await ann.getByTestId('invitations').getByText('bob@example.com').waitFor();
+    assert.match(service.output(), /bob@example\.com/, 'the invitation was e-mailed (to the log, without SMTP)');
+  });
+
+  test('after a lost connection the page catches up from the version it saw', async () => {
+    // The watcher's connection drops (the service restarts) and it cannot reconnect (offline)
+    // while a marker is added; back online, it asks for the changes since its version.
+    await watcher.context().setOffline(true);
+    await service.restart();
+    await watcher.getByText('Offline: reconnecting…').waitFor({ timeout: 10_000 });
+    await api('POST', `/api/rooms/${roomId}/markers`, { latitude: BERN.lat, longitude: BERN.lng, title: 'Added while away' });
+    await watcher.context().setOffline(false);
+    await watcher.getByRole('tab', { name: 'Markers' }).click();
+    await watcher.getByTestId('marker-list').getByText('Added while away').waitFor({ timeout: 20_000 });
+    assert.deepEqual(dialogs, []);
+    assert.ok(readFileSync(path.join(TEST_OUTPUT, 'room.png')).length > 0);
+  });
+});

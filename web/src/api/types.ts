@@ -1,0 +1,28 @@
+import type { paths } from './schema';
+
+type Json<Op> = Op extends { responses: infer R } ? (R extends { 200: infer A } | { 201: infer A } ? A extends { content: { 'application/json': infer J } } ? J : never : never) : never;
+type Get<P extends keyof paths> = paths[P] extends { get: infer Op } ? Json<Op> : never;
+
+export type Room = Get<'/api/rooms/{roomId}'>;
+export type RoomInfo = Get<'/api/rooms/{roomId}/info'>;
+export type RoomSummary = Get<'/api/rooms'>['rooms'][number];
+export type Marker = Get<'/api/rooms/{roomId}/markers'>['markers'][number];
+export type MarkerInput = NonNullable<paths['/api/rooms/{roomId}/markers']['post']['requestBody']>['content']['application/json'];
+export type Icon = Get<'/api/rooms/{roomId}/marker-icons'>['icons'][number];
+export type Layer = Get<'/api/layers/{roomName}'>['layers'][number];
+export type RasterLayer = Get<'/api/rooms/{roomId}/raster-layers'>['rasterLayers'][number];
+export type RasterDisplay = RasterLayer['display'];
+export type Colormap = Get<'/api/colormaps'>['colormaps'][number];
+export type Drawing = Get<'/api/rooms/{roomId}/drawings'>['drawings'][number];
+export type DrawingStyle = NonNullable<Drawing['style']>;
+export type Slide = Get<'/api/rooms/{roomId}/presentation/slides'>['slides'][number];
+export type Deck = Get<'/api/rooms/{roomId}/presentation'>;
+export type Comment = Get<'/api/rooms/{roomId}/comments'>['comments'][number];
+export type HistoryEvent = Get<'/api/rooms/{roomId}/history'>['events'][number];
+export type Member = Get<'/api/rooms/{roomId}/members'>[number];
+export type Invitation = Get<'/api/rooms/{roomId}/pending-invitations'>['invitations'][number];
+export type MyInvitation = Get<'/api/users/pending-invitations'>['invitations'][number];
+export type RoomToken = Get<'/api/rooms/{roomId}/api-tokens'>['tokens'][number];
+export type Job = Get<'/api/layers/jobs/{jobId}'>;
+export type User = Get<'/api/auth/me'>['user'];
+export type BaseLayerId = NonNullable<Slide['baseLayer']>;

@@ -1,0 +1,26 @@
+import { render } from 'preact';
+import 'maplibre-gl/dist/maplibre-gl.css';
+import { setWorkerUrl } from 'maplibre-gl';
+// MapLibre's worker, bundled by Vite as its own file (its default address does not survive bundling).
+import mapWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
+import './styles.css';
+import { route } from './router';
+import { useStore } from './store';
+import { HomePage } from './pages/home-page';
+import { RoomPage } from './pages/room-page';
+import { DeckPage } from './pages/deck-page';
+import { VerifyEmailPage } from './pages/verify-email-page';
+
+setWorkerUrl(mapWorkerUrl);
+
+function App() {
+  const path = useStore(route).split('?')[0]!;
+  const room = /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path);
+  if (room) return <RoomPage key={room[1]} roomId={room[1]!} />;
+  const deck = /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path);
+  if (deck) return <DeckPage key={deck[1]} roomId={deck[1]!} />;
+  if (path === '/verify-email') return <VerifyEmailPage />;
+  return <HomePage />;
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,36 @@
+import type { StyleSpecification } from 'maplibre-gl';
+
+export interface BaseLayer {
+  id: string;
+  name: string;
+  tiles: string | null;
+  attribution: string;
+}
+
+/** The base layers this install offers (written into the page by the service). */
+export function baseLayers(): BaseLayer[] {
+  const element = document.getElementById('maproom-config');
+  const config = element ? (JSON.parse(element.textContent ?? '{}') as { baseLayers?: BaseLayer[] }) : {};
+  return config.baseLayers?.length ? config.baseLayers : [{ id: 'blank', name: 'Blank', tiles: null, attribution: '' }];
+}
+
+/** The base layer to show for a room's or slide's choice: that one when offered, else the first. */
+export function baseLayerFor(id: string | null | undefined): BaseLayer {
+  const offered = baseLayers();
+  return offered.find((layer) => layer.id === id) ?? offered[0]!;
+}
+
+/** A MapLibre style with only the base layer; the room's content is added on top. */
+export function baseStyle(layer: BaseLayer, theme: string | null | undefined): StyleSpecification {
+  const background = theme === 'dark' ? '#1d2026' : '#eef0ee';
+  return {
+    version: 8,
+    sources: layer.tiles
+      ? { base: { type: 'raster', tiles: [layer.tiles], tileSize: 256, attribution: layer.attribution, maxzoom: 19 } }
+      : {},
+    layers: [
+      { id: 'background', type: 'background', paint: { 'background-color': background } },
+      ...(layer.tiles ? [{ id: 'base', type: 'raster' as const, source: 'base' }] : []),
+    ],
+  };
+}

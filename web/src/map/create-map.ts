@@ -1,0 +1,48 @@
+import { Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
+import { authHeaders } from '../api/client';
+import { baseLayerFor, baseStyle } from './base-layers';
+
+export interface View {
+  lat: number;
+  lng: number;
+  zoom: number;
+  bearing?: number;
+  pitch?: number;
+}
+
+/** A MapLibre map whose requests to this service carry the session's credential (tiles of private rooms). */
+export function createMap(container: HTMLElement, view: View, baseLayerId: string | null, theme: string | null): MapLibreMap {
+  const map = new MapLibreMap({
+    container,
+    style: baseStyle(baseLayerFor(baseLayerId), theme),
+    center: [view.lng, view.lat],
+    zoom: view.zoom,
+    bearing: view.bearing ?? 0,
+    pitch: view.pitch ?? 0,
+    attributionControl: { compact: true },
+    transformRequest: (url: string) => (url.startsWith(location.origin) ? { url, headers: authHeaders() } : { url }),
+  });
+  map.addControl(new NavigationControl(), 'top-right');
+  map.addControl(new ScaleControl(), 'bottom-left');
+  return map;
+}
+
+/** Switches the base layer under the room's content. */
+export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme: string | null) {
+  const style = baseStyle(baseLayerFor(baseLayerId), theme);
+  if (map.getLayer('base')) map.removeLayer('base');
+  if (map.getSource('base')) map.removeSource('base');
+  map.setPaintProperty('background', 'background-color', (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color']);
+  const source = style.sources.base;
+  if (source) {
+    map.addSource('base', source);
+    const first = map.getStyle().layers[1]?.id;
+    map.addLayer({ id: 'base', type: 'raster', source: 'base' }, first);
+  }
+}
+
+export function viewOf(map: MapLibreMap): View {
+  const center = map.getCenter();
+  const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+  return { lat: round(center.lat, 6), lng: round(center.lng, 6), zoom: round(map.getZoom(), 2), bearing: round(map.getBearing(), 1), pitch: round(map.getPitch(), 1) };
+}

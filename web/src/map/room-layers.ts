@@ -1,0 +1,148 @@
+import type { GeoJSONSource, Map as MapLibreMap, RasterTileSource } from 'maplibre-gl';
+import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
+
+/**
+ * The room's content on the map, bottom to top: rasters (PNG tiles), vector layers (vector
+ * tiles), drawings, markers (a clustered GeoJSON source: thousands stay smooth). Empty
+ * "slot" layers keep that order as layers come and go.
+ */
+const SLOTS = ['slot-rasters', 'slot-vectors', 'slot-drawings', 'slot-markers'] as const;
+
+export const MARKER_LAYERS = ['marker-points', 'marker-icons'];
+export const DRAWING_LAYERS = ['drawing-fill', 'drawing-line', 'drawing-point'];
+export const CLUSTER_LAYER = 'marker-clusters';
+
+export function addContentLayers(map: MapLibreMap) {
+  for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
+  map.addSource('drawings', { type: 'geojson', data: empty() });
+  const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
+  map.addLayer({ id: 'drawing-fill', type: 'fill', source: 'drawings', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never, 'fill-opacity': ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]] } }, 'slot-drawings');
+  map.addLayer({ id: 'drawing-line', type: 'line', source: 'drawings', filter: ['!=', ['geometry-type'], 'Point'], paint: { 'line-color': drawingColor as never, 'line-width': ['coalesce', ['get', 'strokeWeight'], 3], 'line-opacity': ['coalesce', ['get', 'opacity'], 1] } }, 'slot-drawings');
+  map.addLayer({ id: 'drawing-point', type: 'circle', source: 'drawings', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': drawingColor as never, 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } }, 'slot-drawings');
+
+  map.addSource('markers', { type: 'geojson', data: empty(), cluster: true, clusterRadius: 45, clusterMaxZoom: 14, promoteId: 'id' });
+  map.addLayer({
+    id: CLUSTER_LAYER, type: 'circle', source: 'markers', filter: ['has', 'point_count'],
+    paint: { 'circle-color': '#2b6cb0', 'circle-opacity': 0.85, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2, 'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 100, 22, 1000, 28] },
+  }, 'slot-markers');
+  map.addLayer({
+    id: 'marker-points', type: 'circle', source: 'markers', filter: ['all', ['!', ['has', 'point_count']], ['!', ['has', 'icon']]],
+    paint: {
+      'circle-color': ['get', 'color'], 'circle-radius': ['get', 'radius'],
+      'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
+      'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+    },
+  }, 'slot-markers');
+  map.addLayer({
+    id: 'marker-icons', type: 'symbol', source: 'markers', filter: ['all', ['!', ['has', 'point_count']], ['has', 'icon']],
+    layout: { 'icon-image': ['get', 'icon'], 'icon-size': ['get', 'iconScale'], 'icon-allow-overlap': true, 'icon-anchor': 'bottom' },
+  }, 'slot-markers');
+  map.addSource('marker-drag', { type: 'geojson', data: empty() });
+  map.addLayer({ id: 'marker-drag', type: 'circle', source: 'marker-drag', paint: { 'circle-color': '#f6ad55', 'circle-radius': 9, 'circle-stroke-color': '#111', 'circle-stroke-width': 2 } });
+}
+
+const empty = (): GeoJSON.FeatureCollection => ({ type: 'FeatureCollection', features: [] });
+
+
+/** Markers as GeoJSON features: colour, icon and size (`markerIconSize`, px) as stored. */
+export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<string>): GeoJSON.FeatureCollection {
+  const features: GeoJSON.Feature[] = [];
+  for (const m of markers) {
+    if (m.latitude === undefined || m.longitude === undefined) continue;
+    const icon = m.markerIconId && loadedIcons.has(m.markerIconId) ? `icon-${m.markerIconId}` : undefined;
+    features.push({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [m.longitude, m.latitude] },
+      properties: {
+        id: m.id,
+        color: m.color ?? '#3388ff',
+        radius: Math.max(4, Math.min(16, (m.markerIconSize ?? 28) / 4)),
+        ...(icon && { icon, iconScale: Math.max(0.25, Math.min(3, (m.markerIconSize ?? 32) / 32)) }),
+      },
+    });
+  }
+  return { type: 'FeatureCollection', features };
+}
+
+export function setMarkers(map: MapLibreMap, markers: Iterable<Marker>, loadedIcons: Set<string>) {
+  (map.getSource('markers') as GeoJSONSource).setData(markerFeatures(markers, loadedIcons));
+}
+
+export function setDrawings(map: MapLibreMap, drawings: Iterable<Drawing>) {
+  const features = [...drawings].map((d) => ({
+    type: 'Feature' as const,
+    id: undefined,
+    geometry: d.geometry as unknown as GeoJSON.Geometry,
+    properties: {
+      id: d.id,
+      label: d.label,
+      ...(d.style?.color && { color: d.style.color }),
+      ...(d.style?.fillColor && { fillColor: d.style.fillColor }),
+      ...(d.style?.opacity !== undefined && { opacity: d.style.opacity }),
+      ...(d.style?.strokeWeight !== undefined && { strokeWeight: d.style.strokeWeight }),
+    },
+  }));
+  (map.getSource('drawings') as GeoJSONSource).setData({ type: 'FeatureCollection', features });
+}
+
+/** What the page shows of each layer beyond its stored style: hidden here, this page only. */
+export interface LocalVisibility {
+  hidden: Set<string>;
+}
+
+/** Vector layers from their vector tiles, styled as stored. */
+export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<string>) {
+  const wanted = new Set(layers.map((l) => l.id));
+  for (const id of Object.keys(map.getStyle().sources)) {
+    const layerId = id.startsWith('vector-') ? id.slice(7) : null;
+    if (layerId && !wanted.has(layerId)) {
+      for (const part of ['fill', 'line', 'point']) if (map.getLayer(`vector-${layerId}-${part}`)) map.removeLayer(`vector-${layerId}-${part}`);
+      map.removeSource(id);
+    }
+  }
+  for (const layer of layers) {
+    const source = `vector-${layer.id}`;
+    if (!map.getSource(source)) {
+      map.addSource(source, { type: 'vector', tiles: [`${location.origin}/api/layers/${layer.id}/tiles/{z}/{x}/{y}.mvt`], maxzoom: 14, ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }) });
+      map.addLayer({ id: `${source}-fill`, type: 'fill', source, 'source-layer': 'features', filter: ['==', ['geometry-type'], 'Polygon'] }, 'slot-vectors');
+      map.addLayer({ id: `${source}-line`, type: 'line', source, 'source-layer': 'features', filter: ['!=', ['geometry-type'], 'Point'] }, 'slot-vectors');
+      map.addLayer({ id: `${source}-point`, type: 'circle', source, 'source-layer': 'features', filter: ['==', ['geometry-type'], 'Point'] }, 'slot-vectors');
+    }
+    const { color, opacity, strokeWeight, fillOpacity, visible } = layer.style;
+    const visibility = visible && !hidden.has(layer.id) ? 'visible' : 'none';
+    const hex = `#${color}`;
+    for (const part of ['fill', 'line', 'point']) map.setLayoutProperty(`${source}-${part}`, 'visibility', visibility);
+    map.setPaintProperty(`${source}-fill`, 'fill-color', hex);
+    map.setPaintProperty(`${source}-fill`, 'fill-opacity', fillOpacity * opacity);
+    map.setPaintProperty(`${source}-line`, 'line-color', hex);
+    map.setPaintProperty(`${source}-line`, 'line-opacity', opacity);
+    map.setPaintProperty(`${source}-line`, 'line-width', strokeWeight);
+    map.setPaintProperty(`${source}-point`, 'circle-color', hex);
+    map.setPaintProperty(`${source}-point`, 'circle-opacity', opacity);
+    map.setPaintProperty(`${source}-point`, 'circle-radius', Math.max(3, strokeWeight + 2));
+  }
+}
+
+/** Rasters from their PNG tiles; a changed display gets new tile addresses, so no stale tile is shown. */
+export function setRasterLayers(map: MapLibreMap, rasters: RasterLayer[], hidden: Set<string>) {
+  const wanted = new Set(rasters.map((r) => r.id));
+  for (const id of Object.keys(map.getStyle().sources)) {
+    const rasterId = id.startsWith('raster-') ? id.slice(7) : null;
+    if (rasterId && !wanted.has(rasterId)) {
+      map.removeLayer(id);
+      map.removeSource(id);
+    }
+  }
+  for (const raster of rasters) {
+    const id = `raster-${raster.id}`;
+    const tiles = [`${location.origin}${raster.tileUrl}?v=${raster.updatedAt}`];
+    const source = map.getSource(id) as RasterTileSource | undefined;
+    if (!source) {
+      map.addSource(id, { type: 'raster', tiles, tileSize: 256, minzoom: 0, maxzoom: raster.maxZoom, ...(raster.bbox && { bounds: raster.bbox as [number, number, number, number] }) });
+      map.addLayer({ id, type: 'raster', source: id }, 'slot-rasters');
+    } else if (source.tiles?.[0] !== tiles[0]) {
+      source.setTiles(tiles);
+    }
+    map.setLayoutProperty(id, 'visibility', hidden.has(raster.id) ? 'none' : 'visible');
+  }
+}

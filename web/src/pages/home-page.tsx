@@ -1,0 +1,126 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, messageOf, ok } from '../api/client';
+import type { MyInvitation, RoomSummary } from '../api/types';
+import { linkClick, navigate } from '../router';
+import { session } from '../session';
+import { useStore } from '../store';
+import { AuthForm } from './auth-form';
+
+/** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
+export function HomePage() {
+  const { user, expired } = useStore(session);
+  if (!user) {
+    return (
+      <main class="page narrow">
+        <h1>Maproom</h1>
+        <p>Shared maps for teams: markers, layers, rasters, drawings, comments and slides, live.</p>
+        {expired && <p role="alert" class="error">Your session has ended. Please log in again.</p>}
+        <AuthForm />
+      </main>
+    );
+  }
+  return <Rooms />;
+}
+
+function Rooms() {
+  const { user } = useStore(session);
+  const [rooms, setRooms] = useState<RoomSummary[] | null>(null);
+  const [invitations, setInvitations] = useState<MyInvitation[]>([]);
+  const [error, setError] = useState('');
+  const load = async () => {
+    try {
+      setRooms((await ok(api.GET('/api/rooms'))).rooms);
+      setInvitations((await ok(api.GET('/api/users/pending-invitations'))).invitations);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  useEffect(() => void load(), []);
+
+  const accept = async (roomId: string) => {
+    try {
+      await ok(api.POST('/api/rooms/{roomId}/accept-invitation', { params: { path: { roomId } } }));
+      await load();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+
+  return (
+    <main class="page">
+      <header class="topbar">
+        <h1>Your rooms</h1>
+        <span>
+          {user!.email}{' '}
+          <button type="button" onClick={() => session.signOut()}>Log out</button>
+        </span>
+      </header>
+      {!user!.emailVerified && (
+        <p class="note">Confirm your address with the link we e-mailed you, to receive invitations to it.</p>
+      )}
+      {error && <p role="alert" class="error">{error}</p>}
+      {invitations.length > 0 && (
+        <section aria-labelledby="invitations">
+          <h2 id="invitations">Invitations</h2>
+          <ul class="list">
+            {invitations.map((i) => (
+              <li key={i.roomId}>
+                <span>{i.roomName ?? i.roomId} as {i.role}</span>
+                <button type="button" onClick={() => accept(i.roomId)}>Accept</button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section aria-labelledby="rooms">
+        <h2 id="rooms">Rooms</h2>
+        {rooms === null ? <p>Loading…</p> : rooms.length === 0 ? <p>No rooms yet: create one below.</p> : (
+          <ul class="list" data-testid="rooms">
+            {rooms.map((r) => (
+              <li key={r.roomId}>
+                <a href={`/r/${r.roomId}`} onClick={linkClick}>{r.name ?? r.roomId}</a>
+                <span class="muted">{r.role}{r.isPublic ? ', public' : ''}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <CreateRoom />
+    </main>
+  );
+}
+
+function randomRoomId() {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+function CreateRoom() {
+  const [name, setName] = useState('');
+  const [roomId, setRoomId] = useState(randomRoomId);
+  const [error, setError] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const answer = await ok(api.POST('/api/rooms/{roomId}', { params: { path: { roomId } }, body: { name: name.trim() || undefined } }));
+      if (!answer.isNewRoom) throw new Error(`The room ${roomId} already exists: choose another id.`);
+      navigate(`/r/${roomId}`);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="new-room">
+      <h2 id="new-room">New room</h2>
+      <form onSubmit={submit} class="form">
+        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} required /></label>
+        <label>
+          Room id (10 characters: letters, digits, _ or -)
+          <input value={roomId} onInput={(e) => setRoomId(e.currentTarget.value)} pattern="[A-Za-z0-9_\-]{10}" required />
+        </label>
+        {error && <p role="alert" class="error">{error}</p>}
+        <button type="submit">Create room</button>
+      </form>
+    </section>
+  );
+}

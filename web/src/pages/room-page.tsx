@@ -1,0 +1,95 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { ApiError, api, messageOf, ok } from '../api/client';
+import type { RoomInfo } from '../api/types';
+import { linkClick } from '../router';
+import { session } from '../session';
+import { Store, useStore } from '../store';
+import { LiveChannel } from '../room/live';
+import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
+import { RoomModel } from '../room/room-model';
+import { RoomLayout } from '../room/room-layout';
+import { AuthForm } from './auth-form';
+import { prewarm } from 'maplibre-gl';
+
+type Access = { state: 'checking' } | { state: 'login'; info: RoomInfo } | { state: 'refused'; info?: RoomInfo; message: string } | { state: 'open'; info: RoomInfo };
+
+/** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
+export function RoomPage({ roomId }: { roomId: string }) {
+  // MapLibre's worker starts loading now, not when the map is made.
+  useEffect(() => prewarm(), []);
+  const { token } = useStore(session);
+  const [access, setAccess] = useState<Access>({ state: 'checking' });
+  const [live, setLive] = useState<LiveChannel | null>(null);
+  const model = useMemo(() => new RoomModel(roomId), [roomId, token]);
+
+  useEffect(() => {
+    let live: LiveChannel | null = null;
+    setAccess({ state: 'checking' });
+    (async () => {
+      const info = await ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
+      if (info.requiresAuth) {
+        setAccess(token ? { state: 'refused', info, message: 'This room is private and you are not a member. Ask its owner for an invitation.' } : { state: 'login', info });
+        return;
+      }
+      // The map starts (from the room's view) while the content loads.
+      setAccess({ state: 'open', info });
+      await model.load();
+      live = new LiveChannel(model);
+      live.open();
+      setLive(live);
+    })().catch((error) => {
+      const message = error instanceof ApiError && error.status === 404 ? 'There is no room with this address.' : messageOf(error);
+      setAccess({ state: 'refused', message });
+    });
+    return () => live?.close();
+  }, [model]);
+
+  if (access.state === 'checking') return <main class="page narrow"><p>Opening the room…</p></main>;
+  if (access.state !== 'open') {
+    const info = access.info;
+    return (
+      <main class="page narrow">
+        <h1>Room {roomId}</h1>
+        {access.state === 'refused' && <p role="alert" class="error">{access.message}</p>}
+        {access.state === 'login' && <p>This room is private. Log in to open it.</p>}
+        {info?.presentationIsPublic && (
+          <p>Its presentation is public: <a href={`/p/${roomId}`} onClick={linkClick}>view the presentation</a>.</p>
+        )}
+        {access.state === 'login' && <AuthForm />}
+        <p><a href="/" onClick={linkClick}>Your rooms</a></p>
+      </main>
+    );
+  }
+  return <OpenRoom model={model} live={live} info={access.info} />;
+}
+
+function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel | null; info: RoomInfo }) {
+  const state = useStore(model);
+  const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
+  const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
+  const context = useMemo<RoomContextValue>(
+    () => ({
+      roomId: model.roomId,
+      model,
+      map: new Store<MapLibreMap | null>(null),
+      selection: new Store<Selection>(null),
+      mode: new Store<Mode>('browse'),
+      hidden: new Store(new Set<string>()),
+      role,
+      canEdit: role === 'owner' || role === 'editor',
+      isOwner: role === 'owner',
+      notify: (message, kind = 'info') => {
+        setToast({ message, kind });
+        setTimeout(() => setToast((t) => (t?.message === message ? null : t)), 5000);
+      },
+    }),
+    [model, role],
+  );
+  return (
+    <RoomContext.Provider value={context}>
+      <RoomLayout live={live} info={info} />
+      {toast && <div role={toast.kind === 'error' ? 'alert' : 'status'} class={`toast ${toast.kind}`}>{toast.message}</div>}
+    </RoomContext.Provider>
+  );
+}

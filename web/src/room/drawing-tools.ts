@@ -1,0 +1,67 @@
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { TerraDraw, TerraDrawLineStringMode, TerraDrawPointMode, TerraDrawPolygonMode, TerraDrawSelectMode, type GeoJSONStoreFeatures } from 'terra-draw';
+import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
+import type { Drawing } from '../api/types';
+
+export type ShapeKind = 'point' | 'linestring' | 'polygon';
+
+const tools = new WeakMap<MapLibreMap, TerraDraw>();
+const editable = { feature: { draggable: true, coordinates: { midpoints: true, draggable: true, deletable: true } } };
+
+/** terra-draw on the room's map, made when first needed: it draws and reshapes; stored drawings are the map's own layers. */
+function toolOf(map: MapLibreMap): TerraDraw {
+  let draw = tools.get(map);
+  if (!draw) {
+    draw = new TerraDraw({
+      adapter: new TerraDrawMapLibreGLAdapter({ map }),
+      modes: [
+        new TerraDrawPointMode(),
+        new TerraDrawLineStringMode(),
+        new TerraDrawPolygonMode(),
+        new TerraDrawSelectMode({ flags: { polygon: editable, linestring: editable, point: { feature: { draggable: true } } } }),
+      ],
+    });
+    draw.start();
+    tools.set(map, draw);
+  }
+  return draw;
+}
+
+/** Draws one shape; `onShape` receives its geometry when it is finished. Returns a function that cancels. */
+export function drawShape(map: MapLibreMap, kind: ShapeKind, onShape: (geometry: GeoJSON.Geometry) => void): () => void {
+  const draw = toolOf(map);
+  draw.clear();
+  draw.setMode(kind);
+  const finished = (id: string | number, context: { action: string }) => {
+    if (context.action !== 'draw') return;
+    const feature = draw.getSnapshotFeature(id);
+    draw.off('finish', finished);
+    draw.clear();
+    draw.setMode('static');
+    if (feature) onShape(feature.geometry as GeoJSON.Geometry);
+  };
+  draw.on('finish', finished);
+  return () => {
+    draw.off('finish', finished);
+    draw.clear();
+    draw.setMode('static');
+  };
+}
+
+/** Puts a stored drawing into the editor to move its vertices; the returned function ends it with the new geometry. */
+export function editShape(map: MapLibreMap, drawing: Drawing): () => GeoJSON.Geometry | null {
+  const draw = toolOf(map);
+  draw.clear();
+  const geometry = drawing.geometry as unknown as GeoJSON.Geometry;
+  const mode = geometry.type === 'Polygon' ? 'polygon' : geometry.type === 'LineString' ? 'linestring' : 'point';
+  const id = crypto.randomUUID();
+  draw.addFeatures([{ id, type: 'Feature', geometry, properties: { mode } } as GeoJSONStoreFeatures]);
+  draw.setMode('select');
+  draw.selectFeature(id);
+  return () => {
+    const edited = draw.getSnapshotFeature(id)?.geometry as GeoJSON.Geometry | undefined;
+    draw.clear();
+    draw.setMode('static');
+    return edited ?? null;
+  };
+}

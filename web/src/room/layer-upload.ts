@@ -1,0 +1,52 @@
+import { api, ok } from '../api/client';
+import type { Job } from '../api/types';
+import { formOf, postForm } from '../ui/upload';
+
+/** Files above this go in chunks (the service takes at most 50 MB per request). */
+export const CHUNKED_ABOVE = 50 * 1024 * 1024;
+const CHUNK_BYTES = 16 * 1024 * 1024;
+
+export interface UploadProgress {
+  phase: 'sending' | 'processing' | 'done';
+  /** 0..1 of the phase. */
+  fraction: number;
+  message?: string;
+}
+
+/**
+ * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV or GeoTIFF): in one request
+ * up to 50 MB, else in 16 MB chunks; then follows the processing job, if any, until it is done.
+ */
+export async function uploadLayerFile(roomId: string, file: File, color: string, onProgress: (p: UploadProgress) => void): Promise<void> {
+  const style = JSON.stringify({ color });
+  let jobId: string | undefined;
+  if (file.size <= CHUNKED_ABOVE) {
+    const { status, body } = await postForm<{ jobId?: string }>('/api/layers/upload', formOf('file', file, file.name, { roomName: roomId, style }), (f) =>
+      onProgress({ phase: 'sending', fraction: f }),
+    );
+    if (status === 202) jobId = body.jobId;
+  } else {
+    const uploadId = crypto.randomUUID().replace(/-/g, '');
+    const totalChunks = Math.ceil(file.size / CHUNK_BYTES);
+    for (let index = 0; index < totalChunks; index++) {
+      const chunk = file.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
+      const fields = { roomName: roomId, uploadId, chunkIndex: String(index), totalChunks: String(totalChunks), fileName: file.name };
+      await postForm('/api/layers/upload-chunk', formOf('chunk', chunk, file.name, fields), (f) =>
+        onProgress({ phase: 'sending', fraction: (index + f) / totalChunks }),
+      );
+    }
+    jobId = (await ok(api.POST('/api/layers/process-chunked', { body: { roomName: roomId, uploadId, fileName: file.name, style } }))).jobId;
+  }
+  if (jobId) await followJob(jobId, onProgress);
+  onProgress({ phase: 'done', fraction: 1 });
+}
+
+async function followJob(jobId: string, onProgress: (p: UploadProgress) => void) {
+  for (;;) {
+    const job: Job = await ok(api.GET('/api/layers/jobs/{jobId}', { params: { path: { jobId } } }));
+    if (job.stage === 'error') throw new Error(job.message ?? 'Processing failed');
+    if (job.stage === 'complete') return;
+    onProgress({ phase: 'processing', fraction: job.progress / 100, message: job.message ?? job.stage });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}

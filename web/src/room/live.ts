@@ -1,0 +1,69 @@
+import { session } from '../session';
+import { Store } from '../store';
+import type { LiveChange, RoomModel } from './room-model';
+
+export type LiveStatus = 'connecting' | 'live' | 'offline' | 'refused';
+
+/**
+ * The room's live channel: sends the credential as the first message, applies each change in
+ * order, and after a lost connection reconnects with `since` = the last version it applied, so
+ * nothing is missed (`resync` reloads the room when it was too far behind).
+ */
+export class LiveChannel {
+  readonly status = new Store<LiveStatus>('connecting');
+  private socket: WebSocket | null = null;
+  private retry = 0;
+  private closed = false;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly model: RoomModel) {}
+
+  open() {
+    const since = this.model.get()?.version ?? 0;
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${this.model.roomId}/live?since=${since}`);
+    this.socket = socket;
+    this.status.set('connecting');
+    socket.onopen = () => {
+      const token = session.get().token;
+      if (token) socket.send(JSON.stringify({ type: 'auth', token }));
+    };
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data)) as LiveChange | { type: 'hello' | 'resync'; version: number };
+      this.queue = this.queue.then(() => this.handle(message)).catch(() => this.reconnectSoon());
+    };
+    socket.onclose = (event) => {
+      if (this.closed) return;
+      if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
+        this.status.set('refused');
+        return;
+      }
+      this.reconnectSoon();
+    };
+  }
+
+  private async handle(message: LiveChange | { type: 'hello' | 'resync'; version: number }) {
+    if (message.type === 'hello') {
+      this.retry = 0;
+      this.status.set('live');
+      return;
+    }
+    if (message.type === 'resync') {
+      await this.model.load(message.version);
+      return;
+    }
+    await this.model.apply(message as LiveChange);
+  }
+
+  private reconnectSoon() {
+    this.status.set('offline');
+    this.socket?.close();
+    const delay = Math.min(10_000, 500 * 2 ** this.retry++);
+    setTimeout(() => !this.closed && this.open(), delay);
+  }
+
+  close() {
+    this.closed = true;
+    this.socket?.close();
+  }
+}

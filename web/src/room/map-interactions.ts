@@ -1,0 +1,114 @@
+import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
+import { api, messageOf, ok } from '../api/client';
+import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
+import type { RoomContextValue } from './room-context';
+
+/**
+ * Clicks and drags on the map: select a marker, drawing or layer feature; zoom into a cluster;
+ * add a marker where the map is clicked (in "add marker" mode); drag a marker to move it.
+ * Returns a function that unbinds them.
+ */
+export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): () => void {
+  const { model, selection, mode, canEdit, notify, roomId } = room;
+  const vectorLayerIds = () => model.get()!.layers.flatMap((l) => [`vector-${l.id}-fill`, `vector-${l.id}-line`, `vector-${l.id}-point`]).filter((id) => map.getLayer(id));
+
+  const onClick = async (event: MapMouseEvent) => {
+    if (mode.get() === 'draw') return;
+    if (mode.get() === 'add-marker') {
+      mode.set('browse');
+      try {
+        const { marker } = await ok(api.POST('/api/rooms/{roomId}/markers', {
+          params: { path: { roomId } },
+          body: { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng), title: 'New marker' },
+        }));
+        model.putMarker(marker);
+        selection.set({ kind: 'marker', id: marker.id });
+      } catch (error) {
+        notify(messageOf(error), 'error');
+      }
+      return;
+    }
+    const [hit] = map.queryRenderedFeatures(event.point, { layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()] });
+    if (!hit) {
+      selection.set(null);
+      return;
+    }
+    if (hit.layer.id === CLUSTER_LAYER) {
+      const source = map.getSource('markers') as GeoJSONSource;
+      const zoom = await source.getClusterExpansionZoom(hit.properties.cluster_id as number);
+      map.easeTo({ center: (hit.geometry as GeoJSON.Point).coordinates as [number, number], zoom });
+    } else if (MARKER_LAYERS.includes(hit.layer.id)) {
+      selection.set({ kind: 'marker', id: hit.properties.id as string });
+    } else if (DRAWING_LAYERS.includes(hit.layer.id)) {
+      selection.set({ kind: 'drawing', id: hit.properties.id as string });
+    } else {
+      selection.set({ kind: 'layer', id: hit.layer.id.replace(/^vector-(.*)-(fill|line|point)$/, '$1') });
+    }
+  };
+
+  // Dragging a marker: the marker leaves its layer for a drag layer, and is saved where it is dropped.
+  let dragging: { id: string; moved: boolean } | null = null;
+  const dragSource = () => map.getSource('marker-drag') as GeoJSONSource;
+  const showDrag = (lng: number, lat: number) =>
+    dragSource().setData({ type: 'Feature', geometry: { type: 'Point', coordinates: [lng, lat] }, properties: {} });
+  const onDown = (event: MapLayerMouseEvent) => {
+    if (!canEdit || mode.get() !== 'browse' || !event.features?.[0]) return;
+    event.preventDefault();
+    dragging = { id: event.features[0].properties.id as string, moved: false };
+    map.getCanvas().style.cursor = 'grabbing';
+    map.on('mousemove', onMove);
+    map.once('mouseup', onUp);
+  };
+  const onMove = (event: MapMouseEvent) => {
+    if (!dragging) return;
+    if (!dragging.moved) {
+      dragging.moved = true;
+      for (const layer of MARKER_LAYERS) map.setFilter(layer, [...(map.getFilter(layer) as unknown[]), ['!=', ['get', 'id'], dragging.id]] as never);
+    }
+    showDrag(event.lngLat.lng, event.lngLat.lat);
+  };
+  const onUp = async (event: MapMouseEvent) => {
+    map.off('mousemove', onMove);
+    map.getCanvas().style.cursor = '';
+    const drag = dragging;
+    dragging = null;
+    if (!drag?.moved) return;
+    for (const layer of MARKER_LAYERS) map.setFilter(layer, (map.getFilter(layer) as unknown[]).slice(0, -1) as never);
+    dragSource().setData({ type: 'FeatureCollection', features: [] });
+    const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
+    const before = model.get()!.markers.get(drag.id);
+    if (before) model.putMarker({ ...before, ...at });
+    try {
+      const { marker } = await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { params: { path: { roomId, markerId: drag.id } }, body: at }));
+      model.putMarker(marker);
+      selection.set({ kind: 'marker', id: marker.id });
+    } catch (error) {
+      if (before) model.putMarker(before);
+      notify(messageOf(error), 'error');
+    }
+  };
+  const pointer = () => (map.getCanvas().style.cursor = mode.get() === 'browse' ? 'pointer' : '');
+  const noPointer = () => (map.getCanvas().style.cursor = '');
+  const crosshair = mode.subscribe((m) => (map.getCanvas().style.cursor = m === 'add-marker' ? 'crosshair' : ''));
+
+  map.on('click', onClick);
+  for (const layer of MARKER_LAYERS) {
+    map.on('mousedown', layer, onDown);
+    map.on('mouseenter', layer, pointer);
+    map.on('mouseleave', layer, noPointer);
+  }
+  map.on('mouseenter', CLUSTER_LAYER, pointer);
+  map.on('mouseleave', CLUSTER_LAYER, noPointer);
+  return () => {
+    crosshair();
+    map.off('click', onClick);
+    for (const layer of MARKER_LAYERS) {
+      map.off('mousedown', layer, onDown);
+      map.off('mouseenter', layer, pointer);
+      map.off('mouseleave', layer, noPointer);
+    }
+  };
+}
+
+/** Seven decimals: about a centimetre. */
+const round = (n: number) => Math.round(n * 1e7) / 1e7;

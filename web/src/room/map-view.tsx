@@ -1,0 +1,98 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { createMap, setBaseLayer } from '../map/create-map';
+import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
+import { ClusterCounts, DrawingLabels } from '../map/map-labels';
+import { IconImages } from '../map/icon-images';
+import { bindMapInteractions } from './map-interactions';
+import { useRoom, type RoomContextValue } from './room-context';
+import { useStore } from '../store';
+import type { RoomInfo } from '../api/types';
+import type { RoomState } from './room-model';
+
+/** The room's map: made at once from the room's view, its content added when the room has loaded. */
+export function MapView({ info }: { info: RoomInfo }) {
+  const room = useRoom();
+  const state = useStore(room.model);
+  const container = useRef<HTMLDivElement>(null);
+  const [map, setMap] = useState<MapLibreMap | null>(null);
+  useEffect(() => {
+    const view = info.defaultViewLat != null && info.defaultViewLng != null
+      ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
+      : { lat: 20, lng: 0, zoom: 1.5 };
+    const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
+    created.on('load', () => {
+      addContentLayers(created);
+      setMap(created);
+    });
+    return () => created.remove();
+  }, []);
+  const loaded = state !== null;
+  useEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded]);
+  return <div ref={container} class="map" role="application" aria-label="Map of the room" data-testid="map" />;
+}
+
+/** Keeps the map in step with the room's state and binds the map's clicks; returns the undo. */
+function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
+  const { model } = room;
+  const icons = new IconImages(map, room.roomId, () => setMarkers(map, model.get()!.markers.values(), icons.loaded));
+  const clusters = new ClusterCounts(map);
+  const labels = new DrawingLabels(map);
+  let last: RoomState | null = null;
+  const draw = (state: RoomState) => {
+    const hidden = room.hidden.get();
+    icons.want(state.icons);
+    if (!last || last.markers !== state.markers || last.icons !== state.icons) setMarkers(map, state.markers.values(), icons.loaded);
+    if (!last || last.drawings !== state.drawings) {
+      setDrawings(map, state.drawings.values());
+      labels.set(state.drawings.values());
+    }
+    setVectorLayers(map, state.layers, hidden);
+    setRasterLayers(map, state.rasters, hidden);
+    if (last && (last.room.defaultBaseLayer !== state.room.defaultBaseLayer || last.room.defaultTheme !== state.room.defaultTheme)) {
+      setBaseLayer(map, state.room.defaultBaseLayer, state.room.defaultTheme);
+    }
+    last = state;
+  };
+  markWhenDrawn(map);
+  draw(model.get()!);
+  const stopModel = model.subscribe((state) => state && draw(state));
+  const stopHidden = room.hidden.subscribe(() => draw(model.get()!));
+  const stopInteractions = bindMapInteractions(map, room);
+  const stopSelection = highlightSelection(map, room);
+  room.map.set(map);
+  map.getContainer().dataset.ready = 'true';
+  return () => {
+    stopModel();
+    stopHidden();
+    stopInteractions();
+    stopSelection();
+    clusters.remove();
+    labels.remove();
+    room.map.set(null);
+  };
+}
+
+/**
+ * User Timing marks for the benchmark (bench/web.ts) and the browser's performance panel:
+ * the first frame drawn with markers in view, and the first time the whole map is idle after that.
+ */
+function markWhenDrawn(map: MapLibreMap) {
+  const loaded = (event: { sourceId?: string; isSourceLoaded?: boolean }) => {
+    if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0) return;
+    map.off('sourcedata', loaded);
+    map.once('render', () => performance.mark('maproom:markers-drawn'));
+  };
+  map.on('sourcedata', loaded);
+  map.once('idle', () => performance.mark('maproom:map-idle'));
+}
+
+/** Outlines the selected marker. */
+function highlightSelection(map: MapLibreMap, room: RoomContextValue) {
+  let previous: string | null = null;
+  return room.selection.subscribe((selection) => {
+    if (previous) map.setFeatureState({ source: 'markers', id: previous }, { selected: false });
+    previous = selection?.kind === 'marker' ? selection.id : null;
+    if (previous) map.setFeatureState({ source: 'markers', id: previous }, { selected: true });
+  });
+}

@@ -1,0 +1,84 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, messageOf, ok } from '../../api/client';
+import { useStore } from '../../store';
+import { drawShape, type ShapeKind } from '../drawing-tools';
+import { useRoom } from '../room-context';
+
+const KINDS: [ShapeKind | 'label', string][] = [
+  ['point', 'Point'],
+  ['linestring', 'Line'],
+  ['polygon', 'Polygon'],
+  ['label', 'Label'],
+];
+
+/** Draw a point, line, polygon or label on the map (terra-draw), with a colour and line width. */
+export function DrawPanel() {
+  const { map, model, roomId, notify, selection, mode } = useRoom();
+  const { drawings } = useStore(model)!;
+  const [active, setActive] = useState<ShapeKind | 'label' | null>(null);
+  const [label, setLabel] = useState('');
+  const [color, setColor] = useState('#7b3fe4');
+  const [weight, setWeight] = useState(3);
+  const cancel = useRef<(() => void) | null>(null);
+  useEffect(() => () => { cancel.current?.(); mode.set('browse'); }, []);
+
+  const start = (kind: ShapeKind | 'label') => {
+    cancel.current?.();
+    if (kind === 'label' && !label.trim()) {
+      notify('Write the label first, then click where it goes.', 'error');
+      return;
+    }
+    setActive(kind);
+    mode.set('draw');
+    cancel.current = drawShape(map.get()!, kind === 'label' ? 'point' : kind, async (geometry) => {
+      setActive(null);
+      mode.set('browse');
+      cancel.current = null;
+      try {
+        const style = { color, strokeWeight: weight };
+        const body = { geometry: geometry as never, label: label.trim() || null, style };
+        const { drawing } = await ok(api.POST('/api/rooms/{roomId}/drawings', { params: { path: { roomId } }, body }));
+        model.putDrawing(drawing);
+        selection.set({ kind: 'drawing', id: drawing.id });
+        setLabel('');
+      } catch (error) {
+        notify(messageOf(error), 'error');
+      }
+    });
+  };
+  const stop = () => {
+    cancel.current?.();
+    cancel.current = null;
+    setActive(null);
+    mode.set('browse');
+  };
+  return (
+    <div>
+      <h2>Draw</h2>
+      <div class="row" role="group" aria-label="Shape">
+        {KINDS.map(([kind, name]) => (
+          <button key={kind} type="button" aria-pressed={active === kind} onClick={() => start(kind)}>{name}</button>
+        ))}
+      </div>
+      {active && (
+        <p class="note" role="status">
+          {active === 'polygon' ? 'Click the corners; click the first corner again to finish.' : active === 'linestring' ? 'Click the points; click the last point again to finish.' : 'Click the map.'}{' '}
+          <button type="button" onClick={stop}>Cancel</button>
+        </p>
+      )}
+      <label>Label (optional; required for a label) <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} /></label>
+      <label>Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
+      <label>Line width <input type="number" min={1} max={20} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} /></label>
+      <h3>Drawings ({drawings.size})</h3>
+      <ul class="list">
+        {[...drawings.values()].map((d) => (
+          <li key={d.id}>
+            <button type="button" class="link" onClick={() => selection.set({ kind: 'drawing', id: d.id })}>
+              {d.label ?? (d.geometry as { type: string }).type}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

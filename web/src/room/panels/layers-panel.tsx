@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { api, messageOf, ok } from '../../api/client';
+import type { Layer, RasterLayer } from '../../api/types';
+import { useStore } from '../../store';
+import { uploadLayerFile, type UploadProgress } from '../layer-upload';
+import { useRoom } from '../room-context';
+import { RasterDisplayForm } from './raster-display-form';
+
+/** The room's vector layers and rasters: show or hide, opacity and style; upload a new file. */
+export function LayersPanel() {
+  const { model, canEdit } = useRoom();
+  const { layers, rasters } = useStore(model)!;
+  return (
+    <div>
+      <h2>Layers</h2>
+      {canEdit && <UploadForm />}
+      {layers.length === 0 && rasters.length === 0 && <p class="muted">No layers yet.</p>}
+      <ul class="layers" data-testid="layer-list">
+        {layers.map((layer) => <VectorLayerItem key={layer.id} layer={layer} />)}
+        {rasters.map((raster) => <RasterItem key={raster.id} raster={raster} />)}
+      </ul>
+    </div>
+  );
+}
+
+function UploadForm() {
+  const { roomId, notify } = useRoom();
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const [color, setColor] = useState('#d03030');
+  const upload = async (file: File) => {
+    try {
+      await uploadLayerFile(roomId, file, color.slice(1), setProgress);
+      notify(`${file.name} is on the map`);
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    } finally {
+      setProgress(null);
+    }
+  };
+  return (
+    <details class="upload">
+      <summary>Upload a layer</summary>
+      <p class="muted">GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to 2 GiB.</p>
+      <label>Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
+      <label>
+        File
+        <input type="file" name="layer-file" accept=".geojson,.json,.zip,.gpkg,.csv,.tif,.tiff" disabled={!!progress}
+          onChange={(e) => e.currentTarget.files?.[0] && upload(e.currentTarget.files[0])} />
+      </label>
+      {progress && (
+        <div role="status">
+          <progress value={progress.fraction} max={1} aria-label={progress.phase === 'sending' ? 'Sending' : 'Processing'} />
+          <span>{progress.phase === 'sending' ? `Sending ${Math.round(progress.fraction * 100)}%` : `Processing ${Math.round(progress.fraction * 100)}% ${progress.message ?? ''}`}</span>
+        </div>
+      )}
+    </details>
+  );
+}
+
+function useHidden(id: string): [boolean, () => void] {
+  const { hidden } = useRoom();
+  const set = useStore(hidden);
+  return [set.has(id), () => {
+    const next = new Set(set);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    hidden.set(next);
+  }];
+}
+
+function VectorLayerItem({ layer }: { layer: Layer }) {
+  const { model, roomId, canEdit, isOwner, notify, map, selection } = useRoom();
+  const [isHidden, toggle] = useHidden(layer.id);
+  const change = async (style: Partial<Layer['style']>) => {
+    try {
+      model.putLayer((await ok(api.PATCH('/api/rooms/{roomId}/layers/{layerId}', { params: { path: { roomId, layerId: layer.id } }, body: { style } }))).layer);
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the layer "${layer.name}"?`)) return;
+    try {
+      await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: layer.id } } }));
+      model.get() && model.set({ ...model.get()!, layers: model.get()!.layers.filter((l) => l.id !== layer.id) });
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  return (
+    <li class="layer" data-testid="layer">
+      <label class="check"><input type="checkbox" checked={!isHidden && layer.style.visible} onChange={() => (layer.style.visible ? toggle() : change({ visible: true }))} /> {layer.name}</label>
+      <span class="muted">{layer.featureCount} {layer.geometryType ?? ''} features</span>
+      <div class="row">
+        {layer.bbox && <button type="button" class="link" onClick={() => map.get()?.fitBounds(layer.bbox as [number, number, number, number], { padding: 40 })}>Zoom to</button>}
+        <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>Comments</button>
+      </div>
+      {canEdit && (
+        <details>
+          <summary>Style</summary>
+          <label>Colour <input type="color" value={`#${layer.style.color}`} onChange={(e) => change({ color: e.currentTarget.value.slice(1) })} /></label>
+          <label>Opacity <input type="range" min={0} max={1} step={0.05} value={layer.style.opacity} onChange={(e) => change({ opacity: Number(e.currentTarget.value) })} /></label>
+          <label>Fill opacity <input type="range" min={0} max={1} step={0.05} value={layer.style.fillOpacity} onChange={(e) => change({ fillOpacity: Number(e.currentTarget.value) })} /></label>
+          <label>Line width <input type="number" min={0} max={20} value={layer.style.strokeWeight} onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })} /></label>
+          <label class="check"><input type="checkbox" checked={layer.style.visible} onChange={(e) => change({ visible: e.currentTarget.checked })} /> Shown to everyone</label>
+          {isOwner && <button type="button" class="danger" onClick={remove}>Delete layer</button>}
+        </details>
+      )}
+    </li>
+  );
+}
+
+function RasterItem({ raster }: { raster: RasterLayer }) {
+  const { canEdit, map, model, isOwner, notify } = useRoom();
+  const [isHidden, toggle] = useHidden(raster.id);
+  const remove = async () => {
+    if (!confirm(`Delete the raster "${raster.name}"?`)) return;
+    try {
+      await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: raster.id } } }));
+      model.set({ ...model.get()!, rasters: model.get()!.rasters.filter((r) => r.id !== raster.id) });
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  return (
+    <li class="layer" data-testid="raster">
+      <label class="check"><input type="checkbox" checked={!isHidden} onChange={toggle} /> {raster.name}</label>
+      <span class="muted">{raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}</span>
+      {raster.bbox && <button type="button" class="link" onClick={() => map.get()?.fitBounds(raster.bbox as [number, number, number, number], { padding: 40 })}>Zoom to</button>}
+      {canEdit && (
+        <details>
+          <summary>Display</summary>
+          <RasterDisplayForm raster={raster} />
+          {isOwner && <button type="button" class="danger" onClick={remove}>Delete raster</button>}
+        </details>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,130 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, blobUrl, messageOf, ok } from '../../api/client';
+import type { Marker } from '../../api/types';
+import { useStore } from '../../store';
+import { formOf, postForm } from '../../ui/upload';
+import { useRoom } from '../room-context';
+import { IconPicker } from './icon-picker';
+import { colourInput } from '../../ui/colour';
+
+/** A marker's panel: what it says, its photo, and (for editors) a form to change or delete it. */
+export function MarkerDetails({ markerId }: { markerId: string }) {
+  const { model, canEdit } = useRoom();
+  const marker = useStore(model)!.markers.get(markerId)!;
+  const [editing, setEditing] = useState(false);
+  return (
+    <div class="marker-details" data-testid="marker-details">
+      <h2 data-testid="marker-title">{marker.title}</h2>
+      {marker.thumbnailKey && <Photo marker={marker} />}
+      {marker.description && <p class="description">{marker.description}</p>}
+      {marker.tags && marker.tags.length > 0 && <ul class="tags">{marker.tags.map((t) => <li key={t}>{t}</li>)}</ul>}
+      {marker.eventDate != null && <p class="muted">Date: {new Date(marker.eventDate).toLocaleDateString()}</p>}
+      <p class="muted">{marker.latitude?.toFixed(5)}, {marker.longitude?.toFixed(5)}</p>
+      {canEdit && !editing && <button type="button" onClick={() => setEditing(true)}>Edit marker</button>}
+      {canEdit && editing && <MarkerForm marker={marker} onDone={() => setEditing(false)} />}
+    </div>
+  );
+}
+
+function Photo({ marker }: { marker: Marker }) {
+  const { roomId } = useRoom();
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    let created: string | null = null;
+    blobUrl(`/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(marker.thumbnailKey!)}`)
+      .then((u) => setUrl((created = u)))
+      .catch(() => setUrl(null));
+    return () => created && URL.revokeObjectURL(created);
+  }, [marker.thumbnailKey]);
+  const openFull = async () => window.open(await blobUrl(`/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(marker.imageKey!)}`), '_blank', 'noopener');
+  return url ? (
+    <button type="button" class="photo" onClick={openFull} aria-label="Open the photo">
+      <img src={url} alt={`Photo of ${marker.title ?? 'the marker'}`} data-testid="marker-photo" />
+    </button>
+  ) : null;
+}
+
+const toDateInput = (ms: number | null | undefined) => (ms == null ? '' : new Date(ms).toISOString().slice(0, 10));
+
+function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) {
+  const { model, roomId, notify, selection } = useRoom();
+  const [title, setTitle] = useState(marker.title ?? '');
+  const [description, setDescription] = useState(marker.description ?? '');
+  const [tags, setTags] = useState((marker.tags ?? []).join(', '));
+  const [date, setDate] = useState(toDateInput(marker.eventDate));
+  const [color, setColor] = useState(colourInput(marker.color, '#3388ff'));
+  const [iconId, setIconId] = useState(marker.markerIconId ?? null);
+  const [iconSize, setIconSize] = useState(marker.markerIconSize ?? 32);
+  const [progress, setProgress] = useState<number | null>(null);
+  const path = { params: { path: { roomId, markerId: marker.id } } };
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const body = {
+        title: title.trim() || 'Untitled',
+        description: description.trim() || null,
+        tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+        eventDate: date ? Date.parse(`${date}T00:00:00Z`) : null,
+        color,
+        markerIconId: iconId,
+        markerIconSize: iconId ? iconSize : null,
+      };
+      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body }))).marker);
+      onDone();
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  const uploadPhoto = async (file: File) => {
+    try {
+      setProgress(0);
+      const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(`/api/rooms/${roomId}/markers/upload-image`, formOf('image', file, file.name), setProgress);
+      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body: { imageKey: body.imageKey, thumbnailKey: body.thumbnailKey } }))).marker);
+      notify('Photo added');
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    } finally {
+      setProgress(null);
+    }
+  };
+  const removePhoto = async () => {
+    try {
+      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body: { imageKey: null, thumbnailKey: null } }))).marker);
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the marker "${marker.title ?? ''}"?`)) return;
+    try {
+      await ok(api.DELETE('/api/rooms/{roomId}/markers/{markerId}', path));
+      model.removeMarker(marker.id);
+      selection.set(null);
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  return (
+    <form class="form" onSubmit={save} aria-label="Edit marker">
+      <label>Title <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} /></label>
+      <label>Description <textarea name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={3} /></label>
+      <label>Tags (comma separated) <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} /></label>
+      <label>Date <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} /></label>
+      <label>Colour <input type="color" name="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
+      <IconPicker iconId={iconId} onChange={setIconId} />
+      {iconId && <label>Icon size (px) <input type="number" min={8} max={128} value={iconSize} onInput={(e) => setIconSize(Number(e.currentTarget.value))} /></label>}
+      <label>
+        Photo (JPEG, PNG, WebP, HEIC)
+        <input type="file" name="photo" accept="image/*" onChange={(e) => e.currentTarget.files?.[0] && uploadPhoto(e.currentTarget.files[0])} />
+      </label>
+      {progress !== null && <progress value={progress} max={1} aria-label="Photo upload" />}
+      {marker.imageKey && <button type="button" onClick={removePhoto}>Remove photo</button>}
+      <div class="row">
+        <button type="submit">Save</button>
+        <button type="button" onClick={onDone}>Cancel</button>
+        <button type="button" class="danger" onClick={remove}>Delete marker</button>
+      </div>
+    </form>
+  );
+}

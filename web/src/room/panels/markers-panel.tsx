@@ -1,0 +1,46 @@
+import { useState } from 'preact/hooks';
+import { useStore } from '../../store';
+import { useRoom } from '../room-context';
+
+const SHOWN = 100;
+
+/** Add a marker by clicking the map; find markers by title or tag (the keyboard's way to them). */
+export function MarkersPanel() {
+  const { model, mode, canEdit, selection, map } = useRoom();
+  const { markers } = useStore(model)!;
+  const current = useStore(mode);
+  const [query, setQuery] = useState('');
+  const needle = query.trim().toLowerCase();
+  const found = [];
+  for (const m of markers.values()) {
+    if (found.length >= SHOWN) break;
+    if (!needle || m.title?.toLowerCase().includes(needle) || m.tags?.some((t) => t.toLowerCase().includes(needle))) found.push(m);
+  }
+  const select = (id: string) => {
+    const marker = markers.get(id)!;
+    selection.set({ kind: 'marker', id });
+    map.get()?.easeTo({ center: [marker.longitude!, marker.latitude!], zoom: Math.max(map.get()!.getZoom(), 15) });
+  };
+  return (
+    <div>
+      <h2>Markers ({markers.size})</h2>
+      {canEdit && (
+        <button type="button" aria-pressed={current === 'add-marker'} onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}>
+          {current === 'add-marker' ? 'Click the map to place it… (cancel)' : 'Add marker'}
+        </button>
+      )}
+      <label>Find <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="Title or tag" /></label>
+      <ul class="list" data-testid="marker-list">
+        {found.map((m) => (
+          <li key={m.id}>
+            <button type="button" class="link" onClick={() => select(m.id)}>
+              <span class="swatch" style={{ background: m.color ?? '#3388ff' }} />
+              {m.title ?? 'Untitled'}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {markers.size > found.length && !needle && <p class="muted">The first {SHOWN}; search to find others.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+import { useState } from 'preact/hooks';
+import { api, messageOf, ok } from '../../api/client';
+import { viewOf } from '../../map/create-map';
+import { baseLayers } from '../../map/base-layers';
+import type { BaseLayerId } from '../../api/types';
+import { navigate } from '../../router';
+import { useStore } from '../../store';
+import { useRoom } from '../room-context';
+import { MembersSection } from './members-section';
+import { TokensSection } from './tokens-section';
+import { ExportImportSection } from './export-import-section';
+
+/** The room's settings: the owner changes them; everyone sees export (and editors import). */
+export function SettingsPanel() {
+  const { isOwner } = useRoom();
+  return (
+    <div>
+      <h2>Settings</h2>
+      {isOwner ? <RoomSettings /> : <p class="muted">Only the room's owner changes its settings, members and tokens.</p>}
+      {isOwner && <MembersSection />}
+      {isOwner && <TokensSection />}
+      <ExportImportSection />
+      {isOwner && <DangerZone />}
+    </div>
+  );
+}
+
+function RoomSettings() {
+  const { model, roomId, notify, map } = useRoom();
+  const { room } = useStore(model)!;
+  const [name, setName] = useState(room.name ?? '');
+  const p = { params: { path: { roomId } } };
+  const act = async (work: () => Promise<unknown>, done: string) => {
+    try {
+      await work();
+      await model.reloadRoom();
+      notify(done);
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  const offered = baseLayers().filter((b) => b.id !== 'blank');
+  return (
+    <section aria-labelledby="room-settings">
+      <h3 id="room-settings">Room</h3>
+      <form class="inline" onSubmit={(e) => { e.preventDefault(); void act(() => ok(api.PATCH('/api/rooms/{roomId}', { ...p, body: { name: name.trim() } })), 'Name saved'); }}>
+        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} required /></label>
+        <button type="submit">Rename</button>
+      </form>
+      <label class="check">
+        <input type="checkbox" checked={room.isPublic} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/public', { ...p, body: { isPublic: e.currentTarget.checked } })), 'Visibility saved')} />
+        Public: anyone with the link can view the room
+      </label>
+      <div class="row">
+        <button type="button" onClick={() => { const v = viewOf(map.get()!); void act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } } })), 'Default view saved'); }}>
+          Use this view as the default
+        </button>
+      </div>
+      <label>Theme
+        <select value={room.defaultTheme ?? ''} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null } })), 'Theme saved')}>
+          <option value="">Default</option><option value="light">Light</option><option value="dark">Dark</option>
+        </select>
+      </label>
+      {offered.length > 0 && (
+        <label>Base layer
+          <select value={room.defaultBaseLayer ?? ''} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null } })), 'Base layer saved')}>
+            <option value="">Default</option>
+            {offered.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
+          </select>
+        </label>
+      )}
+    </section>
+  );
+}
+
+function DangerZone() {
+  const { roomId, model, notify } = useRoom();
+  const [typed, setTyped] = useState('');
+  const p = { params: { path: { roomId } } };
+  const clear = async () => {
+    if (!confirm('Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.')) return;
+    try {
+      await ok(api.POST('/api/rooms/{roomId}/clear', p));
+      await model.load();
+      notify('The room is empty');
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  const remove = async () => {
+    try {
+      await ok(api.DELETE('/api/rooms/{roomId}', p));
+      navigate('/');
+    } catch (error) {
+      notify(messageOf(error), 'error');
+    }
+  };
+  return (
+    <section aria-labelledby="danger" class="danger-zone">
+      <h3 id="danger">Clear or delete</h3>
+      <button type="button" class="danger" onClick={clear}>Clear the room…</button>
+      <label>Type the room id <code>{roomId}</code> to delete the room and everything in it
+        <input value={typed} onInput={(e) => setTyped(e.currentTarget.value)} aria-label="Room id to confirm deletion" />
+      </label>
+      <button type="button" class="danger" disabled={typed !== roomId} onClick={remove}>Delete the room</button>
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { Store } from '../store';
+import type { RoomModel } from './room-model';
+
+/** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
+export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string } | null;
+
+/** What a click on the map does: select, add a marker, or draw. */
+export type Mode = 'browse' | 'add-marker' | 'draw';
+
+export interface RoomContextValue {
+  roomId: string;
+  model: RoomModel;
+  map: Store<MapLibreMap | null>;
+  selection: Store<Selection>;
+  mode: Store<Mode>;
+  /** Layers and rasters hidden on this page only (the stored visibility is the layer's style). */
+  hidden: Store<Set<string>>;
+  role: 'owner' | 'editor' | 'viewer';
+  canEdit: boolean;
+  isOwner: boolean;
+  /** Shows a short message to the person (a failed save, a finished upload). */
+  notify(message: string, kind?: 'info' | 'error'): void;
+}
+
+export const RoomContext = createContext<RoomContextValue | null>(null);
+
+export function useRoom(): RoomContextValue {
+  const value = useContext(RoomContext);
+  if (!value) throw new Error('useRoom outside a room');
+  return value;
+}

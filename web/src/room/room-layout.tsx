@@ -1,0 +1,75 @@
+import { useState } from 'preact/hooks';
+import { linkClick } from '../router';
+import { session } from '../session';
+import { useStore } from '../store';
+import type { LiveChannel, LiveStatus } from './live';
+import type { RoomInfo } from '../api/types';
+import { Store } from '../store';
+import { MapView } from './map-view';
+import { useRoom } from './room-context';
+import { SelectionPanel } from './panels/selection-panel';
+import { MarkersPanel } from './panels/markers-panel';
+import { LayersPanel } from './panels/layers-panel';
+import { DrawPanel } from './panels/draw-panel';
+import { SlidesPanel } from './panels/slides-panel';
+import { HistoryPanel } from './panels/history-panel';
+import { SettingsPanel } from './panels/settings-panel';
+
+const TABS = [
+  ['markers', 'Markers'],
+  ['layers', 'Layers'],
+  ['draw', 'Draw'],
+  ['slides', 'Slides'],
+  ['history', 'History'],
+  ['settings', 'Settings'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+
+const CONNECTING = new Store<LiveStatus>('connecting');
+
+const LIVE_LABEL = { connecting: 'Connecting…', live: 'Live', offline: 'Offline: reconnecting…', refused: 'Not live (access ended)' };
+
+/** The room: a header, the map, and a side panel (below the map on a phone). */
+export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
+  const { model, selection, canEdit, role } = useRoom();
+  const state = useStore(model);
+  const status = useStore(live?.status ?? CONNECTING);
+  const selected = useStore(selection);
+  const { user } = useStore(session);
+  const [tab, setTab] = useState<Tab>('markers');
+  const tabs = TABS.filter(([id]) => (id === 'draw' ? canEdit : true));
+  return (
+    <div class="room">
+      <header class="room-header">
+        <a href="/" onClick={linkClick} class="home" aria-label="Your rooms">Maproom</a>
+        <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
+        <span class={`live ${status}`} data-testid="live-status">{LIVE_LABEL[status]}</span>
+        <span class="muted">{user ? `${user.email} (${role})` : 'Visitor'}</span>
+      </header>
+      <main class="room-main">
+        <MapView info={info} />
+        <aside class="side" aria-label="Room panels">
+          {!state && <p>Loading the room…</p>}
+          {state && <>
+          {selected && <SelectionPanel />}
+          <div class="tabs" role="tablist">
+            {tabs.map(([id, label]) => (
+              <button key={id} type="button" role="tab" id={`tab-${id}`} aria-selected={tab === id} aria-controls="panel" onClick={() => setTab(id)}>
+                {label}
+              </button>
+            ))}
+          </div>
+          <section id="panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
+            {tab === 'markers' && <MarkersPanel />}
+            {tab === 'layers' && <LayersPanel />}
+            {tab === 'draw' && <DrawPanel />}
+            {tab === 'slides' && <SlidesPanel />}
+            {tab === 'history' && <HistoryPanel />}
+            {tab === 'settings' && <SettingsPanel />}
+          </section>
+          </>}
+        </aside>
+      </main>
+    </div>
+  );
+}
