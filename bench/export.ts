@@ -41,7 +41,7 @@ async function rasterFile(): Promise<string> {
 }
 
 /** Bulk-imports `count` markers into the bench room and waits for the job. */
-async function addMarkers(server: Server, token: string, count: number) {
+export async function addMarkers(server: Server, token: string, count: number) {
   const file = path.join(TMP, `markers-${count}.geojson`);
   await writePointsGeoJson(file, count);
   const sent = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, { field: 'file', path: file, contentType: 'application/geo+json' });

@@ -10,7 +10,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
- *   BENCH_ONLY=http,bulk,vector,raster,export   run only these parts (default: all five)
+ *   BENCH_ONLY=http,bulk,vector,raster,export,web   run only these parts (default: all six)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -53,12 +53,13 @@ import {
   type Server,
 } from './harness.js';
 import { runExportBench } from './export.js';
+import { runWebBench } from './web.js';
 import { runRasterBench } from './raster.js';
 import { runVectorBench } from './vector.js';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
-const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,export').split(',').map((s) => s.trim()));
+const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,export,web').split(',').map((s) => s.trim()));
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -315,6 +316,11 @@ async function main() {
     const exported = await runExportBench();
     rows.push(...exported.rows);
     missed.push(...exported.missed);
+  }
+  if (ONLY.has('web')) {
+    const web = await runWebBench();
+    rows.push(...web.rows);
+    missed.push(...web.missed);
   }
 
   console.log('## Results\n');
