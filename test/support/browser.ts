@@ -50,7 +50,7 @@ export async function startService(): Promise<RunningService> {
 async function spawnService(dataDir: string, port: string, log: (text: string) => void): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', BASEMAPS: 'none', PASSWORD_HASH_COST: '12', AUTH_RATE_LIMIT_PER_MINUTE: '1000', DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', BASEMAPS: 'none', PASSWORD_HASH_COST: '12', AUTH_RATE_LIMIT_PER_MINUTE: '1000', DATABASE_URL: '', SMTP_URL: '', PUBLIC_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let seen = '';

@@ -20,7 +20,8 @@ export function createMap(container: HTMLElement, view: View, baseLayerId: strin
     bearing: view.bearing ?? 0,
     pitch: view.pitch ?? 0,
     attributionControl: { compact: true },
-    transformRequest: (url: string) => (url.startsWith(location.origin) ? { url, headers: authHeaders() } : { url }),
+    // The credential goes only to this service, never to a tile server.
+    transformRequest: (url: string) => (new URL(url, location.href).origin === location.origin ? { url, headers: authHeaders() } : { url }),
   });
   map.addControl(new NavigationControl(), 'top-right');
   map.addControl(new ScaleControl(), 'bottom-left');

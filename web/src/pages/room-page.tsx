@@ -27,14 +27,19 @@ export function RoomPage({ roomId }: { roomId: string }) {
     let live: LiveChannel | null = null;
     setAccess({ state: 'checking' });
     (async () => {
-      const info = await ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
+      // The version is read before the content (see RoomModel.load), beside the room's info.
+      const [info, version] = await Promise.all([
+        ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } })),
+        model.currentVersion().catch(() => undefined),
+      ]);
       if (info.requiresAuth) {
         setAccess(token ? { state: 'refused', info, message: 'This room is private and you are not a member. Ask its owner for an invitation.' } : { state: 'login', info });
         return;
       }
-      // The map starts (from the room's view) while the content loads.
+      // The content's requests go out first; the map starts (from the room's view) while they load.
+      const loading = model.load(version);
       setAccess({ state: 'open', info });
-      await model.load();
+      await loading;
       live = new LiveChannel(model);
       live.open();
       setLive(live);

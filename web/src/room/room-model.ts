@@ -41,7 +41,7 @@ export class RoomModel extends Store<RoomState | null> {
    */
   async load(version?: number) {
     const p = this.path;
-    version ??= (await ok(api.GET('/api/rooms/{roomId}/history', { params: { path: p.params.path, query: { limit: 1 } } }))).events[0]?.version ?? 0;
+    version ??= await this.currentVersion();
     const [room, markers, icons, layers, rasters, drawings, slides, comments] = await Promise.all([
       ok(api.GET('/api/rooms/{roomId}', p)),
       ok(api.GET('/api/rooms/{roomId}/markers', p)),
@@ -63,6 +63,12 @@ export class RoomModel extends Store<RoomState | null> {
       comments: comments.comments,
       version,
     });
+  }
+
+  /** The room's latest change version (0 before the first change). */
+  async currentVersion(): Promise<number> {
+    const { events } = await ok(api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId: this.roomId }, query: { limit: 1 } } }));
+    return events[0]?.version ?? 0;
   }
 
   private patch(change: Partial<RoomState>) {

@@ -36,7 +36,11 @@ function Photo({ marker }: { marker: Marker }) {
       .catch(() => setUrl(null));
     return () => created && URL.revokeObjectURL(created);
   }, [marker.thumbnailKey]);
-  const openFull = async () => window.open(await blobUrl(`/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(marker.imageKey!)}`), '_blank', 'noopener');
+  const openFull = async () => {
+    const full = await blobUrl(`/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(marker.imageKey!)}`);
+    window.open(full, '_blank', 'noopener');
+    setTimeout(() => URL.revokeObjectURL(full), 60_000);
+  };
   return url ? (
     <button type="button" class="photo" onClick={openFull} aria-label="Open the photo">
       <img src={url} alt={`Photo of ${marker.title ?? 'the marker'}`} data-testid="marker-photo" />

@@ -77,7 +77,7 @@ export function SlidesPanel() {
           <h3>New slide from this view</h3>
           <label>Title <input name="slide-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} /></label>
           <label>Text <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} /></label>
-          <p class="muted">It keeps the map's view, the selected marker or drawing, and the layers shown.</p>
+          <p class="muted">It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone with its link see these, whole layers included.</p>
           <button type="submit">Add slide</button>
         </form>
       )}
