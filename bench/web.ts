@@ -109,7 +109,14 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       const { markersDrawn, mapIdle } = (await marks.jsonValue()) as { markersDrawn: number; mapIdle: number };
       drawn.push(markersDrawn);
       idle.push(mapIdle);
-      console.log(`   run ${run + 1}: markers drawn ${markersDrawn.toFixed(0)} ms, map idle ${mapIdle.toFixed(0)} ms after navigation`);
+      // Where the time went: when the scripts arrived, the room's requests went out, the markers arrived.
+      const phases = (await page.evaluate(`(() => {
+        const r = performance.getEntriesByType('resource');
+        const end = (part) => Math.round(Math.max(...r.filter((e) => e.name.includes(part)).map((e) => e.responseEnd)));
+        const start = (part) => Math.round(Math.min(...r.filter((e) => e.name.includes(part)).map((e) => e.startTime)));
+        return 'scripts ' + end('/assets/') + ', first API request ' + start('/api/') + ', markers answered ' + end('/markers') + ', all answered ' + end('/comments');
+      })()`)) as string;
+      console.log(`   run ${run + 1}: markers drawn ${markersDrawn.toFixed(0)} ms, map idle ${mapIdle.toFixed(0)} ms after navigation (${phases} ms)`);
       if (run === RUNS - 1) {
         // Frames while panning: the map dragged 600 px and back, for about 3 seconds.
         const box = (await page.getByTestId('map').boundingBox())!;
