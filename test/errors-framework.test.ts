@@ -102,7 +102,7 @@ test('an unknown route is 404 not_found', async () => {
     ['GET', '/api/rooms/abcdefghij/unknown-thing'],
     ['POST', '/api/auth/logout-everywhere'],
     ['PUT', `/api/rooms/${roomId}`],
-    ['GET', '/'],
+    ['GET', '/nope'],
     ['DELETE', '/api/auth/me'],
   ] as Array<[InjectOptions['method'], string]>) {
     const res = await call(t.app, method, url, { auth: owner.token });

@@ -59,7 +59,7 @@ export async function buildTestApp(
     dataDir,
     databaseUrl,
     ...(databaseUrl && { jwtSecret: randomBytes(32).toString('base64url') }),
-    logLevel: 'silent',
+    logLevel: (process.env.TEST_LOG_LEVEL as Config['logLevel'] | undefined) ?? 'silent',
     authRateLimitPerMinute: 100_000,
     // Sign-ups are most of a test's set-up; the production cost (17) is tested on its own.
     passwordHashCost: 12,
