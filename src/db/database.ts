@@ -69,12 +69,17 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew, which costs more than running it. The same SQL text
- * reuses its prepared statement here (least recently used dropped past the limit). Safe
+ * reuses its prepared statement here (and transactions begin immediate, see below) (least recently used dropped past the limit). Safe
  * because Kysely runs each statement to completion synchronously; we never stream rows.
  */
 function withStatementCache(file: SQLite.Database): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
-  const prepare = (source: string) => {
+  const prepare = (text: string) => {
+    // Kysely begins transactions with a plain (deferred) `begin`. Ours all write, and a deferred
+    // one that read first fails at once with SQLITE_BUSY_SNAPSHOT when another connection (a
+    // worker thread ingesting a layer) committed in between; `begin immediate` takes the write
+    // lock at the start and waits for it (busy_timeout) instead.
+    const source = text === 'begin' ? 'begin immediate' : text;
     let statement = cache.get(source);
     if (statement) {
       cache.delete(source);
