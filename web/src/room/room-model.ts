@@ -103,6 +103,12 @@ export class RoomModel extends Store<RoomState | null> {
   putRaster(raster: RasterLayer) {
     this.patch({ rasters: upsert(this.get()!.rasters, raster) });
   }
+  removeLayer(id: string) {
+    this.patch({ layers: this.get()!.layers.filter((l) => l.id !== id) });
+  }
+  removeRaster(id: string) {
+    this.patch({ rasters: this.get()!.rasters.filter((r) => r.id !== id) });
+  }
 
   async reloadRoom() {
     this.patch({ room: await ok(api.GET('/api/rooms/{roomId}', this.path)) });
@@ -132,11 +138,11 @@ export class RoomModel extends Store<RoomState | null> {
         else this.putDrawing(change.data as Drawing);
         break;
       case 'layer':
-        if (deleted) this.patch({ layers: state.layers.filter((l) => l.id !== change.objectId) });
+        if (deleted) this.removeLayer(change.objectId);
         else this.putLayer(change.data as Layer);
         break;
       case 'rasterLayer':
-        if (deleted) this.patch({ rasters: state.rasters.filter((l) => l.id !== change.objectId) });
+        if (deleted) this.removeRaster(change.objectId);
         else this.putRaster(change.data as RasterLayer);
         break;
       case 'comment':

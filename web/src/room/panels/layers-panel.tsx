@@ -82,7 +82,7 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
     if (!confirm(`Delete the layer "${layer.name}"?`)) return;
     try {
       await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: layer.id } } }));
-      model.get() && model.set({ ...model.get()!, layers: model.get()!.layers.filter((l) => l.id !== layer.id) });
+      model.removeLayer(layer.id);
     } catch (error) {
       notify(messageOf(error), 'error');
     }
@@ -117,7 +117,7 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
     if (!confirm(`Delete the raster "${raster.name}"?`)) return;
     try {
       await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: raster.id } } }));
-      model.set({ ...model.get()!, rasters: model.get()!.rasters.filter((r) => r.id !== raster.id) });
+      model.removeRaster(raster.id);
     } catch (error) {
       notify(messageOf(error), 'error');
     }
