@@ -339,7 +339,7 @@ export function sampleRss(pid: number, note: () => string = () => '', csv?: stri
     start,
     stop() {
       clearInterval(timer);
-      if (csv) writeFileSync(csv, lines.join('\n') + '\n');
+      if (csv) writeFileSync(csv, `${lines.join('\n')}\n`);
       const last = memoryOf(pid);
       return { peak: Math.max(peak, last.rss, hwmReset ? last.hwm : 0), hwm: last.hwm, hwmReset, samples };
     },

@@ -51,7 +51,7 @@ async function rasterData(): Promise<Record<RasterKind, string>> {
   console.log(`   writing the rasters (scale ${SCALE}) into ${dir} ...`);
   const made = await run('/usr/bin/python3', [path.join(ROOT, 'bench', 'data', 'make_raster_data.py'), dir, '--scale', String(SCALE)]);
   if (made.code !== 0) throw new Error(`make_raster_data.py failed (${made.code}):\n${made.stderr}`);
-  writeFileSync(marker, JSON.stringify(sizes()) + '\n');
+  writeFileSync(marker, `${JSON.stringify(sizes())}\n`);
   return files;
 }
 

@@ -60,7 +60,7 @@ export async function vectorData(count: number): Promise<VectorFiles> {
   const script = path.join(ROOT, 'bench', 'data', 'make_vector_data.py');
   const result = await run('/usr/bin/python3', [script, dir, String(count)], true);
   if (result.code !== 0) throw new Error(`make_vector_data.py failed (${result.code}):\n${result.stderr}`);
-  writeFileSync(marker, JSON.stringify({ gpkg: statSync(files.gpkg).size, shpZip: statSync(files.shpZip).size, count }) + '\n');
+  writeFileSync(marker, `${JSON.stringify({ gpkg: statSync(files.gpkg).size, shpZip: statSync(files.shpZip).size, count })}\n`);
   console.log(`   generated in ${((performance.now() - started) / 1000).toFixed(1)} s (${describe(files)})`);
   return files;
 }

@@ -72,7 +72,7 @@ export function watchMemory(pid: number, csv?: string) {
   return {
     stop() {
       clearInterval(timer);
-      if (csv) writeFileSync(csv, lines.join('\n') + '\n');
+      if (csv) writeFileSync(csv, `${lines.join('\n')}\n`);
       return {
         startRss,
         /** The service process's VmHWM since the reset: exact, threads included, children not. */

@@ -29,6 +29,7 @@ const range = (s: Record<string, unknown>) =>
 
 /** A schema in a few words: "a string of at most 200 characters", "an integer from 8 to 256". */
 export function describe(schema: TSchema, plural = false): string {
+  // biome-ignore lint/suspicious/noExplicitAny: reads any TypeBox schema's keywords
   const s = schema as Record<string, any>;
   if (Array.isArray(s.anyOf)) {
     const options = (s.anyOf as TSchema[]).filter((o) => (o as Record<string, unknown>).type !== 'null');

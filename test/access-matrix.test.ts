@@ -117,7 +117,7 @@ function verdict(res: Response, expected: Outcome, entry: RouteEntry, reader: Re
   try {
     assertError(res, expected.status, expected.error, expected.message);
     return null;
-  } catch (error) {
+  } catch (_error) {
     return `expected ${expected.status} ${expected.error}${expected.message ? ` "${expected.message}"` : ''}, got ${res.statusCode} ${clip(res.body)}`;
   }
 }

@@ -57,7 +57,7 @@ const STRINGS = [
   '', ' ', 'owner', 'editor', 'viewer', 'admin', 'read', 'write', 'upload', 'light', 'dark', 'osm', 'none',
   'a@b.co', 'Nobody@Example.com', 'not-an-email', "' OR 1=1 --", '"; DROP TABLE rooms; --', '<script>alert(1)</script>',
   '../../etc/passwd', '%00', '\u0000', '\ud800', '🗺️🗺️', 'NaN', 'Infinity', '-1', '1e309', 'null', 'true', '{}', '[]',
-  '__proto__', 'constructor', 'mrt_', 'mrt_' + 'A'.repeat(43), 'eyJhbGciOiJub25lIn0.e30.',
+  '__proto__', 'constructor', 'mrt_', `mrt_${'A'.repeat(43)}`, 'eyJhbGciOiJub25lIn0.e30.',
 ];
 const NUMBERS = [0, -0, 1, -1, 7, 30, 365, 366, 0.5, -90.0001, 91, 180.5, 24.5, 1e308, -1e308, 2 ** 53 + 1, 123456789012];
 
@@ -146,7 +146,7 @@ function fuzzer(seed: number) {
     const r = rand();
     if (r < 0.1) return value(0);
     if (r < 0.15) return `{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
-    if (r < 0.18) return '{"a":' + '['.repeat(2000) + ']'.repeat(2000) + '}';
+    if (r < 0.18) return `{"a":${'['.repeat(2000)}${']'.repeat(2000)}}`;
     const chosen = fields.filter(() => rand() < 0.7);
     const junk = rand() < 0.3;
     if (rand() < 0.15) chosen.push(pick(FIELD_NAMES));

@@ -151,7 +151,7 @@ describe('POST /api/layers/upload', () => {
 
   test("a job's status: the room's readers poll it; an upload-only token 403; other rooms' callers 404", async () => {
     const uploader = await issueToken(t.app, users.owner, room, ['upload']);
-    const padded = JSON.stringify(TWO_SQUARES).slice(0, -1) + ' '.repeat(5 * 1024 * 1024) + '}';
+    const padded = `${JSON.stringify(TWO_SQUARES).slice(0, -1) + ' '.repeat(5 * 1024 * 1024)}}`;
     const { jobId } = assertOk(await uploadBytes(t.app, room, padded, 'padded.geojson', uploader.token), 202);
     await completedJob(t.app, jobId, users.viewer.token);
     const url = `/api/layers/jobs/${jobId}`;

@@ -150,7 +150,7 @@ describe('quota', () => {
       // A file that would fit in an empty quota, but not beside the layer.
       const padded = (bytes: number) => {
         const text = JSON.stringify(TWO_SQUARES);
-        return text.slice(0, -1) + ' '.repeat(bytes - text.length) + '}';
+        return `${text.slice(0, -1) + ' '.repeat(bytes - text.length)}}`;
       };
       const tooBig = padded(quota - layer.sizeBytes + 1000);
       const before = await storedState(app, roomId);

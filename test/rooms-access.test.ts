@@ -132,7 +132,7 @@ describe('room token authentication on room routes', () => {
 
   test("an unknown token is 401 'Invalid or expired API token'", async () => {
     const roomId = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
-    const bogus = 'mrt_' + 'A'.repeat(43);
+    const bogus = `mrt_${'A'.repeat(43)}`;
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: bogus }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
   });
 });

@@ -161,9 +161,9 @@ describe('the files of the web application', () => {
 
   test('an unknown asset, and a path out of the assets, are 404', async () => {
     assertError(await get(builtin, '/assets/nope.js'), 404, 'not_found');
-    const escape = await get(builtin, '/assets/..%2Findex.html');
-    assert.ok([403, 404].includes(escape.statusCode), `${escape.statusCode} ${escape.body}`);
-    assert.ok(!escape.body.includes('maproom-config'), 'index.html is not served from /assets');
+    const outside = await get(builtin, '/assets/..%2Findex.html');
+    assert.ok([403, 404].includes(outside.statusCode), `${outside.statusCode} ${outside.body}`);
+    assert.ok(!outside.body.includes('maproom-config'), 'index.html is not served from /assets');
   });
 });
 

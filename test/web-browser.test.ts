@@ -21,7 +21,7 @@ describe('the web application', { skip }, () => {
   let browser: Browser;
   let ann: Page;
   let watcher: Page;
-  let contexts: BrowserContext[] = [];
+  const contexts: BrowserContext[] = [];
   let roomId = '';
   let token = '';
   const dialogs: string[] = [];

@@ -67,7 +67,9 @@ const PROGRESS_INTERVAL_MS = 250;
 
 interface Kind {
   check: ReturnType<typeof Compile>;
+  // biome-ignore lint/suspicious/noExplicitAny: each kind registers its own payload type
   handler: JobHandler<any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   undo?: (job: JobRow, payload: any) => Promise<void>;
 }
 
@@ -161,7 +163,7 @@ export class InProcessJobQueue implements JobQueue {
 
   private async run(id: string): Promise<void> {
     const row = await this.find(id);
-    if (!row || row.stage !== 'queued') return;
+    if (row?.stage !== 'queued') return;
     const kind = this.kinds.get(row.kind);
     if (!kind) {
       await this.update(id, { stage: 'error', message: `No worker for jobs of kind ${row.kind}` });
@@ -216,7 +218,7 @@ export class InProcessJobQueue implements JobQueue {
     } catch {
       return { ok: false };
     }
-    return kind && kind.check.Check(value) ? { ok: true, value } : { ok: false };
+    return kind?.check.Check(value) ? { ok: true, value } : { ok: false };
   }
 
   private async update(id: string, changes: Partial<JobRow>): Promise<void> {

@@ -146,6 +146,7 @@ export async function ingestRaster(input: string, output: string, options: Inges
   try {
     const info = await inspectRaster(input, { ...limits, timeoutMs: 60_000 });
     // Statistics read the original pixels on the second core while gdalwarp writes.
+    // biome-ignore lint/suspicious/noConfusingVoidType: makeTileable resolves to nothing
     const [stats] = await together<[BandStats[], void]>(stop, [bandStatistics(input, info, limits), makeTileable(info, input, partial, limits, options.onProgress)]);
     const tileable = await describeTileable(partial, limits);
     await rename(partial, output);

@@ -68,7 +68,7 @@ export function resample(band: Float32Array, cols: AxisSampling, rows: AxisSampl
  */
 function step(value: number, low: number, scale: number): number {
   const s = Math.floor((value - low) * scale);
-  return s < 0 ? 0 : s < 255 ? s : 255;
+  return s < 0 ? 0 : Math.min(s , 255);
 }
 
 /** 256 / (high - low); an empty stretch puts everything below `low` at 0, the rest at 255. */

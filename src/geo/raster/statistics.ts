@@ -1,4 +1,4 @@
-import { type GdalLimits } from '../gdal.js';
+import type { GdalLimits } from '../gdal.js';
 import { gdalInfo, type RasterInfo } from './inspect.js';
 
 /**

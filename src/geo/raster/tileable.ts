@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { type GdalLimits } from '../gdal.js';
+import type { GdalLimits } from '../gdal.js';
 import { gdalInfo } from './inspect.js';
 import { lonLatToMercator, MERCATOR_HALF, TILE_SIZE } from './tile-window.js';
 

@@ -46,7 +46,7 @@ export async function sanitizeSvg(bytes: Buffer): Promise<string | null> {
   const { window, purify } = await tools();
   const doc = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = doc.documentElement;
-  if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return null;
+  if (root?.localName !== 'svg' || root.namespaceURI !== SVG_NS) return null;
 
   purify.sanitize(root, {
     IN_PLACE: true,

@@ -61,7 +61,7 @@ export class LayersService {
     if (Object.keys(input).length === 0) throw emptyUpdate();
     const layer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.layers.find(room.id, layerId, trx);
-      if (!previous || previous.kind !== 'vector') throw notFound('Layer');
+      if (previous?.kind !== 'vector') throw notFound('Layer');
       const row: LayerRow = {
         ...previous,
         ...(input.name !== undefined && { name: input.name }),
@@ -93,7 +93,7 @@ export class LayersService {
   /** A vector layer of the room, or 404. */
   private async vector(roomId: string, layerId: string): Promise<LayerRow & { storage_key: number }> {
     const row = await this.layers.find(roomId, layerId);
-    if (!row || row.kind !== 'vector' || row.storage_key === null) throw notFound('Layer');
+    if (row?.kind !== 'vector' || row.storage_key === null) throw notFound('Layer');
     return { ...row, storage_key: Number(row.storage_key) };
   }
 

@@ -46,8 +46,8 @@ export class MarkerImages {
    */
   async metaForPair(roomId: string, imageKey: string, thumbnailKey: string): Promise<ImageMeta | null> {
     const [image, thumbnail] = await Promise.all([this.files.find(roomId, imageKey), this.files.find(roomId, thumbnailKey)]);
-    if (!image || image.kind !== 'marker-image') throw badRequest('imageKey does not name an image uploaded to this room');
-    if (!thumbnail || thumbnail.kind !== 'marker-thumbnail') {
+    if (image?.kind !== 'marker-image') throw badRequest('imageKey does not name an image uploaded to this room');
+    if (thumbnail?.kind !== 'marker-thumbnail') {
       throw badRequest('thumbnailKey does not name a thumbnail uploaded to this room');
     }
     return image.meta ? (JSON.parse(image.meta) as ImageMeta) : null;

@@ -47,7 +47,7 @@ export class RastersService {
     if (Object.keys(patch).length === 0) throw emptyUpdate();
     const rasterLayer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.layers.find(room.id, layerId, trx);
-      if (!previous || previous.kind !== 'raster') throw notFound('Raster layer');
+      if (previous?.kind !== 'raster') throw notFound('Raster layer');
       const facts = factsOf(previous);
       refuseProblems(displayProblems(patch, facts), 'body');
       const display = applyDisplay(rasterDisplayOf(previous), patch, facts);
@@ -104,7 +104,7 @@ export class RastersService {
   /** A raster layer of the room, or 404. */
   private async raster(roomId: string, layerId: string): Promise<LayerRow> {
     const row = await this.layers.find(roomId, layerId);
-    if (!row || row.kind !== 'raster' || !row.file_key) throw notFound('Raster layer');
+    if (row?.kind !== 'raster' || !row.file_key) throw notFound('Raster layer');
     return row;
   }
 }

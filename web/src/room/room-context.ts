@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { Store } from '../store';
+import type { Store } from '../store';
 import type { RoomModel } from './room-model';
 
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
