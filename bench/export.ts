@@ -17,7 +17,25 @@ import { createWriteStream, existsSync, mkdirSync, rmSync, statSync } from 'node
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { api, label, mb, restartMaproom, ROOM_ID, ROOT, RSS_LIMIT_MB, setUp, sleep, startMaproom, stopServer, TMP, TRACE, uploadMultipart, writePointsGeoJson, type Row, type Server } from './harness.js';
+import {
+  api,
+  label,
+  mb,
+  restartMaproom,
+  ROOM_ID,
+  ROOT,
+  RSS_LIMIT_MB,
+  setUp,
+  sleep,
+  startMaproom,
+  stopServer,
+  TMP,
+  TRACE,
+  uploadMultipart,
+  writePointsGeoJson,
+  type Row,
+  type Server,
+} from './harness.js';
 import { DATA_CACHE, run, timedTool, vectorData } from './vector-data.js';
 import { ingestByChunks, uploadAndProcess, watchMemory } from './vector-upload.js';
 
@@ -35,7 +53,14 @@ async function rasterFile(): Promise<string> {
   const file = path.join(dir, 'terrain-f32.tif');
   if (existsSync(file)) return file;
   mkdirSync(dir, { recursive: true });
-  const made = await run('/usr/bin/python3', [path.join(ROOT, 'bench', 'data', 'make_raster_data.py'), dir, '--scale', '0.125', '--only', 'terrain']);
+  const made = await run('/usr/bin/python3', [
+    path.join(ROOT, 'bench', 'data', 'make_raster_data.py'),
+    dir,
+    '--scale',
+    '0.125',
+    '--only',
+    'terrain',
+  ]);
   if (made.code !== 0) throw new Error(`make_raster_data.py failed (${made.code}):\n${made.stderr}`);
   return file;
 }
@@ -44,15 +69,25 @@ async function rasterFile(): Promise<string> {
 export async function addMarkers(server: Server, token: string, count: number) {
   const file = path.join(TMP, `markers-${count}.geojson`);
   await writePointsGeoJson(file, count);
-  const sent = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, { field: 'file', path: file, contentType: 'application/geo+json' });
+  const sent = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, {
+    field: 'file',
+    path: file,
+    contentType: 'application/geo+json',
+  });
   rmSync(file, { force: true });
   if (sent.status !== 200) throw new Error(`bulk import: ${sent.status} ${sent.body}`);
   const { jobId } = JSON.parse(sent.body) as { jobId: string };
   for (;;) {
-    const job = await api<{ stage: string; message: string | null; markersCreated?: number }>(server.url, 'GET', `/api/jobs/${jobId}`, { token });
+    const job = await api<{ stage: string; message: string | null; markersCreated?: number }>(
+      server.url,
+      'GET',
+      `/api/jobs/${jobId}`,
+      { token },
+    );
     if (job.stage === 'error') throw new Error(`bulk import failed: ${job.message}`);
     if (job.stage === 'complete') {
-      if (job.markersCreated !== count) throw new Error(`bulk import created ${job.markersCreated} markers, not ${count}`);
+      if (job.markersCreated !== count)
+        throw new Error(`bulk import created ${job.markersCreated} markers, not ${count}`);
       return;
     }
     await sleep(200);
@@ -104,7 +139,11 @@ async function ogr2ogrPeer(input: string, tables: string[]) {
   return { seconds, bytes, maxRssMb, command: `ogr2ogr -f GPKG out.gpkg export.gpkg ${tables.join(' ')}` };
 }
 
-async function timed<T>(server: Server, csv: string | undefined, work: () => Promise<T>): Promise<{ value: T; seconds: number; memory: Memory }> {
+async function timed<T>(
+  server: Server,
+  csv: string | undefined,
+  work: () => Promise<T>,
+): Promise<{ value: T; seconds: number; memory: Memory }> {
   const watch = watchMemory(server.pid, csv);
   const started = performance.now();
   try {
@@ -121,7 +160,9 @@ const memoryLine = (m: Memory) =>
 
 /** Runs the export benchmark; returns its table rows and the names of the rows that missed their target. */
 export async function runExportBench(): Promise<{ rows: Row[]; missed: string[] }> {
-  console.log(`## Export and import (${COUNT.toLocaleString('en-US')} polygons, ${MARKERS.toLocaleString('en-US')} markers, a raster)`);
+  console.log(
+    `## Export and import (${COUNT.toLocaleString('en-US')} polygons, ${MARKERS.toLocaleString('en-US')} markers, a raster)`,
+  );
   const data = await vectorData(COUNT);
   const raster = await rasterFile();
   let server = await startMaproom('maproom (export)');
@@ -132,44 +173,98 @@ export async function runExportBench(): Promise<{ rows: Row[]; missed: string[] 
     console.log(`   room filled: layer of ${layer.featureCount} polygons in ${layer.seconds.toFixed(1)} s`);
     await addMarkers(server, token, MARKERS);
     const rasterJob = await uploadAndProcess(server, token, raster);
-    console.log(`   ${MARKERS} markers and a raster (${mb(statSync(raster).size)} MB) added (raster in ${rasterJob.seconds.toFixed(1)} s)`);
+    console.log(
+      `   ${MARKERS} markers and a raster (${mb(statSync(raster).size)} MB) added (raster in ${rasterJob.seconds.toFixed(1)} s)`,
+    );
     // A fresh process on the same data, so that the export's memory is the export's alone.
     server = await restartMaproom(server);
 
     const file = path.join(TMP, 'export.gpkg');
-    const exported = await timed(server, TRACE && path.join(TRACE, 'rss-export.csv'), () => download(server, token, file));
+    const exported = await timed(server, TRACE && path.join(TRACE, 'rss-export.csv'), () =>
+      download(server, token, file),
+    );
     const counts = featureCounts(file);
     const layerTable = [...counts.keys()].find((name) => name !== 'markers' && name !== 'drawings');
     if (!layerTable || counts.get(layerTable) !== COUNT || counts.get('markers') !== MARKERS) {
-      throw new Error(`the export's feature tables are ${JSON.stringify([...counts])}, expected ${COUNT} features and ${MARKERS} markers`);
+      throw new Error(
+        `the export's feature tables are ${JSON.stringify([...counts])}, expected ${COUNT} features and ${MARKERS} markers`,
+      );
     }
-    console.log(`   export: ${exported.seconds.toFixed(1)} s, ${mb(statSync(file).size)} MB; ${memoryLine(exported.memory)}`);
+    console.log(
+      `   export: ${exported.seconds.toFixed(1)} s, ${mb(statSync(file).size)} MB; ${memoryLine(exported.memory)}`,
+    );
     const peer = await ogr2ogrPeer(file, [...counts.keys()]);
-    console.log(`   peer: \`${peer.command}\`: ${peer.seconds.toFixed(1)} s, ${mb(peer.bytes)} MB${peer.maxRssMb === null ? '' : `, max RSS ${mb(peer.maxRssMb, false)} MB`}`);
+    console.log(
+      `   peer: \`${peer.command}\`: ${peer.seconds.toFixed(1)} s, ${mb(peer.bytes)} MB${peer.maxRssMb === null ? '' : `, max RSS ${mb(peer.maxRssMb, false)} MB`}`,
+    );
 
-    const { token: session } = await api<{ token: string }>(server.url, 'POST', '/api/auth/login', { body: { email: 'bench@example.com', password: 'bench-password-1' } });
+    const { token: session } = await api<{ token: string }>(server.url, 'POST', '/api/auth/login', {
+      body: { email: 'bench@example.com', password: 'bench-password-1' },
+    });
     await api(server.url, 'POST', `/api/rooms/${IMPORT_ROOM}`, { token: session, body: { name: 'Imported copy' } });
     server = await restartMaproom(server);
     const imported = await timed(server, TRACE && path.join(TRACE, 'rss-import.csv'), async () => {
-      const sent = await uploadMultipart(`${server.url}/api/rooms/${IMPORT_ROOM}/import`, session, { field: 'file', path: file, contentType: 'application/geopackage+sqlite3' });
+      const sent = await uploadMultipart(`${server.url}/api/rooms/${IMPORT_ROOM}/import`, session, {
+        field: 'file',
+        path: file,
+        contentType: 'application/geopackage+sqlite3',
+      });
       if (sent.status !== 200) throw new Error(`import: ${sent.status} ${sent.body}`);
       return JSON.parse(sent.body) as { imported: { markers: number; layers: number; rasterLayers: number } };
     });
     const got = imported.value.imported;
-    if (got.markers !== MARKERS || got.layers !== 1 || got.rasterLayers !== 1) throw new Error(`the import restored ${JSON.stringify(got)}`);
-    const { layers } = await api<{ layers: { featureCount: number }[] }>(server.url, 'GET', `/api/layers/${IMPORT_ROOM}`, { token: session });
-    if (layers[0]?.featureCount !== COUNT) throw new Error(`the imported layer has ${layers[0]?.featureCount} features, not ${COUNT}`);
-    console.log(`   import into an empty room: ${imported.seconds.toFixed(1)} s (${JSON.stringify(got)}); ${memoryLine(imported.memory)}`);
+    if (got.markers !== MARKERS || got.layers !== 1 || got.rasterLayers !== 1)
+      throw new Error(`the import restored ${JSON.stringify(got)}`);
+    const { layers } = await api<{ layers: { featureCount: number }[] }>(
+      server.url,
+      'GET',
+      `/api/layers/${IMPORT_ROOM}`,
+      { token: session },
+    );
+    if (layers[0]?.featureCount !== COUNT)
+      throw new Error(`the imported layer has ${layers[0]?.featureCount} features, not ${COUNT}`);
+    console.log(
+      `   import into an empty room: ${imported.seconds.toFixed(1)} s (${JSON.stringify(got)}); ${memoryLine(imported.memory)}`,
+    );
     rmSync(file, { force: true });
 
     const ratio = exported.seconds / peer.seconds;
     const room = `${label(COUNT)} polygons + ${label(MARKERS)} markers + raster`;
-    const rss = (m: Memory) => `${mb(m.serviceHwm, false)} MB VmHWM${m.hwmReset ? '' : ' (not reset: includes start-up)'}; GDAL children at most ${mb(m.largestChildHwm, false)} MB`;
+    const rss = (m: Memory) =>
+      `${mb(m.serviceHwm, false)} MB VmHWM${m.hwmReset ? '' : ' (not reset: includes start-up)'}; GDAL children at most ${mb(m.largestChildHwm, false)} MB`;
     rows.push(
-      [`export ${room}, include_tiffs (s)`, `${exported.seconds.toFixed(1)} s`, `${peer.seconds.toFixed(1)} s (ogr2ogr -f GPKG, the feature tables)`, `${ratio.toFixed(2)}x`, `<= ${TIME_RATIO_TARGET}x peer`, ratio <= TIME_RATIO_TARGET ? 'yes' : 'NO'],
-      [`export ${room}: peak RSS of the service (MB)`, rss(exported.memory), peer.maxRssMb === null ? 'n/a' : `${mb(peer.maxRssMb, false)} MB (ogr2ogr max RSS)`, 'n/a', `< ${RSS_LIMIT_MB} MB`, exported.memory.serviceHwm < RSS_LIMIT_MB && exported.memory.hwmReset ? 'yes' : 'NO'],
-      [`import of that export into an empty room (s)`, `${imported.seconds.toFixed(1)} s`, `${layer.seconds.toFixed(1)} s (our own ingest of the layer's file)`, 'n/a', 'none', 'n/a'],
-      [`import: peak RSS of the service (MB)`, rss(imported.memory), 'n/a', 'n/a', `< ${RSS_LIMIT_MB} MB`, imported.memory.serviceHwm < RSS_LIMIT_MB && imported.memory.hwmReset ? 'yes' : 'NO'],
+      [
+        `export ${room}, include_tiffs (s)`,
+        `${exported.seconds.toFixed(1)} s`,
+        `${peer.seconds.toFixed(1)} s (ogr2ogr -f GPKG, the feature tables)`,
+        `${ratio.toFixed(2)}x`,
+        `<= ${TIME_RATIO_TARGET}x peer`,
+        ratio <= TIME_RATIO_TARGET ? 'yes' : 'NO',
+      ],
+      [
+        `export ${room}: peak RSS of the service (MB)`,
+        rss(exported.memory),
+        peer.maxRssMb === null ? 'n/a' : `${mb(peer.maxRssMb, false)} MB (ogr2ogr max RSS)`,
+        'n/a',
+        `< ${RSS_LIMIT_MB} MB`,
+        exported.memory.serviceHwm < RSS_LIMIT_MB && exported.memory.hwmReset ? 'yes' : 'NO',
+      ],
+      [
+        `import of that export into an empty room (s)`,
+        `${imported.seconds.toFixed(1)} s`,
+        `${layer.seconds.toFixed(1)} s (our own ingest of the layer's file)`,
+        'n/a',
+        'none',
+        'n/a',
+      ],
+      [
+        `import: peak RSS of the service (MB)`,
+        rss(imported.memory),
+        'n/a',
+        'n/a',
+        `< ${RSS_LIMIT_MB} MB`,
+        imported.memory.serviceHwm < RSS_LIMIT_MB && imported.memory.hwmReset ? 'yes' : 'NO',
+      ],
     );
   } finally {
     await stopServer(server);

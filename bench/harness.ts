@@ -5,7 +5,19 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,10 +57,21 @@ export async function startServer(name: string, args: string[], extraEnv: Record
     env: { ...env, PORT: '0', HOST: '127.0.0.1', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const server: Server = { name, child, pid: child.pid!, url: '', output: [], outputLines: 0, dataDir: extraEnv.DATA_DIR };
+  const server: Server = {
+    name,
+    child,
+    pid: child.pid!,
+    url: '',
+    output: [],
+    outputLines: 0,
+    dataDir: extraEnv.DATA_DIR,
+  };
   running.add(server);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${server.output.join('\n')}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within 60 s:\n${server.output.join('\n')}`)),
+      60_000,
+    );
     const onLine = (line: string) => {
       const match = /running at (http:\/\/\S+)/.exec(line);
       if (match && !server.url) {
@@ -62,7 +85,9 @@ export async function startServer(name: string, args: string[], extraEnv: Record
       server.output.push(line);
       if (server.output.length > 50) server.output.shift();
     };
-    const trace = TRACE ? createWriteStream(path.join(TRACE, `${name.replace(/[^\w.-]+/g, '_')}-${child.pid}.log`)) : undefined;
+    const trace = TRACE
+      ? createWriteStream(path.join(TRACE, `${name.replace(/[^\w.-]+/g, '_')}-${child.pid}.log`))
+      : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
       if (trace) stream.pipe(trace, { end: false });
       let rest = '';
@@ -80,7 +105,8 @@ export async function startServer(name: string, args: string[], extraEnv: Record
   });
   server.url = url;
   child.once('exit', (code, signal) => {
-    if (running.has(server)) console.error(`!! ${name} exited unexpectedly (${code ?? signal})\n${server.output.slice(-20).join('\n')}`);
+    if (running.has(server))
+      console.error(`!! ${name} exited unexpectedly (${code ?? signal})\n${server.output.slice(-20).join('\n')}`);
   });
   return server;
 }
@@ -96,7 +122,9 @@ export async function stopServer(server: Server, options: { keepData?: boolean }
     clearTimeout(timer);
   }
   if (server.outputLines > 0) {
-    console.log(`   (${server.name} wrote ${server.outputLines} log line(s) at ${LOG_LEVEL} or above; last: ${server.output.at(-1)?.slice(0, 300)})`);
+    console.log(
+      `   (${server.name} wrote ${server.outputLines} log line(s) at ${LOG_LEVEL} or above; last: ${server.output.at(-1)?.slice(0, 300)})`,
+    );
   }
   if (server.dataDir && !options.keepData) rmSync(server.dataDir, { recursive: true, force: true });
 }
@@ -140,7 +168,10 @@ function copyMissingAssets(from: string, to: string) {
     const target = path.join(to, entry.name);
     if (entry.isDirectory()) {
       copyMissingAssets(source, target);
-    } else if (!/\.ts$/.test(entry.name) && (!existsSync(target) || statSync(target).mtimeMs < statSync(source).mtimeMs)) {
+    } else if (
+      !/\.ts$/.test(entry.name) &&
+      (!existsSync(target) || statSync(target).mtimeMs < statSync(source).mtimeMs)
+    ) {
       mkdirSync(to, { recursive: true });
       copyFileSync(source, target);
       console.log(`!! npm run build did not put ${path.relative(ROOT, source)} in dist/: the bench copied it there`);
@@ -183,11 +214,20 @@ export async function restartMaproom(server: Server): Promise<Server> {
 // ---------------------------------------------------------------- HTTP set-up, as a script would
 
 /** One JSON call; a non-2xx answer throws with its status and body. */
-export async function api<T = any>(base: string, method: string, url: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T = any>(
+  base: string,
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const res = await fetch(base + url, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
   return JSON.parse(text) as T;
@@ -222,7 +262,12 @@ export interface MultipartFile {
  * POSTs text fields and one file as multipart/form-data, streaming the file (or a byte range
  * of it) from disk, so that it is never held in memory.
  */
-export function uploadMultipart(url: string, token: string, file: MultipartFile, fields: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function uploadMultipart(
+  url: string,
+  token: string,
+  file: MultipartFile,
+  fields: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const boundary = `----maproom-bench-${Date.now().toString(16)}`;
   const text = Object.entries(fields)
     .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
@@ -254,7 +299,12 @@ export function uploadMultipart(url: string, token: string, file: MultipartFile,
     async function* parts() {
       yield head;
       if (range.end > range.start) {
-        for await (const chunk of createReadStream(file.path, { start: range.start, end: range.end - 1, highWaterMark: 256 * 1024 })) yield chunk as Buffer;
+        for await (const chunk of createReadStream(file.path, {
+          start: range.start,
+          end: range.end - 1,
+          highWaterMark: 256 * 1024,
+        }))
+          yield chunk as Buffer;
       }
       yield tail;
     }

@@ -17,7 +17,20 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { api, mb, ROOM_ID, ROOT, RSS_LIMIT_MB, setUp, startMaproom, stopServer, TMP, TRACE, type Row, type Server } from './harness.js';
+import {
+  api,
+  mb,
+  ROOM_ID,
+  ROOT,
+  RSS_LIMIT_MB,
+  setUp,
+  startMaproom,
+  stopServer,
+  TMP,
+  TRACE,
+  type Row,
+  type Server,
+} from './harness.js';
 import { MERCATOR_HALF } from '../src/geo/raster/tile-window.js';
 import { DATA_CACHE, run, timedTool } from './vector-data.js';
 import { percentile, randomTile, seededRandom, timedGet } from './vector-reads.js';
@@ -49,7 +62,12 @@ async function rasterData(): Promise<Record<RasterKind, string>> {
   }
   mkdirSync(dir, { recursive: true });
   console.log(`   writing the rasters (scale ${SCALE}) into ${dir} ...`);
-  const made = await run('/usr/bin/python3', [path.join(ROOT, 'bench', 'data', 'make_raster_data.py'), dir, '--scale', String(SCALE)]);
+  const made = await run('/usr/bin/python3', [
+    path.join(ROOT, 'bench', 'data', 'make_raster_data.py'),
+    dir,
+    '--scale',
+    String(SCALE),
+  ]);
   if (made.code !== 0) throw new Error(`make_raster_data.py failed (${made.code}):\n${made.stderr}`);
   writeFileSync(marker, `${JSON.stringify(sizes())}\n`);
   return files;
@@ -91,15 +109,22 @@ function statsOf(times: number[], empty: number, bytes: number): TileStats {
 }
 
 /** Maproom's tiles, one request at a time, timed to the last byte. */
-async function ourTiles(server: Server, token: string, layer: RasterLayer, tiles: [number, number, number][]): Promise<TileStats> {
+async function ourTiles(
+  server: Server,
+  token: string,
+  layer: RasterLayer,
+  tiles: [number, number, number][],
+): Promise<TileStats> {
   const times: number[] = [];
   let empty = 0;
   let bytes = 0;
   for (const [z, x, y] of tiles) {
-    const url = server.url + layer.tileUrl.replace('{z}', String(z)).replace('{x}', String(x)).replace('{y}', String(y));
+    const url =
+      server.url + layer.tileUrl.replace('{z}', String(z)).replace('{x}', String(x)).replace('{y}', String(y));
     const res = await timedGet(url, token);
     times.push(res.ms);
-    if (res.status !== 200 || res.headers.get('content-type') !== 'image/png') throw new Error(`tile ${z}/${x}/${y}: ${res.status} ${res.body.toString().slice(0, 200)}`);
+    if (res.status !== 200 || res.headers.get('content-type') !== 'image/png')
+      throw new Error(`tile ${z}/${x}/${y}: ${res.status} ${res.body.toString().slice(0, 200)}`);
     if (res.headers.get('x-tile-empty') === '1') empty++;
     bytes += res.body.length;
   }
@@ -111,17 +136,48 @@ async function ourTiles(server: Server, token: string, layer: RasterLayer, tiles
  * the peer's COG, stretched to bytes (`-scale vmin vmax 0 255 -ot Byte`) for the single band
  * (GDAL has no colormap in gdal_translate; the stretch is the part of the colouring it can do).
  */
-async function peerTiles(cog: string, kind: RasterKind, layer: RasterLayer, tiles: [number, number, number][]): Promise<TileStats> {
+async function peerTiles(
+  cog: string,
+  kind: RasterKind,
+  layer: RasterLayer,
+  tiles: [number, number, number][],
+): Promise<TileStats> {
   const times: number[] = [];
   let bytes = 0;
   const out = path.join(TMP, 'peer-tile.png');
   const display = layer.display as { vmin?: number; vmax?: number };
-  const stretch = kind === 'terrain' ? ['-scale', String(display.vmin ?? layer.stats[0]!.min), String(display.vmax ?? layer.stats[0]!.max), '0', '255', '-ot', 'Byte'] : ['-b', '1', '-b', '2', '-b', '3'];
+  const stretch =
+    kind === 'terrain'
+      ? [
+          '-scale',
+          String(display.vmin ?? layer.stats[0]!.min),
+          String(display.vmax ?? layer.stats[0]!.max),
+          '0',
+          '255',
+          '-ot',
+          'Byte',
+        ]
+      : ['-b', '1', '-b', '2', '-b', '3'];
   for (const [z, x, y] of tiles) {
     const size = (2 * MERCATOR_HALF) / 2 ** z;
     const ulx = -MERCATOR_HALF + x * size;
     const uly = MERCATOR_HALF - y * size;
-    const args = ['-q', '-of', 'PNG', '-projwin', String(ulx), String(uly), String(ulx + size), String(uly - size), '-outsize', '256', '256', ...stretch, cog, out];
+    const args = [
+      '-q',
+      '-of',
+      'PNG',
+      '-projwin',
+      String(ulx),
+      String(uly),
+      String(ulx + size),
+      String(uly - size),
+      '-outsize',
+      '256',
+      '256',
+      ...stretch,
+      cog,
+      out,
+    ];
     const started = performance.now();
     const result = await run('gdal_translate', args);
     times.push(performance.now() - started);
@@ -136,7 +192,9 @@ async function peerTiles(cog: string, kind: RasterKind, layer: RasterLayer, tile
 /** Random tiles: a uniformly random zoom from 8 to 16, then a random tile of it within the bbox. */
 function randomTiles(bbox: Bbox, count: number): [number, number, number][] {
   const random = seededRandom(SEED);
-  return Array.from({ length: count }, () => randomTile(bbox, ZOOMS[0] + Math.floor(random() * (ZOOMS[1] - ZOOMS[0] + 1)), random));
+  return Array.from({ length: count }, () =>
+    randomTile(bbox, ZOOMS[0] + Math.floor(random() * (ZOOMS[1] - ZOOMS[0] + 1)), random),
+  );
 }
 
 function logIngest(kind: RasterKind, result: ProcessedUpload, peer: PeerIngest) {
@@ -163,7 +221,12 @@ async function benchFile(kind: RasterKind, file: string): Promise<Row[]> {
     const csv = TRACE && path.join(TRACE, `rss-raster-${kind}.csv`);
     const result = await uploadAndProcess(server, token, file, csv);
     logIngest(kind, result, peer);
-    const { rasterLayers } = await api<{ rasterLayers: RasterLayer[] }>(server.url, 'GET', `/api/rooms/${ROOM_ID}/raster-layers`, { token });
+    const { rasterLayers } = await api<{ rasterLayers: RasterLayer[] }>(
+      server.url,
+      'GET',
+      `/api/rooms/${ROOM_ID}/raster-layers`,
+      { token },
+    );
     const layer = rasterLayers.find((l) => l.id === result.job.layerId);
     if (!layer) throw new Error(`the room does not list raster ${result.job.layerId}`);
     const tiles = randomTiles(layer.bbox, TILE_COUNT);
@@ -180,10 +243,31 @@ async function benchFile(kind: RasterKind, file: string): Promise<Row[]> {
     const ratio = result.seconds / peer.seconds;
     const hwm = result.memory.serviceHwm;
     return [
-      [`raster ingest, ${label} (s)`, `${result.seconds.toFixed(1)} s`, `${peer.seconds.toFixed(1)} s (gdalwarp -of COG)`, `${ratio.toFixed(2)}x`, `<= ${TIME_RATIO_TARGET}x`, ratio <= TIME_RATIO_TARGET ? 'yes' : 'NO'],
-      [`raster ingest peak RSS, ${label} (MB)`, `${mb(hwm, false)} MB`, peer.maxRssMb === null ? 'n/a' : `${mb(peer.maxRssMb, false)} MB`, 'n/a', `< ${RSS_LIMIT_MB} MB`, hwm < RSS_LIMIT_MB ? 'yes' : 'NO'],
+      [
+        `raster ingest, ${label} (s)`,
+        `${result.seconds.toFixed(1)} s`,
+        `${peer.seconds.toFixed(1)} s (gdalwarp -of COG)`,
+        `${ratio.toFixed(2)}x`,
+        `<= ${TIME_RATIO_TARGET}x`,
+        ratio <= TIME_RATIO_TARGET ? 'yes' : 'NO',
+      ],
+      [
+        `raster ingest peak RSS, ${label} (MB)`,
+        `${mb(hwm, false)} MB`,
+        peer.maxRssMb === null ? 'n/a' : `${mb(peer.maxRssMb, false)} MB`,
+        'n/a',
+        `< ${RSS_LIMIT_MB} MB`,
+        hwm < RSS_LIMIT_MB ? 'yes' : 'NO',
+      ],
       [`raster tile cold, ${label} (p50 / p95)`, ms(cold), `${ms(peerCold)} (gdal_translate)`, 'n/a', 'none', 'n/a'],
-      [`raster tile warm, ${label} (p50 / p95)`, ms(warm), `${ms(peerWarm)} (gdal_translate)`, 'n/a', `p95 < ${WARM_P95_TARGET_MS} ms`, warm.p95 < WARM_P95_TARGET_MS ? 'yes' : 'NO'],
+      [
+        `raster tile warm, ${label} (p50 / p95)`,
+        ms(warm),
+        `${ms(peerWarm)} (gdal_translate)`,
+        'n/a',
+        `p95 < ${WARM_P95_TARGET_MS} ms`,
+        warm.p95 < WARM_P95_TARGET_MS ? 'yes' : 'NO',
+      ],
     ];
   } finally {
     if (server) await stopServer(server);

@@ -90,7 +90,9 @@ async function load(label: string, server: Server, options: autocannon.Options):
     r.non2xx && `${r.non2xx} non-2xx`,
     r.errors && `${r.errors} errors`,
     r.timeouts && `${r.timeouts} timeouts`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   const out: Load = {
     label,
     rps: r.requests.average,
@@ -137,7 +139,11 @@ async function bulkImport(size: number, file: string): Promise<BulkResult> {
     let phase = 'uploading';
     const rss = sampleRss(server.pid, () => phase, TRACE && path.join(TRACE, `rss-${label(size)}.csv`));
     const t0 = performance.now();
-    const upload = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, { field: 'file', path: file, contentType: 'application/geo+json' });
+    const upload = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, {
+      field: 'file',
+      path: file,
+      contentType: 'application/geo+json',
+    });
     const uploadSeconds = (performance.now() - t0) / 1000;
     if (upload.status !== 200) throw new Error(`bulk import upload: ${upload.status} ${upload.body}`);
     const { jobId } = JSON.parse(upload.body) as { jobId: string };
@@ -148,7 +154,8 @@ async function bulkImport(size: number, file: string): Promise<BulkResult> {
       if (Date.now() > deadline) throw new Error(`bulk import job ${jobId} still ${lastMessage} after an hour`);
       job = await api(server.url, 'GET', `/api/jobs/${jobId}`, { token });
       if (job.stage === 'complete' || job.stage === 'error') break;
-      if (job.message && job.message !== lastMessage && process.stdout.isTTY) process.stdout.write(`\r   ${job.message}          `);
+      if (job.message && job.message !== lastMessage && process.stdout.isTTY)
+        process.stdout.write(`\r   ${job.message}          `);
       lastMessage = job.message ?? '';
       phase = `${job.stage}: ${lastMessage}`;
       await sleep(100);
@@ -178,7 +185,8 @@ async function bulkImport(size: number, file: string): Promise<BulkResult> {
     );
     if (result.created !== size) throw new Error(`expected ${size} markers, the job says ${result.created}`);
     const room = await api<{ counts?: { markers?: number } }>(server.url, 'GET', `/api/rooms/${ROOM_ID}`, { token });
-    if (room.counts?.markers !== size) throw new Error(`expected ${size} markers in the room, it counts ${room.counts?.markers}`);
+    if (room.counts?.markers !== size)
+      throw new Error(`expected ${size} markers in the room, it counts ${room.counts?.markers}`);
     return result;
   } finally {
     await stopServer(server);
@@ -198,8 +206,13 @@ async function main() {
     `fastify: ${fastifyVersion}`,
     `load: autocannon in the bench process, ${CONNECTIONS} connections, pipelining ${PIPELINING}, ` +
       `${WARMUP} s warm-up + ${DURATION} s measured per route${ROUNDS > 1 ? `, ${ROUNDS} rounds (median)` : ''}`,
-    `load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}` +
-      (os.loadavg()[0]! > cpus.length / 2 ? ' !! the machine is busy with other processes: req/s figures will be noisy' : ''),
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}` +
+      (os.loadavg()[0]! > cpus.length / 2
+        ? ' !! the machine is busy with other processes: req/s figures will be noisy'
+        : ''),
   ];
   console.log('# Maproom benchmarks\n');
   for (const fact of facts) console.log(`- ${fact}`);
@@ -209,10 +222,18 @@ async function main() {
       (CPU_PROF ? `, --cpu-prof to ${CPU_PROF}` : '') +
       (env.BENCH_NODE_ARGS ? `, node options: ${env.BENCH_NODE_ARGS}` : ''),
   );
-  if (ONLY.has('http')) console.log('- peer of the HTTP part: bare Fastify hello-world (`node bench/peer-hello.mjs`), GET / -> {"hello":"world"}');
-  if (ONLY.has('vector')) console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
-  if (ONLY.has('export')) console.log('- peer of the export part: `ogr2ogr -f GPKG` of the export\'s feature tables into a new GeoPackage');
-  if (ONLY.has('raster')) console.log('- peers of the raster part: `gdalwarp -t_srs EPSG:3857 -of COG` of the same file; `gdal_translate -of PNG -projwin` of the same tiles');
+  if (ONLY.has('http'))
+    console.log(
+      '- peer of the HTTP part: bare Fastify hello-world (`node bench/peer-hello.mjs`), GET / -> {"hello":"world"}',
+    );
+  if (ONLY.has('vector'))
+    console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
+  if (ONLY.has('export'))
+    console.log("- peer of the export part: `ogr2ogr -f GPKG` of the export's feature tables into a new GeoPackage");
+  if (ONLY.has('raster'))
+    console.log(
+      '- peers of the raster part: `gdalwarp -t_srs EPSG:3857 -of COG` of the same file; `gdal_translate -of PNG -projwin` of the same tiles',
+    );
   console.log();
 
   const rows: Row[] = [];
@@ -230,7 +251,14 @@ async function main() {
       const token = await setUp(server.url);
       const { marker } = await api(server.url, 'POST', `/api/rooms/${ROOM_ID}/markers`, {
         token,
-        body: { latitude: 48.8584, longitude: 2.2945, title: 'Eiffel Tower', description: 'A marker to read', color: '#e74c3c', tags: ['bench'] },
+        body: {
+          latitude: 48.8584,
+          longitude: 2.2945,
+          title: 'Eiffel Tower',
+          description: 'A marker to read',
+          color: '#e74c3c',
+          tags: ['bench'],
+        },
       });
       const headers = { authorization: `Bearer ${token}` };
       for (let round = 1; round <= ROUNDS; round++) {
@@ -283,7 +311,9 @@ async function main() {
       const file = path.join(TMP, `points-${label(size)}.geojson`);
       const t = performance.now();
       await writePointsGeoJson(file, size);
-      console.log(`   generated ${file} (${mb(statSync(file).size)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      console.log(
+        `   generated ${file} (${mb(statSync(file).size)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
       const result = await bulkImport(size, file);
       rmSync(file, { force: true });
       const ok = result.peakRss < RSS_LIMIT_MB && result.hwm < RSS_LIMIT_MB && result.startupHwm < RSS_LIMIT_MB;
@@ -332,7 +362,9 @@ async function main() {
     console.log('\n| route | req/s | latency p50 / p99 (ms) | server CPU per request (µs) | CPU per request vs peer |');
     console.log('|---|---|---|---|---|');
     for (const l of loads) {
-      console.log(`| ${l.label} | ${fmt(l.rps)} | ${l.p50} / ${l.p99} | ${fmt(l.cpuPerRequest)} | ${(l.cpuPerRequest / peer.cpuPerRequest).toFixed(1)}x |`);
+      console.log(
+        `| ${l.label} | ${fmt(l.rps)} | ${l.p50} / ${l.p99} | ${fmt(l.cpuPerRequest)} | ${(l.cpuPerRequest / peer.cpuPerRequest).toFixed(1)}x |`,
+      );
     }
   }
   console.log(`\n${missed.length ? `Targets missed: ${missed.join('; ')}` : 'All targets met.'}`);

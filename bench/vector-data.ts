@@ -44,7 +44,11 @@ export function run(command: string, args: string[], show = false): Promise<Fini
  */
 export async function vectorData(count: number): Promise<VectorFiles> {
   const dir = path.join(DATA_CACHE, `buildings-${count}`);
-  const files: VectorFiles = { count, gpkg: path.join(dir, 'buildings.gpkg'), shpZip: path.join(dir, 'buildings.shp.zip') };
+  const files: VectorFiles = {
+    count,
+    gpkg: path.join(dir, 'buildings.gpkg'),
+    shpZip: path.join(dir, 'buildings.shp.zip'),
+  };
   const marker = path.join(dir, 'complete.json');
   const cached = existsSync(marker) && existsSync(files.gpkg) && existsSync(files.shpZip);
   if (cached) {
@@ -60,7 +64,10 @@ export async function vectorData(count: number): Promise<VectorFiles> {
   const script = path.join(ROOT, 'bench', 'data', 'make_vector_data.py');
   const result = await run('/usr/bin/python3', [script, dir, String(count)], true);
   if (result.code !== 0) throw new Error(`make_vector_data.py failed (${result.code}):\n${result.stderr}`);
-  writeFileSync(marker, `${JSON.stringify({ gpkg: statSync(files.gpkg).size, shpZip: statSync(files.shpZip).size, count })}\n`);
+  writeFileSync(
+    marker,
+    `${JSON.stringify({ gpkg: statSync(files.gpkg).size, shpZip: statSync(files.shpZip).size, count })}\n`,
+  );
   console.log(`   generated in ${((performance.now() - started) / 1000).toFixed(1)} s (${describe(files)})`);
   return files;
 }
@@ -74,7 +81,9 @@ const describe = (files: VectorFiles) =>
  */
 export async function timedTool(tool: string, args: string[]): Promise<{ seconds: number; maxRssMb: number | null }> {
   const started = performance.now();
-  const result = existsSync('/usr/bin/time') ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', tool, ...args]) : await run(tool, args);
+  const result = existsSync('/usr/bin/time')
+    ? await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', tool, ...args])
+    : await run(tool, args);
   const seconds = (performance.now() - started) / 1000;
   if (result.code !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${result.code}):\n${result.stderr}`);
   const kb = /maxrss_kb=(\d+)/.exec(result.stderr)?.[1];
@@ -97,5 +106,8 @@ export async function ogr2ogrPeer(input: string, outDir: string): Promise<PeerRu
   rmSync(out, { force: true });
   const args = ['-f', 'GPKG', '-t_srs', 'EPSG:4326', out, input];
   const timed = await timedTool('ogr2ogr', args).finally(() => rmSync(out, { force: true }));
-  return { ...timed, command: `ogr2ogr ${args.map((a) => (a === out ? 'out.gpkg' : a === input ? path.basename(input) : a)).join(' ')}` };
+  return {
+    ...timed,
+    command: `ogr2ogr ${args.map((a) => (a === out ? 'out.gpkg' : a === input ? path.basename(input) : a)).join(' ')}`,
+  };
 }

@@ -16,7 +16,8 @@ const latToY = (lat: number, z: number) => {
   return ((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * worldPixels(z);
 };
 const xToLon = (x: number, z: number) => (x / worldPixels(z)) * 360 - 180;
-const yToLat = (y: number, z: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / worldPixels(z)))) * 180) / Math.PI;
+const yToLat = (y: number, z: number) =>
+  (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / worldPixels(z)))) * 180) / Math.PI;
 const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
 
 /** A deterministic random source (so that two runs ask for the same viewports and tiles). */
@@ -71,10 +72,14 @@ export interface ReadStats {
 }
 
 /** Nearest-rank percentile of sorted values. */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 /** GETs a URL and reads the whole answer; the time is from the request to the last byte, in ms. */
-export async function timedGet(url: string, token: string): Promise<{ ms: number; status: number; headers: Headers; body: Buffer }> {
+export async function timedGet(
+  url: string,
+  token: string,
+): Promise<{ ms: number; status: number; headers: Headers; body: Buffer }> {
   const t0 = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const body = Buffer.from(await res.arrayBuffer());
@@ -99,7 +104,15 @@ function statsOf(what: ReadStats['what'], zoom: number, samples: Sample[]): Read
       ? `mean ${mean((s) => s.features).toFixed(0)} features, ${samples.filter((s) => s.manifest).length} of ${samples.length} answered by the chunk manifest, ` +
         `${samples.filter((s) => s.empty).length} empty, ${kb}`
       : `${samples.filter((s) => s.empty).length} of ${samples.length} empty (204), ${kb}`;
-  return { what, zoom, count: samples.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1)!, detail };
+  return {
+    what,
+    zoom,
+    count: samples.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    max: sorted.at(-1)!,
+    detail,
+  };
 }
 
 export interface ReadOptions {
@@ -115,7 +128,13 @@ export interface ReadOptions {
  * `GET /api/layers/:layerId/features` with the bbox of random 1024x768 viewports at each zoom
  * (`zoom` given, so geometries are simplified as a map client would get them).
  */
-export async function measureFeatureQueries(server: Server, token: string, layerId: string, extent: Bbox, options: ReadOptions): Promise<ReadStats[]> {
+export async function measureFeatureQueries(
+  server: Server,
+  token: string,
+  layerId: string,
+  extent: Bbox,
+  options: ReadOptions,
+): Promise<ReadStats[]> {
   const out: ReadStats[] = [];
   for (const zoom of options.zooms) {
     const random = seededRandom(options.seed + zoom);
@@ -126,7 +145,10 @@ export async function measureFeatureQueries(server: Server, token: string, layer
       const { ms, status, body } = await timedGet(url, token);
       if (status !== 200) throw new Error(`GET ${url}: ${status} ${body.toString('utf8').slice(0, 300)}`);
       if (i < options.warmup) continue;
-      const answer = JSON.parse(body.toString('utf8')) as { features?: unknown[]; _metadata?: { complete?: boolean; directChunks?: unknown[] } };
+      const answer = JSON.parse(body.toString('utf8')) as {
+        features?: unknown[];
+        _metadata?: { complete?: boolean; directChunks?: unknown[] };
+      };
       const manifest = answer._metadata?.complete === false;
       const features = answer.features?.length ?? 0;
       samples.push({ ms, features, manifest, empty: !manifest && features === 0, bytes: body.length });
@@ -137,7 +159,13 @@ export async function measureFeatureQueries(server: Server, token: string, layer
 }
 
 /** `GET /api/layers/:layerId/tiles/:z/:x/:y.mvt` for random tiles that intersect the layer's extent. */
-export async function measureTiles(server: Server, token: string, layerId: string, extent: Bbox, options: ReadOptions): Promise<ReadStats[]> {
+export async function measureTiles(
+  server: Server,
+  token: string,
+  layerId: string,
+  extent: Bbox,
+  options: ReadOptions,
+): Promise<ReadStats[]> {
   const out: ReadStats[] = [];
   for (const zoom of options.zooms) {
     const random = seededRandom(options.seed * 7 + zoom);
@@ -146,7 +174,8 @@ export async function measureTiles(server: Server, token: string, layerId: strin
       const [z, x, y] = randomTile(extent, zoom, random);
       const url = `${server.url}/api/layers/${layerId}/tiles/${z}/${x}/${y}.mvt`;
       const { ms, status, body } = await timedGet(url, token);
-      if (status !== 200 && status !== 204) throw new Error(`GET ${url}: ${status} ${body.toString('utf8').slice(0, 300)}`);
+      if (status !== 200 && status !== 204)
+        throw new Error(`GET ${url}: ${status} ${body.toString('utf8').slice(0, 300)}`);
       if (i < options.warmup) continue;
       samples.push({ ms, features: 0, manifest: false, empty: status === 204, bytes: body.length });
     }

@@ -64,7 +64,8 @@ export function watchMemory(pid: number, csv?: string) {
       }
       childrenPeak = Math.max(childrenPeak, children);
       treePeak = Math.max(treePeak, own + children);
-      if (csv) lines.push(`${Math.round(performance.now() - t0)},${own.toFixed(1)},${children.toFixed(1)},${pids.length}`);
+      if (csv)
+        lines.push(`${Math.round(performance.now() - t0)},${own.toFixed(1)},${children.toFixed(1)},${pids.length}`);
     } catch {
       // the server is gone; its exit is reported elsewhere
     }
@@ -92,7 +93,12 @@ export function watchMemory(pid: number, csv?: string) {
 }
 
 const countNames = (names: string[]) =>
-  [...new Set(names)].map((name) => `${name}${names.filter((n) => n === name).length > 1 ? ` x${names.filter((n) => n === name).length}` : ''}`).join(', ');
+  [...new Set(names)]
+    .map(
+      (name) =>
+        `${name}${names.filter((n) => n === name).length > 1 ? ` x${names.filter((n) => n === name).length}` : ''}`,
+    )
+    .join(', ');
 
 export interface IngestResult {
   file: string;
@@ -131,7 +137,12 @@ export interface ProcessedUpload {
  * job every 100 ms until it is complete. Throws when any step is refused or the job ends in
  * `error`.
  */
-export async function uploadAndProcess(server: Server, token: string, file: string, csv?: string): Promise<ProcessedUpload> {
+export async function uploadAndProcess(
+  server: Server,
+  token: string,
+  file: string,
+  csv?: string,
+): Promise<ProcessedUpload> {
   const bytes = statSync(file).size;
   const fileName = path.basename(file);
   const totalChunks = Math.max(1, Math.ceil(bytes / CHUNK_BYTES));
@@ -145,8 +156,19 @@ export async function uploadAndProcess(server: Server, token: string, file: stri
   mark('upload-chunk');
   for (let index = 0; index < totalChunks; index++) {
     const range = { start: index * CHUNK_BYTES, end: Math.min(bytes, (index + 1) * CHUNK_BYTES) };
-    const fields = { roomName: ROOM_ID, uploadId, chunkIndex: String(index), totalChunks: String(totalChunks), fileName };
-    const sent = await uploadMultipart(`${server.url}/api/layers/upload-chunk`, token, { field: 'chunk', path: file, fileName, range }, fields);
+    const fields = {
+      roomName: ROOM_ID,
+      uploadId,
+      chunkIndex: String(index),
+      totalChunks: String(totalChunks),
+      fileName,
+    };
+    const sent = await uploadMultipart(
+      `${server.url}/api/layers/upload-chunk`,
+      token,
+      { field: 'chunk', path: file, fileName, range },
+      fields,
+    );
     if (sent.status !== 200) throw new Error(`upload-chunk ${index} of ${totalChunks}: ${sent.status} ${sent.body}`);
   }
   mark('process-chunked (assemble, open, queue)');
@@ -184,15 +206,34 @@ export async function uploadAndProcess(server: Server, token: string, file: stri
  * A vector file through `uploadAndProcess`; then checks that the room lists the layer with
  * `expectedCount` features and a bbox.
  */
-export async function ingestByChunks(server: Server, token: string, file: string, expectedCount: number, csv?: string): Promise<IngestResult> {
+export async function ingestByChunks(
+  server: Server,
+  token: string,
+  file: string,
+  expectedCount: number,
+  csv?: string,
+): Promise<IngestResult> {
   const processed = await uploadAndProcess(server, token, file, csv);
-  const { layers } = await api<{ layers: { id: string; featureCount: number; bbox: number[] | null }[] }>(server.url, 'GET', `/api/layers/${ROOM_ID}`, { token });
+  const { layers } = await api<{ layers: { id: string; featureCount: number; bbox: number[] | null }[] }>(
+    server.url,
+    'GET',
+    `/api/layers/${ROOM_ID}`,
+    { token },
+  );
   const layer = layers.find((l) => l.id === processed.job.layerId);
   if (!layer || layer.featureCount !== expectedCount || !layer.bbox) {
-    throw new Error(`expected layer ${processed.job.layerId} with ${expectedCount} features and a bbox, the room lists ${JSON.stringify(layer)}`);
+    throw new Error(
+      `expected layer ${processed.job.layerId} with ${expectedCount} features and a bbox, the room lists ${JSON.stringify(layer)}`,
+    );
   }
   const { job: _job, ...rest } = processed;
-  return { file, ...rest, layerId: layer.id, featureCount: layer.featureCount, bbox: layer.bbox as IngestResult['bbox'] };
+  return {
+    file,
+    ...rest,
+    layerId: layer.id,
+    featureCount: layer.featureCount,
+    bbox: layer.bbox as IngestResult['bbox'],
+  };
 }
 
 /** The phases merged by name (a message seen again later adds to its first place), for a one-line summary. */

@@ -22,7 +22,18 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import { label, mb, RSS_LIMIT_MB, setUp, startMaproom, stopServer, TMP, TRACE, type Row, type Server } from './harness.js';
+import {
+  label,
+  mb,
+  RSS_LIMIT_MB,
+  setUp,
+  startMaproom,
+  stopServer,
+  TMP,
+  TRACE,
+  type Row,
+  type Server,
+} from './harness.js';
 import { ogr2ogrPeer, vectorData, type PeerRun } from './vector-data.js';
 import { measureFeatureQueries, measureTiles, type ReadOptions, type ReadStats } from './vector-reads.js';
 import { ingestByChunks, phaseSummary, type IngestResult } from './vector-upload.js';
@@ -64,7 +75,9 @@ async function freshDatabase(): Promise<{ env: Record<string, string>; drop: () 
     await adminQuery(`CREATE DATABASE ${name}`);
   } catch (error) {
     if (PG_MODE === '1') throw error;
-    console.log(`   PostgreSQL rows skipped: ${PG_ADMIN_URL.replace(/:[^:@/]*@/, ':***@')} did not answer (${(error as Error).message})`);
+    console.log(
+      `   PostgreSQL rows skipped: ${PG_ADMIN_URL.replace(/:[^:@/]*@/, ':***@')} did not answer (${(error as Error).message})`,
+    );
     return null;
   }
   const url = new URL(PG_ADMIN_URL);
@@ -130,12 +143,18 @@ function logIngest(format: string, result: IngestResult, peer: PeerRun) {
 
 function logReads(stats: ReadStats[]) {
   for (const s of stats) {
-    console.log(`   ${s.what} z${s.zoom}: p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms over ${s.count}; ${s.detail}`);
+    console.log(
+      `   ${s.what} z${s.zoom}: p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms over ${s.count}; ${s.detail}`,
+    );
   }
 }
 
 /** Ingests the files on one database, each on a fresh server (comparable RSS), and reads on the first one's layer. */
-async function onDatabase(dialect: Dialect, files: VectorInput[], extraEnv: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> } | null>) {
+async function onDatabase(
+  dialect: Dialect,
+  files: VectorInput[],
+  extraEnv: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> } | null>,
+) {
   const rows: Row[] = [];
   for (const [index, file] of files.entries()) {
     const database = await extraEnv();

@@ -19,7 +19,19 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { api, ROOM_ID, ROOT, setUp, sleep, startMaproom, stopServer, TMP, uploadMultipart, type Row, type Server } from './harness.js';
+import {
+  api,
+  ROOM_ID,
+  ROOT,
+  setUp,
+  sleep,
+  startMaproom,
+  stopServer,
+  TMP,
+  uploadMultipart,
+  type Row,
+  type Server,
+} from './harness.js';
 import { vectorData } from './vector-data.js';
 import { ingestByChunks } from './vector-upload.js';
 
@@ -49,11 +61,17 @@ async function markersIn(bbox: number[], count: number): Promise<string> {
 }
 
 async function bulkImport(server: Server, token: string, file: string) {
-  const sent = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, { field: 'file', path: file, contentType: 'application/geo+json' });
+  const sent = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, {
+    field: 'file',
+    path: file,
+    contentType: 'application/geo+json',
+  });
   if (sent.status !== 200) throw new Error(`bulk import: ${sent.status} ${sent.body}`);
   const { jobId } = JSON.parse(sent.body) as { jobId: string };
   for (;;) {
-    const job = await api<{ stage: string; message: string | null }>(server.url, 'GET', `/api/jobs/${jobId}`, { token });
+    const job = await api<{ stage: string; message: string | null }>(server.url, 'GET', `/api/jobs/${jobId}`, {
+      token,
+    });
     if (job.stage === 'error') throw new Error(`bulk import failed: ${job.message}`);
     if (job.stage === 'complete') return;
     await sleep(200);
@@ -65,16 +83,24 @@ function gzippedJs(): { total: number; files: string[] } {
   const dir = path.join(ROOT, 'dist', 'web', 'assets');
   const files = readdirSync(dir).filter((f) => f.endsWith('.js'));
   const sizes = files.map((f) => ({ f, gz: gzipSync(readFileSync(path.join(dir, f)), { level: 9 }).length }));
-  return { total: sizes.reduce((sum, s) => sum + s.gz, 0), files: sizes.map((s) => `${s.f} ${(s.gz / 1024).toFixed(0)} kB`) };
+  return {
+    total: sizes.reduce((sum, s) => sum + s.gz, 0),
+    files: sizes.map((s) => `${s.f} ${(s.gz / 1024).toFixed(0)} kB`),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> {
-  console.log(`\n## Web application: ${MARKERS.toLocaleString('en-US')} markers and ${COUNT.toLocaleString('en-US')} polygons\n`);
+  console.log(
+    `\n## Web application: ${MARKERS.toLocaleString('en-US')} markers and ${COUNT.toLocaleString('en-US')} polygons\n`,
+  );
   const data = await vectorData(COUNT);
   const server = await startMaproom('maproom-web', { BASEMAPS: 'none' });
-  const browser = await chromium.launch({ executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  const browser = await chromium.launch({
+    executablePath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
   try {
     const token = await setUp(server.url, ['read', 'write', 'upload']);
     const layer = await ingestByChunks(server, token, data.gpkg, COUNT);
@@ -82,9 +108,14 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
     const markers = await markersIn(bbox, MARKERS);
     await bulkImport(server, token, markers);
     rmSync(markers, { force: true });
-    const session = await api<{ token: string; user: unknown }>(server.url, 'POST', '/api/auth/login', { body: { email: 'bench@example.com', password: 'bench-password-1' } });
+    const session = await api<{ token: string; user: unknown }>(server.url, 'POST', '/api/auth/login', {
+      body: { email: 'bench@example.com', password: 'bench-password-1' },
+    });
     const centre = { lat: (bbox[1]! + bbox[3]!) / 2, lng: (bbox[0]! + bbox[2]!) / 2 };
-    await api(server.url, 'PATCH', `/api/rooms/${ROOM_ID}/camera-settings`, { token: session.token, body: { defaultView: { ...centre, zoom: 12 } } });
+    await api(server.url, 'PATCH', `/api/rooms/${ROOM_ID}/camera-settings`, {
+      token: session.token,
+      body: { defaultView: { ...centre, zoom: 12 } },
+    });
 
     const drawn: number[] = [];
     const idle: number[] = [];
@@ -116,7 +147,9 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
         const start = (part) => Math.round(Math.min(...r.filter((e) => e.name.includes(part)).map((e) => e.startTime)));
         return 'scripts ' + end('/assets/') + ', first API request ' + start('/api/') + ', markers answered ' + end('/markers') + ', all answered ' + end('/comments');
       })()`)) as string;
-      console.log(`   run ${run + 1}: markers drawn ${markersDrawn.toFixed(0)} ms, map idle ${mapIdle.toFixed(0)} ms after navigation (${phases} ms)`);
+      console.log(
+        `   run ${run + 1}: markers drawn ${markersDrawn.toFixed(0)} ms, map idle ${mapIdle.toFixed(0)} ms after navigation (${phases} ms)`,
+      );
       if (run === RUNS - 1) {
         // Frames while panning: the map dragged 600 px and back, for about 3 seconds.
         const box = (await page.getByTestId('map').boundingBox())!;
@@ -130,15 +163,21 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
         await page.mouse.move(x, y);
         await page.mouse.down();
         for (let step = 0; step < 60; step++) {
-          await page.mouse.move(x + 300 * Math.sin((step / 60) * 2 * Math.PI), y + 100 * Math.sin((step / 30) * Math.PI), { steps: 1 });
+          await page.mouse.move(
+            x + 300 * Math.sin((step / 60) * 2 * Math.PI),
+            y + 100 * Math.sin((step / 30) * Math.PI),
+            { steps: 1 },
+          );
           await sleep(50);
         }
         await page.mouse.up();
         const times = (await page.evaluate('window.frames_')) as number[];
         const gaps = times.slice(1).map((t, i) => t - times[i]!);
-        fps = (gaps.length / ((times.at(-1)! - times[0]!) / 1000));
+        fps = gaps.length / ((times.at(-1)! - times[0]!) / 1000);
         slowFrames = gaps.filter((g) => g > 50).length / gaps.length;
-        console.log(`   panning: ${gaps.length} frames, ${fps.toFixed(1)} fps, ${(slowFrames * 100).toFixed(0)}% of frames over 50 ms`);
+        console.log(
+          `   panning: ${gaps.length} frames, ${fps.toFixed(1)} fps, ${(slowFrames * 100).toFixed(0)}% of frames over 50 ms`,
+        );
       }
       await context.close();
     }
@@ -147,10 +186,38 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
     const drawnMs = median(drawn);
     const met = drawnMs < DRAWN_TARGET_MS;
     const rows: Row[] = [
-      [`web: navigation to ${MARKERS / 1000}k markers drawn, median of ${RUNS} (ms)`, `${drawnMs.toFixed(0)} ms`, 'n/a', 'n/a', `< ${DRAWN_TARGET_MS} ms`, met ? 'yes' : 'NO'],
-      [`web: navigation to map idle (markers and ${COUNT / 1e6 >= 1 ? `${COUNT / 1e6}M` : `${COUNT / 1000}k`}-polygon tiles), median (ms)`, `${median(idle).toFixed(0)} ms`, 'n/a', 'n/a', 'none', 'n/a'],
-      ['web: frames while panning (headless Chromium, software WebGL)', `${fps.toFixed(1)} fps; ${(slowFrames * 100).toFixed(0)}% over 50 ms`, 'n/a', 'n/a', 'none', 'n/a'],
-      ['web: JavaScript, gzipped (app + MapLibre + its worker)', `${(js.total / 1024).toFixed(0)} kB`, 'n/a', 'n/a', 'none', 'n/a'],
+      [
+        `web: navigation to ${MARKERS / 1000}k markers drawn, median of ${RUNS} (ms)`,
+        `${drawnMs.toFixed(0)} ms`,
+        'n/a',
+        'n/a',
+        `< ${DRAWN_TARGET_MS} ms`,
+        met ? 'yes' : 'NO',
+      ],
+      [
+        `web: navigation to map idle (markers and ${COUNT / 1e6 >= 1 ? `${COUNT / 1e6}M` : `${COUNT / 1000}k`}-polygon tiles), median (ms)`,
+        `${median(idle).toFixed(0)} ms`,
+        'n/a',
+        'n/a',
+        'none',
+        'n/a',
+      ],
+      [
+        'web: frames while panning (headless Chromium, software WebGL)',
+        `${fps.toFixed(1)} fps; ${(slowFrames * 100).toFixed(0)}% over 50 ms`,
+        'n/a',
+        'n/a',
+        'none',
+        'n/a',
+      ],
+      [
+        'web: JavaScript, gzipped (app + MapLibre + its worker)',
+        `${(js.total / 1024).toFixed(0)} kB`,
+        'n/a',
+        'n/a',
+        'none',
+        'n/a',
+      ],
     ];
     return { rows, missed: met ? [] : [`markers drawn in ${drawnMs.toFixed(0)} ms (target < ${DRAWN_TARGET_MS} ms)`] };
   } finally {

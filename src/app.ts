@@ -135,7 +135,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const live = options.liveHub ?? new InProcessLiveHub();
   const jobs = new InProcessJobQueue(db, app.log, options.jobWorkers ?? 1);
-  const outbox = new Outbox(options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)), app.log);
+  const outbox = new Outbox(
+    options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)),
+    app.log,
+  );
   const publicUrl = publicUrlOf(config);
   // Stop taking jobs (a running one is left to resume), then live clients and mail, then the database.
   app.addHook('onClose', async () => {
@@ -169,7 +172,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const sessions = new SessionKeys(config);
   const membersService = new MembersService(members, users, access, outbox, publicUrl);
   const verification = new EmailVerification(users, outbox, membersService, publicUrl);
-  const usersService = new UsersService(users, membersService, sessions, new PasswordHasher(config.passwordHashCost), verification);
+  const usersService = new UsersService(
+    users,
+    membersService,
+    sessions,
+    new PasswordHasher(config.passwordHashCost),
+    verification,
+  );
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
@@ -181,7 +190,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes, { database });
   await registerWebApp(app, config);
-  await app.register(usersRoutes, { users: usersService, verification, rateLimitPerMinute: config.authRateLimitPerMinute });
+  await app.register(usersRoutes, {
+    users: usersService,
+    verification,
+    rateLimitPerMinute: config.authRateLimitPerMinute,
+  });
   await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath, access) });
   await app.register(membersRoutes, { members: membersService });
   await app.register(tokensRoutes, { tokens: tokensService });
@@ -192,7 +205,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const slides = new SlidesRepository(db);
   const deckMarkers = async (roomId: string) => markers.findMany(roomId, await slides.shownMarkerIds(roomId));
   const markerImages = new MarkerImages(markers, files, deckMarkers);
-  content.register(contentOf('markers', markers, (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])));
+  content.register(
+    contentOf('markers', markers, (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])),
+  );
   await app.register(markersRoutes, { markers: new MarkersService(markers, icons, markerImages, writePath) });
   await app.register(markerImagesRoutes, { images: markerImages, uploads });
   await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath, deckMarkers), uploads });
@@ -205,8 +220,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Vector and raster layers, uploads of files (chunked too).
   const layers = new LayersRepository(db);
   const featureTables = new FeatureTablesRepository(db, database.dialect);
-  const ingestDatabase = database.dialect === 'sqlite' ? { dialect: 'sqlite' as const, sqlitePath: sqlitePathOf(config) } : { dialect: 'postgres' as const, postgresUrl: config.databaseUrl! };
-  const layerIngest = new LayerIngest(db, layers, featureTables, new PointImport(db, markers, staged, writePath), staged, writePath, ingestDatabase, tmpDirOf(config), files);
+  const ingestDatabase =
+    database.dialect === 'sqlite'
+      ? { dialect: 'sqlite' as const, sqlitePath: sqlitePathOf(config) }
+      : { dialect: 'postgres' as const, postgresUrl: config.databaseUrl! };
+  const layerIngest = new LayerIngest(
+    db,
+    layers,
+    featureTables,
+    new PointImport(db, markers, staged, writePath),
+    staged,
+    writePath,
+    ingestDatabase,
+    tmpDirOf(config),
+    files,
+  );
   const rasterUploads = new GeoTiffUploads(db, layers, files, staged, writePath, tmpDirOf(config));
   const layerUploads = new LayerUploads(files, jobs, layerIngest, markers, rasterUploads);
   const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
@@ -214,12 +242,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
   const deckIds = (column: 'layer_ids' | 'raster_layer_ids') => async (roomId: string) =>
     (await slides.list(roomId)).flatMap((slide) => JSON.parse(slide[column]) as string[]);
-  await app.register(layersRoutes, { layers: layersService, uploads: layerUploads, receiver: uploads, layerRoom, deckLayers: deckIds('layer_ids') });
+  await app.register(layersRoutes, {
+    layers: layersService,
+    uploads: layerUploads,
+    receiver: uploads,
+    layerRoom,
+    deckLayers: deckIds('layer_ids'),
+  });
   const deckRasters = deckIds('raster_layer_ids');
   await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath, deckRasters) });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
-  const sweep = setInterval(() => void chunked.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old chunks failed')), 3600_000).unref();
+  const sweep = setInterval(
+    () => void chunked.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old chunks failed')),
+    3600_000,
+  ).unref();
   app.addHook('onClose', async () => clearInterval(sweep));
   await chunked.sweep();
 
@@ -238,12 +275,32 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   // Export, import and clone of whole rooms.
-  const exporter = new RoomExporter({ db, rooms, markers, drawings, comments, slides, icons, layers, files }, ingestDatabase, tmpDirOf(config));
+  const exporter = new RoomExporter(
+    { db, rooms, markers, drawings, comments, slides, icons, layers, files },
+    ingestDatabase,
+    tmpDirOf(config),
+  );
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
   const roomImport = new RoomImport(files, staged, layerIngest, rasterUploads, writePath, tmpDirOf(config));
-  const clones = new RoomClones({ db, rooms, markers, drawings, comments, slides, icons, layers, files }, sessions, exporter, layerIngest, rasterUploads, staged, writePath, tmpDirOf(config), jobs);
+  const clones = new RoomClones(
+    { db, rooms, markers, drawings, comments, slides, icons, layers, files },
+    sessions,
+    exporter,
+    layerIngest,
+    rasterUploads,
+    staged,
+    writePath,
+    tmpDirOf(config),
+    jobs,
+  );
   await app.register(exportsRoutes, { exports: exportsService, roomImport, clones, receiver: uploads });
-  const exportSweep = setInterval(() => void exportsService.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old exports failed')), 3600_000).unref();
+  const exportSweep = setInterval(
+    () =>
+      void exportsService
+        .sweep()
+        .catch((error: unknown) => app.log.error({ err: error }, 'removing old exports failed')),
+    3600_000,
+  ).unref();
   app.addHook('onClose', async () => clearInterval(exportSweep));
   await exportsService.sweep();
 

@@ -69,10 +69,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
 export class ConfigError extends Error {}
 
 /** Builds the configuration from the environment plus explicit overrides (tests use those). */
-export function loadConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<Config> = {},
-): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const raw: Record<string, unknown> = {};
   for (const [key, envName] of Object.entries(ENV_NAMES)) {
     const value = env[envName];
@@ -89,7 +86,9 @@ export function loadConfig(
   }
   if (config.databaseUrl && !config.jwtSecret) {
     // Instances sharing a database must sign sessions alike; one generated per data directory would not.
-    throw new ConfigError('Invalid configuration: JWT_SECRET is required with DATABASE_URL (several instances must share it)');
+    throw new ConfigError(
+      'Invalid configuration: JWT_SECRET is required with DATABASE_URL (several instances must share it)',
+    );
   }
   if (config.authJwksUrl && (!config.authIssuer || !config.authAudience)) {
     throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');

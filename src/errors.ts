@@ -28,18 +28,18 @@ export const badRequest = (message: string, details?: unknown) =>
 export const invalidField = (field: string, problem: string) =>
   badRequest(`${field} ${problem}`, [{ field, message: problem }] satisfies FieldProblem[]);
 
-export const unknownField = (key: string) => new AppError(400, `unknown_field:${key}`, `Field '${key}' is not accepted`);
+export const unknownField = (key: string) =>
+  new AppError(400, `unknown_field:${key}`, `Field '${key}' is not accepted`);
 
-export const emptyUpdate = () => new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');
+export const emptyUpdate = () =>
+  new AppError(400, 'empty_update', 'The update is empty; send at least one field to change');
 
 export const invalidBody = (message = 'Request body is not well-formed multipart/form-data') =>
   new AppError(400, 'invalid_body', message);
 
-export const unauthorized = (message = 'Authentication required') =>
-  new AppError(401, 'unauthorized', message);
+export const unauthorized = (message = 'Authentication required') => new AppError(401, 'unauthorized', message);
 
-export const invalidApiToken = () =>
-  new AppError(401, 'unauthorized', 'Invalid or expired API token');
+export const invalidApiToken = () => new AppError(401, 'unauthorized', 'Invalid or expired API token');
 
 export const invalidSession = () => unauthorized('Invalid or expired session token');
 
@@ -48,10 +48,18 @@ export const invalidCredentials = () => new AppError(401, 'invalid_credentials',
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
 
 export const emailNotVerified = () =>
-  new AppError(403, 'email_not_verified', 'Confirm your e-mail address first: follow the link sent to it (or ask for a new one)');
+  new AppError(
+    403,
+    'email_not_verified',
+    'Confirm your e-mail address first: follow the link sent to it (or ask for a new one)',
+  );
 
 export const invalidVerificationToken = () =>
-  new AppError(400, 'invalid_token', 'This confirmation link is not valid (used, expired or mistyped); ask for a new one');
+  new AppError(
+    400,
+    'invalid_token',
+    'This confirmation link is not valid (used, expired or mistyped); ask for a new one',
+  );
 
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new AppError(429, 'too_many_requests', `Too many requests; retry in ${retryAfterSeconds} s`, undefined, {
@@ -65,8 +73,7 @@ export const tokenNotAllowed = () =>
     'API tokens cannot be used for this operation; sign in with a user session',
   );
 
-export const tokenWrongRoom = () =>
-  new AppError(403, 'forbidden', 'API token is not scoped to this room');
+export const tokenWrongRoom = () => new AppError(403, 'forbidden', 'API token is not scoped to this room');
 
 export const tokenLacks = (permission: string) =>
   new AppError(403, 'forbidden', `API token lacks '${permission}' permission`);
@@ -81,7 +88,8 @@ export const invalidFile = (message: string) => new AppError(400, 'invalid_file'
 export const gone = (code: string, message: string) => new AppError(410, code, message);
 
 /** A clone grant that is missing, altered, expired, or for another room than the manifest's. */
-export const invalidGrant = (why: string) => new AppError(403, 'invalid_grant', `The manifest's grant ${why}; fetch a new manifest from the source room`);
+export const invalidGrant = (why: string) =>
+  new AppError(403, 'invalid_grant', `The manifest's grant ${why}; fetch a new manifest from the source room`);
 
 export const fileTooLarge = (field: string, maxBytes: number) =>
   new AppError(413, 'file_too_large', `${field} is larger than ${maxBytes} bytes`, { field, maxBytes });
@@ -96,4 +104,8 @@ export const unsupportedMediaType = (expected: string) =>
   new AppError(415, 'unsupported_media_type', `Content-Type is not supported by this endpoint; send ${expected}`);
 
 export const broadcastFailed = () =>
-  new AppError(502, 'broadcast_failed', 'The change was saved and recorded in history, but could not be broadcast to open browsers');
+  new AppError(
+    502,
+    'broadcast_failed',
+    'The change was saved and recorded in history, but could not be broadcast to open browsers',
+  );

@@ -38,7 +38,8 @@ export function describe(schema: TSchema, plural = false): string {
   }
   if (Array.isArray(s.enum)) return `one of ${s.enum.join(', ')}`;
   const note = s.description ? ` (${String(s.description).replace(/\.$/, '').toLowerCase()})` : '';
-  const noun = (word: string, article: string, details: string) => `${plural ? `${word}s` : `${article} ${word}`}${details}${note}`;
+  const noun = (word: string, article: string, details: string) =>
+    `${plural ? `${word}s` : `${article} ${word}`}${details}${note}`;
   switch (s.type) {
     case 'string': {
       const length =
@@ -56,7 +57,11 @@ export function describe(schema: TSchema, plural = false): string {
     case 'boolean':
       return 'true or false';
     case 'array':
-      return noun('array', 'an', ` of ${s.maxItems !== undefined ? `at most ${s.maxItems} ` : ''}${describe(s.items, true)}`);
+      return noun(
+        'array',
+        'an',
+        ` of ${s.maxItems !== undefined ? `at most ${s.maxItems} ` : ''}${describe(s.items, true)}`,
+      );
     case 'object':
       return noun('object', 'an', '');
     default:

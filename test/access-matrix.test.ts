@@ -66,7 +66,10 @@ after(async () => {
 /** Routes that are not the interface: its documentation, and the web application's pages and files (GET only). */
 const isNotTheInterface = (route: string) => {
   const [method, path] = route.split(' ') as [string, string];
-  return DOCUMENTATION_ROUTES.some((pattern) => pattern.test(path)) || (method === 'GET' && WEB_APP_ROUTES.some((pattern) => pattern.test(path)));
+  return (
+    DOCUMENTATION_ROUTES.some((pattern) => pattern.test(path)) ||
+    (method === 'GET' && WEB_APP_ROUTES.some((pattern) => pattern.test(path)))
+  );
 };
 const isMutation = (route: string) => !route.startsWith('GET ');
 
@@ -75,9 +78,15 @@ test('every route of the OpenAPI document states its rule in the table, and the 
   // Fastify's tree names a parameter shared by several routes once (`/api/layers/:roomName`
   // and `/api/layers/:layerId/...`): a registered route is the documented one of its shape.
   const shape = (route: string) => route.replace(/\{\w+\}/g, '{}');
-  const registered = registeredRoutes(world.t.app).map((route) => documented.find((d) => shape(d) === shape(route)) ?? route);
+  const registered = registeredRoutes(world.t.app).map(
+    (route) => documented.find((d) => shape(d) === shape(route)) ?? route,
+  );
   assert.ok(documented.length > 0, 'the OpenAPI document lists routes');
-  assert.deepEqual(documented.filter((route) => !registered.includes(route)), [], "the route tree's reader sees every documented route");
+  assert.deepEqual(
+    documented.filter((route) => !registered.includes(route)),
+    [],
+    "the route tree's reader sees every documented route",
+  );
   const problems = {
     'routes of the document missing from the table': documented.filter((route) => !(route in ROUTES)),
     'routes the document hides, missing from the table (or not saying why they are hidden)': registered.filter(
@@ -96,7 +105,9 @@ test('every route of the OpenAPI document states its rule in the table, and the 
 
 test('every mutation a room token may call has a write-only probe', () => {
   const missing = Object.entries(ROUTES)
-    .filter(([route, entry]) => isMutation(route) && tokensMayCall(entry.rule) && !entry.writeOnly && !entry.noWriteOnlyProbe)
+    .filter(
+      ([route, entry]) => isMutation(route) && tokensMayCall(entry.rule) && !entry.writeOnly && !entry.noWriteOnlyProbe,
+    )
     .map(([route]) => route);
   assert.deepEqual(missing, [], 'mutations reachable by room tokens without a write-only probe in the table');
 });
@@ -104,8 +115,10 @@ test('every mutation a room token may call has a write-only probe', () => {
 /** The failure of one case, or null: the exact refusal, or an answer that is no refusal. */
 function verdict(res: Response, expected: Outcome, entry: RouteEntry, reader: Reader): string | null {
   if ('allowed' in expected) {
-    if (res.statusCode === 401 || res.statusCode === 403) return `expected to be let through, got ${res.statusCode} ${clip(res.body)}`;
-    if (res.statusCode === 404 && safeJson(res)?.message === 'Room not found') return `expected to be let through, got the room check's 404`;
+    if (res.statusCode === 401 || res.statusCode === 403)
+      return `expected to be let through, got ${res.statusCode} ${clip(res.body)}`;
+    if (res.statusCode === 404 && safeJson(res)?.message === 'Room not found')
+      return `expected to be let through, got the room check's 404`;
     if (res.statusCode !== entry.ok) return `expected the probe's ${entry.ok}, got ${res.statusCode} ${clip(res.body)}`;
     try {
       entry.answer?.(res.json(), reader);
@@ -154,27 +167,34 @@ async function runRoute(route: string, entry: RouteEntry): Promise<string[]> {
         // Fastify answers HEAD for every GET route: it must be refused alike.
         const head = await send(world.t, { ...entry.probe!(room), method: 'HEAD' }, credentialOf(world, caller, room));
         tally.head++;
-        if (head.statusCode !== res.statusCode) failures.push(`${label}: HEAD answered ${head.statusCode}, GET ${res.statusCode}`);
+        if (head.statusCode !== res.statusCode)
+          failures.push(`${label}: HEAD answered ${head.statusCode}, GET ${res.statusCode}`);
       }
       const now = await roomsState(world.t, watched);
       const changed = changedParts(state, now);
-      if (changed.length > 0) failures.push(`${label}: ${'allowed' in expected ? 'the probe' : 'a refused request'} changed ${changed.join(', ')}`);
+      if (changed.length > 0)
+        failures.push(
+          `${label}: ${'allowed' in expected ? 'the probe' : 'a refused request'} changed ${changed.join(', ')}`,
+        );
       state = now;
     }
   }
   return failures;
 }
 
-test('every route x caller x room: the interface\'s outcome, and no side effect after a refusal', async (t) => {
+test("every route x caller x room: the interface's outcome, and no side effect after a refusal", async (t) => {
   for (const route of documentedRoutes(world.t.app)) {
     const entry = ROUTES[route];
     if (!entry || entry.checkedIn) continue; // a missing entry fails the enumeration test above
     await t.test(route, async () => {
       const failures = await runRoute(route, entry);
-      if (failures.length > 0) assert.fail(`${failures.length} cases differ from the interface:\n${failures.join('\n')}`);
+      if (failures.length > 0)
+        assert.fail(`${failures.length} cases differ from the interface:\n${failures.join('\n')}`);
     });
   }
-  t.diagnostic(`${tally.cases} cases (${tally.allowed} let through, ${tally.refusals} refused), and the same for HEAD on ${tally.head} GET cases`);
+  t.diagnostic(
+    `${tally.cases} cases (${tally.allowed} let through, ${tally.refusals} refused), and the same for HEAD on ${tally.head} GET cases`,
+  );
 });
 
 /** Every object holding a string `id`, at any depth of an answer. */
@@ -190,29 +210,42 @@ function storedObjects(value: unknown, found: Record<string, unknown>[] = []) {
 const sorted = (keys: Iterable<string>) => [...keys].sort();
 
 function assertWriteOnlyAnswer(body: Record<string, unknown>, shape: AnswerShape, probe: Probe) {
-  assert.deepEqual(sorted(Object.keys(body)), sorted(Object.keys(shape)), 'the answer\'s keys');
+  assert.deepEqual(sorted(Object.keys(body)), sorted(Object.keys(shape)), "the answer's keys");
   for (const [key, want] of Object.entries(shape)) {
     if (want === 'value') continue;
     const items = 'each' in want ? (body[key] as Record<string, unknown>[]) : [body[key] as Record<string, unknown>];
     assert.ok(Array.isArray(items) && items.length > 0, `${key}: ${JSON.stringify(body[key])}`);
     const keys = 'each' in want ? want.each : want;
-    for (const item of items) assert.deepEqual(sorted(Object.keys(item)), sorted(keys), `${key} holds only ${keys.join(', ')}`);
+    for (const item of items)
+      assert.deepEqual(sorted(Object.keys(item)), sorted(keys), `${key} holds only ${keys.join(', ')}`);
   }
   const sent = new Set(['id', ...(probe.body && typeof probe.body === 'object' ? Object.keys(probe.body) : [])]);
   for (const object of storedObjects(body)) {
-    assert.deepEqual(Object.keys(object).filter((key) => !sent.has(key)), [], `a stored object holds fields not sent: ${JSON.stringify(object)}`);
+    assert.deepEqual(
+      Object.keys(object).filter((key) => !sent.has(key)),
+      [],
+      `a stored object holds fields not sent: ${JSON.stringify(object)}`,
+    );
   }
 }
 
 test('a caller that may write but not read gets back only the id and the fields it sent, from every mutation', async (t) => {
   const { t: app, users } = world;
   const asOwner = async (method: string, url: string, body?: unknown) =>
-    succeed(await call(app.app, method as 'GET', url, { auth: users.owner.token, body }), `${method} ${url} as the owner`);
+    succeed(
+      await call(app.app, method as 'GET', url, { auth: users.owner.token, body }),
+      `${method} ${url} as the owner`,
+    );
   const writeOnlySubsets: Permission[][] = [['write'], ['upload'], ['write', 'upload']];
   const rooms = await Promise.all(
     ROOM_KINDS.map(async (kind: RoomKind) => {
       const roomId = await roomOfKind(app, users, kind);
-      const tokens = await Promise.all(writeOnlySubsets.map(async (permissions) => ({ permissions, token: (await issueToken(app.app, users.owner, roomId, permissions)).token })));
+      const tokens = await Promise.all(
+        writeOnlySubsets.map(async (permissions) => ({
+          permissions,
+          token: (await issueToken(app.app, users.owner, roomId, permissions)).token,
+        })),
+      );
       return { kind, roomId, tokens };
     }),
   );
@@ -228,7 +261,8 @@ test('a caller that may write but not read gets back only the id and the fields 
           const ctx: WriteOnlyContext = {
             base: `/api/rooms/${room.roomId}`,
             asOwner,
-            asToken: async (method, url, body) => succeed(await call(app.app, method as 'GET', url, { auth: token, body }), `${label}: ${method} ${url}`),
+            asToken: async (method, url, body) =>
+              succeed(await call(app.app, method as 'GET', url, { auth: token, body }), `${label}: ${method} ${url}`),
           };
           const probe = await writeOnly.request(ctx);
           const res = await send(app, probe, token);
@@ -247,7 +281,15 @@ test('a caller that may write but not read gets back only the id and the fields 
     });
   }
   // Let the imports the probes started finish before the app closes.
-  const jobs = await app.database.db.selectFrom('jobs').select('id').where('room_id', 'in', rooms.map((r) => r.roomId)).execute();
+  const jobs = await app.database.db
+    .selectFrom('jobs')
+    .select('id')
+    .where(
+      'room_id',
+      'in',
+      rooms.map((r) => r.roomId),
+    )
+    .execute();
   for (const job of jobs) await waitForJob(app, job.id, users.owner.token);
   t.diagnostic(`${tally.writeOnly} write-only requests`);
 });
@@ -258,7 +300,10 @@ test("polling a job: a write-only token of the job's room hears 403, another roo
   const writer = await issueToken(app.app, users.owner, roomId, ['write']);
   const reader = await issueToken(app.app, users.owner, roomId, ['read']);
   const form = { file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' } };
-  const { jobId } = await succeed(await send(app, { method: 'POST', url: `/api/rooms/${roomId}/bulk-import`, form }, writer.token), 'import');
+  const { jobId } = await succeed(
+    await send(app, { method: 'POST', url: `/api/rooms/${roomId}/bulk-import`, form }, writer.token),
+    'import',
+  );
   await waitForJob(app, jobId, users.owner.token);
   for (const url of [`/api/jobs/${jobId}`, `/api/layers/jobs/${jobId}`]) {
     assertError(await call(app.app, 'GET', url, { auth: writer.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
@@ -273,13 +318,35 @@ test('a public deck opens only the images and icons its markers show, not the re
   const { t: app, users } = world;
   const room = world.rooms.publicDeck;
   const base = `/api/rooms/${room.roomId}`;
-  const image = await succeed(await send(app, { method: 'POST', url: `${base}/markers/upload-image`, form: { image: await jpeg(), thumbnail: await jpeg() } }, users.owner.token), 'upload');
-  const { iconId } = await succeed(await send(app, { method: 'POST', url: `${base}/marker-icons`, form: await iconForm('unshown') }, users.owner.token), 'icon');
-  for (const url of [`${base}/markers/image?key=${encodeURIComponent(image.imageKey)}`, `${base}/marker-icons/${iconId}`]) {
+  const image = await succeed(
+    await send(
+      app,
+      { method: 'POST', url: `${base}/markers/upload-image`, form: { image: await jpeg(), thumbnail: await jpeg() } },
+      users.owner.token,
+    ),
+    'upload',
+  );
+  const { iconId } = await succeed(
+    await send(
+      app,
+      { method: 'POST', url: `${base}/marker-icons`, form: await iconForm('unshown') },
+      users.owner.token,
+    ),
+    'icon',
+  );
+  for (const url of [
+    `${base}/markers/image?key=${encodeURIComponent(image.imageKey)}`,
+    `${base}/marker-icons/${iconId}`,
+  ]) {
     // A visitor of the deck may not know of files it does not show: 404, as for any unknown key.
     assertError(await call(app.app, 'GET', url), 404, 'not_found');
     assertError(await call(app.app, 'GET', url, { auth: users.stranger.token }), 404, 'not_found');
-    assertError(await call(app.app, 'GET', url, { auth: room.tokens.get(tokenName(['write'])) }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+    assertError(
+      await call(app.app, 'GET', url, { auth: room.tokens.get(tokenName(['write'])) }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksRead,
+    );
     assert.equal((await call(app.app, 'GET', url, { auth: users.viewer.token })).statusCode, 200);
   }
 });

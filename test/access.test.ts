@@ -5,7 +5,11 @@ import { AppError } from '../src/errors.js';
 import { TOKEN_ERRORS } from './helpers.js';
 
 const ROOM = 'room-00001';
-const privateRoom = (role: RoomFacts['role'] = null): RoomFacts => ({ isPublic: false, presentationIsPublic: false, role });
+const privateRoom = (role: RoomFacts['role'] = null): RoomFacts => ({
+  isPublic: false,
+  presentationIsPublic: false,
+  role,
+});
 const user: Caller = { kind: 'user', userId: 'user-1', email: 'a@example.com', emailVerified: true };
 const anonymous: Caller = { kind: 'anonymous' };
 const token = (permissions: ('read' | 'write' | 'upload')[], roomId = ROOM): Caller => ({
@@ -44,11 +48,14 @@ describe('access()', () => {
   });
 
   test('a viewer asking for write is forbidden, naming the role', () => {
-    assert.deepEqual(refusal(() => access(privateRoom('viewer'), ROOM, user, 'write')), {
-      status: 403,
-      code: 'forbidden',
-      message: 'The viewer role does not allow this operation',
-    });
+    assert.deepEqual(
+      refusal(() => access(privateRoom('viewer'), ROOM, user, 'write')),
+      {
+        status: 403,
+        code: 'forbidden',
+        message: 'The viewer role does not allow this operation',
+      },
+    );
   });
 
   test('public rooms are readable by anyone; the deck by anyone when it is public', () => {
@@ -73,7 +80,10 @@ describe('access()', () => {
     for (const caller of [anonymous, user]) {
       assert.equal(access(deck(true), ROOM, caller, 'shownByDeck').capabilities.has('read'), false);
       // ...and nothing else of the room, as if it did not exist.
-      assert.deepEqual(refusal(() => access(deck(false), ROOM, caller, 'shownByDeck')), { status: 404, code: 'not_found', message: 'Image not found' });
+      assert.deepEqual(
+        refusal(() => access(deck(false), ROOM, caller, 'shownByDeck')),
+        { status: 404, code: 'not_found', message: 'Image not found' },
+      );
       // Whether or not the deck is public, the room's other reads stay closed.
       assert.equal(refusal(() => access(deck(true), ROOM, caller, 'read')).status, caller === anonymous ? 401 : 403);
     }
@@ -81,42 +91,77 @@ describe('access()', () => {
     assert.equal(refusal(() => access(deck(true, false), ROOM, anonymous, 'shownByDeck')).status, 401);
     assert.equal(refusal(() => access(deck(true, false), ROOM, user, 'shownByDeck')).status, 403);
     // Readers of the room are not narrowed (the slides are not even looked at for them).
-    assert.ok(access({ ...privateRoom('viewer'), presentationIsPublic: true }, ROOM, user, 'shownByDeck').capabilities.has('read'));
-    assert.ok(access({ isPublic: true, presentationIsPublic: true, role: null }, ROOM, anonymous, 'shownByDeck').capabilities.has('read'));
+    assert.ok(
+      access({ ...privateRoom('viewer'), presentationIsPublic: true }, ROOM, user, 'shownByDeck').capabilities.has(
+        'read',
+      ),
+    );
+    assert.ok(
+      access(
+        { isPublic: true, presentationIsPublic: true, role: null },
+        ROOM,
+        anonymous,
+        'shownByDeck',
+      ).capabilities.has('read'),
+    );
     assert.equal(visitsOnlyTheDeck({ isPublic: true, presentationIsPublic: true, role: null }, anonymous), false);
     assert.equal(visitsOnlyTheDeck({ ...privateRoom('viewer'), presentationIsPublic: true }, user), false);
     assert.equal(visitsOnlyTheDeck({ ...privateRoom(), presentationIsPublic: true }, user), true);
     // Tokens: a token without read is refused as everywhere; one with read reads the room.
-    assert.equal(refusal(() => access(deck(true), ROOM, token(['write']), 'shownByDeck')).message, TOKEN_ERRORS.lacksRead);
+    assert.equal(
+      refusal(() => access(deck(true), ROOM, token(['write']), 'shownByDeck')).message,
+      TOKEN_ERRORS.lacksRead,
+    );
     assert.doesNotThrow(() => access(deck(false), ROOM, token(['read']), 'shownByDeck'));
-    assert.equal(refusal(() => access(deck(true), ROOM, token(['read'], 'elsewhere1'), 'shownByDeck')).message, TOKEN_ERRORS.wrongRoom);
+    assert.equal(
+      refusal(() => access(deck(true), ROOM, token(['read'], 'elsewhere1'), 'shownByDeck')).message,
+      TOKEN_ERRORS.wrongRoom,
+    );
   });
 
   test('tokens: scope first, then permission, with the exact messages', () => {
-    assert.deepEqual(refusal(() => access(privateRoom(), ROOM, token(['read'], 'other-room'), 'read')), {
-      status: 403,
-      code: 'forbidden',
-      message: TOKEN_ERRORS.wrongRoom,
-    });
+    assert.deepEqual(
+      refusal(() => access(privateRoom(), ROOM, token(['read'], 'other-room'), 'read')),
+      {
+        status: 403,
+        code: 'forbidden',
+        message: TOKEN_ERRORS.wrongRoom,
+      },
+    );
     assert.equal(refusal(() => access(null, ROOM, token(['read'], 'other-room'), 'read')).status, 403);
     assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'read')).message, TOKEN_ERRORS.lacksRead);
     assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'write')).message, TOKEN_ERRORS.lacksWrite);
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read']), 'comment')).message, TOKEN_ERRORS.lacksWrite);
-    assert.equal(refusal(() => access(privateRoom(), ROOM, token(['write']), 'upload')).message, TOKEN_ERRORS.lacksUpload);
+    assert.equal(
+      refusal(() => access(privateRoom(), ROOM, token(['read']), 'comment')).message,
+      TOKEN_ERRORS.lacksWrite,
+    );
+    assert.equal(
+      refusal(() => access(privateRoom(), ROOM, token(['write']), 'upload')).message,
+      TOKEN_ERRORS.lacksUpload,
+    );
     assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['write']), 'comment'));
     assert.doesNotThrow(() => access(privateRoom(), ROOM, token(['upload']), 'upload'));
   });
 
   test('tokens never pass session-only needs, whatever their permissions', () => {
     for (const need of ['member', 'editor', 'owner'] as const) {
-      assert.deepEqual(refusal(() => access(privateRoom(), ROOM, token(['read', 'write', 'upload']), need)).code, 'api_token_not_allowed');
+      assert.deepEqual(
+        refusal(() => access(privateRoom(), ROOM, token(['read', 'write', 'upload']), need)).code,
+        'api_token_not_allowed',
+      );
       // Even a token of another room hears that tokens are not allowed here at all.
-      assert.equal(refusal(() => access(privateRoom(), ROOM, token(['read'], 'elsewhere1'), need)).code, 'api_token_not_allowed');
+      assert.equal(
+        refusal(() => access(privateRoom(), ROOM, token(['read'], 'elsewhere1'), need)).code,
+        'api_token_not_allowed',
+      );
     }
   });
 
   test('a missing room is 404 for users and anonymous callers', () => {
-    assert.deepEqual(refusal(() => access(null, ROOM, user, 'read')), { status: 404, code: 'not_found', message: 'Room not found' });
+    assert.deepEqual(
+      refusal(() => access(null, ROOM, user, 'read')),
+      { status: 404, code: 'not_found', message: 'Room not found' },
+    );
     assert.equal(refusal(() => access(null, ROOM, anonymous, 'info')).status, 404);
   });
 

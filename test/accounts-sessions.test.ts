@@ -43,7 +43,11 @@ test('a tampered session token is 401', async () => {
   const sig = signature!;
   const mid = Math.floor(sig.length / 2);
   const flipped = sig.slice(0, mid) + (sig[mid] === 'A' ? 'B' : 'A') + sig.slice(mid + 1);
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: [header, payload, flipped].join('.') }), 401, 'unauthorized');
+  assertError(
+    await call(t.app, 'GET', '/api/auth/me', { auth: [header, payload, flipped].join('.') }),
+    401,
+    'unauthorized',
+  );
 
   // An unsigned token (alg none) with valid claims.
   const unsigned = new UnsecuredJWT({ email: alice.email })
@@ -114,7 +118,9 @@ test('a session token signed with the secret kept in the data directory is accep
 test('the session lifetime is configurable', async () => {
   const app = await buildTestApp({ sessionTtlSeconds: 3600 });
   try {
-    const res = await call(app.app, 'POST', '/api/auth/signup', { body: { email: uniqueEmail('ttl'), password: PASSWORD } });
+    const res = await call(app.app, 'POST', '/api/auth/signup', {
+      body: { email: uniqueEmail('ttl'), password: PASSWORD },
+    });
     assert.equal(res.statusCode, 201);
     const claims = decodeJwt(res.json().token);
     assert.equal(claims.exp! - claims.iat!, 3600);

@@ -46,7 +46,9 @@ function userShape(user: any) {
 
 test('signup answers 201 {token, user: {id, email, name}} with the e-mail lowercased', async () => {
   const email = uniqueEmail('MixedCase').replace('@example.com', '@Example.COM');
-  const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, name: 'Ada Lovelace' } });
+  const res = await call(t.app, 'POST', '/api/auth/signup', {
+    body: { email, password: PASSWORD, name: 'Ada Lovelace' },
+  });
   assert.equal(res.statusCode, 201);
   const body = res.json();
   assert.deepEqual(Object.keys(body).sort(), ['token', 'user']);
@@ -110,7 +112,9 @@ test('signup stores a slow salted hash, never the password, and never returns it
 });
 
 test('signup refuses a password under 8 characters with 400 validation_error naming the field', async () => {
-  const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email: uniqueEmail('short'), password: '1234567' } });
+  const res = await call(t.app, 'POST', '/api/auth/signup', {
+    body: { email: uniqueEmail('short'), password: '1234567' },
+  });
   const body = assertError(res, 400, 'validation_error');
   assert.match(JSON.stringify(body.details ?? body.message), /password/);
 });
@@ -132,7 +136,9 @@ test('signup with an e-mail already taken, in any case, is 409 email_taken', asy
   const email = uniqueEmail('dup');
   await signup(t.app, email);
   for (const variant of [email, email.toUpperCase()]) {
-    const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email: variant, password: 'another password' } });
+    const res = await call(t.app, 'POST', '/api/auth/signup', {
+      body: { email: variant, password: 'another password' },
+    });
     assertError(res, 409, 'email_taken');
   }
   // The first account is untouched: its password still works.
@@ -156,7 +162,9 @@ test('signup with an unknown field is 400 validation_error naming it', async () 
 test('login answers 200 {token, user} for the same user, whatever the e-mail case', async () => {
   const email = uniqueEmail('login');
   const created = await signup(t.app, email);
-  const res = await call(t.app, 'POST', '/api/auth/login', { body: { email: email.toUpperCase(), password: PASSWORD } });
+  const res = await call(t.app, 'POST', '/api/auth/login', {
+    body: { email: email.toUpperCase(), password: PASSWORD },
+  });
   assert.equal(res.statusCode, 200);
   const body = res.json();
   assert.deepEqual(Object.keys(body).sort(), ['token', 'user']);
@@ -176,14 +184,24 @@ test('login with a wrong password or an unknown e-mail is 401 invalid_credential
   const wrong = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: 'not the password' } });
   const a = assertError(wrong, 401, 'invalid_credentials');
   assert.ok(!('token' in wrong.json()));
-  const unknown = await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail('nobody'), password: PASSWORD } });
+  const unknown = await call(t.app, 'POST', '/api/auth/login', {
+    body: { email: uniqueEmail('nobody'), password: PASSWORD },
+  });
   const b = assertError(unknown, 401, 'invalid_credentials');
   assert.equal(a.message, b.message, 'the two failures are indistinguishable');
 });
 
 test('login with a malformed body is 400 validation_error', async () => {
-  assertError(await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail() } }), 400, 'validation_error');
-  assertError(await call(t.app, 'POST', '/api/auth/login', { body: { email: 'nope', password: PASSWORD } }), 400, 'validation_error');
+  assertError(
+    await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail() } }),
+    400,
+    'validation_error',
+  );
+  assertError(
+    await call(t.app, 'POST', '/api/auth/login', { body: { email: 'nope', password: PASSWORD } }),
+    400,
+    'validation_error',
+  );
   assertError(
     await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail(), password: PASSWORD, extra: 1 } }),
     400,
@@ -194,7 +212,11 @@ test('login with a malformed body is 400 validation_error', async () => {
 test('GET /api/auth/me without credentials is 401 unauthorized', async () => {
   assertError(await call(t.app, 'GET', '/api/auth/me'), 401, 'unauthorized');
   // A header that is not a bearer credential is refused too.
-  assertError(await call(t.app, 'GET', '/api/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'unauthorized');
+  assertError(
+    await call(t.app, 'GET', '/api/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+    401,
+    'unauthorized',
+  );
   assertError(await call(t.app, 'GET', '/api/auth/me', { auth: 'not-a-jwt' }), 401, 'unauthorized');
 });
 
@@ -230,7 +252,9 @@ test('login and signup are rate limited per client: 429 too_many_requests with R
     assert.ok(!('token' in third.json()));
 
     // Signup is limited as well.
-    const second = await call(limited.app, 'POST', '/api/auth/signup', { body: { email: uniqueEmail('limited2'), password: PASSWORD } });
+    const second = await call(limited.app, 'POST', '/api/auth/signup', {
+      body: { email: uniqueEmail('limited2'), password: PASSWORD },
+    });
     assert.equal(second.statusCode, 201);
     const thirdSignup = await call(limited.app, 'POST', '/api/auth/signup', {
       body: { email: uniqueEmail('limited3'), password: PASSWORD },

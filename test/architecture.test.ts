@@ -44,7 +44,9 @@ function sourceFiles(dir: string): string[] {
 /** The project files a file imports (relative specifiers, `.js` mapped back to `.ts`). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
+    (m) => m[1]!,
+  );
   return specifiers.map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
 }
 

@@ -29,8 +29,10 @@ after(async () => {
   rasters?.remove();
 });
 
-const manifestOf = async (roomId: string) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/export-manifest`, { auth: users.viewer.token }));
-const clone = (target: string, manifest: unknown) => call(t.app, 'POST', `/api/rooms/${target}/clone-jobs`, { auth: users.owner.token, body: { manifest } });
+const manifestOf = async (roomId: string) =>
+  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/export-manifest`, { auth: users.viewer.token }));
+const clone = (target: string, manifest: unknown) =>
+  call(t.app, 'POST', `/api/rooms/${target}/clone-jobs`, { auth: users.owner.token, body: { manifest } });
 
 test('the manifest is small JSON: markers, icons, drawn shapes and layer settings, no feature data', async () => {
   const manifest = await manifestOf(room);
@@ -40,7 +42,10 @@ test('the manifest is small JSON: markers, icons, drawn shapes and layer setting
   assert.equal(manifest.markers.length, 2);
   assert.equal(manifest.icons.length, 1);
   assert.equal(manifest.drawings.length, 2);
-  assert.deepEqual(manifest.layers.map((l: any) => Object.keys(l).sort()), [['description', 'id', 'name', 'style']]);
+  assert.deepEqual(
+    manifest.layers.map((l: any) => Object.keys(l).sort()),
+    [['description', 'id', 'name', 'style']],
+  );
   assert.equal(manifest.rasterLayers.length, 1);
   assert.doesNotMatch(JSON.stringify(manifest), /"features"|"coordinates":\[\[\[7\.43/);
 });
@@ -54,11 +59,20 @@ test('a clone job copies the room into another: same markers, icons, shapes, lay
   const job = await settledJob(t.app, jobId, users.owner.token);
   assert.equal(job.stage, 'complete', JSON.stringify(job));
   assert.equal(job.layersCloned, 2);
-  const [source, copy] = [await contentOf(t.app, room, users.owner.token), await contentOf(t.app, target, users.owner.token)];
-  for (const kind of ['markers', 'icons', 'drawings', 'layers', 'features', 'rasters'] as const) assert.deepEqual(copy[kind], source[kind], kind);
-  assert.deepEqual((await roomHistory(t.app, target, users.owner.token)).map((e) => e.type), ['room.imported']);
+  const [source, copy] = [
+    await contentOf(t.app, room, users.owner.token),
+    await contentOf(t.app, target, users.owner.token),
+  ];
+  for (const kind of ['markers', 'icons', 'drawings', 'layers', 'features', 'rasters'] as const)
+    assert.deepEqual(copy[kind], source[kind], kind);
+  assert.deepEqual(
+    (await roomHistory(t.app, target, users.owner.token)).map((e) => e.type),
+    ['room.imported'],
+  );
   // The copied photo is the target room's own file.
-  const bridge = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.find((m: any) => m.title === 'Bridge');
+  const bridge = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token }),
+  ).markers.find((m: any) => m.title === 'Bridge');
   assert.match(bridge.imageKey, new RegExp(`^markers/${target}/`));
 });
 
@@ -88,7 +102,9 @@ test('a missing, altered or expired grant, or one for another room, is 403 and s
 
 test('a grant does not cover a new room that took the id of a deleted one', async () => {
   const source = await createRoom(t.app, users.owner);
-  const manifest = assertOk(await call(t.app, 'GET', `/api/rooms/${source}/export-manifest`, { auth: users.owner.token }));
+  const manifest = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${source}/export-manifest`, { auth: users.owner.token }),
+  );
   assertOk(await call(t.app, 'DELETE', `/api/rooms/${source}`, { auth: users.owner.token }));
   await createRoom(t.app, users.owner, source);
   const target = await createRoom(t.app, users.owner);

@@ -64,7 +64,10 @@ describe('deleting comments and replies', () => {
     assert.equal((await find(roomId, ofB.id))!.replies.length, 2);
     assert.equal((await find(roomId, ofA.id))!.replies.length, 1);
 
-    assert.deepEqual(assertOk(await deleteReply(roomId, ofB.id, replyOfA.id, a.token)), { success: true, replyId: replyOfA.id });
+    assert.deepEqual(assertOk(await deleteReply(roomId, ofB.id, replyOfA.id, a.token)), {
+      success: true,
+      replyId: replyOfA.id,
+    });
     assert.deepEqual(ids((await find(roomId, ofB.id))!.replies), [replyOfB.id]);
     assert.deepEqual(assertOk(await deleteComment(roomId, ofA.id, a.token)), { success: true, commentId: ofA.id });
     assert.deepEqual(assertOk(await deleteComment(roomId, ofB.id, b.token)), { success: true, commentId: ofB.id });
@@ -85,9 +88,15 @@ describe('deleting comments and replies', () => {
     assertError(await deleteReply(roomId, mine.id, editorReply.id, users.viewer.token), 403, 'forbidden');
     assert.deepEqual(ids((await find(roomId, mine.id))!.replies), [editorReply.id]);
 
-    assert.deepEqual(assertOk(await deleteReply(roomId, ownerComment.id, myReply.id, users.viewer.token)), { success: true, replyId: myReply.id });
+    assert.deepEqual(assertOk(await deleteReply(roomId, ownerComment.id, myReply.id, users.viewer.token)), {
+      success: true,
+      replyId: myReply.id,
+    });
     assert.deepEqual((await find(roomId, ownerComment.id))!.replies, []);
-    assert.deepEqual(assertOk(await deleteComment(roomId, mine.id, users.viewer.token)), { success: true, commentId: mine.id });
+    assert.deepEqual(assertOk(await deleteComment(roomId, mine.id, users.viewer.token)), {
+      success: true,
+      commentId: mine.id,
+    });
     assert.deepEqual(ids(await list(roomId)), ids([ownerComment, tokenComment]));
   });
 
@@ -104,13 +113,19 @@ describe('deleting comments and replies', () => {
     assertOk(await deleteComment(roomId, byViewer.id, users.owner.token));
     assertOk(await deleteComment(roomId, byToken.id, users.editor.token));
     assertOk(await deleteComment(roomId, byOwner.id, users.editor.token));
-    assert.deepEqual(assertOk(await deleteReply(roomId, byEditor.id, tokenReply.id, users.owner.token)), { success: true, replyId: tokenReply.id });
-    assert.deepEqual(assertOk(await deleteReply(roomId, byEditor.id, viewerReply.id, users.editor.token)), { success: true, replyId: viewerReply.id });
+    assert.deepEqual(assertOk(await deleteReply(roomId, byEditor.id, tokenReply.id, users.owner.token)), {
+      success: true,
+      replyId: tokenReply.id,
+    });
+    assert.deepEqual(assertOk(await deleteReply(roomId, byEditor.id, viewerReply.id, users.editor.token)), {
+      success: true,
+      replyId: viewerReply.id,
+    });
     assertOk(await deleteComment(roomId, byEditor.id, users.owner.token));
     assert.deepEqual(await list(roomId), []);
   });
 
-  test("deleting a comment removes its replies; deleting again is 404, and so are its replies", async () => {
+  test('deleting a comment removes its replies; deleting again is 404, and so are its replies', async () => {
     const roomId = await newRoom();
     const comment = await createComment(roomId, users.owner.token);
     const keep = await createComment(roomId, users.owner.token, { body: 'keep me' });
@@ -150,14 +165,29 @@ describe('deleting comments and replies', () => {
     assert.deepEqual((await find(roomId, mine.id))!.replies, [myReply]);
   });
 
-  test("a read-only token cannot create, reply or delete: 403 \"API token lacks 'write' permission\"", async () => {
+  test('a read-only token cannot create, reply or delete: 403 "API token lacks \'write\' permission"', async () => {
     const roomId = await newRoom();
     const readToken = await issueToken(t.app, users.owner, roomId, ['read']);
     const comment = await createComment(roomId, users.owner.token);
     const reply = await createReply(roomId, comment.id, users.owner.token);
-    assertError(await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, readToken.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    assertError(await postReply(roomId, comment.id, { body: 'hi' }, readToken.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    assertError(await deleteReply(roomId, comment.id, reply.id, readToken.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(
+      await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, readToken.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
+    assertError(
+      await postReply(roomId, comment.id, { body: 'hi' }, readToken.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
+    assertError(
+      await deleteReply(roomId, comment.id, reply.id, readToken.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
     assertError(await deleteComment(roomId, comment.id, readToken.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     // It may read them.
     assert.deepEqual(await list(roomId, '', readToken.token), await list(roomId));
@@ -171,9 +201,24 @@ describe('deleting comments and replies', () => {
     const writeOnly = await issueToken(t.app, users.owner, roomId, ['write']);
     const foreign = await issueToken(t.app, users.owner, other, ['read', 'write']);
     await createComment(roomId, writeOnly.token);
-    assertError(await call(t.app, 'GET', commentsUrl(roomId), { auth: writeOnly.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
-    assertError(await call(t.app, 'GET', commentsUrl(roomId), { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await call(t.app, 'GET', commentsUrl(roomId), { auth: writeOnly.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksRead,
+    );
+    assertError(
+      await call(t.app, 'GET', commentsUrl(roomId), { auth: foreign.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
+    assertError(
+      await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, foreign.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
     assert.equal((await list(roomId)).length, 1);
   });
 
@@ -191,7 +236,11 @@ describe('deleting comments and replies', () => {
     assertError(await deleteComment(roomId, comment.id), 401, 'unauthorized');
     // A signed-in non-member of a public room reads but does not comment.
     assert.equal((await list(roomId, '', users.stranger.token)).length, 1);
-    assertError(await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, users.stranger.token), 403, 'forbidden');
+    assertError(
+      await postComment(roomId, { objectId: 'x', objectType: 'marker', body: 'hi' }, users.stranger.token),
+      403,
+      'forbidden',
+    );
     assert.deepEqual(ids(await list(roomId)), [comment.id]);
   });
 
@@ -215,7 +264,13 @@ describe('history, counts and clear', () => {
   test('each change writes one history entry with its actor (user or token)', async () => {
     const roomId = await newRoom();
     const token = await issueToken(t.app, users.owner, roomId, ['write']);
-    const comment = await createComment(roomId, users.viewer.token, { objectId: 'marker-9', objectType: 'marker', body: 'look', lat: 1, lng: 2 });
+    const comment = await createComment(roomId, users.viewer.token, {
+      objectId: 'marker-9',
+      objectType: 'marker',
+      body: 'look',
+      lat: 1,
+      lng: 2,
+    });
     const reply = await createReply(roomId, comment.id, token.token, 'seen');
     assertOk(await patchComment(roomId, comment.id, { resolved: true }, users.editor.token));
     assertOk(await deleteReply(roomId, comment.id, reply.id, token.token));
@@ -275,7 +330,10 @@ describe('history, counts and clear', () => {
     const comments = [
       await createComment(roomId, users.owner.token),
       await createComment(roomId, users.viewer.token),
-      await createComment(roomId, users.editor.token, { objectType: 'layer', objectId: (await createInlineLayer(t.app, roomId, users.owner.token)).id }),
+      await createComment(roomId, users.editor.token, {
+        objectType: 'layer',
+        objectId: (await createInlineLayer(t.app, roomId, users.owner.token)).id,
+      }),
     ];
     await createReply(roomId, comments[0]!.id, users.viewer.token);
     await createReply(roomId, comments[0]!.id, users.editor.token);

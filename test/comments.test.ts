@@ -30,18 +30,8 @@ import { createInlineLayer } from './support/layers.js';
 
 let t: TestApp;
 let users: Users;
-const {
-  newRoom,
-  postComment,
-  postReply,
-  patchComment,
-  createComment,
-  createReply,
-  list,
-  find,
-  history,
-  counts,
-} = commentCalls(() => ({ t, users }));
+const { newRoom, postComment, postReply, patchComment, createComment, createReply, list, find, history, counts } =
+  commentCalls(() => ({ t, users }));
 
 before(async () => {
   ({ t, users } = await scaffold({ rooms: [] }));
@@ -56,7 +46,14 @@ describe('POST /api/rooms/:roomId/comments', () => {
     const roomId = await newRoom();
     const res = await postComment(
       roomId,
-      { objectId: 'marker-1', objectType: 'marker', body: 'Is this the right bridge?', objectName: 'Bridge', lat: 46.95, lng: 7.45 },
+      {
+        objectId: 'marker-1',
+        objectType: 'marker',
+        body: 'Is this the right bridge?',
+        objectName: 'Bridge',
+        lat: 46.95,
+        lng: 7.45,
+      },
       users.owner.token,
     );
     const json = assertOk(res, 201);
@@ -82,14 +79,22 @@ describe('POST /api/rooms/:roomId/comments', () => {
   test('optional fields absent are null; every objectType is accepted; bodies keep their text', async () => {
     const roomId = await newRoom();
     const { id: layerId } = await createInlineLayer(t.app, roomId, users.owner.token);
-    const layer = await createComment(roomId, users.editor.token, { objectId: layerId, objectType: 'layer', body: '  spaced  ' });
+    const layer = await createComment(roomId, users.editor.token, {
+      objectId: layerId,
+      objectType: 'layer',
+      body: '  spaced  ',
+    });
     assert.equal(layer.objectType, 'layer');
     assert.equal(layer.objectName, null);
     assert.equal(layer.lat, null);
     assert.equal(layer.lng, null);
     assert.equal(layer.body, '  spaced  ');
     assert.deepEqual(layer.author, { kind: 'user', id: users.editor.id });
-    const drawing = await createComment(roomId, users.viewer.token, { objectId: 'drawing-1', objectType: 'drawing', body: 'ünïcödé ✓\nline two' });
+    const drawing = await createComment(roomId, users.viewer.token, {
+      objectId: 'drawing-1',
+      objectType: 'drawing',
+      body: 'ünïcödé ✓\nline two',
+    });
     assert.equal(drawing.objectType, 'drawing');
     assert.equal(drawing.body, 'ünïcödé ✓\nline two');
     assert.deepEqual(drawing.author, { kind: 'user', id: users.viewer.id });
@@ -107,7 +112,10 @@ describe('POST /api/rooms/:roomId/comments', () => {
 
   test('boundaries are accepted: body of 5000, objectName of 500, lat/lng at the extremes', async () => {
     const roomId = await newRoom();
-    const long = await createComment(roomId, users.owner.token, { body: 'x'.repeat(5000), objectName: 'n'.repeat(500) });
+    const long = await createComment(roomId, users.owner.token, {
+      body: 'x'.repeat(5000),
+      objectName: 'n'.repeat(500),
+    });
     assert.equal(long.body.length, 5000);
     assert.equal(long.objectName.length, 500);
     const corner = await createComment(roomId, users.owner.token, { lat: -90, lng: 180 });
@@ -143,7 +151,11 @@ describe('POST /api/rooms/:roomId/comments', () => {
       ['only lng', { ...valid, lng: 7 }, ['body.lat', 'body.lng']],
       ['unknown field', { ...valid, color: '#fff' }, ['body.color']],
       ['read-only field', { ...valid, resolved: true }, ['body.resolved']],
-      ['a layer the room does not hold', { ...valid, objectType: 'layer', objectId: 'layer-absent000000000000' }, ['body.objectId']],
+      [
+        'a layer the room does not hold',
+        { ...valid, objectType: 'layer', objectId: 'layer-absent000000000000' },
+        ['body.objectId'],
+      ],
     ];
     for (const [name, body, fields] of cases) {
       const res = await postComment(roomId, body, users.owner.token);
@@ -163,7 +175,8 @@ describe('GET /api/rooms/:roomId/comments', () => {
 
   before(async () => {
     roomId = await newRoom();
-    const make = (objectId: string, objectType: string, body: string) => createComment(roomId, users.owner.token, { objectId, objectType, body });
+    const make = (objectId: string, objectType: string, body: string) =>
+      createComment(roomId, users.owner.token, { objectId, objectType, body });
     // Comments on a layer must name one of the room's layers; marker ids are not looked up.
     const layerId = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
     shared = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
@@ -177,9 +190,15 @@ describe('GET /api/rooms/:roomId/comments', () => {
       sharedLayer: await make(shared, 'layer', 'shared id, layer'),
     };
     for (const key of ['m2', 'drawing', 'm1b', 'sharedLayer'] as const) {
-      assert.equal(assertOk(await patchComment(roomId, c[key].id, { resolved: true }, users.owner.token)).comment.resolved, true);
+      assert.equal(
+        assertOk(await patchComment(roomId, c[key].id, { resolved: true }, users.owner.token)).comment.resolved,
+        true,
+      );
     }
-    replies = [await createReply(roomId, c.m1.id, users.editor.token, 'reply one'), await createReply(roomId, c.m1.id, users.viewer.token, 'reply two')];
+    replies = [
+      await createReply(roomId, c.m1.id, users.editor.token, 'reply one'),
+      await createReply(roomId, c.m1.id, users.viewer.token, 'reply two'),
+    ];
   });
 
   test('lists every comment with its body and its replies embedded', async () => {
@@ -196,7 +215,10 @@ describe('GET /api/rooms/:roomId/comments', () => {
     assert.deepEqual(ids(withReplies.replies), ids(replies));
     for (const reply of withReplies.replies) {
       assert.deepEqual(Object.keys(reply).sort(), REPLY_KEYS);
-      assert.deepEqual(reply, replies.find((r) => r.id === reply.id));
+      assert.deepEqual(
+        reply,
+        replies.find((r) => r.id === reply.id),
+      );
     }
     for (const comment of all.filter((x) => x.id !== c.m1.id)) assert.deepEqual(comment.replies, []);
   });
@@ -224,7 +246,13 @@ describe('GET /api/rooms/:roomId/comments', () => {
   });
 
   test('a bad objectType or resolved filter is 400', async () => {
-    for (const query of ['objectType=room', 'objectType=Marker', 'resolved=maybe', 'resolved=yes', 'objectType=marker&resolved=2']) {
+    for (const query of [
+      'objectType=room',
+      'objectType=Marker',
+      'resolved=maybe',
+      'resolved=yes',
+      'objectType=marker&resolved=2',
+    ]) {
       const res = await call(t.app, 'GET', `${commentsUrl(roomId)}?${query}`, { auth: users.owner.token });
       assertFieldError(res, `querystring.${query.includes('resolved') ? 'resolved' : 'objectType'}`);
     }
@@ -257,7 +285,11 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
 
     const token = await issueToken(t.app, users.owner, roomId, ['write']);
     const byToken = await createReply(roomId, comment.id, token.token, 'from a script');
-    assert.deepEqual(byToken, { id: byToken.id, body: 'from a script' }, 'a write-only token hears only the id and what it sent');
+    assert.deepEqual(
+      byToken,
+      { id: byToken.id, body: 'from a script' },
+      'a write-only token hears only the id and what it sent',
+    );
     const replies = (await find(roomId, comment.id))!.replies;
     assert.deepEqual(ids(replies), ids([reply, byToken]));
     assert.deepEqual(replies[1]!.author, { kind: 'token', id: token.id });
@@ -268,7 +300,11 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
     const other = await newRoom();
     const theirs = await createComment(other, users.owner.token);
     assertError(await postReply(roomId, theirs.id, { body: 'sneaky' }, users.owner.token), 404, 'not_found');
-    assertError(await postReply(roomId, 'comment-doesnotexist', { body: 'hello?' }, users.owner.token), 404, 'not_found');
+    assertError(
+      await postReply(roomId, 'comment-doesnotexist', { body: 'hello?' }, users.owner.token),
+      404,
+      'not_found',
+    );
     assert.deepEqual((await find(other, theirs.id))!.replies, []);
     assert.deepEqual(await history(roomId), []);
   });
@@ -320,10 +356,16 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
     assert.deepEqual(await list(roomId, 'resolved=true'), []);
     assert.deepEqual(ids(await list(roomId, 'resolved=false')), [comment.id]);
 
-    assert.equal(assertOk(await patchComment(roomId, comment.id, { resolved: true }, token.token)).comment.resolved, true);
+    assert.equal(
+      assertOk(await patchComment(roomId, comment.id, { resolved: true }, token.token)).comment.resolved,
+      true,
+    );
     assert.deepEqual(ids(await list(roomId, 'resolved=true')), [comment.id]);
     // Resolving twice is harmless.
-    assert.equal(assertOk(await patchComment(roomId, comment.id, { resolved: true }, users.owner.token)).comment.resolved, true);
+    assert.equal(
+      assertOk(await patchComment(roomId, comment.id, { resolved: true }, users.owner.token)).comment.resolved,
+      true,
+    );
   });
 
   test('needs write: viewer 403 forbidden, read token 403, stranger 403, anonymous 401; nothing changes', async () => {
@@ -331,7 +373,12 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
     const comment = await createComment(roomId, users.viewer.token);
     const readToken = await issueToken(t.app, users.owner, roomId, ['read']);
     assertError(await patchComment(roomId, comment.id, { resolved: true }, users.viewer.token), 403, 'forbidden');
-    assertError(await patchComment(roomId, comment.id, { resolved: true }, readToken.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(
+      await patchComment(roomId, comment.id, { resolved: true }, readToken.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
     assertError(await patchComment(roomId, comment.id, { resolved: true }, users.stranger.token), 403, 'forbidden');
     assertError(await patchComment(roomId, comment.id, { resolved: true }), 401, 'unauthorized');
     assert.equal((await find(roomId, comment.id))!.resolved, false);
@@ -342,7 +389,13 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
     const other = await newRoom();
     const comment = await createComment(roomId, users.owner.token);
     const theirs = await createComment(other, users.owner.token);
-    for (const body of [{}, { resolved: 'true' }, { resolved: 1 }, { resolved: null }, { resolved: true, body: 'edit' }]) {
+    for (const body of [
+      {},
+      { resolved: 'true' },
+      { resolved: 1 },
+      { resolved: null },
+      { resolved: true, body: 'edit' },
+    ]) {
       assertFieldError(await patchComment(roomId, comment.id, body, users.owner.token), 'body.resolved', 'body.body');
     }
     assertError(await patchComment(roomId, 'comment-unknown', { resolved: true }, users.owner.token), 404, 'not_found');

@@ -48,9 +48,13 @@ function node(code: string, env: Record<string, string>): Promise<ChildProcess> 
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
-describe('one service per SQLite data directory', { skip: TEST_DB !== 'sqlite' && 'the lock is for SQLite data directories' }, () => {
+describe('one service per SQLite data directory', {
+  skip: TEST_DB !== 'sqlite' && 'the lock is for SQLite data directories',
+}, () => {
   before(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-lock-'));
   });
@@ -62,7 +66,11 @@ describe('one service per SQLite data directory', { skip: TEST_DB !== 'sqlite' &
       await assertRefused(dataDir, process.pid);
       // A path naming the same directory differently is the same directory.
       await assertRefused(`${dataDir}/./`, process.pid);
-      assert.equal((await call(first.app, 'GET', '/api/health')).statusCode, 200, 'the first service is untouched by the refusal');
+      assert.equal(
+        (await call(first.app, 'GET', '/api/health')).statusCode,
+        200,
+        'the first service is untouched by the refusal',
+      );
     } finally {
       await first.app.close();
     }
@@ -71,9 +79,12 @@ describe('one service per SQLite data directory', { skip: TEST_DB !== 'sqlite' &
   });
 
   test('a service in another process holds the lock until that process dies, even by SIGKILL', async () => {
-    const holder = await node(`import { lockDataDir } from ${JSON.stringify(LOCK_MODULE)}; lockDataDir(process.env.LOCK_DIR); console.log('ready'); setInterval(() => {}, 1 << 30);`, {
-      LOCK_DIR: dataDir,
-    });
+    const holder = await node(
+      `import { lockDataDir } from ${JSON.stringify(LOCK_MODULE)}; lockDataDir(process.env.LOCK_DIR); console.log('ready'); setInterval(() => {}, 1 << 30);`,
+      {
+        LOCK_DIR: dataDir,
+      },
+    );
     try {
       await assertRefused(dataDir, holder.pid);
     } finally {
@@ -97,7 +108,10 @@ describe('one service per SQLite data directory', { skip: TEST_DB !== 'sqlite' &
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       assert.equal(code, 1, stderr);
-      assert.match(stderr, /Maproom failed to start: Another Maproom \(process \d+\) is already using the data directory/);
+      assert.match(
+        stderr,
+        /Maproom failed to start: Another Maproom \(process \d+\) is already using the data directory/,
+      );
       assert.ok(stderr.includes(path.resolve(dataDir)), stderr);
     } finally {
       await first.app.close();

@@ -12,7 +12,9 @@ import { TEST_DB } from './helpers.js';
 // A write transaction on SQLite takes the write lock when it begins. A deferred one that read
 // first would fail at its first write (SQLITE_BUSY_SNAPSHOT) if another connection, such as a
 // worker thread ingesting a layer, committed in between: a rare 500 under load.
-test('a transaction holds the write lock from its start, so another connection cannot commit in the middle of it', { skip: TEST_DB !== 'sqlite' && 'SQLite only' }, async () => {
+test('a transaction holds the write lock from its start, so another connection cannot commit in the middle of it', {
+  skip: TEST_DB !== 'sqlite' && 'SQLite only',
+}, async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-trx-'));
   const database = await openDatabase(loadConfig({}, { dataDir, logLevel: 'silent' }));
   const other = new SQLite(sqlitePathOf(loadConfig({}, { dataDir })));
@@ -29,7 +31,11 @@ test('a transaction holds the write lock from its start, so another connection c
       }
       await sql`insert into probe values (2)`.execute(trx);
     });
-    assert.match(String((otherWrite as { code?: string })?.code), /^SQLITE_BUSY/, 'the other connection waits for the lock');
+    assert.match(
+      String((otherWrite as { code?: string })?.code),
+      /^SQLITE_BUSY/,
+      'the other connection waits for the lock',
+    );
     assert.deepEqual(other.prepare('select n from probe').all(), [{ n: 2 }], "the transaction's own write committed");
   } finally {
     other.close();

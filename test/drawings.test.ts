@@ -39,15 +39,36 @@ after(async () => {
 const newRoom = (body: object = {}) => createRoomWithMembers(t.app, users, body);
 const drawingsUrl = (roomId: string) => `/api/rooms/${roomId}/drawings`;
 const drawingUrl = (roomId: string, drawingId: string) => `/api/rooms/${roomId}/drawings/${drawingId}`;
-const postDrawing = (roomId: string, body: unknown, auth?: string) => call(t.app, 'POST', drawingsUrl(roomId), { auth, body });
+const postDrawing = (roomId: string, body: unknown, auth?: string) =>
+  call(t.app, 'POST', drawingsUrl(roomId), { auth, body });
 const patchDrawing = (roomId: string, drawingId: string, body: unknown, auth?: string) =>
   call(t.app, 'PATCH', drawingUrl(roomId, drawingId), { auth, body });
-const deleteDrawing = (roomId: string, drawingId: string, auth?: string) => call(t.app, 'DELETE', drawingUrl(roomId, drawingId), { auth });
+const deleteDrawing = (roomId: string, drawingId: string, auth?: string) =>
+  call(t.app, 'DELETE', drawingUrl(roomId, drawingId), { auth });
 
 const POINT = { type: 'Point', coordinates: [7.45, 46.95] };
-const LINE = { type: 'LineString', coordinates: [[7.4, 46.9], [7.5, 47.0], [7.6, 46.95]] };
-const SQUARE = [[7.0, 46.0], [8.0, 46.0], [8.0, 47.0], [7.0, 47.0], [7.0, 46.0]];
-const HOLE = [[7.2, 46.2], [7.2, 46.4], [7.4, 46.4], [7.4, 46.2], [7.2, 46.2]];
+const LINE = {
+  type: 'LineString',
+  coordinates: [
+    [7.4, 46.9],
+    [7.5, 47.0],
+    [7.6, 46.95],
+  ],
+};
+const SQUARE = [
+  [7.0, 46.0],
+  [8.0, 46.0],
+  [8.0, 47.0],
+  [7.0, 47.0],
+  [7.0, 46.0],
+];
+const HOLE = [
+  [7.2, 46.2],
+  [7.2, 46.4],
+  [7.4, 46.4],
+  [7.4, 46.2],
+  [7.2, 46.2],
+];
 const POLYGON = { type: 'Polygon', coordinates: [SQUARE, HOLE] };
 
 type Drawing = Record<string, any> & { id: string };
@@ -81,7 +102,11 @@ describe('POST /api/rooms/:roomId/drawings', () => {
       [LINE, 'Route', { color: '#00f', opacity: 0.5, strokeWeight: 3 }],
       [POLYGON, 'Park with a pond', { color: '#112233', fillColor: '#44556677', opacity: 1, strokeWeight: 0 }],
     ] as const) {
-      const res = await postDrawing(roomId, { geometry, ...(label !== null && { label }), ...(style !== null && { style }) }, users.owner.token);
+      const res = await postDrawing(
+        roomId,
+        { geometry, ...(label !== null && { label }), ...(style !== null && { style }) },
+        users.owner.token,
+      );
       const json = assertOk(res, 201);
       assert.deepEqual(Object.keys(json).sort(), ['drawing', 'success']);
       assert.equal(json.success, true);
@@ -99,7 +124,11 @@ describe('POST /api/rooms/:roomId/drawings', () => {
     assert.equal(new Set(created.map((d) => d.id)).size, 4);
     const listed = await list(roomId);
     assert.deepEqual(ids(listed), ids(created));
-    for (const drawing of created) assert.deepEqual(listed.find((d) => d.id === drawing.id), drawing);
+    for (const drawing of created)
+      assert.deepEqual(
+        listed.find((d) => d.id === drawing.id),
+        drawing,
+      );
   });
 
   test('an editor and a write token draw; createdBy names them', async () => {
@@ -107,26 +136,98 @@ describe('POST /api/rooms/:roomId/drawings', () => {
     const token = await issueToken(t.app, users.owner, roomId, ['write']);
     assert.equal((await createDrawing(roomId, users.editor.token)).createdBy, users.editor.id);
     const byToken = await createDrawing(roomId, token.token, { geometry: LINE });
-    assert.deepEqual(Object.keys(byToken).sort(), ['geometry', 'id'], 'a write-only token hears only the id and what it sent');
+    assert.deepEqual(
+      Object.keys(byToken).sort(),
+      ['geometry', 'id'],
+      'a write-only token hears only the id and what it sent',
+    );
     assert.equal((await find(roomId, byToken.id))!.createdBy, token.id);
     assert.equal((await list(roomId)).length, 2);
   });
 
   test('an invalid geometry is 400 validation_error whose message names the problem; nothing is stored', async () => {
     const roomId = await newRoom();
-    const unclosed = [[7, 46], [8, 46], [8, 47], [7, 47]];
+    const unclosed = [
+      [7, 46],
+      [8, 46],
+      [8, 47],
+      [7, 47],
+    ];
     const cases: [string, unknown, RegExp][] = [
       ['unclosed ring', { type: 'Polygon', coordinates: [[...unclosed, [7.5, 47.5]]] }, /coordinates\[0\].*closed/],
-      ['unclosed hole', { type: 'Polygon', coordinates: [SQUARE, [[7.2, 46.2], [7.2, 46.4], [7.4, 46.4], [7.4, 46.2], [7.3, 46.2]]] }, /coordinates\[1\].*closed/],
-      ['ring with 3 positions', { type: 'Polygon', coordinates: [[[7, 46], [8, 46], [7, 46]]] }, /at least 4 positions/],
+      [
+        'unclosed hole',
+        {
+          type: 'Polygon',
+          coordinates: [
+            SQUARE,
+            [
+              [7.2, 46.2],
+              [7.2, 46.4],
+              [7.4, 46.4],
+              [7.4, 46.2],
+              [7.3, 46.2],
+            ],
+          ],
+        },
+        /coordinates\[1\].*closed/,
+      ],
+      [
+        'ring with 3 positions',
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [7, 46],
+              [8, 46],
+              [7, 46],
+            ],
+          ],
+        },
+        /at least 4 positions/,
+      ],
       ['polygon without rings', { type: 'Polygon', coordinates: [] }, /ring/],
       ['LineString with one position', { type: 'LineString', coordinates: [[7, 46]] }, /at least 2 positions/],
       ['longitude 200', { type: 'Point', coordinates: [200, 46] }, /longitude/],
-      ['longitude 200 in a line', { type: 'LineString', coordinates: [[7, 46], [200, 46]] }, /coordinates\[1\].*longitude/],
+      [
+        'longitude 200 in a line',
+        {
+          type: 'LineString',
+          coordinates: [
+            [7, 46],
+            [200, 46],
+          ],
+        },
+        /coordinates\[1\].*longitude/,
+      ],
       ['latitude -95', { type: 'Point', coordinates: [7, -95] }, /latitude/],
-      ['latitude -95 in a ring', { type: 'Polygon', coordinates: [[[7, 46], [8, -95], [8, 47], [7, 46]]] }, /latitude/],
+      [
+        'latitude -95 in a ring',
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [7, 46],
+              [8, -95],
+              [8, 47],
+              [7, 46],
+            ],
+          ],
+        },
+        /latitude/,
+      ],
       ['NaN as a string', { type: 'Point', coordinates: ['NaN', 46] }, /finite/],
-      ['Infinity as a string', { type: 'LineString', coordinates: [[7, 46], [8, 'Infinity']] }, /finite/],
+      [
+        'Infinity as a string',
+        {
+          type: 'LineString',
+          coordinates: [
+            [7, 46],
+            [8, 'Infinity'],
+          ],
+        },
+        /finite/,
+      ],
       ['numbers as strings', { type: 'Point', coordinates: ['7', '46'] }, /finite/],
       ['one number', { type: 'Point', coordinates: [7] }, /longitude, latitude/],
       ['four numbers', { type: 'Point', coordinates: [7, 46, 1, 2] }, /longitude, latitude/],
@@ -145,7 +246,10 @@ describe('POST /api/rooms/:roomId/drawings', () => {
         assert.match(body.message, problem);
       });
     }
-    const missing = assertFieldError(await postDrawing(roomId, { label: 'no shape' }, users.owner.token), 'body.geometry');
+    const missing = assertFieldError(
+      await postDrawing(roomId, { label: 'no shape' }, users.owner.token),
+      'body.geometry',
+    );
     assert.match(missing.message, /geometry/);
     assertFieldError(await postDrawing(roomId, { geometry: POINT, kind: 'circle' }, users.owner.token), 'body.kind');
     assert.deepEqual(await list(roomId), []);
@@ -191,7 +295,11 @@ describe('POST /api/rooms/:roomId/drawings', () => {
 describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
   test('omitted fields stay; each given field changes', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token, { geometry: POLYGON, label: 'Park', style: { color: '#00ff00', opacity: 0.4 } });
+    const drawing = await createDrawing(roomId, users.owner.token, {
+      geometry: POLYGON,
+      label: 'Park',
+      style: { color: '#00ff00', opacity: 0.4 },
+    });
 
     const relabelled = assertOk(await patchDrawing(roomId, drawing.id, { label: 'City park' }, users.editor.token));
     assert.deepEqual(Object.keys(relabelled).sort(), ['drawing', 'success']);
@@ -199,7 +307,9 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
     assert.deepEqual(relabelled.drawing, { ...drawing, label: 'City park', updatedAt: relabelled.drawing.updatedAt });
     assert.ok(relabelled.drawing.updatedAt >= drawing.updatedAt);
 
-    const restyled = assertOk(await patchDrawing(roomId, drawing.id, { style: { fillColor: '#000' } }, users.owner.token)).drawing;
+    const restyled = assertOk(
+      await patchDrawing(roomId, drawing.id, { style: { fillColor: '#000' } }, users.owner.token),
+    ).drawing;
     assert.deepEqual(restyled.style, { fillColor: '#000' });
     assert.equal(restyled.label, 'City park');
     assert.deepEqual(restyled.geometry, POLYGON);
@@ -230,26 +340,70 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
     const roomId = await newRoom();
     const drawing = await createDrawing(roomId, users.owner.token, { geometry: POLYGON, label: 'keep' });
     const bad = assertFieldError(
-      await patchDrawing(roomId, drawing.id, { geometry: { type: 'Polygon', coordinates: [[[7, 46], [8, 46], [8, 47], [7, 47]]] } }, users.owner.token),
+      await patchDrawing(
+        roomId,
+        drawing.id,
+        {
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [7, 46],
+                [8, 46],
+                [8, 47],
+                [7, 47],
+              ],
+            ],
+          },
+        },
+        users.owner.token,
+      ),
       'geometry',
     );
     assert.match(bad.message, /closed/);
-    assert.match(assertFieldError(await patchDrawing(roomId, drawing.id, { geometry: { type: 'Point', coordinates: [0, 95] } }, users.owner.token), 'geometry').message, /latitude/);
+    assert.match(
+      assertFieldError(
+        await patchDrawing(
+          roomId,
+          drawing.id,
+          { geometry: { type: 'Point', coordinates: [0, 95] } },
+          users.owner.token,
+        ),
+        'geometry',
+      ).message,
+      /latitude/,
+    );
     assertFieldError(await patchDrawing(roomId, drawing.id, { geometry: null }, users.owner.token), 'geometry');
-    assertFieldError(await patchDrawing(roomId, drawing.id, { style: { opacity: 2 } }, users.owner.token), 'body.style.opacity');
-    assertFieldError(await patchDrawing(roomId, drawing.id, { label: 'x'.repeat(501) }, users.owner.token), 'body.label');
+    assertFieldError(
+      await patchDrawing(roomId, drawing.id, { style: { opacity: 2 } }, users.owner.token),
+      'body.style.opacity',
+    );
+    assertFieldError(
+      await patchDrawing(roomId, drawing.id, { label: 'x'.repeat(501) }, users.owner.token),
+      'body.label',
+    );
     assertFieldError(await patchDrawing(roomId, drawing.id, { createdBy: 'me' }, users.owner.token), 'body.createdBy');
     assertError(await patchDrawing(roomId, drawing.id, {}, users.owner.token), 400, 'empty_update');
-    assertError(await call(t.app, 'PATCH', drawingUrl(roomId, drawing.id), { auth: users.owner.token }), 400, 'empty_update');
+    assertError(
+      await call(t.app, 'PATCH', drawingUrl(roomId, drawing.id), { auth: users.owner.token }),
+      400,
+      'empty_update',
+    );
     assert.deepEqual(await find(roomId, drawing.id), drawing);
-    assert.deepEqual((await history(roomId)).map((e) => e.type), ['drawing.created']);
+    assert.deepEqual(
+      (await history(roomId)).map((e) => e.type),
+      ['drawing.created'],
+    );
   });
 
   test('DELETE answers {success, drawingId}; then the drawing is gone and every call on it is 404', async () => {
     const roomId = await newRoom();
     const drawing = await createDrawing(roomId, users.owner.token);
     const keep = await createDrawing(roomId, users.owner.token, { geometry: LINE });
-    assert.deepEqual(assertOk(await deleteDrawing(roomId, drawing.id, users.editor.token)), { success: true, drawingId: drawing.id });
+    assert.deepEqual(assertOk(await deleteDrawing(roomId, drawing.id, users.editor.token)), {
+      success: true,
+      drawingId: drawing.id,
+    });
     assert.deepEqual(ids(await list(roomId)), [keep.id]);
     assertError(await deleteDrawing(roomId, drawing.id, users.owner.token), 404, 'not_found');
     assertError(await patchDrawing(roomId, drawing.id, { label: 'back?' }, users.owner.token), 404, 'not_found');
@@ -279,13 +433,18 @@ describe('access to drawings', () => {
     assert.deepEqual(await list(roomId), [drawing]);
   });
 
-  test("a read token lists but gets 403 \"API token lacks 'write' permission\" on writes", async () => {
+  test('a read token lists but gets 403 "API token lacks \'write\' permission" on writes', async () => {
     const roomId = await newRoom();
     const drawing = await createDrawing(roomId, users.owner.token);
     const read = await issueToken(t.app, users.owner, roomId, ['read']);
     assert.deepEqual(await list(roomId, read.token), [drawing]);
     assertError(await postDrawing(roomId, { geometry: POINT }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(
+      await patchDrawing(roomId, drawing.id, { label: 'x' }, read.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
     assertError(await deleteDrawing(roomId, drawing.id, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assert.deepEqual(await list(roomId), [drawing]);
   });
@@ -296,9 +455,22 @@ describe('access to drawings', () => {
     const write = await issueToken(t.app, users.owner, roomId, ['write']);
     const foreign = await issueToken(t.app, users.owner, other, ['read', 'write']);
     const drawing = await createDrawing(roomId, users.owner.token);
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await call(t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assert.equal(assertOk(await patchDrawing(roomId, drawing.id, { label: 'by script' }, write.token)).drawing.label, 'by script');
+    assertError(
+      await patchDrawing(roomId, drawing.id, { label: 'x' }, foreign.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
+    assertError(
+      await call(t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
+    assert.equal(
+      assertOk(await patchDrawing(roomId, drawing.id, { label: 'by script' }, write.token)).drawing.label,
+      'by script',
+    );
     assertOk(await deleteDrawing(roomId, drawing.id, write.token));
     assert.deepEqual(await list(roomId), []);
   });
@@ -332,13 +504,16 @@ describe('history, counts and clear', () => {
     assertOk(await deleteDrawing(roomId, drawing.id, users.owner.token));
     assertOk(await deleteDrawing(roomId, second.id, token.token));
     const events = (await history(roomId)).reverse();
-    assert.deepEqual(events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]), [
-      ['drawing.created', 'drawing', drawing.id, 'user', users.editor.id],
-      ['drawing.updated', 'drawing', drawing.id, 'token', token.id],
-      ['drawing.created', 'drawing', second.id, 'token', token.id],
-      ['drawing.deleted', 'drawing', drawing.id, 'user', users.owner.id],
-      ['drawing.deleted', 'drawing', second.id, 'token', token.id],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]),
+      [
+        ['drawing.created', 'drawing', drawing.id, 'user', users.editor.id],
+        ['drawing.updated', 'drawing', drawing.id, 'token', token.id],
+        ['drawing.created', 'drawing', second.id, 'token', token.id],
+        ['drawing.deleted', 'drawing', drawing.id, 'user', users.owner.id],
+        ['drawing.deleted', 'drawing', second.id, 'token', token.id],
+      ],
+    );
     assert.deepEqual(events[0]!.changes, { geometry: POINT, label: 'A' });
     assert.deepEqual(events[1]!.changes, { label: 'B', style: null });
   });

@@ -26,14 +26,23 @@ let owner: TestUser;
 let roomId: string;
 
 before(async () => {
-  ({ t, users: { owner }, room: roomId } = await scaffold({ roomBody: { name: 'Errors room' } }));
+  ({
+    t,
+    users: { owner },
+    room: roomId,
+  } = await scaffold({ roomBody: { name: 'Errors room' } }));
   // The room's one token (a test counts the room's tokens).
   await issueToken(t.app, owner, roomId, ['read', 'write']);
 });
 after(() => t?.close());
 
-const raw = (method: InjectOptions['method'], url: string, payload: string | Buffer, headers: Record<string, string>, auth?: string) =>
-  rawRequest(t.app, method, url, payload, headers, auth);
+const raw = (
+  method: InjectOptions['method'],
+  url: string,
+  payload: string | Buffer,
+  headers: Record<string, string>,
+  auth?: string,
+) => rawRequest(t.app, method, url, payload, headers, auth);
 
 // ---------------------------------------------------------------------------------------
 // Framework-level failures
@@ -92,7 +101,13 @@ test('a body over 1 MiB is 413 payload_too_large', async () => {
   }
   // Just under the limit the body is read and judged on its content instead.
   const justUnder = JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 100) });
-  const res = await raw('POST', `/api/rooms/${uniqueRoomId()}`, justUnder, { 'content-type': 'application/json' }, owner.token);
+  const res = await raw(
+    'POST',
+    `/api/rooms/${uniqueRoomId()}`,
+    justUnder,
+    { 'content-type': 'application/json' },
+    owner.token,
+  );
   assertError(res, 400, 'validation_error', 'name too long');
 });
 
@@ -179,9 +194,24 @@ test('an empty body with Content-Type application/json is accepted where no body
 
 test("a validation error's details name the field", async () => {
   const cases: Array<[InjectOptions['method'], string, unknown, string]> = [
-    ['POST', `/api/rooms/${roomId}/api-tokens`, { name: 'x', permissions: ['read'], expiresInDays: 0 }, 'expiresInDays'],
-    ['POST', `/api/rooms/${roomId}/api-tokens`, { name: 'x', permissions: ['read'], expiresInDays: 366 }, 'expiresInDays'],
-    ['POST', `/api/rooms/${roomId}/api-tokens`, { name: 'x', permissions: ['read'], expiresInDays: 1.5 }, 'expiresInDays'],
+    [
+      'POST',
+      `/api/rooms/${roomId}/api-tokens`,
+      { name: 'x', permissions: ['read'], expiresInDays: 0 },
+      'expiresInDays',
+    ],
+    [
+      'POST',
+      `/api/rooms/${roomId}/api-tokens`,
+      { name: 'x', permissions: ['read'], expiresInDays: 366 },
+      'expiresInDays',
+    ],
+    [
+      'POST',
+      `/api/rooms/${roomId}/api-tokens`,
+      { name: 'x', permissions: ['read'], expiresInDays: 1.5 },
+      'expiresInDays',
+    ],
     ['POST', `/api/rooms/${roomId}/api-tokens`, { name: 'x', permissions: ['admin'] }, 'permissions'],
     ['POST', `/api/rooms/${roomId}/api-tokens`, { permissions: ['read'] }, 'name'],
     ['POST', `/api/rooms/${roomId}/invite`, { email: uniqueEmail(), role: 'owner' }, 'role'],
@@ -197,7 +227,10 @@ test("a validation error's details name the field", async () => {
     const res = await call(t.app, method, url, { auth: owner.token, body });
     const err = assertError(res, 400, 'validation_error', `${method} ${url} ${JSON.stringify(body)}`);
     assert.ok(err.details !== undefined, `${url}: details present`);
-    assert.ok(JSON.stringify(err.details).includes(field), `${url}: details ${JSON.stringify(err.details)} name ${field}`);
+    assert.ok(
+      JSON.stringify(err.details).includes(field),
+      `${url}: details ${JSON.stringify(err.details)} name ${field}`,
+    );
   }
   // An unknown permission action is 400 as well.
   const action = await call(t.app, 'GET', `/api/rooms/${roomId}/permissions?action=fly`, { auth: owner.token });
@@ -222,7 +255,11 @@ test('a malformed percent-escape in the path is 400 with the documented error bo
         const res = await call(t.app, method as InjectOptions['method'], url!, { auth: owner.token });
         assert.equal(res.statusCode, 400, res.body);
         const body = assertErrorBody(res);
-        assert.match(body.error, /^[a-z][a-z0-9_]*$/, `error is a stable machine code, got ${JSON.stringify(body.error)}`);
+        assert.match(
+          body.error,
+          /^[a-z][a-z0-9_]*$/,
+          `error is a stable machine code, got ${JSON.stringify(body.error)}`,
+        );
       },
     ]),
   );
@@ -268,7 +305,10 @@ test('a pending invitation to a long (valid) e-mail address can be revoked', asy
   // Invitations accept addresses up to 254 characters; revoking one names it in the path.
   const email = `${'l'.repeat(60)}@${'d'.repeat(60)}.example.com`;
   assert.ok(email.length > 100 && email.length <= 254);
-  const invite = await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, { auth: owner.token, body: { email, role: 'viewer' } });
+  const invite = await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, {
+    auth: owner.token,
+    body: { email, role: 'viewer' },
+  });
   assert.equal(invite.statusCode, 200, invite.body);
   assert.equal(invite.json().status, 'pending');
   const revoke = await call(t.app, 'DELETE', `/api/rooms/${roomId}/pending-invitations/${encodeURIComponent(email)}`, {

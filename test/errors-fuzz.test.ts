@@ -27,7 +27,11 @@ let roomId: string;
 let roomToken: string;
 
 before(async () => {
-  ({ t, users: { owner, viewer }, room: roomId } = await scaffold({ roomBody: { name: 'Errors room' } }));
+  ({
+    t,
+    users: { owner, viewer },
+    room: roomId,
+  } = await scaffold({ roomBody: { name: 'Errors room' } }));
   roomToken = (await issueToken(t.app, owner, roomId, ['read', 'write'])).token;
 });
 after(() => t?.close());
@@ -48,18 +52,98 @@ function prng(seed: number) {
 }
 
 const FIELD_NAMES = [
-  'name', 'description', 'isPublic', 'defaultView', 'defaultTheme', 'defaultBaseLayer', 'autoZoomEnabled',
-  'lat', 'lng', 'zoom', 'groupingMode', 'showMarkersOnly', 'email', 'role', 'password', 'permissions',
-  'expiresInDays', 'token', 'id', 'userId', 'roomId', '__proto__', 'constructor', 'prototype', 'toString',
-  'hasOwnProperty', '', ' ', '$where', "name'; DROP TABLE users; --", '\u0000', 'ñame', '🗺️',
+  'name',
+  'description',
+  'isPublic',
+  'defaultView',
+  'defaultTheme',
+  'defaultBaseLayer',
+  'autoZoomEnabled',
+  'lat',
+  'lng',
+  'zoom',
+  'groupingMode',
+  'showMarkersOnly',
+  'email',
+  'role',
+  'password',
+  'permissions',
+  'expiresInDays',
+  'token',
+  'id',
+  'userId',
+  'roomId',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  ' ',
+  '$where',
+  "name'; DROP TABLE users; --",
+  '\u0000',
+  'ñame',
+  '🗺️',
 ];
 const STRINGS = [
-  '', ' ', 'owner', 'editor', 'viewer', 'admin', 'read', 'write', 'upload', 'light', 'dark', 'osm', 'none',
-  'a@b.co', 'Nobody@Example.com', 'not-an-email', "' OR 1=1 --", '"; DROP TABLE rooms; --', '<script>alert(1)</script>',
-  '../../etc/passwd', '%00', '\u0000', '\ud800', '🗺️🗺️', 'NaN', 'Infinity', '-1', '1e309', 'null', 'true', '{}', '[]',
-  '__proto__', 'constructor', 'mrt_', `mrt_${'A'.repeat(43)}`, 'eyJhbGciOiJub25lIn0.e30.',
+  '',
+  ' ',
+  'owner',
+  'editor',
+  'viewer',
+  'admin',
+  'read',
+  'write',
+  'upload',
+  'light',
+  'dark',
+  'osm',
+  'none',
+  'a@b.co',
+  'Nobody@Example.com',
+  'not-an-email',
+  "' OR 1=1 --",
+  '"; DROP TABLE rooms; --',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  '\ud800',
+  '🗺️🗺️',
+  'NaN',
+  'Infinity',
+  '-1',
+  '1e309',
+  'null',
+  'true',
+  '{}',
+  '[]',
+  '__proto__',
+  'constructor',
+  'mrt_',
+  `mrt_${'A'.repeat(43)}`,
+  'eyJhbGciOiJub25lIn0.e30.',
 ];
-const NUMBERS = [0, -0, 1, -1, 7, 30, 365, 366, 0.5, -90.0001, 91, 180.5, 24.5, 1e308, -1e308, 2 ** 53 + 1, 123456789012];
+const NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  7,
+  30,
+  365,
+  366,
+  0.5,
+  -90.0001,
+  91,
+  180.5,
+  24.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  123456789012,
+];
 
 function fuzzer(seed: number) {
   const rand = prng(seed);
@@ -98,7 +182,17 @@ function fuzzer(seed: number) {
   /** A value the route would accept for a known field, now and then with a twist. */
   function plausible(field: string): string {
     const text = () =>
-      pick(['Map', 'Zürich 🗺️', 'a'.repeat(100), 'a'.repeat(101), ' ', 'x\u0000y', "O'Brien; --", '\ud83d', 'line\nbreak']);
+      pick([
+        'Map',
+        'Zürich 🗺️',
+        'a'.repeat(100),
+        'a'.repeat(101),
+        ' ',
+        'x\u0000y',
+        "O'Brien; --",
+        '\ud83d',
+        'line\nbreak',
+      ]);
     switch (field) {
       case 'name':
         return JSON.stringify(text());
@@ -129,7 +223,14 @@ function fuzzer(seed: number) {
       case 'sliderMode':
         return pick(['"past"', '"current"', '"future"']);
       case 'email':
-        return JSON.stringify(pick([`fuzz-${int(20)}@example.com`, `Fuzz-${int(20)}@Example.COM`, 'a@b.co', `${'l'.repeat(64)}@example.com`]));
+        return JSON.stringify(
+          pick([
+            `fuzz-${int(20)}@example.com`,
+            `Fuzz-${int(20)}@Example.COM`,
+            'a@b.co',
+            `${'l'.repeat(64)}@example.com`,
+          ]),
+        );
       case 'role':
         return pick(['"editor"', '"viewer"']);
       case 'permissions':
@@ -175,27 +276,74 @@ test('fuzzing the room, member and token routes never gives a 500 or leaks inter
     '__proto__0',
     'constructo',
   ];
-  const credentials = [owner.token, owner.token, owner.token, viewer.token, roomToken, undefined, 'garbage', 'mrt_nope'];
+  const credentials = [
+    owner.token,
+    owner.token,
+    owner.token,
+    viewer.token,
+    roomToken,
+    undefined,
+    'garbage',
+    'mrt_nope',
+  ];
   /** A path segment: mostly percent-encoded junk, now and then a raw malformed escape. */
-  const segment = (values: string[]) => (f.rand() < 0.08 ? f.pick(['%ZZ', '%E0%A4%A', '%']) : encodeURIComponent(f.pick(values)));
+  const segment = (values: string[]) =>
+    f.rand() < 0.08 ? f.pick(['%ZZ', '%E0%A4%A', '%']) : encodeURIComponent(f.pick(values));
   const routes: Array<{ method: InjectOptions['method']; path: (r: string) => string; fields: string[] }> = [
-    { method: 'POST', path: (r) => `/api/rooms/${r}`, fields: ['name', 'description', 'isPublic', 'defaultView', 'defaultTheme', 'defaultBaseLayer'] },
+    {
+      method: 'POST',
+      path: (r) => `/api/rooms/${r}`,
+      fields: ['name', 'description', 'isPublic', 'defaultView', 'defaultTheme', 'defaultBaseLayer'],
+    },
     { method: 'GET', path: (r) => `/api/rooms/${r}`, fields: [] },
     { method: 'GET', path: (r) => `/api/rooms/${r}/info`, fields: [] },
     { method: 'PATCH', path: (r) => `/api/rooms/${r}/public`, fields: ['isPublic'] },
     { method: 'PATCH', path: (r) => `/api/rooms/${r}/presentation/public`, fields: ['isPublic'] },
-    { method: 'PATCH', path: (r) => `/api/rooms/${r}/camera-settings`, fields: ['autoZoomEnabled', 'defaultView', 'defaultTheme', 'defaultBaseLayer'] },
-    { method: 'PATCH', path: (r) => `/api/rooms/${r}/timeline-settings`, fields: ['groupingMode', 'showMarkersOnly', 'showAdditionsOnly', 'dateDisplayMode', 'dateTimeFormat', 'sliderMode'] },
-    { method: 'GET', path: (r) => `/api/rooms/${r}/permissions?action=${f.pick(['view', 'edit', 'invite', 'fly', '', '__proto__', 'constructor'])}`, fields: [] },
+    {
+      method: 'PATCH',
+      path: (r) => `/api/rooms/${r}/camera-settings`,
+      fields: ['autoZoomEnabled', 'defaultView', 'defaultTheme', 'defaultBaseLayer'],
+    },
+    {
+      method: 'PATCH',
+      path: (r) => `/api/rooms/${r}/timeline-settings`,
+      fields: [
+        'groupingMode',
+        'showMarkersOnly',
+        'showAdditionsOnly',
+        'dateDisplayMode',
+        'dateTimeFormat',
+        'sliderMode',
+      ],
+    },
+    {
+      method: 'GET',
+      path: (r) =>
+        `/api/rooms/${r}/permissions?action=${f.pick(['view', 'edit', 'invite', 'fly', '', '__proto__', 'constructor'])}`,
+      fields: [],
+    },
     { method: 'GET', path: (r) => `/api/rooms/${r}/members`, fields: [] },
     { method: 'POST', path: (r) => `/api/rooms/${r}/invite`, fields: ['email', 'role'] },
-    { method: 'DELETE', path: (r) => `/api/rooms/${r}/members/${segment([viewer.id, 'nobody', '__proto__', "x' OR '1'='1", '%00', 'nul\u0000byte', 'é'.repeat(300)])}`, fields: [] },
+    {
+      method: 'DELETE',
+      path: (r) =>
+        `/api/rooms/${r}/members/${segment([viewer.id, 'nobody', '__proto__', "x' OR '1'='1", '%00', 'nul\u0000byte', 'é'.repeat(300)])}`,
+      fields: [],
+    },
     { method: 'GET', path: (r) => `/api/rooms/${r}/pending-invitations`, fields: [] },
-    { method: 'DELETE', path: (r) => `/api/rooms/${r}/pending-invitations/${segment(['a@b.co', 'x', '__proto__', '%', 'a\u0000@b.co'])}`, fields: [] },
+    {
+      method: 'DELETE',
+      path: (r) => `/api/rooms/${r}/pending-invitations/${segment(['a@b.co', 'x', '__proto__', '%', 'a\u0000@b.co'])}`,
+      fields: [],
+    },
     { method: 'POST', path: (r) => `/api/rooms/${r}/accept-invitation`, fields: [] },
     { method: 'POST', path: (r) => `/api/rooms/${r}/api-tokens`, fields: ['name', 'permissions', 'expiresInDays'] },
     { method: 'GET', path: (r) => `/api/rooms/${r}/api-tokens`, fields: [] },
-    { method: 'DELETE', path: (r) => `/api/rooms/${r}/api-tokens/${segment(['token-nope', tokenId, '__proto__', 'token-\u0000'])}`, fields: [] },
+    {
+      method: 'DELETE',
+      path: (r) => `/api/rooms/${r}/api-tokens/${segment(['token-nope', tokenId, '__proto__', 'token-\u0000'])}`,
+      fields: [],
+    },
     { method: 'POST', path: () => '/api/auth/login', fields: ['email', 'password'] },
     { method: 'GET', path: () => '/api/rooms', fields: [] },
     { method: 'GET', path: () => '/api/users/pending-invitations', fields: [] },
@@ -221,8 +369,17 @@ test('fuzzing the room, member and token routes never gives a 500 or leaks inter
     const payload = sendBody ? f.body(route.fields) : undefined;
     const headers: Record<string, string> = {};
     if (auth) headers.authorization = `Bearer ${auth}`;
-    if (payload !== undefined) headers['content-type'] = f.rand() < 0.95 ? 'application/json' : f.pick(['text/plain', 'application/json; charset=utf-16', 'multipart/form-data']);
-    const res = (await t.app.inject({ method: route.method, url, headers, ...(payload !== undefined && { payload }) })) as Response;
+    if (payload !== undefined)
+      headers['content-type'] =
+        f.rand() < 0.95
+          ? 'application/json'
+          : f.pick(['text/plain', 'application/json; charset=utf-16', 'multipart/form-data']);
+    const res = (await t.app.inject({
+      method: route.method,
+      url,
+      headers,
+      ...(payload !== undefined && { payload }),
+    })) as Response;
     const context = `#${i} ${route.method} ${url.slice(0, 120)} ${payload?.slice(0, 120) ?? ''}`;
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     const template = url
@@ -238,7 +395,10 @@ test('fuzzing the room, member and token routes never gives a 500 or leaks inter
   }
   assert.deepEqual([...failures.values()], [], `${failures.size} kinds of broken answer`);
   // The loop reached both refusals and successes.
-  assert.ok([...statuses.keys()].some((s) => s < 300), `statuses ${JSON.stringify([...statuses])}`);
+  assert.ok(
+    [...statuses.keys()].some((s) => s < 300),
+    `statuses ${JSON.stringify([...statuses])}`,
+  );
   assert.ok([...statuses.keys()].filter((s) => s >= 400).length >= 4, `statuses ${JSON.stringify([...statuses])}`);
 
   // Prototype-pollution keys changed nothing in this process.
@@ -260,7 +420,11 @@ test('the token list never contains a token secret or its hash', async () => {
   const room = await createRoom(t.app, owner);
   const issued = await issueToken(t.app, owner, room, ['read', 'upload'], 7);
   assert.match(issued.token, /^mrt_[A-Za-z0-9_-]{32,}$/);
-  const rows = await t.database.db.selectFrom('api_tokens').select(['id', 'token_hash']).where('room_id', '=', room).execute();
+  const rows = await t.database.db
+    .selectFrom('api_tokens')
+    .select(['id', 'token_hash'])
+    .where('room_id', '=', room)
+    .execute();
   assert.equal(rows.length, 1);
   const hash = rows[0]!.token_hash;
   assert.notEqual(hash, issued.token, 'only a hash is stored');
@@ -284,7 +448,11 @@ test('the token list never contains a token secret or its hash', async () => {
   assert.equal(typeof again.json().tokens[0].lastUsedAt, 'number');
 
   // A token may not list tokens.
-  assertError(await call(t.app, 'GET', `/api/rooms/${room}/api-tokens`, { auth: issued.token }), 403, 'api_token_not_allowed');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${room}/api-tokens`, { auth: issued.token }),
+    403,
+    'api_token_not_allowed',
+  );
 });
 
 test('the signup response carries no password hash', async () => {
@@ -292,7 +460,11 @@ test('the signup response carries no password hash', async () => {
   const password = 'a very secret passphrase';
   const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password } });
   assert.equal(res.statusCode, 201);
-  const row = await t.database.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
   assert.ok(row.password_hash);
   assert.ok(!res.body.includes(row.password_hash));
   assert.ok(!res.body.includes(row.password_hash.split('$').pop()!), 'not even the hash part');
@@ -303,7 +475,10 @@ test('the signup response carries no password hash', async () => {
   // Nor does the member list show anything of it (once the address is confirmed, an invitation adds the account).
   await followVerificationLink(t.app, email);
   const room = await createRoom(t.app, owner);
-  const invite = await call(t.app, 'POST', `/api/rooms/${room}/invite`, { auth: owner.token, body: { email, role: 'viewer' } });
+  const invite = await call(t.app, 'POST', `/api/rooms/${room}/invite`, {
+    auth: owner.token,
+    body: { email, role: 'viewer' },
+  });
   assert.equal(invite.json().status, 'added');
   assert.ok(!invite.body.includes(row.password_hash));
   const members = await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: owner.token });

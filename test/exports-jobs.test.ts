@@ -35,7 +35,9 @@ after(async () => {
 
 async function settled(roomId: string, jobId: string) {
   for (let i = 0; i < 300; i++) {
-    const job = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/export-jobs/${jobId}`, { auth: users.viewer.token }));
+    const job = assertOk(
+      await call(t.app, 'GET', `/api/rooms/${roomId}/export-jobs/${jobId}`, { auth: users.viewer.token }),
+    );
     if (job.status === 'complete' || job.status === 'error') return job;
     await sleep(100);
   }
@@ -43,21 +45,48 @@ async function settled(roomId: string, jobId: string) {
 }
 
 test('an export job is bound to its room, survives a restart, and its artifact expires after 24 hours', async () => {
-  const res = await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, { auth: users.viewer.token, body: { include_tiffs: true } });
+  const res = await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, {
+    auth: users.viewer.token,
+    body: { include_tiffs: true },
+  });
   assert.equal(res.statusCode, 202, res.body);
   const { jobId } = res.json();
   assert.match(jobId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
-  const waiting = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
-  assert.deepEqual(waiting, { jobId, status: 'pending', bytes: null, startedAt: null, finishedAt: null, expiresAt: null });
-  assertError(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }), 404, 'not_found');
+  const waiting = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }),
+  );
+  assert.deepEqual(waiting, {
+    jobId,
+    status: 'pending',
+    bytes: null,
+    startedAt: null,
+    finishedAt: null,
+    expiresAt: null,
+  });
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }),
+    404,
+    'not_found',
+  );
   // Asking again for the same export while it waits joins it.
-  const again = await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, { auth: users.owner.token, body: { include_tiffs: true } });
+  const again = await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, {
+    auth: users.owner.token,
+    body: { include_tiffs: true },
+  });
   assert.equal(again.statusCode, 202);
   assert.equal(again.json().jobId, jobId);
   // Another room of the same owner does not know the job.
-  assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}`, { auth: users.owner.token }), 404, 'not_found');
-  assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }), 404, 'not_found');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}`, { auth: users.owner.token }),
+    404,
+    'not_found',
+  );
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }),
+    404,
+    'not_found',
+  );
 
   // The service stops with the job queued; the next start runs it.
   build.jobWorkers = 1;
@@ -67,7 +96,9 @@ test('an export job is bound to its room, survives a restart, and its artifact e
   assert.ok(done.startedAt <= done.finishedAt);
   assert.equal(done.expiresAt, done.finishedAt + 24 * 3600 * 1000);
 
-  const artifact = await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token });
+  const artifact = await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, {
+    auth: users.viewer.token,
+  });
   assert.equal(artifact.statusCode, 200);
   assert.equal(artifact.headers['content-type'], 'application/geopackage+sqlite3');
   assert.equal(artifact.rawPayload.length, done.bytes);
@@ -76,19 +107,39 @@ test('an export job is bound to its room, survives a restart, and its artifact e
   assertValidGpkg(file);
   assert.equal(ogrTables(file).get('markers'), 2);
   assert.equal(ogrTables(file).get('raster_files'), 1);
-  assertError(await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }), 404, 'not_found');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${otherRoom}/export-jobs/${jobId}/artifact`, { auth: users.owner.token }),
+    404,
+    'not_found',
+  );
 
   // Just over 24 hours later: expired at once, before the hourly sweep has removed the artifact...
-  await t.database.db.updateTable('export_jobs').set({ finished_at: Date.now() - 24 * 3600 * 1000 - 60_000 }).where('id', '=', jobId).execute();
-  const due = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
+  await t.database.db
+    .updateTable('export_jobs')
+    .set({ finished_at: Date.now() - 24 * 3600 * 1000 - 60_000 })
+    .where('id', '=', jobId)
+    .execute();
+  const due = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }),
+  );
   assert.equal(due.status, 'expired');
   assert.equal(due.expiresAt, null);
-  assertError(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }), 410, 'export_expired');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }),
+    410,
+    'export_expired',
+  );
   // ... which the sweep (at start and every hour) then removes.
   await t.restart();
-  const expired = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }));
+  const expired = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}`, { auth: users.viewer.token }),
+  );
   assert.equal(expired.status, 'expired');
-  assertError(await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }), 410, 'export_expired');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${room}/export-jobs/${jobId}/artifact`, { auth: users.viewer.token }),
+    410,
+    'export_expired',
+  );
 });
 
 test('an import counts against the owner quota: past it, 413 and nothing imported', async () => {
@@ -97,8 +148,14 @@ test('an import counts against the owner quota: past it, 413 and nothing importe
   const small = await scaffold({ users: ['owner', 'editor', 'viewer'], config: { storageQuotaBytes: 20_000 } });
   try {
     const target = await createRoom(small.t.app, small.users.owner);
-    assertError(await importFile(small.t.app, target, small.users.owner.token, readFileSync(file)), 413, 'quota_exceeded');
-    const markers = assertOk(await call(small.t.app, 'GET', `/api/rooms/${target}/markers`, { auth: small.users.owner.token })).markers;
+    assertError(
+      await importFile(small.t.app, target, small.users.owner.token, readFileSync(file)),
+      413,
+      'quota_exceeded',
+    );
+    const markers = assertOk(
+      await call(small.t.app, 'GET', `/api/rooms/${target}/markers`, { auth: small.users.owner.token }),
+    ).markers;
     assert.equal(markers.length, 0);
   } finally {
     await small.t.close();

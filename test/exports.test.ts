@@ -10,8 +10,28 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import sharp from 'sharp';
-import { assertError, assertOk, call, createRoom, createRoomWithMembers, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
-import { assertValidGpkg, contentOf, exported, exportRoom, fillRoom, importFile, ogrRows, ogrTables, scratch } from './support/exports.js';
+import {
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  createRoomWithMembers,
+  roomHistory,
+  scaffold,
+  type TestApp,
+  type Users,
+} from './helpers.js';
+import {
+  assertValidGpkg,
+  contentOf,
+  exported,
+  exportRoom,
+  fillRoom,
+  importFile,
+  ogrRows,
+  ogrTables,
+  scratch,
+} from './support/exports.js';
 import { makeUploadFixtures } from './support/rasters.js';
 
 let t: TestApp;
@@ -64,10 +84,13 @@ describe('export', () => {
     assert.deepEqual(bridge.properties.tags, ['a', 'b'], 'tags as JSON text (GDAL reads it back as the array)');
     assert.equal(bridge.properties.marker_icon_size, 32);
     const features = ogrRows(file, 'fields_u');
-    assert.deepEqual(features.map((f) => f.properties).sort((a, b) => a.name.localeCompare(b.name)), [
-      { name: 'east', area: 7, ratio: 1.25 },
-      { name: 'west', area: 12, ratio: 0.5 },
-    ]);
+    assert.deepEqual(
+      features.map((f) => f.properties).sort((a, b) => a.name.localeCompare(b.name)),
+      [
+        { name: 'east', area: 7, ratio: 1.25 },
+        { name: 'west', area: 12, ratio: 0.5 },
+      ],
+    );
     const info = execFileSync('ogrinfo', ['-ro', '-so', file, 'fields_u'], { encoding: 'utf8' });
     assert.match(info, /area: Integer/);
     assert.match(info, /ratio: Real/);
@@ -82,15 +105,25 @@ describe('export', () => {
     assert.equal(tables.get('raster_files'), 1);
     const layers = ogrRows(file, 'layers');
     const raster = layers.find((l) => l.properties.kind === 'raster')!;
-    const info = JSON.parse(execFileSync('gdalinfo', ['-json', '-oo', `TABLE=${raster.properties.tiles_table}`, file], { encoding: 'utf8' }));
+    const info = JSON.parse(
+      execFileSync('gdalinfo', ['-json', '-oo', `TABLE=${raster.properties.tiles_table}`, file], { encoding: 'utf8' }),
+    );
     assert.equal(info.driverShortName, 'GPKG');
     assert.ok(info.bands.length >= 1);
     assert.ok(info.bands[0].overviews?.length >= 1 || info.size[0] <= 256, 'a pyramid: overviews below the full zoom');
   });
 
   test('refuses a body that is not {} and options that are not booleans', async () => {
-    assertError(await call(t.app, 'POST', `/api/rooms/${room}/export`, { auth: users.owner.token, body: { everything: true } }), 400, 'validation_error');
-    assertError(await call(t.app, 'POST', `/api/rooms/${room}/export?include_tiffs=maybe`, { auth: users.owner.token, body: {} }), 400, 'validation_error');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${room}/export`, { auth: users.owner.token, body: { everything: true } }),
+      400,
+      'validation_error',
+    );
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${room}/export?include_tiffs=maybe`, { auth: users.owner.token, body: {} }),
+      400,
+      'validation_error',
+    );
   });
 
   test('export-size answers an estimate, the threshold and a recommendation', async () => {
@@ -108,14 +141,30 @@ describe('import', () => {
     const target = await createRoom(t.app, users.owner);
     const res = await importFile(t.app, target, users.owner.token, readFileSync(file));
     const body = assertOk(res);
-    assert.deepEqual(body.imported, { markers: 2, drawings: 2, comments: 2, replies: 1, slides: 1, icons: 1, images: 2, layers: 1, rasterLayers: 1 });
-    assert.deepEqual(await contentOf(t.app, target, users.owner.token), await contentOf(t.app, room, users.owner.token));
+    assert.deepEqual(body.imported, {
+      markers: 2,
+      drawings: 2,
+      comments: 2,
+      replies: 1,
+      slides: 1,
+      icons: 1,
+      images: 2,
+      layers: 1,
+      rasterLayers: 1,
+    });
+    assert.deepEqual(
+      await contentOf(t.app, target, users.owner.token),
+      await contentOf(t.app, room, users.owner.token),
+    );
     const again = files.file('again.gpkg');
     await exported(t.app, target, users.owner.token, again, '?include_tiffs=true');
     assertValidGpkg(again);
     assert.deepEqual(ogrTables(again), ogrTables(file));
     const history = await roomHistory(t.app, target, users.owner.token);
-    assert.deepEqual(history.map((e) => e.type), ['room.imported']);
+    assert.deepEqual(
+      history.map((e) => e.type),
+      ['room.imported'],
+    );
   });
 
   test('a photo and an icon come back readable under the new room', async () => {
@@ -123,11 +172,20 @@ describe('import', () => {
     const file = files.file('photo.gpkg');
     await exported(t.app, room, users.owner.token, file);
     assertOk(await importFile(t.app, target, users.owner.token, readFileSync(file)));
-    const marker = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.find((m: any) => m.title === 'Bridge');
+    const marker = assertOk(
+      await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token }),
+    ).markers.find((m: any) => m.title === 'Bridge');
     assert.match(marker.imageKey, new RegExp(`^markers/${target}/`));
-    const image = await call(t.app, 'GET', `/api/rooms/${target}/markers/image?key=${encodeURIComponent(marker.imageKey)}`, { auth: users.owner.token });
+    const image = await call(
+      t.app,
+      'GET',
+      `/api/rooms/${target}/markers/image?key=${encodeURIComponent(marker.imageKey)}`,
+      { auth: users.owner.token },
+    );
     assert.equal(image.statusCode, 200, image.body.slice(0, 200));
-    const icon = await call(t.app, 'GET', `/api/rooms/${target}/marker-icons/${marker.markerIconId}`, { auth: users.owner.token });
+    const icon = await call(t.app, 'GET', `/api/rooms/${target}/marker-icons/${marker.markerIconId}`, {
+      auth: users.owner.token,
+    });
     assert.equal(icon.statusCode, 200);
     assert.match(icon.body, /<circle/);
   });
@@ -137,7 +195,9 @@ describe('import', () => {
     await exported(t.app, room, users.owner.token, file);
     // A crafted export: comments by someone else from the year 3000, a photo that is a PNG
     // (the markers say the owner made them; the editor imports).
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } })
+      .png()
+      .toBuffer();
     const db = new SQLite(file);
     db.prepare("UPDATE comments SET author_id = 'someone-else', created_at = '3000-01-01T00:00:00.000Z'").run();
     db.prepare("UPDATE marker_images SET data = ? WHERE kind = 'marker-image'").run(png);
@@ -145,16 +205,23 @@ describe('import', () => {
     const target = await createRoomWithMembers(t.app, users);
     const before = Date.now();
     assertOk(await importFile(t.app, target, users.editor.token, readFileSync(file)));
-    const comments = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/comments`, { auth: users.owner.token })).comments as any[];
+    const comments = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/comments`, { auth: users.owner.token }))
+      .comments as any[];
     assert.equal(comments.length, 2);
     for (const comment of comments) {
       assert.deepEqual(comment.author, { kind: 'user', id: users.editor.id });
       assert.ok(comment.createdAt <= Date.now() && comment.createdAt >= before, `createdAt ${comment.createdAt}`);
     }
-    const markers = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers as any[];
+    const markers = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token }))
+      .markers as any[];
     assert.deepEqual(new Set(markers.map((m) => m.createdBy)), new Set([users.editor.id]));
     const bridge = markers.find((m) => m.title === 'Bridge');
-    const image = await call(t.app, 'GET', `/api/rooms/${target}/markers/image?key=${encodeURIComponent(bridge.imageKey)}`, { auth: users.owner.token });
+    const image = await call(
+      t.app,
+      'GET',
+      `/api/rooms/${target}/markers/image?key=${encodeURIComponent(bridge.imageKey)}`,
+      { auth: users.owner.token },
+    );
     assert.equal(image.statusCode, 200);
     assert.equal(image.headers['content-type'], 'image/jpeg');
     assert.deepEqual([...image.rawPayload.subarray(0, 3)], [0xff, 0xd8, 0xff]);
@@ -169,14 +236,37 @@ describe('import', () => {
     db.close();
     const target = await createRoom(t.app, users.owner);
     assertError(await importFile(t.app, target, users.owner.token, readFileSync(file)), 400, 'invalid_file');
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.length, 0);
-    assert.deepEqual(assertOk(await call(t.app, 'GET', `/api/layers/${target}`, { auth: users.owner.token })).layers, []);
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.length,
+      0,
+    );
+    assert.deepEqual(
+      assertOk(await call(t.app, 'GET', `/api/layers/${target}`, { auth: users.owner.token })).layers,
+      [],
+    );
   });
 
   test('a GeoPackage written by GDAL becomes one vector layer per feature table, reprojected', async () => {
     const src = files.file('src.geojson');
     const gpkg = files.file('gdal.gpkg');
-    execFileSync('ogr2ogr', ['-f', 'GeoJSON', src, '/vsistdin/'], { input: JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { kind: 'x' }, geometry: { type: 'LineString', coordinates: [[7.4, 46.9], [7.5, 47.0]] } }] }) });
+    execFileSync('ogr2ogr', ['-f', 'GeoJSON', src, '/vsistdin/'], {
+      input: JSON.stringify({
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            properties: { kind: 'x' },
+            geometry: {
+              type: 'LineString',
+              coordinates: [
+                [7.4, 46.9],
+                [7.5, 47.0],
+              ],
+            },
+          },
+        ],
+      }),
+    });
     execFileSync('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:2056', '-nln', 'roads', gpkg, src]);
     execFileSync('ogr2ogr', ['-f', 'GPKG', '-update', '-nln', 'rivers', gpkg, src]);
     const target = await createRoom(t.app, users.owner);
@@ -185,13 +275,23 @@ describe('import', () => {
     const layers = assertOk(await call(t.app, 'GET', `/api/layers/${target}`, { auth: users.owner.token })).layers;
     assert.deepEqual(layers.map((l: any) => l.name).sort(), ['rivers', 'roads']);
     const roads = layers.find((l: any) => l.name === 'roads');
-    const [feature] = assertOk(await call(t.app, 'GET', `/api/layers/${roads.id}/features`, { auth: users.owner.token })).features;
-    assert.ok(Math.abs(feature.geometry.coordinates[0][0] - 7.4) < 1e-6 && Math.abs(feature.geometry.coordinates[0][1] - 46.9) < 1e-6, JSON.stringify(feature.geometry));
+    const [feature] = assertOk(
+      await call(t.app, 'GET', `/api/layers/${roads.id}/features`, { auth: users.owner.token }),
+    ).features;
+    assert.ok(
+      Math.abs(feature.geometry.coordinates[0][0] - 7.4) < 1e-6 &&
+        Math.abs(feature.geometry.coordinates[0][1] - 46.9) < 1e-6,
+      JSON.stringify(feature.geometry),
+    );
   });
 
   test('a file that is not a GeoPackage, or a damaged one, is 400 and imports nothing', async () => {
     const target = await createRoom(t.app, users.owner);
-    assertError(await importFile(t.app, target, users.owner.token, Buffer.from('not a geopackage at all')), 400, 'invalid_file');
+    assertError(
+      await importFile(t.app, target, users.owner.token, Buffer.from('not a geopackage at all')),
+      400,
+      'invalid_file',
+    );
     const file = files.file('cut.gpkg');
     await exported(t.app, room, users.owner.token, file);
     const whole = readFileSync(file);
@@ -200,7 +300,8 @@ describe('import', () => {
     const res = await importFile(t.app, target, users.owner.token, damaged);
     assert.equal(res.statusCode, 400, res.body.slice(0, 300));
     assert.equal(res.json().error, 'invalid_file');
-    const counts = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token })).markers.length;
+    const counts = assertOk(await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token }))
+      .markers.length;
     assert.equal(counts, 0);
     assert.deepEqual(await roomHistory(t.app, target, users.owner.token), []);
     assertError(await importFile(t.app, target, users.owner.token, whole.subarray(0, 2000)), 400, 'invalid_file');
@@ -209,7 +310,10 @@ describe('import', () => {
   test('a file whose tables compute their values (a generated column) is refused before anything reads them', async () => {
     const gpkg = files.file('generated.gpkg');
     await exported(t.app, room, users.owner.token, gpkg);
-    execFileSync('/usr/bin/python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(gpkg)}); c.execute("DROP TABLE maproom_export"); c.execute("CREATE TABLE maproom_export (key TEXT, value TEXT GENERATED ALWAYS AS (printf('%.*c', 600000000, 'x')))"); c.commit()`]);
+    execFileSync('/usr/bin/python3', [
+      '-c',
+      `import sqlite3; c = sqlite3.connect(${JSON.stringify(gpkg)}); c.execute("DROP TABLE maproom_export"); c.execute("CREATE TABLE maproom_export (key TEXT, value TEXT GENERATED ALWAYS AS (printf('%.*c', 600000000, 'x')))"); c.commit()`,
+    ]);
     const target = await createRoom(t.app, users.owner);
     assertError(await importFile(t.app, target, users.owner.token, readFileSync(gpkg)), 400, 'invalid_file');
     assertOk(await call(t.app, 'GET', '/api/health'));

@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CoordinateError, layerGeometryType, summarizeGeometry, KIND_LINE, KIND_POINT, KIND_POLYGON } from '../src/geo/feature-summary.js';
+import {
+  CoordinateError,
+  layerGeometryType,
+  summarizeGeometry,
+  KIND_LINE,
+  KIND_POINT,
+  KIND_POLYGON,
+} from '../src/geo/feature-summary.js';
 import { firstDifferingLevel, HILBERT_LEVELS, hilbertKey, hilbertKeyOfCell } from '../src/geo/hilbert.js';
-import { bboxesTouch, chunkManifestText, featureCollectionText, featuresSurelyInside } from '../src/geo/layer-answers.js';
+import {
+  bboxesTouch,
+  chunkManifestText,
+  featureCollectionText,
+  featuresSurelyInside,
+} from '../src/geo/layer-answers.js';
 import { featureText, LayerOrdering, stageFeature } from '../src/geo/layer-rows.js';
 import { detailZoom, simplifyGeometry, simplifyLine } from '../src/geo/simplify.js';
 import { createMinzoomAssigner, DEFAULT_THINNING, mercatorSize } from '../src/geo/thinning.js';
@@ -15,9 +27,43 @@ function randomSource(seed: number) {
 
 describe('summarizeGeometry', () => {
   test('bbox and kinds of every geometry type; null and empty geometries have none', () => {
-    assert.deepEqual(summarizeGeometry({ type: 'Point', coordinates: [7, 46] }), { bbox: [7, 46, 7, 46], kinds: KIND_POINT });
-    assert.deepEqual(summarizeGeometry({ type: 'MultiLineString', coordinates: [[[0, 1], [2, 3]], [[-1, 5], [0, 0]]] })!.bbox, [-1, 0, 2, 5]);
-    const collection = { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [1, 1] }, { type: 'Polygon', coordinates: [[[0, 0], [2, 0], [2, 2], [0, 0]]] }] };
+    assert.deepEqual(summarizeGeometry({ type: 'Point', coordinates: [7, 46] }), {
+      bbox: [7, 46, 7, 46],
+      kinds: KIND_POINT,
+    });
+    assert.deepEqual(
+      summarizeGeometry({
+        type: 'MultiLineString',
+        coordinates: [
+          [
+            [0, 1],
+            [2, 3],
+          ],
+          [
+            [-1, 5],
+            [0, 0],
+          ],
+        ],
+      })!.bbox,
+      [-1, 0, 2, 5],
+    );
+    const collection = {
+      type: 'GeometryCollection',
+      geometries: [
+        { type: 'Point', coordinates: [1, 1] },
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [0, 0],
+              [2, 0],
+              [2, 2],
+              [0, 0],
+            ],
+          ],
+        },
+      ],
+    };
     assert.equal(summarizeGeometry(collection)!.kinds, KIND_POINT | KIND_POLYGON);
     assert.equal(summarizeGeometry(null), null);
     assert.equal(summarizeGeometry({ type: 'MultiPoint', coordinates: [] }), null);
@@ -46,13 +92,19 @@ describe('Hilbert keys', () => {
     const keys: number[] = [];
     for (let x = 0; x < side; x++) for (let y = 0; y < side; y++) keys.push(hilbertKeyOfCell(x * shift, y * shift));
     // The cells' keys, divided down to the level, are exactly 0 .. 4^level - 1.
-    assert.deepEqual(keys.map((k) => Math.floor(k / shift ** 2)).sort((a, b) => a - b), Array.from({ length: side * side }, (_, i) => i));
+    assert.deepEqual(
+      keys.map((k) => Math.floor(k / shift ** 2)).sort((a, b) => a - b),
+      Array.from({ length: side * side }, (_, i) => i),
+    );
   });
 
   test('firstDifferingLevel tells the coarsest level where two keys part', () => {
     const random = randomSource(7);
     for (let i = 0; i < 2000; i++) {
-      const [a, b] = [hilbertKey(random() * 360 - 180, random() * 170 - 85), hilbertKey(random() * 360 - 180, random() * 170 - 85)];
+      const [a, b] = [
+        hilbertKey(random() * 360 - 180, random() * 170 - 85),
+        hilbertKey(random() * 360 - 180, random() * 170 - 85),
+      ];
       const level = firstDifferingLevel(a, b);
       const cell = (key: number, l: number) => Math.floor(key / 4 ** (HILBERT_LEVELS - l));
       if (a === b) assert.equal(level, HILBERT_LEVELS + 1);
@@ -114,7 +166,10 @@ describe('thinning', () => {
 
 describe('simplification for ?zoom=', () => {
   const ring = (n: number, radius: number): number[][] => {
-    const points = Array.from({ length: n }, (_, i) => [7.44 + radius * Math.cos((2 * Math.PI * i) / n), 46.95 + radius * Math.sin((2 * Math.PI * i) / n)]);
+    const points = Array.from({ length: n }, (_, i) => [
+      7.44 + radius * Math.cos((2 * Math.PI * i) / n),
+      46.95 + radius * Math.sin((2 * Math.PI * i) / n),
+    ]);
     return [...points, points[0]!];
   };
 
@@ -144,9 +199,18 @@ describe('simplification for ?zoom=', () => {
 describe('LayerOrdering and staged features', () => {
   test('rows are numbered in key order, chunks of the given size carry their count and bbox', () => {
     const ordering = new LayerOrdering(3);
-    const boxes: Bbox[] = [[0, 0, 1, 1], [2, 2, 3, 3], [1, 1, 4, 4], [5, 5, 6, 6], [-1, 0, 0, 2]];
+    const boxes: Bbox[] = [
+      [0, 0, 1, 1],
+      [2, 2, 3, 3],
+      [1, 1, 4, 4],
+      [5, 5, 6, 6],
+      [-1, 0, 0, 2],
+    ];
     const result = boxes.map((bbox, i) => ordering.add(i * 10, bbox));
-    assert.deepEqual(result.map((r) => r.row), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      result.map((r) => r.row),
+      [1, 2, 3, 4, 5],
+    );
     assert.deepEqual(ordering.chunks(), [
       { index: 0, firstRow: 1, lastRow: 3, featureCount: 3, bbox: [0, 0, 4, 4] },
       { index: 1, firstRow: 4, lastRow: 5, featureCount: 2, bbox: [-1, 0, 6, 6] },
@@ -154,7 +218,12 @@ describe('LayerOrdering and staged features', () => {
   });
 
   test('a staged feature turns back into a GeoJSON Feature without parsing', () => {
-    const staged = stageFeature({ id: 9, bbox: [7, 46, 7, 46], geometry: { type: 'Point', coordinates: [7, 46] }, properties: { a: 'x"y' } });
+    const staged = stageFeature({
+      id: 9,
+      bbox: [7, 46, 7, 46],
+      geometry: { type: 'Point', coordinates: [7, 46] },
+      properties: { a: 'x"y' },
+    });
     assert.equal(staged.key, hilbertKey(7, 46));
     assert.equal(staged.detailZoom, 0);
     assert.deepEqual(JSON.parse(featureText(staged.id, staged.geometry, staged.properties)), {

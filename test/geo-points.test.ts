@@ -77,7 +77,19 @@ describe('pointOf and importedMarkerOf', () => {
 
   test('says which feature is wrong and why', () => {
     const cases: [unknown, RegExp][] = [
-      [{ type: 'Feature', geometry: { type: 'LineString', coordinates: [[0, 0], [1, 1]] } }, /Feature 4 \(features\[3\]\): geometry must be a Point/],
+      [
+        {
+          type: 'Feature',
+          geometry: {
+            type: 'LineString',
+            coordinates: [
+              [0, 0],
+              [1, 1],
+            ],
+          },
+        },
+        /Feature 4 \(features\[3\]\): geometry must be a Point/,
+      ],
       [point(181, 0), /longitude must be a number from -180 to 180/],
       [point(0, -91), /latitude must be/],
       [{ type: 'Feature', geometry: { type: 'Point', coordinates: [1] } }, /coordinates must be/],
@@ -96,7 +108,10 @@ describe('pointOf and importedMarkerOf', () => {
   });
 
   test('accepts an altitude and null properties', () => {
-    const marker = pointMarkerOf({ type: 'Feature', geometry: { type: 'Point', coordinates: [1, 2, 300] }, properties: null }, 0);
+    const marker = pointMarkerOf(
+      { type: 'Feature', geometry: { type: 'Point', coordinates: [1, 2, 300] }, properties: null },
+      0,
+    );
     assert.deepEqual(marker, { latitude: 2, longitude: 1 });
   });
 });

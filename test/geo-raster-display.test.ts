@@ -1,16 +1,50 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COLORMAP_NAMES, colormapStops, colormapTable, isColormap } from '../src/geo/raster/colormaps.js';
-import { defaultDisplay, displayProblems, mergeDisplay, resolveDisplay, type RasterFacts } from '../src/geo/raster/display.js';
+import {
+  defaultDisplay,
+  displayProblems,
+  mergeDisplay,
+  resolveDisplay,
+  type RasterFacts,
+} from '../src/geo/raster/display.js';
 
 const singleBand: RasterFacts = { bands: 1, dataType: 'Float32', stats: [{ min: 400, max: 4000, p2: 500, p98: 3800 }] };
-const rgb: RasterFacts = { bands: 3, dataType: 'Byte', stats: [0, 1, 2].map(() => ({ min: 0, max: 255, p2: 10, p98: 240 })) };
-const fourBand16: RasterFacts = { bands: 4, dataType: 'UInt16', stats: [0, 1, 2, 3].map((i) => ({ min: 0, max: 4000, p2: 100 * i, p98: 3000 + i })) };
+const rgb: RasterFacts = {
+  bands: 3,
+  dataType: 'Byte',
+  stats: [0, 1, 2].map(() => ({ min: 0, max: 255, p2: 10, p98: 240 })),
+};
+const fourBand16: RasterFacts = {
+  bands: 4,
+  dataType: 'UInt16',
+  stats: [0, 1, 2, 3].map((i) => ({ min: 0, max: 4000, p2: 100 * i, p98: 3000 + i })),
+};
 
-const hex = (lut: Uint8Array, i: number) => `#${[...lut.subarray(i * 3, i * 3 + 3)].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+const hex = (lut: Uint8Array, i: number) =>
+  `#${[...lut.subarray(i * 3, i * 3 + 3)].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
 
 test('every colormap of decisions.md exists, with 256 colours, reversible', () => {
-  const required = ['viridis', 'plasma', 'inferno', 'magma', 'cividis', 'terrain', 'gray', 'jet', 'turbo', 'spectral', 'rdylgn', 'rdbu', 'blues', 'greens', 'reds', 'ylorrd', 'hot', 'coolwarm'];
+  const required = [
+    'viridis',
+    'plasma',
+    'inferno',
+    'magma',
+    'cividis',
+    'terrain',
+    'gray',
+    'jet',
+    'turbo',
+    'spectral',
+    'rdylgn',
+    'rdbu',
+    'blues',
+    'greens',
+    'reds',
+    'ylorrd',
+    'hot',
+    'coolwarm',
+  ];
   for (const name of required) {
     assert.ok(COLORMAP_NAMES.includes(name), name);
     const lut = colormapTable(name)!;
@@ -28,7 +62,14 @@ test('every colormap of decisions.md exists, with 256 colours, reversible', () =
 
 test("colours are matplotlib's own, as it renders them (float table x 255, truncated)", () => {
   // Entries of matplotlib's _cm_listed.py and _cm.py (3.6).
-  const truncated = (rgbFloats: number[]) => `#${rgbFloats.map((c) => Math.floor(c * 255).toString(16).padStart(2, '0')).join('')}`;
+  const truncated = (rgbFloats: number[]) =>
+    `#${rgbFloats
+      .map((c) =>
+        Math.floor(c * 255)
+          .toString(16)
+          .padStart(2, '0'),
+      )
+      .join('')}`;
   const viridis = colormapTable('viridis')!;
   assert.equal(hex(viridis, 0), truncated([0.267004, 0.004874, 0.329415]));
   assert.equal(hex(viridis, 128), truncated([0.127568, 0.566949, 0.550556]));
@@ -41,8 +82,26 @@ test("colours are matplotlib's own, as it renders them (float table x 255, trunc
 });
 
 test('a valid display has no problems; each rule names its field', () => {
-  assert.deepEqual(displayProblems({ colormap: 'terrain', band: 1, vmin: 0, vmax: 10, opacity: 0.5, reverse: true, resampling: 'bilinear', nodata: -1 }, singleBand), []);
-  assert.deepEqual(displayProblems({ renderMode: 'rgb', rgbBands: [3, 2, 1], rgbMin: [0, 5, 10], rgbMax: 200 }, rgb), []);
+  assert.deepEqual(
+    displayProblems(
+      {
+        colormap: 'terrain',
+        band: 1,
+        vmin: 0,
+        vmax: 10,
+        opacity: 0.5,
+        reverse: true,
+        resampling: 'bilinear',
+        nodata: -1,
+      },
+      singleBand,
+    ),
+    [],
+  );
+  assert.deepEqual(
+    displayProblems({ renderMode: 'rgb', rgbBands: [3, 2, 1], rgbMin: [0, 5, 10], rgbMax: 200 }, rgb),
+    [],
+  );
   assert.deepEqual(displayProblems({ vmin: null, vmax: null, nodata: null, rgbMin: null }, singleBand), []);
   const cases: [unknown, RasterFacts, string, RegExp][] = [
     [{ band: 2 }, singleBand, 'band', /has 1 band, no band 2/],
@@ -80,14 +139,33 @@ test('a valid display has no problems; each rule names its field', () => {
 });
 
 test('default display: 8-bit RGB composite, otherwise band 1 through viridis on the 2-98 % stretch', () => {
-  assert.deepEqual(defaultDisplay(rgb), { renderMode: 'rgb', rgbBands: [1, 2, 3], rgbMin: [0, 0, 0], rgbMax: [255, 255, 255], opacity: 1, resampling: 'bilinear', nodata: null });
-  assert.deepEqual(defaultDisplay(singleBand), { renderMode: 'single', band: 1, colormap: 'viridis', reverse: false, vmin: 500, vmax: 3800, opacity: 1, resampling: 'nearest', nodata: null });
+  assert.deepEqual(defaultDisplay(rgb), {
+    renderMode: 'rgb',
+    rgbBands: [1, 2, 3],
+    rgbMin: [0, 0, 0],
+    rgbMax: [255, 255, 255],
+    opacity: 1,
+    resampling: 'bilinear',
+    nodata: null,
+  });
+  assert.deepEqual(defaultDisplay(singleBand), {
+    renderMode: 'single',
+    band: 1,
+    colormap: 'viridis',
+    reverse: false,
+    vmin: 500,
+    vmax: 3800,
+    opacity: 1,
+    resampling: 'nearest',
+    nodata: null,
+  });
   assert.equal(defaultDisplay(fourBand16).renderMode, 'single', 'more than 8 bits: single band');
   const constant = defaultDisplay({ bands: 1, dataType: 'Int16', stats: [{ min: 7, max: 7, p2: 7, p98: 7 }] });
   assert.deepEqual([constant.vmin, constant.vmax], [6.5, 7.5]);
   const empty = defaultDisplay({ bands: 1, dataType: 'Float32', stats: [{ min: null, max: null }] });
   assert.deepEqual([empty.vmin, empty.vmax], [0, 1]);
-  for (const raster of [rgb, singleBand, fourBand16]) assert.deepEqual(displayProblems(defaultDisplay(raster), raster), []);
+  for (const raster of [rgb, singleBand, fourBand16])
+    assert.deepEqual(displayProblems(defaultDisplay(raster), raster), []);
 });
 
 test('merge and resolve: null means automatic, per-band stretch, opacity as alpha', () => {
@@ -96,13 +174,30 @@ test('merge and resolve: null means automatic, per-band stretch, opacity as alph
   assert.equal(merged.vmin, null);
   assert.equal(merged.vmax, 3800);
   const resolved = resolveDisplay(merged, singleBand);
-  assert.deepEqual(resolved, { mode: 'single', bands: [0], low: [500], high: [3800], colormap: 'terrain', reverse: false, alpha: 128, bilinear: false, nodata: null });
+  assert.deepEqual(resolved, {
+    mode: 'single',
+    bands: [0],
+    low: [500],
+    high: [3800],
+    colormap: 'terrain',
+    reverse: false,
+    alpha: 128,
+    bilinear: false,
+    nodata: null,
+  });
 
-  const rgb16 = resolveDisplay({ renderMode: 'rgb', rgbBands: [4, 3, 2], rgbMax: [1000, null as never, 3000].map((v) => v ?? 2000) }, fourBand16);
+  const rgb16 = resolveDisplay(
+    { renderMode: 'rgb', rgbBands: [4, 3, 2], rgbMax: [1000, null as never, 3000].map((v) => v ?? 2000) },
+    fourBand16,
+  );
   assert.deepEqual(rgb16.bands, [3, 2, 1]);
   assert.deepEqual(rgb16.low, [300, 200, 100], 'automatic low end: each band its own 2nd percentile');
   assert.deepEqual(rgb16.high, [1000, 2000, 3000]);
   assert.deepEqual(resolveDisplay({ renderMode: 'rgb', rgbMin: 10 }, rgb).low, [10, 10, 10]);
-  assert.deepEqual(resolveDisplay({ renderMode: 'rgb' }, rgb).high, [255, 255, 255], '8-bit RGB is not stretched by default');
+  assert.deepEqual(
+    resolveDisplay({ renderMode: 'rgb' }, rgb).high,
+    [255, 255, 255],
+    '8-bit RGB is not stretched by default',
+  );
   assert.equal(resolveDisplay({ resampling: 'bilinear', nodata: 0 }, singleBand).bilinear, true);
 });

@@ -15,19 +15,26 @@ after(() => fixtures.remove());
 
 /** Names of this process's children still running (GDAL tools left behind would show here). */
 function runningChildren(): string[] {
-  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      return status.includes(`\nPPid:\t${process.pid}\n`) ? [/Name:\t(.*)/.exec(status)![1]] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        return status.includes(`\nPPid:\t${process.pid}\n`) ? [/Name:\t(.*)/.exec(status)![1]] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** GDAL's own description of a file: size, CRS code, extent in WGS84, band statistics. */
 function gdalinfo(file: string, ...args: string[]) {
-  return JSON.parse(execFileSync('gdalinfo', ['-json', ...args, file], { encoding: 'utf8', env: { ...process.env, GDAL_PAM_ENABLED: 'NO' } }));
+  return JSON.parse(
+    execFileSync('gdalinfo', ['-json', ...args, file], {
+      encoding: 'utf8',
+      env: { ...process.env, GDAL_PAM_ENABLED: 'NO' },
+    }),
+  );
 }
 
 test('a Float32 GeoTIFF in Swiss LV95: facts, statistics, tileable file and default display', async () => {
@@ -55,7 +62,17 @@ test('a Float32 GeoTIFF in Swiss LV95: facts, statistics, tileable file and defa
   assert.equal(stats.max, 79);
   assert.equal(stats.mean, Number(band.STATISTICS_MEAN));
   assert.ok(stats.p2! >= 0 && stats.p2! < 3 && stats.p98! > 76 && stats.p98! <= 79, `${stats.p2} ${stats.p98}`);
-  assert.deepEqual(raster.display, { renderMode: 'single', band: 1, colormap: 'viridis', reverse: false, vmin: stats.p2, vmax: stats.p98, opacity: 1, resampling: 'nearest', nodata: null });
+  assert.deepEqual(raster.display, {
+    renderMode: 'single',
+    band: 1,
+    colormap: 'viridis',
+    reverse: false,
+    vmin: stats.p2,
+    vmax: stats.p98,
+    opacity: 1,
+    resampling: 'nearest',
+    nodata: null,
+  });
 
   // The tileable file: EPSG:3857, DEFLATE, 256 px tiles.
   const cog = gdalinfo(out);
@@ -66,7 +83,10 @@ test('a Float32 GeoTIFF in Swiss LV95: facts, statistics, tileable file and defa
   assert.equal(raster.maxZoom, 10, '100 m pixels at 47 degrees north: about 146 m in Web Mercator, zoom 10');
   // A file this small may report everything in one chunk.
   assert.ok(progress.at(-1) === 1 && progress.every((p, i) => i === 0 || p >= progress[i - 1]), String(progress));
-  assert.deepEqual(readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')), []);
+  assert.deepEqual(
+    readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')),
+    [],
+  );
 });
 
 test('WGS84, RGB and integer rasters', async () => {
@@ -74,7 +94,13 @@ test('WGS84, RGB and integer rasters', async () => {
   assert.equal(wgs84.sourceCrs, 'EPSG:4326');
   assert.equal(wgs84.bands, 2);
   assert.equal(wgs84.nodata, null);
-  assert.deepEqual(wgs84.stats.map((s) => [s.min, s.max]), [[0, 119], [1000, 1119]]);
+  assert.deepEqual(
+    wgs84.stats.map((s) => [s.min, s.max]),
+    [
+      [0, 119],
+      [1000, 1119],
+    ],
+  );
   for (const [i, v] of [7, 46.96, 7.048, 47].entries()) assert.ok(Math.abs(wgs84.bbox[i] - v) < 1e-3, `${wgs84.bbox}`);
 
   const rgb = await ingestRaster(fixtures.file('rgb-2056.tif'), fixtures.file('rgb-2056.cog.tif'));
@@ -94,11 +120,14 @@ test('a file without a CRS is WGS84 when its coordinates fit, refused otherwise'
   assert.equal(degrees.sourceCrs, 'EPSG:4326');
   assert.equal(degrees.crsAssumed, true);
   assert.ok(Math.abs(degrees.bbox[0] - 8) < 1e-3 && Math.abs(degrees.bbox[3] - 46.5) < 1e-3, `${degrees.bbox}`);
-  await assert.rejects(ingestRaster(fixtures.file('nocrs-metres.tif'), fixtures.file('nocrs-metres.cog.tif')), (error: unknown) => {
-    assert.ok(error instanceof RasterRejected);
-    assert.equal(error.code, 'unknown_crs');
-    return true;
-  });
+  await assert.rejects(
+    ingestRaster(fixtures.file('nocrs-metres.tif'), fixtures.file('nocrs-metres.cog.tif')),
+    (error: unknown) => {
+      assert.ok(error instanceof RasterRejected);
+      assert.equal(error.code, 'unknown_crs');
+      return true;
+    },
+  );
 });
 
 test('hostile files are refused with GDAL reason, no path of ours, nothing left behind', async () => {
@@ -120,24 +149,54 @@ test('hostile files are refused with GDAL reason, no path of ours, nothing left 
     });
     assert.equal(existsSync(out), false, name);
   }
-  assert.deepEqual(readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')), []);
-  assert.deepEqual(runningChildren().filter((name) => /^gdal/.test(name)), []);
+  assert.deepEqual(
+    readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')),
+    [],
+  );
+  assert.deepEqual(
+    runningChildren().filter((name) => /^gdal/.test(name)),
+    [],
+  );
 });
 
 test('an abort stops GDAL and leaves no file', async () => {
   const controller = new AbortController();
   const out = fixtures.file('aborted.cog.tif');
-  const run = ingestRaster(fixtures.file('big-2056.tif'), out, { signal: controller.signal, onProgress: () => controller.abort() });
+  const run = ingestRaster(fixtures.file('big-2056.tif'), out, {
+    signal: controller.signal,
+    onProgress: () => controller.abort(),
+  });
   await assert.rejects(run, (error: unknown) => error instanceof GdalError && error.failure === 'aborted');
   assert.equal(existsSync(out), false);
-  assert.deepEqual(runningChildren().filter((name) => /^gdal/.test(name)), [], 'statistics stopped with the warp');
-  assert.deepEqual(readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')), []);
+  assert.deepEqual(
+    runningChildren().filter((name) => /^gdal/.test(name)),
+    [],
+    'statistics stopped with the warp',
+  );
+  assert.deepEqual(
+    readdirSync(fixtures.dir).filter((name) => name.startsWith('.ingest-')),
+    [],
+  );
 });
 
 test("gdalwarp's arguments: nodata kept, NaN for floats without, alpha for integers without", () => {
-  const info: RasterInfo = { width: 1, height: 1, bands: 1, dataType: 'Float32', sourceDataType: 'Float32', nodata: null, hasAlpha: false, sourceCrs: 'EPSG:2056', crsAssumed: false, bbox: null };
+  const info: RasterInfo = {
+    width: 1,
+    height: 1,
+    bands: 1,
+    dataType: 'Float32',
+    sourceDataType: 'Float32',
+    nodata: null,
+    hasAlpha: false,
+    sourceCrs: 'EPSG:2056',
+    crsAssumed: false,
+    bbox: null,
+  };
   const args = (changes: Partial<RasterInfo>) => warpArguments({ ...info, ...changes }, 'in.tif', 'out.tif').join(' ');
-  assert.match(args({}), /-if GTiff -of GTiff -t_srs EPSG:3857 -r near .*-dstnodata nan .*-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co PREDICTOR=3 .*in\.tif out\.tif$/);
+  assert.match(
+    args({}),
+    /-if GTiff -of GTiff -t_srs EPSG:3857 -r near .*-dstnodata nan .*-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co PREDICTOR=3 .*in\.tif out\.tif$/,
+  );
   assert.match(args({ dataType: 'Byte', nodata: 0 }), /PREDICTOR=2/);
   assert.doesNotMatch(args({ nodata: -9999 }), /dstnodata|dstalpha/);
   assert.match(args({ dataType: 'UInt16', sourceDataType: 'UInt16' }), /-dstalpha/);

@@ -49,7 +49,8 @@ async function checkPlacement(name: string, z: number, band: number, vmin: numbe
   const sourceAnswers = probe(fixtures.file(`${name}.tif`), centres);
   const tileableAnswers = probe(cog(name), centres);
   const lut = colormapTable('viridis')!;
-  const colour = (value: number | null) => (value === null ? [0, 0, 0, 0] : lutColour(lut, Math.min(255, Math.floor(((value - vmin) / (vmax - vmin)) * 256))));
+  const colour = (value: number | null) =>
+    value === null ? [0, 0, 0, 0] : lutColour(lut, Math.min(255, Math.floor(((value - vmin) / (vmax - vmin)) * 256)));
   let checked = 0;
   let exact = 0;
   let outside = 0;
@@ -61,7 +62,11 @@ async function checkPlacement(name: string, z: number, band: number, vmin: numbe
     if (stored.inside && away(stored.col, 0.02, 1) && away(stored.row, 0.02, 1)) {
       // An alpha band (integers without nodata) follows the data bands.
       const hidden = stored.values.length > raster.bands && stored.values.at(-1) === 0;
-      assert.deepEqual(actual, colour(hidden ? null : stored.values[band - 1]), `tileable pixel ${stored.col.toFixed(2)},${stored.row.toFixed(2)} at tile pixel ${px},${py}`);
+      assert.deepEqual(
+        actual,
+        colour(hidden ? null : stored.values[band - 1]),
+        `tileable pixel ${stored.col.toFixed(2)},${stored.row.toFixed(2)} at tile pixel ${px},${py}`,
+      );
       exact++;
     }
     const { col, row, values } = sourceAnswers[i];
@@ -70,7 +75,11 @@ async function checkPlacement(name: string, z: number, band: number, vmin: numbe
       return assert.equal(actual[3], 0, `outside the raster at ${px},${py}`);
     }
     if (col < 0 || row < 0 || !away(col, 0.75, 4) || !away(row, 0.75, 4)) return;
-    assert.deepEqual(actual, colour(values[band - 1]), `pixel ${px},${py}: source ${col.toFixed(2)},${row.toFixed(2)} = ${values[band - 1]}`);
+    assert.deepEqual(
+      actual,
+      colour(values[band - 1]),
+      `pixel ${px},${py}: source ${col.toFixed(2)},${row.toFixed(2)} = ${values[band - 1]}`,
+    );
     checked++;
   });
   assert.ok(exact > inside * 0.5, `${exact} of ${inside} against the tileable file`);
@@ -102,24 +111,55 @@ test('a colormap pixel at a known value: 40 on a 0..80 stretch is viridis step 1
 
 test('stretch, opacity, band and nodata rules', async () => {
   const lut = colormapTable('terrain')!;
-  const over = (display: RasterDisplay, cell: [number, number] = [0, 4]) => tileOverPixel('grid-2056', 15, ...cellCentre(...cell), { colormap: 'terrain', ...display }).then((t) => t.at());
+  const over = (display: RasterDisplay, cell: [number, number] = [0, 4]) =>
+    tileOverPixel('grid-2056', 15, ...cellCentre(...cell), { colormap: 'terrain', ...display }).then((t) => t.at());
   assert.deepEqual(await over({ vmin: 50, vmax: 60 }), lutColour(lut, 0), 'below vmin: first colour');
   assert.deepEqual(await over({ vmin: 0, vmax: 20 }), lutColour(lut, 255), 'above vmax: last colour');
   assert.deepEqual(await over({ vmin: 0, vmax: 80, opacity: 0.5 }), lutColour(lut, 128, 128));
   assert.deepEqual(await over({ vmin: 0, vmax: 80, nodata: 40 }), [0, 0, 0, 0], "the display's nodata is transparent");
-  assert.deepEqual(await over({ vmin: 0, vmax: 80 }, [5, 2]), [0, 0, 0, 0], "the file's nodata (cell 25) is transparent");
-  assert.deepEqual(await over({ vmin: 0, vmax: 80 }, [4, 2]), lutColour(lut, Math.floor((24 / 80) * 256)), 'cell 24 beside it is drawn');
-  const band2 = await tileOverPixel('grid-4326', 15, ...cellCentre(3, 2), { band: 2, colormap: 'terrain', vmin: 1000, vmax: 1120 });
+  assert.deepEqual(
+    await over({ vmin: 0, vmax: 80 }, [5, 2]),
+    [0, 0, 0, 0],
+    "the file's nodata (cell 25) is transparent",
+  );
+  assert.deepEqual(
+    await over({ vmin: 0, vmax: 80 }, [4, 2]),
+    lutColour(lut, Math.floor((24 / 80) * 256)),
+    'cell 24 beside it is drawn',
+  );
+  const band2 = await tileOverPixel('grid-4326', 15, ...cellCentre(3, 2), {
+    band: 2,
+    colormap: 'terrain',
+    vmin: 1000,
+    vmax: 1120,
+  });
   assert.deepEqual(band2.at(), lutColour(lut, Math.floor((27 / 120) * 256)), 'band 2 of cell 27 is 1027');
-  assert.equal(await renderTile(cog('grid-2056'), 15, 0, 0, resolveDisplay({}, rasters['grid-2056'])), null, 'a tile away from the data');
-  assert.equal(await renderTile(cog('grid-2056'), 5, 99, 0, resolveDisplay({}, rasters['grid-2056'])), null, 'a tile beyond the world');
+  assert.equal(
+    await renderTile(cog('grid-2056'), 15, 0, 0, resolveDisplay({}, rasters['grid-2056'])),
+    null,
+    'a tile away from the data',
+  );
+  assert.equal(
+    await renderTile(cog('grid-2056'), 5, 99, 0, resolveDisplay({}, rasters['grid-2056'])),
+    null,
+    'a tile beyond the world',
+  );
   const { x, y } = tileAt(...where(fixtures.file('grid-2056.tif'), [[2, 2]])[0], 12);
-  assert.equal(await renderTile(cog('grid-2056'), 12, x, y, resolveDisplay({ opacity: 0 }, rasters['grid-2056'])), null, 'opacity 0 draws nothing');
+  assert.equal(
+    await renderTile(cog('grid-2056'), 12, x, y, resolveDisplay({ opacity: 0 }, rasters['grid-2056'])),
+    null,
+    'opacity 0 draws nothing',
+  );
 });
 
 test('nearest keeps cells sharp, bilinear blends across their edges', async () => {
   const distinct = async (resampling: 'nearest' | 'bilinear') => {
-    const { tile, py } = await tileOverPixel('grid-2056', 17, 4, 18, { colormap: 'gray', vmin: 40, vmax: 41, resampling });
+    const { tile, py } = await tileOverPixel('grid-2056', 17, 4, 18, {
+      colormap: 'gray',
+      vmin: 40,
+      vmax: 41,
+      resampling,
+    });
     return new Set(Array.from({ length: 256 }, (_, px) => tile.at(px, py).join())).size;
   };
   assert.ok((await distinct('nearest')) <= 2);
@@ -128,7 +168,10 @@ test('nearest keeps cells sharp, bilinear blends across their edges', async () =
 
 test('RGB composites: bands in any order, stretched per band', async () => {
   // Cell (3, 5): red 60, green 100, blue 200.
-  const at = (display: RasterDisplay) => tileOverPixel('rgb-2056', 15, ...cellCentre(3, 5), { renderMode: 'rgb', resampling: 'nearest', ...display }).then((t) => t.at());
+  const at = (display: RasterDisplay) =>
+    tileOverPixel('rgb-2056', 15, ...cellCentre(3, 5), { renderMode: 'rgb', resampling: 'nearest', ...display }).then(
+      (t) => t.at(),
+    );
   assert.deepEqual(await at({}), [60, 100, 200, 255]);
   assert.deepEqual(await at({ rgbBands: [3, 2, 1] }), [200, 100, 60, 255]);
   assert.deepEqual(await at({ rgbMin: [0, 100, 0], rgbMax: [120, 200, 255], opacity: 0.2 }), [128, 0, 200, 51]);
@@ -141,7 +184,8 @@ test('integers without nodata: placed, and transparent around the data (alpha ba
 });
 
 test('the point query answers the source values, null at nodata and outside', async () => {
-  const at = async (name: string, col: number, row: number) => valuesAt(cog(name), ...where(fixtures.file(`${name}.tif`), [[col, row]])[0]);
+  const at = async (name: string, col: number, row: number) =>
+    valuesAt(cog(name), ...where(fixtures.file(`${name}.tif`), [[col, row]])[0]);
   assert.deepEqual(await at('grid-2056', ...cellCentre(0, 4)), [40]);
   assert.deepEqual(await at('grid-2056', ...cellCentre(5, 2)), [null]);
   assert.deepEqual(await at('grid-4326', ...cellCentre(3, 2)), [27, 1027]);
@@ -150,7 +194,11 @@ test('the point query answers the source values, null at nodata and outside', as
   assert.deepEqual(await valuesAt(cog('int16-2056'), 7.3, 46.93), [null], 'outside, inside the alpha band');
   assert.deepEqual(await valuesAt(cog('grid-4326'), 0, 0), [null, null]);
   assert.deepEqual(await valuesAt(cog('grid-4326'), 7, 89), [null, null], 'beyond Web Mercator');
-  assert.deepEqual(await valuesAt(cog('grid-2056'), ...where(fixtures.file('grid-2056.tif'), [cellCentre(0, 4)])[0], 40), [null], 'extra nodata');
+  assert.deepEqual(
+    await valuesAt(cog('grid-2056'), ...where(fixtures.file('grid-2056.tif'), [cellCentre(0, 4)])[0], 40),
+    [null],
+    'extra nodata',
+  );
 });
 
 test('a tile reads only the blocks it covers, from the level that fits its zoom', async () => {
@@ -177,5 +225,8 @@ test('a tile reads only the blocks it covers, from the level that fits its zoom'
   const fullBlocks = Math.ceil(big.levels[0].width / 256) * Math.ceil(big.levels[0].height / 256);
   assert.ok(fullBlocks >= 25, `${fullBlocks} blocks at full resolution`);
   // The full-resolution value of a pixel is the source's (nearest-neighbour warp).
-  assert.deepEqual(await valuesAt(cog('big-2056'), ...where(fixtures.file('big-2056.tif'), [[700.5, 300.5]])[0]), [1000]);
+  assert.deepEqual(
+    await valuesAt(cog('big-2056'), ...where(fixtures.file('big-2056.tif'), [[700.5, 300.5]])[0]),
+    [1000],
+  );
 });

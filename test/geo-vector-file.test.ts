@@ -108,7 +108,11 @@ describe('openVectorFile: refusals', () => {
   });
 
   test('a member that inflates to more than it declares is refused (GDAL would read all of it)', async () => {
-    await refused('lying_sizes.zip', 'invalid_zip', /lv95\.dbf in the zip expands to a size other than the one it declares/);
+    await refused(
+      'lying_sizes.zip',
+      'invalid_zip',
+      /lv95\.dbf in the zip expands to a size other than the one it declares/,
+    );
   });
 
   test('the expanded-size cap also holds in absolute terms', async () => {

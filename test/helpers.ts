@@ -41,10 +41,7 @@ export async function adminQuery(sql: string) {
 }
 
 /** A fresh app with its own data directory and, on PostgreSQL, its own database. */
-export async function buildTestApp(
-  overrides: Partial<Config> = {},
-  options: BuildOptions = {},
-): Promise<TestApp> {
+export async function buildTestApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
@@ -55,16 +52,19 @@ export async function buildTestApp(
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
   }
-  const config = loadConfig({}, {
-    dataDir,
-    databaseUrl,
-    ...(databaseUrl && { jwtSecret: randomBytes(32).toString('base64url') }),
-    logLevel: (process.env.TEST_LOG_LEVEL as Config['logLevel'] | undefined) ?? 'silent',
-    authRateLimitPerMinute: 100_000,
-    // Sign-ups are most of a test's set-up; the production cost (17) is tested on its own.
-    passwordHashCost: 12,
-    ...overrides,
-  });
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      databaseUrl,
+      ...(databaseUrl && { jwtSecret: randomBytes(32).toString('base64url') }),
+      logLevel: (process.env.TEST_LOG_LEVEL as Config['logLevel'] | undefined) ?? 'silent',
+      authRateLimitPerMinute: 100_000,
+      // Sign-ups are most of a test's set-up; the production cost (17) is tested on its own.
+      passwordHashCost: 12,
+      ...overrides,
+    },
+  );
   const mailbox = new Mailbox();
   const { app, database } = await buildApp(config, { mailer: mailbox, ...options });
   mailboxes.set(app, mailbox);
@@ -193,8 +193,17 @@ export async function issueToken(
 }
 
 /** Adds an existing user to a room with a role, through the invite route. */
-export async function addMember(app: FastifyInstance, owner: TestUser, roomId: string, member: TestUser, role: 'editor' | 'viewer') {
-  const res = await call(app, 'POST', `/api/rooms/${roomId}/invite`, { auth: owner.token, body: { email: member.email, role } });
+export async function addMember(
+  app: FastifyInstance,
+  owner: TestUser,
+  roomId: string,
+  member: TestUser,
+  role: 'editor' | 'viewer',
+) {
+  const res = await call(app, 'POST', `/api/rooms/${roomId}/invite`, {
+    auth: owner.token,
+    body: { email: member.email, role },
+  });
   if (res.statusCode !== 200) throw new Error(`invite failed: ${res.statusCode} ${res.body}`);
 }
 
@@ -206,7 +215,8 @@ export function assertError(res: Response, status: number, code: string, message
   assert.equal(typeof body.message, 'string');
   assert.ok(body.message.length > 0);
   if (message !== undefined) assert.equal(body.message, message);
-  for (const key of Object.keys(body)) assert.ok(['error', 'message', 'details'].includes(key), `unexpected key ${key}`);
+  for (const key of Object.keys(body))
+    assert.ok(['error', 'message', 'details'].includes(key), `unexpected key ${key}`);
   return body;
 }
 
@@ -258,7 +268,10 @@ export async function multipart(parts: Record<string, FormPart>) {
     }
   }
   const encoded = new Response(form);
-  return { payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } };
+  return {
+    payload: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+  };
 }
 
 /** A history entry as `GET /history` answers it. */
@@ -274,7 +287,12 @@ export interface HistoryEvent {
 }
 
 /** The room's history, newest first. */
-export async function roomHistory(app: FastifyInstance, roomId: string, auth: string, query = 'limit=500'): Promise<HistoryEvent[]> {
+export async function roomHistory(
+  app: FastifyInstance,
+  roomId: string,
+  auth: string,
+  query = 'limit=500',
+): Promise<HistoryEvent[]> {
   return assertOk(await call(app, 'GET', `/api/rooms/${roomId}/history?${query}`, { auth })).events;
 }
 
@@ -344,12 +362,16 @@ export type Scaffold<U extends Role = Role, R extends ScaffoldRoom = 'room', L e
  * `({ t, users, room, otherRoom } = await scaffold({ rooms: ['room', 'otherRoom'] }))`.
  * The file closes `t` in its `after`; a failed set-up closes it here.
  */
-export async function scaffold<const U extends Role = Role, const R extends ScaffoldRoom = 'room', L extends boolean = false>(
-  options: ScaffoldOptions<U, R, L> = {},
-): Promise<Scaffold<U, R, L>> {
+export async function scaffold<
+  const U extends Role = Role,
+  const R extends ScaffoldRoom = 'room',
+  L extends boolean = false,
+>(options: ScaffoldOptions<U, R, L> = {}): Promise<Scaffold<U, R, L>> {
   const t = await buildTestApp(options.config, options.build);
   try {
-    const wsBase = options.listen ? (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws') : undefined;
+    const wsBase = options.listen
+      ? (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws')
+      : undefined;
     const users = await signupAll(t.app, ...((options.users ?? ROLES) as U[]));
     const wanted: readonly ScaffoldRoom[] = options.rooms ?? ['room'];
     const owner = (users as Partial<Users>).owner;
@@ -361,7 +383,8 @@ export async function scaffold<const U extends Role = Role, const R extends Scaf
       rooms.room = await createRoomWithMembers(t.app, { owner: owner!, editor, viewer }, options.roomBody);
     }
     if (wanted.includes('otherRoom')) rooms.otherRoom = await createRoom(t.app, owner!);
-    if (wanted.includes('publicRoom')) rooms.publicRoom = await createRoom(t.app, owner!, uniqueRoomId(), { isPublic: true });
+    if (wanted.includes('publicRoom'))
+      rooms.publicRoom = await createRoom(t.app, owner!, uniqueRoomId(), { isPublic: true });
     return { t, users, ...rooms, ...(wsBase && { wsBase }) } as Scaffold<U, R, L>;
   } catch (error) {
     await t.close();
@@ -370,7 +393,12 @@ export async function scaffold<const U extends Role = Role, const R extends Scaf
 }
 
 /** POSTs a multipart body (see `multipart`) to `url`, with a bearer credential when `auth` is given. */
-export async function postMultipart(app: FastifyInstance, url: string, parts: Record<string, FormPart>, auth?: string): Promise<Response> {
+export async function postMultipart(
+  app: FastifyInstance,
+  url: string,
+  parts: Record<string, FormPart>,
+  auth?: string,
+): Promise<Response> {
   const { payload, headers } = await multipart(parts);
   return (await app.inject({
     method: 'POST',

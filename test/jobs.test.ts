@@ -61,8 +61,18 @@ let otherRoom: string;
 let wsBase: string;
 
 /** `auth` null sends no credential. */
-async function postImport(roomId: string, text: string, auth: string | null = users.owner.token, field = 'file'): Promise<Response> {
-  return postMultipart(t.app, `/api/rooms/${roomId}/bulk-import`, { [field]: { data: text, filename: 'points.geojson' } }, auth ?? undefined);
+async function postImport(
+  roomId: string,
+  text: string,
+  auth: string | null = users.owner.token,
+  field = 'file',
+): Promise<Response> {
+  return postMultipart(
+    t.app,
+    `/api/rooms/${roomId}/bulk-import`,
+    { [field]: { data: text, filename: 'points.geojson' } },
+    auth ?? undefined,
+  );
 }
 
 /** Starts an import and returns its job id (checking the documented answer). */
@@ -76,15 +86,25 @@ async function startImport(roomId: string, text: string, auth: string = users.ow
 const isTerminal = (job: { stage: string }) => job.stage === 'complete' || job.stage === 'error';
 
 /** Polls GET /api/jobs/:jobId until `done` holds; `seen` collects every poll. */
-async function pollJob(jobId: string, done: (job: any) => boolean = isTerminal, auth = users.owner.token, seen: any[] = [], intervalMs = 25) {
+async function pollJob(
+  jobId: string,
+  done: (job: any) => boolean = isTerminal,
+  auth = users.owner.token,
+  seen: any[] = [],
+  intervalMs = 25,
+) {
   const deadline = Date.now() + JOB_DEADLINE_MS;
   for (;;) {
     const job = assertOk(await call(t.app, 'GET', `/api/jobs/${jobId}`, { auth }));
     seen.push(job);
-    assert.ok(['queued', 'processing', 'complete', 'error'].includes(job.stage), `documented stage: ${JSON.stringify(job)}`);
+    assert.ok(
+      ['queued', 'processing', 'complete', 'error'].includes(job.stage),
+      `documented stage: ${JSON.stringify(job)}`,
+    );
     if (done(job)) return job;
     if (isTerminal(job)) throw new Error(`job ended before the awaited state: ${JSON.stringify(job)}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} never reached the awaited state; last ${JSON.stringify(job)}`);
+    if (Date.now() > deadline)
+      throw new Error(`job ${jobId} never reached the awaited state; last ${JSON.stringify(job)}`);
     await sleep(intervalMs);
   }
 }
@@ -100,13 +120,16 @@ async function listMarkers(roomId: string): Promise<any[]> {
 }
 
 async function historyEvents(roomId: string, limit = 500): Promise<any[]> {
-  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=${limit}`, { auth: users.owner.token })).events;
+  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=${limit}`, { auth: users.owner.token }))
+    .events;
 }
 
 async function registerIcon(roomId: string): Promise<string> {
-  const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#e33"/></svg>';
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#e33"/></svg>';
   const parts = { icon: { data: svg, filename: 'pin.svg', type: 'image/svg+xml' }, name: 'Pin', size: '32' };
-  return assertOk(await postMultipart(t.app, `/api/rooms/${roomId}/marker-icons`, parts, users.owner.token), 201).iconId;
+  return assertOk(await postMultipart(t.app, `/api/rooms/${roomId}/marker-icons`, parts, users.owner.token), 201)
+    .iconId;
 }
 
 /** Asserts that a job ended in `error` with a message matching every pattern. */
@@ -191,7 +214,9 @@ describe('bulk import', () => {
       assert.ok(bare, 'a feature with an altitude and null properties is imported');
       assert.equal(bare.title, null);
       for (let i = 3; i < 2503; i++) assert.ok(byTitle.has(`p-${i}`), `p-${i} imported`);
-      const one = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers/${alpha.id}`, { auth: users.viewer.token })).marker;
+      const one = assertOk(
+        await call(t.app, 'GET', `/api/rooms/${room}/markers/${alpha.id}`, { auth: users.viewer.token }),
+      ).marker;
       assert.deepEqual(one.tags, ['museum', 'free']);
       assert.equal(one.eventDate, 1_700_000_000_000);
 
@@ -200,11 +225,17 @@ describe('bulk import', () => {
       assert.equal(events[0].version, version + 1, 'the import advanced the room version by exactly one');
       assert.equal(events[0].type, 'room.imported');
       assert.equal(events.filter((e) => e.type === 'room.imported').length, 1);
-      assert.ok(!events.some((e) => e.version > version && e.type !== 'room.imported'), JSON.stringify(events.slice(0, 3)));
+      assert.ok(
+        !events.some((e) => e.version > version && e.type !== 'room.imported'),
+        JSON.stringify(events.slice(0, 3)),
+      );
 
       // Live: exactly one room.imported event, then whatever comes next.
       const sentinel = assertOk(
-        await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body: { latitude: 1, longitude: 1 } }),
+        await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+          auth: users.owner.token,
+          body: { latitude: 1, longitude: 1 },
+        }),
         201,
       ).marker;
       await waitMessages(3);
@@ -226,19 +257,48 @@ describe('bulk import', () => {
     // The 3rd feature is a LineString.
     await assertJobFails(
       room,
-      collection([...valid(0, 2), { type: 'Feature', geometry: { type: 'LineString', coordinates: [[0, 0], [1, 1]] }, properties: {} }, ...valid(3, 5)]),
+      collection([
+        ...valid(0, 2),
+        {
+          type: 'Feature',
+          geometry: {
+            type: 'LineString',
+            coordinates: [
+              [0, 0],
+              [1, 1],
+            ],
+          },
+          properties: {},
+        },
+        ...valid(3, 5),
+      ]),
       /Feature 3\b/,
       /Point/,
     );
     // Latitude 95 far into the file, after more than a batch of valid points.
     const late = valid(0, 2600);
-    late[2500] = { type: 'Feature', geometry: { type: 'Point', coordinates: [10, 95] }, properties: { title: 'too far north' } };
+    late[2500] = {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [10, 95] },
+      properties: { title: 'too far north' },
+    };
     await assertJobFails(room, collection(late), /Feature 2501\b/, /latitude/);
     // 51 tags.
     const tags = Array.from({ length: 51 }, (_, i) => `t${i}`);
-    await assertJobFails(room, collection([...valid(0, 1), point(1, { title: 'tagged', tags }), ...valid(2, 1500)]), /Feature 2\b/, /tags/, /50/);
+    await assertJobFails(
+      room,
+      collection([...valid(0, 1), point(1, { title: 'tagged', tags }), ...valid(2, 1500)]),
+      /Feature 2\b/,
+      /tags/,
+      /50/,
+    );
     // A markerIconSize out of range.
-    await assertJobFails(room, collection([...valid(0, 5), point(5, { markerIconSize: 300 })]), /Feature 6\b/, /markerIconSize/);
+    await assertJobFails(
+      room,
+      collection([...valid(0, 5), point(5, { markerIconSize: 300 })]),
+      /Feature 6\b/,
+      /markerIconSize/,
+    );
     // A title with a newline.
     await assertJobFails(room, collection([point(0, { title: 'two\nlines' })]), /Feature 1\b/, /title/);
 
@@ -253,7 +313,11 @@ describe('bulk import', () => {
     await assertJobFails(room, `{"type":"FeatureCollection","features":[${JSON.stringify(point(0))},`, /JSON/);
     await assertJobFails(room, JSON.stringify(point(0)), /FeatureCollection/);
     await assertJobFails(room, JSON.stringify([point(0), point(1)]), /FeatureCollection/);
-    await assertJobFails(room, JSON.stringify({ type: 'GeometryCollection', features: [point(0)] }), /FeatureCollection/);
+    await assertJobFails(
+      room,
+      JSON.stringify({ type: 'GeometryCollection', features: [point(0)] }),
+      /FeatureCollection/,
+    );
     assert.equal(await markerCount(room), countBefore);
   });
 
@@ -261,7 +325,11 @@ describe('bulk import', () => {
     const countBefore = await markerCount(room);
     const foreignIcon = await (async () => {
       const parts = {
-        icon: { data: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="4" height="4"/></svg>', filename: 'x.svg', type: 'image/svg+xml' },
+        icon: {
+          data: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="4" height="4"/></svg>',
+          filename: 'x.svg',
+          type: 'image/svg+xml',
+        },
         name: 'Foreign',
         size: '24',
       };
@@ -285,7 +353,10 @@ describe('bulk import', () => {
     assertError(res, 400, 'validation_error');
 
     // Not multipart.
-    res = await call(t.app, 'POST', `/api/rooms/${room}/bulk-import`, { auth: users.owner.token, body: { type: 'FeatureCollection', features: [] } });
+    res = await call(t.app, 'POST', `/api/rooms/${room}/bulk-import`, {
+      auth: users.owner.token,
+      body: { type: 'FeatureCollection', features: [] },
+    });
     assertError(res, 415, 'unsupported_media_type');
     res = await call(t.app, 'POST', `/api/rooms/${room}/bulk-import`, {
       auth: users.owner.token,
@@ -341,15 +412,30 @@ describe('job status is bound to its room', () => {
         assert.doesNotMatch(res.body, /complete|markersCreated/);
       }
       // A token of the job's own room may know the job exists, and hears what it lacks.
-      const writeOnly = assertError(await call(t.app, 'GET', `${url}${jobId}`, { auth: writeToken }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+      const writeOnly = assertError(
+        await call(t.app, 'GET', `${url}${jobId}`, { auth: writeToken }),
+        403,
+        'forbidden',
+        TOKEN_ERRORS.lacksRead,
+      );
       assert.doesNotMatch(JSON.stringify(writeOnly), /complete|markersCreated/);
-      assertError(await call(t.app, 'GET', `${url}bulk-import-doesnotexist000000`, { auth: users.owner.token }), 404, 'not_found');
-      assertError(await call(t.app, 'GET', `${url}job-${randomBytes(8).toString('hex')}`, { auth: readToken }), 404, 'not_found');
+      assertError(
+        await call(t.app, 'GET', `${url}bulk-import-doesnotexist000000`, { auth: users.owner.token }),
+        404,
+        'not_found',
+      );
+      assertError(
+        await call(t.app, 'GET', `${url}job-${randomBytes(8).toString('hex')}`, { auth: readToken }),
+        404,
+        'not_found',
+      );
     });
   }
 
   test('the import made with a room token is recorded in history as the token', async () => {
-    const entry = (await historyEvents(room)).find((e) => e.type === 'room.imported' && JSON.stringify(e).includes(jobId));
+    const entry = (await historyEvents(room)).find(
+      (e) => e.type === 'room.imported' && JSON.stringify(e).includes(jobId),
+    );
     assert.ok(entry, 'room.imported for the token job');
     assert.equal(entry.actor.kind, 'token');
   });
@@ -366,7 +452,10 @@ describe('job queue: progress, restarts and crashes', () => {
     assert.equal(job.progress, 100);
     assert.equal(job.markersCreated, n);
     const midway = seen.filter((j) => j.stage === 'processing' && j.progress > 0 && j.progress < 100);
-    assert.ok(midway.length >= 1, `a poll saw 0 < progress < 100 while processing: ${JSON.stringify(seen.map((j) => [j.stage, j.progress]))}`);
+    assert.ok(
+      midway.length >= 1,
+      `a poll saw 0 < progress < 100 while processing: ${JSON.stringify(seen.map((j) => [j.stage, j.progress]))}`,
+    );
     for (const j of seen) assert.ok(j.progress >= 0 && j.progress <= 100, JSON.stringify(j));
     // Only the last poll is terminal, and it alone says 100.
     assert.ok(seen.slice(0, -1).every((j) => !isTerminal(j) && j.progress < 100));
@@ -390,7 +479,11 @@ describe('job queue: progress, restarts and crashes', () => {
     const imported = (await historyEvents(roomId)).filter((e) => e.type === 'room.imported');
     assert.equal(imported.length, 1, JSON.stringify(imported));
     // The premise: the restart did interrupt the job (it was run a second time).
-    const row = await t.database.db.selectFrom('jobs').select(['attempts']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('jobs')
+      .select(['attempts'])
+      .where('id', '=', jobId)
+      .executeTakeFirstOrThrow();
     assert.ok(Number(row.attempts) >= 2, `the job was interrupted by the restart (attempts ${row.attempts})`);
   });
 
@@ -398,8 +491,15 @@ describe('job queue: progress, restarts and crashes', () => {
     const roomId = await createRoom(t.app, users.owner);
     const jobId = await startImport(roomId, collection([point(0), point(1)]));
     assert.equal((await pollJob(jobId)).stage, 'complete');
-    await t.database.db.updateTable('jobs').set({ stage: 'processing', attempts: 3, progress: 40, message: 'Processing' }).where('id', '=', jobId).execute();
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/jobs/${jobId}`, { auth: users.owner.token })).stage, 'processing');
+    await t.database.db
+      .updateTable('jobs')
+      .set({ stage: 'processing', attempts: 3, progress: 40, message: 'Processing' })
+      .where('id', '=', jobId)
+      .execute();
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/jobs/${jobId}`, { auth: users.owner.token })).stage,
+      'processing',
+    );
 
     await t.restart();
     const job = await pollJob(jobId);
@@ -418,10 +518,21 @@ describe('job queue: progress, restarts and crashes', () => {
 
     /** Starts `node --import tsx src/server.ts` and resolves with its base URL. */
     const startServer = async (): Promise<{ child: ChildProcess; base: string }> => {
-      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      };
       delete env.DATABASE_URL;
-      if (databaseUrl) Object.assign(env, { DATABASE_URL: databaseUrl, JWT_SECRET: 'a-shared-test-secret-of-32-characters' });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (databaseUrl)
+        Object.assign(env, { DATABASE_URL: databaseUrl, JWT_SECRET: 'a-shared-test-secret-of-32-characters' });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.push(child);
       let output = '';
       const base = await new Promise<string>((resolve, reject) => {
@@ -463,14 +574,20 @@ describe('job queue: progress, restarts and crashes', () => {
       const http = async (method: string, url: string, token?: string, body?: unknown) => {
         const res = await fetch(`${base}${url}`, {
           method,
-          headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+          headers: {
+            ...(token && { authorization: `Bearer ${token}` }),
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
           ...(body !== undefined && { body: JSON.stringify(body) }),
         });
         const text = await res.text();
         return { status: res.status, body: text ? JSON.parse(text) : null, text };
       };
 
-      const signup = await http('POST', '/api/auth/signup', undefined, { email: uniqueEmail('crash'), password: 'correct horse battery' });
+      const signup = await http('POST', '/api/auth/signup', undefined, {
+        email: uniqueEmail('crash'),
+        password: 'correct horse battery',
+      });
       assert.equal(signup.status, 201, signup.text);
       const token = signup.body.token as string;
       const roomId = uniqueRoomId();
@@ -478,7 +595,11 @@ describe('job queue: progress, restarts and crashes', () => {
 
       const form = new FormData();
       form.append('file', new Blob([pointsText(n)], { type: 'application/geo+json' }), 'points.geojson');
-      const started = await fetch(`${base}/api/rooms/${roomId}/bulk-import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const started = await fetch(`${base}/api/rooms/${roomId}/bulk-import`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       const startedBody = (await started.json()) as { jobId: string };
       assert.equal(started.status, 200, JSON.stringify(startedBody));
       const { jobId } = startedBody;
@@ -518,13 +639,21 @@ describe('job queue: progress, restarts and crashes', () => {
       assert.equal(meta.body.counts.markers, n);
       const list = await http('GET', `/api/rooms/${roomId}/markers`, token);
       assert.equal(list.body.count, n);
-      assert.equal(new Set((list.body.markers as { title: string }[]).map((m) => m.title)).size, n, 'every point exactly once');
+      assert.equal(
+        new Set((list.body.markers as { title: string }[]).map((m) => m.title)).size,
+        n,
+        'every point exactly once',
+      );
       const history = await http('GET', `/api/rooms/${roomId}/history`, token);
       assert.equal((history.body.events as { type: string }[]).filter((e) => e.type === 'room.imported').length, 1);
       await stop(child, 'SIGTERM');
     } finally {
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : null)));
+      await Promise.all(
+        children.map((child) =>
+          child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : null,
+        ),
+      );
       if (dbName) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       rmSync(dataDir, { recursive: true, force: true });
     }

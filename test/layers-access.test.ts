@@ -10,8 +10,27 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertOk, call, createRoom, issueToken, labelled, scaffold, type TestApp, TOKEN_ERRORS, type Users } from './helpers.js';
-import { completedJob, createInlineLayer, type Layer, storedState, TWO_SQUARES, uploadBytes, uploadFile } from './support/layers.js';
+import {
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  issueToken,
+  labelled,
+  scaffold,
+  type TestApp,
+  TOKEN_ERRORS,
+  type Users,
+} from './helpers.js';
+import {
+  completedJob,
+  createInlineLayer,
+  type Layer,
+  storedState,
+  TWO_SQUARES,
+  uploadBytes,
+  uploadFile,
+} from './support/layers.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
 
 let t: TestApp;
@@ -37,7 +56,11 @@ after(async () => {
 });
 
 /** The reads addressed by layer id alone. */
-const readsOf = (layerId: string) => [`/api/layers/${layerId}/features`, `/api/layers/${layerId}/features/chunks/0`, `/api/layers/${layerId}/tiles/0/0/0.mvt`];
+const readsOf = (layerId: string) => [
+  `/api/layers/${layerId}/features`,
+  `/api/layers/${layerId}/features/chunks/0`,
+  `/api/layers/${layerId}/tiles/0/0/0.mvt`,
+];
 const get = (url: string, auth?: string) => call(t.app, 'GET', url, { auth });
 
 describe('routes addressed by layer id', () => {
@@ -46,7 +69,8 @@ describe('routes addressed by layer id', () => {
     const writer = await issueToken(t.app, users.owner, room, ['write', 'upload']);
     for (const url of readsOf(privateLayer.id)) {
       labelled(url, () => undefined);
-      for (const auth of [users.owner.token, users.editor.token, users.viewer.token, reader.token]) assert.equal((await get(url, auth)).statusCode, 200, url);
+      for (const auth of [users.owner.token, users.editor.token, users.viewer.token, reader.token])
+        assert.equal((await get(url, auth)).statusCode, 200, url);
       assertError(await get(url, users.stranger.token), 404, 'not_found');
       assertError(await get(url), 404, 'not_found');
       assertError(await get(url, foreignToken), 404, 'not_found');
@@ -56,12 +80,17 @@ describe('routes addressed by layer id', () => {
     for (const auth of [users.stranger.token, undefined]) {
       assertError(await call(t.app, 'DELETE', `/api/layers/${privateLayer.id}`, { auth }), 404, 'not_found');
     }
-    assert.equal((await get(`/api/layers/${privateLayer.id}/features`, users.owner.token)).json().features.length, 2, 'the layer stays');
+    assert.equal(
+      (await get(`/api/layers/${privateLayer.id}/features`, users.owner.token)).json().features.length,
+      2,
+      'the layer stays',
+    );
   });
 
   test('a public room: anyone reads its layers by id, anonymous callers too; tokens of other rooms still hear 404', async () => {
     for (const url of readsOf(publicLayer.id)) {
-      for (const auth of [undefined, users.stranger.token, users.viewer.token]) assert.equal((await get(url, auth)).statusCode, 200, `${url} as ${auth ? 'a user' : 'anonymous'}`);
+      for (const auth of [undefined, users.stranger.token, users.viewer.token])
+        assert.equal((await get(url, auth)).statusCode, 200, `${url} as ${auth ? 'a user' : 'anonymous'}`);
       assertError(await get(url, foreignToken), 404, 'not_found');
     }
     const anonymous = assertOk(await get(`/api/layers/${publicLayer.id}/features`));
@@ -73,12 +102,21 @@ describe('routes addressed by layer id', () => {
     const shown = await createInlineLayer(t.app, deckRoom, users.owner.token, { name: 'Shown' });
     const hidden = await createInlineLayer(t.app, deckRoom, users.owner.token, { name: 'Hidden' });
     const slide = { title: 'Deck', view: { lat: 46.95, lng: 7.45, zoom: 12 }, layerIds: [shown.id] };
-    assertOk(await call(t.app, 'POST', `/api/rooms/${deckRoom}/presentation/slides`, { auth: users.owner.token, body: slide }), 201);
+    assertOk(
+      await call(t.app, 'POST', `/api/rooms/${deckRoom}/presentation/slides`, { auth: users.owner.token, body: slide }),
+      201,
+    );
     // Not yet public: the deck shows nothing to anyone outside.
     for (const url of readsOf(shown.id)) assertError(await get(url), 404, 'not_found');
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${deckRoom}/presentation/public`, { auth: users.owner.token, body: { isPublic: true } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${deckRoom}/presentation/public`, {
+        auth: users.owner.token,
+        body: { isPublic: true },
+      }),
+    );
     for (const url of readsOf(shown.id)) {
-      for (const auth of [undefined, users.stranger.token]) assert.equal((await get(url, auth)).statusCode, 200, `${url} as ${auth ? 'a stranger' : 'anonymous'}`);
+      for (const auth of [undefined, users.stranger.token])
+        assert.equal((await get(url, auth)).statusCode, 200, `${url} as ${auth ? 'a stranger' : 'anonymous'}`);
       assertError(await get(url, foreignToken), 404, 'not_found');
     }
     for (const url of readsOf(hidden.id)) {
@@ -91,11 +129,18 @@ describe('routes addressed by layer id', () => {
 
   test('a room made private again closes its layers to anonymous callers', async () => {
     const roomId = publicRoom;
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: users.owner.token, body: { isPublic: false } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: users.owner.token, body: { isPublic: false } }),
+    );
     try {
       for (const url of readsOf(publicLayer.id)) assertError(await get(url), 404, 'not_found');
     } finally {
-      assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: users.owner.token, body: { isPublic: true } }));
+      assertOk(
+        await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, {
+          auth: users.owner.token,
+          body: { isPublic: true },
+        }),
+      );
     }
   });
 });
@@ -105,12 +150,19 @@ describe('GET /api/layers/:roomName', () => {
     const url = `/api/layers/${room}`;
     const reader = await issueToken(t.app, users.owner, room, ['read']);
     const writer = await issueToken(t.app, users.owner, room, ['write']);
-    for (const auth of [users.viewer.token, reader.token]) assert.deepEqual(assertOk(await get(url, auth)).layers.map((l: Layer) => l.id), [privateLayer.id]);
+    for (const auth of [users.viewer.token, reader.token])
+      assert.deepEqual(
+        assertOk(await get(url, auth)).layers.map((l: Layer) => l.id),
+        [privateLayer.id],
+      );
     assertError(await get(url), 401, 'unauthorized');
     assertError(await get(url, users.stranger.token), 403, 'forbidden');
     assertError(await get(url, writer.token), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
     assertError(await get(url, foreignToken), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assert.deepEqual(assertOk(await get(`/api/layers/${publicRoom}`)).layers.map((l: Layer) => l.id), [publicLayer.id]);
+    assert.deepEqual(
+      assertOk(await get(`/api/layers/${publicRoom}`)).layers.map((l: Layer) => l.id),
+      [publicLayer.id],
+    );
     assertError(await get(`/api/layers/${publicRoom}`, foreignToken), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assertError(await get('/api/layers/not-a-room'), 404, 'not_found');
     assertError(await get('/api/layers/bad%20room!'), 400, 'validation_error');

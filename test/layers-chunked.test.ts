@@ -86,14 +86,22 @@ describe('a file over 50 MB, sent in chunks', () => {
     const parts = split(readFileSync(path), 3);
     const uploadId = newUploadId();
     for (const [chunkIndex, data] of parts.entries()) {
-      const body = assertOk(await sendChunk({ uploadId, chunkIndex, totalChunks: 3, fileName: 'over_50mb.geojson', data }));
+      const body = assertOk(
+        await sendChunk({ uploadId, chunkIndex, totalChunks: 3, fileName: 'over_50mb.geojson', data }),
+      );
       assert.deepEqual(body, { uploadId, chunkIndex, received: chunkIndex + 1 });
     }
     const held = await storedState(t, room);
     assert.equal(held.chunks, 3);
     assert.equal(held.quotaBytes, statSync(path).size, 'chunks count against the quota while they wait');
 
-    const res = await processChunked({ uploadId, fileName: 'over_50mb.geojson', layerName: 'Padded', description: 'In pieces', style: { color: 'aa0000' } });
+    const res = await processChunked({
+      uploadId,
+      fileName: 'over_50mb.geojson',
+      layerName: 'Padded',
+      description: 'In pieces',
+      style: { color: 'aa0000' },
+    });
     const { jobId } = assertOk(res, 202);
     assert.match(jobId, /^job-/);
     const job = await completedJob(t.app, jobId, users.owner.token);
@@ -111,7 +119,11 @@ describe('a file over 50 MB, sent in chunks', () => {
 
     const after = await storedState(t, room);
     assert.equal(after.chunks, 0, 'no chunk row is left');
-    assert.deepEqual(after.files.filter((f) => f.startsWith('chunks/') || f.startsWith('uploads/')), [], 'no chunk or upload file is left');
+    assert.deepEqual(
+      after.files.filter((f) => f.startsWith('chunks/') || f.startsWith('uploads/')),
+      [],
+      'no chunk or upload file is left',
+    );
     assertError(await processChunked({ uploadId, fileName: 'over_50mb.geojson' }), 404, 'not_found');
   });
 });
@@ -120,14 +132,27 @@ describe('missing and repeated chunks', () => {
   test('a missing chunk is 400 naming it; once sent, the upload is processed', async () => {
     const uploadId = newUploadId();
     const parts = split(SMALL_FILE, 3);
-    assertOk(await sendChunk({ uploadId, chunkIndex: 0, totalChunks: 3, fileName: 'squares.geojson', data: parts[0]! }));
-    assertOk(await sendChunk({ uploadId, chunkIndex: 2, totalChunks: 3, fileName: 'squares.geojson', data: parts[2]! }));
+    assertOk(
+      await sendChunk({ uploadId, chunkIndex: 0, totalChunks: 3, fileName: 'squares.geojson', data: parts[0]! }),
+    );
+    assertOk(
+      await sendChunk({ uploadId, chunkIndex: 2, totalChunks: 3, fileName: 'squares.geojson', data: parts[2]! }),
+    );
     const jobsBefore = (await storedState(t, room)).jobs;
     const missing = assertFieldError(await processChunked({ uploadId, fileName: 'squares.geojson' }), 'chunkIndex');
     assert.match(missing.message, /Chunk 1 of 3 is missing/);
     assert.equal((await storedState(t, room)).jobs, jobsBefore, 'no job is queued');
-    assert.deepEqual(assertOk(await sendChunk({ uploadId, chunkIndex: 1, totalChunks: 3, fileName: 'squares.geojson', data: parts[1]! })), { uploadId, chunkIndex: 1, received: 3 });
-    const job = await completedJob(t.app, assertOk(await processChunked({ uploadId, fileName: 'squares.geojson' }), 202).jobId, users.owner.token);
+    assert.deepEqual(
+      assertOk(
+        await sendChunk({ uploadId, chunkIndex: 1, totalChunks: 3, fileName: 'squares.geojson', data: parts[1]! }),
+      ),
+      { uploadId, chunkIndex: 1, received: 3 },
+    );
+    const job = await completedJob(
+      t.app,
+      assertOk(await processChunked({ uploadId, fileName: 'squares.geojson' }), 202).jobId,
+      users.owner.token,
+    );
     assert.equal((await features(t.app, job.layerId, users.owner.token)).features.length, 2);
   });
 
@@ -143,13 +168,38 @@ describe('missing and repeated chunks', () => {
     const uploadId = newUploadId();
     const parts = split(SMALL_FILE, 2);
     const before = (await storedState(t, room)).quotaBytes;
-    assertOk(await sendChunk({ uploadId, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: 'garbage that would never parse' }));
-    assert.deepEqual(assertOk(await sendChunk({ uploadId, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: parts[0]! })), { uploadId, chunkIndex: 0, received: 1 });
-    assert.deepEqual(assertOk(await sendChunk({ uploadId, chunkIndex: 1, totalChunks: 2, fileName: 'squares.geojson', data: parts[1]! })), { uploadId, chunkIndex: 1, received: 2 });
+    assertOk(
+      await sendChunk({
+        uploadId,
+        chunkIndex: 0,
+        totalChunks: 2,
+        fileName: 'squares.geojson',
+        data: 'garbage that would never parse',
+      }),
+    );
+    assert.deepEqual(
+      assertOk(
+        await sendChunk({ uploadId, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: parts[0]! }),
+      ),
+      { uploadId, chunkIndex: 0, received: 1 },
+    );
+    assert.deepEqual(
+      assertOk(
+        await sendChunk({ uploadId, chunkIndex: 1, totalChunks: 2, fileName: 'squares.geojson', data: parts[1]! }),
+      ),
+      { uploadId, chunkIndex: 1, received: 2 },
+    );
     const state = await storedState(t, room);
     assert.equal(state.quotaBytes - before, SMALL_FILE.length, 'only the chunks held count');
-    const job = await completedJob(t.app, assertOk(await processChunked({ uploadId, fileName: 'squares.geojson' }), 202).jobId, users.owner.token);
-    assert.deepEqual((await features(t.app, job.layerId, users.owner.token)).features.map((f) => f.properties.name).sort(), ['east', 'west']);
+    const job = await completedJob(
+      t.app,
+      assertOk(await processChunked({ uploadId, fileName: 'squares.geojson' }), 202).jobId,
+      users.owner.token,
+    );
+    assert.deepEqual(
+      (await features(t.app, job.layerId, users.owner.token)).features.map((f) => f.properties.name).sort(),
+      ['east', 'west'],
+    );
   });
 });
 
@@ -173,7 +223,15 @@ describe('fields and limits', () => {
     assertOk(await sendChunk(good));
     assertError(await sendChunk({ ...good, chunkIndex: 1, totalChunks: 3 }), 400, 'validation_error');
     assertError(await sendChunk({ ...good, chunkIndex: 1, fileName: 'other.geojson' }), 400, 'validation_error');
-    assertFieldError(await postMultipart(t.app, '/api/layers/upload-chunk', { roomName: room, uploadId, chunkIndex: '1', totalChunks: '2', fileName: 'a.geojson' }, uploader.token), 'chunk');
+    assertFieldError(
+      await postMultipart(
+        t.app,
+        '/api/layers/upload-chunk',
+        { roomName: room, uploadId, chunkIndex: '1', totalChunks: '2', fileName: 'a.geojson' },
+        uploader.token,
+      ),
+      'chunk',
+    );
     assertFieldError(await processChunked({ uploadId: 'bad id!', fileName: 'a.geojson' }), 'body.uploadId');
     assertFieldError(await processChunked({ uploadId }), 'body.fileName');
     assertError(await processChunked({ uploadId: newUploadId(), fileName: 'a.geojson' }), 404, 'not_found');
@@ -181,7 +239,13 @@ describe('fields and limits', () => {
 
   test('a chunk over 50 MB is 413 file_too_large and is not kept', async () => {
     const before = await storedState(t, room);
-    const res = await sendChunk({ uploadId: newUploadId(), chunkIndex: 0, totalChunks: 2, fileName: 'big.geojson', data: Buffer.alloc(50 * 1024 * 1024 + 1, 0x20) });
+    const res = await sendChunk({
+      uploadId: newUploadId(),
+      chunkIndex: 0,
+      totalChunks: 2,
+      fileName: 'big.geojson',
+      data: Buffer.alloc(50 * 1024 * 1024 + 1, 0x20),
+    });
     assertError(res, 413, 'file_too_large');
     assert.deepEqual(await storedState(t, room), before);
   });
@@ -192,11 +256,27 @@ describe('who may send chunks', () => {
     const foreign = await issueToken(t.app, users.owner, otherRoom, ['read', 'write', 'upload']);
     const reader = await issueToken(t.app, users.owner, room, ['read', 'write']);
     const before = await storedState(t, room);
-    const chunk = { uploadId: newUploadId(), chunkIndex: 0, totalChunks: 1, fileName: 'squares.geojson', data: SMALL_FILE };
+    const chunk = {
+      uploadId: newUploadId(),
+      chunkIndex: 0,
+      totalChunks: 1,
+      fileName: 'squares.geojson',
+      data: SMALL_FILE,
+    };
     assertError(await sendChunk(chunk, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, foreign.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
     assertError(await sendChunk(chunk, reader.token), 403, 'forbidden', TOKEN_ERRORS.lacksUpload);
-    assertError(await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, reader.token), 403, 'forbidden', TOKEN_ERRORS.lacksUpload);
+    assertError(
+      await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, reader.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksUpload,
+    );
     assertError(await sendChunk(chunk, users.viewer.token), 403, 'forbidden');
     assertError(await sendChunk(chunk, users.stranger.token), 403, 'forbidden');
     assertError(await sendChunk(chunk, null), 401, 'unauthorized');
@@ -204,8 +284,18 @@ describe('who may send chunks', () => {
     // Chunks of one room cannot be processed through another: the upload id is the room's own.
     assertOk(await sendChunk(chunk));
     const theirs = await issueToken(t.app, users.owner, otherRoom, ['upload']);
-    assertError(await call(t.app, 'POST', '/api/layers/process-chunked', { auth: theirs.token, body: { roomName: otherRoom, uploadId: chunk.uploadId, fileName: 'squares.geojson' } }), 404, 'not_found');
-    const { jobId } = assertOk(await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, users.editor.token), 202);
+    assertError(
+      await call(t.app, 'POST', '/api/layers/process-chunked', {
+        auth: theirs.token,
+        body: { roomName: otherRoom, uploadId: chunk.uploadId, fileName: 'squares.geojson' },
+      }),
+      404,
+      'not_found',
+    );
+    const { jobId } = assertOk(
+      await processChunked({ uploadId: chunk.uploadId, fileName: 'squares.geojson' }, users.editor.token),
+      202,
+    );
     await completedJob(t.app, jobId, users.editor.token);
   });
 });
@@ -214,14 +304,34 @@ describe('unfinished uploads', () => {
   test('chunks older than 24 hours are removed at start, with their files; younger ones stay', async () => {
     const old = newUploadId();
     const young = newUploadId();
-    assertOk(await sendChunk({ uploadId: old, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: SMALL_FILE }));
-    assertOk(await sendChunk({ uploadId: young, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: SMALL_FILE }));
+    assertOk(
+      await sendChunk({ uploadId: old, chunkIndex: 0, totalChunks: 2, fileName: 'squares.geojson', data: SMALL_FILE }),
+    );
+    assertOk(
+      await sendChunk({
+        uploadId: young,
+        chunkIndex: 0,
+        totalChunks: 2,
+        fileName: 'squares.geojson',
+        data: SMALL_FILE,
+      }),
+    );
     const keyOf = async (uploadId: string) =>
-      (await t.database.db.selectFrom('upload_chunks').select('file_key').where('upload_id', '=', uploadId).executeTakeFirstOrThrow()).file_key;
+      (
+        await t.database.db
+          .selectFrom('upload_chunks')
+          .select('file_key')
+          .where('upload_id', '=', uploadId)
+          .executeTakeFirstOrThrow()
+      ).file_key;
     const [oldKey, youngKey] = [await keyOf(old), await keyOf(young)];
     const before = await storedState(t, room);
     assert.ok(before.files.includes(oldKey) && before.files.includes(youngKey));
-    await t.database.db.updateTable('upload_chunks').set({ created_at: Date.now() - 25 * 3600 * 1000 }).where('upload_id', '=', old).execute();
+    await t.database.db
+      .updateTable('upload_chunks')
+      .set({ created_at: Date.now() - 25 * 3600 * 1000 })
+      .where('upload_id', '=', old)
+      .execute();
     await t.restart();
 
     const after = await storedState(t, room);
@@ -230,6 +340,9 @@ describe('unfinished uploads', () => {
     assert.ok(after.files.includes(youngKey), 'the young chunk file stays');
     assert.equal(after.quotaBytes, before.quotaBytes - SMALL_FILE.length, 'the quota is freed');
     assertError(await processChunked({ uploadId: old, fileName: 'squares.geojson' }), 404, 'not_found');
-    assert.match(assertFieldError(await processChunked({ uploadId: young, fileName: 'squares.geojson' }), 'chunkIndex').message, /Chunk 1 of 2/);
+    assert.match(
+      assertFieldError(await processChunked({ uploadId: young, fileName: 'squares.geojson' }), 'chunkIndex').message,
+      /Chunk 1 of 2/,
+    );
   });
 });

@@ -71,7 +71,15 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
     try {
       const res = await call(t.app, 'POST', layersUrl(room), {
         auth: users.editor.token,
-        body: { name: 'Plots', description: 'Two plots', geojson: TWO_SQUARES, color: 'ff8800', opacity: 0.8, strokeWeight: 3, visible: false },
+        body: {
+          name: 'Plots',
+          description: 'Two plots',
+          geojson: TWO_SQUARES,
+          color: 'ff8800',
+          opacity: 0.8,
+          strokeWeight: 3,
+          visible: false,
+        },
       });
       const body = assertOk(res);
       assert.deepEqual(Object.keys(body).sort(), ['layer', 'success']);
@@ -83,16 +91,28 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
       assert.equal(layer.sourceCrs, 'EPSG:4326');
       assert.equal(layer.featureCount, 2);
       assert.equal(layer.geometryType, 'Polygon');
-      assert.deepEqual(layer.style, { ...DEFAULT_STYLE, color: 'ff8800', opacity: 0.8, strokeWeight: 3, visible: false });
+      assert.deepEqual(layer.style, {
+        ...DEFAULT_STYLE,
+        color: 'ff8800',
+        opacity: 0.8,
+        strokeWeight: 3,
+        visible: false,
+      });
       assert.equal(layer.createdBy, users.editor.id);
-      assert.deepEqual((await features(t.app, layer.id, users.owner.token)).features.map((f) => f.properties.name).sort(), ['east', 'west']);
+      assert.deepEqual(
+        (await features(t.app, layer.id, users.owner.token)).features.map((f) => f.properties.name).sort(),
+        ['east', 'west'],
+      );
 
       const [event] = await history();
       assert.equal(event!.type, 'layer.created');
       assert.equal(event!.objectType, 'layer');
       assert.equal(event!.objectId, layer.id);
       assert.deepEqual(event!.actor, { kind: 'user', id: users.editor.id });
-      const message = await live.waitUntil((m) => m.type === 'layer.created' && m.objectId === layer.id, 'layer.created');
+      const message = await live.waitUntil(
+        (m) => m.type === 'layer.created' && m.objectId === layer.id,
+        'layer.created',
+      );
       assert.equal(message.objectType, 'layer');
       assert.deepEqual(message.data, layer);
       assert.equal(message.version, event!.version);
@@ -102,7 +122,12 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
   });
 
   test('points make a layer too (not markers): inline layers are layers', async () => {
-    const geojson = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: { name: 'stop' }, geometry: { type: 'Point', coordinates: [7.44, 46.95] } }] };
+    const geojson = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', properties: { name: 'stop' }, geometry: { type: 'Point', coordinates: [7.44, 46.95] } },
+      ],
+    };
     const layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'Stops', geojson });
     assert.equal(layer.geometryType, 'Point');
     assert.equal(layer.featureCount, 1);
@@ -128,14 +153,40 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
     }
     const fileCases: [string, unknown, string][] = [
       ['a latitude of 95', { type: 'FeatureCollection', features: [squareFeature(7, 89.99, 5.1)] }, 'invalid_file'],
-      ['projected metres', { type: 'FeatureCollection', features: [squareFeature(2600000, 1199700, 50)] }, 'unknown_crs'],
-      ['coordinates that are not numbers', { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: [['a', 'b'], [8, 47]] } }] }, 'invalid_file'],
+      [
+        'projected metres',
+        { type: 'FeatureCollection', features: [squareFeature(2600000, 1199700, 50)] },
+        'unknown_crs',
+      ],
+      [
+        'coordinates that are not numbers',
+        {
+          type: 'FeatureCollection',
+          features: [
+            {
+              type: 'Feature',
+              properties: {},
+              geometry: {
+                type: 'LineString',
+                coordinates: [
+                  ['a', 'b'],
+                  [8, 47],
+                ],
+              },
+            },
+          ],
+        },
+        'invalid_file',
+      ],
     ];
     for (const [name, geojson, code] of fileCases) {
       const res = await call(t.app, 'POST', layersUrl(room), { auth: users.owner.token, body: body({ geojson }) });
       labelled(name, () => assertError(res, 400, code));
     }
-    const empty = await call(t.app, 'POST', layersUrl(room), { auth: users.owner.token, body: body({ geojson: { type: 'FeatureCollection', features: [] } }) });
+    const empty = await call(t.app, 'POST', layersUrl(room), {
+      auth: users.owner.token,
+      body: body({ geojson: { type: 'FeatureCollection', features: [] } }),
+    });
     assertFieldError(empty, 'body.geojson');
     assert.deepEqual(await storedState(t, room), before);
     assert.deepEqual(await roomCounts(t.app, room, users.owner.token), counts);
@@ -146,8 +197,18 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
     const foreign = await issueToken(t.app, users.owner, otherRoom, ['read', 'write', 'upload']);
     const sent = { body: { name: 'x', geojson: TWO_SQUARES } };
     assertError(await call(t.app, 'POST', layersUrl(room), { auth: users.viewer.token, ...sent }), 403, 'forbidden');
-    assertError(await call(t.app, 'POST', layersUrl(room), { auth: reader.token, ...sent }), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    assertError(await call(t.app, 'POST', layersUrl(room), { auth: foreign.token, ...sent }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await call(t.app, 'POST', layersUrl(room), { auth: reader.token, ...sent }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
+    assertError(
+      await call(t.app, 'POST', layersUrl(room), { auth: foreign.token, ...sent }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
     assertError(await call(t.app, 'POST', layersUrl(room), sent), 401, 'unauthorized');
   });
 });
@@ -158,23 +219,42 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
     const live = await listen();
     try {
       const token = await issueToken(t.app, users.owner, room, ['read', 'write']);
-      const res = await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: token.token, body: { name: 'After', style: { color: '112233', fillOpacity: 0.9 } } });
+      const res = await call(t.app, 'PATCH', layerUrl(room, layer.id), {
+        auth: token.token,
+        body: { name: 'After', style: { color: '112233', fillOpacity: 0.9 } },
+      });
       const body = assertOk(res);
       assert.deepEqual(Object.keys(body).sort(), ['layer', 'success']);
       const changed = body.layer;
-      assert.deepEqual(changed, { ...layer, name: 'After', style: { ...layer.style, color: '112233', fillOpacity: 0.9 }, updatedAt: changed.updatedAt });
+      assert.deepEqual(changed, {
+        ...layer,
+        name: 'After',
+        style: { ...layer.style, color: '112233', fillOpacity: 0.9 },
+        updatedAt: changed.updatedAt,
+      });
       assert.ok(changed.updatedAt >= layer.updatedAt);
-      assert.deepEqual((await listLayers(t.app, room, users.owner.token)).find((l) => l.id === layer.id), changed);
+      assert.deepEqual(
+        (await listLayers(t.app, room, users.owner.token)).find((l) => l.id === layer.id),
+        changed,
+      );
 
       const [event] = await history();
       assert.equal(event!.type, 'layer.updated');
       assert.equal(event!.objectId, layer.id);
       assert.deepEqual(event!.actor, { kind: 'token', id: token.id });
       assert.deepEqual(event!.changes, { name: 'After', style: { color: '112233', fillOpacity: 0.9 } });
-      const message = await live.waitUntil((m) => m.type === 'layer.updated' && m.objectId === layer.id, 'layer.updated');
+      const message = await live.waitUntil(
+        (m) => m.type === 'layer.updated' && m.objectId === layer.id,
+        'layer.updated',
+      );
       assert.deepEqual(message.data, changed);
 
-      const cleared = assertOk(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: users.editor.token, body: { description: null, style: { visible: false } } })).layer;
+      const cleared = assertOk(
+        await call(t.app, 'PATCH', layerUrl(room, layer.id), {
+          auth: users.editor.token,
+          body: { description: null, style: { visible: false } },
+        }),
+      ).layer;
       assert.equal(cleared.description, null);
       assert.deepEqual(cleared.style, { ...changed.style, visible: false }, 'style keys not sent keep their value');
       assert.equal(cleared.name, 'After');
@@ -183,11 +263,12 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
     }
   });
 
-  test('an empty body is 400 empty_update; bad fields are 400; unknown layers and other rooms\' layers 404; nothing changes', async () => {
+  test("an empty body is 400 empty_update; bad fields are 400; unknown layers and other rooms' layers 404; nothing changes", async () => {
     const layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'Stays' });
     const theirs = await createInlineLayer(t.app, otherRoom, users.owner.token, { name: 'Theirs' });
     const before = await history();
-    const patch = (layerId: string, body: unknown, roomId = room) => call(t.app, 'PATCH', layerUrl(roomId, layerId), { auth: users.owner.token, body });
+    const patch = (layerId: string, body: unknown, roomId = room) =>
+      call(t.app, 'PATCH', layerUrl(roomId, layerId), { auth: users.owner.token, body });
     assertError(await patch(layer.id, {}), 400, 'empty_update');
     const cases: [string, unknown, string][] = [
       ['an empty name', { name: '' }, 'body.name'],
@@ -204,50 +285,102 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
     assertError(await patch('layer-doesnotexist00', { name: 'x' }), 404, 'not_found');
     assertError(await patch(theirs.id, { name: 'x' }), 404, 'not_found');
     assert.deepEqual(await history(), before);
-    assert.deepEqual((await listLayers(t.app, room, users.owner.token)).find((l) => l.id === layer.id), layer);
-    assert.equal((await listLayers(t.app, otherRoom, users.owner.token)).find((l) => l.id === theirs.id)!.name, 'Theirs');
+    assert.deepEqual(
+      (await listLayers(t.app, room, users.owner.token)).find((l) => l.id === layer.id),
+      layer,
+    );
+    assert.equal(
+      (await listLayers(t.app, otherRoom, users.owner.token)).find((l) => l.id === theirs.id)!.name,
+      'Theirs',
+    );
   });
 
   test('needs write: a viewer 403, a read token 403, anonymous 401', async () => {
     const layer = await createInlineLayer(t.app, room, users.owner.token);
     const reader = await issueToken(t.app, users.owner, room, ['read', 'upload']);
     const body = { name: 'x' };
-    assertError(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: users.viewer.token, body }), 403, 'forbidden');
-    assertError(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: reader.token, body }), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(
+      await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: users.viewer.token, body }),
+      403,
+      'forbidden',
+    );
+    assertError(
+      await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: reader.token, body }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
     assertError(await call(t.app, 'PATCH', layerUrl(room, layer.id), { body }), 401, 'unauthorized');
   });
 
   test('a write-only token hears back the id and only the style keys it sent, not the stored others', async () => {
-    const layer = await createInlineLayer(t.app, room, users.owner.token, { description: 'stored text', color: 'abcdef', opacity: 0.5 });
+    const layer = await createInlineLayer(t.app, room, users.owner.token, {
+      description: 'stored text',
+      color: 'abcdef',
+      opacity: 0.5,
+    });
     const writer = await issueToken(t.app, users.owner, room, ['write']);
-    const answer = assertOk(await call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: writer.token, body: { style: { color: '112233' } } }));
+    const answer = assertOk(
+      await call(t.app, 'PATCH', layerUrl(room, layer.id), {
+        auth: writer.token,
+        body: { style: { color: '112233' } },
+      }),
+    );
     assert.deepEqual(answer, { success: true, layer: { id: layer.id, style: { color: '112233' } } });
-    const stored = (await call(t.app, 'GET', `/api/layers/${room}`, { auth: users.owner.token })).json().layers.find((l: { id: string }) => l.id === layer.id);
-    assert.deepEqual([stored.style.color, stored.style.opacity, stored.description], ['112233', 0.5, 'stored text'], 'the merge itself is whole');
+    const stored = (await call(t.app, 'GET', `/api/layers/${room}`, { auth: users.owner.token }))
+      .json()
+      .layers.find((l: { id: string }) => l.id === layer.id);
+    assert.deepEqual(
+      [stored.style.color, stored.style.opacity, stored.description],
+      ['112233', 0.5, 'stored text'],
+      'the merge itself is whole',
+    );
   });
 });
 
 describe('DELETE /api/layers/:layerId', () => {
-  test("the owner deletes: the layer, its features and its own tables are gone; history and live say layer.deleted", async () => {
+  test('the owner deletes: the layer, its features and its own tables are gone; history and live say layer.deleted', async () => {
     const { layer } = await uploadLayers(t.app, room, fixtures.file('lv95.zip'), users.owner.token);
     const key = await storageKeyOf(t, layer.id);
     assert.ok((await tablesOfKey(t, key)).length > 0, 'the layer has tables of its own');
     const live = await listen();
     try {
-      assert.deepEqual(assertOk(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.owner.token })), { success: true, layerId: layer.id });
+      assert.deepEqual(assertOk(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.owner.token })), {
+        success: true,
+        layerId: layer.id,
+      });
       assert.ok(!(await listLayers(t.app, room, users.owner.token)).some((l) => l.id === layer.id));
-      assertError(await call(t.app, 'GET', `/api/layers/${layer.id}/features`, { auth: users.owner.token }), 404, 'not_found');
-      assertError(await call(t.app, 'GET', `/api/layers/${layer.id}/tiles/0/0/0.mvt`, { auth: users.owner.token }), 404, 'not_found');
+      assertError(
+        await call(t.app, 'GET', `/api/layers/${layer.id}/features`, { auth: users.owner.token }),
+        404,
+        'not_found',
+      );
+      assertError(
+        await call(t.app, 'GET', `/api/layers/${layer.id}/tiles/0/0/0.mvt`, { auth: users.owner.token }),
+        404,
+        'not_found',
+      );
       assert.deepEqual(await tablesOfKey(t, key), [], 'the feature table and its index are dropped');
-      const chunkRows = await t.database.db.selectFrom('layer_chunks').select('chunk_index').where('layer_id', '=', layer.id).execute();
+      const chunkRows = await t.database.db
+        .selectFrom('layer_chunks')
+        .select('chunk_index')
+        .where('layer_id', '=', layer.id)
+        .execute();
       assert.deepEqual(chunkRows, []);
       const [event] = await history();
       assert.equal(event!.type, 'layer.deleted');
       assert.equal(event!.objectId, layer.id);
       assert.deepEqual(event!.actor, { kind: 'user', id: users.owner.id });
-      const message = await live.waitUntil((m) => m.type === 'layer.deleted' && m.objectId === layer.id, 'layer.deleted');
+      const message = await live.waitUntil(
+        (m) => m.type === 'layer.deleted' && m.objectId === layer.id,
+        'layer.deleted',
+      );
       assert.equal(message.data, null);
-      assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.owner.token }), 404, 'not_found');
+      assertError(
+        await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.owner.token }),
+        404,
+        'not_found',
+      );
     } finally {
       live.terminate();
     }
@@ -263,19 +396,41 @@ describe('DELETE /api/layers/:layerId', () => {
     const layer = await createInlineLayer(t.app, room, users.owner.token);
     const all = await issueToken(t.app, users.owner, room, ['read', 'write', 'upload']);
     const foreign = await issueToken(t.app, users.owner, otherRoom, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: all.token }), 403, 'api_token_not_allowed');
-    assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: foreign.token }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: all.token }),
+      403,
+      'api_token_not_allowed',
+    );
+    assertError(
+      await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: foreign.token }),
+      403,
+      'api_token_not_allowed',
+    );
     // The same for an id that names nothing: a token cannot tell which layers exist.
-    assertError(await call(t.app, 'DELETE', '/api/layers/layer-absent000000000000', { auth: foreign.token }), 403, 'api_token_not_allowed');
-    assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.stranger.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'DELETE', '/api/layers/layer-absent000000000000', { auth: foreign.token }),
+      403,
+      'api_token_not_allowed',
+    );
+    assertError(
+      await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.stranger.token }),
+      404,
+      'not_found',
+    );
     assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`), 404, 'not_found');
-    assert.ok((await listLayers(t.app, room, users.owner.token)).some((l) => l.id === layer.id), 'the layer stays');
+    assert.ok(
+      (await listLayers(t.app, room, users.owner.token)).some((l) => l.id === layer.id),
+      'the layer stays',
+    );
   });
 
   // 404 only to those who may not know of the layer: a viewer reads the room, so hears why.
   test('a viewer, who sees the layer, is 403 forbidden', async () => {
     const layer = await createInlineLayer(t.app, room, users.owner.token);
     assertError(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.viewer.token }), 403, 'forbidden');
-    assert.ok((await listLayers(t.app, room, users.owner.token)).some((l) => l.id === layer.id), 'the layer stays');
+    assert.ok(
+      (await listLayers(t.app, room, users.owner.token)).some((l) => l.id === layer.id),
+      'the layer stays',
+    );
   });
 });

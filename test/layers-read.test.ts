@@ -7,7 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertFieldError, assertOk, call, createRoomWithMembers, labelled, scaffold, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertFieldError,
+  assertOk,
+  call,
+  createRoomWithMembers,
+  labelled,
+  scaffold,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 import {
   completedJob,
   createInlineLayer,
@@ -38,7 +48,8 @@ after(async () => {
   fixtures?.remove();
 });
 
-const query = (q: Record<string, string | number>) => new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
+const query = (q: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
 const area = ([w, s, e, n]: number[]) => (e! - w!) * (n! - s!);
 const vertexCount = (feature: Feature) => JSON.stringify(feature.geometry.coordinates).match(/\[-?\d/g)!.length;
 
@@ -55,7 +66,6 @@ describe('GET /api/layers/:roomName', () => {
   });
 });
 
-
 describe('GET /api/layers/:layerId/features', () => {
   let layer: Layer;
   before(async () => {
@@ -63,9 +73,9 @@ describe('GET /api/layers/:layerId/features', () => {
     const geojson = {
       type: 'FeatureCollection',
       features: [
-        squareFeature(7.40, 46.95, 0.01, { name: 'west' }),
+        squareFeature(7.4, 46.95, 0.01, { name: 'west' }),
         squareFeature(7.45, 46.95, 0.01, { name: 'middle' }),
-        squareFeature(7.50, 46.95, 0.01, { name: 'east' }),
+        squareFeature(7.5, 46.95, 0.01, { name: 'east' }),
         squareFeature(8.54, 47.37, 0.01, { name: 'zurich' }),
       ],
     };
@@ -88,13 +98,22 @@ describe('GET /api/layers/:layerId/features', () => {
       assert.deepEqual(Object.keys(feature), ['type', 'id', 'geometry', 'properties']);
       assert.equal(feature.geometry.type, 'Polygon');
     }
-    assert.deepEqual(await features(t.app, layer.id, users.owner.token), body, 'the same answer every time, ids included');
+    assert.deepEqual(
+      await features(t.app, layer.id, users.owner.token),
+      body,
+      'the same answer every time, ids included',
+    );
   });
 
   test('with a bbox: only the features that reach into it, from the spatial index', async () => {
     const names = async (bbox: number[]) => {
       const [minLon, minLat, maxLon, maxLat] = bbox;
-      const body = await features(t.app, layer.id, users.owner.token, query({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }));
+      const body = await features(
+        t.app,
+        layer.id,
+        users.owner.token,
+        query({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }),
+      );
       assert.equal(body._metadata.complete, true);
       assert.equal(body._metadata.featureCount, body.features.length);
       return body.features.map((f) => f.properties.name).sort();
@@ -133,8 +152,16 @@ describe('GET /api/layers/:layerId/features', () => {
   });
 
   test('an unknown layer is 404', async () => {
-    assertError(await call(t.app, 'GET', '/api/layers/layer-doesnotexist00/features', { auth: users.owner.token }), 404, 'not_found');
-    assertError(await call(t.app, 'GET', '/api/layers/layer-doesnotexist00/features/chunks/0', { auth: users.owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'GET', '/api/layers/layer-doesnotexist00/features', { auth: users.owner.token }),
+      404,
+      'not_found',
+    );
+    assertError(
+      await call(t.app, 'GET', '/api/layers/layer-doesnotexist00/features/chunks/0', { auth: users.owner.token }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -151,12 +178,18 @@ describe('zoom simplification', () => {
     assert.equal(whole, 4000);
     const counts = [await at(2), await at(6), await at(10), await at(14), await at(22)];
     assert.ok(counts[0]! >= 2 && counts[0]! < 50, `zoom 2 keeps a handful of vertices: ${counts}`);
-    for (let i = 1; i < counts.length; i++) assert.ok(counts[i]! >= counts[i - 1]!, `more detail as the zoom grows: ${counts}`);
+    for (let i = 1; i < counts.length; i++)
+      assert.ok(counts[i]! >= counts[i - 1]!, `more detail as the zoom grows: ${counts}`);
     assert.ok(counts[2]! < whole, `zoom 10 is simplified: ${counts}`);
     // At zoom 22 a pixel is a few centimetres: only vertices that lie on a straight run go.
     assert.ok(counts[4]! > 0.9 * whole, `zoom 22 keeps nearly every vertex: ${counts}`);
     // A bbox answer is simplified alike.
-    const boxed = await features(t.app, layer.id, users.owner.token, query({ minLon: 7, minLat: 46, maxLon: 8, maxLat: 47, zoom: 2 }));
+    const boxed = await features(
+      t.app,
+      layer.id,
+      users.owner.token,
+      query({ minLon: 7, minLat: 46, maxLon: 8, maxLat: 47, zoom: 2 }),
+    );
     assert.equal(vertexCount(boxed.features[0]!), counts[0]);
   });
 });
@@ -167,7 +200,9 @@ describe('a layer over 10,000 features: the chunk manifest and the chunks', () =
   const chunkFeatures = new Map<number, Feature>();
 
   before(async () => {
-    const res = await uploadFile(t.app, room, fixtures.file('many_polygons.gpkg'), users.owner.token, { layerName: 'Grid' });
+    const res = await uploadFile(t.app, room, fixtures.file('many_polygons.gpkg'), users.owner.token, {
+      layerName: 'Grid',
+    });
     const job = await completedJob(t.app, assertOk(res, 202).jobId, users.owner.token);
     layer = (await listLayers(t.app, room, users.owner.token)).find((l) => l.id === job.layerId)!;
     manifest = await features(t.app, layer.id, users.viewer.token);
@@ -204,9 +239,11 @@ describe('a layer over 10,000 features: the chunk manifest and the chunks', () =
       }
     }
     assert.equal(chunkFeatures.size, 40_000);
-    assert.equal(cells.size, 40_000, "every cell GDAL wrote, once");
+    assert.equal(cells.size, 40_000, 'every cell GDAL wrote, once');
     // Fetched again, a chunk is the same, ids included.
-    const again = assertOk(await call(t.app, 'GET', manifest._metadata.directChunks[1].path, { auth: users.owner.token }));
+    const again = assertOk(
+      await call(t.app, 'GET', manifest._metadata.directChunks[1].path, { auth: users.owner.token }),
+    );
     for (const feature of again.features) assert.deepEqual(feature, chunkFeatures.get(feature.id));
   });
 
@@ -216,32 +253,62 @@ describe('a layer over 10,000 features: the chunk manifest and the chunks', () =
       const [w, s, e, n] = chunk.bbox;
       const body = assertOk(await call(t.app, 'GET', chunk.path, { auth: users.owner.token })) as FeatureCollection;
       for (const feature of body.features) {
-        for (const [lon, lat] of feature.geometry.coordinates[0]) assert.ok(lon >= w && lon <= e && lat >= s && lat <= n, `${chunk.path}: ${lon},${lat} outside ${chunk.bbox}`);
+        for (const [lon, lat] of feature.geometry.coordinates[0])
+          assert.ok(lon >= w && lon <= e && lat >= s && lat <= n, `${chunk.path}: ${lon},${lat} outside ${chunk.bbox}`);
       }
       // 10,000 features taken at random from 40,000 would span the whole layer.
-      assert.ok(area(chunk.bbox) < 0.5 * layerArea, `${chunk.path}: bbox ${chunk.bbox} covers ${((100 * area(chunk.bbox)) / layerArea).toFixed(0)}% of the layer`);
+      assert.ok(
+        area(chunk.bbox) < 0.5 * layerArea,
+        `${chunk.path}: bbox ${chunk.bbox} covers ${((100 * area(chunk.bbox)) / layerArea).toFixed(0)}% of the layer`,
+      );
     }
   });
 
   test('a bbox over 10,000 features answers the chunks that touch it; a small bbox answers its features with the same ids', async () => {
-    const wide = await features(t.app, layer.id, users.owner.token, query({ minLon: 5.9, minLat: 45.8, maxLon: 8, maxLat: 48 }));
+    const wide = await features(
+      t.app,
+      layer.id,
+      users.owner.token,
+      query({ minLon: 5.9, minLat: 45.8, maxLon: 8, maxLat: 48 }),
+    );
     assert.equal(wide._metadata.complete, false);
     assert.ok(wide._metadata.directChunks.length >= 1);
     const touches = (b: number[]) => b[0]! <= 8 && b[2]! >= 5.9;
     for (const chunk of wide._metadata.directChunks) assert.ok(touches(chunk.bbox), `${chunk.path} touches the bbox`);
-    assert.ok(wide._metadata.directChunks.length < manifest._metadata.directChunks.length, 'chunks far from the bbox are left out');
+    assert.ok(
+      wide._metadata.directChunks.length < manifest._metadata.directChunks.length,
+      'chunks far from the bbox are left out',
+    );
 
-    const small = await features(t.app, layer.id, users.owner.token, query({ minLon: 7, minLat: 46.5, maxLon: 7.3, maxLat: 46.7 }));
+    const small = await features(
+      t.app,
+      layer.id,
+      users.owner.token,
+      query({ minLon: 7, minLat: 46.5, maxLon: 7.3, maxLat: 46.7 }),
+    );
     assert.equal(small._metadata.complete, true);
     assert.ok(small.features.length > 100 && small.features.length < 10_000, `${small.features.length} features`);
     if (chunkFeatures.size === 0) return; // the union test did not run
-    for (const feature of small.features) assert.deepEqual(feature, chunkFeatures.get(feature.id), 'the same feature under the same id');
+    for (const feature of small.features)
+      assert.deepEqual(feature, chunkFeatures.get(feature.id), 'the same feature under the same id');
   });
 
   test('a chunk index past the last is 404; a non-integer index is 400', async () => {
     const count = manifest._metadata.directChunks.length;
-    assertError(await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/${count}`, { auth: users.owner.token }), 404, 'not_found');
-    assertFieldError(await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/one`, { auth: users.owner.token }), 'params.chunkIndex', 'chunkIndex');
-    assertFieldError(await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/-1`, { auth: users.owner.token }), 'params.chunkIndex', 'chunkIndex');
+    assertError(
+      await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/${count}`, { auth: users.owner.token }),
+      404,
+      'not_found',
+    );
+    assertFieldError(
+      await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/one`, { auth: users.owner.token }),
+      'params.chunkIndex',
+      'chunkIndex',
+    );
+    assertFieldError(
+      await call(t.app, 'GET', `/api/layers/${layer.id}/features/chunks/-1`, { auth: users.owner.token }),
+      'params.chunkIndex',
+      'chunkIndex',
+    );
   });
 });

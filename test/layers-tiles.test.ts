@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import { assertError, assertFieldError, assertOk, call, labelled, scaffold, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertFieldError,
+  assertOk,
+  call,
+  labelled,
+  scaffold,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 import { createInlineLayer, features, type Layer, squareFeature, uploadLayers } from './support/layers.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
 
@@ -30,7 +39,17 @@ before(async () => {
       squareFeature(BERN[0], BERN[1], 0.001, { name: 'Bern', height: 540, open: true }),
       // A square of 4 degrees around Bern: it crosses every tile boundary near Bern.
       squareFeature(BERN[0], BERN[1], 2, { name: 'Region' }),
-      { type: 'Feature', properties: { name: 'Road' }, geometry: { type: 'LineString', coordinates: [[7.44, 46.94], [7.46, 46.96]] } },
+      {
+        type: 'Feature',
+        properties: { name: 'Road' },
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [7.44, 46.94],
+            [7.46, 46.96],
+          ],
+        },
+      },
     ],
   };
   layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'Tiles', geojson });
@@ -49,8 +68,10 @@ function tileOf(lon: number, lat: number, z: number) {
   return { z, x, y };
 }
 
-const tileUrl = (layerId: string, { z, x, y }: { z: number; x: number; y: number }) => `/api/layers/${layerId}/tiles/${z}/${x}/${y}.mvt`;
-const getTile = (url: string, auth = users.viewer.token, headers: Record<string, string> = {}) => call(t.app, 'GET', url, { auth, headers });
+const tileUrl = (layerId: string, { z, x, y }: { z: number; x: number; y: number }) =>
+  `/api/layers/${layerId}/tiles/${z}/${x}/${y}.mvt`;
+const getTile = (url: string, auth = users.viewer.token, headers: Record<string, string> = {}) =>
+  call(t.app, 'GET', url, { auth, headers });
 const decode = (res: { rawPayload: Buffer }) => new VectorTile(new PbfReader(new Uint8Array(res.rawPayload)));
 
 describe('vector tiles', () => {
@@ -66,7 +87,11 @@ describe('vector tiles', () => {
     assert.equal(tileLayer.extent, 4096);
     const served = (await features(t.app, layer.id, users.owner.token)).features;
     const tileFeatures = Array.from({ length: tileLayer.length }, (_, i) => tileLayer.feature(i));
-    assert.deepEqual(tileFeatures.map((f) => f.id).sort(), served.map((f) => f.id).sort(), 'every feature reaches into this tile');
+    assert.deepEqual(
+      tileFeatures.map((f) => f.id).sort(),
+      served.map((f) => f.id).sort(),
+      'every feature reaches into this tile',
+    );
     for (const feature of tileFeatures) {
       const source = served.find((f) => f.id === feature.id)!;
       assert.deepEqual({ ...feature.properties }, source.properties, `properties of ${source.properties.name}`);
@@ -77,16 +102,29 @@ describe('vector tiles', () => {
   test('geometry is in the right place (within a tile unit), and clipped to the tile with its buffer', async () => {
     const tile = tileOf(BERN[0], BERN[1], 14);
     const decoded = decode(await getTile(tileUrl(layer.id, tile))).layers.features!;
-    const byName = new Map(Array.from({ length: decoded.length }, (_, i) => decoded.feature(i)).map((f) => [f.properties.name, f]));
+    const byName = new Map(
+      Array.from({ length: decoded.length }, (_, i) => decoded.feature(i)).map((f) => [f.properties.name, f]),
+    );
     const bern = byName.get('Bern')!.toGeoJSON(tile.x, tile.y, tile.z) as { geometry: { coordinates: number[][][] } };
     const unit = 360 / 2 ** tile.z / 4096;
-    const corners = [[-1, -1], [1, -1], [1, 1], [-1, 1]].map(([dx, dy]) => [BERN[0] + dx! * 0.001, BERN[1] + dy! * 0.001]);
+    const corners = [
+      [-1, -1],
+      [1, -1],
+      [1, 1],
+      [-1, 1],
+    ].map(([dx, dy]) => [BERN[0] + dx! * 0.001, BERN[1] + dy! * 0.001]);
     for (const [lon, lat] of bern.geometry.coordinates[0]!) {
-      assert.ok(corners.some(([a, b]) => Math.abs(lon! - a!) <= unit && Math.abs(lat! - b!) <= unit), `${lon}, ${lat} is a corner of the Bern square`);
+      assert.ok(
+        corners.some(([a, b]) => Math.abs(lon! - a!) <= unit && Math.abs(lat! - b!) <= unit),
+        `${lon}, ${lat} is a corner of the Bern square`,
+      );
     }
     // The 4-degree region is cut at the tile's edges (plus a small buffer), not drawn whole.
     for (const point of byName.get('Region')!.loadGeometry().flat()) {
-      assert.ok(point.x >= -256 && point.x <= 4096 + 256 && point.y >= -256 && point.y <= 4096 + 256, `${point.x}, ${point.y}`);
+      assert.ok(
+        point.x >= -256 && point.x <= 4096 + 256 && point.y >= -256 && point.y <= 4096 + 256,
+        `${point.x}, ${point.y}`,
+      );
     }
   });
 
@@ -122,13 +160,25 @@ describe('caching', () => {
     assert.equal(same.statusCode, 304);
     assert.equal(same.rawPayload.length, 0);
     assert.equal((await getTile(url)).headers.etag, etag, 'the same tile, the same ETag');
-    assert.notEqual((await getTile(tileUrl(layer.id, tileOf(BERN[0], BERN[1], 13)))).headers.etag, etag, 'each tile its own ETag');
+    assert.notEqual(
+      (await getTile(tileUrl(layer.id, tileOf(BERN[0], BERN[1], 13)))).headers.etag,
+      etag,
+      'each tile its own ETag',
+    );
 
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/layers/${layer.id}`, { auth: users.editor.token, body: { style: { color: '00ff00' } } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${room}/layers/${layer.id}`, {
+        auth: users.editor.token,
+        body: { style: { color: '00ff00' } },
+      }),
+    );
     const changed = await getTile(url, users.owner.token, { 'if-none-match': etag });
     assert.equal(changed.statusCode, 200, 'the old ETag no longer matches');
     assert.notEqual(changed.headers.etag, etag);
-    assert.equal((await getTile(url, users.owner.token, { 'if-none-match': changed.headers.etag as string })).statusCode, 304);
+    assert.equal(
+      (await getTile(url, users.owner.token, { 'if-none-match': changed.headers.etag as string })).statusCode,
+      304,
+    );
   });
 });
 
@@ -137,8 +187,16 @@ describe('tiles that do not exist', () => {
     const cases: [string, string, (res: Awaited<ReturnType<typeof getTile>>) => void][] = [
       ['z 23', '23/0/0', (res) => assertFieldError(res, 'params.z')],
       ['z -1', '-1/0/0', (res) => assertFieldError(res, 'params.z')],
-      ['x past 2^z', '2/4/0', (res) => assert.match(assertError(res, 400, 'validation_error').message, /no tile 2\/4\/0.*below 2\^z/)],
-      ['y past 2^z', '2/0/4', (res) => assert.match(assertError(res, 400, 'validation_error').message, /no tile 2\/0\/4.*below 2\^z/)],
+      [
+        'x past 2^z',
+        '2/4/0',
+        (res) => assert.match(assertError(res, 400, 'validation_error').message, /no tile 2\/4\/0.*below 2\^z/),
+      ],
+      [
+        'y past 2^z',
+        '2/0/4',
+        (res) => assert.match(assertError(res, 400, 'validation_error').message, /no tile 2\/0\/4.*below 2\^z/),
+      ],
       ['x negative', '2/-1/0', (res) => assertFieldError(res, 'params.x')],
       ['a word', '2/a/0', (res) => assertFieldError(res, 'params.x')],
       ['a fraction', '2/1.5/0', (res) => assertFieldError(res, 'params.x')],

@@ -66,7 +66,10 @@ function assertRingsClose(actual: number[][][], expected: number[][][], metres: 
   assert.equal(a.length, e.length, `${label}: vertex count`);
   for (const position of a) {
     const nearest = Math.min(...e.map((other) => metresBetween(position, other)));
-    assert.ok(nearest < metres, `${label}: ${JSON.stringify(position)} is ${nearest.toFixed(3)} m from GDAL's nearest vertex`);
+    assert.ok(
+      nearest < metres,
+      `${label}: ${JSON.stringify(position)} is ${nearest.toFixed(3)} m from GDAL's nearest vertex`,
+    );
   }
 }
 
@@ -85,7 +88,9 @@ function assertLayerShape(layer: Layer) {
 describe('vector files become layers', () => {
   test('a zipped shapefile in LV95 (EPSG:2056) lands within 1 m of where ogr2ogr -t_srs EPSG:4326 puts it', async () => {
     const token = await issueToken(t.app, users.owner, room, ['read', 'upload']);
-    const { layer, layers } = await uploadLayers(t.app, room, file('lv95.zip'), token.token, { layerName: 'Swiss places' });
+    const { layer, layers } = await uploadLayers(t.app, room, file('lv95.zip'), token.token, {
+      layerName: 'Swiss places',
+    });
     assertLayerShape(layer);
     assert.deepEqual(layers, [layer]);
     assert.equal(layer.name, 'Swiss places');
@@ -110,12 +115,17 @@ describe('vector files become layers', () => {
     // The layer's bbox holds every vertex GDAL wrote.
     const [w, s, e, n] = layer.bbox!;
     for (const [lon, lat] of reference.features.flatMap((f: any) => f.geometry.coordinates.flat())) {
-      assert.ok(lon >= w! - 1e-6 && lon <= e! + 1e-6 && lat >= s! - 1e-6 && lat <= n! + 1e-6, `${lon},${lat} in ${layer.bbox}`);
+      assert.ok(
+        lon >= w! - 1e-6 && lon <= e! + 1e-6 && lat >= s! - 1e-6 && lat <= n! + 1e-6,
+        `${lon},${lat} in ${layer.bbox}`,
+      );
     }
   });
 
   test('a GeoPackage with two feature tables (and an attribute table) gives one layer per feature table', async () => {
-    const { layer, layers } = await uploadLayers(t.app, room, file('two_tables.gpkg'), users.editor.token, { layerName: 'Survey' });
+    const { layer, layers } = await uploadLayers(t.app, room, file('two_tables.gpkg'), users.editor.token, {
+      layerName: 'Survey',
+    });
     assert.equal(layers.length, 2, 'the attribute table is not a layer');
     assert.deepEqual(layer, layers[0]);
     for (const each of layers) assertLayerShape(each);
@@ -137,7 +147,10 @@ describe('vector files become layers', () => {
     assert.deepEqual(roads.features.map((f) => f.properties.name).sort(), ['A1', 'A9']);
     const parcel = (await features(t.app, byTable.parcels.id, users.owner.token)).features[0]!;
     const [lon, lat] = parcel.geometry.coordinates[0][0][0];
-    assert.ok(Math.abs(lon - 7.4386) < 0.001 && Math.abs(lat - 46.9484) < 0.001, `the LV95 parcel is in Bern: ${lon}, ${lat}`);
+    assert.ok(
+      Math.abs(lon - 7.4386) < 0.001 && Math.abs(lat - 46.9484) < 0.001,
+      `the LV95 parcel is in Bern: ${lon}, ${lat}`,
+    );
     const listed = (await listLayers(t.app, room, users.viewer.token)).map((l) => l.id);
     for (const each of layers) assert.ok(listed.includes(each.id));
   });
@@ -146,7 +159,9 @@ describe('vector files become layers', () => {
     const { layer } = await uploadLayers(t.app, room, file('mixed.geojson'), users.owner.token);
     assertLayerShape(layer);
     assert.equal(layer.name, 'mixed', 'the file name without extension when no layerName is sent');
-    const zipped = assertOk(await uploadBytes(t.app, room, readFileSync(file('lv95.zip')), 'districts.shp.zip', users.owner.token));
+    const zipped = assertOk(
+      await uploadBytes(t.app, room, readFileSync(file('lv95.zip')), 'districts.shp.zip', users.owner.token),
+    );
     assert.equal(zipped.layer.name, 'districts', 'a .shp.zip is named without both extensions');
     assert.equal(layer.sourceFormat, 'geojson');
     assert.equal(layer.sourceCrs, 'EPSG:4326');
@@ -169,18 +184,49 @@ describe('vector files become layers', () => {
     assert.equal(layer.sourceFormat, 'csv');
     assert.equal(layer.geometryType, 'LineString');
     const [road] = (await features(t.app, layer.id, users.owner.token)).features;
-    assert.deepEqual(road!.geometry, { type: 'LineString', coordinates: [[7.44, 46.95], [8.54, 47.37]] });
+    assert.deepEqual(road!.geometry, {
+      type: 'LineString',
+      coordinates: [
+        [7.44, 46.95],
+        [8.54, 47.37],
+      ],
+    });
     assert.deepEqual(road!.properties, { name: 'A1' }, 'the WKT column is not kept as a property');
   });
 });
 
 describe('points become markers', () => {
   const cases: [string, string, { title: string | null; latitude: number; longitude: number }[]][] = [
-    ['Latitude/Longitude columns', 'points_latlon.csv', [{ title: 'Bern', latitude: 46.948, longitude: 7.4474 }, { title: 'Zurich', latitude: 47.3769, longitude: 8.5417 }]],
-    ['lat/lng separated by ;', 'points_semicolon.csv', [{ title: 'Bern', latitude: 46.948, longitude: 7.4474 }, { title: 'Lausanne', latitude: 46.5197, longitude: 6.6323 }]],
+    [
+      'Latitude/Longitude columns',
+      'points_latlon.csv',
+      [
+        { title: 'Bern', latitude: 46.948, longitude: 7.4474 },
+        { title: 'Zurich', latitude: 47.3769, longitude: 8.5417 },
+      ],
+    ],
+    [
+      'lat/lng separated by ;',
+      'points_semicolon.csv',
+      [
+        { title: 'Bern', latitude: 46.948, longitude: 7.4474 },
+        { title: 'Lausanne', latitude: 46.5197, longitude: 6.6323 },
+      ],
+    ],
     ['x/y columns', 'points_xy.csv', [{ title: null, latitude: 46.948, longitude: 7.4474 }]],
-    ['a WKT column of points', 'points_wkt.csv', [{ title: 'Bern', latitude: 46.948, longitude: 7.4474 }, { title: 'Basel', latitude: 47.5596, longitude: 7.5886 }]],
-    ['GeoJSON points in LV95 (a legacy crs member)', 'legacy_crs.geojson', [{ title: 'Bern', latitude: 46.94838, longitude: 7.43863 }]],
+    [
+      'a WKT column of points',
+      'points_wkt.csv',
+      [
+        { title: 'Bern', latitude: 46.948, longitude: 7.4474 },
+        { title: 'Basel', latitude: 47.5596, longitude: 7.5886 },
+      ],
+    ],
+    [
+      'GeoJSON points in LV95 (a legacy crs member)',
+      'legacy_crs.geojson',
+      [{ title: 'Bern', latitude: 46.94838, longitude: 7.43863 }],
+    ],
   ];
   for (const [name, fileName, expected] of cases) {
     test(`${name}: {markersCreated, markers, layer: null}, markers where the file puts them`, async () => {
@@ -191,14 +237,22 @@ describe('points become markers', () => {
       assert.equal(body.layer, null);
       assert.equal(body.markersCreated, expected.length);
       assert.equal(body.markers.length, expected.length);
-      const stored = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token })).markers;
+      const stored = assertOk(
+        await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token }),
+      ).markers;
       for (const want of expected) {
         const marker = body.markers.find((m: { title: string | null }) => m.title === want.title);
         labelled(`${fileName} ${want.title}`, () => {
           assert.ok(marker, JSON.stringify(body.markers));
-          assert.ok(Math.abs(marker.latitude - want.latitude) < 1e-5 && Math.abs(marker.longitude - want.longitude) < 1e-5, JSON.stringify(marker));
+          assert.ok(
+            Math.abs(marker.latitude - want.latitude) < 1e-5 && Math.abs(marker.longitude - want.longitude) < 1e-5,
+            JSON.stringify(marker),
+          );
           assert.equal(marker.createdBy, users.editor.id);
-          assert.deepEqual(stored.find((m: { id: string }) => m.id === marker.id), marker);
+          assert.deepEqual(
+            stored.find((m: { id: string }) => m.id === marker.id),
+            marker,
+          );
         });
       }
       assert.equal((await roomCounts(t.app, room, users.owner.token)).markers, markersBefore + expected.length);
@@ -247,7 +301,12 @@ describe('layerName, description and style', () => {
 
 /** Bytes of uploads waiting for their job that count against the room owner's quota. */
 async function queuedBytes(app: TestApp, roomId: string): Promise<number> {
-  const rows = await app.database.db.selectFrom('stored_files').select('bytes').where('room_id', '=', roomId).where('kind', '=', 'queued-upload').execute();
+  const rows = await app.database.db
+    .selectFrom('stored_files')
+    .select('bytes')
+    .where('room_id', '=', roomId)
+    .where('kind', '=', 'queued-upload')
+    .execute();
   return rows.reduce((n, r) => n + Number(r.bytes), 0);
 }
 
@@ -275,20 +334,31 @@ describe('files over 5 MB are processed as a job', () => {
     assert.equal((await features(t.app, layer.id, token.token)).features.length, 60);
     // The job's file is gone once the layer is made; the layer's bytes count instead.
     const state = await storedState(t, room);
-    assert.deepEqual(state.files.filter((f) => f.startsWith('uploads/')), []);
+    assert.deepEqual(
+      state.files.filter((f) => f.startsWith('uploads/')),
+      [],
+    );
     assert.equal(await queuedBytes(t, room), 0, 'the waiting file no longer counts');
   });
 
   test('a file waiting for its job counts against the quota: another that does not fit beside it is 413', async () => {
     const bytes = statSync(file('over_5mb.geojson')).size;
     // No job runs in this app: what a waiting job holds stays visible.
-    const held = await scaffold({ users: ['owner', 'editor', 'viewer'], config: { storageQuotaBytes: Math.floor(bytes * 1.5) }, build: { jobWorkers: 0 } });
+    const held = await scaffold({
+      users: ['owner', 'editor', 'viewer'],
+      config: { storageQuotaBytes: Math.floor(bytes * 1.5) },
+      build: { jobWorkers: 0 },
+    });
     try {
       const { t: app, users: people, room: roomId } = held;
       assertOk(await uploadFile(app.app, roomId, file('over_5mb.geojson'), people.owner.token), 202);
       assert.equal(await queuedBytes(app, roomId), bytes, 'the waiting file counts');
       const before = await storedState(app, roomId);
-      assertError(await uploadFile(app.app, roomId, file('over_5mb.geojson'), people.owner.token), 413, 'quota_exceeded');
+      assertError(
+        await uploadFile(app.app, roomId, file('over_5mb.geojson'), people.owner.token),
+        413,
+        'quota_exceeded',
+      );
       assert.deepEqual(await storedState(app, roomId), before, 'nothing more is kept');
     } finally {
       await held.t.close();
@@ -297,7 +367,11 @@ describe('files over 5 MB are processed as a job', () => {
 
   test('a big file that is refused is refused at once (no job), and nothing is kept', async () => {
     const before = await storedState(t, room);
-    assertError(await uploadBytes(t.app, room, 'x'.repeat(5_500_000), 'big.kml', users.owner.token), 415, 'unsupported_format');
+    assertError(
+      await uploadBytes(t.app, room, 'x'.repeat(5_500_000), 'big.kml', users.owner.token),
+      415,
+      'unsupported_format',
+    );
     const cut = readFileSync(file('over_5mb.geojson')).subarray(0, 5_500_000);
     assertError(await uploadBytes(t.app, room, cut, 'cut.geojson', users.owner.token), 400, 'invalid_file');
     assert.deepEqual(await storedState(t, room), before);

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { assertOk, call, issueToken, scaffold, type TestApp, TOKEN_ERRORS, type Users, uniqueRoomId } from './helpers.js';
+import {
+  assertOk,
+  call,
+  issueToken,
+  scaffold,
+  type TestApp,
+  TOKEN_ERRORS,
+  type Users,
+  uniqueRoomId,
+} from './helpers.js';
 import { LiveClient, type LiveMessage, refusedUpgrade as refusedUpgradeOf } from './support/live-client.js';
 
 /**
@@ -27,12 +36,18 @@ function connect(roomId: string, query: Record<string, string | number> = {}): L
 /** Opens a socket that the server must refuse at the upgrade; returns the HTTP status and JSON body. */
 const refusedUpgrade = (path: string) => refusedUpgradeOf(`${wsBase}${path}`);
 
-async function createMarker(roomId: string, body: object = { latitude: 46.5, longitude: 6.6, title: 'A marker' }, auth = users.owner.token) {
+async function createMarker(
+  roomId: string,
+  body: object = { latitude: 46.5, longitude: 6.6, title: 'A marker' },
+  auth = users.owner.token,
+) {
   return assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, { auth, body }), 201).marker;
 }
 
 async function patchMarker(roomId: string, markerId: string, body: object) {
-  return assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/markers/${markerId}`, { auth: users.owner.token, body })).marker;
+  return assertOk(
+    await call(t.app, 'PATCH', `/api/rooms/${roomId}/markers/${markerId}`, { auth: users.owner.token, body }),
+  ).marker;
 }
 
 async function deleteMarker(roomId: string, markerId: string) {
@@ -41,7 +56,8 @@ async function deleteMarker(roomId: string, markerId: string) {
 
 /** The room's history, newest first. */
 async function history(roomId: string, limit = 50) {
-  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=${limit}`, { auth: users.owner.token })).events as any[];
+  return assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/history?limit=${limit}`, { auth: users.owner.token }))
+    .events as any[];
 }
 
 /** The room's current version, as history tells it (0 before any change). */
@@ -55,8 +71,15 @@ function assertHello(message: LiveMessage, roomId: string, version: number) {
 }
 
 /** Asserts one change event with exactly the documented keys. */
-function assertEvent(message: LiveMessage, expected: { type: string; objectType: string; objectId: string; data: unknown; version: number }) {
-  assert.deepEqual(Object.keys(message).sort(), ['at', 'data', 'objectId', 'objectType', 'type', 'version'], JSON.stringify(message));
+function assertEvent(
+  message: LiveMessage,
+  expected: { type: string; objectType: string; objectId: string; data: unknown; version: number },
+) {
+  assert.deepEqual(
+    Object.keys(message).sort(),
+    ['at', 'data', 'objectId', 'objectType', 'type', 'version'],
+    JSON.stringify(message),
+  );
   const { at, ...rest } = message;
   assert.deepEqual(rest, expected);
   assert.equal(typeof at, 'number');
@@ -64,7 +87,10 @@ function assertEvent(message: LiveMessage, expected: { type: string; objectType:
 }
 
 before(async () => {
-  ({ t, users, room, otherRoom, publicRoom, wsBase } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'], listen: true }));
+  ({ t, users, room, otherRoom, publicRoom, wsBase } = await scaffold({
+    rooms: ['room', 'otherRoom', 'publicRoom'],
+    listen: true,
+  }));
 });
 
 afterEach(() => {
@@ -97,7 +123,9 @@ describe('live channel: receiving changes', () => {
       version: version + 1,
     });
     // data is the full stored marker, not only the changed fields.
-    const stored = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers/${marker.id}`, { auth: users.owner.token })).marker;
+    const stored = assertOk(
+      await call(t.app, 'GET', `/api/rooms/${room}/markers/${marker.id}`, { auth: users.owner.token }),
+    ).marker;
     assert.deepEqual(client.messages[1]!.data, stored);
     assert.equal(client.messages[1]!.data.latitude, 46.5);
     assert.deepEqual(client.messages[1]!.data.tags, ['x', 'y']);
@@ -125,7 +153,7 @@ describe('live channel: receiving changes', () => {
     assert.ok(client.messages.every((m) => m.objectId !== elsewhere.id));
   });
 
-  test('a room token with read in the query receives the room\'s changes and nothing of another room', async () => {
+  test("a room token with read in the query receives the room's changes and nothing of another room", async () => {
     const { token } = await issueToken(t.app, users.owner, room, ['read']);
     const marker = await createMarker(room);
     const elsewhere = await createMarker(otherRoom);
@@ -135,10 +163,22 @@ describe('live channel: receiving changes', () => {
     assertHello(await client.at(0), room, version);
     await patchMarker(otherRoom, elsewhere.id, { color: '#00ff00' });
     const updated = await patchMarker(room, marker.id, { color: '#ff0000' });
-    assertEvent(await client.at(1), { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: updated, version: version + 1 });
+    assertEvent(await client.at(1), {
+      type: 'marker.updated',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: updated,
+      version: version + 1,
+    });
     await deleteMarker(otherRoom, elsewhere.id);
     await deleteMarker(room, marker.id);
-    assertEvent(await client.at(2), { type: 'marker.deleted', objectType: 'marker', objectId: marker.id, data: null, version: version + 2 });
+    assertEvent(await client.at(2), {
+      type: 'marker.deleted',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: null,
+      version: version + 2,
+    });
     const sentinel = await createMarker(room);
     assert.equal((await client.at(3)).objectId, sentinel.id);
     assert.equal(client.messages.length, 4, JSON.stringify(client.messages));
@@ -161,7 +201,13 @@ describe('live channel: receiving changes', () => {
 
     const updated = await patchMarker(room, marker.id, { title: 'After auth' });
     for (const client of [bySession, byToken]) {
-      assertEvent(await client.at(1), { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: updated, version: version + 1 });
+      assertEvent(await client.at(1), {
+        type: 'marker.updated',
+        objectType: 'marker',
+        objectId: marker.id,
+        data: updated,
+        version: version + 1,
+      });
     }
   });
 
@@ -171,9 +217,21 @@ describe('live channel: receiving changes', () => {
     const client = connect(publicRoom);
     assertHello(await client.at(0), publicRoom, version);
     const updated = await patchMarker(publicRoom, marker.id, { title: 'Public change' });
-    assertEvent(await client.at(1), { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: updated, version: version + 1 });
+    assertEvent(await client.at(1), {
+      type: 'marker.updated',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: updated,
+      version: version + 1,
+    });
     await deleteMarker(publicRoom, marker.id);
-    assertEvent(await client.at(2), { type: 'marker.deleted', objectType: 'marker', objectId: marker.id, data: null, version: version + 2 });
+    assertEvent(await client.at(2), {
+      type: 'marker.deleted',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: null,
+      version: version + 2,
+    });
   });
 });
 
@@ -181,7 +239,11 @@ describe('live channel: refusals', () => {
   /** The socket gets one `{type:'error'}` message (no hello, no change) and is closed with `code`. */
   async function assertRefused(client: LiveClient, code: number, error: string) {
     const closed = await client.closedWithin();
-    assert.equal(closed.code, code, `close code: ${JSON.stringify(closed)}; messages ${JSON.stringify(client.messages)}`);
+    assert.equal(
+      closed.code,
+      code,
+      `close code: ${JSON.stringify(closed)}; messages ${JSON.stringify(client.messages)}`,
+    );
     assert.equal(client.messages.length, 1, JSON.stringify(client.messages));
     const [message] = client.messages;
     assert.equal(message!.type, 'error');
@@ -219,7 +281,12 @@ describe('live channel: refusals', () => {
   });
 
   test('anonymous on a private room: a first message that is not a credential gives 4401', async () => {
-    for (const first of ['not json', JSON.stringify({ type: 'hello' }), JSON.stringify({ type: 'auth' }), JSON.stringify({ type: 'auth', token: 'garbage' })]) {
+    for (const first of [
+      'not json',
+      JSON.stringify({ type: 'hello' }),
+      JSON.stringify({ type: 'auth' }),
+      JSON.stringify({ type: 'auth', token: 'garbage' }),
+    ]) {
       const client = connect(room);
       await client.opened;
       client.send(first);
@@ -228,14 +295,15 @@ describe('live channel: refusals', () => {
     // Changes made meanwhile never reached those sockets (each got only its error).
   });
 
-  test('a stranger\'s refused socket never receives the room\'s changes', async () => {
+  test("a stranger's refused socket never receives the room's changes", async () => {
     const marker = await createMarker(room);
     // A member's socket beside it shows when a change has been delivered to the room's listeners.
     const member = connect(room, { access_token: users.viewer.token });
     await member.at(0);
     const client = connect(room);
     await client.opened;
-    const delivered = (title: string) => member.waitUntil((m) => m.type === 'marker.updated' && m.data.title === title, `the change to "${title}"`);
+    const delivered = (title: string) =>
+      member.waitUntil((m) => m.type === 'marker.updated' && m.data.title === title, `the change to "${title}"`);
 
     // Open but without a credential yet, the socket hears nothing of the room.
     await patchMarker(room, marker.id, { title: 'before the credential' });
@@ -248,10 +316,13 @@ describe('live channel: refusals', () => {
     await patchMarker(room, marker.id, { title: 'secret' });
     await delivered('secret');
     await assertRefused(client, 4403, 'forbidden');
-    assert.ok(client.messages.every((m) => m.type === 'error'), JSON.stringify(client.messages));
+    assert.ok(
+      client.messages.every((m) => m.type === 'error'),
+      JSON.stringify(client.messages),
+    );
   });
 
-  test('the upgrade is refused over HTTP: invalid token 401, another room\'s token 403, unknown room 404, bad room id 400', async () => {
+  test("the upgrade is refused over HTTP: invalid token 401, another room's token 403, unknown room 404, bad room id 400", async () => {
     const invalid = await refusedUpgrade(`/api/rooms/${room}/live?access_token=not-a-valid-token`);
     assert.equal(invalid.status, 401, JSON.stringify(invalid));
     assert.equal(invalid.body.error, 'unauthorized');
@@ -281,7 +352,13 @@ describe('live channel: refusals', () => {
 
     // Every refusal before the upgrade is the JSON error body, never plain text.
     for (const refused of [invalid, revokedLike, wrongRoom, unknown, unknownAnonymous, badId, badSince]) {
-      assert.deepEqual(Object.keys(refused.body).sort().filter((key) => key !== 'details'), ['error', 'message'], JSON.stringify(refused));
+      assert.deepEqual(
+        Object.keys(refused.body)
+          .sort()
+          .filter((key) => key !== 'details'),
+        ['error', 'message'],
+        JSON.stringify(refused),
+      );
     }
   });
 });
@@ -301,16 +378,43 @@ describe('live channel: catching up', () => {
 
     const again = connect(room, { access_token: users.owner.token, since: v });
     assertHello(await again.at(0), room, v + 3);
-    assertEvent(await again.at(1), { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: patched, version: v + 1 });
-    assertEvent(await again.at(2), { type: 'marker.created', objectType: 'marker', objectId: created.id, data: created, version: v + 2 });
-    assertEvent(await again.at(3), { type: 'marker.deleted', objectType: 'marker', objectId: marker.id, data: null, version: v + 3 });
+    assertEvent(await again.at(1), {
+      type: 'marker.updated',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: patched,
+      version: v + 1,
+    });
+    assertEvent(await again.at(2), {
+      type: 'marker.created',
+      objectType: 'marker',
+      objectId: created.id,
+      data: created,
+      version: v + 2,
+    });
+    assertEvent(await again.at(3), {
+      type: 'marker.deleted',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: null,
+      version: v + 3,
+    });
 
     const live = await patchMarker(room, created.id, { title: 'Live again' });
-    assertEvent(await again.at(4), { type: 'marker.updated', objectType: 'marker', objectId: created.id, data: live, version: v + 4 });
+    assertEvent(await again.at(4), {
+      type: 'marker.updated',
+      objectType: 'marker',
+      objectId: created.id,
+      data: live,
+      version: v + 4,
+    });
     const sentinel = await createMarker(room);
     assert.equal((await again.at(5)).objectId, sentinel.id);
     assert.equal(again.messages.length, 6, JSON.stringify(again.messages));
-    assert.deepEqual(again.messages.slice(1).map((m) => m.version), [v + 1, v + 2, v + 3, v + 4, v + 5]);
+    assert.deepEqual(
+      again.messages.slice(1).map((m) => m.version),
+      [v + 1, v + 2, v + 3, v + 4, v + 5],
+    );
   });
 
   test('changes made while a client is catching up arrive exactly once, in version order', async () => {
@@ -327,7 +431,11 @@ describe('live channel: catching up', () => {
     while (!messages.some((m) => m.objectId === sentinel.id)) await client.waitFor(++count);
     assert.equal(messages[0]!.type, 'hello');
     assert.ok(messages[0]!.version >= v + 2 && messages[0]!.version <= v + 5, JSON.stringify(messages[0]));
-    assert.deepEqual(messages.slice(1).map((m) => m.version), [v + 1, v + 2, v + 3, v + 4, v + 5], JSON.stringify(messages));
+    assert.deepEqual(
+      messages.slice(1).map((m) => m.version),
+      [v + 1, v + 2, v + 3, v + 4, v + 5],
+      JSON.stringify(messages),
+    );
     assert.equal(messages.length, 6);
   });
 
@@ -337,7 +445,13 @@ describe('live channel: catching up', () => {
     const client = connect(room, { access_token: users.owner.token, since: v });
     assertHello(await client.at(0), room, v);
     const updated = await patchMarker(room, marker.id, { title: 'Only this' });
-    assertEvent(await client.at(1), { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: updated, version: v + 1 });
+    assertEvent(await client.at(1), {
+      type: 'marker.updated',
+      objectType: 'marker',
+      objectId: marker.id,
+      data: updated,
+      version: v + 1,
+    });
     const sentinel = await createMarker(room);
     assert.equal((await client.at(2)).objectId, sentinel.id);
     assert.equal(client.messages.length, 3, JSON.stringify(client.messages));
@@ -358,9 +472,27 @@ describe('live channel: fan-out and history', () => {
     const sentinel = await createMarker(room);
     for (const client of [one, two]) {
       await client.at(3);
-      assertEvent(client.messages[1]!, { type: 'marker.updated', objectType: 'marker', objectId: marker.id, data: updated, version: v + 1 });
-      assertEvent(client.messages[2]!, { type: 'marker.deleted', objectType: 'marker', objectId: marker.id, data: null, version: v + 2 });
-      assertEvent(client.messages[3]!, { type: 'marker.created', objectType: 'marker', objectId: sentinel.id, data: sentinel, version: v + 3 });
+      assertEvent(client.messages[1]!, {
+        type: 'marker.updated',
+        objectType: 'marker',
+        objectId: marker.id,
+        data: updated,
+        version: v + 1,
+      });
+      assertEvent(client.messages[2]!, {
+        type: 'marker.deleted',
+        objectType: 'marker',
+        objectId: marker.id,
+        data: null,
+        version: v + 2,
+      });
+      assertEvent(client.messages[3]!, {
+        type: 'marker.created',
+        objectType: 'marker',
+        objectId: sentinel.id,
+        data: sentinel,
+        version: v + 3,
+      });
     }
     // One more change reaches both once more; nothing was duplicated before it.
     await patchMarker(room, sentinel.id, { title: 'Last' });
@@ -383,11 +515,23 @@ describe('live channel: fan-out and history', () => {
 
     const events = (await history(room, 5)).reverse();
     assert.deepEqual(
-      events.map((e) => ({ version: e.version, type: e.type, objectType: e.objectType, objectId: e.objectId, at: e.at })),
+      events.map((e) => ({
+        version: e.version,
+        type: e.type,
+        objectType: e.objectType,
+        objectId: e.objectId,
+        at: e.at,
+      })),
       live.map((e) => ({ version: e.version, type: e.type, objectType: e.objectType, objectId: e.objectId, at: e.at })),
     );
-    assert.deepEqual(live.map((e) => e.version), [v + 1, v + 2, v + 3, v + 4, v + 5]);
-    assert.deepEqual(live.map((e) => e.type), ['marker.created', 'marker.created', 'marker.updated', 'marker.updated', 'marker.deleted']);
+    assert.deepEqual(
+      live.map((e) => e.version),
+      [v + 1, v + 2, v + 3, v + 4, v + 5],
+    );
+    assert.deepEqual(
+      live.map((e) => e.type),
+      ['marker.created', 'marker.created', 'marker.updated', 'marker.updated', 'marker.deleted'],
+    );
     for (const event of events) assert.deepEqual(event.actor, { kind: 'user', id: users.owner.id });
     // Nothing newer than the live stream in history.
     assert.equal(await currentVersion(room), v + 5);
@@ -408,8 +552,22 @@ describe('live channel: as plain HTTP and in the API reference', () => {
     const doc = assertOk(await call(t.app, 'GET', '/api/openapi.json'));
     const live = doc.paths['/api/rooms/{roomId}/live']?.get;
     assert.ok(live, 'the live route is documented');
-    for (const words of ['access_token', '"type":"auth"', 'hello', 'resync', '4401', '4403', '4404', 'Before the upgrade', '426']) assert.ok(live.description.includes(words), words);
-    const query = live.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort();
+    for (const words of [
+      'access_token',
+      '"type":"auth"',
+      'hello',
+      'resync',
+      '4401',
+      '4403',
+      '4404',
+      'Before the upgrade',
+      '426',
+    ])
+      assert.ok(live.description.includes(words), words);
+    const query = live.parameters
+      .filter((p: { in: string }) => p.in === 'query')
+      .map((p: { name: string }) => p.name)
+      .sort();
     assert.deepEqual(query, ['access_token', 'since']);
     // The refusals before the upgrade are documented with the error body.
     for (const status of ['400', '401', '403', '404', '426']) {

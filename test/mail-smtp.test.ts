@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import { assertError, assertOk, buildTestApp, call, createRoom, PASSWORD, type TestApp, uniqueEmail } from './helpers.js';
+import {
+  assertError,
+  assertOk,
+  buildTestApp,
+  call,
+  createRoom,
+  PASSWORD,
+  type TestApp,
+  uniqueEmail,
+} from './helpers.js';
 
 /**
  * E-mail through a real SMTP server on loopback (the `smtp-server` package), and into the log
@@ -18,9 +27,7 @@ interface Received {
 
 /** The text of a message: quoted-printable soft breaks and escapes undone. */
 const bodyOf = (raw: string) =>
-  raw
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 let smtp: SMTPServer;
 let port: number;
@@ -55,19 +62,28 @@ async function delivered(to: string, pattern: RegExp): Promise<Received> {
   for (;;) {
     const found = inbox.filter((m) => m.to.includes(to) && pattern.test(m.raw)).at(-1);
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`nothing for ${to} matching ${pattern}: ${JSON.stringify(inbox.map((m) => m.to))}`);
+    if (Date.now() > deadline)
+      throw new Error(`nothing for ${to} matching ${pattern}: ${JSON.stringify(inbox.map((m) => m.to))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-const linkToken = (text: string) => /\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? assert.fail(`no link in ${text}`);
+const linkToken = (text: string) =>
+  /\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? assert.fail(`no link in ${text}`);
 
 const signupRaw = async (t: TestApp, email: string) =>
-  assertOk(await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } }), 201) as { token: string; user: { id: string } };
+  assertOk(await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } }), 201) as {
+    token: string;
+    user: { id: string };
+  };
 
 test('through SMTP: confirmation and invitation mails arrive with the right recipients, and their links work', async () => {
   const t = await buildTestApp(
-    { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Maproom <rooms@maps.example.org>', publicUrl: 'https://maps.example.org' },
+    {
+      smtpUrl: `smtp://127.0.0.1:${port}`,
+      mailFrom: 'Maproom <rooms@maps.example.org>',
+      publicUrl: 'https://maps.example.org',
+    },
     { mailer: undefined },
   );
   try {
@@ -79,9 +95,16 @@ test('through SMTP: confirmation and invitation mails arrive with the right reci
     assert.match(ownerMail.raw, /^From: Maproom <rooms@maps\.example\.org>/m);
     assertOk(await call(t.app, 'POST', '/api/auth/verify-email', { body: { token: linkToken(ownerMail.raw) } }));
 
-    const room = await createRoom(t.app, { token: owner.token, id: owner.user.id, email: ownerEmail }, undefined, { name: 'Rivers' });
+    const room = await createRoom(t.app, { token: owner.token, id: owner.user.id, email: ownerEmail }, undefined, {
+      name: 'Rivers',
+    });
     const bob = uniqueEmail('bob');
-    assertOk(await call(t.app, 'POST', `/api/rooms/${room}/invite`, { auth: owner.token, body: { email: bob, role: 'editor' } }));
+    assertOk(
+      await call(t.app, 'POST', `/api/rooms/${room}/invite`, {
+        auth: owner.token,
+        body: { email: bob, role: 'editor' },
+      }),
+    );
     const invitation = await delivered(bob, /invited you/);
     assert.deepEqual(invitation.to, [bob]);
     assert.ok(invitation.raw.includes(`https://maps.example.org/r/${room}`), invitation.raw);
@@ -91,7 +114,10 @@ test('through SMTP: confirmation and invitation mails arrive with the right reci
     assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: bobSession.token }), 403, 'forbidden');
     const bobMail = await delivered(bob, /Confirm your e-mail address/);
     assertOk(await call(t.app, 'POST', '/api/auth/verify-email', { body: { token: linkToken(bobMail.raw) } }));
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: bobSession.token })).userRole, 'editor');
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: bobSession.token })).userRole,
+      'editor',
+    );
     assert.ok(!inbox.some((m) => m.to.length !== 1), 'each message goes to one person');
   } finally {
     await t.close();
@@ -102,7 +128,10 @@ test('without SMTP the message, link included, is written to the log, and the li
   const lines: string[] = [];
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-  const t = await buildTestApp({ logLevel: 'info', publicUrl: 'http://localhost:8080' }, { mailer: undefined, logStream });
+  const t = await buildTestApp(
+    { logLevel: 'info', publicUrl: 'http://localhost:8080' },
+    { mailer: undefined, logStream },
+  );
   try {
     const email = uniqueEmail('solo');
     const session = await signupRaw(t, email);

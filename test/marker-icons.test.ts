@@ -59,7 +59,9 @@ const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.sv
 
 before(async () => {
   ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'] }));
-  png = await sharp({ create: { width: 32, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } } })
+  png = await sharp({
+    create: { width: 32, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } },
+  })
     .png()
     .toBuffer();
 });
@@ -81,8 +83,23 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
     assert.match(String(served.headers['cache-control']), /max-age=\d+/);
     assert.equal(Number(served.headers['content-length']), served.rawPayload.length);
     const svg = served.body;
-    for (const gone of ['<script', 'alert', 'onload', 'onclick', 'foreignObject', 'foreign-html', 'evil.example', 'javascript:',
-      '<use', '@import', 'xml-stylesheet', 'data:image', '<set', '<animate', 'DOCTYPE']) {
+    for (const gone of [
+      '<script',
+      'alert',
+      'onload',
+      'onclick',
+      'foreignObject',
+      'foreign-html',
+      'evil.example',
+      'javascript:',
+      '<use',
+      '@import',
+      'xml-stylesheet',
+      'data:image',
+      '<set',
+      '<animate',
+      'DOCTYPE',
+    ]) {
       assert.ok(!svg.includes(gone), `${gone} survived:\n${svg}`);
     }
     assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
@@ -95,9 +112,15 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
   });
 
   test('a PNG is accepted and served as image/png', async () => {
-    const res = await register(room, { icon: { data: png, filename: 'pin.png', type: 'image/png' }, name: 'Red', size: '8' }, users.owner.token);
+    const res = await register(
+      room,
+      { icon: { data: png, filename: 'pin.png', type: 'image/png' }, name: 'Red', size: '8' },
+      users.owner.token,
+    );
     assert.equal(res.statusCode, 201, res.body);
-    const served = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${res.json().iconId}`, { auth: users.owner.token });
+    const served = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${res.json().iconId}`, {
+      auth: users.owner.token,
+    });
     assert.equal(served.statusCode, 200);
     assert.equal(served.headers['content-type'], 'image/png');
     assert.equal(served.headers['content-security-policy'], CSP);
@@ -118,7 +141,14 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
       Buffer.alloc(0),
     ];
     for (const data of cases) {
-      assertValidation(await register(room, { icon: { data, filename: 'x', type: 'image/svg+xml' }, name: 'Bad', size: '24' }, users.owner.token), 'icon');
+      assertValidation(
+        await register(
+          room,
+          { icon: { data, filename: 'x', type: 'image/svg+xml' }, name: 'Bad', size: '24' },
+          users.owner.token,
+        ),
+        'icon',
+      );
     }
   });
 
@@ -139,11 +169,20 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
     }
     assertValidation(await register(room, { icon: svgPart(BENIGN), size: '24' }, users.owner.token), 'name');
     assertValidation(await register(room, { name: 'Pin', size: '24' }, users.owner.token), 'icon');
-    assertValidation(await register(room, { icon: svgPart(BENIGN), name: 'Pin', size: '24', color: 'red' }, users.owner.token), 'color');
+    assertValidation(
+      await register(room, { icon: svgPart(BENIGN), name: 'Pin', size: '24', color: 'red' }, users.owner.token),
+      'color',
+    );
     for (const size of ['8', '256']) {
-      assert.equal((await register(room, { icon: svgPart(BENIGN), name: 'x'.repeat(100), size }, users.owner.token)).statusCode, 201);
+      assert.equal(
+        (await register(room, { icon: svgPart(BENIGN), name: 'x'.repeat(100), size }, users.owner.token)).statusCode,
+        201,
+      );
     }
-    const json = await call(t.app, 'POST', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token, body: { name: 'Pin', size: 24 } });
+    const json = await call(t.app, 'POST', `/api/rooms/${room}/marker-icons`, {
+      auth: users.owner.token,
+      body: { name: 'Pin', size: 24 },
+    });
     assertError(json, 415, 'unsupported_media_type');
   });
 
@@ -155,7 +194,8 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
     const write = await issueToken(t.app, users.owner, room, ['write']);
     const res = await register(room, parts, write.token);
     assert.equal(res.statusCode, 201, res.body);
-    const listed = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token })).json().icons;
+    const listed = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token })).json()
+      .icons;
     assert.equal(listed.find((i: { iconId: string }) => i.iconId === res.json().iconId).createdBy, write.id);
     assertError(await register(otherRoom, parts, write.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assertError(await register(room, parts), 401, 'unauthorized');
@@ -169,17 +209,29 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
   let room: string;
   before(async () => {
     room = await createRoom(t.app, users.owner);
-    iconId = (await register(room, { icon: svgPart(BENIGN), name: 'Circle', size: '48' }, users.owner.token)).json().iconId;
-    foreignIconId = (await register(otherRoom, { icon: svgPart(BENIGN), name: 'Other', size: '48' }, users.owner.token)).json().iconId;
+    iconId = (await register(room, { icon: svgPart(BENIGN), name: 'Circle', size: '48' }, users.owner.token)).json()
+      .iconId;
+    foreignIconId = (
+      await register(otherRoom, { icon: svgPart(BENIGN), name: 'Other', size: '48' }, users.owner.token)
+    ).json().iconId;
   });
 
   test('the list has the icons without any file content', async () => {
     const before = Date.now();
-    const pngId = (await register(room, { icon: { data: png, filename: 'p.png', type: 'image/png' }, name: 'Dot', size: '16' }, users.owner.token)).json().iconId;
+    const pngId = (
+      await register(
+        room,
+        { icon: { data: png, filename: 'p.png', type: 'image/png' }, name: 'Dot', size: '16' },
+        users.owner.token,
+      )
+    ).json().iconId;
     const res = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token });
     assert.equal(res.statusCode, 200);
     const { icons } = res.json();
-    assert.deepEqual(icons.map((i: { iconId: string }) => i.iconId), [iconId, pngId]);
+    assert.deepEqual(
+      icons.map((i: { iconId: string }) => i.iconId),
+      [iconId, pngId],
+    );
     for (const icon of icons) {
       assert.deepEqual(Object.keys(icon).sort(), ['contentType', 'createdAt', 'createdBy', 'iconId', 'name', 'size']);
       assert.equal(icon.createdBy, users.owner.id);
@@ -192,21 +244,40 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
   });
 
   test("another room's icon and unknown ids are 404", async () => {
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${foreignIconId}`, { auth: users.owner.token }), 404, 'not_found');
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/icon-api-nothere`, { auth: users.owner.token }), 404, 'not_found');
-    assert.equal((await call(t.app, 'GET', `/api/rooms/${otherRoom}/marker-icons/${foreignIconId}`, { auth: users.owner.token })).statusCode, 200);
-    const ids = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token })).json().icons.map((i: { iconId: string }) => i.iconId);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${foreignIconId}`, { auth: users.owner.token }),
+      404,
+      'not_found',
+    );
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/icon-api-nothere`, { auth: users.owner.token }),
+      404,
+      'not_found',
+    );
+    assert.equal(
+      (await call(t.app, 'GET', `/api/rooms/${otherRoom}/marker-icons/${foreignIconId}`, { auth: users.owner.token }))
+        .statusCode,
+      200,
+    );
+    const ids = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token }))
+      .json()
+      .icons.map((i: { iconId: string }) => i.iconId);
     assert.ok(!ids.includes(foreignIconId));
   });
 
   test('read tokens may list and fetch; anonymous only on a public room', async () => {
     const read = await issueToken(t.app, users.owner, room, ['read']);
     assert.equal((await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: read.token })).statusCode, 200);
-    assert.equal((await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`, { auth: read.token })).statusCode, 200);
+    assert.equal(
+      (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`, { auth: read.token })).statusCode,
+      200,
+    );
     assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`), 401, 'unauthorized');
     assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`), 401, 'unauthorized');
 
-    const pubId = (await register(publicRoom, { icon: svgPart(BENIGN), name: 'Pub', size: '24' }, users.owner.token)).json().iconId;
+    const pubId = (
+      await register(publicRoom, { icon: svgPart(BENIGN), name: 'Pub', size: '24' }, users.owner.token)
+    ).json().iconId;
     const list = await call(t.app, 'GET', `/api/rooms/${publicRoom}/marker-icons`);
     assert.equal(list.statusCode, 200);
     assert.equal(list.json().icons[0].iconId, pubId);
@@ -218,10 +289,18 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
 
 describe('icon storage quota', () => {
   test('an icon over the quota is 413 quota_exceeded and leaves no row or file', async () => {
-    const { t: small, users: { owner } } = await scaffold({ config: { storageQuotaBytes: 50 }, users: ['owner'], rooms: [] });
+    const {
+      t: small,
+      users: { owner },
+    } = await scaffold({ config: { storageQuotaBytes: 50 }, users: ['owner'], rooms: [] });
     try {
       const roomId = await createRoom(small.app, owner);
-      const res = await postMultipart(small.app, `/api/rooms/${roomId}/marker-icons`, { icon: svgPart(BENIGN), name: 'Pin', size: '24' }, owner.token);
+      const res = await postMultipart(
+        small.app,
+        `/api/rooms/${roomId}/marker-icons`,
+        { icon: svgPart(BENIGN), name: 'Pin', size: '24' },
+        owner.token,
+      );
       assertError(res, 413, 'quota_exceeded');
       assert.deepEqual(await small.database.db.selectFrom('marker_icons').selectAll().execute(), []);
       assert.deepEqual(await small.database.db.selectFrom('stored_files').selectAll().execute(), []);

@@ -59,21 +59,29 @@ describe('who may read and change markers', () => {
     const before = await markerCount(room);
     for (const res of await attempts(room, marker.id, users.viewer.token)) assertError(res, 403, 'forbidden');
     assert.deepEqual(assertOk(await getMarker(room, marker.id, users.viewer.token)).marker, marker);
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.viewer.token })).count, before);
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.viewer.token })).count,
+      before,
+    );
     assert.equal(await markerCount(room), before);
   });
 
   test('a non-member session gets 403 forbidden on everything in a private room', async () => {
     for (const res of await attempts(room, marker.id, users.stranger.token)) assertError(res, 403, 'forbidden');
     assertError(await getMarker(room, marker.id, users.stranger.token), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.stranger.token }), 403, 'forbidden');
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.stranger.token }),
+      403,
+      'forbidden',
+    );
     assert.deepEqual(await stored(room, marker.id), marker);
   });
 
-  test("a read-only token reads but gets 403 \"API token lacks 'write' permission\"", async () => {
+  test('a read-only token reads but gets 403 "API token lacks \'write\' permission"', async () => {
     const read = await issueToken(t.app, users.owner, room, ['read']);
     const before = await markerCount(room);
-    for (const res of await attempts(room, marker.id, read.token)) assertError(res, 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    for (const res of await attempts(room, marker.id, read.token))
+      assertError(res, 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assert.deepEqual(assertOk(await getMarker(room, marker.id, read.token)).marker, marker);
     assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: read.token })).count, before);
     assert.equal(await markerCount(room), before);
@@ -81,9 +89,15 @@ describe('who may read and change markers', () => {
 
   test('a token of another room gets 403 "API token is not scoped to this room"', async () => {
     const foreign = await issueToken(t.app, users.owner, otherRoom, ['read', 'write']);
-    for (const res of await attempts(room, marker.id, foreign.token)) assertError(res, 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    for (const res of await attempts(room, marker.id, foreign.token))
+      assertError(res, 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     assertError(await getMarker(room, marker.id, foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: foreign.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
     assert.deepEqual(await stored(room, marker.id), marker);
   });
 
@@ -95,9 +109,11 @@ describe('who may read and change markers', () => {
     assertError(await getMarker(publicRoom, 'marker-missing'), 404, 'not_found');
     for (const res of await attempts(publicRoom, publicMarker.id)) assertError(res, 401, 'unauthorized');
     // A viewer of the public room still cannot write; a signed-in non-member reads.
-    for (const res of await attempts(publicRoom, publicMarker.id, users.viewer.token)) assertError(res, 403, 'forbidden');
+    for (const res of await attempts(publicRoom, publicMarker.id, users.viewer.token))
+      assertError(res, 403, 'forbidden');
     assertOk(await getMarker(publicRoom, publicMarker.id, users.stranger.token));
-    for (const res of await attempts(publicRoom, publicMarker.id, users.stranger.token)) assertError(res, 403, 'forbidden');
+    for (const res of await attempts(publicRoom, publicMarker.id, users.stranger.token))
+      assertError(res, 403, 'forbidden');
     assert.deepEqual(await stored(publicRoom, publicMarker.id), publicMarker);
   });
 

@@ -21,17 +21,8 @@ import { MARKER_ID, MARKER_KEYS, markerCalls, makePhotos, type Photos } from './
 let t: TestApp;
 let users: Users;
 let photos: Photos;
-const {
-  uploadImage,
-  createMarker,
-  getMarker,
-  patchMarker,
-  deleteMarker,
-  stored,
-  history,
-  registerIcon,
-  markerCount,
-} = markerCalls(() => ({ t, users, photos }));
+const { uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, registerIcon, markerCount } =
+  markerCalls(() => ({ t, users, photos }));
 
 before(async () => {
   photos = await makePhotos();
@@ -46,7 +37,10 @@ describe('POST /api/rooms/:roomId/markers', () => {
   });
 
   test('only latitude and longitude are required: 201 with the new marker, the rest null', async () => {
-    const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.editor.token, body: { latitude: -33.5, longitude: 151.25 } });
+    const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: users.editor.token,
+      body: { latitude: -33.5, longitude: 151.25 },
+    });
     const body = assertOk(res, 201);
     assert.deepEqual(Object.keys(body).sort(), ['marker', 'success']);
     assert.equal(body.success, true);
@@ -55,7 +49,20 @@ describe('POST /api/rooms/:roomId/markers', () => {
     assert.deepEqual(Object.keys(marker).sort(), MARKER_KEYS);
     assert.equal(marker.latitude, -33.5);
     assert.equal(marker.longitude, 151.25);
-    for (const key of ['title', 'description', 'color', 'tags', 'eventDate', 'markerIconId', 'markerIconSize', 'imageKey', 'thumbnailKey', 'imageMeta', 'embeddedMediaUrl', 'mediaSize']) {
+    for (const key of [
+      'title',
+      'description',
+      'color',
+      'tags',
+      'eventDate',
+      'markerIconId',
+      'markerIconSize',
+      'imageKey',
+      'thumbnailKey',
+      'imageMeta',
+      'embeddedMediaUrl',
+      'mediaSize',
+    ]) {
       assert.equal(marker[key], null, key);
     }
     assert.equal(marker.createdBy, users.editor.id);
@@ -90,7 +97,8 @@ describe('POST /api/rooms/:roomId/markers', () => {
       { latitude: -90, longitude: 180 },
       { color: '#0a0B0c', markerIconSize: 8, mediaSize: 'sm', embeddedMediaUrl: 'http://example.org/a' },
       { color: '#0a0b0c0d', mediaSize: 'md', tags: [], eventDate: -1 },
-    ]) await createMarker(room, users.owner.token, body);
+    ])
+      await createMarker(room, users.owner.token, body);
   });
 
   test('missing latitude or longitude is 400 naming it, and nothing is created', async () => {
@@ -101,7 +109,10 @@ describe('POST /api/rooms/:roomId/markers', () => {
       [{ title: 'no position' }, 'latitude'],
       [{}, 'latitude'],
     ] as const) {
-      assertValidation(await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body }), field);
+      assertValidation(
+        await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body }),
+        field,
+      );
     }
     assert.equal(await markerCount(room), before);
   });
@@ -155,7 +166,10 @@ describe('POST /api/rooms/:roomId/markers', () => {
     const before = await markerCount(room);
     for (const markerIconId of ['icon-api-doesnotexist0000', foreignIcon]) {
       assertValidation(
-        await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body: { latitude: 1, longitude: 1, markerIconId } }),
+        await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+          auth: users.owner.token,
+          body: { latitude: 1, longitude: 1, markerIconId },
+        }),
         'markerIconId',
       );
     }
@@ -207,7 +221,10 @@ describe('GET markers, GET/PATCH/DELETE of a marker that is not there', () => {
 
   test('a missing id, a deleted marker and a marker of another room are 404 not_found for GET, PATCH and DELETE', async () => {
     const deleted = await createMarker(room, users.owner.token);
-    assert.deepEqual(assertOk(await deleteMarker(room, deleted.id, users.owner.token)), { success: true, markerId: deleted.id });
+    assert.deepEqual(assertOk(await deleteMarker(room, deleted.id, users.owner.token)), {
+      success: true,
+      markerId: deleted.id,
+    });
     const foreign = await createMarker(otherRoom, users.owner.token, { title: 'foreign' });
     const versionBefore = (await history(room))[0]!.version;
     for (const id of ['marker-doesnotexist', deleted.id, foreign.id]) {

@@ -118,17 +118,24 @@ describe('GET /api/rooms/:roomId/history', () => {
       await patchMarker(room, marker.id, { title: 'x' }, users.viewer.token),
       await deleteMarker(room, marker.id, users.viewer.token),
     ];
-    assert.deepEqual(refused.map((r) => r.statusCode), [400, 400, 400, 400, 400, 404, 404, 403, 403]);
+    assert.deepEqual(
+      refused.map((r) => r.statusCode),
+      [400, 400, 400, 400, 400, 404, 404, 403, 403],
+    );
     assert.deepEqual(await history(room), before);
   });
 
   test('pages back with before=<version> and limit; limit 0 or 501 is 400', async () => {
     const pagingRoom = await createRoom(t.app, users.owner);
     const marker = await createMarker(pagingRoom, users.owner.token);
-    for (let i = 0; i < 6; i++) assertOk(await patchMarker(pagingRoom, marker.id, { title: `v${i}` }, users.owner.token));
+    for (let i = 0; i < 6; i++)
+      assertOk(await patchMarker(pagingRoom, marker.id, { title: `v${i}` }, users.owner.token));
     const all = await history(pagingRoom);
     assert.equal(all.length, 7);
-    assert.deepEqual(all.map((e) => e.changes?.title ?? null), ['v5', 'v4', 'v3', 'v2', 'v1', 'v0', null]);
+    assert.deepEqual(
+      all.map((e) => e.changes?.title ?? null),
+      ['v5', 'v4', 'v3', 'v2', 'v1', 'v0', null],
+    );
 
     const pages: HistoryEvent[][] = [];
     let query = 'limit=3';
@@ -138,7 +145,10 @@ describe('GET /api/rooms/:roomId/history', () => {
       if (page.length === 0) break;
       query = `limit=3&before=${Math.min(...page.map((e) => e.version))}`;
     }
-    assert.deepEqual(pages.map((p) => p.length), [3, 3, 1, 0]);
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [3, 3, 1, 0],
+    );
     assert.deepEqual(pages.flat(), all);
     // before is exclusive: the entry with that version is not in the page.
     const middle = all[3]!;
@@ -149,7 +159,10 @@ describe('GET /api/rooms/:roomId/history', () => {
     assert.deepEqual(await history(pagingRoom, 'limit=1'), [all[0]]);
 
     for (const limit of ['0', '501', '-1', 'abc']) {
-      assertValidation(await call(t.app, 'GET', `/api/rooms/${pagingRoom}/history?limit=${limit}`, { auth: users.owner.token }), 'limit');
+      assertValidation(
+        await call(t.app, 'GET', `/api/rooms/${pagingRoom}/history?limit=${limit}`, { auth: users.owner.token }),
+        'limit',
+      );
     }
     assertOk(await call(t.app, 'GET', `/api/rooms/${pagingRoom}/history?limit=500`, { auth: users.owner.token }));
   });
@@ -185,17 +198,24 @@ describe('a change that cannot be broadcast', () => {
   let room: string;
   before(async () => {
     failHub = new SwitchableLiveHub();
-    ({ t: failApp, users: { owner } } = await scaffold({ build: { liveHub: failHub }, users: ['owner'], rooms: [] }));
+    ({
+      t: failApp,
+      users: { owner },
+    } = await scaffold({ build: { liveHub: failHub }, users: ['owner'], rooms: [] }));
     room = await createRoom(failApp.app, owner);
   });
   after(() => failApp.close());
 
   const events = async () =>
-    assertOk(await call(failApp.app, 'GET', `/api/rooms/${room}/history?limit=500`, { auth: owner.token })).events as HistoryEvent[];
+    assertOk(await call(failApp.app, 'GET', `/api/rooms/${room}/history?limit=500`, { auth: owner.token }))
+      .events as HistoryEvent[];
   const read = (markerId: string) => call(failApp.app, 'GET', markerUrl(room, markerId), { auth: owner.token });
 
   test('PATCH answers 502 broadcast_failed, but the change is saved and in history', async () => {
-    const res = await call(failApp.app, 'POST', `/api/rooms/${room}/markers`, { auth: owner.token, body: { latitude: 1, longitude: 2, title: 'before' } });
+    const res = await call(failApp.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: owner.token,
+      body: { latitude: 1, longitude: 2, title: 'before' },
+    });
     const marker = assertOk(res, 201).marker;
     const before = await events();
     failHub.failing = true;
@@ -219,19 +239,30 @@ describe('a change that cannot be broadcast', () => {
   });
 
   test('DELETE answers 502 broadcast_failed, but the marker is gone and marker.deleted is in history', async () => {
-    const res = await call(failApp.app, 'POST', `/api/rooms/${room}/markers`, { auth: owner.token, body: { latitude: 1, longitude: 2 } });
+    const res = await call(failApp.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: owner.token,
+      body: { latitude: 1, longitude: 2 },
+    });
     const marker = assertOk(res, 201).marker;
     const before = await events();
     failHub.failing = true;
     try {
-      assertError(await call(failApp.app, 'DELETE', markerUrl(room, marker.id), { auth: owner.token }), 502, 'broadcast_failed');
+      assertError(
+        await call(failApp.app, 'DELETE', markerUrl(room, marker.id), { auth: owner.token }),
+        502,
+        'broadcast_failed',
+      );
       assertError(await read(marker.id), 404, 'not_found');
       const after = await events();
       assert.equal(after.length, before.length + 1);
       assert.equal(after[0]!.type, 'marker.deleted');
       assert.equal(after[0]!.objectId, marker.id);
       // Gone for good: a second DELETE is 404 (and writes nothing, so nothing to broadcast).
-      assertError(await call(failApp.app, 'DELETE', markerUrl(room, marker.id), { auth: owner.token }), 404, 'not_found');
+      assertError(
+        await call(failApp.app, 'DELETE', markerUrl(room, marker.id), { auth: owner.token }),
+        404,
+        'not_found',
+      );
       assert.equal((await events()).length, after.length);
     } finally {
       failHub.failing = false;

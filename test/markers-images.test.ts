@@ -53,11 +53,25 @@ describe('marker images and their provenance', () => {
 
     const marker = await createMarker(room, users.editor.token, { title: 'Photo' });
     assert.equal(marker.imageMeta, null);
-    const set = assertOk(await patchMarker(room, marker.id, { imageKey: first.imageKey, thumbnailKey: first.thumbnailKey }, users.editor.token));
+    const set = assertOk(
+      await patchMarker(
+        room,
+        marker.id,
+        { imageKey: first.imageKey, thumbnailKey: first.thumbnailKey },
+        users.editor.token,
+      ),
+    );
     assert.deepEqual(set.marker.imageMeta, first.exif);
     assert.deepEqual((await stored(room, marker.id)).imageMeta, first.exif);
 
-    const replaced = assertOk(await patchMarker(room, marker.id, { imageKey: second.imageKey, thumbnailKey: second.thumbnailKey }, users.editor.token));
+    const replaced = assertOk(
+      await patchMarker(
+        room,
+        marker.id,
+        { imageKey: second.imageKey, thumbnailKey: second.thumbnailKey },
+        users.editor.token,
+      ),
+    );
     const now = await stored(room, marker.id);
     assert.deepEqual(replaced.marker.imageMeta, second.exif);
     assert.deepEqual(now.imageMeta, second.exif);
@@ -74,7 +88,9 @@ describe('marker images and their provenance', () => {
     assertOk(await patchMarker(room, marker.id, { title: 'Still a photo' }, users.editor.token));
     assert.deepEqual((await stored(room, marker.id)).imageMeta, second.exif);
 
-    const removed = assertOk(await patchMarker(room, marker.id, { imageKey: null, thumbnailKey: null }, users.editor.token));
+    const removed = assertOk(
+      await patchMarker(room, marker.id, { imageKey: null, thumbnailKey: null }, users.editor.token),
+    );
     assert.equal(removed.marker.imageKey, null);
     assert.equal(removed.marker.imageMeta, null);
     const after = await stored(room, marker.id);
@@ -93,7 +109,9 @@ describe('marker images and their provenance', () => {
     const b = await createMarker(room, users.owner.token, pair);
     assert.deepEqual(a.imageMeta, shared.exif);
 
-    assertOk(await patchMarker(room, a.id, { imageKey: next.imageKey, thumbnailKey: next.thumbnailKey }, users.owner.token));
+    assertOk(
+      await patchMarker(room, a.id, { imageKey: next.imageKey, thumbnailKey: next.thumbnailKey }, users.owner.token),
+    );
     await assertFilesPresent(room, shared); // b still uses it
     assert.equal((await stored(room, b.id)).imageKey, shared.imageKey);
     assert.deepEqual((await stored(room, b.id)).imageMeta, shared.exif);
@@ -123,18 +141,31 @@ describe('marker images and their provenance', () => {
   test('an image key of another room, or one never uploaded, is 400 and changes nothing', async () => {
     const foreign = await uploadImage(t, otherRoom, users.owner.token, photos.photoA);
     const mine = await uploadImage(t, room, users.owner.token, photos.photoB);
-    const marker = await createMarker(room, users.owner.token, { imageKey: mine.imageKey, thumbnailKey: mine.thumbnailKey });
+    const marker = await createMarker(room, users.owner.token, {
+      imageKey: mine.imageKey,
+      thumbnailKey: mine.thumbnailKey,
+    });
     const bodies = [
       { imageKey: foreign.imageKey, thumbnailKey: foreign.thumbnailKey },
       { imageKey: mine.imageKey, thumbnailKey: foreign.thumbnailKey },
       { imageKey: foreign.imageKey, thumbnailKey: mine.thumbnailKey },
-      { imageKey: `markers/${room}/00000000-0000-4000-8000-000000000000.jpg`, thumbnailKey: `markers/${room}/00000000-0000-4000-8000-000000000000_thumb.jpg` },
+      {
+        imageKey: `markers/${room}/00000000-0000-4000-8000-000000000000.jpg`,
+        thumbnailKey: `markers/${room}/00000000-0000-4000-8000-000000000000_thumb.jpg`,
+      },
       // The pair swapped: an image key where the thumbnail goes.
       { imageKey: mine.thumbnailKey, thumbnailKey: mine.imageKey },
     ];
     for (const body of bodies) {
       assertError(await patchMarker(room, marker.id, body, users.owner.token), 400, 'validation_error');
-      assertError(await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body: { latitude: 1, longitude: 1, ...body } }), 400, 'validation_error');
+      assertError(
+        await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+          auth: users.owner.token,
+          body: { latitude: 1, longitude: 1, ...body },
+        }),
+        400,
+        'validation_error',
+      );
     }
     assert.deepEqual(await stored(room, marker.id), marker);
     await assertFilesPresent(otherRoom, foreign);
@@ -145,7 +176,8 @@ describe('marker images and their provenance', () => {
 describe('room counts and clear', () => {
   test('counts.markers follows creates and deletes', async () => {
     const room = await createRoomWithMembers(t.app, users);
-    const count = async () => assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: users.owner.token })).counts.markers;
+    const count = async () =>
+      assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: users.owner.token })).counts.markers;
     assert.equal(await count(), 0);
     const a = await createMarker(room, users.owner.token);
     const b = await createMarker(room, users.editor.token);
@@ -165,11 +197,15 @@ describe('room counts and clear', () => {
     const first = await uploadImage(t, room, users.owner.token, photos.photoA);
     const second = await uploadImage(t, room, users.owner.token, photos.photoB);
     const survivor = await uploadImage(t, other, users.owner.token, photos.photoA);
-    const otherMarker = await createMarker(other, users.owner.token, { imageKey: survivor.imageKey, thumbnailKey: survivor.thumbnailKey });
+    const otherMarker = await createMarker(other, users.owner.token, {
+      imageKey: survivor.imageKey,
+      thumbnailKey: survivor.thumbnailKey,
+    });
     const ids = [
       (await createMarker(room, users.owner.token, { imageKey: first.imageKey, thumbnailKey: first.thumbnailKey })).id,
       (await createMarker(room, users.editor.token, { imageKey: first.imageKey, thumbnailKey: first.thumbnailKey })).id,
-      (await createMarker(room, users.editor.token, { imageKey: second.imageKey, thumbnailKey: second.thumbnailKey })).id,
+      (await createMarker(room, users.editor.token, { imageKey: second.imageKey, thumbnailKey: second.thumbnailKey }))
+        .id,
       (await createMarker(room, users.editor.token, { title: 'no image' })).id,
     ];
     const before = await history(room);
@@ -178,9 +214,15 @@ describe('room counts and clear', () => {
     assert.equal(body.success, true);
     assert.equal(body.removed.markers, 4);
 
-    assert.deepEqual(assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token })), { count: 0, markers: [] });
+    assert.deepEqual(assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token })), {
+      count: 0,
+      markers: [],
+    });
     for (const id of ids) assertError(await getMarker(room, id, users.owner.token), 404, 'not_found');
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: users.owner.token })).counts.markers, 0);
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: users.owner.token })).counts.markers,
+      0,
+    );
     await assertFilesGone(room, first);
     await assertFilesGone(room, second);
     // Another room's marker and image are untouched.

@@ -38,7 +38,11 @@ let stranger: TestUser;
 let room: string;
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer, stranger }, room } = await scaffold());
+  ({
+    t,
+    users: { owner, editor, viewer, stranger },
+    room,
+  } = await scaffold());
 });
 after(() => t.close());
 
@@ -100,7 +104,11 @@ describe('GET /api/rooms/:roomId/members', () => {
     assertError(await call(t.app, 'GET', `/api/rooms/${pub}/members`, { auth: stranger.token }), 403, 'forbidden');
     assertError(await call(t.app, 'GET', `/api/rooms/${pub}/members`), 401, 'unauthorized');
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: tok.token }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}/members`, { auth: tok.token }),
+      403,
+      'api_token_not_allowed',
+    );
   });
 });
 
@@ -118,7 +126,7 @@ describe('POST /api/rooms/:roomId/invite', () => {
     assert.deepEqual(await pendingOf(r), [], 'no pending invitation is left for an existing user');
 
     const mine = (await myRooms(stranger)).find((x) => x.roomId === r);
-    assert.ok(mine, 'the room is in the invitee\'s list');
+    assert.ok(mine, "the room is in the invitee's list");
     assert.equal(mine.role, 'editor');
 
     const meta = await call(t.app, 'GET', `/api/rooms/${r}`, { auth: stranger.token });
@@ -175,7 +183,10 @@ describe('POST /api/rooms/:roomId/invite', () => {
     for (const role of ['owner', 'admin', 'Editor', '', 1]) {
       assertValidation(await invite(room, uniqueEmail('bad-role'), role), 'role');
     }
-    const missing = await call(t.app, 'POST', `/api/rooms/${room}/invite`, { auth: owner.token, body: { email: uniqueEmail() } });
+    const missing = await call(t.app, 'POST', `/api/rooms/${room}/invite`, {
+      auth: owner.token,
+      body: { email: uniqueEmail() },
+    });
     assertValidation(missing, 'role');
     assert.deepEqual(await pendingOf(room), []);
   });
@@ -184,7 +195,10 @@ describe('POST /api/rooms/:roomId/invite', () => {
     for (const email of ['not-an-email', 'a@', '@example.com', '']) {
       assertValidation(await invite(room, email, 'viewer'), 'email');
     }
-    const missing = await call(t.app, 'POST', `/api/rooms/${room}/invite`, { auth: owner.token, body: { role: 'viewer' } });
+    const missing = await call(t.app, 'POST', `/api/rooms/${room}/invite`, {
+      auth: owner.token,
+      body: { role: 'viewer' },
+    });
     assertValidation(missing, 'email');
     assert.deepEqual(await pendingOf(room), []);
   });
@@ -204,7 +218,11 @@ describe('POST /api/rooms/:roomId/invite', () => {
     assertError(await invite(room, email, 'viewer', editor.token), 403, 'forbidden');
     assertError(await invite(room, email, 'viewer', viewer.token), 403, 'forbidden');
     assertError(await invite(room, stranger.email, 'viewer', stranger.token), 403, 'forbidden');
-    assertError(await call(t.app, 'POST', `/api/rooms/${room}/invite`, { body: { email, role: 'viewer' } }), 401, 'unauthorized');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${room}/invite`, { body: { email, role: 'viewer' } }),
+      401,
+      'unauthorized',
+    );
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
     assertError(await invite(room, email, 'viewer', tok.token), 403, 'api_token_not_allowed');
     assert.deepEqual(await pendingOf(room), []);
@@ -244,10 +262,21 @@ describe('invitations addressed to the signed-in user', () => {
     assert.deepEqual(others.json().invitations, []);
 
     // An invitation of another room does not let the invitee into this one.
-    assertError(await call(t.app, 'POST', `/api/rooms/${other}/accept-invitation`, { auth: invitee.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${other}/accept-invitation`, { auth: invitee.token }),
+      404,
+      'not_found',
+    );
     // Someone without an invitation cannot accept it.
-    assertError(await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: stranger.token }), 404, 'not_found');
-    assert.equal((await members(r)).some((m) => m.userId === stranger.id), false);
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: stranger.token }),
+      404,
+      'not_found',
+    );
+    assert.equal(
+      (await members(r)).some((m) => m.userId === stranger.id),
+      false,
+    );
 
     const accepted = await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: invitee.token });
     assert.equal(accepted.statusCode, 200, accepted.body);
@@ -261,13 +290,21 @@ describe('invitations addressed to the signed-in user', () => {
     const after = await call(t.app, 'GET', '/api/users/pending-invitations', { auth: invitee.token });
     assert.deepEqual(after.json().invitations, []);
 
-    assertError(await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: invitee.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${r}/accept-invitation`, { auth: invitee.token }),
+      404,
+      'not_found',
+    );
     assert.equal((await members(r)).find((x) => x.userId === invitee.id)?.role, 'editor');
   });
 
   test('accept-invitation refuses a room token and anonymous callers', async () => {
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'POST', `/api/rooms/${room}/accept-invitation`, { auth: tok.token }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${room}/accept-invitation`, { auth: tok.token }),
+      403,
+      'api_token_not_allowed',
+    );
     assertError(await call(t.app, 'POST', `/api/rooms/${room}/accept-invitation`), 401, 'unauthorized');
   });
 });
@@ -280,13 +317,24 @@ describe('DELETE /api/rooms/:roomId/pending-invitations/:email', () => {
     assert.equal((await invite(r, email, 'editor')).statusCode, 200);
     assert.equal((await invite(r, keep, 'viewer')).statusCode, 200);
 
-    const del = await call(t.app, 'DELETE', `/api/rooms/${r}/pending-invitations/${encodeURIComponent(email)}`, { auth: owner.token });
+    const del = await call(t.app, 'DELETE', `/api/rooms/${r}/pending-invitations/${encodeURIComponent(email)}`, {
+      auth: owner.token,
+    });
     assert.equal(del.statusCode, 200, del.body);
-    assert.deepEqual((await pendingOf(r)).map((i) => i.email), [keep]);
+    assert.deepEqual(
+      (await pendingOf(r)).map((i) => i.email),
+      [keep],
+    );
 
     const late = await signup(t.app, email);
-    assert.equal((await myRooms(late)).some((x) => x.roomId === r), false);
-    assert.equal((await members(r)).some((m) => m.userId === late.id), false);
+    assert.equal(
+      (await myRooms(late)).some((x) => x.roomId === r),
+      false,
+    );
+    assert.equal(
+      (await members(r)).some((m) => m.userId === late.id),
+      false,
+    );
     assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: late.token }), 403, 'forbidden');
   });
 
@@ -301,7 +349,10 @@ describe('DELETE /api/rooms/:roomId/pending-invitations/:email', () => {
     assert.ok(encoded.includes('%2B') && encoded.includes('%40'));
     const del = await call(t.app, 'DELETE', `/api/rooms/${r}/pending-invitations/${encoded}`, { auth: owner.token });
     assert.equal(del.statusCode, 200, del.body);
-    assert.deepEqual((await pendingOf(r)).map((i) => i.email), [other]);
+    assert.deepEqual(
+      (await pendingOf(r)).map((i) => i.email),
+      [other],
+    );
 
     const upper = encodeURIComponent(other.toUpperCase());
     const del2 = await call(t.app, 'DELETE', `/api/rooms/${r}/pending-invitations/${upper}`, { auth: owner.token });
@@ -311,7 +362,11 @@ describe('DELETE /api/rooms/:roomId/pending-invitations/:email', () => {
 
   test('an unknown e-mail is 404', async () => {
     const email = encodeURIComponent(uniqueEmail('never-invited'));
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/pending-invitations/${email}`, { auth: owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'DELETE', `/api/rooms/${room}/pending-invitations/${email}`, { auth: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   test('only the owner may list or revoke pending invitations', async () => {
@@ -321,9 +376,16 @@ describe('DELETE /api/rooms/:roomId/pending-invitations/:email', () => {
     assert.equal((await invite(r, email, 'viewer')).statusCode, 200);
     const url = `/api/rooms/${r}/pending-invitations/${encodeURIComponent(email)}`;
     assertError(await call(t.app, 'DELETE', url, { auth: editor.token }), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', `/api/rooms/${r}/pending-invitations`, { auth: editor.token }), 403, 'forbidden');
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${r}/pending-invitations`, { auth: editor.token }),
+      403,
+      'forbidden',
+    );
     assertError(await call(t.app, 'DELETE', url), 401, 'unauthorized');
-    assert.deepEqual((await pendingOf(r)).map((i) => i.email), [email]);
+    assert.deepEqual(
+      (await pendingOf(r)).map((i) => i.email),
+      [email],
+    );
   });
 });
 
@@ -339,15 +401,28 @@ describe('DELETE /api/rooms/:roomId/members/:userId', () => {
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { success: true, userId: user.id });
 
-      assert.equal((await members(r)).some((m) => m.userId === user.id), false);
-      assert.equal((await myRooms(user)).some((x) => x.roomId === r), false);
+      assert.equal(
+        (await members(r)).some((m) => m.userId === user.id),
+        false,
+      );
+      assert.equal(
+        (await myRooms(user)).some((x) => x.roomId === r),
+        false,
+      );
       assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: user.token }), 403, 'forbidden');
       assertError(await call(t.app, 'GET', `/api/rooms/${r}/members`, { auth: user.token }), 403, 'forbidden');
     }
-    assert.deepEqual((await members(r)).map((m) => m.userId), [owner.id]);
+    assert.deepEqual(
+      (await members(r)).map((m) => m.userId),
+      [owner.id],
+    );
 
     // Removing again: not a member any more.
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${r}/members/${editor.id}`, { auth: owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'DELETE', `/api/rooms/${r}/members/${editor.id}`, { auth: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   test('the owner can never be removed', async () => {
@@ -361,8 +436,16 @@ describe('DELETE /api/rooms/:roomId/members/:userId', () => {
   });
 
   test('an unknown user or a non-member is 404', async () => {
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/members/user-does-not-exist`, { auth: owner.token }), 404, 'not_found');
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${room}/members/${stranger.id}`, { auth: owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'DELETE', `/api/rooms/${room}/members/user-does-not-exist`, { auth: owner.token }),
+      404,
+      'not_found',
+    );
+    assertError(
+      await call(t.app, 'DELETE', `/api/rooms/${room}/members/${stranger.id}`, { auth: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   test('editors, viewers, anonymous callers and room tokens may not remove members', async () => {
@@ -405,7 +488,7 @@ describe('signup accepts pending invitations', () => {
     assert.equal(meta.json().userRole, 'editor');
   });
 
-  test('with the changed role after a re-invite, and regardless of the e-mail\'s case', async () => {
+  test("with the changed role after a re-invite, and regardless of the e-mail's case", async () => {
     const r = await createRoom(t.app, owner);
     const email = uniqueEmail('promoted');
     assert.equal((await invite(r, email.toUpperCase(), 'viewer')).statusCode, 200);

@@ -38,7 +38,9 @@ export function probe(file: string, points: [number, number][]): Probe[] {
 
 /** GDAL's longitude/latitude of each (fractional) source pixel position. */
 export function where(file: string, positions: [number, number][]): [number, number][] {
-  return JSON.parse(execFileSync(PYTHON, [SCRIPT, 'where', file, ...positions.flat().map(String)], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(PYTHON, [SCRIPT, 'where', file, ...positions.flat().map(String)], { encoding: 'utf8' }),
+  );
 }
 
 /** The tile of zoom `z` holding a longitude/latitude, and the pixel within it. */

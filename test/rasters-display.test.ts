@@ -8,7 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertOk, call, createRoom, issueToken, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  issueToken,
+  roomHistory,
+  scaffold,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 import { probe, where } from './raster-fixtures.js';
 import { LiveClient } from './support/live-client.js';
 import { cellCentre, makeUploadFixtures, newRaster, patchDisplay, type RasterLayer } from './support/rasters.js';
@@ -36,7 +46,10 @@ after(async () => {
 
 const owner = () => users.owner.token;
 const stored = async (layer: RasterLayer) =>
-  (assertOk(await call(t.app, 'GET', `/api/rooms/${room}/raster-layers`, { auth: owner() })).rasterLayers as RasterLayer[]).find((l) => l.id === layer.id)!;
+  (
+    assertOk(await call(t.app, 'GET', `/api/rooms/${room}/raster-layers`, { auth: owner() }))
+      .rasterLayers as RasterLayer[]
+  ).find((l) => l.id === layer.id)!;
 
 describe('PATCH display', () => {
   test('every key is checked against the raster: 400 naming it, and nothing changes', async () => {
@@ -65,7 +78,10 @@ describe('PATCH display', () => {
       const before = await stored(layer);
       const res = await patchDisplay(t.app, room, layer.id, body, owner());
       const error = assertError(res, 400, 'validation_error');
-      assert.ok(error.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)} names ${field}: ${res.body}`);
+      assert.ok(
+        error.details.some((d: { field: string }) => d.field === field),
+        `${JSON.stringify(body)} names ${field}: ${res.body}`,
+      );
       assert.deepEqual(await stored(layer), before, `${JSON.stringify(body)} changed nothing`);
     }
     assert.deepEqual(await roomHistory(t.app, room, owner()), historyBefore);
@@ -77,18 +93,27 @@ describe('PATCH display', () => {
     try {
       await client.at(0);
       const before = await stored(grid);
-      const answer = assertOk(await patchDisplay(t.app, room, grid.id, { colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 }, owner()));
+      const answer = assertOk(
+        await patchDisplay(t.app, room, grid.id, { colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 }, owner()),
+      );
       assert.equal(answer.success, true);
       const display = { ...before.display, colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 };
       assert.deepEqual(answer.rasterLayer.display, display);
       assert.deepEqual((await stored(grid)).display, display);
       const [event] = await roomHistory(t.app, room, owner());
-      assert.deepEqual([event!.type, event!.objectType, event!.objectId], ['rasterLayer.updated', 'rasterLayer', grid.id]);
+      assert.deepEqual(
+        [event!.type, event!.objectType, event!.objectId],
+        ['rasterLayer.updated', 'rasterLayer', grid.id],
+      );
       assert.deepEqual(event!.changes, { display: { colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 } });
       const live = await client.waitUntil((m) => m.type === 'rasterLayer.updated', 'rasterLayer.updated');
       assert.deepEqual([live.objectType, live.objectId, live.data.display], ['rasterLayer', grid.id, display]);
       // null asks for the automatic stretch again.
-      assert.deepEqual(assertOk(await patchDisplay(t.app, room, grid.id, { vmin: null, vmax: null }, owner())).rasterLayer.display.vmin, null);
+      assert.deepEqual(
+        assertOk(await patchDisplay(t.app, room, grid.id, { vmin: null, vmax: null }, owner())).rasterLayer.display
+          .vmin,
+        null,
+      );
     } finally {
       client.terminate();
     }
@@ -97,18 +122,37 @@ describe('PATCH display', () => {
   test('a new band without a stretch is stretched to its own statistics', async () => {
     const { display } = assertOk(await patchDisplay(t.app, room, twoBands.id, { band: 2 }, owner())).rasterLayer;
     assert.ok(display.vmin >= 1000 && display.vmax > 1100 && display.vmax <= 1119, `${display.vmin}..${display.vmax}`);
-    const given = assertOk(await patchDisplay(t.app, room, twoBands.id, { band: 1, vmin: 3, vmax: 4 }, owner())).rasterLayer.display;
+    const given = assertOk(await patchDisplay(t.app, room, twoBands.id, { band: 1, vmin: 3, vmax: 4 }, owner()))
+      .rasterLayer.display;
     assert.deepEqual([given.band, given.vmin, given.vmax], [1, 3, 4]);
   });
 
-  test('another room\'s raster, a vector layer or no layer at all is 404', async () => {
+  test("another room's raster, a vector layer or no layer at all is 404", async () => {
     const other = await createRoom(t.app, users.owner);
     assertError(await patchDisplay(t.app, other, grid.id, { opacity: 0.5 }, owner()), 404, 'not_found');
     assertError(await patchDisplay(t.app, room, 'layer-absent', { opacity: 0.5 }, owner()), 404, 'not_found');
     const vector = assertOk(
       await call(t.app, 'POST', `/api/rooms/${room}/layers`, {
         auth: owner(),
-        body: { name: 'Line', geojson: { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'LineString', coordinates: [[7, 46], [8, 47]] }, properties: {} }] } },
+        body: {
+          name: 'Line',
+          geojson: {
+            type: 'FeatureCollection',
+            features: [
+              {
+                type: 'Feature',
+                geometry: {
+                  type: 'LineString',
+                  coordinates: [
+                    [7, 46],
+                    [8, 47],
+                  ],
+                },
+                properties: {},
+              },
+            ],
+          },
+        },
       }),
     ).layer;
     assertError(await patchDisplay(t.app, room, vector.id, { opacity: 0.5 }, owner()), 404, 'not_found');
@@ -124,7 +168,8 @@ describe('PATCH display', () => {
 });
 
 describe('the point query', () => {
-  const pointUrl = (layer: RasterLayer, lon: number, lat: number) => `/api/rooms/${room}/raster-layers/${layer.id}/point?lon=${lon}&lat=${lat}`;
+  const pointUrl = (layer: RasterLayer, lon: number, lat: number) =>
+    `/api/rooms/${room}/raster-layers/${layer.id}/point?lon=${lon}&lat=${lat}`;
   const valuesAt = async (layer: RasterLayer, lon: number, lat: number) => {
     const body = assertOk(await call(t.app, 'GET', pointUrl(layer, lon, lat), { auth: owner() }));
     assert.deepEqual([body.lon, body.lat], [lon, lat]);
@@ -135,14 +180,22 @@ describe('the point query', () => {
     const file = fixtures.file('grid-2056.tif');
     const points = where(file, [cellCentre(0, 0), cellCentre(7, 5), cellCentre(9, 7), cellCentre(5, 2)]);
     const gdal = probe(file, points);
-    for (const [i, [lon, lat]] of points.entries()) assert.deepEqual(await valuesAt(grid, lon!, lat!), gdal[i]!.values, `point ${lon},${lat}`);
-    assert.deepEqual(gdal.map((answer) => answer.values[0]), [0, 57, 79, null], 'the cells asked for (cell 25 is nodata)');
+    for (const [i, [lon, lat]] of points.entries())
+      assert.deepEqual(await valuesAt(grid, lon!, lat!), gdal[i]!.values, `point ${lon},${lat}`);
+    assert.deepEqual(
+      gdal.map((answer) => answer.values[0]),
+      [0, 57, 79, null],
+      'the cells asked for (cell 25 is nodata)',
+    );
     assert.deepEqual(await valuesAt(grid, 0, 0), [null]);
 
     const file4326 = fixtures.file('grid-4326.tif');
     const [[lon, lat]] = where(file4326, [cellCentre(3, 2)]);
     assert.deepEqual(await valuesAt(twoBands, lon!, lat!), [27, 1027]);
-    assert.deepEqual(await valuesAt(rgb, ...where(fixtures.file('rgb-2056.tif'), [cellCentre(3, 2)])[0]!), [60, 40, 200]);
+    assert.deepEqual(
+      await valuesAt(rgb, ...where(fixtures.file('rgb-2056.tif'), [cellCentre(3, 2)])[0]!),
+      [60, 40, 200],
+    );
   });
 
   test("the display's nodata is null too; lon and lat are checked", async () => {
@@ -152,7 +205,11 @@ describe('the point query', () => {
     assertOk(await patchDisplay(t.app, room, grid.id, { nodata: null }, owner()));
     assert.deepEqual(await valuesAt(grid, lon!, lat!), [30]);
     for (const query of ['lon=181&lat=0', 'lon=0&lat=-91', 'lon=abc&lat=1', 'lon=1']) {
-      assertError(await call(t.app, 'GET', `/api/rooms/${room}/raster-layers/${grid.id}/point?${query}`, { auth: owner() }), 400, 'validation_error');
+      assertError(
+        await call(t.app, 'GET', `/api/rooms/${room}/raster-layers/${grid.id}/point?${query}`, { auth: owner() }),
+        400,
+        'validation_error',
+      );
     }
   });
 });

@@ -9,7 +9,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError, assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
 import { decodeTile, tileAt, where } from './raster-fixtures.js';
-import { cellCentre, colourOverPixel, fetchTile, makeUploadFixtures, mplColours, newRaster, patchDisplay, tilePath, type RasterLayer } from './support/rasters.js';
+import {
+  cellCentre,
+  colourOverPixel,
+  fetchTile,
+  makeUploadFixtures,
+  mplColours,
+  newRaster,
+  patchDisplay,
+  tilePath,
+  type RasterLayer,
+} from './support/rasters.js';
 
 let t: TestApp;
 let users: Users;
@@ -29,36 +39,87 @@ const owner = () => users.owner.token;
 /** The colour over the centre of a fixture cell (4 x 4 source pixels of one value) at zoom z. */
 const cellColour = (layer: RasterLayer, file: string, z: number, cellCol: number, cellRow: number) =>
   colourOverPixel(t.app, room, layer.id, fixtures.file(file), z, ...cellCentre(cellCol, cellRow), owner());
-const restyle = async (layer: RasterLayer, display: object) => assertOk(await patchDisplay(t.app, room, layer.id, display, owner())).rasterLayer as RasterLayer;
+const restyle = async (layer: RasterLayer, display: object) =>
+  assertOk(await patchDisplay(t.app, room, layer.id, display, owner())).rasterLayer as RasterLayer;
 
 describe('placement and colours', () => {
-  test('Swiss LV95: the tile over a cell has its value\'s colour in viridis, as matplotlib computes it', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), { colormap: 'viridis', vmin: 0, vmax: 80 });
-    const cells: [number, number][] = [[0, 0], [9, 0], [3, 4], [7, 5], [9, 7]];
-    const expected = mplColours('viridis', 0, 80, cells.map(([c, r]) => r * 10 + c));
+  test("Swiss LV95: the tile over a cell has its value's colour in viridis, as matplotlib computes it", async () => {
+    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), {
+      colormap: 'viridis',
+      vmin: 0,
+      vmax: 80,
+    });
+    const cells: [number, number][] = [
+      [0, 0],
+      [9, 0],
+      [3, 4],
+      [7, 5],
+      [9, 7],
+    ];
+    const expected = mplColours(
+      'viridis',
+      0,
+      80,
+      cells.map(([c, r]) => r * 10 + c),
+    );
     for (const z of [layer.maxZoom, layer.maxZoom + 2]) {
-      for (const [i, [c, r]] of cells.entries()) assert.deepEqual(await cellColour(layer, 'grid-2056.tif', z, c, r), expected[i], `cell ${c},${r} at z${z}`);
+      for (const [i, [c, r]] of cells.entries())
+        assert.deepEqual(await cellColour(layer, 'grid-2056.tif', z, c, r), expected[i], `cell ${c},${r} at z${z}`);
     }
   });
 
   test('WGS84, two bands: band 1 and band 2 each where GDAL puts them', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-4326.tif'), { colormap: 'viridis', vmin: 0, vmax: 120 });
-    const cells: [number, number][] = [[0, 0], [11, 0], [5, 5], [11, 9]];
-    const expected = mplColours('viridis', 0, 120, cells.map(([c, r]) => r * 12 + c));
-    for (const [i, [c, r]] of cells.entries()) assert.deepEqual(await cellColour(layer, 'grid-4326.tif', layer.maxZoom + 1, c, r), expected[i], `cell ${c},${r}`);
+    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-4326.tif'), {
+      colormap: 'viridis',
+      vmin: 0,
+      vmax: 120,
+    });
+    const cells: [number, number][] = [
+      [0, 0],
+      [11, 0],
+      [5, 5],
+      [11, 9],
+    ];
+    const expected = mplColours(
+      'viridis',
+      0,
+      120,
+      cells.map(([c, r]) => r * 12 + c),
+    );
+    for (const [i, [c, r]] of cells.entries())
+      assert.deepEqual(
+        await cellColour(layer, 'grid-4326.tif', layer.maxZoom + 1, c, r),
+        expected[i],
+        `cell ${c},${r}`,
+      );
     await restyle(layer, { band: 2, vmin: 1000, vmax: 1120, colormap: 'plasma' });
-    const second = mplColours('plasma', 1000, 1120, cells.map(([c, r]) => 1000 + r * 12 + c));
-    for (const [i, [c, r]] of cells.entries()) assert.deepEqual(await cellColour(layer, 'grid-4326.tif', layer.maxZoom + 1, c, r), second[i], `band 2, cell ${c},${r}`);
+    const second = mplColours(
+      'plasma',
+      1000,
+      1120,
+      cells.map(([c, r]) => 1000 + r * 12 + c),
+    );
+    for (const [i, [c, r]] of cells.entries())
+      assert.deepEqual(
+        await cellColour(layer, 'grid-4326.tif', layer.maxZoom + 1, c, r),
+        second[i],
+        `band 2, cell ${c},${r}`,
+      );
   });
 
   test('stretch, colormaps, reversal and opacity', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), { colormap: 'terrain', vmin: 20, vmax: 40 });
+    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), {
+      colormap: 'terrain',
+      vmin: 20,
+      vmax: 40,
+    });
     const z = layer.maxZoom;
     const values = [10, 30, 37, 50]; // below, inside, inside, above the stretch
     const at = (value: number) => cellColour(layer, 'grid-2056.tif', z, value % 10, Math.floor(value / 10));
     const check = async (name: string, alpha = 255) => {
       const expected = mplColours(name, 20, 40, values);
-      for (const [i, value] of values.entries()) assert.deepEqual(await at(value), [...expected[i]!.slice(0, 3), alpha], `${name} at ${value}`);
+      for (const [i, value] of values.entries())
+        assert.deepEqual(await at(value), [...expected[i]!.slice(0, 3), alpha], `${name} at ${value}`);
     };
     await check('terrain');
     await restyle(layer, { colormap: 'terrain_r' });
@@ -87,7 +148,11 @@ describe('transparency', () => {
     assert.deepEqual(await cellColour(layer, 'grid-2056.tif', z, 5, 2), [0, 0, 0, 0], "cell 25 is the file's nodata");
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 0, 3))[3], 255, 'cell 30 is drawn');
     await restyle(layer, { nodata: 30 });
-    assert.deepEqual(await cellColour(layer, 'grid-2056.tif', z, 0, 3), [0, 0, 0, 0], "cell 30 is the display's nodata");
+    assert.deepEqual(
+      await cellColour(layer, 'grid-2056.tif', z, 0, 3),
+      [0, 0, 0, 0],
+      "cell 30 is the display's nodata",
+    );
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 1, 3))[3], 255, 'cell 31 is drawn');
     // Just outside the raster's corner, in the same tile as its first pixel.
     const [[lon, lat]] = where(fixtures.file('grid-2056.tif'), [[-3, -3]]);
@@ -99,9 +164,22 @@ describe('transparency', () => {
     const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'));
     const { res, tile } = await fetchTile(t.app, room, layer.id, 10, 0, 0, owner());
     assert.equal(res.headers['x-tile-empty'], '1');
-    for (const [px, py] of [[0, 0], [128, 128], [255, 255]]) assert.deepEqual(tile.at(px!, py!), [0, 0, 0, 0]);
-    assertError(await call(t.app, 'GET', tilePath(room, layer.id, 2, 4, 0), { auth: owner() }), 400, 'validation_error');
-    assertError(await call(t.app, 'GET', tilePath(room, layer.id, 23, 0, 0), { auth: owner() }), 400, 'validation_error');
+    for (const [px, py] of [
+      [0, 0],
+      [128, 128],
+      [255, 255],
+    ])
+      assert.deepEqual(tile.at(px!, py!), [0, 0, 0, 0]);
+    assertError(
+      await call(t.app, 'GET', tilePath(room, layer.id, 2, 4, 0), { auth: owner() }),
+      400,
+      'validation_error',
+    );
+    assertError(
+      await call(t.app, 'GET', tilePath(room, layer.id, 23, 0, 0), { auth: owner() }),
+      400,
+      'validation_error',
+    );
   });
 });
 
@@ -122,7 +200,9 @@ describe('RGB composites and resampling', () => {
     const z = layer.maxZoom + 3;
     const [x, y] = tileXY(layer, z);
     const colours = async () => {
-      const tile = await decodeTile((await call(t.app, 'GET', tilePath(room, layer.id, z, x, y), { auth: owner() })).rawPayload);
+      const tile = await decodeTile(
+        (await call(t.app, 'GET', tilePath(room, layer.id, z, x, y), { auth: owner() })).rawPayload,
+      );
       const seen = new Set<string>();
       for (let px = 0; px < 256; px++) seen.add(tile.at(px, 128).join(','));
       return seen.size;
@@ -131,7 +211,11 @@ describe('RGB composites and resampling', () => {
     await restyle(layer, { resampling: 'bilinear' });
     const blended = await colours();
     assert.ok(blended > sharp * 3, `bilinear shows blends: ${blended} colours against ${sharp}`);
-    assert.deepEqual(await cellColour(layer, 'rgb-2056.tif', z, 3, 2), [60, 40, 200, 255], 'the middle of a cell keeps its colour');
+    assert.deepEqual(
+      await cellColour(layer, 'rgb-2056.tif', z, 3, 2),
+      [60, 40, 200, 255],
+      'the middle of a cell keeps its colour',
+    );
   });
 });
 

@@ -10,7 +10,18 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertError, assertOk, call, createRoom, postMultipart, roomCounts, roomHistory, scaffold, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  postMultipart,
+  roomCounts,
+  roomHistory,
+  scaffold,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 import { makeUploadFixtures, newRaster, storedState, uploadRaster } from './support/rasters.js';
 
 let t: TestApp;
@@ -28,7 +39,10 @@ after(async () => {
 });
 
 const listRasters = async (roomId: string, auth = users.owner.token) =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth })).rasterLayers as Record<string, any>[];
+  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth })).rasterLayers as Record<
+    string,
+    any
+  >[];
 
 async function waitForLayerJob(jobId: string) {
   const progress: number[] = [];
@@ -44,34 +58,64 @@ async function waitForLayerJob(jobId: string) {
 describe('a GeoTIFF becomes a raster layer', () => {
   test('a single band in Swiss LV95: facts, statistics, a colormap stretched to them; listed; history', async () => {
     const roomId = await createRoom(t.app, users.owner);
-    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'), { layerName: 'Grid' });
+    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'), {
+      layerName: 'Grid',
+    });
     const { rasterLayer, layer } = assertOk(res);
     assert.equal(layer, null, 'no vector layer');
     assert.match(rasterLayer.id, /^layer-/);
     assert.equal(rasterLayer.name, 'Grid');
     assert.deepEqual(
-      { width: rasterLayer.width, height: rasterLayer.height, bands: rasterLayer.bands, dataType: rasterLayer.dataType, sourceCrs: rasterLayer.sourceCrs, nodata: rasterLayer.nodata },
+      {
+        width: rasterLayer.width,
+        height: rasterLayer.height,
+        bands: rasterLayer.bands,
+        dataType: rasterLayer.dataType,
+        sourceCrs: rasterLayer.sourceCrs,
+        nodata: rasterLayer.nodata,
+      },
       { width: 40, height: 32, bands: 1, dataType: 'Float32', sourceCrs: 'EPSG:2056', nodata: -9999 },
     );
     // Cell values 0..79, cell 25 is nodata: statistics of the valid pixels.
     assert.equal(rasterLayer.stats.length, 1);
     assert.equal(rasterLayer.stats[0].min, 0);
     assert.equal(rasterLayer.stats[0].max, 79);
-    assert.ok(Math.abs(rasterLayer.stats[0].mean - (79 * 80) / 2 / 79 + 25 / 79) < 0.6, `mean ${rasterLayer.stats[0].mean}`);
+    assert.ok(
+      Math.abs(rasterLayer.stats[0].mean - (79 * 80) / 2 / 79 + 25 / 79) < 0.6,
+      `mean ${rasterLayer.stats[0].mean}`,
+    );
     const [west, south, east, north] = rasterLayer.bbox;
-    assert.ok(west > 7.3 && east < 7.5 && south > 46.9 && north < 47.0 && west < east && south < north, `bbox ${rasterLayer.bbox}`);
+    assert.ok(
+      west > 7.3 && east < 7.5 && south > 46.9 && north < 47.0 && west < east && south < north,
+      `bbox ${rasterLayer.bbox}`,
+    );
     const d = rasterLayer.display;
-    assert.deepEqual({ renderMode: d.renderMode, band: d.band, colormap: d.colormap, opacity: d.opacity }, { renderMode: 'single', band: 1, colormap: 'viridis', opacity: 1 });
-    assert.ok(d.vmin >= 0 && d.vmin < 5 && d.vmax > 74 && d.vmax <= 79, `stretched to the 2nd-98th percentile: ${d.vmin}..${d.vmax}`);
-    assert.ok(rasterLayer.sizeBytes > readFileSync(fixtures.file('grid-2056.tif')).length, 'the original and the tileable file');
+    assert.deepEqual(
+      { renderMode: d.renderMode, band: d.band, colormap: d.colormap, opacity: d.opacity },
+      { renderMode: 'single', band: 1, colormap: 'viridis', opacity: 1 },
+    );
+    assert.ok(
+      d.vmin >= 0 && d.vmin < 5 && d.vmax > 74 && d.vmax <= 79,
+      `stretched to the 2nd-98th percentile: ${d.vmin}..${d.vmax}`,
+    );
+    assert.ok(
+      rasterLayer.sizeBytes > readFileSync(fixtures.file('grid-2056.tif')).length,
+      'the original and the tileable file',
+    );
     assert.equal(rasterLayer.tileUrl, `/api/rooms/${roomId}/raster-layers/${rasterLayer.id}/tiles/{z}/{x}/{y}.png`);
 
     assert.deepEqual(await listRasters(roomId), [rasterLayer]);
     const [event] = await roomHistory(t.app, roomId, users.owner.token);
-    assert.deepEqual([event!.type, event!.objectType, event!.objectId], ['rasterLayer.created', 'rasterLayer', rasterLayer.id]);
+    assert.deepEqual(
+      [event!.type, event!.objectType, event!.objectId],
+      ['rasterLayer.created', 'rasterLayer', rasterLayer.id],
+    );
     assert.equal((await roomCounts(t.app, roomId, users.owner.token)).rasterLayers, 1);
     // A raster is no vector layer.
-    assert.deepEqual(assertOk(await call(t.app, 'GET', `/api/layers/${roomId}`, { auth: users.owner.token })).layers, []);
+    assert.deepEqual(
+      assertOk(await call(t.app, 'GET', `/api/layers/${roomId}`, { auth: users.owner.token })).layers,
+      [],
+    );
     const stored = await storedState(t, roomId);
     assert.deepEqual(stored.files.map((f) => f.kind).sort(), ['raster-source', 'raster-tiles']);
     assert.ok(stored.files.every((f) => f.key.startsWith(`layers/${roomId}/${rasterLayer.id}/`)));
@@ -85,31 +129,67 @@ describe('a GeoTIFF becomes a raster layer', () => {
     );
     const wgs84 = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'));
     assert.deepEqual([wgs84.bands, wgs84.sourceCrs, wgs84.display.renderMode], [2, 'EPSG:4326', 'single']);
-    assert.deepEqual(wgs84.bbox.map((v) => Math.round(v * 1000) / 1000), [7, 46.96, 7.048, 47]);
+    assert.deepEqual(
+      wgs84.bbox.map((v) => Math.round(v * 1000) / 1000),
+      [7, 46.96, 7.048, 47],
+    );
     const big = await newRaster(t.app, room, users.owner.token, fixtures.file('bigtiff-4326.tif'));
     assert.deepEqual([big.width, big.height, big.sourceCrs], [48, 40, 'EPSG:4326']);
     const assumed = await newRaster(t.app, room, users.owner.token, fixtures.file('nocrs-degrees.tif'));
     assert.equal(assumed.sourceCrs, 'EPSG:4326');
     const int16 = await newRaster(t.app, room, users.owner.token, fixtures.file('int16-2056.tif'));
-    assert.deepEqual([int16.dataType, int16.nodata, int16.stats[0].min, int16.stats[0].max], ['Int16', null, -300, 490]);
+    assert.deepEqual(
+      [int16.dataType, int16.nodata, int16.stats[0].min, int16.stats[0].max],
+      ['Int16', null, -300, 490],
+    );
   });
 
   test('the display sent with the upload is applied; a new band gets its own stretch', async () => {
-    const layer = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'), { band: 2, colormap: 'terrain', opacity: 0.5, reverse: true });
-    assert.deepEqual([layer.display.band, layer.display.colormap, layer.display.opacity, layer.display.reverse], [2, 'terrain', 0.5, true]);
-    assert.ok(layer.display.vmin >= 1000 && layer.display.vmax <= 1119 && layer.display.vmax > 1100, `band 2's stretch: ${layer.display.vmin}..${layer.display.vmax}`);
-    const stretched = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-2056.tif'), { vmin: 10, vmax: 20, resampling: 'bilinear', nodata: 30 });
-    assert.deepEqual([stretched.display.vmin, stretched.display.vmax, stretched.display.resampling, stretched.display.nodata], [10, 20, 'bilinear', 30]);
+    const layer = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'), {
+      band: 2,
+      colormap: 'terrain',
+      opacity: 0.5,
+      reverse: true,
+    });
+    assert.deepEqual(
+      [layer.display.band, layer.display.colormap, layer.display.opacity, layer.display.reverse],
+      [2, 'terrain', 0.5, true],
+    );
+    assert.ok(
+      layer.display.vmin >= 1000 && layer.display.vmax <= 1119 && layer.display.vmax > 1100,
+      `band 2's stretch: ${layer.display.vmin}..${layer.display.vmax}`,
+    );
+    const stretched = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-2056.tif'), {
+      vmin: 10,
+      vmax: 20,
+      resampling: 'bilinear',
+      nodata: 30,
+    });
+    assert.deepEqual(
+      [stretched.display.vmin, stretched.display.vmax, stretched.display.resampling, stretched.display.nodata],
+      [10, 20, 'bilinear', 30],
+    );
   });
 });
 
 describe('refusals store nothing', () => {
-  const refused = async (file: string, display: unknown, status: number, code: string, field?: string, fileName?: string) => {
+  const refused = async (
+    file: string,
+    display: unknown,
+    status: number,
+    code: string,
+    field?: string,
+    fileName?: string,
+  ) => {
     const roomId = await createRoom(t.app, users.owner);
     const before = await storedState(t, roomId);
     const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file(file), { display, fileName });
     const body = assertError(res, status, code);
-    if (field) assert.ok(body.details.some((d: { field: string }) => d.field === field), `names ${field}: ${res.body}`);
+    if (field)
+      assert.ok(
+        body.details.some((d: { field: string }) => d.field === field),
+        `names ${field}: ${res.body}`,
+      );
     assert.doesNotMatch(res.body, /\/tmp\/|maproom-/, 'no path of the service');
     assert.deepEqual(await storedState(t, roomId), before, `${file}: nothing stored`);
     assert.deepEqual(await roomHistory(t.app, roomId, users.owner.token), []);
@@ -146,11 +226,17 @@ describe('refusals store nothing', () => {
 describe('big files, chunks, quota, deletion', () => {
   test('a file over 5 MB is a job with progress; the layer appears when it is complete', async () => {
     const roomId = await createRoom(t.app, users.owner);
-    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('large-2056.tif'), { display: { colormap: 'magma' } });
+    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('large-2056.tif'), {
+      display: { colormap: 'magma' },
+    });
     const { jobId } = assertOk(res, 202);
     const { job, progress } = await waitForLayerJob(jobId);
     assert.equal(job.stage, 'complete', job.message);
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b), `progress only grows: ${progress}`);
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+      `progress only grows: ${progress}`,
+    );
     assert.equal(job.progress, 100);
     const [layer] = await listRasters(roomId);
     assert.deepEqual([job.layerId, job.layerIds], [layer!.id, [layer!.id]]);
@@ -167,11 +253,32 @@ describe('big files, chunks, quota, deletion', () => {
     const parts = [data.subarray(0, half), data.subarray(half)];
     for (const [chunkIndex, chunk] of parts.entries()) {
       assertOk(
-        await postMultipart(t.app, '/api/layers/upload-chunk', { roomName: roomId, uploadId: 'raster-chunks-1', chunkIndex: String(chunkIndex), totalChunks: '2', fileName: 'grid.tif', chunk: { data: chunk, filename: 'blob' } }, users.owner.token),
+        await postMultipart(
+          t.app,
+          '/api/layers/upload-chunk',
+          {
+            roomName: roomId,
+            uploadId: 'raster-chunks-1',
+            chunkIndex: String(chunkIndex),
+            totalChunks: '2',
+            fileName: 'grid.tif',
+            chunk: { data: chunk, filename: 'blob' },
+          },
+          users.owner.token,
+        ),
       );
     }
     const { jobId } = assertOk(
-      await call(t.app, 'POST', '/api/layers/process-chunked', { auth: users.owner.token, body: { roomName: roomId, uploadId: 'raster-chunks-1', layerName: 'Chunked', fileName: 'grid.tif', display: JSON.stringify({ colormap: 'gray' }) } }),
+      await call(t.app, 'POST', '/api/layers/process-chunked', {
+        auth: users.owner.token,
+        body: {
+          roomName: roomId,
+          uploadId: 'raster-chunks-1',
+          layerName: 'Chunked',
+          fileName: 'grid.tif',
+          display: JSON.stringify({ colormap: 'gray' }),
+        },
+      }),
       202,
     );
     assert.equal((await waitForLayerJob(jobId)).job.stage, 'complete');
@@ -198,10 +305,19 @@ describe('big files, chunks, quota, deletion', () => {
     const first = await newRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'));
     const second = await newRaster(t.app, roomId, users.owner.token, fixtures.file('rgb-2056.tif'));
     assertOk(await call(t.app, 'DELETE', `/api/layers/${first.id}`, { auth: users.owner.token }));
-    assert.deepEqual((await listRasters(roomId)).map((l) => l.id), [second.id]);
+    assert.deepEqual(
+      (await listRasters(roomId)).map((l) => l.id),
+      [second.id],
+    );
     assert.ok((await storedState(t, roomId)).files.every((f) => f.key.includes(second.id)));
     assert.equal((await roomHistory(t.app, roomId, users.owner.token))[0]!.type, 'rasterLayer.deleted');
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers/${first.id}/tiles/0/0/0.png`, { auth: users.owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers/${first.id}/tiles/0/0/0.png`, {
+        auth: users.owner.token,
+      }),
+      404,
+      'not_found',
+    );
     const cleared = assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: users.owner.token }));
     assert.equal(cleared.removed.rasterLayers, 1);
     assert.deepEqual(await storedState(t, roomId), { files: [], layers: [], staged: [] });

@@ -28,7 +28,10 @@ let stranger: TestUser;
 const { roomWithMembers, metadata, permissions } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer, stranger } } = await scaffold({ rooms: [] }));
+  ({
+    t,
+    users: { owner, editor, viewer, stranger },
+  } = await scaffold({ rooms: [] }));
 });
 after(() => t?.close());
 
@@ -70,7 +73,11 @@ describe('GET /api/rooms/:roomId/permissions', () => {
   test('a missing or unknown action is 400 validation_error', async () => {
     const roomId = await createRoom(t.app, owner);
     for (const query of ['', '?action=', '?action=admin', '?action=VIEW', '?other=view']) {
-      assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/permissions${query}`, { auth: owner.token }), 400, 'validation_error');
+      assertError(
+        await call(t.app, 'GET', `/api/rooms/${roomId}/permissions${query}`, { auth: owner.token }),
+        400,
+        'validation_error',
+      );
     }
   });
 
@@ -97,18 +104,27 @@ describe('room token authentication on room routes', () => {
     const roomA = await createRoom(t.app, owner);
     const roomB = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
     const { token } = await issueToken(t.app, owner, roomA, ['read', 'write', 'upload']);
-    for (const url of [`/api/rooms/${roomB}`, `/api/rooms/${roomB}/info`, `/api/rooms/${roomB}/permissions?action=view`]) {
+    for (const url of [
+      `/api/rooms/${roomB}`,
+      `/api/rooms/${roomB}/info`,
+      `/api/rooms/${roomB}/permissions?action=view`,
+    ]) {
       assertError(await call(t.app, 'GET', url, { auth: token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     }
     // The same token still works on its own room.
     assert.equal((await metadata(roomA, token)).roomId, roomA);
   });
 
-  test("a write-only token on metadata is 403 \"API token lacks 'read' permission\"", async () => {
+  test('a write-only token on metadata is 403 "API token lacks \'read\' permission"', async () => {
     const roomId = await createRoom(t.app, owner);
     for (const perms of [['write'], ['upload'], ['write', 'upload']]) {
       const { token } = await issueToken(t.app, owner, roomId, perms);
-      assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+      assertError(
+        await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }),
+        403,
+        'forbidden',
+        TOKEN_ERRORS.lacksRead,
+      );
     }
   });
 
@@ -119,7 +135,12 @@ describe('room token authentication on room routes', () => {
     assert.equal((await metadata(roomId, token)).roomId, roomId);
 
     assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${id}`, { auth: owner.token }));
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }),
+      401,
+      'unauthorized',
+      TOKEN_ERRORS.invalid,
+    );
     assertError(
       await call(t.app, 'GET', `/api/rooms/${roomId}/permissions?action=view`, { auth: token }),
       401,
@@ -133,6 +154,11 @@ describe('room token authentication on room routes', () => {
   test("an unknown token is 401 'Invalid or expired API token'", async () => {
     const roomId = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
     const bogus = `mrt_${'A'.repeat(43)}`;
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: bogus }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: bogus }),
+      401,
+      'unauthorized',
+      TOKEN_ERRORS.invalid,
+    );
   });
 });

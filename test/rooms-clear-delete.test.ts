@@ -28,7 +28,10 @@ let stranger: TestUser;
 const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer, stranger } } = await scaffold({ rooms: [] }));
+  ({
+    t,
+    users: { owner, editor, viewer, stranger },
+  } = await scaffold({ rooms: [] }));
 });
 after(() => t?.close());
 
@@ -43,11 +46,18 @@ describe('POST /api/rooms/:roomId/clear', () => {
       defaultTheme: 'dark',
       defaultBaseLayer: 'satellite',
     });
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/timeline-settings`, {
-      auth: owner.token,
-      body: { groupingMode: 'year', sliderMode: 'past' },
-    }));
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body: { isPublic: true } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/timeline-settings`, {
+        auth: owner.token,
+        body: { groupingMode: 'year', sliderMode: 'past' },
+      }),
+    );
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: owner.token,
+        body: { isPublic: true },
+      }),
+    );
     const { token } = await issueToken(t.app, owner, roomId, ['read']);
     const beforeMeta = await metadata(roomId, owner.token);
     const beforeInfo = await info(roomId, owner.token);
@@ -55,7 +65,14 @@ describe('POST /api/rooms/:roomId/clear', () => {
     const res = await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: owner.token });
     const body = assertOk(res);
     assert.equal(body.success, true);
-    assert.deepEqual(Object.keys(body.removed).sort(), ['comments', 'drawings', 'layers', 'markers', 'rasterLayers', 'slides']);
+    assert.deepEqual(Object.keys(body.removed).sort(), [
+      'comments',
+      'drawings',
+      'layers',
+      'markers',
+      'rasterLayers',
+      'slides',
+    ]);
     for (const n of Object.values(body.removed)) assert.equal(typeof n, 'number');
     assert.deepEqual(body.removed, ZERO_CONTENT);
 
@@ -87,7 +104,11 @@ describe('POST /api/rooms/:roomId/clear', () => {
     }
     for (const perms of [['read'], ['write'], ['read', 'write', 'upload']]) {
       const { token } = await issueToken(t.app, owner, roomId, perms);
-      assertError(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: token }), 403, 'api_token_not_allowed');
+      assertError(
+        await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: token }),
+        403,
+        'api_token_not_allowed',
+      );
     }
     assertError(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`), 401, 'unauthorized');
   });
@@ -110,11 +131,24 @@ describe('DELETE /api/rooms/:roomId', () => {
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: owner.token }), 404, 'not_found');
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 404, 'not_found');
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/info`), 404, 'not_found');
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }),
+      401,
+      'unauthorized',
+      TOKEN_ERRORS.invalid,
+    );
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: token }),
+      401,
+      'unauthorized',
+      TOKEN_ERRORS.invalid,
+    );
     for (const user of [owner, editor, viewer]) {
       const list = assertOk(await call(t.app, 'GET', '/api/rooms', { auth: user.token }));
-      assert.equal(list.rooms.some((r: { roomId: string }) => r.roomId === roomId), false);
+      assert.equal(
+        list.rooms.some((r: { roomId: string }) => r.roomId === roomId),
+        false,
+      );
     }
     assertError(await call(t.app, 'DELETE', `/api/rooms/${roomId}`, { auth: owner.token }), 404, 'not_found');
   });

@@ -28,7 +28,10 @@ let stranger: TestUser;
 const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer, stranger } } = await scaffold({ rooms: [] }));
+  ({
+    t,
+    users: { owner, editor, viewer, stranger },
+  } = await scaffold({ rooms: [] }));
 });
 after(() => t?.close());
 
@@ -54,7 +57,7 @@ describe('POST /api/rooms/:roomId (create)', () => {
 
     const list = assertOk(await call(t.app, 'GET', '/api/rooms', { auth: owner.token }));
     const entry = list.rooms.find((r: { roomId: string }) => r.roomId === roomId);
-    assert.ok(entry, 'the new room is in the creator\'s list');
+    assert.ok(entry, "the new room is in the creator's list");
     assert.equal(entry.role, 'owner');
   });
 
@@ -156,7 +159,11 @@ describe('POST /api/rooms/:roomId (create)', () => {
 
   test('a room id that is not exactly 10 characters of [A-Za-z0-9_-] is 400', async () => {
     for (const roomId of ['short', 'elevenchars', 'bad.char!!']) {
-      assertError(await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: owner.token, body: {} }), 400, 'validation_error');
+      assertError(
+        await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: owner.token, body: {} }),
+        400,
+        'validation_error',
+      );
     }
   });
 
@@ -205,7 +212,9 @@ describe('POST /api/rooms/:roomId (create)', () => {
 
   test('a second call by anyone on a public room is 200 isNewRoom false and does not make them a member', async () => {
     const roomId = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true, name: 'Open map' });
-    const body = assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: stranger.token, body: { name: 'Mine now' } }));
+    const body = assertOk(
+      await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: stranger.token, body: { name: 'Mine now' } }),
+    );
     assert.equal(body.success, true);
     assert.equal(body.isNewRoom, false);
     assert.equal(body.room.roomId, roomId);
@@ -226,9 +235,17 @@ describe('POST /api/rooms/:roomId (create)', () => {
   test('a room token is 403 api_token_not_allowed, on its own room and on a new id', async () => {
     const roomId = await createRoom(t.app, owner);
     const { token } = await issueToken(t.app, owner, roomId, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: token, body: {} }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${roomId}`, { auth: token, body: {} }),
+      403,
+      'api_token_not_allowed',
+    );
     const fresh = uniqueRoomId();
-    assertError(await call(t.app, 'POST', `/api/rooms/${fresh}`, { auth: token, body: {} }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${fresh}`, { auth: token, body: {} }),
+      403,
+      'api_token_not_allowed',
+    );
     assertError(await call(t.app, 'GET', `/api/rooms/${fresh}`, { auth: owner.token }), 404, 'not_found');
   });
 });
@@ -238,12 +255,18 @@ describe('GET /api/rooms/:roomId (metadata)', () => {
   test('members get counts, userRole and hasAccess', async () => {
     const roomId = await roomWithMembers({ name: 'Team map' });
     // A pending invitation is not a member.
-    assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, {
-      auth: owner.token,
-      body: { email: uniqueEmail('nobody-yet'), role: 'viewer' },
-    }));
+    assertOk(
+      await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, {
+        auth: owner.token,
+        body: { email: uniqueEmail('nobody-yet'), role: 'viewer' },
+      }),
+    );
 
-    for (const [user, role] of [[owner, 'owner'], [editor, 'editor'], [viewer, 'viewer']] as const) {
+    for (const [user, role] of [
+      [owner, 'owner'],
+      [editor, 'editor'],
+      [viewer, 'viewer'],
+    ] as const) {
       const meta = await metadata(roomId, user.token);
       assert.equal(meta.roomId, roomId);
       assert.equal(meta.name, 'Team map');

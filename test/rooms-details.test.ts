@@ -30,11 +30,13 @@ before(async () => {
 });
 after(() => t?.close());
 
-const patch = (roomId: string, body: unknown, auth = users.owner.token) => call(t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body });
-const record = async (roomId: string, auth = users.owner.token) => assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth }));
+const patch = (roomId: string, body: unknown, auth = users.owner.token) =>
+  call(t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body });
+const record = async (roomId: string, auth = users.owner.token) =>
+  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth }));
 
 describe('PATCH /api/rooms/:roomId', () => {
-  test('the owner renames the room: the answer, the room record, every member\'s room list and /info show it', async () => {
+  test("the owner renames the room: the answer, the room record, every member's room list and /info show it", async () => {
     const roomId = await createRoomWithMembers(t.app, users, { name: 'Field survey', description: 'Spring campaign' });
     assert.deepEqual(assertOk(await patch(roomId, { name: '  Field survey 2026  ' })), {
       success: true,
@@ -46,14 +48,25 @@ describe('PATCH /api/rooms/:roomId', () => {
       const { rooms } = assertOk(await call(t.app, 'GET', '/api/rooms', { auth: user.token }));
       assert.equal(rooms.find((r: { roomId: string }) => r.roomId === roomId)?.name, 'Field survey 2026', user.email);
     }
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.viewer.token })).name, 'Field survey 2026');
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.viewer.token })).name,
+      'Field survey 2026',
+    );
   });
 
   test('the description alone changes, and null clears it; the name stays', async () => {
     const roomId = await createRoom(t.app, users.owner, uniqueRoomId(), { name: 'Harbour' });
-    assert.deepEqual(assertOk(await patch(roomId, { description: 'Quay walls and cranes' })).room, { roomId, name: 'Harbour', description: 'Quay walls and cranes' });
+    assert.deepEqual(assertOk(await patch(roomId, { description: 'Quay walls and cranes' })).room, {
+      roomId,
+      name: 'Harbour',
+      description: 'Quay walls and cranes',
+    });
     assert.equal((await record(roomId)).description, 'Quay walls and cranes');
-    assert.deepEqual(assertOk(await patch(roomId, { description: null })).room, { roomId, name: 'Harbour', description: null });
+    assert.deepEqual(assertOk(await patch(roomId, { description: null })).room, {
+      roomId,
+      name: 'Harbour',
+      description: null,
+    });
     const room = await record(roomId);
     assert.deepEqual([room.name, room.description], ['Harbour', null]);
     // A room created without a name gets one; the limits are inclusive.
@@ -63,7 +76,7 @@ describe('PATCH /api/rooms/:roomId', () => {
     assert.deepEqual(assertOk(await patch(unnamed, body)).room, { roomId: unnamed, ...body });
   });
 
-  test('one room.updated: in history with the owner as actor and what changed, and live with the room\'s settings', async () => {
+  test("one room.updated: in history with the owner as actor and what changed, and live with the room's settings", async () => {
     const roomId = await createRoomWithMembers(t.app, users, { name: 'Before' });
     const live = new LiveClient(`${wsBase}/api/rooms/${roomId}/live?access_token=${users.viewer.token}`);
     await live.opened;
@@ -81,8 +94,20 @@ describe('PATCH /api/rooms/:roomId', () => {
 
     const [entry] = (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated');
     assert.deepEqual(
-      { objectType: entry!.objectType, objectId: entry!.objectId, actor: entry!.actor, changes: entry!.changes, version: entry!.version },
-      { objectType: 'room', objectId: roomId, actor: { kind: 'user', id: users.owner.id }, changes: { name: 'After', description: 'Renamed' }, version: hello.version + 1 },
+      {
+        objectType: entry!.objectType,
+        objectId: entry!.objectId,
+        actor: entry!.actor,
+        changes: entry!.changes,
+        version: entry!.version,
+      },
+      {
+        objectType: 'room',
+        objectId: roomId,
+        actor: { kind: 'user', id: users.owner.id },
+        changes: { name: 'After', description: 'Renamed' },
+        version: hello.version + 1,
+      },
     );
     // Only what was sent is in `changes`, the name as stored (trimmed).
     assertOk(await patch(roomId, { name: ' Again ' }));
@@ -92,7 +117,8 @@ describe('PATCH /api/rooms/:roomId', () => {
 
   test('editors and viewers are 403 forbidden, strangers 403, anonymous 401, room tokens 403 api_token_not_allowed; nothing changes', async () => {
     const roomId = await createRoomWithMembers(t.app, users, { name: 'Kept' });
-    for (const user of [users.editor, users.viewer, users.stranger]) assertError(await patch(roomId, { name: 'Taken' }, user.token), 403, 'forbidden');
+    for (const user of [users.editor, users.viewer, users.stranger])
+      assertError(await patch(roomId, { name: 'Taken' }, user.token), 403, 'forbidden');
     assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}`, { body: { name: 'Taken' } }), 401, 'unauthorized');
     for (const permissions of [['read', 'write', 'upload'], ['read']]) {
       const { token } = await issueToken(t.app, users.owner, roomId, permissions);
@@ -101,7 +127,10 @@ describe('PATCH /api/rooms/:roomId', () => {
     assertError(await patch(uniqueRoomId(), { name: 'Nowhere' }), 404, 'not_found');
     assertError(await patch('bad', { name: 'Nowhere' }), 400, 'validation_error');
     assert.equal((await record(roomId)).name, 'Kept');
-    assert.deepEqual((await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'), []);
+    assert.deepEqual(
+      (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'),
+      [],
+    );
   });
 
   test('an empty body is 400 empty_update; bad and unknown fields are 400 validation_error naming them; nothing changes', async () => {
@@ -121,6 +150,9 @@ describe('PATCH /api/rooms/:roomId', () => {
     for (const [body, field] of bad) assertFieldError(await patch(roomId, body), field);
     const room = await record(roomId);
     assert.deepEqual([room.name, room.description], ['Stable', 'As it was']);
-    assert.deepEqual((await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'), []);
+    assert.deepEqual(
+      (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'),
+      [],
+    );
   });
 });

@@ -26,7 +26,10 @@ let viewer: TestUser;
 const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer } } = await scaffold({ rooms: [] }));
+  ({
+    t,
+    users: { owner, editor, viewer },
+  } = await scaffold({ rooms: [] }));
 });
 after(() => t?.close());
 
@@ -36,7 +39,12 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
     const roomId = await roomWithMembers();
     const res = await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
       auth: owner.token,
-      body: { autoZoomEnabled: false, defaultView: { lat: 47.37, lng: 8.54, zoom: 13 }, defaultTheme: 'dark', defaultBaseLayer: 'swissimage' },
+      body: {
+        autoZoomEnabled: false,
+        defaultView: { lat: 47.37, lng: 8.54, zoom: 13 },
+        defaultTheme: 'dark',
+        defaultBaseLayer: 'swissimage',
+      },
     });
     assert.deepEqual(assertOk(res), {
       success: true,
@@ -66,28 +74,39 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       defaultTheme: 'light',
       defaultBaseLayer: 'carto',
     });
-    const a = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
-      body: { defaultTheme: 'dark' },
-    }));
+    const a = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: owner.token,
+        body: { defaultTheme: 'dark' },
+      }),
+    );
     assert.deepEqual(a.settings, {
       autoZoomEnabled: true,
       defaultView: { lat: 10, lng: 20, zoom: 5 },
       defaultTheme: 'dark',
       defaultBaseLayer: 'carto',
     });
-    const b = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
-      body: { autoZoomEnabled: false },
-    }));
+    const b = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: owner.token,
+        body: { autoZoomEnabled: false },
+      }),
+    );
     assert.deepEqual(b, {
       success: true,
-      settings: { autoZoomEnabled: false, defaultView: { lat: 10, lng: 20, zoom: 5 }, defaultTheme: 'dark', defaultBaseLayer: 'carto' },
+      settings: {
+        autoZoomEnabled: false,
+        defaultView: { lat: 10, lng: 20, zoom: 5 },
+        defaultTheme: 'dark',
+        defaultBaseLayer: 'carto',
+      },
     });
-    const c = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
-      body: { defaultView: { lat: -45, lng: 170, zoom: 0 } },
-    }));
+    const c = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: owner.token,
+        body: { defaultView: { lat: -45, lng: 170, zoom: 0 } },
+      }),
+    );
     assert.deepEqual(c.settings, {
       autoZoomEnabled: false,
       defaultView: { lat: -45, lng: 170, zoom: 0 },
@@ -109,21 +128,30 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       defaultTheme: 'light',
       defaultBaseLayer: 'osm',
     });
-    const a = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
-      body: { defaultView: null },
-    }));
-    assert.deepEqual(a.settings, { autoZoomEnabled: true, defaultView: null, defaultTheme: 'light', defaultBaseLayer: 'osm' });
+    const a = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: owner.token,
+        body: { defaultView: null },
+      }),
+    );
+    assert.deepEqual(a.settings, {
+      autoZoomEnabled: true,
+      defaultView: null,
+      defaultTheme: 'light',
+      defaultBaseLayer: 'osm',
+    });
     let i = await info(roomId, owner.token);
     assert.equal(i.defaultViewLat, null);
     assert.equal(i.defaultViewLng, null);
     assert.equal(i.defaultViewZoom, null);
     assert.equal(i.defaultTheme, 'light');
 
-    const b = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
-      body: { defaultTheme: null, defaultBaseLayer: null },
-    }));
+    const b = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: owner.token,
+        body: { defaultTheme: null, defaultBaseLayer: null },
+      }),
+    );
     assert.deepEqual(b, {
       success: true,
       settings: { autoZoomEnabled: true, defaultView: null, defaultTheme: null, defaultBaseLayer: null },
@@ -134,7 +162,11 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
 
   test('an empty body is 400 empty_update', async () => {
     const roomId = await createRoom(t.app, owner);
-    assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: owner.token, body: {} }), 400, 'empty_update');
+    assertError(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: owner.token, body: {} }),
+      400,
+      'empty_update',
+    );
   });
 
   test('range and enum violations are 400 validation_error and change nothing', async () => {
@@ -177,14 +209,20 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
     const roomId = await roomWithMembers();
     for (const user of [editor, viewer]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: user.token, body: { defaultTheme: 'dark' } }),
+        await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+          auth: user.token,
+          body: { defaultTheme: 'dark' },
+        }),
         403,
         'forbidden',
       );
     }
     const { token } = await issueToken(t.app, owner, roomId, ['read', 'write', 'upload']);
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: token, body: { defaultTheme: 'dark' } }),
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: token,
+        body: { defaultTheme: 'dark' },
+      }),
       403,
       'api_token_not_allowed',
     );
@@ -199,7 +237,9 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
 
   test('every enum value and boolean is stored; omitted fields keep their previous values', async () => {
     const roomId = await roomWithMembers();
-    const first = assertOk(await patch(roomId, { groupingMode: 'month', showMarkersOnly: true, dateTimeFormat: 'mdy' }));
+    const first = assertOk(
+      await patch(roomId, { groupingMode: 'month', showMarkersOnly: true, dateTimeFormat: 'mdy' }),
+    );
     assert.equal(first.success, true);
     assert.deepEqual(Object.keys(first.settings).sort(), [
       'dateDisplayMode',
@@ -216,7 +256,9 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
     assert.ok(['event', 'creation'].includes(first.settings.dateDisplayMode));
     assert.ok(['past', 'current', 'future'].includes(first.settings.sliderMode));
 
-    const second = assertOk(await patch(roomId, { showAdditionsOnly: true, dateDisplayMode: 'creation', sliderMode: 'future' }));
+    const second = assertOk(
+      await patch(roomId, { showAdditionsOnly: true, dateDisplayMode: 'creation', sliderMode: 'future' }),
+    );
     assert.deepEqual(second, {
       success: true,
       settings: {
@@ -258,7 +300,9 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
 
   test('bad enum values and unknown fields are 400 validation_error and change nothing', async () => {
     const roomId = await createRoom(t.app, owner);
-    const set = assertOk(await patch(roomId, { groupingMode: 'day', dateTimeFormat: 'dmy', sliderMode: 'past' })).settings;
+    const set = assertOk(
+      await patch(roomId, { groupingMode: 'day', dateTimeFormat: 'dmy', sliderMode: 'past' }),
+    ).settings;
     for (const body of [
       { groupingMode: 'week' },
       { dateDisplayMode: 'updated' },

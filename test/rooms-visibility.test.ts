@@ -27,7 +27,10 @@ let stranger: TestUser;
 const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer, stranger } } = await scaffold({ rooms: [] }));
+  ({
+    t,
+    users: { owner, editor, viewer, stranger },
+  } = await scaffold({ rooms: [] }));
 });
 after(() => t?.close());
 
@@ -80,16 +83,30 @@ describe('GET /api/rooms/:roomId/info', () => {
 
   test('a private room with a public deck also tells anonymous and non-members presentationIsPublic: true', async () => {
     const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body: { isPublic: true } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: owner.token,
+        body: { isPublic: true },
+      }),
+    );
     for (const auth of [undefined, stranger.token]) {
       assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true, presentationIsPublic: true });
     }
     // The room itself stays closed to them; members still get the settings.
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
-    assert.deepEqual(pick(await info(roomId, owner.token), INFO_FIELDS), { ...expected(false), presentationIsPublic: true });
+    assert.deepEqual(pick(await info(roomId, owner.token), INFO_FIELDS), {
+      ...expected(false),
+      presentationIsPublic: true,
+    });
     // Unpublished again: back to the bare answer.
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body: { isPublic: false } }));
-    for (const auth of [undefined, stranger.token]) assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true });
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: owner.token,
+        body: { isPublic: false },
+      }),
+    );
+    for (const auth of [undefined, stranger.token])
+      assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true });
   });
 
   test('a read token of the room gets the settings', async () => {
@@ -113,7 +130,9 @@ describe('PATCH /api/rooms/:roomId/public', () => {
     const roomId = await roomWithMembers({ name: 'Toggle' });
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
 
-    const on = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: true } }));
+    const on = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: true } }),
+    );
     assert.deepEqual(on, { success: true, isPublic: true });
     const meta = await metadata(roomId);
     assert.equal(meta.name, 'Toggle');
@@ -123,7 +142,9 @@ describe('PATCH /api/rooms/:roomId/public', () => {
     assert.equal(i.isPublic, true);
     assert.equal((await metadata(roomId, stranger.token)).roomId, roomId);
 
-    const off = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: false } }));
+    const off = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: false } }),
+    );
     assert.deepEqual(off, { success: true, isPublic: false });
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: stranger.token }), 403, 'forbidden');
@@ -163,15 +184,27 @@ describe('PATCH /api/rooms/:roomId/public', () => {
 
   test('anonymous is 401 unauthorized', async () => {
     const roomId = await createRoom(t.app, owner);
-    assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { body: { isPublic: true } }), 401, 'unauthorized');
+    assertError(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { body: { isPublic: true } }),
+      401,
+      'unauthorized',
+    );
   });
 
   test('a missing or non-boolean isPublic is 400 validation_error', async () => {
     const roomId = await createRoom(t.app, owner);
     for (const body of [{}, { isPublic: 'true' }, { isPublic: 1 }, { isPublic: null }, { isPublic: true, extra: 1 }]) {
-      assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body }), 400, 'validation_error');
+      assertError(
+        await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body }),
+        400,
+        'validation_error',
+      );
     }
-    assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token }), 400, 'validation_error');
+    assertError(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token }),
+      400,
+      'validation_error',
+    );
     assert.equal((await info(roomId, owner.token)).isPublic, false);
   });
 });
@@ -180,28 +213,34 @@ describe('PATCH /api/rooms/:roomId/public', () => {
 describe('PATCH /api/rooms/:roomId/presentation/public', () => {
   test('owner and editor toggle it; the value shows in /info; the room stays private', async () => {
     const roomId = await roomWithMembers();
-    const a = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-      auth: editor.token,
-      body: { isPublic: true },
-    }));
+    const a = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: editor.token,
+        body: { isPublic: true },
+      }),
+    );
     assert.deepEqual(a, { success: true, presentationIsPublic: true });
     let i = await info(roomId, viewer.token);
     assert.equal(i.presentationIsPublic, true);
     assert.equal(i.isPublic, false);
     assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
 
-    const b = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-      auth: owner.token,
-      body: { isPublic: false },
-    }));
+    const b = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: owner.token,
+        body: { isPublic: false },
+      }),
+    );
     assert.deepEqual(b, { success: true, presentationIsPublic: false });
     i = await info(roomId, owner.token);
     assert.equal(i.presentationIsPublic, false);
 
-    const c = assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-      auth: owner.token,
-      body: { isPublic: true },
-    }));
+    const c = assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: owner.token,
+        body: { isPublic: true },
+      }),
+    );
     assert.deepEqual(c, { success: true, presentationIsPublic: true });
     assert.equal((await info(roomId, owner.token)).presentationIsPublic, true);
   });
@@ -210,7 +249,10 @@ describe('PATCH /api/rooms/:roomId/presentation/public', () => {
     const roomId = await roomWithMembers();
     for (const user of [viewer, stranger]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: user.token, body: { isPublic: true } }),
+        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+          auth: user.token,
+          body: { isPublic: true },
+        }),
         403,
         'forbidden',
       );
@@ -223,7 +265,10 @@ describe('PATCH /api/rooms/:roomId/presentation/public', () => {
     for (const perms of [['read'], ['write'], ['read', 'write', 'upload']]) {
       const { token } = await issueToken(t.app, owner, roomId, perms);
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: token, body: { isPublic: true } }),
+        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+          auth: token,
+          body: { isPublic: true },
+        }),
         403,
         'api_token_not_allowed',
       );

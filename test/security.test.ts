@@ -38,8 +38,13 @@ const postForm = (url: string, auth: string, parts: Record<string, FormPart>) =>
 
 test("a marker cannot reference, and so cannot delete, another room's image", async () => {
   const victimRoom = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
-  const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).jpeg().toBuffer();
-  const upload = await postForm(`/api/rooms/${victimRoom}/markers/upload-image`, users.owner.token, { image: jpeg, thumbnail: jpeg });
+  const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .jpeg()
+    .toBuffer();
+  const upload = await postForm(`/api/rooms/${victimRoom}/markers/upload-image`, users.owner.token, {
+    image: jpeg,
+    thumbnail: jpeg,
+  });
   assert.equal(upload.statusCode, 200, upload.body);
   const { imageKey, thumbnailKey } = upload.json();
 
@@ -55,7 +60,11 @@ test("a marker cannot reference, and so cannot delete, another room's image", as
     });
     assertError(res, 400, 'validation_error');
   }
-  const image = await call(t.app, 'GET', `/api/rooms/${victimRoom}/markers/image?key=${encodeURIComponent(thumbnailKey)}`);
+  const image = await call(
+    t.app,
+    'GET',
+    `/api/rooms/${victimRoom}/markers/image?key=${encodeURIComponent(thumbnailKey)}`,
+  );
   assert.equal(image.statusCode, 200, 'the victim room still serves its image');
 });
 
@@ -106,20 +115,32 @@ describe('live sockets lose access when the room does', () => {
     const token = await issueToken(t.app, users.owner, room, ['read']);
     const socket = await watch(`/api/rooms/${room}/live?access_token=${token.token}`);
     assert.equal(socket.messages[0]!.type, 'hello');
-    assert.equal((await call(t.app, 'DELETE', `/api/rooms/${room}/api-tokens/${token.id}`, { auth: users.owner.token })).statusCode, 200);
+    assert.equal(
+      (await call(t.app, 'DELETE', `/api/rooms/${room}/api-tokens/${token.id}`, { auth: users.owner.token }))
+        .statusCode,
+      200,
+    );
     assert.equal((await socket.closedWithin()).code, 4401);
   });
 
-  test('an anonymous listener of a room made private is disconnected, and hears no later change', { timeout: 15_000 }, async () => {
+  test('an anonymous listener of a room made private is disconnected, and hears no later change', {
+    timeout: 15_000,
+  }, async () => {
     const room = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
     const anonymous = await watch(`/api/rooms/${room}/live`);
     // The owner keeps reading: the owner's socket shows when a change has reached the room's listeners.
     const owner = await watch(`/api/rooms/${room}/live?access_token=${users.owner.token}`);
     await call(t.app, 'PATCH', `/api/rooms/${room}/public`, { auth: users.owner.token, body: { isPublic: false } });
     // A change at once, without waiting for the disconnection.
-    const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body: { latitude: 1, longitude: 1 } });
+    const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: users.owner.token,
+      body: { latitude: 1, longitude: 1 },
+    });
     const marker = assertOk(res, 201).marker;
-    await owner.waitUntil((m) => m.type === 'marker.created' && m.objectId === marker.id, 'the new marker on the owner\'s socket');
+    await owner.waitUntil(
+      (m) => m.type === 'marker.created' && m.objectId === marker.id,
+      "the new marker on the owner's socket",
+    );
     // Everything the server sent the anonymous socket arrives before its close.
     assert.equal((await anonymous.closedWithin()).code, 4401);
     assert.ok(!anonymous.messages.some((m) => m.type === 'marker.created'), JSON.stringify(anonymous.messages));
@@ -138,14 +159,19 @@ describe('external identity provider', () => {
   });
 
   test("an external subject equal to a local account's id does not become that account", async () => {
-    const { t: ext, users: { owner: victim } } = await scaffold({ config: trusting(idp), users: ['owner'], rooms: [] });
+    const {
+      t: ext,
+      users: { owner: victim },
+    } = await scaffold({ config: trusting(idp), users: ['owner'], rooms: [] });
     try {
       await createRoom(ext.app, victim);
       const forged = await idp.sign({ sub: victim.id, email: 'mallory@evil.test' });
       assertError(await call(ext.app, 'GET', '/api/rooms', { auth: forged }), 401, 'unauthorized');
       const me = await call(ext.app, 'GET', '/api/auth/me', { auth: victim.token });
       assert.equal(me.json().user.email, victim.email, "the victim's e-mail is unchanged");
-      const login = await call(ext.app, 'POST', '/api/auth/login', { body: { email: victim.email, password: PASSWORD } });
+      const login = await call(ext.app, 'POST', '/api/auth/login', {
+        body: { email: victim.email, password: PASSWORD },
+      });
       assert.equal(login.statusCode, 200);
     } finally {
       await ext.close();

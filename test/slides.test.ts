@@ -26,8 +26,19 @@ import {
 import { createInlineLayer } from './support/layers.js';
 
 const SLIDE_KEYS = [
-  'baseLayer', 'body', 'createdAt', 'createdBy', 'drawingIds', 'id', 'layerIds', 'markerIds', 'position', 'rasterLayerIds',
-  'title', 'updatedAt', 'view',
+  'baseLayer',
+  'body',
+  'createdAt',
+  'createdBy',
+  'drawingIds',
+  'id',
+  'layerIds',
+  'markerIds',
+  'position',
+  'rasterLayerIds',
+  'title',
+  'updatedAt',
+  'view',
 ].sort();
 const PRESENTATION_KEYS = ['drawings', 'layers', 'markers', 'rasterLayers', 'slides'];
 const BASE_LAYERS = ['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage'];
@@ -50,10 +61,14 @@ const slideUrl = (roomId: string, slideId: string) => `/api/rooms/${roomId}/pres
 const orderUrl = (roomId: string) => `/api/rooms/${roomId}/presentation/slides/order`;
 const presentationUrl = (roomId: string) => `/api/rooms/${roomId}/presentation`;
 
-const postSlide = (roomId: string, body: unknown, auth?: string) => call(t.app, 'POST', slidesUrl(roomId), { auth, body });
-const patchSlide = (roomId: string, slideId: string, body: unknown, auth?: string) => call(t.app, 'PATCH', slideUrl(roomId, slideId), { auth, body });
-const deleteSlide = (roomId: string, slideId: string, auth?: string) => call(t.app, 'DELETE', slideUrl(roomId, slideId), { auth });
-const reorder = (roomId: string, slideIds: unknown, auth?: string) => call(t.app, 'PUT', orderUrl(roomId), { auth, body: { slideIds } });
+const postSlide = (roomId: string, body: unknown, auth?: string) =>
+  call(t.app, 'POST', slidesUrl(roomId), { auth, body });
+const patchSlide = (roomId: string, slideId: string, body: unknown, auth?: string) =>
+  call(t.app, 'PATCH', slideUrl(roomId, slideId), { auth, body });
+const deleteSlide = (roomId: string, slideId: string, auth?: string) =>
+  call(t.app, 'DELETE', slideUrl(roomId, slideId), { auth });
+const reorder = (roomId: string, slideIds: unknown, auth?: string) =>
+  call(t.app, 'PUT', orderUrl(roomId), { auth, body: { slideIds } });
 const getPresentation = (roomId: string, auth?: string) => call(t.app, 'GET', presentationUrl(roomId), { auth });
 const publishDeck = (roomId: string, isPublic: boolean, auth: string) =>
   call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth, body: { isPublic } });
@@ -73,7 +88,10 @@ async function list(roomId: string, auth = users.owner.token): Promise<Slide[]> 
 }
 
 async function createMarker(roomId: string, title: string) {
-  const res = await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, { auth: users.owner.token, body: { latitude: 46.9, longitude: 7.4, title } });
+  const res = await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+    auth: users.owner.token,
+    body: { latitude: 46.9, longitude: 7.4, title },
+  });
   return assertOk(res, 201).marker as Record<string, any> & { id: string };
 }
 
@@ -91,7 +109,10 @@ const sorted = (values: string[]) => [...values].sort();
 /** The deck order as (id, position) pairs; positions must be 0..n-1 in order. */
 function assertDeck(slides: Slide[], expectedIds: string[]) {
   assert.deepEqual(ids(slides), expectedIds);
-  assert.deepEqual(slides.map((s) => s.position), expectedIds.map((_, i) => i));
+  assert.deepEqual(
+    slides.map((s) => s.position),
+    expectedIds.map((_, i) => i),
+  );
 }
 
 const history = (roomId: string) => roomHistory(t.app, roomId, users.owner.token);
@@ -190,9 +211,13 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual(await list(roomId), []);
-    const edge = await createSlide(roomId, users.owner.token, { view: { lat: -90, lng: 180, zoom: 24, bearing: 360, pitch: 85 } });
+    const edge = await createSlide(roomId, users.owner.token, {
+      view: { lat: -90, lng: 180, zoom: 24, bearing: 360, pitch: 85 },
+    });
     assert.deepEqual(edge.view, { lat: -90, lng: 180, zoom: 24, bearing: 360, pitch: 85 });
-    const low = await createSlide(roomId, users.owner.token, { view: { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 } });
+    const low = await createSlide(roomId, users.owner.token, {
+      view: { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 },
+    });
     assert.deepEqual(low.view, { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 });
   });
 
@@ -220,10 +245,19 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
     }
     assert.equal((await createSlide(roomId, users.owner.token, { baseLayer: null })).baseLayer, null);
     for (const baseLayer of ['google', 'OSM', '', 3]) {
-      assertFieldError(await postSlide(roomId, { title: 'x', view: VIEW, baseLayer }, users.owner.token), 'body.baseLayer');
+      assertFieldError(
+        await postSlide(roomId, { title: 'x', view: VIEW, baseLayer }, users.owner.token),
+        'body.baseLayer',
+      );
     }
-    assertFieldError(await postSlide(roomId, { title: 'x', view: VIEW, position: 0 }, users.owner.token), 'body.position');
-    assertFieldError(await postSlide(roomId, { title: 'x', view: VIEW, markerIds: 'marker-1' }, users.owner.token), 'body.markerIds');
+    assertFieldError(
+      await postSlide(roomId, { title: 'x', view: VIEW, position: 0 }, users.owner.token),
+      'body.position',
+    );
+    assertFieldError(
+      await postSlide(roomId, { title: 'x', view: VIEW, markerIds: 'marker-1' }, users.owner.token),
+      'body.markerIds',
+    );
     assert.equal((await list(roomId)).length, BASE_LAYERS.length + 1);
   });
 
@@ -257,7 +291,12 @@ describe('PATCH, DELETE and reorder', () => {
   test('PATCH: omitted fields stay, given ones change; empty body is 400 empty_update', async () => {
     const roomId = await newRoom();
     const marker = await createMarker(roomId, 'm');
-    const slide = await createSlide(roomId, users.owner.token, { title: 'Before', body: 'text', baseLayer: 'osm', markerIds: [marker.id] });
+    const slide = await createSlide(roomId, users.owner.token, {
+      title: 'Before',
+      body: 'text',
+      baseLayer: 'osm',
+      markerIds: [marker.id],
+    });
     const json = assertOk(await patchSlide(roomId, slide.id, { title: 'After' }, users.editor.token));
     assert.deepEqual(Object.keys(json).sort(), ['slide', 'success']);
     assert.equal(json.success, true);
@@ -265,7 +304,12 @@ describe('PATCH, DELETE and reorder', () => {
 
     const layer = await createInlineLayer(t.app, roomId, users.owner.token);
     const changed = assertOk(
-      await patchSlide(roomId, slide.id, { body: null, baseLayer: null, view: { lat: 1, lng: 2, zoom: 3 }, markerIds: [], layerIds: [layer.id] }, users.owner.token),
+      await patchSlide(
+        roomId,
+        slide.id,
+        { body: null, baseLayer: null, view: { lat: 1, lng: 2, zoom: 3 }, markerIds: [], layerIds: [layer.id] },
+        users.owner.token,
+      ),
     ).slide;
     assert.equal(changed.title, 'After');
     assert.equal(changed.body, null);
@@ -278,10 +322,20 @@ describe('PATCH, DELETE and reorder', () => {
     assert.deepEqual((await list(roomId))[0], changed);
 
     assertError(await patchSlide(roomId, slide.id, {}, users.owner.token), 400, 'empty_update');
-    assertError(await call(t.app, 'PATCH', slideUrl(roomId, slide.id), { auth: users.owner.token }), 400, 'empty_update');
+    assertError(
+      await call(t.app, 'PATCH', slideUrl(roomId, slide.id), { auth: users.owner.token }),
+      400,
+      'empty_update',
+    );
     assertFieldError(await patchSlide(roomId, slide.id, { title: '' }, users.owner.token), 'body.title');
-    assertFieldError(await patchSlide(roomId, slide.id, { view: { ...VIEW, zoom: 30 } }, users.owner.token), 'body.view.zoom');
-    assertFieldError(await patchSlide(roomId, slide.id, { markerIds: ['marker-unknown'] }, users.owner.token), 'markerIds');
+    assertFieldError(
+      await patchSlide(roomId, slide.id, { view: { ...VIEW, zoom: 30 } }, users.owner.token),
+      'body.view.zoom',
+    );
+    assertFieldError(
+      await patchSlide(roomId, slide.id, { markerIds: ['marker-unknown'] }, users.owner.token),
+      'markerIds',
+    );
     assertFieldError(await patchSlide(roomId, slide.id, { position: 3 }, users.owner.token), 'body.position');
     assert.deepEqual((await list(roomId))[0], changed);
   });
@@ -316,19 +370,26 @@ describe('PATCH, DELETE and reorder', () => {
     assert.equal(e.position, 2);
     assertOk(await deleteSlide(roomId, e.id, users.owner.token));
     assertDeck(await list(roomId), [c!.id, d!.id]);
-    assert.deepEqual((await list(roomId)).map((s) => s.title), ['c', 'd']);
+    assert.deepEqual(
+      (await list(roomId)).map((s) => s.title),
+      ['c', 'd'],
+    );
   });
 
   test('PUT /slides/order reorders the deck: the answer and later lists follow', async () => {
     const roomId = await newRoom();
     const slides = [];
-    for (const title of ['one', 'two', 'three', 'four']) slides.push(await createSlide(roomId, users.owner.token, { title }));
+    for (const title of ['one', 'two', 'three', 'four'])
+      slides.push(await createSlide(roomId, users.owner.token, { title }));
     const wanted = [slides[2]!.id, slides[0]!.id, slides[3]!.id, slides[1]!.id];
     const json = assertOk(await reorder(roomId, wanted, users.editor.token));
     assert.deepEqual(Object.keys(json).sort(), ['slides', 'success']);
     assert.equal(json.success, true);
     assertDeck(json.slides, wanted);
-    assert.deepEqual(json.slides.map((s: Slide) => s.title), ['three', 'one', 'four', 'two']);
+    assert.deepEqual(
+      json.slides.map((s: Slide) => s.title),
+      ['three', 'one', 'four', 'two'],
+    );
     assertDeck(await list(roomId), wanted);
     assertDeck(assertOk(await getPresentation(roomId, users.owner.token)).slides, wanted);
 
@@ -360,7 +421,10 @@ describe('PATCH, DELETE and reorder', () => {
       const res = await reorder(roomId, slideIds, users.owner.token);
       labelled(name, () => assertFieldError(res, 'slideIds'));
     }
-    assertFieldError(await call(t.app, 'PUT', orderUrl(roomId), { auth: users.owner.token, body: {} }), 'body.slideIds');
+    assertFieldError(
+      await call(t.app, 'PUT', orderUrl(roomId), { auth: users.owner.token, body: {} }),
+      'body.slideIds',
+    );
     assertDeck(await list(roomId), [a, b, c]);
     assertDeck(await list(other), [foreign.id]);
     // The current order is accepted as is.
@@ -371,27 +435,50 @@ describe('PATCH, DELETE and reorder', () => {
 describe('GET /api/rooms/:roomId/presentation', () => {
   test('answers exactly {slides, markers, layers, rasterLayers, drawings} with only what the slides show', async () => {
     const roomId = await newRoom({ name: 'Secret room', description: 'Not for the deck', defaultTheme: 'dark' });
-    const [m1, m2, m3] = [await createMarker(roomId, 'shown 1'), await createMarker(roomId, 'shown 2'), await createMarker(roomId, 'hidden')];
+    const [m1, m2, m3] = [
+      await createMarker(roomId, 'shown 1'),
+      await createMarker(roomId, 'shown 2'),
+      await createMarker(roomId, 'hidden'),
+    ];
     const [d1, d2] = [await createDrawing(roomId, 'shown'), await createDrawing(roomId, 'hidden')];
     await call(t.app, 'POST', `/api/rooms/${roomId}/comments`, {
       auth: users.owner.token,
       body: { objectId: m1.id, objectType: 'marker', body: 'a private remark' },
     });
-    const s1 = await createSlide(roomId, users.owner.token, { title: 'one', markerIds: [m1.id, m2.id], drawingIds: [d1.id] });
+    const s1 = await createSlide(roomId, users.owner.token, {
+      title: 'one',
+      markerIds: [m1.id, m2.id],
+      drawingIds: [d1.id],
+    });
     const s2 = await createSlide(roomId, users.owner.token, { title: 'two', markerIds: [m2.id] });
 
     const deck = assertOk(await getPresentation(roomId, users.owner.token));
     assert.deepEqual(Object.keys(deck).sort(), PRESENTATION_KEYS);
     assert.deepEqual(deck.slides, [s1, s2]);
     assert.deepEqual(sorted(ids(deck.markers)), sorted([m1.id, m2.id]));
-    assert.deepEqual(deck.markers.find((m: { id: string }) => m.id === m1.id), m1);
-    assert.deepEqual(deck.markers.find((m: { id: string }) => m.id === m2.id), m2);
+    assert.deepEqual(
+      deck.markers.find((m: { id: string }) => m.id === m1.id),
+      m1,
+    );
+    assert.deepEqual(
+      deck.markers.find((m: { id: string }) => m.id === m2.id),
+      m2,
+    );
     assert.deepEqual(ids(deck.drawings), [d1.id]);
     assert.deepEqual(deck.drawings[0], d1);
     assert.deepEqual(deck.layers, []);
     assert.deepEqual(deck.rasterLayers, []);
     const text = JSON.stringify(deck);
-    for (const secret of [m3.id, d2.id, 'hidden', 'Secret room', 'Not for the deck', 'a private remark', users.viewer.email, users.editor.id]) {
+    for (const secret of [
+      m3.id,
+      d2.id,
+      'hidden',
+      'Secret room',
+      'Not for the deck',
+      'a private remark',
+      users.viewer.email,
+      users.editor.id,
+    ]) {
       assert.ok(!text.includes(secret), `the deck must not expose ${secret}`);
     }
 
@@ -423,7 +510,11 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     const marker = await createMarker(roomId, 'on the deck');
     const hidden = await createMarker(roomId, 'off the deck');
     const drawing = await createDrawing(roomId, 'on the deck');
-    const slide = await createSlide(roomId, users.owner.token, { title: 'Public talk', markerIds: [marker.id], drawingIds: [drawing.id] });
+    const slide = await createSlide(roomId, users.owner.token, {
+      title: 'Public talk',
+      markerIds: [marker.id],
+      drawingIds: [drawing.id],
+    });
 
     // Before publishing: anonymous 401, stranger 403.
     assertError(await getPresentation(roomId), 401, 'unauthorized');
@@ -457,14 +548,31 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     assert.equal(info.requiresAuth, true);
     assert.ok(!JSON.stringify(info).includes('Private'), 'info must not expose the room name');
     // A signed-in stranger is likewise kept out of the rest.
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: users.stranger.token }), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/presentation/slides`, { auth: users.stranger.token }), 403, 'forbidden');
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: users.stranger.token }),
+      403,
+      'forbidden',
+    );
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${roomId}/presentation/slides`, { auth: users.stranger.token }),
+      403,
+      'forbidden',
+    );
     // Publishing the deck does not publish the room.
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token })).isPublic, false);
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.owner.token })).presentationIsPublic, true);
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token })).isPublic,
+      false,
+    );
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.owner.token })).presentationIsPublic,
+      true,
+    );
 
     // Unpublished again: 401 for anonymous, 403 for a stranger; members still read it.
-    assert.deepEqual(assertOk(await publishDeck(roomId, false, users.owner.token)), { success: true, presentationIsPublic: false });
+    assert.deepEqual(assertOk(await publishDeck(roomId, false, users.owner.token)), {
+      success: true,
+      presentationIsPublic: false,
+    });
     assertError(await getPresentation(roomId), 401, 'unauthorized');
     assertError(await getPresentation(roomId, users.stranger.token), 403, 'forbidden');
     assert.deepEqual(assertOk(await getPresentation(roomId, users.viewer.token)), deck);
@@ -476,9 +584,19 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     assertError(await publishDeck(roomId, true, users.viewer.token), 403, 'forbidden');
     assertError(await publishDeck(roomId, true, users.stranger.token), 403, 'forbidden');
     assertError(await publishDeck(roomId, true, token.token), 403, 'api_token_not_allowed');
-    assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { body: { isPublic: true } }), 401, 'unauthorized');
+    assertError(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { body: { isPublic: true } }),
+      401,
+      'unauthorized',
+    );
     assertError(await getPresentation(roomId), 401, 'unauthorized');
-    assertFieldError(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: users.owner.token, body: { isPublic: 'yes' } }), 'body.isPublic');
+    assertFieldError(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: users.owner.token,
+        body: { isPublic: 'yes' },
+      }),
+      'body.isPublic',
+    );
     assertOk(await publishDeck(roomId, true, users.owner.token));
     assertOk(await getPresentation(roomId));
   });
@@ -515,14 +633,33 @@ describe('access to slides', () => {
     const slide = await createSlide(roomId, users.owner.token);
     assert.deepEqual(await list(roomId, read.token), [slide]);
     assert.deepEqual(assertOk(await getPresentation(roomId, read.token)).slides, [slide]);
-    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    assertError(await patchSlide(roomId, slide.id, { title: 'x' }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    assertError(
+      await postSlide(roomId, { title: 'x', view: VIEW }, read.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
+    assertError(
+      await patchSlide(roomId, slide.id, { title: 'x' }, read.token),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksWrite,
+    );
     assertError(await deleteSlide(roomId, slide.id, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assertError(await reorder(roomId, [slide.id], read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
 
     const byToken = await createSlide(roomId, write.token, { title: 'from a script' });
-    assert.deepEqual(Object.keys(byToken).sort(), ['id', 'title', 'view'], 'a write-only token hears only the id and what it sent');
-    assertError(await call(t.app, 'GET', slidesUrl(roomId), { auth: write.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+    assert.deepEqual(
+      Object.keys(byToken).sort(),
+      ['id', 'title', 'view'],
+      'a write-only token hears only the id and what it sent',
+    );
+    assertError(
+      await call(t.app, 'GET', slidesUrl(roomId), { auth: write.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksRead,
+    );
     assertDeck(await list(roomId), [slide.id, byToken.id]);
     const stored = (await list(roomId)).find((s) => s.id === byToken.id)!;
     assert.equal(stored.createdBy, write.id);
@@ -549,13 +686,16 @@ describe('history, counts and clear', () => {
     assertOk(await reorder(roomId, [b.id, a.id], users.owner.token));
     assertOk(await deleteSlide(roomId, b.id, token.token));
     const events = (await history(roomId)).reverse();
-    assert.deepEqual(events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]), [
-      ['slide.created', 'slide', a.id, 'user', users.editor.id],
-      ['slide.created', 'slide', b.id, 'token', token.id],
-      ['slide.updated', 'slide', a.id, 'token', token.id],
-      ['presentation.updated', 'presentation', roomId, 'user', users.owner.id],
-      ['slide.deleted', 'slide', b.id, 'token', token.id],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]),
+      [
+        ['slide.created', 'slide', a.id, 'user', users.editor.id],
+        ['slide.created', 'slide', b.id, 'token', token.id],
+        ['slide.updated', 'slide', a.id, 'token', token.id],
+        ['presentation.updated', 'presentation', roomId, 'user', users.owner.id],
+        ['slide.deleted', 'slide', b.id, 'token', token.id],
+      ],
+    );
     assert.deepEqual(events[2]!.changes, { title: 'A' });
     assert.deepEqual(events[3]!.changes, { slideIds: [b.id, a.id] });
   });

@@ -26,7 +26,11 @@ let viewer: TestUser;
 let room: string;
 
 before(async () => {
-  ({ t, users: { owner, editor, viewer }, room } = await scaffold());
+  ({
+    t,
+    users: { owner, editor, viewer },
+    room,
+  } = await scaffold());
 });
 after(() => t.close());
 
@@ -41,7 +45,11 @@ async function listTokens(roomId: string) {
 
 describe('POST /api/rooms/:roomId/api-tokens', () => {
   test('issues a mrt_ token with an id; only a hash of the secret is stored', async () => {
-    const res = await createToken(room, owner.token, { name: 'script', permissions: ['read', 'write'], expiresInDays: 7 });
+    const res = await createToken(room, owner.token, {
+      name: 'script',
+      permissions: ['read', 'write'],
+      expiresInDays: 7,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.deepEqual(Object.keys(body).sort(), ['id', 'token']);
@@ -150,7 +158,11 @@ describe('POST /api/rooms/:roomId/api-tokens', () => {
 describe('GET /api/rooms/:roomId/api-tokens', () => {
   test('lists tokens without secret or hash; lastUsedAt is null until the token is used', async () => {
     const r = await createRoom(t.app, owner);
-    const res = await createToken(r, owner.token, { name: 'lister', permissions: ['read', 'upload'], expiresInDays: 10 });
+    const res = await createToken(r, owner.token, {
+      name: 'lister',
+      permissions: ['read', 'upload'],
+      expiresInDays: 10,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const { token, id } = res.json();
 
@@ -168,7 +180,11 @@ describe('GET /api/rooms/:roomId/api-tokens', () => {
     assert.equal(item.expiresAt - item.createdAt, 10 * DAY_MS);
     assert.equal(item.lastUsedAt, null);
 
-    const row = await t.database.db.selectFrom('api_tokens').select('token_hash').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('api_tokens')
+      .select('token_hash')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.ok(!listRes.body.includes(token.slice(4)), 'the list must not carry the secret');
     assert.ok(!listRes.body.includes(row.token_hash), 'the list must not carry the hash');
 
@@ -180,13 +196,19 @@ describe('GET /api/rooms/:roomId/api-tokens', () => {
     assert.ok((after!.lastUsedAt as number) >= item.createdAt);
   });
 
-  test('lists only this room\'s tokens', async () => {
+  test("lists only this room's tokens", async () => {
     const a = await createRoom(t.app, owner);
     const b = await createRoom(t.app, owner);
     const ta = await issueToken(t.app, owner, a, ['read']);
     const tb = await issueToken(t.app, owner, b, ['write']);
-    assert.deepEqual((await listTokens(a)).map((x) => x.id), [ta.id]);
-    assert.deepEqual((await listTokens(b)).map((x) => x.id), [tb.id]);
+    assert.deepEqual(
+      (await listTokens(a)).map((x) => x.id),
+      [ta.id],
+    );
+    assert.deepEqual(
+      (await listTokens(b)).map((x) => x.id),
+      [tb.id],
+    );
   });
 
   test('only the owner may list: editor/viewer 403, anonymous 401, token 403 api_token_not_allowed', async () => {
@@ -210,13 +232,25 @@ describe('DELETE /api/rooms/:roomId/api-tokens/:tokenId', () => {
     assert.equal(del.statusCode, 200, del.body);
     assert.equal(del.json().success, true);
 
-    assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
-    assert.deepEqual((await listTokens(r)).map((x) => x.id), [keep.id]);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }),
+      401,
+      'unauthorized',
+      TOKEN_ERRORS.invalid,
+    );
+    assert.deepEqual(
+      (await listTokens(r)).map((x) => x.id),
+      [keep.id],
+    );
     // The other token of the room is untouched.
     assert.equal((await call(t.app, 'GET', `/api/rooms/${r}`, { auth: keep.token })).statusCode, 200);
 
     // Revoking again: it is gone.
-    assertError(await call(t.app, 'DELETE', `/api/rooms/${r}/api-tokens/${tok.id}`, { auth: owner.token }), 404, 'not_found');
+    assertError(
+      await call(t.app, 'DELETE', `/api/rooms/${r}/api-tokens/${tok.id}`, { auth: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   test('an unknown token id is 404', async () => {
@@ -237,7 +271,10 @@ describe('DELETE /api/rooms/:roomId/api-tokens/:tokenId', () => {
     );
     const still = await call(t.app, 'GET', `/api/rooms/${other}`, { auth: foreign.token });
     assert.equal(still.statusCode, 200, still.body);
-    assert.deepEqual((await listTokens(other)).map((x) => x.id), [foreign.id]);
+    assert.deepEqual(
+      (await listTokens(other)).map((x) => x.id),
+      [foreign.id],
+    );
   });
 
   test('only an owner session may revoke', async () => {
@@ -263,7 +300,12 @@ test('an expired token is 401 Invalid or expired API token', async () => {
   await t.restart();
 
   // Even on a public room, where anonymous reads succeed, the expired credential is refused.
-  assertError(await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }), 401, 'unauthorized', TOKEN_ERRORS.invalid);
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${r}`, { auth: tok.token }),
+    401,
+    'unauthorized',
+    TOKEN_ERRORS.invalid,
+  );
   assert.equal((await call(t.app, 'GET', `/api/rooms/${r}`)).statusCode, 200);
 });
 
@@ -272,16 +314,36 @@ describe('Authentication rules for room tokens', () => {
     const a = await createRoom(t.app, owner);
     const b = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: true });
     const tok = await issueToken(t.app, owner, a, ['read', 'write', 'upload']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${b}`, { auth: tok.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${b}`, { auth: tok.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
     // Also for a room that does not exist.
-    assertError(await call(t.app, 'GET', `/api/rooms/${uniqueRoomId()}`, { auth: tok.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${uniqueRoomId()}`, { auth: tok.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.wrongRoom,
+    );
   });
 
-  test("a token lacking read is 403 \"API token lacks 'read' permission\"", async () => {
+  test('a token lacking read is 403 "API token lacks \'read\' permission"', async () => {
     const writeOnly = await issueToken(t.app, owner, room, ['write']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: writeOnly.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}`, { auth: writeOnly.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksRead,
+    );
     const uploadOnly = await issueToken(t.app, owner, room, ['upload']);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: uploadOnly.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+    assertError(
+      await call(t.app, 'GET', `/api/rooms/${room}`, { auth: uploadOnly.token }),
+      403,
+      'forbidden',
+      TOKEN_ERRORS.lacksRead,
+    );
   });
 
   test('a read token may read room metadata', async () => {
@@ -298,7 +360,10 @@ describe('Authentication rules for room tokens', () => {
   test('owner and administrator endpoints refuse every room token with 403 api_token_not_allowed', async () => {
     const r = await createRoom(t.app, owner, uniqueRoomId(), { isPublic: false });
     const invitee = uniqueEmail('pending');
-    const inv = await call(t.app, 'POST', `/api/rooms/${r}/invite`, { auth: owner.token, body: { email: invitee, role: 'viewer' } });
+    const inv = await call(t.app, 'POST', `/api/rooms/${r}/invite`, {
+      auth: owner.token,
+      body: { email: invitee, role: 'viewer' },
+    });
     assert.equal(inv.statusCode, 200, inv.body);
     await addMember(t.app, owner, r, viewer, 'viewer');
     const all = await issueToken(t.app, owner, r, ['read', 'write', 'upload']);
@@ -340,7 +405,10 @@ describe('Authentication rules for room tokens', () => {
     const members = await call(t.app, 'GET', `/api/rooms/${r}/members`, { auth: owner.token });
     assert.ok(members.json().some((m: { userId: string }) => m.userId === viewer.id));
     const pending = await call(t.app, 'GET', `/api/rooms/${r}/pending-invitations`, { auth: owner.token });
-    assert.deepEqual(pending.json().invitations.map((i: { email: string }) => i.email.toLowerCase()), [invitee.toLowerCase()]);
+    assert.deepEqual(
+      pending.json().invitations.map((i: { email: string }) => i.email.toLowerCase()),
+      [invitee.toLowerCase()],
+    );
   });
 
   test('a malformed Bearer credential or a non-Bearer scheme is 401, even on a public room', async () => {
@@ -365,9 +433,17 @@ describe('Authentication rules for room tokens', () => {
   test('room tokens are not user sessions: creating a room with one is 403 and creates nothing', async () => {
     const tok = await issueToken(t.app, owner, room, ['read', 'write', 'upload']);
     const newId = uniqueRoomId();
-    assertError(await call(t.app, 'POST', `/api/rooms/${newId}`, { auth: tok.token, body: {} }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${newId}`, { auth: tok.token, body: {} }),
+      403,
+      'api_token_not_allowed',
+    );
     // The same for the token's own room id (no silent "existing room" answer).
-    assertError(await call(t.app, 'POST', `/api/rooms/${room}`, { auth: tok.token, body: {} }), 403, 'api_token_not_allowed');
+    assertError(
+      await call(t.app, 'POST', `/api/rooms/${room}`, { auth: tok.token, body: {} }),
+      403,
+      'api_token_not_allowed',
+    );
 
     const row = await t.database.db.selectFrom('rooms').select('id').where('id', '=', newId).executeTakeFirst();
     assert.equal(row, undefined);

@@ -4,7 +4,17 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertError, assertOk, call, createRoom, multipart, scaffold, signup, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  multipart,
+  scaffold,
+  signup,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 
 /**
  * Every multipart upload streams to a temporary file while its bytes are counted; a
@@ -26,11 +36,17 @@ after(() => t?.close());
 const tmpDir = () => path.join(t.config.dataDir, 'tmp');
 const leftovers = () => [
   ...(existsSync(tmpDir()) ? readdirSync(tmpDir()) : []),
-  ...(existsSync(path.join(t.config.dataDir, 'blobs', '.tmp')) ? readdirSync(path.join(t.config.dataDir, 'blobs', '.tmp')) : []),
+  ...(existsSync(path.join(t.config.dataDir, 'blobs', '.tmp'))
+    ? readdirSync(path.join(t.config.dataDir, 'blobs', '.tmp'))
+    : []),
 ];
 
 /** Sends raw bytes as an HTTP request; resolves with the status line and body (or null if the server closed). */
-function rawRequest(head: string, body: Buffer, { closeAfterSend = false } = {}): Promise<{ status: number; body: string } | null> {
+function rawRequest(
+  head: string,
+  body: Buffer,
+  { closeAfterSend = false } = {},
+): Promise<{ status: number; body: string } | null> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
@@ -51,12 +67,20 @@ const headFor = (url: string, contentType: string, length: number) =>
   `POST ${url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${users.owner.token}\r\n` +
   `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
 
-const UPLOAD_ROUTES = () => [`/api/rooms/${room}/bulk-import`, `/api/rooms/${room}/markers/upload-image`, `/api/rooms/${room}/marker-icons`];
+const UPLOAD_ROUTES = () => [
+  `/api/rooms/${room}/bulk-import`,
+  `/api/rooms/${room}/markers/upload-image`,
+  `/api/rooms/${room}/marker-icons`,
+];
 
 describe('malformed multipart bodies', () => {
   test('a multipart body without a boundary is 400 invalid_body on every upload route', async () => {
     for (const url of UPLOAD_ROUTES()) {
-      const res = await call(t.app, 'POST', url, { auth: users.owner.token, headers: { 'content-type': 'multipart/form-data' }, body: 'x' });
+      const res = await call(t.app, 'POST', url, {
+        auth: users.owner.token,
+        headers: { 'content-type': 'multipart/form-data' },
+        body: 'x',
+      });
       assertError(res, 400, 'invalid_body');
     }
   });
@@ -66,7 +90,8 @@ describe('malformed multipart bodies', () => {
     for (const [url, name] of UPLOAD_ROUTES().map((u, i) => [u, Object.values(field)[i]!] as const)) {
       const body = Buffer.from(
         `--XYZ\r\nContent-Disposition: form-data; name="${name}"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n` +
-          '{"type":"FeatureCollection","features":[' + 'x'.repeat(50_000),
+          '{"type":"FeatureCollection","features":[' +
+          'x'.repeat(50_000),
       );
       const started = Date.now();
       const answer = await rawRequest(headFor(url, 'multipart/form-data; boundary=XYZ', body.length), body);
@@ -84,16 +109,30 @@ describe('malformed multipart bodies', () => {
       Buffer.from('--XYZ\r\nContent-Disposition: form-data; name="file"; filename="big.geojson"\r\n\r\n'),
       Buffer.alloc(2 * 1024 * 1024, 0x20),
     ]);
-    const answer = await rawRequest(headFor(`/api/rooms/${room}/bulk-import`, 'multipart/form-data; boundary=XYZ', half.length * 3), half, { closeAfterSend: true });
+    const answer = await rawRequest(
+      headFor(`/api/rooms/${room}/bulk-import`, 'multipart/form-data; boundary=XYZ', half.length * 3),
+      half,
+      { closeAfterSend: true },
+    );
     assert.equal(answer, null, 'no answer to a client that left');
     for (let i = 0; i < 100 && leftovers().length > 0; i++) await sleep(20);
     assert.deepEqual(leftovers(), []);
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token })).count, 0);
+    assert.equal(
+      assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.owner.token })).count,
+      0,
+    );
   });
 
   test('a part over its cap is 413 file_too_large before the rest of the body is read', async () => {
-    const { payload, headers } = await multipart({ icon: { data: Buffer.alloc(3 * 1024 * 1024, 0x41), filename: 'huge.svg' }, name: 'x', size: '32' });
-    const answer = await rawRequest(headFor(`/api/rooms/${room}/marker-icons`, headers['content-type'], payload.length), payload);
+    const { payload, headers } = await multipart({
+      icon: { data: Buffer.alloc(3 * 1024 * 1024, 0x41), filename: 'huge.svg' },
+      name: 'x',
+      size: '32',
+    });
+    const answer = await rawRequest(
+      headFor(`/api/rooms/${room}/marker-icons`, headers['content-type'], payload.length),
+      payload,
+    );
     assert.equal(answer?.status, 413);
     assert.equal(JSON.parse(answer!.body).error, 'file_too_large');
     await sleep(50);
@@ -119,9 +158,21 @@ describe('quota', () => {
     try {
       const owner = await signup(small.t.app);
       const roomId = await createRoom(small.t.app, owner);
-      const text = JSON.stringify({ type: 'FeatureCollection', features: Array.from({ length: 50 }, (_, i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [i, 0] }, properties: {} })) });
+      const text = JSON.stringify({
+        type: 'FeatureCollection',
+        features: Array.from({ length: 50 }, (_, i) => ({
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [i, 0] },
+          properties: {},
+        })),
+      });
       const { payload, headers } = await multipart({ file: { data: text, filename: 'points.geojson' } });
-      const res = await small.t.app.inject({ method: 'POST', url: `/api/rooms/${roomId}/bulk-import`, headers: { ...headers, authorization: `Bearer ${owner.token}` }, payload });
+      const res = await small.t.app.inject({
+        method: 'POST',
+        url: `/api/rooms/${roomId}/bulk-import`,
+        headers: { ...headers, authorization: `Bearer ${owner.token}` },
+        payload,
+      });
       assert.equal(res.statusCode, 413, res.body);
       assert.equal(res.json().error, 'quota_exceeded');
       const imports = path.join(small.t.config.dataDir, 'blobs', 'imports');

@@ -17,9 +17,11 @@ import { TEST_DB } from './helpers.js';
 
 const committed = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web/src/api/schema.d.ts');
 
-test('web/src/api/schema.d.ts is generated from the current OpenAPI document', { skip: TEST_DB !== 'sqlite' && 'the OpenAPI document does not depend on the database' }, async () => {
+test('web/src/api/schema.d.ts is generated from the current OpenAPI document', {
+  skip: TEST_DB !== 'sqlite' && 'the OpenAPI document does not depend on the database',
+}, async () => {
   const generated = await openApiTypes(buildApp, loadConfig);
-  assert.ok(generated.includes('"/api/rooms/{roomId}"'), 'the generated types name the interface\'s paths');
+  assert.ok(generated.includes('"/api/rooms/{roomId}"'), "the generated types name the interface's paths");
   const current = readFileSync(committed, 'utf8');
   if (current !== generated) {
     const lines = [current.split('\n'), generated.split('\n')] as const;

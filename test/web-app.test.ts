@@ -100,10 +100,16 @@ describe('the pages of the web application', () => {
       const { baseLayers } = pageConfig(res);
       assert.equal(baseLayers[0]!.id, 'osm', `${url}: OpenStreetMap first`);
       assert.equal(baseLayers[0]!.tiles, 'https://tile.openstreetmap.org/{z}/{x}/{y}.png');
-      assert.ok(baseLayers.some((layer) => layer.id === 'blank'), `${url}: a blank map too`);
+      assert.ok(
+        baseLayers.some((layer) => layer.id === 'blank'),
+        `${url}: a blank map too`,
+      );
       // The tile servers of the base layers may be fetched, as images or by the map's workers.
       for (const directive of ['img-src', 'connect-src']) {
-        assert.ok(csp.get(directive)?.includes('https://tile.openstreetmap.org'), `${url}: ${directive} ${csp.get(directive)}`);
+        assert.ok(
+          csp.get(directive)?.includes('https://tile.openstreetmap.org'),
+          `${url}: ${directive} ${csp.get(directive)}`,
+        );
         assert.ok(csp.get(directive)?.includes("'self'"), `${url}: ${directive}`);
       }
     }
@@ -120,9 +126,16 @@ describe('the pages of the web application', () => {
     for (const url of PAGES) {
       const res = await get(offline, url);
       const csp = assertPage(res, url);
-      assert.deepEqual(pageConfig(res).baseLayers.map((layer) => layer.id), ['blank'], url);
+      assert.deepEqual(
+        pageConfig(res).baseLayers.map((layer) => layer.id),
+        ['blank'],
+        url,
+      );
       for (const directive of ['img-src', 'connect-src']) {
-        assert.ok(!csp.get(directive)!.some((source) => source.startsWith('https:')), `${url}: ${directive} ${csp.get(directive)}`);
+        assert.ok(
+          !csp.get(directive)!.some((source) => source.startsWith('https:')),
+          `${url}: ${directive} ${csp.get(directive)}`,
+        );
       }
     }
   });

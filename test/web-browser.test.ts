@@ -34,7 +34,12 @@ describe('the web application', { skip }, () => {
       headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { markers?: { id: string; title: string; longitude: number }[] } };
+    return {
+      status: response.status,
+      body: (await response.json()) as Record<string, unknown> & {
+        markers?: { id: string; title: string; longitude: number }[];
+      },
+    };
   };
   const page = async (viewport = { width: 1280, height: 800 }) => {
     const context = await browser.newContext({ viewport });
@@ -141,8 +146,14 @@ describe('the web application', { skip }, () => {
     const centre = await mapCentre(ann);
     await ann.mouse.click(centre.x - 80, centre.y + 40);
     await ann.getByRole('button', { name: 'Edit marker' }).click();
-    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } } }).jpeg().toBuffer();
-    await ann.getByLabel('Photo (JPEG, PNG, WebP, HEIC)').setInputFiles({ name: 'fountain.jpg', mimeType: 'image/jpeg', buffer: photo });
+    const photo = await sharp({
+      create: { width: 800, height: 600, channels: 3, background: { r: 40, g: 120, b: 200 } },
+    })
+      .jpeg()
+      .toBuffer();
+    await ann
+      .getByLabel('Photo (JPEG, PNG, WebP, HEIC)')
+      .setInputFiles({ name: 'fountain.jpg', mimeType: 'image/jpeg', buffer: photo });
     const image = ann.getByTestId('marker-photo');
     await image.waitFor({ timeout: 15_000 });
     const width = await image.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
@@ -152,21 +163,40 @@ describe('the web application', { skip }, () => {
 
   test('a polygon layer and a GeoTIFF are uploaded and drawn; the raster is restyled', async () => {
     const polygons = path.join(rasters.dir, 'districts.geojson');
-    const square = (x: number, y: number, d: number) => [[[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]];
-    writeFileSync(polygons, JSON.stringify({
-      type: 'FeatureCollection',
-      features: [0, 1].map((i) => ({ type: 'Feature', properties: { name: `district ${i}` }, geometry: { type: 'Polygon', coordinates: square(7.43 + i * 0.02, 46.94, 0.015) } })),
-    }));
+    const square = (x: number, y: number, d: number) => [
+      [
+        [x, y],
+        [x + d, y],
+        [x + d, y + d],
+        [x, y + d],
+        [x, y],
+      ],
+    ];
+    writeFileSync(
+      polygons,
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: [0, 1].map((i) => ({
+          type: 'Feature',
+          properties: { name: `district ${i}` },
+          geometry: { type: 'Polygon', coordinates: square(7.43 + i * 0.02, 46.94, 0.015) },
+        })),
+      }),
+    );
     await ann.getByRole('tab', { name: 'Layers' }).click();
     await ann.getByText('Upload a layer').click();
-    const tile = ann.waitForResponse((r) => /\/api\/layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.mvt/.test(r.url()) && r.status() === 200);
+    const tile = ann.waitForResponse(
+      (r) => /\/api\/layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.mvt/.test(r.url()) && r.status() === 200,
+    );
     await ann.getByLabel('File').setInputFiles(polygons);
     await ann.getByTestId('layer').filter({ hasText: 'districts' }).waitFor({ timeout: 30_000 });
     await tile;
     await watcher.getByRole('tab', { name: 'Layers' }).click();
     await watcher.getByTestId('layer').filter({ hasText: 'districts' }).waitFor({ timeout: 5000 });
 
-    const png = ann.waitForResponse((r) => /raster-layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.png/.test(r.url()) && r.status() === 200);
+    const png = ann.waitForResponse(
+      (r) => /raster-layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.png/.test(r.url()) && r.status() === 200,
+    );
     await ann.getByLabel('File').setInputFiles(rasters.file('grid-2056.tif'));
     const raster = ann.getByTestId('raster').filter({ hasText: 'grid-2056' });
     await raster.waitFor({ timeout: 60_000 });
@@ -177,7 +207,8 @@ describe('the web application', { skip }, () => {
     const shot = await ann.getByTestId('map').screenshot();
     const { data, info } = await sharp(shot).raw().toBuffer({ resolveWithObject: true });
     let red = 0;
-    for (let i = 0; i < data.length; i += info.channels) if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
+    for (let i = 0; i < data.length; i += info.channels)
+      if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
     assert.ok(red > 500, `the layer's polygons are drawn (${red} red pixels)`);
 
     await raster.locator('summary', { hasText: 'Display' }).click();
@@ -189,7 +220,12 @@ describe('the web application', { skip }, () => {
     assert.equal((rasterAnswer.body.rasterLayers as { display: { colormap: string } }[])[0]!.display.colormap, 'magma');
     // For the screenshot a person looks at: a few markers in their colours, the panel closed.
     for (const [i, color] of ['#e53e3e', '#38a169', '#d69e2e'].entries()) {
-      await api('POST', `/api/rooms/${roomId}/markers`, { latitude: 46.955 - i * 0.004, longitude: 7.452 + i * 0.006, title: `Site ${i + 1}`, color });
+      await api('POST', `/api/rooms/${roomId}/markers`, {
+        latitude: 46.955 - i * 0.004,
+        longitude: 7.452 + i * 0.006,
+        title: `Site ${i + 1}`,
+        color,
+      });
     }
     await raster.locator('summary', { hasText: 'Display' }).click();
     await ann.getByRole('tab', { name: 'Markers' }).click();
@@ -202,12 +238,20 @@ describe('the web application', { skip }, () => {
     await ann.getByRole('tab', { name: 'Draw' }).click();
     await ann.getByRole('button', { name: 'Polygon' }).click();
     const { x, y } = await mapCentre(ann);
-    for (const [dx, dy] of [[-150, -100], [-50, -100], [-50, -20], [-150, -20], [-150, -100]]) {
+    for (const [dx, dy] of [
+      [-150, -100],
+      [-50, -100],
+      [-50, -20],
+      [-150, -20],
+      [-150, -100],
+    ]) {
       await ann.mouse.click(x + dx!, y + dy!);
       await ann.waitForTimeout(150);
     }
     await ann.getByRole('heading', { name: 'Drawings (1)' }).waitFor({ timeout: 5000 });
-    const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)).body.drawings as { geometry: { type: string; coordinates: number[][][] } }[];
+    const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)).body.drawings as {
+      geometry: { type: string; coordinates: number[][][] };
+    }[];
     assert.equal(drawings[0]!.geometry.type, 'Polygon');
     assert.equal(drawings[0]!.geometry.coordinates[0]!.length, 5, 'four corners, closed');
 
@@ -248,7 +292,9 @@ describe('the web application', { skip }, () => {
     await ann.getByRole('button', { name: 'Create token' }).click();
     const secret = (await ann.getByTestId('token-secret').textContent())!;
     assert.match(secret, /^mrt_/);
-    const withToken = await fetch(`${service.url}/api/rooms/${roomId}`, { headers: { Authorization: `Bearer ${secret}` } });
+    const withToken = await fetch(`${service.url}/api/rooms/${roomId}`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
     assert.equal(withToken.status, 200, 'the token works for scripts');
     await ann.getByTestId('tokens').getByText('nightly import').waitFor();
 
@@ -265,7 +311,11 @@ describe('the web application', { skip }, () => {
     await watcher.context().setOffline(true);
     await service.restart();
     await watcher.getByText('Offline: reconnecting…').waitFor({ timeout: 10_000 });
-    await api('POST', `/api/rooms/${roomId}/markers`, { latitude: BERN.lat, longitude: BERN.lng, title: 'Added while away' });
+    await api('POST', `/api/rooms/${roomId}/markers`, {
+      latitude: BERN.lat,
+      longitude: BERN.lng,
+      title: 'Added while away',
+    });
     await watcher.context().setOffline(false);
     await watcher.getByRole('tab', { name: 'Markers' }).click();
     await watcher.getByTestId('marker-list').getByText('Added while away').waitFor({ timeout: 20_000 });

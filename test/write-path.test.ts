@@ -26,14 +26,20 @@ let writePath: WritePath;
 const actor = { kind: 'user' as const, id: 'user-test' };
 
 before(async () => {
-  ({ t, users: { owner } } = await scaffold({ users: ['owner'], rooms: [] }));
+  ({
+    t,
+    users: { owner },
+  } = await scaffold({ users: ['owner'], rooms: [] }));
   hub = new RecordingHub();
   writePath = new WritePath(t.database.db, hub);
 });
 after(() => t.close());
 
 const roomVersion = async (roomId: string) =>
-  Number((await t.database.db.selectFrom('rooms').select('version').where('id', '=', roomId).executeTakeFirstOrThrow()).version);
+  Number(
+    (await t.database.db.selectFrom('rooms').select('version').where('id', '=', roomId).executeTakeFirstOrThrow())
+      .version,
+  );
 const historyOf = (roomId: string) =>
   t.database.db.selectFrom('history').selectAll().where('room_id', '=', roomId).orderBy('version').execute();
 const drawingRow = (roomId: string, id: string) => ({
@@ -52,12 +58,21 @@ describe('WritePath', () => {
     const roomId = await createRoom(t.app, owner);
     hub.events = [];
     const result = await writePath.write(roomId, actor, async (trx) => {
-      await trx.insertInto('drawings').values([drawingRow(roomId, 'drawing-a'), drawingRow(roomId, 'drawing-b')]).execute();
+      await trx
+        .insertInto('drawings')
+        .values([drawingRow(roomId, 'drawing-a'), drawingRow(roomId, 'drawing-b')])
+        .execute();
       assert.equal(hub.events.length, 0, 'nothing is published before the commit');
       return {
         result: 'done',
         changes: [
-          { type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-a', changes: { label: 'a' }, data: { id: 'drawing-a' } },
+          {
+            type: 'drawing.created',
+            objectType: 'drawing',
+            objectId: 'drawing-a',
+            changes: { label: 'a' },
+            data: { id: 'drawing-a' },
+          },
           { type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-b', data: { id: 'drawing-b' } },
         ],
       };
@@ -65,16 +80,22 @@ describe('WritePath', () => {
     assert.equal(result, 'done');
     assert.equal(await roomVersion(roomId), 2);
     const history = await historyOf(roomId);
-    assert.deepEqual(history.map((h) => [h.version, h.object_id, h.actor_kind, h.actor_id]), [
-      [1, 'drawing-a', 'user', actor.id],
-      [2, 'drawing-b', 'user', actor.id],
-    ]);
+    assert.deepEqual(
+      history.map((h) => [h.version, h.object_id, h.actor_kind, h.actor_id]),
+      [
+        [1, 'drawing-a', 'user', actor.id],
+        [2, 'drawing-b', 'user', actor.id],
+      ],
+    );
     assert.deepEqual(JSON.parse(history[0]!.changes!), { label: 'a' });
     assert.equal(history[1]!.changes, null);
-    assert.deepEqual(hub.events.map((e) => [e.version, e.type, e.objectId, e.roomId]), [
-      [1, 'drawing.created', 'drawing-a', roomId],
-      [2, 'drawing.created', 'drawing-b', roomId],
-    ]);
+    assert.deepEqual(
+      hub.events.map((e) => [e.version, e.type, e.objectId, e.roomId]),
+      [
+        [1, 'drawing.created', 'drawing-a', roomId],
+        [2, 'drawing.created', 'drawing-b', roomId],
+      ],
+    );
   });
 
   test('a failing piece of work leaves no row, no version, no history and no event', async () => {
@@ -89,7 +110,10 @@ describe('WritePath', () => {
     );
     assert.equal(await roomVersion(roomId), 0);
     assert.deepEqual(await historyOf(roomId), []);
-    assert.equal((await t.database.db.selectFrom('drawings').select('id').where('room_id', '=', roomId).execute()).length, 0);
+    assert.equal(
+      (await t.database.db.selectFrom('drawings').select('id').where('room_id', '=', roomId).execute()).length,
+      0,
+    );
     assert.deepEqual(hub.events, []);
   });
 
@@ -106,9 +130,15 @@ describe('WritePath', () => {
       const error = await writePath
         .write(roomId, actor, async (trx) => {
           await trx.insertInto('drawings').values(drawingRow(roomId, 'drawing-kept')).execute();
-          return { result: null, changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-kept' }] };
+          return {
+            result: null,
+            changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-kept' }],
+          };
         })
-        .then(() => null, (e: unknown) => e);
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       assert.ok(error instanceof AppError);
       assert.equal(error.statusCode, 502);
       assert.equal(error.code, 'broadcast_failed');
@@ -124,13 +154,22 @@ describe('WritePath', () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         writePath.write(roomId, actor, async (trx) => {
-          await trx.insertInto('drawings').values(drawingRow(roomId, `drawing-${i}`)).execute();
-          return { result: null, changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: `drawing-${i}` }] };
+          await trx
+            .insertInto('drawings')
+            .values(drawingRow(roomId, `drawing-${i}`))
+            .execute();
+          return {
+            result: null,
+            changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: `drawing-${i}` }],
+          };
         }),
       ),
     );
     const versions = (await historyOf(roomId)).map((h) => Number(h.version));
-    assert.deepEqual(versions, Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      versions,
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.equal(await roomVersion(roomId), 20);
   });
 });

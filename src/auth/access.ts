@@ -1,11 +1,4 @@
-import {
-  forbidden,
-  notFound,
-  tokenLacks,
-  tokenNotAllowed,
-  tokenWrongRoom,
-  unauthorized,
-} from '../errors.js';
+import { forbidden, notFound, tokenLacks, tokenNotAllowed, tokenWrongRoom, unauthorized } from '../errors.js';
 import type { TokenPermission } from './room-tokens.js';
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -133,7 +126,11 @@ export function access(room: RoomFacts | null, roomId: string, caller: Caller, n
   const capability = NEED_CAPABILITY[need];
   if (need === 'listen') return grant;
   // A room token without read learns nothing of the room, even where anonymous readers may.
-  if (caller.kind === 'token' && (need === 'info' || need === 'deck' || need === 'shownByDeck') && !grant.capabilities.has('read')) {
+  if (
+    caller.kind === 'token' &&
+    (need === 'info' || need === 'deck' || need === 'shownByDeck') &&
+    !grant.capabilities.has('read')
+  ) {
     throw tokenLacks('read');
   }
   if (need === 'info') return grant;

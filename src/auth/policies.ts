@@ -20,13 +20,19 @@ const ACTION_CAPABILITY = {
 export type RoomAction = keyof typeof ACTION_CAPABILITY;
 
 /** Whether the grant allows an action of `GET /permissions`. */
-export const mayPerform = (grant: Grant, action: RoomAction): boolean => grant.capabilities.has(ACTION_CAPABILITY[action]);
+export const mayPerform = (grant: Grant, action: RoomAction): boolean =>
+  grant.capabilities.has(ACTION_CAPABILITY[action]);
 
 /**
  * Deleting something authored (a comment, a reply): its author may; otherwise only a user
  * session with write (owner, editor). A room token or a viewer deletes only its own.
  */
-export function authorizeDeleteAuthored(caller: Caller, grant: Grant, author: Actor, what: 'comments' | 'replies'): void {
+export function authorizeDeleteAuthored(
+  caller: Caller,
+  grant: Grant,
+  author: Actor,
+  what: 'comments' | 'replies',
+): void {
   const actor = actorOf(caller);
   if (author.kind === actor.kind && author.id === actor.id) return;
   if (caller.kind === 'token') throw forbidden(`A room token may delete only the ${what} it wrote`);

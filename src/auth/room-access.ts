@@ -3,7 +3,11 @@ import type { AccessSource, RoomWithRole } from './access-source.js';
 
 /** The facts `access()` needs, from a room row with the caller's role. */
 export function roomFacts(row: RoomWithRole): RoomFacts {
-  return { isPublic: row.is_public === 1, presentationIsPublic: row.presentation_is_public === 1, role: row.member_role };
+  return {
+    isPublic: row.is_public === 1,
+    presentationIsPublic: row.presentation_is_public === 1,
+    role: row.member_role,
+  };
 }
 
 /** For `shownByDeck` needs: what the request names, and whether a slide of the room shows it. */
@@ -28,7 +32,10 @@ export async function authorizeRoom(
   const row = await source.roomWithRole(roomId, caller.kind === 'user' ? caller.userId : null);
   const facts = row ? roomFacts(row) : null;
   if (facts && need === 'shownByDeck' && visitsOnlyTheDeck(facts, caller)) {
-    facts.deckObject = { what: deckObject?.what ?? 'Object', shown: deckObject ? await deckObject.isShown(roomId) : false };
+    facts.deckObject = {
+      what: deckObject?.what ?? 'Object',
+      shown: deckObject ? await deckObject.isShown(roomId) : false,
+    };
   }
   return { room: row, grant: access(facts, roomId, caller, need) };
 }

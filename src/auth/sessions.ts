@@ -46,7 +46,10 @@ export class SessionKeys {
    * clone grant). It names the room by id and creation time, so that it does not cover a
    * later room that takes the id of a deleted one.
    */
-  async issueGrant(room: { id: string; created_at: number }, lifetimeSeconds: number): Promise<{ grant: string; expiresAt: number }> {
+  async issueGrant(
+    room: { id: string; created_at: number },
+    lifetimeSeconds: number,
+  ): Promise<{ grant: string; expiresAt: number }> {
     const expiresAt = Math.floor(Date.now() / 1000) + lifetimeSeconds;
     const grant = await new SignJWT({ roomCreatedAt: room.created_at })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -62,7 +65,12 @@ export class SessionKeys {
   /** The room a clone grant covers (id and creation time), or null when the grant is not one of ours, was altered or expired. */
   async grantedRoom(grant: string): Promise<{ id: string; createdAt: number } | null> {
     try {
-      const { payload } = await jwtVerify(grant, this.secret, { issuer: LOCAL_ISSUER, audience: GRANT_AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
+      const { payload } = await jwtVerify(grant, this.secret, {
+        issuer: LOCAL_ISSUER,
+        audience: GRANT_AUDIENCE,
+        algorithms: ['HS256'],
+        requiredClaims: ['exp', 'sub'],
+      });
       const createdAt = payload.roomCreatedAt;
       return payload.sub && typeof createdAt === 'number' ? { id: payload.sub, createdAt } : null;
     } catch {
@@ -100,7 +108,13 @@ export class SessionKeys {
     }
     const email = typeof payload.email === 'string' ? normalizeEmail(payload.email) : '';
     if (!payload.sub || !email) throw unauthorized('Session token lacks a subject or e-mail');
-    return { userId: payload.sub, email, external, emailVerified: payload.email_verified !== false, issuedAt: payload.iat ?? 0 };
+    return {
+      userId: payload.sub,
+      email,
+      external,
+      emailVerified: payload.email_verified !== false,
+      issuedAt: payload.iat ?? 0,
+    };
   }
 }
 

@@ -23,7 +23,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /** Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. */
 export async function openDatabase(config: Config): Promise<Database> {
-  const database = config.databaseUrl ? openPostgres(config.databaseUrl, config.pgPoolSize) : openSqlite(config.dataDir, sqlitePathOf(config));
+  const database = config.databaseUrl
+    ? openPostgres(config.databaseUrl, config.pgPoolSize)
+    : openSqlite(config.dataDir, sqlitePathOf(config));
   try {
     await migrateToLatest(database.db, database.dialect);
   } catch (error) {

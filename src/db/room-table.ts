@@ -85,11 +85,20 @@ export class RoomTable<T extends RoomScoped> {
   /** Writes the whole row: concurrent changes resolve last-write-wins, never torn. */
   async replace(db: Db, row: Tables[T]): Promise<void> {
     const { id, room_id: roomId, ...columns } = row as Tables[T] & { id: string; room_id: string };
-    await this.q(db).updateTable(this.name).set(columns as Record<string, unknown>).where('room_id', '=', roomId).where('id', '=', id).execute();
+    await this.q(db)
+      .updateTable(this.name)
+      .set(columns as Record<string, unknown>)
+      .where('room_id', '=', roomId)
+      .where('id', '=', id)
+      .execute();
   }
 
   async delete(db: Db, roomId: string, id: string): Promise<boolean> {
-    const result = await this.q(db).deleteFrom(this.name).where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+    const result = await this.q(db)
+      .deleteFrom(this.name)
+      .where('room_id', '=', roomId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 

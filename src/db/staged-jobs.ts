@@ -31,7 +31,5 @@ export class StagedJobs {
 }
 
 /** The condition "written by no job that is still staged", on a table's job-id column. */
-export const notStaged =
-  (column: string) =>
-  (eb: ExpressionBuilder<any, any>) =>
-    eb.or([eb(eb.ref(column), 'is', null), eb(eb.ref(column), 'not in', eb.selectFrom('staged_jobs').select('job_id'))]);
+export const notStaged = (column: string) => (eb: ExpressionBuilder<any, any>) =>
+  eb.or([eb(eb.ref(column), 'is', null), eb(eb.ref(column), 'not in', eb.selectFrom('staged_jobs').select('job_id'))]);

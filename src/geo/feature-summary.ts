@@ -53,7 +53,8 @@ export function summarizeGeometry(geometry: AnyGeometry | null | undefined): Geo
 
 function walk(geometry: AnyGeometry, box: Bbox, nesting: number): number {
   if (geometry.type === 'GeometryCollection') {
-    if (!Array.isArray(geometry.geometries) || nesting > 8) throw new CoordinateError('a GeometryCollection needs a geometries array');
+    if (!Array.isArray(geometry.geometries) || nesting > 8)
+      throw new CoordinateError('a GeometryCollection needs a geometries array');
     let kinds = 0;
     for (const part of geometry.geometries) kinds |= walk(part, box, nesting + 1);
     return kinds;
@@ -76,7 +77,9 @@ function addPositions(value: unknown, depth: number, box: Bbox): void {
     throw new CoordinateError('a position must hold finite numbers');
   }
   if (lon < -180 || lon > 180 || lat < -90 || lat > 90) {
-    throw new CoordinateError(`position [${lon}, ${lat}] is not a longitude from -180 to 180 and a latitude from -90 to 90`);
+    throw new CoordinateError(
+      `position [${lon}, ${lat}] is not a longitude from -180 to 180 and a latitude from -90 to 90`,
+    );
   }
   if (lon < box[0]) box[0] = lon;
   if (lat < box[1]) box[1] = lat;

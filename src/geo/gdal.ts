@@ -7,7 +7,15 @@ import type { Readable, Writable } from 'node:stream';
  * limit and an address-space limit, cannot reach the network, and its failure is a
  * `GdalError` whose `reason` is GDAL's own message, fit to show to the person who sent the file.
  */
-export type GdalTool = 'ogr2ogr' | 'ogrinfo' | 'gdalinfo' | 'gdalwarp' | 'gdal_translate' | 'gdaladdo' | 'gdalsrsinfo' | 'python3';
+export type GdalTool =
+  | 'ogr2ogr'
+  | 'ogrinfo'
+  | 'gdalinfo'
+  | 'gdalwarp'
+  | 'gdal_translate'
+  | 'gdaladdo'
+  | 'gdalsrsinfo'
+  | 'python3';
 
 export interface GdalLimits {
   /** The process is killed after this long. */
@@ -42,7 +50,8 @@ export class GdalError extends Error {
 export const SAFE_GDAL_ENV: Record<string, string> = {
   // Names of Debian's GDAL 3.6 build; an unknown name would only print a warning. The raster
   // VRT driver stays (the COG writer needs it): raster inputs are opened with `-if GTiff`.
-  GDAL_SKIP: 'OGR_VRT WMS WMTS WCS WFS OAPIF OGCAPI ESRIC PLMOSAIC PLSCENES STACIT NGW EEDA EEDAI Elasticsearch AmigoCloud Carto CSW HTTP PostGISRaster Rasterlite',
+  GDAL_SKIP:
+    'OGR_VRT WMS WMTS WCS WFS OAPIF OGCAPI ESRIC PLMOSAIC PLSCENES STACIT NGW EEDA EEDAI Elasticsearch AmigoCloud Carto CSW HTTP PostGISRaster Rasterlite',
   // Drivers can still fetch a URL a file names (GeoJSON's `"crs": {"type": "link"}` is read by
   // GDAL itself, whatever GDAL_SKIP says): every such request goes to a proxy that does not
   // exist (the discard port on loopback) and fails at once.
@@ -125,11 +134,17 @@ export function streamGdal(
       limits.signal?.removeEventListener('abort', onAbort);
       if (code === 0 && !killedFor) return resolve();
       if (code === 127) return reject(new GdalError(`${tool} is not installed`, 'missing'));
-      if (killedFor === 'timeout') return reject(new GdalError(`GDAL took longer than ${Math.round(limits.timeoutMs / 1000)} s`, 'timeout'));
+      if (killedFor === 'timeout')
+        return reject(new GdalError(`GDAL took longer than ${Math.round(limits.timeoutMs / 1000)} s`, 'timeout'));
       if (killedFor === 'aborted') return reject(new GdalError('Stopped', 'aborted'));
-      const outOfMemory = /out of memory|cannot allocate|bad_alloc|std::bad_alloc/i.test(stderr) || signal === 'SIGSEGV' || signal === 'SIGABRT';
+      const outOfMemory =
+        /out of memory|cannot allocate|bad_alloc|std::bad_alloc/i.test(stderr) ||
+        signal === 'SIGSEGV' ||
+        signal === 'SIGABRT';
       if (outOfMemory && /memory|alloc/i.test(stderr)) {
-        return reject(new GdalError(`GDAL ran out of its ${Math.round(limits.memoryBytes / 2 ** 20)} MB memory limit`, 'memory'));
+        return reject(
+          new GdalError(`GDAL ran out of its ${Math.round(limits.memoryBytes / 2 ** 20)} MB memory limit`, 'memory'),
+        );
       }
       reject(new GdalError(reasonFrom(stderr), 'failed'));
     });
@@ -155,7 +170,11 @@ export async function runGdal(
   await run.done.catch((error: GdalError) => {
     if (size > max) throw new GdalError(`GDAL's answer is larger than ${max} bytes`, 'failed');
     // Some tools (ogrinfo) say why on stdout.
-    if (error.failure === 'failed') throw new GdalError(reasonFrom(`${Buffer.concat(chunks).toString('utf8').slice(-4096)}\n${run.stderr()}`), 'failed');
+    if (error.failure === 'failed')
+      throw new GdalError(
+        reasonFrom(`${Buffer.concat(chunks).toString('utf8').slice(-4096)}\n${run.stderr()}`),
+        'failed',
+      );
     throw error;
   });
   return { stdout: Buffer.concat(chunks).toString('utf8') };

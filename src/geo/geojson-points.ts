@@ -65,7 +65,9 @@ class FeatureCollector extends Transform {
   private consume(token: Token) {
     if (this.feature) {
       if (++this.featureTokens > MAX_FEATURE_TOKENS) {
-        throw new GeoJsonError(`Feature ${this.count + 1} (features[${this.count}]) is too large: at most ${MAX_FEATURE_TOKENS} JSON values per feature`);
+        throw new GeoJsonError(
+          `Feature ${this.count + 1} (features[${this.count}]) is too large: at most ${MAX_FEATURE_TOKENS} JSON values per feature`,
+        );
       }
       this.feature.consume(token as never);
       if (this.feature.done) {
@@ -98,8 +100,7 @@ class FeatureCollector extends Transform {
         if (this.inFeatures && this.depth === 2) {
           this.batch.push(token.value ?? null);
           this.count++;
-        }
-        else if (this.depth === 1 && this.key === 'type') this.type = token.value;
+        } else if (this.depth === 1 && this.key === 'type') this.type = token.value;
     }
   }
 }
@@ -119,7 +120,9 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
     }
   } catch (error) {
     if (error instanceof GeoJsonError) throw error;
-    throw new GeoJsonError(`The file is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`);
+    throw new GeoJsonError(
+      `The file is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)})`,
+    );
   } finally {
     collector.destroy();
   }

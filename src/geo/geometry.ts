@@ -35,7 +35,8 @@ function ringProblem(value: unknown, where: string): string | null {
   if (problem) return problem;
   const ring = value as number[][];
   const [a, b] = [ring[0]!, ring[ring.length - 1]!];
-  if (a.length !== b.length || a.some((n, i) => n !== b[i])) return `${where} must be closed (its last position equal to its first)`;
+  if (a.length !== b.length || a.some((n, i) => n !== b[i]))
+    return `${where} must be closed (its last position equal to its first)`;
   return null;
 }
 
@@ -54,7 +55,8 @@ export function geometryProblem(value: unknown): string | null {
     case 'LineString':
       return lineProblem(coordinates, 'geometry.coordinates', 2);
     case 'Polygon':
-      if (!Array.isArray(coordinates) || coordinates.length === 0) return 'geometry.coordinates must be a list of rings';
+      if (!Array.isArray(coordinates) || coordinates.length === 0)
+        return 'geometry.coordinates must be a list of rings';
       return firstProblem(coordinates, (ring, i) => ringProblem(ring, `geometry.coordinates[${i}]`));
     default:
       return 'geometry.type must be Point, LineString or Polygon';

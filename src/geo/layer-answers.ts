@@ -26,7 +26,10 @@ export interface StoredFeatureRow {
  * When it passes MAX_FEATURES_PER_ANSWER the manifest can be answered without touching the
  * feature index (most low-zoom views of big layers).
  */
-export function featuresSurelyInside(chunks: Iterable<Pick<ChunkSummary, 'featureCount' | 'bbox'>>, bbox: Bbox): number {
+export function featuresSurelyInside(
+  chunks: Iterable<Pick<ChunkSummary, 'featureCount' | 'bbox'>>,
+  bbox: Bbox,
+): number {
   let sum = 0;
   for (const { featureCount, bbox: c } of chunks) {
     if (c[0] >= bbox[0] && c[1] >= bbox[1] && c[2] <= bbox[2] && c[3] <= bbox[3]) sum += featureCount;
@@ -44,9 +47,21 @@ export function bboxesTouch(a: Bbox, b: Bbox): boolean {
  * chunks touching the bbox (every chunk of the layer when there is none), each with the path
  * that serves it.
  */
-export function chunkManifestText(chunks: Iterable<Pick<ChunkSummary, 'index' | 'featureCount' | 'bbox'>>, featureCount: number, pathOf: (index: number) => string): string {
-  const directChunks = [...chunks].map((chunk) => ({ path: pathOf(chunk.index), featureCount: chunk.featureCount, bbox: chunk.bbox }));
-  return JSON.stringify({ type: 'FeatureCollection', features: [], _metadata: { complete: false, featureCount, directChunks } });
+export function chunkManifestText(
+  chunks: Iterable<Pick<ChunkSummary, 'index' | 'featureCount' | 'bbox'>>,
+  featureCount: number,
+  pathOf: (index: number) => string,
+): string {
+  const directChunks = [...chunks].map((chunk) => ({
+    path: pathOf(chunk.index),
+    featureCount: chunk.featureCount,
+    bbox: chunk.bbox,
+  }));
+  return JSON.stringify({
+    type: 'FeatureCollection',
+    features: [],
+    _metadata: { complete: false, featureCount, directChunks },
+  });
 }
 
 /**
@@ -54,10 +69,17 @@ export function chunkManifestText(chunks: Iterable<Pick<ChunkSummary, 'index' | 
  * JSON as it is, or its geometry simplified when `zoom` is below the row's detail zoom.
  * `metadata` is merged into `_metadata` after `complete` and `featureCount`.
  */
-export function featureCollectionText(rows: Iterable<StoredFeatureRow>, zoom?: number, metadata: Record<string, unknown> = {}): string {
+export function featureCollectionText(
+  rows: Iterable<StoredFeatureRow>,
+  zoom?: number,
+  metadata: Record<string, unknown> = {},
+): string {
   const parts: string[] = [];
   for (const row of rows) {
-    const geometry = zoom === undefined || row.detailZoom <= zoom ? row.geometry : JSON.stringify(simplifyGeometry(JSON.parse(row.geometry) as AnyGeometry, zoom));
+    const geometry =
+      zoom === undefined || row.detailZoom <= zoom
+        ? row.geometry
+        : JSON.stringify(simplifyGeometry(JSON.parse(row.geometry) as AnyGeometry, zoom));
     parts.push(featureText(row.id, geometry, row.properties));
   }
   const meta = JSON.stringify({ complete: true, featureCount: parts.length, ...metadata });

@@ -28,9 +28,17 @@ function simplifyWith(geometry: AnyGeometry, sqTolerance: number): AnyGeometry {
       return { ...geometry, coordinates: simplifyLine(c, sqTolerance, false) };
     case 'MultiLineString':
     case 'Polygon':
-      return { ...geometry, coordinates: (c as Position[][]).map((line) => simplifyLine(line, sqTolerance, geometry.type === 'Polygon')) };
+      return {
+        ...geometry,
+        coordinates: (c as Position[][]).map((line) => simplifyLine(line, sqTolerance, geometry.type === 'Polygon')),
+      };
     case 'MultiPolygon':
-      return { ...geometry, coordinates: (c as Position[][][]).map((polygon) => polygon.map((ring) => simplifyLine(ring, sqTolerance, true))) };
+      return {
+        ...geometry,
+        coordinates: (c as Position[][][]).map((polygon) =>
+          polygon.map((ring) => simplifyLine(ring, sqTolerance, true)),
+        ),
+      };
     case 'GeometryCollection':
       return { ...geometry, geometries: (geometry.geometries ?? []).map((part) => simplifyWith(part, sqTolerance)) };
     default:
@@ -49,7 +57,9 @@ export function simplifyLine(line: Position[], sqTolerance: number, isRing: bool
   let keep = (i: number) => importance[i]! > sqTolerance;
   if (isRing && countKept(importance, sqTolerance) < 4) {
     // Keep the two most important corners besides the closing pair: a triangle.
-    const ranked = Array.from(importance.keys()).slice(1, -1).sort((a, b) => importance[b]! - importance[a]!);
+    const ranked = Array.from(importance.keys())
+      .slice(1, -1)
+      .sort((a, b) => importance[b]! - importance[a]!);
     const corners = new Set(ranked.slice(0, 2));
     keep = (i: number) => i === 0 || i === count - 1 || corners.has(i);
   }
@@ -110,8 +120,10 @@ export function detailZoom(geometry: AnyGeometry): number {
   const visit = (g: AnyGeometry): void => {
     const c = g.coordinates as never;
     if (g.type === 'LineString') visitLine(c, false);
-    else if (g.type === 'MultiLineString' || g.type === 'Polygon') for (const line of c as Position[][]) visitLine(line, g.type === 'Polygon');
-    else if (g.type === 'MultiPolygon') for (const polygon of c as Position[][][]) for (const ring of polygon) visitLine(ring, true);
+    else if (g.type === 'MultiLineString' || g.type === 'Polygon')
+      for (const line of c as Position[][]) visitLine(line, g.type === 'Polygon');
+    else if (g.type === 'MultiPolygon')
+      for (const polygon of c as Position[][][]) for (const ring of polygon) visitLine(ring, true);
     else if (g.type === 'GeometryCollection') for (const part of g.geometries ?? []) visit(part);
   };
   visit(geometry);

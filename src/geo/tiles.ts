@@ -67,8 +67,14 @@ export function encodeTile(features: Iterable<TileFeature>, z: number, x: number
       }
     }
     detailed.push({ feature, type });
-    const geometry = typeof feature.geometry === 'string' ? (JSON.parse(feature.geometry) as AnyGeometry) : feature.geometry;
-    collection.features.push({ type: 'Feature', id: validId(feature.id), geometry, properties: feature.properties ?? {} });
+    const geometry =
+      typeof feature.geometry === 'string' ? (JSON.parse(feature.geometry) as AnyGeometry) : feature.geometry;
+    collection.features.push({
+      type: 'Feature',
+      id: validId(feature.id),
+      geometry,
+      properties: feature.properties ?? {},
+    });
   }
   const tile =
     collection.features.length > 0
@@ -105,12 +111,30 @@ type TileBox = { minX: number; maxX: number; minY: number; maxY: number };
 function markOf(feature: TileFeature, type: string, box: TileBox): GeoJSONVTFeature | null {
   const cx = Math.round((box.minX + box.maxX) / 2);
   const cy = Math.round((box.minY + box.maxY) / 2);
-  if (cx < -TILE_BUFFER || cx > TILE_EXTENT + TILE_BUFFER || cy < -TILE_BUFFER || cy > TILE_EXTENT + TILE_BUFFER) return null;
+  if (cx < -TILE_BUFFER || cx > TILE_EXTENT + TILE_BUFFER || cy < -TILE_BUFFER || cy > TILE_EXTENT + TILE_BUFFER)
+    return null;
   const h = MARK_SIZE / 2;
   const id = validId(feature.id);
   const tags = feature.properties ?? {};
-  if (type.endsWith('LineString')) return { id, tags, type: 2, geometry: [[[cx - h, cy], [cx + h, cy]]] } as GeoJSONVTFeature;
-  const ring = [[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h], [cx - h, cy - h]];
+  if (type.endsWith('LineString'))
+    return {
+      id,
+      tags,
+      type: 2,
+      geometry: [
+        [
+          [cx - h, cy],
+          [cx + h, cy],
+        ],
+      ],
+    } as GeoJSONVTFeature;
+  const ring = [
+    [cx - h, cy - h],
+    [cx + h, cy - h],
+    [cx + h, cy + h],
+    [cx - h, cy + h],
+    [cx - h, cy - h],
+  ];
   return { id, tags, type: 3, geometry: [ring] } as GeoJSONVTFeature;
 }
 
@@ -119,7 +143,11 @@ function markOf(feature: TileFeature, type: string, box: TileBox): GeoJSONVTFeat
  * lines): every feature the thinning chose still shows. Needs unique ids to tell which were
  * dropped.
  */
-function marksForDropped(sent: { feature: TileFeature; type: string }[], drawn: GeoJSONVTFeature[], toTile: (bbox: Bbox) => TileBox): GeoJSONVTFeature[] {
+function marksForDropped(
+  sent: { feature: TileFeature; type: string }[],
+  drawn: GeoJSONVTFeature[],
+  toTile: (bbox: Bbox) => TileBox,
+): GeoJSONVTFeature[] {
   if (sent.length === drawn.length) return [];
   const drawnIds = new Set(drawn.map((feature) => feature.id));
   const marks: GeoJSONVTFeature[] = [];

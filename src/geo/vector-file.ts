@@ -51,22 +51,42 @@ const NO_TABLES: Record<VectorFormat, string> = {
  * feature tables. Refusals are VectorRejected: `unsupported_format` (415), or `invalid_file`,
  * `invalid_zip`, `unknown_crs`, `no_feature_tables` (400).
  */
-export async function openVectorFile(filePath: string, originalName: string, options: OpenOptions = {}): Promise<OpenedVectorFile> {
+export async function openVectorFile(
+  filePath: string,
+  originalName: string,
+  options: OpenOptions = {},
+): Promise<OpenedVectorFile> {
   const format = await detectVectorFormat(filePath, originalName);
-  const sources = await sourcesOf(format, path.resolve(filePath), originalName, options.zipLimits ?? DEFAULT_ZIP_LIMITS);
+  const sources = await sourcesOf(
+    format,
+    path.resolve(filePath),
+    originalName,
+    options.zipLimits ?? DEFAULT_ZIP_LIMITS,
+  );
   const tables: VectorTable[] = [];
   for (const source of sources) tables.push(...(await inspectSource(source, options.gdalLimits ?? INSPECT_LIMITS)));
   if (tables.length === 0) throw new VectorRejected('no_feature_tables', NO_TABLES[format]);
   return { format, tables };
 }
 
-async function sourcesOf(format: VectorFormat, filePath: string, originalName: string, zipLimits: ZipLimits): Promise<VectorSource[]> {
+async function sourcesOf(
+  format: VectorFormat,
+  filePath: string,
+  originalName: string,
+  zipLimits: ZipLimits,
+): Promise<VectorSource[]> {
   const driver = GDAL_DRIVERS[format];
   const label = path.basename(originalName) || 'the file';
   switch (format) {
     case 'shapefile': {
       const members = await shapefilesInZip(filePath, zipLimits);
-      return members.map((member) => ({ format, driver, gdalPath: vsizipPath(filePath, member), openOptions: [], label: `${label}/${member}` }));
+      return members.map((member) => ({
+        format,
+        driver,
+        gdalPath: vsizipPath(filePath, member),
+        openOptions: [],
+        label: `${label}/${member}`,
+      }));
     }
     case 'csv':
       // The prefix makes GDAL read it as CSV whatever the stored file's name.

@@ -65,11 +65,16 @@ export function newStats(): ReadStats {
 export function geoJsonSeqArguments(table: VectorTable, fids?: [number, number]): string[] {
   const { source } = table;
   const args = [
-    '-f', 'GeoJSONSeq', '/vsistdout/', source.gdalPath, table.name,
+    '-f',
+    'GeoJSONSeq',
+    '/vsistdout/',
+    source.gdalPath,
+    table.name,
     ...source.openOptions.flatMap((option) => ['-oo', option]),
     ...(table.crsAssumed ? ['-a_srs', 'EPSG:4326'] : ['-t_srs', 'EPSG:4326']),
     ...(hasFids(table) ? ['-preserve_fid'] : []),
-    '-lco', 'COORDINATE_PRECISION=7',
+    '-lco',
+    'COORDINATE_PRECISION=7',
   ];
   if (fids) {
     // A GeoPackage's filter is SQLite SQL on its FID column; a shapefile's is OGR SQL on FID.
@@ -87,7 +92,10 @@ export function fidRanges(table: VectorTable, parts: number): ([number, number] 
   const range = table.fidRange;
   if (!range || parts <= 1 || range[1] - range[0] < parts * 1000) return [undefined];
   const size = Math.ceil((range[1] - range[0] + 1) / parts);
-  return Array.from({ length: parts }, (_, i): [number, number] => [range[0] + i * size, Math.min(range[1], range[0] + (i + 1) * size - 1)]);
+  return Array.from({ length: parts }, (_, i): [number, number] => [
+    range[0] + i * size,
+    Math.min(range[1], range[0] + (i + 1) * size - 1),
+  ]);
 }
 
 /**
@@ -95,7 +103,11 @@ export function fidRanges(table: VectorTable, parts: number): ([number, number] 
  * VectorRejected `invalid_file` naming the feature (its FID, or for a CSV its row) or GDAL's
  * reason; an abort is a GdalError with failure `aborted`.
  */
-export async function* readFeatures(table: VectorTable, options: ReadOptions = {}, stats: ReadStats = newStats()): AsyncGenerator<StreamedFeature[]> {
+export async function* readFeatures(
+  table: VectorTable,
+  options: ReadOptions = {},
+  stats: ReadStats = newStats(),
+): AsyncGenerator<StreamedFeature[]> {
   const readers = fidRanges(table, options.parts ?? 1).map((fids) => readPart(table, fids, options, stats));
   const pending = new Map(readers.map((reader, i) => [i, reader.next().then((result) => ({ i, result }))]));
   try {
@@ -105,7 +117,10 @@ export async function* readFeatures(table: VectorTable, options: ReadOptions = {
         pending.delete(i);
         continue;
       }
-      pending.set(i, readers[i]!.next().then((next) => ({ i, result: next })));
+      pending.set(
+        i,
+        readers[i]!.next().then((next) => ({ i, result: next })),
+      );
       yield result.value;
     }
   } finally {
@@ -114,12 +129,23 @@ export async function* readFeatures(table: VectorTable, options: ReadOptions = {
   }
 }
 
-async function* readPart(table: VectorTable, fids: [number, number] | undefined, options: ReadOptions, stats: ReadStats): AsyncGenerator<StreamedFeature[]> {
+async function* readPart(
+  table: VectorTable,
+  fids: [number, number] | undefined,
+  options: ReadOptions,
+  stats: ReadStats,
+): AsyncGenerator<StreamedFeature[]> {
   const batchSize = options.batchSize ?? 1000;
-  const run = streamGdal('ogr2ogr', geoJsonSeqArguments(table, fids), { ...(options.limits ?? READ_LIMITS), signal: options.signal });
+  const run = streamGdal('ogr2ogr', geoJsonSeqArguments(table, fids), {
+    ...(options.limits ?? READ_LIMITS),
+    signal: options.signal,
+  });
   const readAhead = new PassThrough({ highWaterMark: options.readAheadBytes ?? 8 * 1024 * 1024 });
   run.stdout.pipe(readAhead);
-  const failed = run.done.then(() => null, (error: unknown) => error);
+  const failed = run.done.then(
+    () => null,
+    (error: unknown) => error,
+  );
   const decoder = new StringDecoder('utf8');
   const parse = lineParser(table, stats);
   let rest = '';
@@ -142,7 +168,11 @@ async function* readPart(table: VectorTable, fids: [number, number] | undefined,
       }
       rest = text.slice(start);
       if (rest.length > MAX_FEATURE_CHARS) {
-        throw new VectorRejected('invalid_file', `${table.name}: a feature after feature ${stats.features} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`, { table: table.name });
+        throw new VectorRejected(
+          'invalid_file',
+          `${table.name}: a feature after feature ${stats.features} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`,
+          { table: table.name },
+        );
       }
     }
     const error = await failed;
@@ -179,7 +209,11 @@ function lineParser(table: VectorTable, stats: ReadStats): (line: string) => Str
     try {
       parsed = JSON.parse(line);
     } catch {
-      throw new VectorRejected('invalid_file', `${table.name}, feature ${position} (in reading order): its coordinates or values cannot be written as JSON`, { table: table.name, feature: position });
+      throw new VectorRejected(
+        'invalid_file',
+        `${table.name}, feature ${position} (in reading order): its coordinates or values cannot be written as JSON`,
+        { table: table.name, feature: position },
+      );
     }
     const id = idOf(parsed, position);
     // A CSV's FIDs are its data rows (1 for the row after the header).
@@ -198,11 +232,21 @@ function lineParser(table: VectorTable, stats: ReadStats): (line: string) => Str
       return null;
     }
     stats.features += 1;
-    return { id, geometry: parsed.geometry!, properties: parsed.properties ?? {}, bbox: summary.bbox, kinds: summary.kinds };
+    return {
+      id,
+      geometry: parsed.geometry!,
+      properties: parsed.properties ?? {},
+      bbox: summary.bbox,
+      kinds: summary.kinds,
+    };
   };
 }
 
 function refusalOf(error: unknown, table: VectorTable): unknown {
   if (!(error instanceof GdalError) || error.failure === 'aborted' || error.failure === 'missing') return error;
-  return new VectorRejected('invalid_file', `GDAL could not read ${table.source.label}: ${scrubReason(error.reason, table.source)}`, { table: table.name });
+  return new VectorRejected(
+    'invalid_file',
+    `GDAL could not read ${table.source.label}: ${scrubReason(error.reason, table.source)}`,
+    { table: table.name },
+  );
 }

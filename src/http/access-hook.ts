@@ -97,14 +97,24 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       // Nobody may make the service read a body they could not use: anonymous callers are
       // refused now, and a room token is checked against its own room before a byte is read.
       if (request.caller.kind === 'anonymous') throw unauthorized();
-      if (request.caller.kind === 'token') await authorizeRoom(source, request.caller.roomId, request.caller, spec.roomInBody);
+      if (request.caller.kind === 'token')
+        await authorizeRoom(source, request.caller.roomId, request.caller, spec.roomInBody);
       return;
     }
     if (!('room' in spec)) return;
     const deckObject: DeckObject | undefined =
-      'deckObject' in spec ? { what: spec.deckObject.what, isShown: (id) => spec.deckObject.isShown(id, request) } : undefined;
+      'deckObject' in spec
+        ? { what: spec.deckObject.what, isShown: (id) => spec.deckObject.isShown(id, request) }
+        : undefined;
     const { room, grant } = spec.roomOf
-      ? await authorizeObject(source, spec.roomOf, (request.params as Record<string, string>)[spec.roomOf.param], request.caller, spec.room, deckObject)
+      ? await authorizeObject(
+          source,
+          spec.roomOf,
+          (request.params as Record<string, string>)[spec.roomOf.param],
+          request.caller,
+          spec.room,
+          deckObject,
+        )
       : await authorizeRoom(source, roomId as string, request.caller, spec.room, deckObject);
     request.grant = grant;
     if (room) request.room = room;
@@ -116,7 +126,14 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
  * exist; a token of the object's own room, and anyone who may read the room (a viewer
  * deleting a layer), hear why they are refused.
  */
-async function authorizeObject(source: AccessSource, object: ObjectRoom, id: string | undefined, caller: Caller, need: RoomNeed, deckObject?: DeckObject) {
+async function authorizeObject(
+  source: AccessSource,
+  object: ObjectRoom,
+  id: string | undefined,
+  caller: Caller,
+  need: RoomNeed,
+  deckObject?: DeckObject,
+) {
   // Before the lookup, so that a token cannot tell which ids exist.
   if (caller.kind === 'token' && isSessionOnly(need)) throw tokenNotAllowed();
   const roomId = id ? await object.find(id) : undefined;

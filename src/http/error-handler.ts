@@ -64,7 +64,9 @@ export function registerErrorHandling(app: FastifyInstance) {
     if (error.validation) {
       const issues = error.validation as ValidationIssue[];
       // A nullable field that fails reports "must be null" and "anyOf" too; keep the real cause.
-      const meaningful = issues.filter((i) => i.keyword !== 'anyOf' && !(i.keyword === 'type' && i.params.type === 'null'));
+      const meaningful = issues.filter(
+        (i) => i.keyword !== 'anyOf' && !(i.keyword === 'type' && i.params.type === 'null'),
+      );
       const details = (meaningful.length ? meaningful : issues).map((i) => describe(error.validationContext, i));
       return reply.status(400).send({ error: 'validation_error', message: details[0]!.message, details });
     }
@@ -85,6 +87,8 @@ export function registerErrorHandling(app: FastifyInstance) {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .status(404)
+      .send({ error: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );
 }

@@ -6,14 +6,23 @@ const SECRET_QUERY = /([?&](?:access_token|token)=)[^&]*/gi;
 const SECRET_VALUES = /(mrt_)[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 
 export const scrubUrl = (url: string) =>
-  url.replace(SECRET_QUERY, '$1[REDACTED]').replace(SECRET_VALUES, (_m, prefix?: string) => `${prefix ?? ''}[REDACTED]`);
+  url
+    .replace(SECRET_QUERY, '$1[REDACTED]')
+    .replace(SECRET_VALUES, (_m, prefix?: string) => `${prefix ?? ''}[REDACTED]`);
 
 /** pino options: secrets and the Authorization header are redacted. */
 export function loggerOptions(config: Config) {
   return {
     level: config.logLevel,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.jwtSecret', '*.databaseUrl'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.password',
+        '*.token',
+        '*.jwtSecret',
+        '*.databaseUrl',
+      ],
       censor: '[REDACTED]',
     },
     serializers: {

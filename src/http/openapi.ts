@@ -12,7 +12,7 @@ export async function registerOpenApi(app: FastifyInstance) {
         version: '0.1.0',
         description:
           'Collaborative map rooms. Errors are always `{error, message, details?}`. Send a user session JWT ' +
-          'or a room API token (`mrt_…`) as `Authorization: Bearer <token>`. Decisions that fill the interface\'s open parts: docs/decisions.md; the live channel is `GET /api/rooms/{roomId}/live`.',
+          "or a room API token (`mrt_…`) as `Authorization: Bearer <token>`. Decisions that fill the interface's open parts: docs/decisions.md; the live channel is `GET /api/rooms/{roomId}/live`.",
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },

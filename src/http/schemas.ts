@@ -27,7 +27,9 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 
 /** Path parameters of a room's object: `:roomId` and the object's own id parameter. */
 export const roomObjectParams = <K extends string>(idParam: K) =>
-  Type.Object({ roomId: RoomId, [idParam]: Type.String({ minLength: 1, maxLength: 100 }) } as { roomId: typeof RoomId } & Record<K, ReturnType<typeof Type.String>>);
+  Type.Object({ roomId: RoomId, [idParam]: Type.String({ minLength: 1, maxLength: 100 }) } as {
+    roomId: typeof RoomId;
+  } & Record<K, ReturnType<typeof Type.String>>);
 
 /** The base maps a room or a slide may name. */
 export const BaseLayer = Type.Enum(['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage']);

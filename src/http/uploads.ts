@@ -41,7 +41,10 @@ export function acceptMultipart(app: FastifyInstance) {
 }
 
 const unaccepted = (name: string, spec: UploadSpec) =>
-  invalidField(name, `is not an accepted field (accepted: ${[...Object.keys(spec.files), ...Object.keys(spec.fields ?? {})].join(', ')})`);
+  invalidField(
+    name,
+    `is not an accepted field (accepted: ${[...Object.keys(spec.files), ...Object.keys(spec.fields ?? {})].join(', ')})`,
+  );
 const repeated = (name: string) => invalidField(name, 'may be sent only once');
 
 /**
@@ -111,7 +114,9 @@ function receiveUpload(request: FastifyRequest, spec: UploadSpec, tmpDir: string
         out.destroy();
       }
       void Promise.allSettled(writes)
-        .then(() => Promise.all(outs.map((out) => (out.closed ? undefined : once(out, 'close').catch(() => undefined)))))
+        .then(() =>
+          Promise.all(outs.map((out) => (out.closed ? undefined : once(out, 'close').catch(() => undefined)))),
+        )
         .then(() => removeAll(upload))
         .finally(() => reject(error instanceof AppError ? error : invalidBody()));
     };
@@ -155,7 +160,9 @@ function receiveUpload(request: FastifyRequest, spec: UploadSpec, tmpDir: string
     });
 
     const tooMany = () =>
-      fail(badRequest(`Too many parts; accepted: ${[...Object.keys(spec.files), ...Object.keys(fieldSpecs)].join(', ')}`));
+      fail(
+        badRequest(`Too many parts; accepted: ${[...Object.keys(spec.files), ...Object.keys(fieldSpecs)].join(', ')}`),
+      );
     busboy.on('filesLimit', tooMany);
     busboy.on('fieldsLimit', tooMany);
     busboy.on('partsLimit', tooMany);
@@ -171,7 +178,10 @@ function receiveUpload(request: FastifyRequest, spec: UploadSpec, tmpDir: string
 
     // A body that ends before its closing boundary is a busboy error (above); a client that
     // goes away mid-body never ends it, so its partial files are removed here.
-    raw.on('close', () => !raw.readableEnded && !finished && fail(invalidBody('The client went away during the upload')));
+    raw.on(
+      'close',
+      () => !raw.readableEnded && !finished && fail(invalidBody('The client went away during the upload')),
+    );
     raw.on('error', () => fail(invalidBody()));
     raw.pipe(busboy);
   });

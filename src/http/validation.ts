@@ -15,7 +15,5 @@ export function registerValidators(app: FastifyInstance) {
   };
   const strict = make(false);
   const coercing = make('array');
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 }

@@ -37,11 +37,36 @@ const SWISSTOPO = '© swisstopo';
 /** The ids the rooms' `defaultBaseLayer` may name, with public tile services for each. */
 const BUILTIN_BASE_LAYERS: BaseLayer[] = [
   { id: 'osm', name: 'OpenStreetMap', tiles: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', attribution: OSM },
-  { id: 'carto', name: 'CARTO light', tiles: 'https://basemaps.cartocdn.com/light_all/{z}/{x}/{y}.png', attribution: CARTO },
-  { id: 'voyager', name: 'CARTO Voyager', tiles: 'https://basemaps.cartocdn.com/rastertiles/voyager/{z}/{x}/{y}.png', attribution: CARTO },
-  { id: 'satellite', name: 'Satellite (Esri)', tiles: 'https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}', attribution: '© Esri' },
-  { id: 'swisstopo', name: 'swisstopo map', tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.pixelkarte-farbe/default/current/3857/{z}/{x}/{y}.jpeg', attribution: SWISSTOPO },
-  { id: 'swissimage', name: 'SWISSIMAGE', tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.swissimage/default/current/3857/{z}/{x}/{y}.jpeg', attribution: SWISSTOPO },
+  {
+    id: 'carto',
+    name: 'CARTO light',
+    tiles: 'https://basemaps.cartocdn.com/light_all/{z}/{x}/{y}.png',
+    attribution: CARTO,
+  },
+  {
+    id: 'voyager',
+    name: 'CARTO Voyager',
+    tiles: 'https://basemaps.cartocdn.com/rastertiles/voyager/{z}/{x}/{y}.png',
+    attribution: CARTO,
+  },
+  {
+    id: 'satellite',
+    name: 'Satellite (Esri)',
+    tiles: 'https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}',
+    attribution: '© Esri',
+  },
+  {
+    id: 'swisstopo',
+    name: 'swisstopo map',
+    tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.pixelkarte-farbe/default/current/3857/{z}/{x}/{y}.jpeg',
+    attribution: SWISSTOPO,
+  },
+  {
+    id: 'swissimage',
+    name: 'SWISSIMAGE',
+    tiles: 'https://wmts.geo.admin.ch/1.0.0/ch.swisstopo.swissimage/default/current/3857/{z}/{x}/{y}.jpeg',
+    attribution: SWISSTOPO,
+  },
 ];
 const BLANK: BaseLayer = { id: 'blank', name: 'Blank', tiles: null, attribution: '' };
 
@@ -54,7 +79,9 @@ export function webConfigOf(config: Config): WebConfig {
  * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers.
  */
 export function contentSecurityPolicy(config: Config): string {
-  const origins = webConfigOf(config).baseLayers.flatMap((layer) => (layer.tiles ? [new URL(layer.tiles.replace(/[{}]/g, '')).origin] : []));
+  const origins = webConfigOf(config).baseLayers.flatMap((layer) =>
+    layer.tiles ? [new URL(layer.tiles.replace(/[{}]/g, '')).origin] : [],
+  );
   const tiles = [...new Set(origins)].map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'self'",
@@ -98,14 +125,16 @@ export async function registerWebApp(app: FastifyInstance, config: Config) {
     // A room's page for an id no room can have is not a page: 404 with the JSON error body.
     const { roomId } = request.params as { roomId?: string };
     if (roomId !== undefined && !isRoomId(roomId)) throw notFound('Room');
-    return reply
-      .header('Content-Type', 'text/html; charset=utf-8')
-      .header('Content-Security-Policy', csp)
-      .header('X-Content-Type-Options', 'nosniff')
-      // Tile servers hear this origin only (OpenStreetMap's tile policy asks for a Referer), never a page's path or query.
-      .header('Referrer-Policy', 'strict-origin-when-cross-origin')
-      .header('Cache-Control', 'no-cache')
-      .send(page);
+    return (
+      reply
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Content-Security-Policy', csp)
+        .header('X-Content-Type-Options', 'nosniff')
+        // Tile servers hear this origin only (OpenStreetMap's tile policy asks for a Referer), never a page's path or query.
+        .header('Referrer-Policy', 'strict-origin-when-cross-origin')
+        .header('Cache-Control', 'no-cache')
+        .send(page)
+    );
   };
   for (const url of WEB_PAGES) app.get(url, { schema: { hide: true } }, answerPage);
 }
@@ -114,7 +143,10 @@ function pageWithConfig(html: string, webConfig: WebConfig): string {
   // JSON in a data block; `<` escaped so no text in it can close the element.
   const json = JSON.stringify(webConfig).replace(/</g, '\\u003c');
   // A function, so that `$` sequences in the JSON are not read as replacement patterns.
-  return html.replace('<!--maproom-config-->', () => `<script type="application/json" id="maproom-config">${json}</script>`);
+  return html.replace(
+    '<!--maproom-config-->',
+    () => `<script type="application/json" id="maproom-config">${json}</script>`,
+  );
 }
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Maproom</title>

@@ -3,8 +3,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStoredObject = (value: unknown): value is Json & { id: string } => isObject(value) && typeof value.id === 'string';
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStoredObject = (value: unknown): value is Json & { id: string } =>
+  isObject(value) && typeof value.id === 'string';
 
 /** The JSON body the caller sent (nothing for multipart uploads). */
 function submittedBody(request: FastifyRequest): Json {
@@ -37,7 +39,8 @@ export function writeOnlyAnswer(payload: unknown, submitted: Json): unknown {
   const answer: Json = {};
   for (const [key, value] of Object.entries(payload)) {
     if (isStoredObject(value)) answer[key] = reduce(value, submitted);
-    else if (Array.isArray(value)) answer[key] = value.map((item) => (isStoredObject(item) ? reduce(item, submitted) : item));
+    else if (Array.isArray(value))
+      answer[key] = value.map((item) => (isStoredObject(item) ? reduce(item, submitted) : item));
     else answer[key] = value;
   }
   return answer;

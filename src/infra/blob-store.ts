@@ -75,7 +75,10 @@ export class FileBlobStore implements BlobStore {
     this.file(key);
     const temporary = await this.temporary();
     try {
-      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, createWriteStream(temporary, { flush: true }));
+      await pipeline(
+        Buffer.isBuffer(data) ? Readable.from([data]) : data,
+        createWriteStream(temporary, { flush: true }),
+      );
       return await this.place(temporary, key);
     } catch (error) {
       await unlink(temporary).catch(() => undefined);

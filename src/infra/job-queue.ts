@@ -135,7 +135,10 @@ export class InProcessJobQueue implements JobQueue {
         const kind = this.kinds.get(job.kind);
         const payload = this.payloadOf(job);
         if (kind?.undo && payload.ok) await kind.undo(job, payload.value);
-        await this.update(job.id, { stage: 'error', message: `Interrupted ${job.attempts} times by restarts; giving up` });
+        await this.update(job.id, {
+          stage: 'error',
+          message: `Interrupted ${job.attempts} times by restarts; giving up`,
+        });
       } else {
         await this.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });
         this.waiting.push(job.id);
@@ -171,7 +174,10 @@ export class InProcessJobQueue implements JobQueue {
     }
     const payload = this.payloadOf(row);
     if (!payload.ok) {
-      await this.update(id, { stage: 'error', message: 'The job was queued by another version of the service and cannot run' });
+      await this.update(id, {
+        stage: 'error',
+        message: 'The job was queued by another version of the service and cannot run',
+      });
       return;
     }
     await this.update(id, { stage: 'processing', attempts: row.attempts + 1, message: 'Processing' });
@@ -186,7 +192,11 @@ export class InProcessJobQueue implements JobQueue {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;
         lastWrite = now;
-        await this.update(id, { progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)), ...(message && { message }), ...(partial && { result: JSON.stringify(partial) }) });
+        await this.update(id, {
+          progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)),
+          ...(message && { message }),
+          ...(partial && { result: JSON.stringify(partial) }),
+        });
       },
     };
     try {
@@ -200,12 +210,17 @@ export class InProcessJobQueue implements JobQueue {
     } catch (error) {
       if (this.abort.signal.aborted) {
         // Shutting down: leave it for the next start to resume.
-        await this.update(id, { stage: 'queued', message: 'Interrupted by a shutdown; will resume' }).catch(() => undefined);
+        await this.update(id, { stage: 'queued', message: 'Interrupted by a shutdown; will resume' }).catch(
+          () => undefined,
+        );
         return;
       }
       const known = error instanceof JobFailure || error instanceof AppError;
       if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
-      await this.update(id, { stage: 'error', message: known ? (error as Error).message : 'Processing failed unexpectedly' });
+      await this.update(id, {
+        stage: 'error',
+        message: known ? (error as Error).message : 'Processing failed unexpectedly',
+      });
     }
   }
 
@@ -222,6 +237,10 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   private async update(id: string, changes: Partial<JobRow>): Promise<void> {
-    await this.db.updateTable('jobs').set({ ...changes, updated_at: Date.now() }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ ...changes, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
   }
 }

@@ -68,7 +68,9 @@ export class Outbox {
   post(mail: Mail): void {
     const sent = this.mailer
       .send(mail)
-      .catch((error: unknown) => this.log.error({ err: error, to: mail.to, subject: mail.subject }, 'e-mail could not be sent'))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, to: mail.to, subject: mail.subject }, 'e-mail could not be sent'),
+      )
       .finally(() => this.sending.delete(sent));
     this.sending.add(sent);
   }

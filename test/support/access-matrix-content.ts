@@ -1,4 +1,12 @@
-import { base, get, invalid, NO_SUCH, notMultipart, type RouteEntry, type WriteOnlyContext } from './access-matrix-routes.js';
+import {
+  base,
+  get,
+  invalid,
+  NO_SUCH,
+  notMultipart,
+  type RouteEntry,
+  type WriteOnlyContext,
+} from './access-matrix-routes.js';
 import { iconForm, jpeg, ONE_POINT_COLLECTION, POINT, STORED_SECRET, VIEW } from './access-matrix-world.js';
 
 /**
@@ -9,10 +17,19 @@ import { iconForm, jpeg, ONE_POINT_COLLECTION, POINT, STORED_SECRET, VIEW } from
  * write but not read").
  */
 
-const newMarker = (ctx: WriteOnlyContext) => ctx.asOwner('POST', `${ctx.base}/markers`, { latitude: 1, longitude: 2, title: 'Stored', description: STORED_SECRET });
-const newDrawing = (ctx: WriteOnlyContext) => ctx.asOwner('POST', `${ctx.base}/drawings`, { geometry: POINT, label: STORED_SECRET });
-const newSlide = (ctx: WriteOnlyContext) => ctx.asOwner('POST', `${ctx.base}/presentation/slides`, { title: 'Stored', body: STORED_SECRET, view: VIEW });
-const newComment = (ctx: WriteOnlyContext) => ctx.asOwner('POST', `${ctx.base}/comments`, { objectId: 'marker-x', objectType: 'marker', body: STORED_SECRET });
+const newMarker = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/markers`, {
+    latitude: 1,
+    longitude: 2,
+    title: 'Stored',
+    description: STORED_SECRET,
+  });
+const newDrawing = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/drawings`, { geometry: POINT, label: STORED_SECRET });
+const newSlide = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/presentation/slides`, { title: 'Stored', body: STORED_SECRET, view: VIEW });
+const newComment = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/comments`, { objectId: 'marker-x', objectType: 'marker', body: STORED_SECRET });
 const SENT_COMMENT = { objectId: 'marker-sent', objectType: 'marker', body: 'sent by the token' };
 const uploadForm = async () => ({ image: await jpeg(), thumbnail: await jpeg() });
 
@@ -24,18 +41,30 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('POST', `${base(r)}/markers`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/markers`, body: { latitude: 1, longitude: 2, title: 'sent' } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/markers`,
+        body: { latitude: 1, longitude: 2, title: 'sent' },
+      }),
       status: 201,
       answer: { success: 'value', marker: ['id', 'latitude', 'longitude', 'title'] },
     },
   },
-  'GET /api/rooms/{roomId}/markers/{markerId}': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/markers/${r.fixtures.markerId}`), ok: 200 },
+  'GET /api/rooms/{roomId}/markers/{markerId}': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/markers/${r.fixtures.markerId}`),
+    ok: 200,
+  },
   'PATCH /api/rooms/{roomId}/markers/{markerId}': {
     rule: { need: 'write' },
     probe: (r) => invalid('PATCH', `${base(r)}/markers/${r.fixtures.markerId}`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'PATCH', url: `${ctx.base}/markers/${(await newMarker(ctx)).marker.id}`, body: { title: 'sent' } }),
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `${ctx.base}/markers/${(await newMarker(ctx)).marker.id}`,
+        body: { title: 'sent' },
+      }),
       status: 200,
       answer: { success: 'value', marker: ['id', 'title'] },
     },
@@ -61,7 +90,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     },
   },
   // The fixture marker is on the fixture slide: a public deck shows its image and icon.
-  'GET /api/rooms/{roomId}/markers/image': { rule: { need: 'read', shownByPublicDeck: true }, probe: (r) => get(`${base(r)}/markers/image?key=${encodeURIComponent(r.fixtures.imageKey)}`), ok: 200 },
+  'GET /api/rooms/{roomId}/markers/image': {
+    rule: { need: 'read', shownByPublicDeck: true },
+    probe: (r) => get(`${base(r)}/markers/image?key=${encodeURIComponent(r.fixtures.imageKey)}`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/marker-icons': {
     rule: { need: 'write' },
     probe: (r) => notMultipart(`${base(r)}/marker-icons`),
@@ -72,20 +105,40 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
       answer: { iconId: 'value' },
     },
   },
-  'GET /api/rooms/{roomId}/marker-icons': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/marker-icons`), ok: 200 },
-  'GET /api/rooms/{roomId}/marker-icons/{iconId}': { rule: { need: 'read', shownByPublicDeck: true }, probe: (r) => get(`${base(r)}/marker-icons/${r.fixtures.iconId}`), ok: 200 },
+  'GET /api/rooms/{roomId}/marker-icons': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/marker-icons`),
+    ok: 200,
+  },
+  'GET /api/rooms/{roomId}/marker-icons/{iconId}': {
+    rule: { need: 'read', shownByPublicDeck: true },
+    probe: (r) => get(`${base(r)}/marker-icons/${r.fixtures.iconId}`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/bulk-import': {
     rule: { need: 'write' },
     probe: (r) => notMultipart(`${base(r)}/bulk-import`),
     ok: 415,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/bulk-import`, form: { file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' } } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/bulk-import`,
+        form: { file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' } },
+      }),
       status: 200,
       answer: { jobId: 'value' },
     },
   },
-  'GET /api/jobs/{jobId}': { rule: { need: 'read', byId: true }, probe: (r) => get(`/api/jobs/${r.fixtures.jobId}`), ok: 200 },
-  'GET /api/layers/jobs/{jobId}': { rule: { need: 'read', byId: true }, probe: (r) => get(`/api/layers/jobs/${r.fixtures.jobId}`), ok: 200 },
+  'GET /api/jobs/{jobId}': {
+    rule: { need: 'read', byId: true },
+    probe: (r) => get(`/api/jobs/${r.fixtures.jobId}`),
+    ok: 200,
+  },
+  'GET /api/layers/jobs/{jobId}': {
+    rule: { need: 'read', byId: true },
+    probe: (r) => get(`/api/layers/jobs/${r.fixtures.jobId}`),
+    ok: 200,
+  },
 
   // Drawings.
   'GET /api/rooms/{roomId}/drawings': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/drawings`), ok: 200 },
@@ -94,7 +147,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('POST', `${base(r)}/drawings`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/drawings`, body: { geometry: POINT, label: 'sent' } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/drawings`,
+        body: { geometry: POINT, label: 'sent' },
+      }),
       status: 201,
       answer: { success: 'value', drawing: ['id', 'geometry', 'label'] },
     },
@@ -104,7 +161,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('PATCH', `${base(r)}/drawings/${r.fixtures.drawingId}`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'PATCH', url: `${ctx.base}/drawings/${(await newDrawing(ctx)).drawing.id}`, body: { style: { color: '#ff0000' } } }),
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `${ctx.base}/drawings/${(await newDrawing(ctx)).drawing.id}`,
+        body: { style: { color: '#ff0000' } },
+      }),
       status: 200,
       answer: { success: 'value', drawing: ['id', 'style'] },
     },
@@ -121,14 +182,26 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
   },
 
   // The presentation and its slides.
-  'GET /api/rooms/{roomId}/presentation': { rule: { need: 'deck' }, probe: (r) => get(`${base(r)}/presentation`), ok: 200 },
-  'GET /api/rooms/{roomId}/presentation/slides': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/presentation/slides`), ok: 200 },
+  'GET /api/rooms/{roomId}/presentation': {
+    rule: { need: 'deck' },
+    probe: (r) => get(`${base(r)}/presentation`),
+    ok: 200,
+  },
+  'GET /api/rooms/{roomId}/presentation/slides': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/presentation/slides`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/presentation/slides': {
     rule: { need: 'write' },
     probe: (r) => invalid('POST', `${base(r)}/presentation/slides`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/presentation/slides`, body: { title: 'sent', view: VIEW } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/presentation/slides`,
+        body: { title: 'sent', view: VIEW },
+      }),
       status: 201,
       answer: { success: 'value', slide: ['id', 'title', 'view'] },
     },
@@ -141,7 +214,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
       request: async (ctx) => {
         await newSlide(ctx);
         const { slides } = await ctx.asOwner('GET', `${ctx.base}/presentation/slides`);
-        return { method: 'PUT', url: `${ctx.base}/presentation/slides/order`, body: { slideIds: slides.map((s: { id: string }) => s.id).reverse() } };
+        return {
+          method: 'PUT',
+          url: `${ctx.base}/presentation/slides/order`,
+          body: { slideIds: slides.map((s: { id: string }) => s.id).reverse() },
+        };
       },
       status: 200,
       answer: { success: 'value', slides: { each: ['id'] } },
@@ -152,7 +229,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('PATCH', `${base(r)}/presentation/slides/${r.fixtures.slideId}`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'PATCH', url: `${ctx.base}/presentation/slides/${(await newSlide(ctx)).slide.id}`, body: { title: 'sent' } }),
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `${ctx.base}/presentation/slides/${(await newSlide(ctx)).slide.id}`,
+        body: { title: 'sent' },
+      }),
       status: 200,
       answer: { success: 'value', slide: ['id', 'title'] },
     },
@@ -162,7 +243,10 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => ({ method: 'DELETE', url: `${base(r)}/presentation/slides/${NO_SUCH.slide}` }),
     ok: 404,
     writeOnly: {
-      request: async (ctx) => ({ method: 'DELETE', url: `${ctx.base}/presentation/slides/${(await newSlide(ctx)).slide.id}` }),
+      request: async (ctx) => ({
+        method: 'DELETE',
+        url: `${ctx.base}/presentation/slides/${(await newSlide(ctx)).slide.id}`,
+      }),
       status: 200,
       answer: { success: 'value', slideId: 'value' },
     },
@@ -185,7 +269,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('POST', `${base(r)}/comments/${r.fixtures.commentId}/replies`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/comments/${(await newComment(ctx)).comment.id}/replies`, body: { body: 'sent' } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/comments/${(await newComment(ctx)).comment.id}/replies`,
+        body: { body: 'sent' },
+      }),
       status: 201,
       answer: { success: 'value', reply: ['id', 'body'] },
     },
@@ -195,7 +283,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('PATCH', `${base(r)}/comments/${r.fixtures.commentId}`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'PATCH', url: `${ctx.base}/comments/${(await newComment(ctx)).comment.id}`, body: { resolved: false } }),
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `${ctx.base}/comments/${(await newComment(ctx)).comment.id}`,
+        body: { resolved: false },
+      }),
       status: 200,
       answer: { success: 'value', comment: ['id', 'resolved'] },
     },
@@ -206,7 +298,10 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     ok: 404,
     writeOnly: {
       // A token deletes only what it wrote: the token writes the comment first.
-      request: async (ctx) => ({ method: 'DELETE', url: `${ctx.base}/comments/${(await ctx.asToken('POST', `${ctx.base}/comments`, SENT_COMMENT)).comment.id}` }),
+      request: async (ctx) => ({
+        method: 'DELETE',
+        url: `${ctx.base}/comments/${(await ctx.asToken('POST', `${ctx.base}/comments`, SENT_COMMENT)).comment.id}`,
+      }),
       status: 200,
       answer: { success: 'value', commentId: 'value' },
     },

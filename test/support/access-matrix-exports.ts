@@ -16,22 +16,39 @@ export const EXPORT_ROUTES: Record<string, RouteEntry> = {
     ok: 400,
     noWriteOnlyProbe: 'an export needs read; a write-only token is refused',
   },
-  'GET /api/rooms/{roomId}/export-size': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/export-size`), ok: 200 },
+  'GET /api/rooms/{roomId}/export-size': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/export-size`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/export-jobs': {
     rule: { need: 'read' },
     probe: (r) => invalid('POST', `${base(r)}/export-jobs`, { include_tiffs: 'maybe' }),
     ok: 400,
     noWriteOnlyProbe: 'an export job needs read; a write-only token is refused',
   },
-  'GET /api/rooms/{roomId}/export-jobs/{jobId}': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/export-jobs/${NO_SUCH_JOB}`), ok: 404 },
-  'GET /api/rooms/{roomId}/export-jobs/{jobId}/artifact': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/export-jobs/${NO_SUCH_JOB}/artifact`), ok: 404 },
+  'GET /api/rooms/{roomId}/export-jobs/{jobId}': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/export-jobs/${NO_SUCH_JOB}`),
+    ok: 404,
+  },
+  'GET /api/rooms/{roomId}/export-jobs/{jobId}/artifact': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/export-jobs/${NO_SUCH_JOB}/artifact`),
+    ok: 404,
+  },
   'POST /api/rooms/{roomId}/import': {
     rule: { need: 'write' },
     probe: (r) => notMultipart(`${base(r)}/import`),
     ok: 415,
-    noWriteOnlyProbe: 'the answer is counts of what the sent file held, nothing stored; exports.test.ts imports with a write token',
+    noWriteOnlyProbe:
+      'the answer is counts of what the sent file held, nothing stored; exports.test.ts imports with a write token',
   },
-  'GET /api/rooms/{roomId}/export-manifest': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/export-manifest`), ok: 200 },
+  'GET /api/rooms/{roomId}/export-manifest': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/export-manifest`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/clone-jobs': {
     rule: { need: 'write' },
     probe: (r) => invalid('POST', `${base(r)}/clone-jobs`, {}),

@@ -13,7 +13,8 @@ import { TWO_SQUARES } from './layers.js';
 
 const NO_SUCH_LAYER = 'layer-absent000000000000';
 const layer = (r: Parameters<typeof base>[0]) => `/api/layers/${r.fixtures.layerId}`;
-const newLayer = (ctx: WriteOnlyContext) => ctx.asOwner('POST', `${ctx.base}/layers`, { name: 'Stored', description: STORED_SECRET, geojson: TWO_SQUARES });
+const newLayer = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/layers`, { name: 'Stored', description: STORED_SECRET, geojson: TWO_SQUARES });
 const UPLOADS_CHECKED =
   'a token with upload and without read gets back only ids: layers-access.test.ts ("a token with upload and without read gets back only ids")';
 
@@ -32,7 +33,11 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
   },
   'POST /api/layers/process-chunked': {
     rule: { need: 'upload' },
-    probe: (r) => ({ method: 'POST', url: '/api/layers/process-chunked', body: { roomName: r.roomId, uploadId: 'matrix-absent-upload', fileName: 'absent.geojson' } }),
+    probe: (r) => ({
+      method: 'POST',
+      url: '/api/layers/process-chunked',
+      body: { roomName: r.roomId, uploadId: 'matrix-absent-upload', fileName: 'absent.geojson' },
+    }),
     ok: 404,
     noWriteOnlyProbe: 'answers only {jobId}: layers-chunked.test.ts',
   },
@@ -41,7 +46,11 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('POST', `${base(r)}/layers`),
     ok: 400,
     writeOnly: {
-      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/layers`, body: { name: 'sent', geojson: TWO_SQUARES } }),
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `${ctx.base}/layers`,
+        body: { name: 'sent', geojson: TWO_SQUARES },
+      }),
       status: 200,
       answer: { success: 'value', layer: ['id', 'name'] },
     },
@@ -52,7 +61,11 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('PATCH', `${base(r)}/layers/${NO_SUCH_LAYER}`, { name: 'Renamed' }),
     ok: 404,
     writeOnly: {
-      request: async (ctx) => ({ method: 'PATCH', url: `${ctx.base}/layers/${(await newLayer(ctx)).layer.id}`, body: { name: 'Renamed' } }),
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `${ctx.base}/layers/${(await newLayer(ctx)).layer.id}`,
+        body: { name: 'Renamed' },
+      }),
       status: 200,
       answer: { success: 'value', layer: ['id', 'name'] },
     },
@@ -62,7 +75,19 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     checkedIn:
       'layers-manage.test.ts: owner and editor sessions delete; a viewer 403; every room token 403 api_token_not_allowed; a stranger and anonymous 404',
   },
-  'GET /api/layers/{layerId}/features': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/features`), ok: 200 },
-  'GET /api/layers/{layerId}/features/chunks/{chunkIndex}': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/features/chunks/0`), ok: 200 },
-  'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': { rule: { need: 'read', byId: true, shownByPublicDeck: true }, probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`), ok: 200 },
+  'GET /api/layers/{layerId}/features': {
+    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    probe: (r) => get(`${layer(r)}/features`),
+    ok: 200,
+  },
+  'GET /api/layers/{layerId}/features/chunks/{chunkIndex}': {
+    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    probe: (r) => get(`${layer(r)}/features/chunks/0`),
+    ok: 200,
+  },
+  'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': {
+    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`),
+    ok: 200,
+  },
 };

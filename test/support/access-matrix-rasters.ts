@@ -13,7 +13,11 @@ const raster = (r: Parameters<typeof base>[0]) => `${base(r)}/raster-layers/${NO
 
 export const RASTER_ROUTES: Record<string, RouteEntry> = {
   'GET /api/colormaps': { rule: { public: true }, probe: () => get('/api/colormaps'), ok: 200 },
-  'GET /api/rooms/{roomId}/raster-layers': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/raster-layers`), ok: 200 },
+  'GET /api/rooms/{roomId}/raster-layers': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/raster-layers`),
+    ok: 200,
+  },
   'PATCH /api/rooms/{roomId}/raster-layers/{layerId}/display': {
     rule: { need: 'write' },
     probe: (r) => invalid('PATCH', `${raster(r)}/display`, { opacity: 2 }),

@@ -9,7 +9,6 @@ import type { Fixtures } from './access-matrix-world.js';
  * table's entries (access-matrix-table.ts), with the small probe builders its entries share.
  */
 
-
 /** The HTTP methods an OpenAPI path item may hold (beside `parameters`, `summary`, ...). */
 const OPERATIONS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -118,7 +117,13 @@ export const invalid = (method: string, url: string, body: unknown = {}): Probe 
 /** A JSON body where a multipart one is needed: 415 before any file is read. */
 export const notMultipart = (url: string): Probe => ({ method: 'POST', url, body: {} });
 /** Ids of the right shape that name nothing: the route answers 404 from its service. */
-export const NO_SUCH = { marker: 'marker-absent0000000000', drawing: 'drawing-absent000000000', slide: 'slide-absent00000000000', comment: 'comment-absent000000000', reply: 'reply-absent00000000000' };
+export const NO_SUCH = {
+  marker: 'marker-absent0000000000',
+  drawing: 'drawing-absent000000000',
+  slide: 'slide-absent00000000000',
+  comment: 'comment-absent000000000',
+  reply: 'reply-absent00000000000',
+};
 
 /**
  * Routes the matrix does not walk, because they are documentation, not the service's

@@ -43,14 +43,26 @@ export const MATRIX_CALLERS: readonly MatrixCaller[] = [
   { name: 'viewer', kind: 'user', role: 'viewer' },
   { name: 'editor', kind: 'user', role: 'editor' },
   { name: 'owner', kind: 'user', role: 'owner' },
-  ...PERMISSION_SUBSETS.map((permissions): MatrixCaller => ({ name: tokenName(permissions), kind: 'token', permissions })),
+  ...PERMISSION_SUBSETS.map(
+    (permissions): MatrixCaller => ({ name: tokenName(permissions), kind: 'token', permissions }),
+  ),
   { name: 'token of another room', kind: 'foreignToken' },
   { name: 'revoked token', kind: 'deadToken' },
   { name: 'expired token', kind: 'deadToken' },
 ];
 
 /** What a route needs on its room (the names of the service's `config.access` needs). */
-export type Need = 'info' | 'authenticated' | 'read' | 'deck' | 'comment' | 'write' | 'upload' | 'member' | 'editor' | 'owner';
+export type Need =
+  | 'info'
+  | 'authenticated'
+  | 'read'
+  | 'deck'
+  | 'comment'
+  | 'write'
+  | 'upload'
+  | 'member'
+  | 'editor'
+  | 'owner';
 
 /**
  * A route's rule as the expectation table states it:
@@ -85,7 +97,11 @@ const forbidden: Refusal = { status: 403, error: 'forbidden' };
 const deadToken: Refusal = { status: 401, error: 'unauthorized', message: TOKEN_ERRORS.invalid };
 const tokenNotAllowed: Refusal = { status: 403, error: 'api_token_not_allowed' };
 const wrongRoom: Refusal = { status: 403, error: 'forbidden', message: TOKEN_ERRORS.wrongRoom };
-const lacks = (permission: Permission): Refusal => ({ status: 403, error: 'forbidden', message: `API token lacks '${permission}' permission` });
+const lacks = (permission: Permission): Refusal => ({
+  status: 403,
+  error: 'forbidden',
+  message: `API token lacks '${permission}' permission`,
+});
 
 const SESSION_ONLY_NEEDS: ReadonlySet<Need> = new Set(['member', 'editor', 'owner']);
 
@@ -153,7 +169,8 @@ export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind
     if (caller.kind === 'anonymous') return unauthorized;
     return rule.existingRoom ? userOutcome(rule.existingRoom, caller.role, room) : ALLOWED;
   }
-  const deckShows = rule.shownByPublicDeck && room === 'publicDeck' && (caller.kind === 'anonymous' || caller.kind === 'user');
+  const deckShows =
+    rule.shownByPublicDeck && room === 'publicDeck' && (caller.kind === 'anonymous' || caller.kind === 'user');
   const outcome = deckShows ? roomOutcome('deck', caller, room) : roomOutcome(rule.need, caller, room);
   if (!rule.byId || 'allowed' in outcome) return outcome;
   // An object addressed by id alone: only a token of its own room, and a caller who may read

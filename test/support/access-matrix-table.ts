@@ -42,48 +42,146 @@ function infoFor(body: Record<string, unknown>, reader: Reader) {
 /** `/permissions?action=view`: whether the caller may read, and its role (`none` for non-members and tokens). */
 function mayView(body: Record<string, unknown>, reader: Reader) {
   const role = isMember(reader) && reader.caller.kind === 'user' ? reader.caller.role : 'none';
-  assert.deepEqual(body, { hasPermission: reader.mayRead, role }, `expected hasPermission ${reader.mayRead}, role ${role}`);
+  assert.deepEqual(
+    body,
+    { hasPermission: reader.mayRead, role },
+    `expected hasPermission ${reader.mayRead}, role ${role}`,
+  );
 }
 
 export const ROUTES: Record<string, RouteEntry> = {
   'GET /api/health': { rule: { public: true }, probe: () => get('/api/health'), ok: 200 },
   'POST /api/auth/signup': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/signup'), ok: 400 },
   'POST /api/auth/login': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/login'), ok: 400 },
-  'POST /api/auth/verify-email': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/verify-email'), ok: 400 },
+  'POST /api/auth/verify-email': {
+    rule: { public: true },
+    probe: () => invalid('POST', '/api/auth/verify-email'),
+    ok: 400,
+  },
   'GET /api/auth/me': { rule: { session: true }, probe: () => get('/api/auth/me'), ok: 200 },
   // Every test user is verified: resending answers 409 and sends nothing.
-  'POST /api/auth/resend-verification': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/resend-verification'), ok: 409 },
+  'POST /api/auth/resend-verification': {
+    rule: { session: true },
+    probe: () => invalid('POST', '/api/auth/resend-verification'),
+    ok: 409,
+  },
   'GET /api/rooms': { rule: { session: true }, probe: () => get('/api/rooms'), ok: 200 },
-  'GET /api/users/pending-invitations': { rule: { session: true }, probe: () => get('/api/users/pending-invitations'), ok: 200 },
+  'GET /api/users/pending-invitations': {
+    rule: { session: true },
+    probe: () => get('/api/users/pending-invitations'),
+    ok: 200,
+  },
 
   // Rooms and settings.
-  'POST /api/rooms/{roomId}': { rule: { session: true, existingRoom: 'read' }, probe: (r) => invalid('POST', base(r)), ok: 200 },
-  'GET /api/rooms/{roomId}': { rule: { need: 'read' }, probe: (r) => get(base(r)), ok: 200, answer: onlyMembersHearTheirRole },
-  'PATCH /api/rooms/{roomId}': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', base(r), { name: '' }), ok: 400 },
-  'DELETE /api/rooms/{roomId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: base(r) }), ok: 200, destructive: true },
-  'GET /api/rooms/{roomId}/info': { rule: { need: 'info' }, probe: (r) => get(`${base(r)}/info`), ok: 200, answer: infoFor },
-  'PATCH /api/rooms/{roomId}/public': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/public`), ok: 400 },
-  'PATCH /api/rooms/{roomId}/presentation/public': { rule: { need: 'editor' }, probe: (r) => invalid('PATCH', `${base(r)}/presentation/public`), ok: 400 },
-  'PATCH /api/rooms/{roomId}/camera-settings': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/camera-settings`, { autoZoomEnabled: 'yes' }), ok: 400 },
-  'PATCH /api/rooms/{roomId}/timeline-settings': { rule: { need: 'owner' }, probe: (r) => invalid('PATCH', `${base(r)}/timeline-settings`, { groupingMode: 'never' }), ok: 400 },
-  'GET /api/rooms/{roomId}/permissions': { rule: { need: 'authenticated' }, probe: (r) => get(`${base(r)}/permissions?action=view`), ok: 200, answer: mayView },
-  'POST /api/rooms/{roomId}/clear': { rule: { need: 'owner' }, probe: (r) => ({ method: 'POST', url: `${base(r)}/clear` }), ok: 200, destructive: true },
+  'POST /api/rooms/{roomId}': {
+    rule: { session: true, existingRoom: 'read' },
+    probe: (r) => invalid('POST', base(r)),
+    ok: 200,
+  },
+  'GET /api/rooms/{roomId}': {
+    rule: { need: 'read' },
+    probe: (r) => get(base(r)),
+    ok: 200,
+    answer: onlyMembersHearTheirRole,
+  },
+  'PATCH /api/rooms/{roomId}': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', base(r), { name: '' }),
+    ok: 400,
+  },
+  'DELETE /api/rooms/{roomId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: base(r) }),
+    ok: 200,
+    destructive: true,
+  },
+  'GET /api/rooms/{roomId}/info': {
+    rule: { need: 'info' },
+    probe: (r) => get(`${base(r)}/info`),
+    ok: 200,
+    answer: infoFor,
+  },
+  'PATCH /api/rooms/{roomId}/public': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/public`),
+    ok: 400,
+  },
+  'PATCH /api/rooms/{roomId}/presentation/public': {
+    rule: { need: 'editor' },
+    probe: (r) => invalid('PATCH', `${base(r)}/presentation/public`),
+    ok: 400,
+  },
+  'PATCH /api/rooms/{roomId}/camera-settings': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/camera-settings`, { autoZoomEnabled: 'yes' }),
+    ok: 400,
+  },
+  'PATCH /api/rooms/{roomId}/timeline-settings': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/timeline-settings`, { groupingMode: 'never' }),
+    ok: 400,
+  },
+  'GET /api/rooms/{roomId}/permissions': {
+    rule: { need: 'authenticated' },
+    probe: (r) => get(`${base(r)}/permissions?action=view`),
+    ok: 200,
+    answer: mayView,
+  },
+  'POST /api/rooms/{roomId}/clear': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'POST', url: `${base(r)}/clear` }),
+    ok: 200,
+    destructive: true,
+  },
   'GET /api/rooms/{roomId}/history': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/history`), ok: 200 },
   'GET /api/rooms/{roomId}/live': {
     rule: { listen: true },
-    checkedIn: 'live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
+    checkedIn:
+      'live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
   },
 
   // Members, invitations and tokens: owner sessions only.
   'GET /api/rooms/{roomId}/members': { rule: { need: 'member' }, probe: (r) => get(`${base(r)}/members`), ok: 200 },
-  'POST /api/rooms/{roomId}/invite': { rule: { need: 'owner' }, probe: (r) => invalid('POST', `${base(r)}/invite`), ok: 400 },
-  'DELETE /api/rooms/{roomId}/members/{userId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/members/user-absent000000000` }), ok: 404 },
-  'GET /api/rooms/{roomId}/pending-invitations': { rule: { need: 'owner' }, probe: (r) => get(`${base(r)}/pending-invitations`), ok: 200 },
-  'DELETE /api/rooms/{roomId}/pending-invitations/{email}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/pending-invitations/nobody%40example.com` }), ok: 404 },
-  'POST /api/rooms/{roomId}/accept-invitation': { rule: { session: true }, probe: (r) => ({ method: 'POST', url: `${base(r)}/accept-invitation` }), ok: 404 },
-  'POST /api/rooms/{roomId}/api-tokens': { rule: { need: 'owner' }, probe: (r) => invalid('POST', `${base(r)}/api-tokens`), ok: 400 },
-  'GET /api/rooms/{roomId}/api-tokens': { rule: { need: 'owner' }, probe: (r) => get(`${base(r)}/api-tokens`), ok: 200 },
-  'DELETE /api/rooms/{roomId}/api-tokens/{tokenId}': { rule: { need: 'owner' }, probe: (r) => ({ method: 'DELETE', url: `${base(r)}/api-tokens/token-absent000000000` }), ok: 404 },
+  'POST /api/rooms/{roomId}/invite': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('POST', `${base(r)}/invite`),
+    ok: 400,
+  },
+  'DELETE /api/rooms/{roomId}/members/{userId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: `${base(r)}/members/user-absent000000000` }),
+    ok: 404,
+  },
+  'GET /api/rooms/{roomId}/pending-invitations': {
+    rule: { need: 'owner' },
+    probe: (r) => get(`${base(r)}/pending-invitations`),
+    ok: 200,
+  },
+  'DELETE /api/rooms/{roomId}/pending-invitations/{email}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: `${base(r)}/pending-invitations/nobody%40example.com` }),
+    ok: 404,
+  },
+  'POST /api/rooms/{roomId}/accept-invitation': {
+    rule: { session: true },
+    probe: (r) => ({ method: 'POST', url: `${base(r)}/accept-invitation` }),
+    ok: 404,
+  },
+  'POST /api/rooms/{roomId}/api-tokens': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('POST', `${base(r)}/api-tokens`),
+    ok: 400,
+  },
+  'GET /api/rooms/{roomId}/api-tokens': {
+    rule: { need: 'owner' },
+    probe: (r) => get(`${base(r)}/api-tokens`),
+    ok: 200,
+  },
+  'DELETE /api/rooms/{roomId}/api-tokens/{tokenId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: `${base(r)}/api-tokens/token-absent000000000` }),
+    ok: 404,
+  },
 
   ...CONTENT_ROUTES,
   ...LAYER_ROUTES,

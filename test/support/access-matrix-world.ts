@@ -88,7 +88,11 @@ export async function succeed(res: Response, what: string) {
 }
 
 /** Sends a request as the caller with `auth` (JSON body, or a multipart form). */
-export function send(t: TestApp, probe: { method: string; url: string; body?: unknown; form?: Record<string, FormPart> }, auth?: string) {
+export function send(
+  t: TestApp,
+  probe: { method: string; url: string; body?: unknown; form?: Record<string, FormPart> },
+  auth?: string,
+) {
   if (probe.form) {
     assert.equal(probe.method, 'POST', 'multipart probes are POSTs');
     return postMultipart(t.app, probe.url, probe.form, auth);
@@ -110,19 +114,45 @@ export async function waitForJob(t: TestApp, jobId: string, auth: string) {
 /** One object of every kind in `roomId`, made with the owner's session; each holds STORED_SECRET. */
 async function makeFixtures(t: TestApp, owner: TestUser, roomId: string): Promise<Fixtures> {
   const base = `/api/rooms/${roomId}`;
-  const post = async (url: string, body: unknown) => succeed(await call(t.app, 'POST', url, { auth: owner.token, body }), `POST ${url}`);
-  const postForm = async (url: string, form: Record<string, FormPart>) => succeed(await postMultipart(t.app, url, form, owner.token), `POST ${url}`);
+  const post = async (url: string, body: unknown) =>
+    succeed(await call(t.app, 'POST', url, { auth: owner.token, body }), `POST ${url}`);
+  const postForm = async (url: string, form: Record<string, FormPart>) =>
+    succeed(await postMultipart(t.app, url, form, owner.token), `POST ${url}`);
 
   const image = await postForm(`${base}/markers/upload-image`, { image: await jpeg(), thumbnail: await jpeg() });
   const icon = await postForm(`${base}/marker-icons`, await iconForm(STORED_SECRET));
   const { imageKey, thumbnailKey } = image;
-  const marker = await post(`${base}/markers`, { latitude: 46.9, longitude: 7.4, title: 'Fixture', description: STORED_SECRET, imageKey, thumbnailKey, markerIconId: icon.iconId });
-  const drawing = await post(`${base}/drawings`, { geometry: POINT, label: STORED_SECRET, style: { color: '#00ff00' } });
+  const marker = await post(`${base}/markers`, {
+    latitude: 46.9,
+    longitude: 7.4,
+    title: 'Fixture',
+    description: STORED_SECRET,
+    imageKey,
+    thumbnailKey,
+    markerIconId: icon.iconId,
+  });
+  const drawing = await post(`${base}/drawings`, {
+    geometry: POINT,
+    label: STORED_SECRET,
+    style: { color: '#00ff00' },
+  });
   const layer = await post(`${base}/layers`, { name: 'Fixture', description: STORED_SECRET, geojson: TWO_SQUARES });
-  const slide = await post(`${base}/presentation/slides`, { title: 'Fixture', body: STORED_SECRET, view: VIEW, markerIds: [marker.marker.id], layerIds: [layer.layer.id] });
-  const comment = await post(`${base}/comments`, { objectId: marker.marker.id, objectType: 'marker', body: STORED_SECRET });
+  const slide = await post(`${base}/presentation/slides`, {
+    title: 'Fixture',
+    body: STORED_SECRET,
+    view: VIEW,
+    markerIds: [marker.marker.id],
+    layerIds: [layer.layer.id],
+  });
+  const comment = await post(`${base}/comments`, {
+    objectId: marker.marker.id,
+    objectType: 'marker',
+    body: STORED_SECRET,
+  });
   const reply = await post(`${base}/comments/${comment.comment.id}/replies`, { body: STORED_SECRET });
-  const job = await postForm(`${base}/bulk-import`, { file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' } });
+  const job = await postForm(`${base}/bulk-import`, {
+    file: { data: ONE_POINT_COLLECTION, filename: 'points.geojson' },
+  });
   await waitForJob(t, job.jobId, owner.token);
   return {
     markerId: marker.marker.id,
@@ -143,7 +173,12 @@ export async function roomOfKind(t: TestApp, users: Users, kind: RoomKind) {
   await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
   await addMember(t.app, users.owner, roomId, users.editor, 'editor');
   if (kind === 'publicDeck') {
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: users.owner.token, body: { isPublic: true } }));
+    assertOk(
+      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: users.owner.token,
+        body: { isPublic: true },
+      }),
+    );
   }
   return roomId;
 }
@@ -151,7 +186,8 @@ export async function roomOfKind(t: TestApp, users: Users, kind: RoomKind) {
 async function matrixRoom(t: TestApp, users: Users, kind: RoomKind): Promise<MatrixRoom & { expiredTokenId: string }> {
   const roomId = await roomOfKind(t, users, kind);
   const tokens = new Map<string, string>();
-  for (const permissions of PERMISSION_SUBSETS) tokens.set(tokenName(permissions), (await issueToken(t.app, users.owner, roomId, [...permissions])).token);
+  for (const permissions of PERMISSION_SUBSETS)
+    tokens.set(tokenName(permissions), (await issueToken(t.app, users.owner, roomId, [...permissions])).token);
   const revoked = await issueToken(t.app, users.owner, roomId, ['read', 'write', 'upload']);
   assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${revoked.id}`, { auth: users.owner.token }));
   tokens.set('revoked token', revoked.token);
@@ -170,9 +206,16 @@ export async function buildMatrixWorld(): Promise<MatrixWorld> {
     const foreign = await issueToken(t.app, users.owner, foreignRoomId, ['read', 'write', 'upload']);
     // Expiry is arranged in the database; the access cache forgets it only on a restart.
     const expiredIds = made.map((room) => room.expiredTokenId);
-    await t.database.db.updateTable('api_tokens').set({ expires_at: Date.now() - 1000 }).where('id', 'in', expiredIds).execute();
+    await t.database.db
+      .updateTable('api_tokens')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('id', 'in', expiredIds)
+      .execute();
     await t.restart();
-    const rooms = Object.fromEntries(made.map(({ expiredTokenId: _, ...room }) => [room.kind, room])) as Record<RoomKind, MatrixRoom>;
+    const rooms = Object.fromEntries(made.map(({ expiredTokenId: _, ...room }) => [room.kind, room])) as Record<
+      RoomKind,
+      MatrixRoom
+    >;
     return { t, users, rooms, foreignToken: foreign.token, foreignRoomId };
   } catch (error) {
     await t.close();
@@ -204,7 +247,8 @@ export async function freshRoomFor(world: MatrixWorld, kind: RoomKind, caller: M
   const { t, users } = world;
   const roomId = await roomOfKind(t, users, kind);
   const tokens = new Map<string, string>();
-  if (caller.kind === 'token') tokens.set(caller.name, (await issueToken(t.app, users.owner, roomId, [...caller.permissions])).token);
+  if (caller.kind === 'token')
+    tokens.set(caller.name, (await issueToken(t.app, users.owner, roomId, [...caller.permissions])).token);
   return { kind, roomId, tokens, fixtures: world.rooms[kind].fixtures };
 }
 
@@ -216,14 +260,41 @@ export async function roomsState(t: TestApp, roomIds: string[]): Promise<Record<
   const db = t.database.db;
   const [rooms, history, members, invitations, tokens, files, jobs, staged] = await Promise.all([
     db.selectFrom('rooms').selectAll().where('id', 'in', roomIds).orderBy('id').execute(),
-    db.selectFrom('history').select(['room_id', 'id', 'version']).where('room_id', 'in', roomIds).orderBy('id').execute(),
-    db.selectFrom('room_members').select(['room_id', 'user_id', 'role']).where('room_id', 'in', roomIds).orderBy('room_id').orderBy('user_id').execute(),
-    db.selectFrom('pending_invitations').select(['room_id', 'email', 'role']).where('room_id', 'in', roomIds).orderBy('room_id').orderBy('email').execute(),
+    db
+      .selectFrom('history')
+      .select(['room_id', 'id', 'version'])
+      .where('room_id', 'in', roomIds)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('room_members')
+      .select(['room_id', 'user_id', 'role'])
+      .where('room_id', 'in', roomIds)
+      .orderBy('room_id')
+      .orderBy('user_id')
+      .execute(),
+    db
+      .selectFrom('pending_invitations')
+      .select(['room_id', 'email', 'role'])
+      .where('room_id', 'in', roomIds)
+      .orderBy('room_id')
+      .orderBy('email')
+      .execute(),
     // Not `last_used_at`: using a token is not a change to the room.
-    db.selectFrom('api_tokens').select(['room_id', 'id', 'permissions', 'expires_at']).where('room_id', 'in', roomIds).orderBy('id').execute(),
+    db
+      .selectFrom('api_tokens')
+      .select(['room_id', 'id', 'permissions', 'expires_at'])
+      .where('room_id', 'in', roomIds)
+      .orderBy('id')
+      .execute(),
     db.selectFrom('stored_files').select(['room_id', 'key']).where('room_id', 'in', roomIds).orderBy('key').execute(),
     db.selectFrom('jobs').select(['room_id', 'id', 'stage']).where('room_id', 'in', roomIds).orderBy('id').execute(),
-    db.selectFrom('staged_jobs').select(['room_id', 'job_id']).where('room_id', 'in', roomIds).orderBy('job_id').execute(),
+    db
+      .selectFrom('staged_jobs')
+      .select(['room_id', 'job_id'])
+      .where('room_id', 'in', roomIds)
+      .orderBy('job_id')
+      .execute(),
   ]);
   return { rooms, history, members, invitations, tokens, files, jobs, staged };
 }

@@ -7,7 +7,13 @@ import { call, type TestApp } from '../helpers.js';
 export async function roomsOf(app: TestApp['app'], user: { token: string }) {
   const res = await call(app, 'GET', '/api/rooms', { auth: user.token });
   assert.equal(res.statusCode, 200, res.body);
-  return res.json().rooms as Array<{ roomId: string; role: string; name: string | null; createdAt: number; isPublic: boolean }>;
+  return res.json().rooms as Array<{
+    roomId: string;
+    role: string;
+    name: string | null;
+    createdAt: number;
+    isPublic: boolean;
+  }>;
 }
 
 /** `GET /api/rooms/:roomId/members` as `user` sees it. */

@@ -22,7 +22,8 @@ export interface RunningService {
 }
 
 export async function startService(): Promise<RunningService> {
-  if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
+    execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-browser-'));
   let output = '';
   let running = await spawnService(dataDir, '0', (text) => (output += text));
@@ -47,10 +48,25 @@ export async function startService(): Promise<RunningService> {
   };
 }
 
-async function spawnService(dataDir: string, port: string, log: (text: string) => void): Promise<{ child: ChildProcess; url: string }> {
+async function spawnService(
+  dataDir: string,
+  port: string,
+  log: (text: string) => void,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', BASEMAPS: 'none', PASSWORD_HASH_COST: '12', AUTH_RATE_LIMIT_PER_MINUTE: '1000', DATABASE_URL: '', SMTP_URL: '', PUBLIC_URL: '' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: port,
+      HOST: '127.0.0.1',
+      BASEMAPS: 'none',
+      PASSWORD_HASH_COST: '12',
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+      DATABASE_URL: '',
+      SMTP_URL: '',
+      PUBLIC_URL: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let seen = '';
@@ -74,5 +90,8 @@ async function spawnService(dataDir: string, port: string, log: (text: string) =
 /** Headless Chromium with software WebGL (MapLibre draws with WebGL 2). */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(TEST_OUTPUT, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
 }

@@ -1,10 +1,29 @@
 import assert from 'node:assert/strict';
-import { assertOk, call, createRoomWithMembers, roomCounts, roomHistory, type TestApp, type Users } from '../helpers.js';
+import {
+  assertOk,
+  call,
+  createRoomWithMembers,
+  roomCounts,
+  roomHistory,
+  type TestApp,
+  type Users,
+} from '../helpers.js';
 
 /** What the comments*.test.ts files share: the shapes of comments and replies and the calls they make. */
 
 export const COMMENT_KEYS = [
-  'author', 'body', 'createdAt', 'id', 'lat', 'lng', 'objectId', 'objectName', 'objectType', 'replies', 'resolved', 'updatedAt',
+  'author',
+  'body',
+  'createdAt',
+  'id',
+  'lat',
+  'lng',
+  'objectId',
+  'objectName',
+  'objectType',
+  'replies',
+  'resolved',
+  'updatedAt',
 ].sort();
 export const REPLY_KEYS = ['author', 'body', 'commentId', 'createdAt', 'id'].sort();
 
@@ -14,7 +33,8 @@ export type Reply = Record<string, any> & { id: string };
 export const commentsUrl = (roomId: string) => `/api/rooms/${roomId}/comments`;
 export const commentUrl = (roomId: string, commentId: string) => `/api/rooms/${roomId}/comments/${commentId}`;
 export const repliesUrl = (roomId: string, commentId: string) => `/api/rooms/${roomId}/comments/${commentId}/replies`;
-export const replyUrl = (roomId: string, commentId: string, replyId: string) => `/api/rooms/${roomId}/comments/${commentId}/replies/${replyId}`;
+export const replyUrl = (roomId: string, commentId: string, replyId: string) =>
+  `/api/rooms/${roomId}/comments/${commentId}/replies/${replyId}`;
 
 export const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
 
@@ -26,17 +46,22 @@ export function commentCalls(world: () => { t: TestApp; users: Users }) {
   const app = () => world().t.app;
   const owner = () => world().users.owner;
 
-  const postComment = (roomId: string, body: unknown, auth?: string) => call(app(), 'POST', commentsUrl(roomId), { auth, body });
+  const postComment = (roomId: string, body: unknown, auth?: string) =>
+    call(app(), 'POST', commentsUrl(roomId), { auth, body });
   const postReply = (roomId: string, commentId: string, body: unknown, auth?: string) =>
     call(app(), 'POST', repliesUrl(roomId, commentId), { auth, body });
   const patchComment = (roomId: string, commentId: string, body: unknown, auth?: string) =>
     call(app(), 'PATCH', commentUrl(roomId, commentId), { auth, body });
-  const deleteComment = (roomId: string, commentId: string, auth?: string) => call(app(), 'DELETE', commentUrl(roomId, commentId), { auth });
+  const deleteComment = (roomId: string, commentId: string, auth?: string) =>
+    call(app(), 'DELETE', commentUrl(roomId, commentId), { auth });
   const deleteReply = (roomId: string, commentId: string, replyId: string, auth?: string) =>
     call(app(), 'DELETE', replyUrl(roomId, commentId, replyId), { auth });
 
   async function createComment(roomId: string, auth: string, body: Record<string, unknown> = {}): Promise<Comment> {
-    const json = assertOk(await postComment(roomId, { objectId: 'marker-abc', objectType: 'marker', body: 'A comment', ...body }, auth), 201);
+    const json = assertOk(
+      await postComment(roomId, { objectId: 'marker-abc', objectType: 'marker', body: 'A comment', ...body }, auth),
+      201,
+    );
     assert.equal(json.success, true);
     return json.comment;
   }

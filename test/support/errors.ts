@@ -21,7 +21,10 @@ export function assertErrorBody(res: Response, context = '') {
   assert.equal(typeof body.message, 'string', `${context} message is a string: ${res.body.slice(0, 300)}`);
   assert.ok(body.message.length > 0, context);
   for (const key of Object.keys(body)) {
-    assert.ok(['error', 'message', 'details'].includes(key), `${context} unexpected key ${key} in ${res.body.slice(0, 160)}`);
+    assert.ok(
+      ['error', 'message', 'details'].includes(key),
+      `${context} unexpected key ${key} in ${res.body.slice(0, 160)}`,
+    );
   }
   assert.doesNotMatch(res.body, STACK_TRACE, `${context} stack trace leaked: ${res.body.slice(0, 300)}`);
   assert.doesNotMatch(res.body, FILE_PATH, `${context} file path leaked: ${res.body.slice(0, 300)}`);
@@ -31,7 +34,11 @@ export function assertErrorBody(res: Response, context = '') {
 
 /** The status and code are as expected, and the body is the documented error body with nothing leaking. */
 export function assertError(res: Response, status: number, code: string, context = '') {
-  assert.equal(res.statusCode, status, `${context} expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  assert.equal(
+    res.statusCode,
+    status,
+    `${context} expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 300)}`,
+  );
   const body = assertErrorBody(res, context);
   assert.equal(body.error, code, `${context} error code`);
   return body;

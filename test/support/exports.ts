@@ -45,24 +45,48 @@ export function ogrTables(file: string): Map<string, number> {
 
 /** A table's rows (features with their properties) as GDAL reads them. */
 export function ogrRows(file: string, table: string): { geometry: any; properties: Record<string, any> }[] {
-  const text = execFileSync('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', file, table, '-lco', 'RS=NO'], { encoding: 'utf8', maxBuffer: 256 * 1024 ** 2 });
-  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const text = execFileSync('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', file, table, '-lco', 'RS=NO'], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 ** 2,
+  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 }
 
 /** POST /export; the file saved to `file`. */
-export async function exportRoom(app: FastifyInstance, roomId: string, auth: string, file: string, query = ''): Promise<Response> {
+export async function exportRoom(
+  app: FastifyInstance,
+  roomId: string,
+  auth: string,
+  file: string,
+  query = '',
+): Promise<Response> {
   const res = await call(app, 'POST', `/api/rooms/${roomId}/export${query}`, { auth, body: {} });
   if (res.statusCode === 200) writeFileSync(file, res.rawPayload);
   return res;
 }
 
 /** POST /export that must succeed; the file saved to `file`. */
-export async function exported(app: FastifyInstance, roomId: string, auth: string, file: string, query = ''): Promise<void> {
+export async function exported(
+  app: FastifyInstance,
+  roomId: string,
+  auth: string,
+  file: string,
+  query = '',
+): Promise<void> {
   const res = await exportRoom(app, roomId, auth, file, query);
   assert.equal(res.statusCode, 200, res.body.slice(0, 300));
 }
 
-export function importFile(app: FastifyInstance, roomId: string, auth: string | undefined, data: Buffer, filename = 'room.gpkg') {
+export function importFile(
+  app: FastifyInstance,
+  roomId: string,
+  auth: string | undefined,
+  data: Buffer,
+  filename = 'room.gpkg',
+) {
   return postMultipart(app, `/api/rooms/${roomId}/import`, { file: { data, filename } }, auth);
 }
 
@@ -73,31 +97,115 @@ export function importFile(app: FastifyInstance, roomId: string, auth: string | 
  */
 export async function fillRoom(app: FastifyInstance, roomId: string, auth: string, rasterFile: string) {
   const base = `/api/rooms/${roomId}`;
-  const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4" fill="red"/></svg>';
-  const icon = assertOk(await postMultipart(app, `${base}/marker-icons`, { name: 'Pin', size: '24', icon: { data: svg, filename: 'pin.svg', type: 'image/svg+xml' } }, auth), 201);
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4" fill="red"/></svg>';
+  const icon = assertOk(
+    await postMultipart(
+      app,
+      `${base}/marker-icons`,
+      { name: 'Pin', size: '24', icon: { data: svg, filename: 'pin.svg', type: 'image/svg+xml' } },
+      auth,
+    ),
+    201,
+  );
   const photos = await makePhotos();
-  const upload = assertOk(await postMultipart(app, `${base}/markers/upload-image`, { image: { data: photos.photoA, filename: 'a.jpg', type: 'image/jpeg' } }, auth));
+  const upload = assertOk(
+    await postMultipart(
+      app,
+      `${base}/markers/upload-image`,
+      { image: { data: photos.photoA, filename: 'a.jpg', type: 'image/jpeg' } },
+      auth,
+    ),
+  );
   const m1 = assertOk(
     await call(app, 'POST', `${base}/markers`, {
       auth,
-      body: { latitude: 46.95, longitude: 7.44, title: 'Bridge', description: 'Old <b>bridge</b>', color: '#ff0000', tags: ['a', 'b'], eventDate: 1_600_000_000_000, markerIconId: icon.iconId ?? icon.icon?.iconId, markerIconSize: 32, imageKey: upload.imageKey, thumbnailKey: upload.thumbnailKey },
+      body: {
+        latitude: 46.95,
+        longitude: 7.44,
+        title: 'Bridge',
+        description: 'Old <b>bridge</b>',
+        color: '#ff0000',
+        tags: ['a', 'b'],
+        eventDate: 1_600_000_000_000,
+        markerIconId: icon.iconId ?? icon.icon?.iconId,
+        markerIconSize: 32,
+        imageKey: upload.imageKey,
+        thumbnailKey: upload.thumbnailKey,
+      },
     }),
     201,
   ).marker;
-  const m2 = assertOk(await call(app, 'POST', `${base}/markers`, { auth, body: { latitude: -33.9, longitude: 151.2, title: 'Harbour' } }), 201).marker;
-  const d1 = assertOk(await call(app, 'POST', `${base}/drawings`, { auth, body: { geometry: squareFeature(7.5, 46.9, 0.01).geometry, label: 'Area', style: { color: '#00ff00' } } }), 201).drawing;
-  assertOk(await call(app, 'POST', `${base}/drawings`, { auth, body: { geometry: { type: 'LineString', coordinates: [[7, 46], [8, 47]] } } }), 201);
+  const m2 = assertOk(
+    await call(app, 'POST', `${base}/markers`, { auth, body: { latitude: -33.9, longitude: 151.2, title: 'Harbour' } }),
+    201,
+  ).marker;
+  const d1 = assertOk(
+    await call(app, 'POST', `${base}/drawings`, {
+      auth,
+      body: { geometry: squareFeature(7.5, 46.9, 0.01).geometry, label: 'Area', style: { color: '#00ff00' } },
+    }),
+    201,
+  ).drawing;
+  assertOk(
+    await call(app, 'POST', `${base}/drawings`, {
+      auth,
+      body: {
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [7, 46],
+            [8, 47],
+          ],
+        },
+      },
+    }),
+    201,
+  );
   const layer = await createInlineLayer(app, roomId, auth, {
     name: 'Fields – ü',
-    geojson: { type: 'FeatureCollection', features: [squareFeature(7.44, 46.95, 0.01, { name: 'west', area: 12, ratio: 0.5 }), squareFeature(7.47, 46.95, 0.01, { name: 'east', area: 7, ratio: 1.25 })] },
+    geojson: {
+      type: 'FeatureCollection',
+      features: [
+        squareFeature(7.44, 46.95, 0.01, { name: 'west', area: 12, ratio: 0.5 }),
+        squareFeature(7.47, 46.95, 0.01, { name: 'east', area: 7, ratio: 1.25 }),
+      ],
+    },
   });
-  assertOk(await call(app, 'PATCH', `${base}/layers/${layer.id}`, { auth, body: { style: { color: 'ff8800', fillOpacity: 0.5 } } }));
-  const raster = await newRaster(app, roomId, auth, rasterFile, { colormap: 'terrain' });
-  const c1 = assertOk(await call(app, 'POST', `${base}/comments`, { auth, body: { objectId: m1.id, objectType: 'marker', body: 'Is it open?' } }), 201).comment;
-  assertOk(await call(app, 'POST', `${base}/comments/${c1.id}/replies`, { auth, body: { body: 'Yes' } }), 201);
-  assertOk(await call(app, 'POST', `${base}/comments`, { auth, body: { objectId: layer.id, objectType: 'layer', body: 'Fields look right' } }), 201);
   assertOk(
-    await call(app, 'POST', `${base}/presentation/slides`, { auth, body: { title: 'Tour', view: { lat: 46.95, lng: 7.44, zoom: 12 }, markerIds: [m1.id, m2.id], layerIds: [layer.id], rasterLayerIds: [raster.id], drawingIds: [d1.id] } }),
+    await call(app, 'PATCH', `${base}/layers/${layer.id}`, {
+      auth,
+      body: { style: { color: 'ff8800', fillOpacity: 0.5 } },
+    }),
+  );
+  const raster = await newRaster(app, roomId, auth, rasterFile, { colormap: 'terrain' });
+  const c1 = assertOk(
+    await call(app, 'POST', `${base}/comments`, {
+      auth,
+      body: { objectId: m1.id, objectType: 'marker', body: 'Is it open?' },
+    }),
+    201,
+  ).comment;
+  assertOk(await call(app, 'POST', `${base}/comments/${c1.id}/replies`, { auth, body: { body: 'Yes' } }), 201);
+  assertOk(
+    await call(app, 'POST', `${base}/comments`, {
+      auth,
+      body: { objectId: layer.id, objectType: 'layer', body: 'Fields look right' },
+    }),
+    201,
+  );
+  assertOk(
+    await call(app, 'POST', `${base}/presentation/slides`, {
+      auth,
+      body: {
+        title: 'Tour',
+        view: { lat: 46.95, lng: 7.44, zoom: 12 },
+        markerIds: [m1.id, m2.id],
+        layerIds: [layer.id],
+        rasterLayerIds: [raster.id],
+        drawingIds: [d1.id],
+      },
+    }),
     201,
   );
   return { icon, markers: [m1, m2], layer, raster };
@@ -121,16 +229,43 @@ export async function contentOf(app: FastifyInstance, roomId: string, auth: stri
   for (const l of layers) name.set(l.id, `layer:${l.name}`);
   for (const r of rasters) name.set(r.id, `raster:${r.name}`);
   const features = [];
-  for (const l of layers) features.push((await get(`/api/layers/${l.id}/features`)).features.map((f: any) => ({ id: f.id, geometry: f.geometry, properties: f.properties })));
+  for (const l of layers)
+    features.push(
+      (await get(`/api/layers/${l.id}/features`)).features.map((f: any) => ({
+        id: f.id,
+        geometry: f.geometry,
+        properties: f.properties,
+      })),
+    );
   const strip = ({ id: _id, createdAt: _c, updatedAt: _u, createdBy: _b, ...rest }: any) => rest;
   return {
-    markers: markers.map((m) => ({ ...strip(m), markerIconId: name.get(m.markerIconId) ?? m.markerIconId, imageKey: Boolean(m.imageKey), thumbnailKey: Boolean(m.thumbnailKey) })).sort((a, b) => a.title.localeCompare(b.title)),
+    markers: markers
+      .map((m) => ({
+        ...strip(m),
+        markerIconId: name.get(m.markerIconId) ?? m.markerIconId,
+        imageKey: Boolean(m.imageKey),
+        thumbnailKey: Boolean(m.thumbnailKey),
+      }))
+      .sort((a, b) => a.title.localeCompare(b.title)),
     icons: icons.map(({ iconId: _i, createdAt: _c, createdBy: _b, ...rest }) => rest),
     drawings: drawings.map(strip).sort((a, b) => String(a.label).localeCompare(String(b.label))),
     layers: layers.map(({ id: _i, createdAt: _c, updatedAt: _u, createdBy: _b, sourceFormat: _f, ...rest }) => rest),
     features,
     rasters: rasters.map(({ id: _i, createdAt: _c, updatedAt: _u, createdBy: _b, tileUrl: _t, ...rest }) => rest),
-    comments: comments.map((c) => ({ body: c.body, object: name.get(c.objectId), objectType: c.objectType, resolved: c.resolved, replies: c.replies.map((r: any) => r.body) })),
-    slides: slides.map((s) => ({ title: s.title, view: s.view, markers: s.markerIds.map((i: string) => name.get(i)), layers: s.layerIds.map((i: string) => name.get(i)), rasters: s.rasterLayerIds.map((i: string) => name.get(i)), drawings: s.drawingIds.map((i: string) => name.get(i)) })),
+    comments: comments.map((c) => ({
+      body: c.body,
+      object: name.get(c.objectId),
+      objectType: c.objectType,
+      resolved: c.resolved,
+      replies: c.replies.map((r: any) => r.body),
+    })),
+    slides: slides.map((s) => ({
+      title: s.title,
+      view: s.view,
+      markers: s.markerIds.map((i: string) => name.get(i)),
+      layers: s.layerIds.map((i: string) => name.get(i)),
+      rasters: s.rasterLayerIds.map((i: string) => name.get(i)),
+      drawings: s.drawingIds.map((i: string) => name.get(i)),
+    })),
   };
 }

@@ -12,7 +12,10 @@ export const trusting = (idp: Idp) => ({ authJwksUrl: idp.url, authIssuer: IDP_I
 
 export interface Idp {
   url: string;
-  sign(claims: Record<string, unknown>, options?: { audience?: string; issuer?: string; foreign?: boolean }): Promise<string>;
+  sign(
+    claims: Record<string, unknown>,
+    options?: { audience?: string; issuer?: string; foreign?: boolean },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -14,19 +14,41 @@ import { assertOk, call, postMultipart, type FormPart, type Response, type TestA
 
 /** A vector layer's fields, exactly as decisions.md lists them ("Vector layers in detail"). */
 export const LAYER_KEYS = [
-  'bbox', 'createdAt', 'createdBy', 'description', 'featureCount', 'geometryType', 'id', 'name', 'sizeBytes', 'sourceCrs',
-  'sourceFormat', 'style', 'updatedAt',
+  'bbox',
+  'createdAt',
+  'createdBy',
+  'description',
+  'featureCount',
+  'geometryType',
+  'id',
+  'name',
+  'sizeBytes',
+  'sourceCrs',
+  'sourceFormat',
+  'style',
+  'updatedAt',
 ].sort();
 export const STYLE_KEYS = ['color', 'fillOpacity', 'opacity', 'strokeWeight', 'visible'];
 export const DEFAULT_STYLE = { color: '3388ff', opacity: 1, strokeWeight: 2, fillOpacity: 0.3, visible: true };
 
 export type Layer = Record<string, any> & { id: string; bbox: number[] | null; featureCount: number };
-export type Feature = { type: 'Feature'; id: number; geometry: { type: string; coordinates: any }; properties: Record<string, unknown> };
+export type Feature = {
+  type: 'Feature';
+  id: number;
+  geometry: { type: string; coordinates: any };
+  properties: Record<string, unknown>;
+};
 export type FeatureCollection = { type: 'FeatureCollection'; features: Feature[]; _metadata: Record<string, any> };
 
 /** A square polygon Feature of `half` degrees around a centre. */
 export function squareFeature(lon: number, lat: number, half: number, properties: Record<string, unknown> = {}) {
-  const ring = [[lon - half, lat - half], [lon + half, lat - half], [lon + half, lat + half], [lon - half, lat + half], [lon - half, lat - half]];
+  const ring = [
+    [lon - half, lat - half],
+    [lon + half, lat - half],
+    [lon + half, lat + half],
+    [lon - half, lat + half],
+    [lon - half, lat - half],
+  ];
   return { type: 'Feature', properties, geometry: { type: 'Polygon', coordinates: [ring] } };
 }
 
@@ -49,21 +71,45 @@ export function uploadFile(
 }
 
 /** `POST /api/layers/upload` of bytes under a file name. */
-export function uploadBytes(app: FastifyInstance, roomId: string, data: Buffer | string, fileName: string, auth: string | undefined, fields: Record<string, string> = {}) {
+export function uploadBytes(
+  app: FastifyInstance,
+  roomId: string,
+  data: Buffer | string,
+  fileName: string,
+  auth: string | undefined,
+  fields: Record<string, string> = {},
+) {
   const parts: Record<string, FormPart> = { roomName: roomId, ...fields, file: { data, filename: fileName } };
   return postMultipart(app, '/api/layers/upload', parts, auth);
 }
 
 /** Uploads a file that must become layers (200 `{layer, layers}`); returns the answer. */
-export async function uploadLayers(app: FastifyInstance, roomId: string, file: string, auth: string, fields: Record<string, string> = {}) {
+export async function uploadLayers(
+  app: FastifyInstance,
+  roomId: string,
+  file: string,
+  auth: string,
+  fields: Record<string, string> = {},
+) {
   const body = assertOk(await uploadFile(app, roomId, file, auth, fields));
-  assert.ok(body.layer && Array.isArray(body.layers), `an upload answering layers: ${JSON.stringify(body).slice(0, 300)}`);
+  assert.ok(
+    body.layer && Array.isArray(body.layers),
+    `an upload answering layers: ${JSON.stringify(body).slice(0, 300)}`,
+  );
   return body as { layer: Layer; layers: Layer[] };
 }
 
 /** `POST /api/rooms/:roomId/layers` with a FeatureCollection; returns the created layer. */
-export async function createInlineLayer(app: FastifyInstance, roomId: string, auth: string, body: Record<string, unknown> = {}): Promise<Layer> {
-  const res = await call(app, 'POST', `/api/rooms/${roomId}/layers`, { auth, body: { name: 'Inline', geojson: TWO_SQUARES, ...body } });
+export async function createInlineLayer(
+  app: FastifyInstance,
+  roomId: string,
+  auth: string,
+  body: Record<string, unknown> = {},
+): Promise<Layer> {
+  const res = await call(app, 'POST', `/api/rooms/${roomId}/layers`, {
+    auth,
+    body: { name: 'Inline', geojson: TWO_SQUARES, ...body },
+  });
   return assertOk(res).layer;
 }
 
@@ -85,7 +131,12 @@ export async function completedJob(app: FastifyInstance, jobId: string, auth: st
 }
 
 /** `GET /api/layers/:layerId/features` with an optional query; returns the FeatureCollection. */
-export async function features(app: FastifyInstance, layerId: string, auth?: string, query = ''): Promise<FeatureCollection> {
+export async function features(
+  app: FastifyInstance,
+  layerId: string,
+  auth?: string,
+  query = '',
+): Promise<FeatureCollection> {
   return assertOk(await call(app, 'GET', `/api/layers/${layerId}/features${query ? `?${query}` : ''}`, { auth }));
 }
 
@@ -98,7 +149,11 @@ export async function listLayers(app: FastifyInstance, roomId: string, auth?: st
 
 /** The storage key naming a layer's own tables (read before the layer is deleted). */
 export async function storageKeyOf(t: TestApp, layerId: string): Promise<number> {
-  const row = await t.database.db.selectFrom('layers').select('storage_key').where('id', '=', layerId).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('layers')
+    .select('storage_key')
+    .where('id', '=', layerId)
+    .executeTakeFirstOrThrow();
   assert.ok(row.storage_key !== null, 'a vector layer has a storage key');
   return Number(row.storage_key);
 }
@@ -108,8 +163,12 @@ export async function tablesOfKey(t: TestApp, key: number): Promise<string[]> {
   const prefix = `layer_${key}_`;
   const query =
     t.database.dialect === 'sqlite'
-      ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${prefix.length}) = ${prefix}`
-      : sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE left(tablename, ${prefix.length}) = ${prefix}`;
+      ? sql<{
+          name: string;
+        }>`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${prefix.length}) = ${prefix}`
+      : sql<{
+          name: string;
+        }>`SELECT tablename AS name FROM pg_tables WHERE left(tablename, ${prefix.length}) = ${prefix}`;
   return (await query.execute(t.database.db)).rows.map((r) => r.name).sort();
 }
 
@@ -117,7 +176,9 @@ export async function tablesOfKey(t: TestApp, key: number): Promise<string[]> {
 export async function allFeatureTables(t: TestApp): Promise<string[]> {
   const query =
     t.database.dialect === 'sqlite'
-      ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'layer\\_%\\_features' ESCAPE '\\'`
+      ? sql<{
+          name: string;
+        }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'layer\\_%\\_features' ESCAPE '\\'`
       : sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'layer\\_%\\_features'`;
   return (await query.execute(t.database.db)).rows.map((r) => r.name).sort();
 }
@@ -139,9 +200,23 @@ function filesUnder(dir: string): string[] {
 export async function storedState(t: TestApp, roomId: string) {
   const db = t.database.db;
   const count = async (table: 'layers' | 'markers' | 'stored_files' | 'upload_chunks' | 'jobs' | 'history') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('room_id', '=', roomId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('room_id', '=', roomId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const sum = async (table: 'layers' | 'stored_files' | 'upload_chunks', column: 'size_bytes' | 'bytes') =>
-    Number((await sql<{ n: number | string | null }>`SELECT sum(${sql.ref(column)}) AS n FROM ${sql.table(table)} WHERE room_id = ${roomId}`.execute(db)).rows[0]?.n ?? 0);
+    Number(
+      (
+        await sql<{
+          n: number | string | null;
+        }>`SELECT sum(${sql.ref(column)}) AS n FROM ${sql.table(table)} WHERE room_id = ${roomId}`.execute(db)
+      ).rows[0]?.n ?? 0,
+    );
   return {
     layers: await count('layers'),
     featureTables: (await allFeatureTables(t)).length,
@@ -150,7 +225,10 @@ export async function storedState(t: TestApp, roomId: string) {
     chunks: await count('upload_chunks'),
     jobs: await count('jobs'),
     history: await count('history'),
-    quotaBytes: (await sum('layers', 'size_bytes')) + (await sum('stored_files', 'bytes')) + (await sum('upload_chunks', 'bytes')),
+    quotaBytes:
+      (await sum('layers', 'size_bytes')) +
+      (await sum('stored_files', 'bytes')) +
+      (await sum('upload_chunks', 'bytes')),
     files: filesUnder(path.join(t.config.dataDir, 'blobs')),
   };
 }

@@ -50,7 +50,8 @@ export class LiveClient {
   /** Resolves once `done` holds; fails when the socket closes first or after WAIT_MS. */
   private until(done: () => boolean, expectation: string): Promise<void> {
     if (done()) return Promise.resolve();
-    if (this.isClosed) return Promise.reject(new Error(`socket closed after ${JSON.stringify(this.messages)}; expected ${expectation}`));
+    if (this.isClosed)
+      return Promise.reject(new Error(`socket closed after ${JSON.stringify(this.messages)}; expected ${expectation}`));
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(check);
@@ -103,7 +104,15 @@ export class LiveClient {
   async closedWithin(): Promise<{ code: number; reason: string }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the server neither refused nor closed the socket within ${WAIT_MS} ms; messages so far ${JSON.stringify(this.messages)}`)), WAIT_MS);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `the server neither refused nor closed the socket within ${WAIT_MS} ms; messages so far ${JSON.stringify(this.messages)}`,
+            ),
+          ),
+        WAIT_MS,
+      );
     });
     try {
       return await Promise.race([this.closed, timeout]);

@@ -21,9 +21,14 @@ export class Mailbox implements Mailer {
   async waitFor(address: string, subject: RegExp, timeoutMs = 5000): Promise<Mail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.to(address).filter((m) => subject.test(m.subject)).at(-1);
+      const found = this.to(address)
+        .filter((m) => subject.test(m.subject))
+        .at(-1);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no mail to ${address} matching ${subject}; sent: ${JSON.stringify(this.mails.map((m) => [m.to, m.subject]))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no mail to ${address} matching ${subject}; sent: ${JSON.stringify(this.mails.map((m) => [m.to, m.subject]))}`,
+        );
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.waiters.delete(wake);

@@ -13,8 +13,24 @@ export const MARKER_ID = /^marker-/;
 
 /** The fields every marker view carries (read-one, list, PATCH answer to a reader). */
 export const MARKER_KEYS = [
-  'color', 'createdAt', 'createdBy', 'description', 'embeddedMediaUrl', 'eventDate', 'id', 'imageKey', 'imageMeta',
-  'latitude', 'longitude', 'markerIconId', 'markerIconSize', 'mediaSize', 'tags', 'thumbnailKey', 'title', 'updatedAt',
+  'color',
+  'createdAt',
+  'createdBy',
+  'description',
+  'embeddedMediaUrl',
+  'eventDate',
+  'id',
+  'imageKey',
+  'imageMeta',
+  'latitude',
+  'longitude',
+  'markerIconId',
+  'markerIconSize',
+  'mediaSize',
+  'tags',
+  'thumbnailKey',
+  'title',
+  'updatedAt',
 ].sort();
 
 /** A live hub that records what it publishes and, while `failing`, rejects every publish. */
@@ -61,9 +77,15 @@ export async function makePhotos(): Promise<Photos> {
     const a = path.join(work, 'a.jpg');
     writeFileSync(a, plain);
     exiftool(a, [
-      '-DateTimeOriginal=2021:03:04 05:06:07', '-Make=Canon', '-Model=Canon EOS R5',
-      '-GPSLatitude=46.5', '-GPSLatitudeRef=N', '-GPSLongitude=7.25', '-GPSLongitudeRef=E',
-      '-GPSAltitude=1200', '-GPSAltitudeRef=Above Sea Level',
+      '-DateTimeOriginal=2021:03:04 05:06:07',
+      '-Make=Canon',
+      '-Model=Canon EOS R5',
+      '-GPSLatitude=46.5',
+      '-GPSLatitudeRef=N',
+      '-GPSLongitude=7.25',
+      '-GPSLongitudeRef=E',
+      '-GPSAltitude=1200',
+      '-GPSAltitudeRef=Above Sea Level',
     ]);
     const b = path.join(work, 'b.jpg');
     writeFileSync(b, plain);
@@ -91,7 +113,12 @@ export function markerCalls(world: () => MarkerWorld) {
   const photos = () => world().photos ?? assert.fail('this file made no photos');
 
   async function uploadImage(app: TestApp, roomId: string, auth: string, image = photos().photoA): Promise<Upload> {
-    const res = await postMultipart(app.app, `/api/rooms/${roomId}/markers/upload-image`, { image, thumbnail: photos().thumb }, auth);
+    const res = await postMultipart(
+      app.app,
+      `/api/rooms/${roomId}/markers/upload-image`,
+      { image, thumbnail: photos().thumb },
+      auth,
+    );
     return assertOk(res) as Upload;
   }
 
@@ -104,7 +131,8 @@ export function markerCalls(world: () => MarkerWorld) {
     return json.marker as Record<string, any> & { id: string };
   }
 
-  const getMarker = (roomId: string, markerId: string, auth?: string, app = world().t) => call(app.app, 'GET', markerUrl(roomId, markerId), { auth });
+  const getMarker = (roomId: string, markerId: string, auth?: string, app = world().t) =>
+    call(app.app, 'GET', markerUrl(roomId, markerId), { auth });
   const patchMarker = (roomId: string, markerId: string, body: unknown, auth?: string, app = world().t) =>
     call(app.app, 'PATCH', markerUrl(roomId, markerId), { auth, body });
   const deleteMarker = (roomId: string, markerId: string, auth?: string, app = world().t) =>
@@ -116,14 +144,20 @@ export function markerCalls(world: () => MarkerWorld) {
   }
 
   async function history(roomId: string, query = 'limit=500', app = world().t): Promise<HistoryEvent[]> {
-    const res = await call(app.app, 'GET', `/api/rooms/${roomId}/history?${query}`, { auth: world().users.owner.token });
+    const res = await call(app.app, 'GET', `/api/rooms/${roomId}/history?${query}`, {
+      auth: world().users.owner.token,
+    });
     const body = assertOk(res);
     assert.deepEqual(Object.keys(body), ['events']);
     return body.events;
   }
 
   const imageStatus = async (roomId: string, key: string, app = world().t) =>
-    (await call(app.app, 'GET', `/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(key)}`, { auth: world().users.owner.token })).statusCode;
+    (
+      await call(app.app, 'GET', `/api/rooms/${roomId}/markers/image?key=${encodeURIComponent(key)}`, {
+        auth: world().users.owner.token,
+      })
+    ).statusCode;
 
   async function storedFileRows(keys: string[], app = world().t) {
     return app.database.db.selectFrom('stored_files').select('key').where('key', 'in', keys).execute();
@@ -144,17 +178,31 @@ export function markerCalls(world: () => MarkerWorld) {
   }
 
   async function registerIcon(roomId: string, auth: string): Promise<string> {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24"><circle cx="12" cy="12" r="10" fill="#e33"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24"><circle cx="12" cy="12" r="10" fill="#e33"/></svg>';
     const parts = { icon: { data: svg, filename: 'icon.svg', type: 'image/svg+xml' }, name: 'Pin', size: '24' };
     return assertOk(await postMultipart(world().t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth), 201).iconId;
   }
 
   async function markerCount(roomId: string) {
-    return assertOk(await call(world().t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: world().users.owner.token })).count as number;
+    return assertOk(
+      await call(world().t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: world().users.owner.token }),
+    ).count as number;
   }
 
   return {
-    uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, imageStatus, storedFileRows,
-    assertFilesPresent, assertFilesGone, registerIcon, markerCount,
+    uploadImage,
+    createMarker,
+    getMarker,
+    patchMarker,
+    deleteMarker,
+    stored,
+    history,
+    imageStatus,
+    storedFileRows,
+    assertFilesPresent,
+    assertFilesGone,
+    registerIcon,
+    markerCount,
   };
 }

@@ -49,13 +49,17 @@ export function roomCalls(world: () => { t: TestApp; users: Pick<Users, 'owner' 
   return {
     /** A new private room of `owner` with `editor` and `viewer` as members. */
     roomWithMembers: (body: object = {}) => createRoomWithMembers(app(), world().users, body),
-    info: async (roomId: string, auth?: string) => assertOk(await call(app(), 'GET', `/api/rooms/${roomId}/info`, { auth })),
-    metadata: async (roomId: string, auth?: string) => assertOk(await call(app(), 'GET', `/api/rooms/${roomId}`, { auth })),
+    info: async (roomId: string, auth?: string) =>
+      assertOk(await call(app(), 'GET', `/api/rooms/${roomId}/info`, { auth })),
+    metadata: async (roomId: string, auth?: string) =>
+      assertOk(await call(app(), 'GET', `/api/rooms/${roomId}`, { auth })),
     /** `/permissions` for every action. */
     async permissions(roomId: string, auth: string) {
       const result: Record<string, { hasPermission: boolean; role: string }> = {};
       for (const action of ACTIONS) {
-        result[action] = assertOk(await call(app(), 'GET', `/api/rooms/${roomId}/permissions?action=${action}`, { auth }));
+        result[action] = assertOk(
+          await call(app(), 'GET', `/api/rooms/${roomId}/permissions?action=${action}`, { auth }),
+        );
       }
       return result;
     },

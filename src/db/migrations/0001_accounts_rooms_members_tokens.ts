@@ -48,11 +48,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('invited_by', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('pending_invitations_pk', ['room_id', 'email'])
     .execute();
-  await db.schema
-    .createIndex('pending_invitations_email')
-    .on('pending_invitations')
-    .column('email')
-    .execute();
+  await db.schema.createIndex('pending_invitations_email').on('pending_invitations').column('email').execute();
 
   await db.schema
     .createTable('api_tokens')

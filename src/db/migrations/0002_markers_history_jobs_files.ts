@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // The room's state version: each content change increments it (history and live).
-  await db.schema.alterTable('rooms').addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('rooms')
+    .addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   await db.schema
     .createTable('markers')

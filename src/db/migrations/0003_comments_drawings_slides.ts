@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('author_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('comment_replies_comment').on('comment_replies').columns(['comment_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('comment_replies_comment')
+    .on('comment_replies')
+    .columns(['comment_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('drawings')

@@ -13,7 +13,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('email_verifications_user').on('email_verifications').columns(['user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('email_verifications_user')
+    .on('email_verifications')
+    .columns(['user_id', 'created_at'])
+    .execute();
 
   // Jobs whose rows are written but not yet visible (a bulk import, a layer ingest): rows
   // carrying such a job's id are hidden from every read until the job's final write removes

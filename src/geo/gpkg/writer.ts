@@ -31,7 +31,14 @@ export interface GpkgColumn {
   type: GpkgColumnType;
   notNull?: boolean;
 }
-export type GpkgGeometryType = 'POINT' | 'LINESTRING' | 'POLYGON' | 'MULTIPOINT' | 'MULTILINESTRING' | 'MULTIPOLYGON' | 'GEOMETRY';
+export type GpkgGeometryType =
+  | 'POINT'
+  | 'LINESTRING'
+  | 'POLYGON'
+  | 'MULTIPOINT'
+  | 'MULTILINESTRING'
+  | 'MULTIPOLYGON'
+  | 'GEOMETRY';
 export type SqlValue = string | number | bigint | Buffer | null;
 
 export interface FeatureTableWriter {
@@ -133,7 +140,13 @@ export class GeoPackageWriter {
     try {
       db.pragma('application_id = 1196444487'); // 0x47504B47, 'GPKG'
       db.pragma('user_version = 10300');
-      for (const setting of ['journal_mode = OFF', 'synchronous = OFF', 'locking_mode = EXCLUSIVE', 'cache_size = -16384']) db.pragma(setting);
+      for (const setting of [
+        'journal_mode = OFF',
+        'synchronous = OFF',
+        'locking_mode = EXCLUSIVE',
+        'cache_size = -16384',
+      ])
+        db.pragma(setting);
       db.exec('BEGIN');
       db.exec(SCHEMA);
       return new GeoPackageWriter(db);
@@ -144,13 +157,26 @@ export class GeoPackageWriter {
   }
 
   /** A feature table: `fid INTEGER PRIMARY KEY AUTOINCREMENT`, geometry column `geom` of the type, then the columns. */
-  featureTable(name: string, geometryType: GpkgGeometryType, columns: GpkgColumn[], options: TableOptions = {}): FeatureTableWriter {
+  featureTable(
+    name: string,
+    geometryType: GpkgGeometryType,
+    columns: GpkgColumn[],
+    options: TableOptions = {},
+  ): FeatureTableWriter {
     const { db, encoder } = this;
-    const table = this.table(name, 'features', `"fid" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "geom" ${geometryType}`, columns, options);
+    const table = this.table(
+      name,
+      'features',
+      `"fid" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "geom" ${geometryType}`,
+      columns,
+      options,
+    );
     const rtree = quote(`rtree_${name}_geom`);
     db.exec(`CREATE VIRTUAL TABLE ${rtree} USING rtree(id, minx, maxx, miny, maxy)`);
     db.prepare(`INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ${WGS84}, 0, 0)`).run(name, geometryType);
-    db.prepare(`INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')`).run(name);
+    db.prepare(
+      `INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')`,
+    ).run(name);
     const insert = db.prepare(`INSERT INTO ${quote(name)} VALUES (?, ?${', ?'.repeat(columns.length)})`);
     const index = db.prepare(`INSERT INTO ${rtree} VALUES (?, ?, ?, ?, ?)`);
     const params: SqlValue[] = new Array(columns.length + 2);
@@ -158,7 +184,8 @@ export class GeoPackageWriter {
     const extent = table.extent;
     return {
       add: (fid, geometry, values) => {
-        if (values.length !== columns.length) throw new TypeError(`${name}: ${values.length} values for ${columns.length} columns`);
+        if (values.length !== columns.length)
+          throw new TypeError(`${name}: ${values.length} values for ${columns.length} columns`);
         let blob: Buffer | null = null;
         if (geometry) {
           const type = geometry.type;
@@ -189,7 +216,8 @@ export class GeoPackageWriter {
     const insert = this.db.prepare(`INSERT INTO ${quote(name)} VALUES (NULL${', ?'.repeat(columns.length)})`);
     return {
       add: (values) => {
-        if (values.length !== columns.length) throw new TypeError(`${name}: ${values.length} values for ${columns.length} columns`);
+        if (values.length !== columns.length)
+          throw new TypeError(`${name}: ${values.length} values for ${columns.length} columns`);
         insert.run(values);
         this.added(table);
       },
@@ -219,14 +247,27 @@ export class GeoPackageWriter {
   }
 
   /** Creates a table and registers it in gpkg_contents and gpkg_ogr_contents. */
-  private table(name: string, kind: 'features' | 'attributes', key: string, columns: GpkgColumn[], options: TableOptions): Written {
+  private table(
+    name: string,
+    kind: 'features' | 'attributes',
+    key: string,
+    columns: GpkgColumn[],
+    options: TableOptions,
+  ): Written {
     const definitions = columns.map((c) => `, ${quote(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}`).join('');
     this.db.exec(`CREATE TABLE ${quote(name)} (${key}${definitions})`);
     this.db
-      .prepare('INSERT INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES (?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(name, kind, options.identifier ?? name, options.description ?? '', kind === 'features' ? WGS84 : null);
     this.db.prepare('INSERT INTO gpkg_ogr_contents VALUES (?, 0)').run(name);
-    const table: Written = { name, features: kind === 'features', rows: 0, extent: [Infinity, Infinity, -Infinity, -Infinity] };
+    const table: Written = {
+      name,
+      features: kind === 'features',
+      rows: 0,
+      extent: [Infinity, Infinity, -Infinity, -Infinity],
+    };
     this.written.push(table);
     return table;
   }

@@ -15,7 +15,8 @@ const luts = new Map<string, Uint8Array>();
 /** Splits `viridis_r` into its base name and a reverse flag. */
 function parseName(name: string): { base: string; reversed: boolean } {
   if (Object.hasOwn(tables, name)) return { base: name, reversed: false };
-  if (name.endsWith('_r') && Object.hasOwn(tables, name.slice(0, -2))) return { base: name.slice(0, -2), reversed: true };
+  if (name.endsWith('_r') && Object.hasOwn(tables, name.slice(0, -2)))
+    return { base: name.slice(0, -2), reversed: true };
   return { base: '', reversed: false };
 }
 

@@ -9,22 +9,35 @@ import { COLORMAP_NAMES, isColormap } from './colormaps.js';
  * raster itself, and the fully resolved settings the tile renderer works with.
  */
 
-const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
 const Triple = Type.Array(Type.Number(), { minItems: 3, maxItems: 3 });
 const PerBand = (description: string) => Nullable(Type.Union([Type.Number(), Triple]), description);
 
 /** Each key with its type; `description` doubles as the end of the problem sentence. */
 export const RasterDisplayFields = {
-  colormap: Type.String({ minLength: 1, maxLength: 64, description: `a colormap name (${COLORMAP_NAMES.slice(0, 4).join(', ')}, ... see GET /api/colormaps; a "_r" suffix reverses)` }),
+  colormap: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: `a colormap name (${COLORMAP_NAMES.slice(0, 4).join(', ')}, ... see GET /api/colormaps; a "_r" suffix reverses)`,
+  }),
   band: Type.Integer({ minimum: 1, description: 'a band number from 1, for single-band rendering' }),
   vmin: Nullable(Type.Number(), 'a number (stretch start), or null for the automatic stretch'),
   vmax: Nullable(Type.Number(), 'a number (stretch end), or null for the automatic stretch'),
   opacity: Type.Number({ minimum: 0, maximum: 1, description: 'a number from 0 to 1' }),
-  renderMode: Type.Union([Type.Literal('single'), Type.Literal('rgb')], { description: '"single" (one band through a colormap) or "rgb" (a composite of rgbBands)' }),
-  rgbBands: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 3, maxItems: 3, description: 'three band numbers from 1: red, green, blue' }),
+  renderMode: Type.Union([Type.Literal('single'), Type.Literal('rgb')], {
+    description: '"single" (one band through a colormap) or "rgb" (a composite of rgbBands)',
+  }),
+  rgbBands: Type.Array(Type.Integer({ minimum: 1 }), {
+    minItems: 3,
+    maxItems: 3,
+    description: 'three band numbers from 1: red, green, blue',
+  }),
   nodata: Nullable(Type.Number(), "a number shown transparent (besides the file's own nodata), or null"),
   reverse: Type.Boolean({ description: 'true or false: reverses the colormap' }),
-  resampling: Type.Union([Type.Literal('nearest'), Type.Literal('bilinear')], { description: '"nearest" or "bilinear"' }),
+  resampling: Type.Union([Type.Literal('nearest'), Type.Literal('bilinear')], {
+    description: '"nearest" or "bilinear"',
+  }),
   rgbMin: PerBand('a number or three numbers (stretch start of red, green, blue), or null for automatic'),
   rgbMax: PerBand('a number or three numbers (stretch end of red, green, blue), or null for automatic'),
 };
@@ -65,20 +78,27 @@ export function displayProblems(display: unknown, raster: RasterFacts): DisplayP
   const values = display as Record<string, unknown>;
   for (const [key, value] of Object.entries(values)) {
     // Own keys only: `toString` or `__proto__` must be unknown keys, not the prototype's.
-    const schema: TSchema | undefined = Object.hasOwn(RasterDisplayFields, key) ? (RasterDisplayFields as Record<string, TSchema>)[key] : undefined;
+    const schema: TSchema | undefined = Object.hasOwn(RasterDisplayFields, key)
+      ? (RasterDisplayFields as Record<string, TSchema>)[key]
+      : undefined;
     if (!schema) problems.push({ field: key, message: `unknown display key "${key}" (known: ${KEYS.join(', ')})` });
-    else if (!Value.Check(schema, value)) problems.push({ field: key, message: `${key} must be ${(schema as { description?: string }).description}` });
+    else if (!Value.Check(schema, value))
+      problems.push({ field: key, message: `${key} must be ${(schema as { description?: string }).description}` });
   }
   if (problems.length) return problems;
 
   const d = values as RasterDisplay;
-  const bandProblem = (band: number) => (band > raster.bands ? `the raster has ${raster.bands} band${raster.bands === 1 ? '' : 's'}, no band ${band}` : null);
+  const bandProblem = (band: number) =>
+    band > raster.bands ? `the raster has ${raster.bands} band${raster.bands === 1 ? '' : 's'}, no band ${band}` : null;
   const band = d.band === undefined ? null : bandProblem(d.band);
   if (band) problems.push({ field: 'band', message: band });
   const rgb = d.rgbBands?.map(bandProblem).find(Boolean);
   if (rgb) problems.push({ field: 'rgbBands', message: rgb });
   if (d.renderMode === 'rgb' && !d.rgbBands && raster.bands < 3) {
-    problems.push({ field: 'renderMode', message: `"rgb" needs three bands (rgbBands); the raster has ${raster.bands}` });
+    problems.push({
+      field: 'renderMode',
+      message: `"rgb" needs three bands (rgbBands); the raster has ${raster.bands}`,
+    });
   }
   if (d.colormap !== undefined && !isColormap(d.colormap)) {
     problems.push({ field: 'colormap', message: `unknown colormap "${d.colormap}"; see GET /api/colormaps` });
@@ -145,10 +165,28 @@ export function autoStretch(raster: RasterFacts, band: number): [number, number]
  */
 export function defaultDisplay(raster: RasterFacts): RasterDisplay {
   if (raster.bands >= 3 && raster.dataType === 'Byte') {
-    return { renderMode: 'rgb', rgbBands: [1, 2, 3], rgbMin: [0, 0, 0], rgbMax: [255, 255, 255], opacity: 1, resampling: 'bilinear', nodata: null };
+    return {
+      renderMode: 'rgb',
+      rgbBands: [1, 2, 3],
+      rgbMin: [0, 0, 0],
+      rgbMax: [255, 255, 255],
+      opacity: 1,
+      resampling: 'bilinear',
+      nodata: null,
+    };
   }
   const [vmin, vmax] = autoStretch(raster, 1);
-  return { renderMode: 'single', band: 1, colormap: 'viridis', reverse: false, vmin, vmax, opacity: 1, resampling: 'nearest', nodata: null };
+  return {
+    renderMode: 'single',
+    band: 1,
+    colormap: 'viridis',
+    reverse: false,
+    vmin,
+    vmax,
+    opacity: 1,
+    resampling: 'nearest',
+    nodata: null,
+  };
 }
 
 /** A display with every choice made, as the tile renderer needs it. */
@@ -175,7 +213,9 @@ export interface ResolvedDisplay {
 export function resolveDisplay(display: RasterDisplay, raster: RasterFacts): ResolvedDisplay {
   const rgb = display.renderMode === 'rgb';
   const bands = rgb ? (display.rgbBands ?? [1, 2, 3]) : [display.band ?? 1];
-  const auto = bands.map((band) => (raster.dataType === 'Byte' && rgb ? ([0, 255] as [number, number]) : autoStretch(raster, band)));
+  const auto = bands.map((band) =>
+    raster.dataType === 'Byte' && rgb ? ([0, 255] as [number, number]) : autoStretch(raster, band),
+  );
   const lows = rgb ? perBand(display.rgbMin) : null;
   const highs = rgb ? perBand(display.rgbMax) : null;
   const low = bands.map((_, i) => (rgb ? (lows?.[i] ?? auto[i][0]) : (display.vmin ?? auto[i][0])));

@@ -51,8 +51,17 @@ export function warpArguments(info: RasterInfo, input: string, output: string): 
   if (info.sourceDataType !== info.dataType) args.push('-ot', info.dataType);
   const grid = tileGrid(info.bbox, info.width, info.height);
   if (grid) args.push('-tr', String(grid.res), String(grid.res), '-te', ...grid.extent.map(String));
-  if (info.nodata === null && !info.hasAlpha) args.push(...(info.dataType.startsWith('Float') ? ['-dstnodata', 'nan'] : ['-dstalpha']));
-  const options = ['TILED=YES', 'BLOCKXSIZE=256', 'BLOCKYSIZE=256', 'COMPRESS=DEFLATE', `PREDICTOR=${predictor(info)}`, `ZLEVEL=${ZLEVEL}`, 'BIGTIFF=IF_SAFER'];
+  if (info.nodata === null && !info.hasAlpha)
+    args.push(...(info.dataType.startsWith('Float') ? ['-dstnodata', 'nan'] : ['-dstalpha']));
+  const options = [
+    'TILED=YES',
+    'BLOCKXSIZE=256',
+    'BLOCKYSIZE=256',
+    'COMPRESS=DEFLATE',
+    `PREDICTOR=${predictor(info)}`,
+    `ZLEVEL=${ZLEVEL}`,
+    'BIGTIFF=IF_SAFER',
+  ];
   return [...args, ...options.flatMap((option) => ['-co', option]), input, output];
 }
 
@@ -61,7 +70,13 @@ export function warpArguments(info: RasterInfo, input: string, output: string): 
  * (an alpha band weighs in), compressed like the full resolution.
  */
 export function overviewArguments(info: RasterInfo, file: string): string[] {
-  const config = ['COMPRESS_OVERVIEW=DEFLATE', `PREDICTOR_OVERVIEW=${predictor(info)}`, `ZLEVEL_OVERVIEW=${ZLEVEL}`, 'GDAL_TIFF_OVR_BLOCKSIZE=256', 'BIGTIFF_OVERVIEW=IF_SAFER'];
+  const config = [
+    'COMPRESS_OVERVIEW=DEFLATE',
+    `PREDICTOR_OVERVIEW=${predictor(info)}`,
+    `ZLEVEL_OVERVIEW=${ZLEVEL}`,
+    'GDAL_TIFF_OVR_BLOCKSIZE=256',
+    'BIGTIFF_OVERVIEW=IF_SAFER',
+  ];
   return ['-r', 'average', ...config.flatMap((option) => ['--config', ...option.split('=')]), file];
 }
 
@@ -86,7 +101,13 @@ export function progressParser(report: (fraction: number) => void): (chunk: stri
 }
 
 /** Runs one GDAL step, passing its progress on; a failure on the file's data is a refusal. */
-async function step(tool: 'gdalwarp' | 'gdaladdo', args: string[], limits: GdalLimits, paths: string[], onProgress: (fraction: number) => void): Promise<void> {
+async function step(
+  tool: 'gdalwarp' | 'gdaladdo',
+  args: string[],
+  limits: GdalLimits,
+  paths: string[],
+  onProgress: (fraction: number) => void,
+): Promise<void> {
   const run = streamGdal(tool, args, limits);
   run.stdout.setEncoding('utf8');
   run.stdout.on('data', progressParser(onProgress));
@@ -94,16 +115,29 @@ async function step(tool: 'gdalwarp' | 'gdaladdo', args: string[], limits: GdalL
     await run.done;
   } catch (error) {
     if (error instanceof GdalError && error.failure === 'failed') {
-      throw new RasterRejected('invalid_file', `GDAL could not read the GeoTIFF's pixels: ${reasonWithoutPath(error.reason, ...paths)}`);
+      throw new RasterRejected(
+        'invalid_file',
+        `GDAL could not read the GeoTIFF's pixels: ${reasonWithoutPath(error.reason, ...paths)}`,
+      );
     }
     throw error;
   }
 }
 
 /** gdalwarp into `output`, then gdaladdo on it: the tileable file, with progress over both. */
-async function makeTileable(info: RasterInfo, input: string, output: string, limits: GdalLimits, onProgress?: (fraction: number) => void): Promise<void> {
-  await step('gdalwarp', warpArguments(info, input, output), limits, [input, output], (f) => onProgress?.(f * WARP_SHARE));
-  await step('gdaladdo', overviewArguments(info, output), limits, [input, output], (f) => onProgress?.(WARP_SHARE + f * (1 - WARP_SHARE)));
+async function makeTileable(
+  info: RasterInfo,
+  input: string,
+  output: string,
+  limits: GdalLimits,
+  onProgress?: (fraction: number) => void,
+): Promise<void> {
+  await step('gdalwarp', warpArguments(info, input, output), limits, [input, output], (f) =>
+    onProgress?.(f * WARP_SHARE),
+  );
+  await step('gdaladdo', overviewArguments(info, output), limits, [input, output], (f) =>
+    onProgress?.(WARP_SHARE + f * (1 - WARP_SHARE)),
+  );
   onProgress?.(1);
 }
 
@@ -111,14 +145,20 @@ async function makeTileable(info: RasterInfo, input: string, output: string, lim
  * Runs the tasks side by side; when one fails the others are stopped (through `stop`) and
  * awaited, and the first real failure (not a stop it caused) is thrown.
  */
-async function together<T extends unknown[]>(stop: AbortController, tasks: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const guarded = tasks.map((task) => task.catch((error: unknown) => {
-    stop.abort();
-    throw error;
-  }));
+async function together<T extends unknown[]>(
+  stop: AbortController,
+  tasks: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const guarded = tasks.map((task) =>
+    task.catch((error: unknown) => {
+      stop.abort();
+      throw error;
+    }),
+  );
   const results = await Promise.allSettled(guarded);
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
-  if (failures.length) throw failures.find((error) => !(error instanceof GdalError && error.failure === 'aborted')) ?? failures[0];
+  if (failures.length)
+    throw failures.find((error) => !(error instanceof GdalError && error.failure === 'aborted')) ?? failures[0];
   return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
 }
 
@@ -128,7 +168,11 @@ async function together<T extends unknown[]>(stop: AbortController, tasks: { [K 
  * facts, statistics and default display. Nothing is left behind after a failure or an
  * abort (`options.signal`), and no GDAL process keeps running.
  */
-export async function ingestRaster(input: string, output: string, options: IngestOptions = {}): Promise<IngestedRaster> {
+export async function ingestRaster(
+  input: string,
+  output: string,
+  options: IngestOptions = {},
+): Promise<IngestedRaster> {
   const stop = new AbortController();
   const forward = () => stop.abort();
   options.signal?.addEventListener('abort', forward, { once: true });
@@ -147,10 +191,19 @@ export async function ingestRaster(input: string, output: string, options: Inges
     const info = await inspectRaster(input, { ...limits, timeoutMs: 60_000 });
     // Statistics read the original pixels on the second core while gdalwarp writes.
     // biome-ignore lint/suspicious/noConfusingVoidType: makeTileable resolves to nothing
-    const [stats] = await together<[BandStats[], void]>(stop, [bandStatistics(input, info, limits), makeTileable(info, input, partial, limits, options.onProgress)]);
+    const [stats] = await together<[BandStats[], void]>(stop, [
+      bandStatistics(input, info, limits),
+      makeTileable(info, input, partial, limits, options.onProgress),
+    ]);
     const tileable = await describeTileable(partial, limits);
     await rename(partial, output);
-    return { ...info, ...tileable, bbox: info.bbox ?? tileable.bbox, stats, display: defaultDisplay({ ...info, stats }) };
+    return {
+      ...info,
+      ...tileable,
+      bbox: info.bbox ?? tileable.bbox,
+      stats,
+      display: defaultDisplay({ ...info, stats }),
+    };
   } finally {
     options.signal?.removeEventListener('abort', forward);
     await rm(work, { recursive: true, force: true });

@@ -45,7 +45,18 @@ export const MAX_BANDS = 32;
  * million pixels in a few bytes, and the warp would try to write them all.
  */
 export const MAX_PIXELS = 2 ** 32;
-const DRAWABLE = new Set(['Byte', 'Int8', 'UInt16', 'Int16', 'UInt32', 'Int32', 'Float32', 'Float64', 'UInt64', 'Int64']);
+const DRAWABLE = new Set([
+  'Byte',
+  'Int8',
+  'UInt16',
+  'Int16',
+  'UInt32',
+  'Int32',
+  'Float32',
+  'Float64',
+  'UInt64',
+  'Int64',
+]);
 
 interface GdalInfoJson {
   driverShortName?: string;
@@ -90,9 +101,13 @@ function crsName(wkt: string): string {
 function footprint(info: GdalInfoJson, assumed: boolean): [number, number, number, number] | null {
   const [width, height] = info.size ?? [0, 0];
   const t = info.geoTransform;
-  const corners = assumed && t
-    ? [[t[0], t[3]], [t[0] + t[1] * width + t[2] * height, t[3] + t[4] * width + t[5] * height]]
-    : info.wgs84Extent?.coordinates[0];
+  const corners =
+    assumed && t
+      ? [
+          [t[0], t[3]],
+          [t[0] + t[1] * width + t[2] * height, t[3] + t[4] * width + t[5] * height],
+        ]
+      : info.wgs84Extent?.coordinates[0];
   if (!corners?.length) return null;
   const lons = corners.map((c) => c[0]);
   const lats = corners.map((c) => c[1]);
@@ -119,11 +134,17 @@ export async function inspectRaster(path: string, limits: GdalLimits): Promise<R
   const bands = info.bands ?? [];
   if (!width || !height || !bands.length) throw new RasterRejected('invalid_file', 'The GeoTIFF has no pixels');
   if (width * height > MAX_PIXELS) {
-    throw new RasterRejected('unsupported_raster', `The GeoTIFF has ${width} x ${height} pixels; at most ${MAX_PIXELS} pixels are supported`);
+    throw new RasterRejected(
+      'unsupported_raster',
+      `The GeoTIFF has ${width} x ${height} pixels; at most ${MAX_PIXELS} pixels are supported`,
+    );
   }
   const hasGcps = (info.gcps?.gcpList?.length ?? 0) >= 3;
   if (!info.geoTransform && !hasGcps) {
-    throw new RasterRejected('invalid_file', 'The TIFF has no georeferencing (no geotransform or ground control points): GDAL cannot place it on the map');
+    throw new RasterRejected(
+      'invalid_file',
+      'The TIFF has no georeferencing (no geotransform or ground control points): GDAL cannot place it on the map',
+    );
   }
   const wkt = info.coordinateSystem?.wkt ?? '';
   let sourceCrs: string;
@@ -135,13 +156,21 @@ export async function inspectRaster(path: string, limits: GdalLimits): Promise<R
     sourceCrs = 'EPSG:4326';
     crsAssumed = true;
   } else {
-    throw new RasterRejected('unknown_crs', 'The GeoTIFF has no coordinate reference system and its coordinates are not longitude/latitude');
+    throw new RasterRejected(
+      'unknown_crs',
+      'The GeoTIFF has no coordinate reference system and its coordinates are not longitude/latitude',
+    );
   }
   const type = bands[0].type;
-  if (!DRAWABLE.has(type)) throw new RasterRejected('unsupported_raster', `Data type ${type} cannot be drawn (complex numbers)`);
+  if (!DRAWABLE.has(type))
+    throw new RasterRejected('unsupported_raster', `Data type ${type} cannot be drawn (complex numbers)`);
   const hasAlpha = bands.length > 1 && bands[bands.length - 1].colorInterpretation === 'Alpha';
   const dataBands = bands.length - (hasAlpha ? 1 : 0);
-  if (dataBands > MAX_BANDS) throw new RasterRejected('unsupported_raster', `The GeoTIFF has ${dataBands} bands; at most ${MAX_BANDS} are supported`);
+  if (dataBands > MAX_BANDS)
+    throw new RasterRejected(
+      'unsupported_raster',
+      `The GeoTIFF has ${dataBands} bands; at most ${MAX_BANDS} are supported`,
+    );
   const nodata = bands[0].noDataValue;
   return {
     width,

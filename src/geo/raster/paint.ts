@@ -53,9 +53,10 @@ export function resample(band: Float32Array, cols: AxisSampling, rows: AxisSampl
       const b = band[top + cols.hi[i]];
       const c = band[bottom + cols.lo[i]];
       const d = band[bottom + cols.hi[i]];
-      out[o + i] = a === a && b === b && c === c && d === d
-        ? (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-        : partialBilinear([a, b, c, d], fx, fy, near);
+      out[o + i] =
+        a === a && b === b && c === c && d === d
+          ? (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+          : partialBilinear([a, b, c, d], fx, fy, near);
     }
   }
   return out;
@@ -68,7 +69,7 @@ export function resample(band: Float32Array, cols: AxisSampling, rows: AxisSampl
  */
 function step(value: number, low: number, scale: number): number {
   const s = Math.floor((value - low) * scale);
-  return s < 0 ? 0 : Math.min(s , 255);
+  return s < 0 ? 0 : Math.min(s, 255);
 }
 
 /** 256 / (high - low); an empty stretch puts everything below `low` at 0, the rest at 255. */

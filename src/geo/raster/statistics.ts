@@ -48,9 +48,11 @@ export async function bandStatistics(path: string, info: RasterInfo, limits: Gda
   const json = (await gdalInfo(path, limits, ['-stats', '-hist', '-norat', '-noct'])) as { bands?: BandJson[] };
   return (json.bands ?? []).slice(0, info.bands).map((band) => {
     const metadata = band.metadata?.[''] ?? {};
-    const number = (key: string) => (metadata[key] === undefined || Number.isNaN(Number(metadata[key])) ? null : Number(metadata[key]));
+    const number = (key: string) =>
+      metadata[key] === undefined || Number.isNaN(Number(metadata[key])) ? null : Number(metadata[key]);
     const [min, max] = [number('STATISTICS_MINIMUM'), number('STATISTICS_MAXIMUM')];
-    const within = (value: number | null) => (value === null || min === null || max === null ? null : round(Math.min(max, Math.max(min, value))));
+    const within = (value: number | null) =>
+      value === null || min === null || max === null ? null : round(Math.min(max, Math.max(min, value)));
     return {
       min,
       max,

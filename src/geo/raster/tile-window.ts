@@ -99,7 +99,16 @@ interface Overlap {
  * bands as Float32, NaN wherever there is no data: the file's nodata (compared in the
  * file's own type, so exact for every type), NaN itself, or a transparent alpha sample.
  */
-function copyBlock(raster: Tileable, block: ArrayLike<number> & { subarray(a: number, b: number): ArrayLike<number> }, blockWidth: number, overlap: Overlap, cols: AxisSampling, rows: AxisSampling, samples: number[], out: Float32Array[]): void {
+function copyBlock(
+  raster: Tileable,
+  block: ArrayLike<number> & { subarray(a: number, b: number): ArrayLike<number> },
+  blockWidth: number,
+  overlap: Overlap,
+  cols: AxisSampling,
+  rows: AxisSampling,
+  samples: number[],
+  out: Float32Array[],
+): void {
   const { samples: spp, nodata, alphaSample: alpha } = raster;
   const count = overlap.x1 - overlap.x0;
   for (let y = overlap.y0; y < overlap.y1; y++) {
@@ -109,10 +118,12 @@ function copyBlock(raster: Tileable, block: ArrayLike<number> & { subarray(a: nu
       const band = out[s];
       if (spp === 1) band.set(block.subarray(source, source + count), target);
       else for (let x = 0; x < count; x++) band[target + x] = block[source + x * spp + sample];
-      if (nodata !== null) for (let x = 0; x < count; x++) if (block[source + x * spp + sample] === nodata) band[target + x] = Number.NaN;
+      if (nodata !== null)
+        for (let x = 0; x < count; x++) if (block[source + x * spp + sample] === nodata) band[target + x] = Number.NaN;
     });
     if (alpha !== null) {
-      for (let x = 0; x < count; x++) if (block[source + x * spp + alpha] === 0) for (const band of out) band[target + x] = Number.NaN;
+      for (let x = 0; x < count; x++)
+        if (block[source + x * spp + alpha] === 0) for (const band of out) band[target + x] = Number.NaN;
     }
   }
 }
@@ -121,7 +132,13 @@ function copyBlock(raster: Tileable, block: ArrayLike<number> & { subarray(a: nu
  * The values of `samples` in a window of a level, as Float32 with NaN wherever there is no
  * data. Reads each block the window covers once (usually from the cache).
  */
-export async function readWindow(raster: Tileable, levelIndex: number, cols: AxisSampling, rows: AxisSampling, samples: number[]): Promise<Float32Array[]> {
+export async function readWindow(
+  raster: Tileable,
+  levelIndex: number,
+  cols: AxisSampling,
+  rows: AxisSampling,
+  samples: number[],
+): Promise<Float32Array[]> {
   const level = raster.levels[levelIndex];
   const { blockWidth: bw, blockHeight: bh } = level;
   const out = samples.map(() => new Float32Array(cols.length * rows.length).fill(Number.NaN));
@@ -136,7 +153,11 @@ export async function readWindow(raster: Tileable, levelIndex: number, cols: Axi
         blockX: bx * bw,
         blockY: by * bh,
       };
-      reads.push(readBlock(raster, levelIndex, bx, by).then((block) => copyBlock(raster, block, bw, overlap, cols, rows, samples, out)));
+      reads.push(
+        readBlock(raster, levelIndex, bx, by).then((block) =>
+          copyBlock(raster, block, bw, overlap, cols, rows, samples, out),
+        ),
+      );
     }
   }
   await Promise.all(reads);

@@ -21,7 +21,15 @@ class NodeZlibDecoder extends BaseDecoder {
 addDecoder([8, 32946], async () => NodeZlibDecoder as unknown as typeof BaseDecoder, undefined, false);
 
 type Decoder = Awaited<ReturnType<typeof getDecoder>>;
-type BlockArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type BlockArray =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array;
 
 export interface TileableLevel {
   image: GeoTIFFImage;
@@ -85,7 +93,16 @@ async function openLevels(tiff: GeoTIFF): Promise<TileableLevel[]> {
       bitsPerSample: directory.getValue('BitsPerSample') as number[],
       predictor: ((await directory.loadValue('Predictor')) as number | undefined) ?? 1,
     });
-    levels.push({ image, width: image.getWidth(), height: image.getHeight(), resX: 0, resY: 0, blockWidth: image.getTileWidth(), blockHeight: image.getTileHeight(), decoder });
+    levels.push({
+      image,
+      width: image.getWidth(),
+      height: image.getHeight(),
+      resX: 0,
+      resY: 0,
+      blockWidth: image.getTileWidth(),
+      blockHeight: image.getTileHeight(),
+      decoder,
+    });
   }
   const [full] = levels;
   const [resX, resY] = full.image.getResolution();
@@ -100,7 +117,9 @@ async function openLevels(tiff: GeoTIFF): Promise<TileableLevel[]> {
 /** The file's nodata as its samples hold it (a 32-bit float compares only with a 32-bit float). */
 function nodataAsStored(image: GeoTIFFImage): number | null {
   const nodata = image.getGDALNoData();
-  return nodata !== null && image.getSampleFormat(0) === 3 && image.getBitsPerSample(0) === 32 ? Math.fround(nodata) : nodata;
+  return nodata !== null && image.getSampleFormat(0) === 3 && image.getBitsPerSample(0) === 32
+    ? Math.fround(nodata)
+    : nodata;
 }
 
 async function open(path: string): Promise<Tileable> {
@@ -185,8 +204,14 @@ export function readBlock(file: Tileable, levelIndex: number, blockX: number, bl
   const cached = blockCache.get(key);
   if (cached) return cached;
   const level = file.levels[levelIndex];
-  const block = level.image.getTileOrStrip(blockX, blockY, 0, level.decoder).then(({ data }) => typedView(level.image, data as ArrayBuffer));
-  blockCache.set(key, block, level.blockWidth * level.blockHeight * file.samples * (level.image.getBitsPerSample(0) / 8));
+  const block = level.image
+    .getTileOrStrip(blockX, blockY, 0, level.decoder)
+    .then(({ data }) => typedView(level.image, data as ArrayBuffer));
+  blockCache.set(
+    key,
+    block,
+    level.blockWidth * level.blockHeight * file.samples * (level.image.getBitsPerSample(0) / 8),
+  );
   block.catch(() => blockCache.delete(key));
   return block;
 }

@@ -39,7 +39,11 @@ export interface TileGrid {
  * the file or its overviews: no resampling, one block read. Null when the raster has no
  * WGS84 box (ground control points only); gdalwarp then picks the grid itself.
  */
-export function tileGrid(bbox: [number, number, number, number] | null, width: number, height: number): TileGrid | null {
+export function tileGrid(
+  bbox: [number, number, number, number] | null,
+  width: number,
+  height: number,
+): TileGrid | null {
   if (!bbox) return null;
   const clampLat = (lat: number) => Math.max(-85.05112, Math.min(85.05112, lat));
   const low = lonLatToMercator(Math.max(-180, bbox[0]), clampLat(bbox[1]));
@@ -49,7 +53,8 @@ export function tileGrid(bbox: [number, number, number, number] | null, width: n
   const zoom = Math.max(0, Math.min(24, Math.round(Math.log2((2 * MERCATOR_HALF) / (TILE_SIZE * sourceRes)))));
   const res = (2 * MERCATOR_HALF) / (TILE_SIZE * 2 ** zoom);
   const span = TILE_SIZE * res * 2 ** (ALIGNED_LEVELS - 1);
-  const snapDown = (v: number) => Math.max(-MERCATOR_HALF, -MERCATOR_HALF + Math.floor((v + MERCATOR_HALF) / span) * span);
+  const snapDown = (v: number) =>
+    Math.max(-MERCATOR_HALF, -MERCATOR_HALF + Math.floor((v + MERCATOR_HALF) / span) * span);
   const snapUp = (v: number) => Math.min(MERCATOR_HALF, -MERCATOR_HALF + Math.ceil((v + MERCATOR_HALF) / span) * span);
   return { zoom, res, extent: [snapDown(low[0]), snapDown(low[1]), snapUp(high[0]), snapUp(high[1])] };
 }

@@ -28,21 +28,49 @@ export function forgetRaster(path: string): Promise<void> {
  * shows nothing (outside the data, all nodata, or fully transparent), so the route can
  * answer 204 or a shared transparent tile.
  */
-export async function renderTile(path: string, z: number, x: number, y: number, display: ResolvedDisplay): Promise<Buffer | null> {
+export async function renderTile(
+  path: string,
+  z: number,
+  x: number,
+  y: number,
+  display: ResolvedDisplay,
+): Promise<Buffer | null> {
   const tiles = 2 ** z;
-  if (!(Number.isInteger(z) && z >= 0 && z <= 30 && Number.isInteger(x) && Number.isInteger(y) && x >= 0 && y >= 0 && x < tiles && y < tiles)) return null;
+  if (
+    !(
+      Number.isInteger(z) &&
+      z >= 0 &&
+      z <= 30 &&
+      Number.isInteger(x) &&
+      Number.isInteger(y) &&
+      x >= 0 &&
+      y >= 0 &&
+      x < tiles &&
+      y < tiles
+    )
+  )
+    return null;
   const raster = await openTileable(path);
   const key = `${raster.id}|${z}/${x}/${y}|${JSON.stringify(display)}`;
   let png = pngCache.get(key);
   if (!png) {
     png = drawTile(raster, z, x, y, display);
     pngCache.set(key, png, 1024);
-    png.then((buffer) => pngCache.set(key, Promise.resolve(buffer), 1024 + (buffer?.length ?? 0)), () => pngCache.delete(key));
+    png.then(
+      (buffer) => pngCache.set(key, Promise.resolve(buffer), 1024 + (buffer?.length ?? 0)),
+      () => pngCache.delete(key),
+    );
   }
   return png;
 }
 
-async function drawTile(raster: Tileable, z: number, x: number, y: number, display: ResolvedDisplay): Promise<Buffer | null> {
+async function drawTile(
+  raster: Tileable,
+  z: number,
+  x: number,
+  y: number,
+  display: ResolvedDisplay,
+): Promise<Buffer | null> {
   const levelIndex = levelForZoom(raster, z);
   const level = raster.levels[levelIndex];
   const tileRes = (2 * MERCATOR_HALF) / (TILE_SIZE * 2 ** z);
@@ -60,10 +88,12 @@ async function drawTile(raster: Tileable, z: number, x: number, y: number, displ
   const rgba = Buffer.alloc(TILE_SIZE * TILE_SIZE * 4);
   const drawn = display.mode === 'rgb' ? paintRgb(rgba, pixels, display) : paintSingle(rgba, pixels[0], display);
   if (!drawn) return null;
-  return sharp(rgba, { raw: { width: TILE_SIZE, height: TILE_SIZE, channels: 4 } })
-    // Level 3 without filtering: measured half the bytes of level 1 for the same ~2.5 ms.
-    .png({ compressionLevel: 3, adaptiveFiltering: false })
-    .toBuffer();
+  return (
+    sharp(rgba, { raw: { width: TILE_SIZE, height: TILE_SIZE, channels: 4 } })
+      // Level 3 without filtering: measured half the bytes of level 1 for the same ~2.5 ms.
+      .png({ compressionLevel: 3, adaptiveFiltering: false })
+      .toBuffer()
+  );
 }
 
 /**
@@ -71,7 +101,12 @@ async function drawTile(raster: Tileable, z: number, x: number, y: number, displ
  * null at nodata (the file's, or `extraNodata`, a display's), or for all bands outside the
  * raster. For an identify tool.
  */
-export async function valuesAt(path: string, lon: number, lat: number, extraNodata: number | null = null): Promise<(number | null)[]> {
+export async function valuesAt(
+  path: string,
+  lon: number,
+  lat: number,
+  extraNodata: number | null = null,
+): Promise<(number | null)[]> {
   const raster = await openTileable(path);
   const bands = raster.samples - (raster.alphaSample === null ? 0 : 1);
   const none = new Array<number | null>(bands).fill(null);

@@ -4,10 +4,16 @@
  * `no_feature_tables` are 400. The message is fit for the person who sent the file: GDAL's
  * reason and, where known, the place (a feature's position or a zip member's name).
  */
-export type VectorRejection = 'unsupported_format' | 'invalid_file' | 'invalid_zip' | 'unknown_crs' | 'no_feature_tables';
+export type VectorRejection =
+  | 'unsupported_format'
+  | 'invalid_file'
+  | 'invalid_zip'
+  | 'unknown_crs'
+  | 'no_feature_tables';
 
 /** The formats a vector upload may be in, as the refusal names them. */
-export const ACCEPTED_VECTOR_FORMATS = 'GeoJSON (.geojson, .json), zipped shapefile (.zip), GeoPackage (.gpkg), point CSV (.csv)';
+export const ACCEPTED_VECTOR_FORMATS =
+  'GeoJSON (.geojson, .json), zipped shapefile (.zip), GeoPackage (.gpkg), point CSV (.csv)';
 
 export class VectorRejected extends Error {
   constructor(

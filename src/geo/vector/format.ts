@@ -29,21 +29,30 @@ export async function detectVectorFormat(filePath: string, originalName: string)
   const head = await readHead(filePath);
   const extension = path.extname(originalName).toLowerCase();
   if (head.length === 0) throw new VectorRejected('invalid_file', 'The file is empty');
-  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6)) return 'shapefile';
+  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6))
+    return 'shapefile';
   if (head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
     const applicationId = head.subarray(68, 72).toString('latin1');
     if (GPKG_APPLICATION_IDS.has(applicationId) || extension === '.gpkg') return 'geopackage';
     throw unsupportedFormat('The file is an SQLite database but not a GeoPackage');
   }
   if (SHAPEFILE_PARTS.has(extension)) {
-    throw unsupportedFormat(`A shapefile's ${extension} file alone cannot be read: upload the .shp, .shx, .dbf and .prj together in one .zip`);
+    throw unsupportedFormat(
+      `A shapefile's ${extension} file alone cannot be read: upload the .shp, .shx, .dbf and .prj together in one .zip`,
+    );
   }
   if (head.includes(0)) throw unsupportedFormat('The file is neither text nor a known binary format');
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (text.startsWith('{')) return 'geojson';
   if (CSV_EXTENSIONS.has(extension)) return 'csv';
   if (extension === '.geojson' || extension === '.json') {
-    throw new VectorRejected('invalid_file', 'The file is named as GeoJSON but does not start with a JSON object (a FeatureCollection)');
+    throw new VectorRejected(
+      'invalid_file',
+      'The file is named as GeoJSON but does not start with a JSON object (a FeatureCollection)',
+    );
   }
   throw unsupportedFormat('The file is not in an accepted format');
 }

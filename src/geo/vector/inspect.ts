@@ -79,7 +79,11 @@ export async function inspectSource(source: VectorSource, limits: GdalLimits = I
   try {
     ({ stdout } = await runGdal('python3', [SCRIPT, request], { ...limits, maxOutputBytes: 16 * 1024 * 1024 }));
   } catch (error) {
-    if (error instanceof GdalError && error.failure !== 'aborted' && error.failure !== 'missing') throw new VectorRejected('invalid_file', `GDAL cannot read ${source.label}: ${scrubReason(error.reason, source)}`);
+    if (error instanceof GdalError && error.failure !== 'aborted' && error.failure !== 'missing')
+      throw new VectorRejected(
+        'invalid_file',
+        `GDAL cannot read ${source.label}: ${scrubReason(error.reason, source)}`,
+      );
     throw error;
   }
   const { tables } = JSON.parse(stdout) as { tables: RawTable[] };
@@ -99,7 +103,12 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
     fields: raw.fields,
   };
   // ogr2ogr takes the table's name as a bare argument: a name like `--config` would be an option.
-  if (raw.name.startsWith('-')) throw new VectorRejected('invalid_file', `The table name "${raw.name.slice(0, 100)}" starts with "-"; rename the table`, { table: raw.name });
+  if (raw.name.startsWith('-'))
+    throw new VectorRejected(
+      'invalid_file',
+      `The table name "${raw.name.slice(0, 100)}" starts with "-"; rename the table`,
+      { table: raw.name },
+    );
   const where = `${raw.name}: extent ${JSON.stringify(raw.extent)}`;
   const first = raw.firstOutsideLonLat;
   const firstText = first ? `; first at ${source.format === 'csv' ? 'row' : 'feature'} ${first}` : '';

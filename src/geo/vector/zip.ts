@@ -27,7 +27,8 @@ const SHAPEFILE_PARTS = new Set(['.shp', '.shx', '.dbf', '.prj', '.cpg', '.qix',
 const READABLE_METHODS = new Set([0, 8]);
 
 /** A refusal of the zip (400 `invalid_zip`). */
-const refuse = (message: string, details?: Record<string, unknown>) => new VectorRejected('invalid_zip', message, details);
+const refuse = (message: string, details?: Record<string, unknown>) =>
+  new VectorRejected('invalid_zip', message, details);
 
 /**
  * The names of the `.shp` members of a zip (at least one), after checking that the declared
@@ -41,15 +42,19 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits = DEFAU
   const cap = Math.min(limits.maxExpandedBytes, limits.maxRatio * zipBytes);
   const zip = await openZip(zipPath);
   try {
-    if (zip.entryCount > limits.maxEntries) throw refuse(`The zip holds ${zip.entryCount} files; at most ${limits.maxEntries} are accepted`);
+    if (zip.entryCount > limits.maxEntries)
+      throw refuse(`The zip holds ${zip.entryCount} files; at most ${limits.maxEntries} are accepted`);
     let declared = 0;
     const shapefiles: string[] = [];
     for await (const entry of entriesOf(zip)) {
       declared += entry.uncompressedSize;
       if (declared > cap) {
-        throw refuse(`The zip would expand to more than ${cap} bytes (${limits.maxRatio} times its size, at most ${limits.maxExpandedBytes})`, {
-          member: entry.fileName,
-        });
+        throw refuse(
+          `The zip would expand to more than ${cap} bytes (${limits.maxRatio} times its size, at most ${limits.maxExpandedBytes})`,
+          {
+            member: entry.fileName,
+          },
+        );
       }
       const name = entry.fileName;
       if (name.endsWith('/') || name.startsWith('__MACOSX/') || path.posix.basename(name).startsWith('._')) continue;
@@ -57,7 +62,9 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits = DEFAU
       if (!SHAPEFILE_PARTS.has(extension)) continue;
       if (entry.isEncrypted()) throw refuse(`${name} is encrypted`, { member: name });
       if (!READABLE_METHODS.has(entry.compressionMethod)) {
-        throw refuse(`${name} uses zip compression method ${entry.compressionMethod}; use deflate or none`, { member: name });
+        throw refuse(`${name} uses zip compression method ${entry.compressionMethod}; use deflate or none`, {
+          member: name,
+        });
       }
       await verifySize(zip, entry);
       if (extension === '.shp') shapefiles.push(name);
@@ -92,17 +99,23 @@ async function verifySize(zip: ZipFile, entry: Entry): Promise<void> {
       // Only counted (by yauzl).
     }
   } catch (error) {
-    const why = /too many bytes|too few bytes/.test((error as Error).message) ? 'expands to a size other than the one it declares' : `is corrupt (${(error as Error).message})`;
+    const why = /too many bytes|too few bytes/.test((error as Error).message)
+      ? 'expands to a size other than the one it declares'
+      : `is corrupt (${(error as Error).message})`;
     throw refuse(`${entry.fileName} in the zip ${why}`, { member: entry.fileName });
   }
 }
 
 function openZip(zipPath: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(zipPath, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (error, zip) => {
-      if (error || !zip) reject(refuse(`The file is not a readable zip: ${error?.message ?? 'unknown error'}`));
-      else resolve(zip);
-    });
+    yauzl.open(
+      zipPath,
+      { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true },
+      (error, zip) => {
+        if (error || !zip) reject(refuse(`The file is not a readable zip: ${error?.message ?? 'unknown error'}`));
+        else resolve(zip);
+      },
+    );
   });
 }
 

@@ -38,7 +38,8 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       body: S.CreateCommentBody,
       response: { 201: CommentReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await comments.create(request.room, request.caller, request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await comments.create(request.room, request.caller, request.body)),
   });
 
   app.post('/api/rooms/:roomId/comments/:commentId/replies', {
@@ -52,7 +53,9 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       response: { 201: Type.Object({ success: Type.Boolean(), reply: S.Reply }), ...errors(400, 401, 403, 404, 502) },
     },
     handler: async (request, reply) =>
-      reply.status(201).send(await comments.reply(request.room, request.caller, request.params.commentId, request.body.body)),
+      reply
+        .status(201)
+        .send(await comments.reply(request.room, request.caller, request.params.commentId, request.body.body)),
   });
 
   app.patch('/api/rooms/:roomId/comments/:commentId', {
@@ -65,7 +68,8 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       body: S.ResolveBody,
       response: { 200: CommentReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request) => comments.resolve(request.room, request.caller, request.params.commentId, request.body.resolved),
+    handler: async (request) =>
+      comments.resolve(request.room, request.caller, request.params.commentId, request.body.resolved),
   });
 
   app.delete('/api/rooms/:roomId/comments/:commentId', {
@@ -76,9 +80,13 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       summary: 'Delete a comment and its replies',
       description: 'A room token, or a viewer, may delete only comments it wrote; owners and editors any.',
       params: CommentParams,
-      response: { 200: Type.Object({ success: Type.Boolean(), commentId: Type.String() }), ...errors(400, 401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), commentId: Type.String() }),
+        ...errors(400, 401, 403, 404, 502),
+      },
     },
-    handler: async (request) => comments.deleteComment(request.room, request.caller, request.grant, request.params.commentId),
+    handler: async (request) =>
+      comments.deleteComment(request.room, request.caller, request.grant, request.params.commentId),
   });
 
   app.delete('/api/rooms/:roomId/comments/:commentId/replies/:replyId', {
@@ -89,9 +97,18 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       summary: 'Delete a reply',
       description: 'A room token, or a viewer, may delete only replies it wrote; owners and editors any.',
       params: ReplyParams,
-      response: { 200: Type.Object({ success: Type.Boolean(), replyId: Type.String() }), ...errors(400, 401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), replyId: Type.String() }),
+        ...errors(400, 401, 403, 404, 502),
+      },
     },
     handler: async (request) =>
-      comments.deleteReply(request.room, request.caller, request.grant, request.params.commentId, request.params.replyId),
+      comments.deleteReply(
+        request.room,
+        request.caller,
+        request.grant,
+        request.params.commentId,
+        request.params.replyId,
+      ),
   });
 };

@@ -1,7 +1,11 @@
 import { Type, type Static } from 'typebox';
 
 const Author = Type.Object({ kind: Type.Enum(['user', 'token']), id: Type.String() });
-const Body = Type.String({ minLength: 1, maxLength: 5000, description: 'Not empty or blank, at most 5,000 characters' });
+const Body = Type.String({
+  minLength: 1,
+  maxLength: 5000,
+  description: 'Not empty or blank, at most 5,000 characters',
+});
 
 export const CreateCommentBody = Type.Object(
   {

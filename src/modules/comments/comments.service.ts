@@ -11,7 +11,8 @@ import type { CommentsRepository } from './comments.repository.js';
 import type { CommentQuery, CreateCommentInput } from './comments.schemas.js';
 
 function checkBody(body: string) {
-  if (body.trim() === '') throw badRequest('body must not be empty', [{ field: 'body.body', message: 'must not be empty' }]);
+  if (body.trim() === '')
+    throw badRequest('body must not be empty', [{ field: 'body.body', message: 'must not be empty' }]);
 }
 
 /**
@@ -30,19 +31,26 @@ export class CommentsService {
 
   async list(room: RoomRow, filter: CommentQuery) {
     const rows = await this.comments.listFiltered(room.id, filter);
-    const replies = await this.comments.repliesOf(room.id, rows.map((r) => r.id));
+    const replies = await this.comments.repliesOf(
+      room.id,
+      rows.map((r) => r.id),
+    );
     return { comments: presentThreads(rows, replies) };
   }
 
   async create(room: RoomRow, caller: Caller, input: CreateCommentInput) {
     checkBody(input.body);
     if ((input.lat === undefined) !== (input.lng === undefined)) {
-      throw badRequest('lat and lng go together: give both or neither', [{ field: 'body.lat', message: 'lat and lng go together' }]);
+      throw badRequest('lat and lng go together: give both or neither', [
+        { field: 'body.lat', message: 'lat and lng go together' },
+      ]);
     }
     // Layers are checked (a comment on a layer names one of the room's); markers and drawings
     // are not: the contract lists every reason a comment on them is refused.
     if (input.objectType === 'layer' && !(await this.layerExists(room.id, input.objectId))) {
-      throw badRequest('objectId does not name a layer of this room', [{ field: 'body.objectId', message: 'no such layer' }]);
+      throw badRequest('objectId does not name a layer of this room', [
+        { field: 'body.objectId', message: 'no such layer' },
+      ]);
     }
     const actor = actorOf(caller);
     const now = Date.now();
@@ -64,7 +72,12 @@ export class CommentsService {
     const comment = presentComment(row);
     await this.writePath.write(room.id, actor, async (trx) => {
       await this.comments.insert(trx, [row]);
-      return { result: null, changes: [{ type: 'comment.created', objectType: 'comment', objectId: row.id, changes: { ...input }, data: comment }] };
+      return {
+        result: null,
+        changes: [
+          { type: 'comment.created', objectType: 'comment', objectId: row.id, changes: { ...input }, data: comment },
+        ],
+      };
     });
     return { success: true, comment };
   }
@@ -85,7 +98,12 @@ export class CommentsService {
     await this.writePath.write(room.id, actor, async (trx) => {
       if (!(await this.comments.find(room.id, commentId, trx))) throw notFound('Comment');
       await this.replies.insert(trx, [row]);
-      return { result: null, changes: [{ type: 'reply.created', objectType: 'reply', objectId: row.id, changes: { commentId, body }, data: reply }] };
+      return {
+        result: null,
+        changes: [
+          { type: 'reply.created', objectType: 'reply', objectId: row.id, changes: { commentId, body }, data: reply },
+        ],
+      };
     });
     return { success: true, reply };
   }
@@ -97,7 +115,12 @@ export class CommentsService {
       const row = { ...previous, resolved: resolved ? 1 : 0, updated_at: Date.now() };
       await this.comments.replace(trx, row);
       const comment = presentComment(row, await this.comments.repliesOf(room.id, [commentId], trx));
-      return { result: comment, changes: [{ type: 'comment.updated', objectType: 'comment', objectId: commentId, changes: { resolved }, data: comment }] };
+      return {
+        result: comment,
+        changes: [
+          { type: 'comment.updated', objectType: 'comment', objectId: commentId, changes: { resolved }, data: comment },
+        ],
+      };
     });
     return { success: true, comment };
   }
@@ -108,7 +131,10 @@ export class CommentsService {
       if (!row) throw notFound('Comment');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'comments');
       await this.comments.delete(trx, room.id, commentId);
-      return { result: null, changes: [{ type: 'comment.deleted', objectType: 'comment', objectId: commentId, data: null }] };
+      return {
+        result: null,
+        changes: [{ type: 'comment.deleted', objectType: 'comment', objectId: commentId, data: null }],
+      };
     });
     return { success: true, commentId };
   }
@@ -119,7 +145,12 @@ export class CommentsService {
       if (!row || row.comment_id !== commentId) throw notFound('Reply');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'replies');
       await this.replies.delete(trx, room.id, replyId);
-      return { result: null, changes: [{ type: 'reply.deleted', objectType: 'reply', objectId: replyId, changes: { commentId }, data: null }] };
+      return {
+        result: null,
+        changes: [
+          { type: 'reply.deleted', objectType: 'reply', objectId: replyId, changes: { commentId }, data: null },
+        ],
+      };
     });
     return { success: true, replyId };
   }

@@ -12,7 +12,11 @@ export const presentDrawing = (row: DrawingsTable): Drawing => ({
 });
 
 /** The columns for the fields present in `input`. */
-export const drawingColumns = (input: { geometry?: unknown; label?: string | null; style?: Drawing['style'] }): Partial<DrawingsTable> => ({
+export const drawingColumns = (input: {
+  geometry?: unknown;
+  label?: string | null;
+  style?: Drawing['style'];
+}): Partial<DrawingsTable> => ({
   ...(input.geometry !== undefined && { geometry: JSON.stringify(input.geometry) }),
   ...(input.label !== undefined && { label: input.label }),
   ...(input.style !== undefined && { style: input.style === null ? null : JSON.stringify(input.style) }),

@@ -12,7 +12,13 @@ const DrawingReply = Type.Object({ success: Type.Boolean(), drawing: S.Drawing }
 export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsService }> = async (app, { drawings }) => {
   app.get('/api/rooms/:roomId/drawings', {
     config: { access: { room: 'read' } },
-    schema: { tags, security, summary: "The room's drawn shapes", params: RoomParams, response: { 200: Type.Object({ drawings: Type.Array(S.Drawing) }), ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: "The room's drawn shapes",
+      params: RoomParams,
+      response: { 200: Type.Object({ drawings: Type.Array(S.Drawing) }), ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => drawings.list(request.room),
   });
 
@@ -26,7 +32,8 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
       body: S.CreateDrawingBody,
       response: { 201: DrawingReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await drawings.create(request.room, request.caller, request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await drawings.create(request.room, request.caller, request.body)),
   });
 
   app.patch('/api/rooms/:roomId/drawings/:drawingId', {
@@ -52,7 +59,10 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
       security,
       summary: 'Delete a shape',
       params: Params,
-      response: { 200: Type.Object({ success: Type.Boolean(), drawingId: Type.String() }), ...errors(400, 401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), drawingId: Type.String() }),
+        ...errors(400, 401, 403, 404, 502),
+      },
     },
     handler: async (request) => drawings.delete(request.room, request.caller, request.params.drawingId),
   });

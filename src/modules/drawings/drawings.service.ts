@@ -42,7 +42,10 @@ export class DrawingsService {
     const drawing = presentDrawing(row);
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       await this.drawings.insert(trx, [row]);
-      return { result: null, changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: row.id, changes: input, data: drawing }] };
+      return {
+        result: null,
+        changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: row.id, changes: input, data: drawing }],
+      };
     });
     return { success: true, drawing };
   }
@@ -56,7 +59,12 @@ export class DrawingsService {
       const row: DrawingsTable = { ...previous, ...drawingColumns(input), updated_at: Date.now() };
       await this.drawings.replace(trx, row);
       const drawing = presentDrawing(row);
-      return { result: drawing, changes: [{ type: 'drawing.updated', objectType: 'drawing', objectId: drawingId, changes: input, data: drawing }] };
+      return {
+        result: drawing,
+        changes: [
+          { type: 'drawing.updated', objectType: 'drawing', objectId: drawingId, changes: input, data: drawing },
+        ],
+      };
     });
     return { success: true, drawing };
   }
@@ -64,7 +72,10 @@ export class DrawingsService {
   async delete(room: RoomRow, caller: Caller, drawingId: string) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       if (!(await this.drawings.delete(trx, room.id, drawingId))) throw notFound('Drawing');
-      return { result: null, changes: [{ type: 'drawing.deleted', objectType: 'drawing', objectId: drawingId, data: null }] };
+      return {
+        result: null,
+        changes: [{ type: 'drawing.deleted', objectType: 'drawing', objectId: drawingId, data: null }],
+      };
     });
     return { success: true, drawingId };
   }

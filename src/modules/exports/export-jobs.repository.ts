@@ -13,7 +13,12 @@ export class ExportJobsRepository {
   }
 
   find(roomId: string, id: string) {
-    return this.db.selectFrom('export_jobs').selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('export_jobs')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   findById(id: string) {
@@ -38,11 +43,22 @@ export class ExportJobsRepository {
 
   /** The room's complete jobs (their artifacts kept), newest first. */
   completeOfRoom(roomId: string) {
-    return this.db.selectFrom('export_jobs').selectAll().where('room_id', '=', roomId).where('status', '=', 'complete').orderBy('finished_at', 'desc').execute();
+    return this.db
+      .selectFrom('export_jobs')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('status', '=', 'complete')
+      .orderBy('finished_at', 'desc')
+      .execute();
   }
 
   /** Complete jobs that finished before `before`: their artifacts are due for removal. */
   finishedBefore(before: number) {
-    return this.db.selectFrom('export_jobs').selectAll().where('status', '=', 'complete').where('finished_at', '<', before).execute();
+    return this.db
+      .selectFrom('export_jobs')
+      .selectAll()
+      .where('status', '=', 'complete')
+      .where('finished_at', '<', before)
+      .execute();
   }
 }

@@ -14,11 +14,28 @@ export interface ExportPlan {
   outputPath: string;
   database: IngestDatabase;
   attributeTables: { table: string; description: string; columns: GpkgColumn[]; rows: PlanValue[][] }[];
-  featureTables: { table: string; description: string; geometryType: GpkgGeometryType; columns: GpkgColumn[]; rows: { geometry: GeoJsonGeometry | null; values: SqlValue[] }[] }[];
-  layerTables: { table: string; identifier: string; description: string; key: number; featureCount: number; geometryType: GpkgGeometryType; fields: LayerField[] | null }[];
+  featureTables: {
+    table: string;
+    description: string;
+    geometryType: GpkgGeometryType;
+    columns: GpkgColumn[];
+    rows: { geometry: GeoJsonGeometry | null; values: SqlValue[] }[];
+  }[];
+  layerTables: {
+    table: string;
+    identifier: string;
+    description: string;
+    key: number;
+    featureCount: number;
+    geometryType: GpkgGeometryType;
+    fields: LayerField[] | null;
+  }[];
 }
 
-export type FromExportWorker = { type: 'progress'; fraction: number; message: string } | { type: 'done' } | { type: 'error'; message: string };
+export type FromExportWorker =
+  | { type: 'progress'; fraction: number; message: string }
+  | { type: 'done' }
+  | { type: 'error'; message: string };
 
 const COLUMN_TYPES: Record<LayerField['type'], GpkgColumnType> = {
   integer: 'INTEGER',

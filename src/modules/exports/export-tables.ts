@@ -111,7 +111,15 @@ export const ICONS: ContentSpec<'marker_icons'> = {
   source: 'marker_icons',
   table: 'marker_icons',
   description: 'Marker icons (SVG or PNG in data)',
-  columns: [col('id'), col('name'), col('size', 'INTEGER'), col('content_type'), col('created_by'), time('created_at'), col('data', 'BLOB')],
+  columns: [
+    col('id'),
+    col('name'),
+    col('size', 'INTEGER'),
+    col('content_type'),
+    col('created_by'),
+    time('created_at'),
+    col('data', 'BLOB'),
+  ],
 };
 
 /** Marker photos and thumbnails, by the key markers name them with, with the file in `data`. */
@@ -126,7 +134,8 @@ export const IMAGES: ContentSpec<'stored_files'> = {
 export const LAYERS: ContentSpec<'layers'> = {
   source: 'layers',
   table: 'layers',
-  description: 'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
+  description:
+    'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
   columns: [
     col('id'),
     col('kind'),
@@ -183,7 +192,9 @@ export const META = {
 
 /** Names a vector layer's table may not take. */
 export const RESERVED_TABLES = new Set(
-  [MARKERS, DRAWINGS, COMMENTS, REPLIES, SLIDES, ICONS, IMAGES, LAYERS, ROOM, RASTER_FILES, META].map((spec) => spec.table),
+  [MARKERS, DRAWINGS, COMMENTS, REPLIES, SLIDES, ICONS, IMAGES, LAYERS, ROOM, RASTER_FILES, META].map(
+    (spec) => spec.table,
+  ),
 );
 
 /** A database value as the file stores it (times as ISO text). */

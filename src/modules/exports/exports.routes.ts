@@ -33,10 +33,12 @@ export const IMPORT_MAX_BYTES = 2 * 1024 ** 3;
 /** A manifest of a big room (100,000 markers) is tens of megabytes of JSON. */
 const MANIFEST_MAX_BYTES = 64 * 1024 ** 2;
 
-export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService; roomImport: RoomImport; clones: RoomClones; receiver: UploadReceiver }> = async (
-  app,
-  { exports, roomImport, clones, receiver },
-) => {
+export const exportsRoutes: FastifyPluginAsyncTypebox<{
+  exports: ExportsService;
+  roomImport: RoomImport;
+  clones: RoomClones;
+  receiver: UploadReceiver;
+}> = async (app, { exports, roomImport, clones, receiver }) => {
   app.post('/api/rooms/:roomId/import', {
     config: { access: { room: 'write' } },
     schema: {
@@ -46,7 +48,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService;
       description:
         'multipart/form-data, the file in the field `file` (at most 2 GiB). A Maproom export is restored (every object under a new id); ' +
         'any other GeoPackage gives one vector layer per feature table. All of it appears at once (history `room.imported`). ' +
-        'A file that is not a GeoPackage, or a damaged one, is 400 `invalid_file` and nothing is imported; 413 `quota_exceeded` past the owner\'s quota.',
+        "A file that is not a GeoPackage, or a damaged one, is 400 `invalid_file` and nothing is imported; 413 `quota_exceeded` past the owner's quota.",
       consumes: ['multipart/form-data'],
       params: RoomParams,
       response: { 200: S.ImportReply, ...errors(400, 401, 403, 404, 413, 415, 502) },
@@ -81,15 +83,19 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService;
     schema: {
       tags,
       security,
-      summary: "Copy another room into this one from its export-manifest (a job)",
+      summary: 'Copy another room into this one from its export-manifest (a job)',
       description:
         'Body `{manifest}` as export-manifest answered it. A missing, altered or expired grant is 403 `invalid_grant`. Poll ' +
-        '/api/layers/jobs/{jobId} (`layersCloned`); everything appears at once when the job completes. Copied bytes count against this room owner\'s quota.',
+        "/api/layers/jobs/{jobId} (`layersCloned`); everything appears at once when the job completes. Copied bytes count against this room owner's quota.",
       params: RoomParams,
       body: S.CloneBody,
-      response: { 202: Type.Object({ jobId: Type.String({ description: '`job-<uuid>`' }) }), ...errors(400, 401, 403, 404, 413) },
+      response: {
+        202: Type.Object({ jobId: Type.String({ description: '`job-<uuid>`' }) }),
+        ...errors(400, 401, 403, 404, 413),
+      },
     },
-    handler: async (request, reply) => reply.status(202).send(await clones.start(request.room, request.caller, request.body.manifest)),
+    handler: async (request, reply) =>
+      reply.status(202).send(await clones.start(request.room, request.caller, request.body.manifest)),
   });
 
   app.post('/api/rooms/:roomId/export', {
@@ -103,20 +109,27 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService;
       summary: 'The whole room as one GeoPackage (streamed)',
       description:
         'Body `{}`. Markers and drawings and each vector layer are feature tables (EPSG:4326); comments, replies, slides, icons, marker photos, ' +
-        'layers (with styles and raster display) and room settings are attribute tables. `include_tiffs=true` adds the rasters\' original ' +
-        'GeoTIFFs (table raster_files), `include_tiles=true` each raster as a tile pyramid. Above `export-size`\'s threshold, use export jobs.',
+        "layers (with styles and raster display) and room settings are attribute tables. `include_tiffs=true` adds the rasters' original " +
+        "GeoTIFFs (table raster_files), `include_tiles=true` each raster as a tile pyramid. Above `export-size`'s threshold, use export jobs.",
       params: RoomParams,
       querystring: S.ExportOptionFields,
       body: S.ExportBody,
       produces: [GPKG],
       response: { 200: Type.Unknown({ description: 'The GeoPackage' }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (request, reply) => sendGeoPackage(reply, request.room.id, await exports.exportNow(request.room, optionsOf(request.query))),
+    handler: async (request, reply) =>
+      sendGeoPackage(reply, request.room.id, await exports.exportNow(request.room, optionsOf(request.query))),
   });
 
   app.get('/api/rooms/:roomId/export-size', {
     config: { access: { room: 'read' } },
-    schema: { tags, security, summary: "The export's estimated size, and whether to export at once or with a job", params: RoomParams, response: { 200: S.ExportSize, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: "The export's estimated size, and whether to export at once or with a job",
+      params: RoomParams,
+      response: { 200: S.ExportSize, ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => exports.size(request.room),
   });
 
@@ -129,17 +142,25 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService;
       tags,
       security,
       summary: 'Export the room in the background',
-      description: 'Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours.',
+      description:
+        'Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours.',
       params: RoomParams,
       body: S.ExportOptionFields,
       response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (request, reply) => reply.status(202).send(await exports.start(request.room, request.caller, request.body)),
+    handler: async (request, reply) =>
+      reply.status(202).send(await exports.start(request.room, request.caller, request.body)),
   });
 
   app.get('/api/rooms/:roomId/export-jobs/:jobId', {
     config: { access: { room: 'read' } },
-    schema: { tags, security, summary: 'An export job of this room (another room\'s job id is 404)', params: JobParams, response: { 200: S.ExportJob, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: "An export job of this room (another room's job id is 404)",
+      params: JobParams,
+      response: { 200: S.ExportJob, ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => exports.status(request.room, request.params.jobId),
   });
 
@@ -149,11 +170,13 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ exports: ExportsService;
       tags,
       security,
       summary: "A complete export job's GeoPackage",
-      description: '404 until the job is complete; 410 `export_expired` once the artifact was removed (24 hours after the job finished).',
+      description:
+        '404 until the job is complete; 410 `export_expired` once the artifact was removed (24 hours after the job finished).',
       params: JobParams,
       produces: [GPKG],
       response: { 200: Type.Unknown({ description: 'The GeoPackage' }), ...errors(400, 401, 403, 404, 410) },
     },
-    handler: async (request, reply) => sendGeoPackage(reply, request.room.id, await exports.artifact(request.room, request.params.jobId)),
+    handler: async (request, reply) =>
+      sendGeoPackage(reply, request.room.id, await exports.artifact(request.room, request.params.jobId)),
   });
 };

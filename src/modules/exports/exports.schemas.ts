@@ -7,8 +7,12 @@ import { Marker } from '../markers/markers.schemas.js';
 /** The export's options: the rasters' original GeoTIFFs, and each raster as a tile pyramid (both off by default). */
 export const ExportOptionFields = Type.Object(
   {
-    include_tiffs: Type.Optional(Type.Boolean({ default: false, description: "The rasters' original GeoTIFFs, in the table raster_files" })),
-    include_tiles: Type.Optional(Type.Boolean({ default: false, description: 'Each raster as a GeoPackage tile pyramid' })),
+    include_tiffs: Type.Optional(
+      Type.Boolean({ default: false, description: "The rasters' original GeoTIFFs, in the table raster_files" }),
+    ),
+    include_tiles: Type.Optional(
+      Type.Boolean({ default: false, description: 'Each raster as a GeoPackage tile pyramid' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -24,7 +28,8 @@ export const ExportSize = Type.Object({
 });
 
 export const ExportJobStatus = Type.Enum(['pending', 'running', 'complete', 'error', 'expired'], {
-  description: 'complete and error are terminal; a complete job becomes expired when its artifact is removed, 24 hours after it finished',
+  description:
+    'complete and error are terminal; a complete job becomes expired when its artifact is removed, 24 hours after it finished',
 });
 
 export const ExportJob = Type.Object({
@@ -50,16 +55,41 @@ export const ExportJobParams = Type.Object({
  */
 export const Manifest = Type.Object({
   sourceRoomId: Type.String({ minLength: 1, maxLength: 100 }),
-  grant: Type.Optional(Type.String({ maxLength: 4096, description: 'Signed; altering the manifest\'s sourceRoomId or the grant makes it invalid' })),
+  grant: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description: "Signed; altering the manifest's sourceRoomId or the grant makes it invalid",
+    }),
+  ),
   expiresAt: Type.Optional(Type.Integer({ description: 'When the grant expires (epoch ms)' })),
   markers: Type.Array(Marker, { maxItems: 100_000 }),
   icons: Type.Array(
-    Type.Object({ iconId: Type.String({ maxLength: 100 }), name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), size: Type.Optional(Type.Integer({ minimum: 8, maximum: 256 })) }),
+    Type.Object({
+      iconId: Type.String({ maxLength: 100 }),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      size: Type.Optional(Type.Integer({ minimum: 8, maximum: 256 })),
+    }),
     { maxItems: 10_000 },
   ),
   drawings: Type.Array(Drawing, { maxItems: 100_000 }),
-  layers: Type.Array(Type.Object({ id: Type.String({ maxLength: 100 }), name: LayerName, description: Type.Optional(Nullable(Description)), style: Type.Optional(StyleInput) }), { maxItems: 1000 }),
-  rasterLayers: Type.Array(Type.Object({ id: Type.String({ maxLength: 100 }), name: LayerName, description: Type.Optional(Nullable(Description)), display: Type.Optional(Type.Unknown()) }), { maxItems: 1000 }),
+  layers: Type.Array(
+    Type.Object({
+      id: Type.String({ maxLength: 100 }),
+      name: LayerName,
+      description: Type.Optional(Nullable(Description)),
+      style: Type.Optional(StyleInput),
+    }),
+    { maxItems: 1000 },
+  ),
+  rasterLayers: Type.Array(
+    Type.Object({
+      id: Type.String({ maxLength: 100 }),
+      name: LayerName,
+      description: Type.Optional(Nullable(Description)),
+      display: Type.Optional(Type.Unknown()),
+    }),
+    { maxItems: 1000 },
+  ),
 });
 export type Manifest = Static<typeof Manifest>;
 
@@ -78,5 +108,9 @@ export const ImportReply = Type.Object({
     layers: Type.Integer(),
     rasterLayers: Type.Integer(),
   }),
-  skipped: Type.Optional(Type.Array(Type.Record(Type.String(), Type.String()), { description: 'What the file held but could not be restored, and why' })),
+  skipped: Type.Optional(
+    Type.Array(Type.Record(Type.String(), Type.String()), {
+      description: 'What the file held but could not be restored, and why',
+    }),
+  ),
 });

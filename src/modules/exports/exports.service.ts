@@ -23,11 +23,15 @@ const BYTES_PER_ROW = 512;
 
 const Payload = Type.Object({ exportJobId: Type.String() });
 
-export const optionsOf = (fields: ExportOptionFields): ExportOptions => ({ includeTiffs: fields.include_tiffs === true, includeTiles: fields.include_tiles === true });
+export const optionsOf = (fields: ExportOptionFields): ExportOptions => ({
+  includeTiffs: fields.include_tiffs === true,
+  includeTiles: fields.include_tiles === true,
+});
 
 /** A complete job is expired from 24 hours after it finished, whether or not the sweep has removed its artifact yet. */
 const hasExpired = (row: ExportJobRow, now = Date.now()) =>
-  row.status === 'expired' || (row.status === 'complete' && row.finished_at !== null && row.finished_at + ARTIFACT_LIFETIME_MS <= now);
+  row.status === 'expired' ||
+  (row.status === 'complete' && row.finished_at !== null && row.finished_at + ARTIFACT_LIFETIME_MS <= now);
 
 function presentExportJob(row: ExportJobRow): ExportJob {
   const expired = hasExpired(row);
@@ -38,7 +42,8 @@ function presentExportJob(row: ExportJobRow): ExportJob {
     ...(row.error !== null && { error: row.error }),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    expiresAt: row.status === 'complete' && !expired && row.finished_at !== null ? row.finished_at + ARTIFACT_LIFETIME_MS : null,
+    expiresAt:
+      row.status === 'complete' && !expired && row.finished_at !== null ? row.finished_at + ARTIFACT_LIFETIME_MS : null,
   };
 }
 
@@ -75,7 +80,11 @@ export class ExportsService {
   async size(room: RoomRow) {
     const rows = await this.exporter.estimate(room.id);
     const bytes = rows.bytes + rows.rows * BYTES_PER_ROW;
-    return { bytes, thresholdBytes: SYNC_EXPORT_MAX_BYTES, recommended: bytes > SYNC_EXPORT_MAX_BYTES ? ('async' as const) : ('sync' as const) };
+    return {
+      bytes,
+      thresholdBytes: SYNC_EXPORT_MAX_BYTES,
+      recommended: bytes > SYNC_EXPORT_MAX_BYTES ? ('async' as const) : ('sync' as const),
+    };
   }
 
   async start(room: RoomRow, caller: Caller, fields: ExportOptionFields): Promise<{ jobId: string }> {
@@ -107,7 +116,11 @@ export class ExportsService {
 
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
     const row = await this.find(room, jobId);
-    if (hasExpired(row)) throw gone('export_expired', 'The export was removed (24 hours after it finished, or when newer exports of the room replaced it); start a new export job');
+    if (hasExpired(row))
+      throw gone(
+        'export_expired',
+        'The export was removed (24 hours after it finished, or when newer exports of the room replaced it); start a new export job',
+      );
     if (row.status !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
     const found = await this.files.blobs.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
@@ -136,7 +149,12 @@ export class ExportsService {
     if (!row) return;
     await this.jobs.update(id, { status: 'running', started_at: Date.now(), error: null });
     try {
-      const file = await this.exporter.write(row.room_id, { includeTiffs: row.include_tiffs === 1, includeTiles: row.include_tiles === 1 }, undefined, signal);
+      const file = await this.exporter.write(
+        row.room_id,
+        { includeTiffs: row.include_tiffs === 1, includeTiles: row.include_tiles === 1 },
+        undefined,
+        signal,
+      );
       const key = `exports/${row.room_id}/${id}.gpkg`;
       const bytes = await this.files.blobs.putFile(key, file);
       await this.jobs.update(id, { status: 'complete', bytes, artifact_key: key, finished_at: Date.now() });

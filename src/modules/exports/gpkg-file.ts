@@ -33,7 +33,9 @@ export class GeoPackageFile {
     try {
       db = new SQLite(path, { readonly: true, fileMustExist: true });
       db.pragma('trusted_schema = OFF');
-      const contents = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'gpkg_contents'").get() as { n: number };
+      const contents = db
+        .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'gpkg_contents'")
+        .get() as { n: number };
       if (contents.n === 0) {
         db.close();
         throw notGeoPackage('it has no gpkg_contents table');
@@ -62,7 +64,11 @@ export class GeoPackageFile {
   }
 
   meta(): Map<string, string> {
-    return new Map(this.read(() => this.db.prepare(`SELECT key, value FROM "${META.table}"`).all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    return new Map(
+      this.read(
+        () => this.db.prepare(`SELECT key, value FROM "${META.table}"`).all() as { key: string; value: string }[],
+      ).map((r) => [r.key, r.value]),
+    );
   }
 
   hasTable(name: string): boolean {
@@ -71,7 +77,11 @@ export class GeoPackageFile {
 
   /** True when `name` is a tile pyramid the file's gpkg_contents lists as such. */
   isTileTable(name: string): boolean {
-    return Boolean(this.read(() => this.db.prepare("SELECT 1 FROM gpkg_contents WHERE table_name = ? AND data_type = 'tiles'").get(name)));
+    return Boolean(
+      this.read(() =>
+        this.db.prepare("SELECT 1 FROM gpkg_contents WHERE table_name = ? AND data_type = 'tiles'").get(name),
+      ),
+    );
   }
 
   /** An attribute table of the export as database rows (times back to epoch milliseconds); an absent table has none. */
@@ -80,19 +90,38 @@ export class GeoPackageFile {
     const names = columns.filter((c) => c.type !== 'BLOB').map((c) => `"${c.name}"`);
     const lengths = names.map((n) => `coalesce(length(${n}), 0)`);
     const size = this.read(
-      () => this.db.prepare(`SELECT count(*) AS rows, max(max(${lengths.join(', ')}, 0)) AS longest, sum(${lengths.join(' + ')}) AS total FROM "${table}"`).get() as { rows: number; longest: number | null; total: number | null },
+      () =>
+        this.db
+          .prepare(
+            `SELECT count(*) AS rows, max(max(${lengths.join(', ')}, 0)) AS longest, sum(${lengths.join(' + ')}) AS total FROM "${table}"`,
+          )
+          .get() as { rows: number; longest: number | null; total: number | null },
     );
-    if ((size.longest ?? 0) > MAX_TEXT_CHARS) throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
-    if (size.rows > MAX_RESTORED_OBJECTS || (size.total ?? 0) > MAX_TABLE_CHARS) throw notGeoPackage(`its table ${table} holds more than one import restores (${MAX_RESTORED_OBJECTS} rows, ${MAX_TABLE_CHARS / 2 ** 20} M characters)`);
+    if ((size.longest ?? 0) > MAX_TEXT_CHARS)
+      throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
+    if (size.rows > MAX_RESTORED_OBJECTS || (size.total ?? 0) > MAX_TABLE_CHARS)
+      throw notGeoPackage(
+        `its table ${table} holds more than one import restores (${MAX_RESTORED_OBJECTS} rows, ${MAX_TABLE_CHARS / 2 ** 20} M characters)`,
+      );
     return this.read(() => {
-      const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<string, unknown>[];
-      return raw.map((row) => Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])));
+      const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<
+        string,
+        unknown
+      >[];
+      return raw.map((row) =>
+        Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])),
+      );
     });
   }
 
   /** One BLOB, looked up by a key column. */
   blob(table: string, keyColumn: string, key: unknown, extra = ''): Buffer | null {
-    const row = this.read(() => this.db.prepare(`SELECT data FROM "${table}" WHERE "${keyColumn}" = ?${extra}`).get(key) as { data: unknown } | undefined);
+    const row = this.read(
+      () =>
+        this.db.prepare(`SELECT data FROM "${table}" WHERE "${keyColumn}" = ?${extra}`).get(key) as
+          | { data: unknown }
+          | undefined,
+    );
     return row && Buffer.isBuffer(row.data) ? row.data : null;
   }
 
@@ -102,13 +131,19 @@ export class GeoPackageFile {
    * itself), else the file is refused.
    */
   *rasterParts(table: string, layerId: string, maxBytes: number): Generator<Buffer> {
-    const rows = this.read(() => this.db.prepare(`SELECT part, data FROM "${table}" WHERE layer_id = ? ORDER BY part`).iterate(layerId)) as IterableIterator<{ part: unknown; data: unknown }>;
+    const rows = this.read(() =>
+      this.db.prepare(`SELECT part, data FROM "${table}" WHERE layer_id = ? ORDER BY part`).iterate(layerId),
+    ) as IterableIterator<{ part: unknown; data: unknown }>;
     let expected = 1;
     let bytes = 0;
     for (const { part, data } of rows) {
-      if (part !== expected || !Buffer.isBuffer(data)) throw notGeoPackage(`the GeoTIFF parts of raster ${layerId.slice(0, 100)} are not numbered 1, 2, 3, ... with data`);
+      if (part !== expected || !Buffer.isBuffer(data))
+        throw notGeoPackage(
+          `the GeoTIFF parts of raster ${layerId.slice(0, 100)} are not numbered 1, 2, 3, ... with data`,
+        );
       bytes += data.length;
-      if (bytes > maxBytes) throw notGeoPackage(`the GeoTIFF parts of raster ${layerId.slice(0, 100)} are larger than the file`);
+      if (bytes > maxBytes)
+        throw notGeoPackage(`the GeoTIFF parts of raster ${layerId.slice(0, 100)} are larger than the file`);
       expected += 1;
       yield data;
     }
@@ -119,10 +154,16 @@ export class GeoPackageFile {
    * their columns as properties, one at a time as GDAL writes them: memory stays bounded
    * whatever the table's size, and one feature may be at most MAX_FEATURE_CHARS of GeoJSON.
    */
-  async *features(table: string, limits: GdalLimits): AsyncGenerator<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }> {
+  async *features(
+    table: string,
+    limits: GdalLimits,
+  ): AsyncGenerator<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }> {
     if (!this.hasTable(table)) return;
     const run = streamGdal('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'], limits);
-    const failed = run.done.then(() => null, (error: unknown) => error);
+    const failed = run.done.then(
+      () => null,
+      (error: unknown) => error,
+    );
     const decoder = new StringDecoder('utf8');
     let rest = '';
     let finished = false;
@@ -130,11 +171,15 @@ export class GeoPackageFile {
       for await (const chunk of run.stdout) {
         const lines = (rest + decoder.write(chunk as Buffer)).split('\n');
         rest = lines.pop()!;
-        if (rest.length > MAX_FEATURE_CHARS) throw notGeoPackage(`a feature of its table ${table} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`);
+        if (rest.length > MAX_FEATURE_CHARS)
+          throw notGeoPackage(
+            `a feature of its table ${table} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`,
+          );
         for (const line of lines) if (line.trim()) yield parseFeature(line);
       }
       const error = await failed;
-      if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted') throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.message}`);
+      if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted')
+        throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.message}`);
       if (error) throw error;
       rest += decoder.end();
       if (rest.trim()) yield parseFeature(rest);
@@ -175,7 +220,10 @@ const MAX_TEXT_CHARS = 1024 * 1024;
  * reading those runs the file's own SQL, which could make values of any size.
  */
 function computedTables(db: SQLite.Database): string | null {
-  const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all() as { name: string; sql: string | null }[];
+  const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all() as {
+    name: string;
+    sql: string | null;
+  }[];
   for (const { name, sql } of tables) {
     if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(sql ?? '')) {
       if (/USING\s+rtree\s*\(/i.test(sql ?? '') && name.startsWith('rtree_')) continue;

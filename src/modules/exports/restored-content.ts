@@ -3,7 +3,15 @@ import type { TSchema } from 'typebox';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { inChunks } from '../../db/room-table.js';
-import type { CommentRepliesTable, CommentsTable, DrawingsTable, MarkerIconsTable, MarkersTable, SlidesTable, Tables } from '../../db/tables.js';
+import type {
+  CommentRepliesTable,
+  CommentsTable,
+  DrawingsTable,
+  MarkerIconsTable,
+  MarkersTable,
+  SlidesTable,
+  Tables,
+} from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
 import { geometryProblem } from '../../geo/geometry.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
@@ -39,7 +47,8 @@ export const MAX_RESTORED_OBJECTS = 1_000_000;
 function text(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const s = String(value);
-  if (s.includes('\u0000')) throw invalidFile('The export holds a text with a NUL character, which a database cannot keep');
+  if (s.includes('\u0000'))
+    throw invalidFile('The export holds a text with a NUL character, which a database cannot keep');
   return s;
 }
 /** A JSON column: GDAL reads JSON text back as the array or object it holds. */
@@ -73,13 +82,37 @@ const checkSlide = checker('slide', Slide, presentSlide);
  * inserted in the import's final transaction.
  */
 export class RestoredContent {
-  readonly counts: ImportCounts = { markers: 0, drawings: 0, comments: 0, replies: 0, slides: 0, icons: 0, images: 0, layers: 0, rasterLayers: 0 };
+  readonly counts: ImportCounts = {
+    markers: 0,
+    drawings: 0,
+    comments: 0,
+    replies: 0,
+    slides: 0,
+    icons: 0,
+    images: 0,
+    layers: 0,
+    rasterLayers: 0,
+  };
   readonly skipped: Record<string, string>[] = [];
   /** Old id to new id, one map per kind: a crafted file cannot make a slide's marker a drawing. */
-  private readonly ids = { icon: new Map<string, string>(), marker: new Map<string, string>(), drawing: new Map<string, string>(), layer: new Map<string, string>(), raster: new Map<string, string>(), comment: new Map<string, string>() };
+  private readonly ids = {
+    icon: new Map<string, string>(),
+    marker: new Map<string, string>(),
+    drawing: new Map<string, string>(),
+    layer: new Map<string, string>(),
+    raster: new Map<string, string>(),
+    comment: new Map<string, string>(),
+  };
   private readonly keys = new Map<string, string>();
   private readonly storedKeys: string[] = [];
-  private readonly rows = { marker_icons: [] as MarkerIconsTable[], markers: [] as MarkersTable[], drawings: [] as DrawingsTable[], comments: [] as CommentsTable[], comment_replies: [] as CommentRepliesTable[], slides: [] as SlidesTable[] };
+  private readonly rows = {
+    marker_icons: [] as MarkerIconsTable[],
+    markers: [] as MarkersTable[],
+    drawings: [] as DrawingsTable[],
+    comments: [] as CommentsTable[],
+    comment_replies: [] as CommentRepliesTable[],
+    slides: [] as SlidesTable[],
+  };
 
   constructor(
     private readonly roomId: string,
@@ -100,12 +133,23 @@ export class RestoredContent {
   async addIcon(row: Row, file: { data: Buffer; contentType: string; ext: string }) {
     const id = newId('icon-api');
     const key = `icons/${this.roomId}/${id}.${file.ext}`;
-    await this.files.store([{ roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data }]);
+    await this.files.store([
+      { roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data },
+    ]);
     this.storedKeys.push(key);
     this.countOne();
     const stated = num(row.size);
     const size = stated !== null && Number.isFinite(stated) ? Math.min(256, Math.max(8, Math.round(stated))) : 32;
-    this.rows.marker_icons.push({ id, room_id: this.roomId, name: (text(row.name) ?? 'icon').slice(0, 100), size, file_key: key, content_type: file.contentType, created_by: this.actor.id, created_at: when(row.created_at) });
+    this.rows.marker_icons.push({
+      id,
+      room_id: this.roomId,
+      name: (text(row.name) ?? 'icon').slice(0, 100),
+      size,
+      file_key: key,
+      content_type: file.contentType,
+      created_by: this.actor.id,
+      created_at: when(row.created_at),
+    });
     this.ids.icon.set(String(row.id), id);
     this.counts.icons += 1;
   }
@@ -122,7 +166,16 @@ export class RestoredContent {
     if (!jpeg) return;
     const key = `markers/${this.roomId}/${randomUUID()}${row.kind === 'marker-thumbnail' ? '_thumb' : ''}.jpg`;
     const meta = imageMeta(row.meta);
-    await this.files.store([{ roomId: this.roomId, key, kind: String(row.kind), contentType: 'image/jpeg', data: jpeg, ...(meta !== null && { meta }) }]);
+    await this.files.store([
+      {
+        roomId: this.roomId,
+        key,
+        kind: String(row.kind),
+        contentType: 'image/jpeg',
+        data: jpeg,
+        ...(meta !== null && { meta }),
+      },
+    ]);
     this.storedKeys.push(key);
     this.keys.set(String(row.key), key);
     this.counts.images += 1;
@@ -169,7 +222,8 @@ export class RestoredContent {
     if (!feature.geometry) return;
     this.countOne();
     const problem = geometryProblem(feature.geometry);
-    if (problem) throw invalidFile(`The export's drawing ${this.rows.drawings.length + 1} cannot be restored: ${problem}`);
+    if (problem)
+      throw invalidFile(`The export's drawing ${this.rows.drawings.length + 1} cannot be restored: ${problem}`);
     const row: DrawingsTable = {
       id: newId('drawing'),
       room_id: this.roomId,
@@ -189,7 +243,12 @@ export class RestoredContent {
   addComment(r: Row) {
     this.countOne();
     const objectId = String(r.object_id);
-    const object = r.object_type === 'marker' ? this.ids.marker.get(objectId) : r.object_type === 'drawing' ? this.ids.drawing.get(objectId) : (this.ids.layer.get(objectId) ?? this.ids.raster.get(objectId));
+    const object =
+      r.object_type === 'marker'
+        ? this.ids.marker.get(objectId)
+        : r.object_type === 'drawing'
+          ? this.ids.drawing.get(objectId)
+          : (this.ids.layer.get(objectId) ?? this.ids.raster.get(objectId));
     const row: CommentsTable = {
       id: newId('comment'),
       room_id: this.roomId,
@@ -266,16 +325,27 @@ export class RestoredContent {
   /** Counts one restored object; past MAX_RESTORED_OBJECTS the file is refused. */
   private countOne() {
     this.objects += 1;
-    if (this.objects > MAX_RESTORED_OBJECTS) throw invalidFile(`The export holds more than ${MAX_RESTORED_OBJECTS} objects; one import restores at most that many`);
+    if (this.objects > MAX_RESTORED_OBJECTS)
+      throw invalidFile(
+        `The export holds more than ${MAX_RESTORED_OBJECTS} objects; one import restores at most that many`,
+      );
   }
 
   /** Inserts the rows (slides after the room's own, in their order), inside the import's transaction. */
   async insert(trx: Db): Promise<void> {
-    const last = await trx.selectFrom('slides').select((eb) => eb.fn.max('position').as('p')).where('room_id', '=', this.roomId).executeTakeFirst();
+    const last = await trx
+      .selectFrom('slides')
+      .select((eb) => eb.fn.max('position').as('p'))
+      .where('room_id', '=', this.roomId)
+      .executeTakeFirst();
     const start = last?.p === null || last?.p === undefined ? 0 : Number(last.p) + 1;
     this.rows.slides.sort((a, b) => a.position - b.position).forEach((slide, i) => (slide.position = start + i));
     for (const table of ['marker_icons', 'markers', 'drawings', 'comments', 'comment_replies', 'slides'] as const) {
-      for (const chunk of inChunks<Tables[typeof table]>(this.rows[table], 200)) await trx.insertInto(table).values(chunk as never).execute();
+      for (const chunk of inChunks<Tables[typeof table]>(this.rows[table], 200))
+        await trx
+          .insertInto(table)
+          .values(chunk as never)
+          .execute();
     }
   }
 

@@ -52,12 +52,22 @@ export class RoomClones {
     private readonly tmpDir: string,
     queue: JobQueue,
   ) {
-    this.jobType = queue.register('room-clone', Payload, (job) => this.run(job), (job) => this.undo(job.id));
+    this.jobType = queue.register(
+      'room-clone',
+      Payload,
+      (job) => this.run(job),
+      (job) => this.undo(job.id),
+    );
   }
 
   async manifest(room: RoomRow): Promise<Manifest> {
     const s = this.sources;
-    const [markers, icons, drawings, layers] = await Promise.all([s.markers.list(room.id), s.icons.listForRoom(room.id), s.drawings.list(room.id), s.layers.list(room.id)]);
+    const [markers, icons, drawings, layers] = await Promise.all([
+      s.markers.list(room.id),
+      s.icons.listForRoom(room.id),
+      s.drawings.list(room.id),
+      s.layers.list(room.id),
+    ]);
     const { grant, expiresAt } = await this.keys.issueGrant(room, GRANT_LIFETIME_SECONDS);
     return {
       sourceRoomId: room.id,
@@ -66,8 +76,12 @@ export class RoomClones {
       markers: markers.map(presentMarker),
       icons: icons.map(presentIcon),
       drawings: drawings.map(presentDrawing),
-      layers: layers.filter((l) => l.kind === 'vector').map((l) => ({ id: l.id, name: l.name, description: l.description, style: presentVectorLayer(l).style })),
-      rasterLayers: layers.filter((l) => l.kind === 'raster').map((l) => ({ id: l.id, name: l.name, description: l.description, display: presentRasterLayer(l).display })),
+      layers: layers
+        .filter((l) => l.kind === 'vector')
+        .map((l) => ({ id: l.id, name: l.name, description: l.description, style: presentVectorLayer(l).style })),
+      rasterLayers: layers
+        .filter((l) => l.kind === 'raster')
+        .map((l) => ({ id: l.id, name: l.name, description: l.description, display: presentRasterLayer(l).display })),
     };
   }
 
@@ -78,7 +92,12 @@ export class RoomClones {
   async start(room: RoomRow, caller: Caller, manifest: Manifest): Promise<{ jobId: string }> {
     const sourceRoomId = await this.grantedSource(manifest);
     const jobId = `job-${randomUUID()}`;
-    await this.jobType.enqueue({ id: jobId, roomId: room.id, payload: { sourceRoomId, manifest }, actor: actorOf(caller) });
+    await this.jobType.enqueue({
+      id: jobId,
+      roomId: room.id,
+      payload: { sourceRoomId, manifest },
+      actor: actorOf(caller),
+    });
     return { jobId };
   }
 
@@ -89,7 +108,8 @@ export class RoomClones {
     if (granted === null) throw invalidGrant('is not valid (altered or expired)');
     if (granted.id !== manifest.sourceRoomId) throw invalidGrant(`covers another room than ${manifest.sourceRoomId}`);
     const source = await this.sources.rooms.find(granted.id);
-    if (!source || source.created_at !== granted.createdAt) throw invalidGrant('covers a room that has since been deleted');
+    if (!source || source.created_at !== granted.createdAt)
+      throw invalidGrant('covers a room that has since been deleted');
     return granted.id;
   }
 
@@ -111,16 +131,32 @@ export class RoomClones {
       };
       await this.copyVectorLayers(sourceRoomId, target, job.actor, job.id, manifest, content, step);
       await this.copyRasters(sourceRoomId, target, job.actor, job.id, manifest, content, step);
-      for (const marker of manifest.markers) if (typeof marker.latitude === 'number' && typeof marker.longitude === 'number') content.addMarker(markerFeature(marker));
-      for (const drawing of manifest.drawings) content.addDrawing({ geometry: drawing.geometry as never, properties: { id: drawing.id, label: drawing.label ?? null, style: drawing.style ? JSON.stringify(drawing.style) : null } });
+      for (const marker of manifest.markers)
+        if (typeof marker.latitude === 'number' && typeof marker.longitude === 'number')
+          content.addMarker(markerFeature(marker));
+      for (const drawing of manifest.drawings)
+        content.addDrawing({
+          geometry: drawing.geometry as never,
+          properties: {
+            id: drawing.id,
+            label: drawing.label ?? null,
+            style: drawing.style ? JSON.stringify(drawing.style) : null,
+          },
+        });
       await this.sources.files.assertRoomFor(target, 0);
       const summary = { source: 'clone', sourceRoomId, imported: content.counts };
       await this.writePath.write(target, job.actor, async (trx) => {
         await content.insert(trx);
         await this.staged.publish(trx, job.id);
-        return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: target, changes: summary, data: summary }] };
+        return {
+          result: null,
+          changes: [{ type: 'room.imported', objectType: 'room', objectId: target, changes: summary, data: summary }],
+        };
       });
-      return { message: `Cloned ${cloned} layer${cloned === 1 ? '' : 's'}`, result: { layersCloned: cloned, imported: content.counts } };
+      return {
+        message: `Cloned ${cloned} layer${cloned === 1 ? '' : 's'}`,
+        result: { layersCloned: cloned, imported: content.counts },
+      };
     } catch (error) {
       if (!job.signal.aborted) {
         await content.discardFiles();
@@ -138,9 +174,14 @@ export class RoomClones {
       const found = row && (await files.blobs.get(row.file_key));
       if (!row || !found) continue;
       const data = await buffer(found.stream);
-      await content.addIcon({ ...row, name: icon.name ?? row.name, size: icon.size ?? row.size }, { data, contentType: row.content_type, ext: row.content_type === 'image/png' ? 'png' : 'svg' });
+      await content.addIcon(
+        { ...row, name: icon.name ?? row.name, size: icon.size ?? row.size },
+        { data, contentType: row.content_type, ext: row.content_type === 'image/png' ? 'png' : 'svg' },
+      );
     }
-    const keys = new Set(manifest.markers.flatMap((m) => [m.imageKey, m.thumbnailKey]).filter((k): k is string => typeof k === 'string'));
+    const keys = new Set(
+      manifest.markers.flatMap((m) => [m.imageKey, m.thumbnailKey]).filter((k): k is string => typeof k === 'string'),
+    );
     for (const key of keys) {
       const stored = await files.find(sourceRoomId, key);
       const found = stored && (await files.blobs.get(key));
@@ -149,18 +190,32 @@ export class RoomClones {
     }
   }
 
-  private async copyVectorLayers(sourceRoomId: string, target: string, actor: Actor, stageId: string, manifest: Manifest, content: RestoredContent, step: (name: string) => Promise<void>) {
+  private async copyVectorLayers(
+    sourceRoomId: string,
+    target: string,
+    actor: Actor,
+    stageId: string,
+    manifest: Manifest,
+    content: RestoredContent,
+    step: (name: string) => Promise<void>,
+  ) {
     if (manifest.layers.length === 0) return;
     const ids = manifest.layers.map((l) => l.id);
     const file = await this.exporter.write(sourceRoomId, { includeTiffs: false, includeTiles: false, onlyLayers: ids });
     const gpkg = await GeoPackageFile.open(file);
     try {
-      const tables = new Map(gpkg.rows(T.LAYERS.table, T.LAYERS.columns).map((row) => [String(row.id), String(row.table_name)]));
+      const tables = new Map(
+        gpkg.rows(T.LAYERS.table, T.LAYERS.columns).map((row) => [String(row.id), String(row.table_name)]),
+      );
       const opened = tables.size > 0 ? await this.layers.open({ path: file, fileName: 'clone.gpkg' }) : { tables: [] };
       for (const wanted of manifest.layers) {
         const table = opened.tables.find((t) => t.name === tables.get(wanted.id));
         if (!table) continue;
-        const meta = { layerName: wanted.name, description: wanted.description ?? null, ...(wanted.style && { style: wanted.style }) };
+        const meta = {
+          layerName: wanted.name,
+          description: wanted.description ?? null,
+          ...(wanted.style && { style: wanted.style }),
+        };
         const [row] = await this.layers.stage(target, actor, [{ table, meta }], stageId, 'geopackage');
         content.mapLayer(wanted.id, row!.id);
         await step(wanted.name);
@@ -171,18 +226,31 @@ export class RoomClones {
     }
   }
 
-  private async copyRasters(sourceRoomId: string, target: string, actor: Actor, stageId: string, manifest: Manifest, content: RestoredContent, step: (name: string) => Promise<void>) {
+  private async copyRasters(
+    sourceRoomId: string,
+    target: string,
+    actor: Actor,
+    stageId: string,
+    manifest: Manifest,
+    content: RestoredContent,
+    step: (name: string) => Promise<void>,
+  ) {
     const folder = path.join(this.tmpDir, 'clones');
     await mkdir(folder, { recursive: true });
     for (const wanted of manifest.rasterLayers) {
       const row = await this.sources.layers.find(sourceRoomId, wanted.id);
-      const sourceKey = row?.kind === 'raster' ? (JSON.parse(row.raster ?? '{}') as { sourceKey?: string }).sourceKey : undefined;
+      const sourceKey =
+        row?.kind === 'raster' ? (JSON.parse(row.raster ?? '{}') as { sourceKey?: string }).sourceKey : undefined;
       if (!row || !sourceKey) continue;
       const local = await this.sources.files.blobs.localFile(sourceKey);
       const copy = path.join(folder, `${newId('raster')}.tif`);
       try {
         await copyFile(local.path, copy);
-        const meta = { layerName: wanted.name, description: wanted.description ?? null, display: wanted.display ?? JSON.parse(row.display ?? 'null') };
+        const meta = {
+          layerName: wanted.name,
+          description: wanted.description ?? null,
+          display: wanted.display ?? JSON.parse(row.display ?? 'null'),
+        };
         const raster = await this.rasters.stage(target, actor, { path: copy, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(wanted.id, raster.id);
         await step(wanted.name);

@@ -64,7 +64,12 @@ export class RoomExporter {
   ) {}
 
   /** Writes the export when its turn comes; resolves with its path (removed again if writing fails). */
-  write(roomId: string, options: ExportOptions, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<string> {
+  write(
+    roomId: string,
+    options: ExportOptions,
+    progress?: (fraction: number, message: string) => void,
+    signal?: AbortSignal,
+  ): Promise<string> {
     return this.turn(async () => {
       try {
         return await this.writeNow(roomId, options, progress, signal);
@@ -76,7 +81,12 @@ export class RoomExporter {
     });
   }
 
-  private async writeNow(roomId: string, options: ExportOptions, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<string> {
+  private async writeNow(
+    roomId: string,
+    options: ExportOptions,
+    progress?: (fraction: number, message: string) => void,
+    signal?: AbortSignal,
+  ): Promise<string> {
     signal?.throwIfAborted();
     const folder = path.join(this.tmpDir, 'exports');
     await mkdir(folder, { recursive: true });
@@ -104,7 +114,11 @@ export class RoomExporter {
     const s = this.sources;
     const files = await s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail', 'marker-icon', 'raster-source']);
     const layers = await s.layers.list(roomId);
-    const counts = await Promise.all([s.markers.count(s.db, roomId), s.drawings.count(s.db, roomId), s.comments.count(s.db, roomId)]);
+    const counts = await Promise.all([
+      s.markers.count(s.db, roomId),
+      s.drawings.count(s.db, roomId),
+      s.comments.count(s.db, roomId),
+    ]);
     return {
       bytes: files.reduce((n, f) => n + Number(f.bytes), 0) + layers.reduce((n, l) => n + Number(l.size_bytes), 0),
       rows: counts.reduce((a, b) => a + b, 0),
@@ -133,7 +147,10 @@ export class RoomExporter {
       unlessOnly(() => s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail'])),
     ]);
     const layers = only ? allLayers.filter((l) => l.kind === 'vector' && only.has(l.id)) : allLayers;
-    const replies = await s.comments.repliesOf(roomId, comments.map((c) => c.id));
+    const replies = await s.comments.repliesOf(
+      roomId,
+      comments.map((c) => c.id),
+    );
     const taken = new Set<string>();
     const layerTables: ExportPlan['layerTables'] = [];
     const rasters: { name: string; file: string; table: string }[] = [];
@@ -190,7 +207,10 @@ export class RoomExporter {
       ['include_tiffs', String(options.includeTiffs)],
       ['include_tiles', String(options.includeTiles)],
     ];
-    const attribute = (spec: { table: string; description: string; columns: T.ExportColumn[] }, rows: PlanValue[][]) => ({ ...spec, rows });
+    const attribute = (
+      spec: { table: string; description: string; columns: T.ExportColumn[] },
+      rows: PlanValue[][],
+    ) => ({ ...spec, rows });
     const plan: ExportPlan = {
       outputPath,
       database: this.database,
@@ -198,9 +218,18 @@ export class RoomExporter {
         attribute(T.META, meta),
         attribute(T.ROOM, [T.valuesOf(T.ROOM.columns, room)]),
         attribute(T.LAYERS, layerRows),
-        attribute(T.COMMENTS, comments.map((row) => T.valuesOf(T.COMMENTS.columns, row))),
-        attribute(T.REPLIES, replies.map((row) => T.valuesOf(T.REPLIES.columns, row))),
-        attribute(T.SLIDES, slides.map((row) => T.valuesOf(T.SLIDES.columns, row))),
+        attribute(
+          T.COMMENTS,
+          comments.map((row) => T.valuesOf(T.COMMENTS.columns, row)),
+        ),
+        attribute(
+          T.REPLIES,
+          replies.map((row) => T.valuesOf(T.REPLIES.columns, row)),
+        ),
+        attribute(
+          T.SLIDES,
+          slides.map((row) => T.valuesOf(T.SLIDES.columns, row)),
+        ),
         attribute(T.ICONS, iconRows),
         attribute(T.IMAGES, imageRows),
         ...(options.includeTiffs ? [attribute(T.RASTER_FILES, rasterFiles)] : []),
@@ -209,12 +238,18 @@ export class RoomExporter {
         {
           ...T.MARKERS,
           geometryType: 'POINT',
-          rows: markers.map((row) => ({ geometry: { type: 'Point', coordinates: [row.longitude, row.latitude] }, values: T.valuesOf(T.MARKERS.columns, row) })),
+          rows: markers.map((row) => ({
+            geometry: { type: 'Point', coordinates: [row.longitude, row.latitude] },
+            values: T.valuesOf(T.MARKERS.columns, row),
+          })),
         },
         {
           ...T.DRAWINGS,
           geometryType: 'GEOMETRY',
-          rows: drawings.map((row) => ({ geometry: JSON.parse(row.geometry) as GeoJsonGeometry, values: T.valuesOf(T.DRAWINGS.columns, row) })),
+          rows: drawings.map((row) => ({
+            geometry: JSON.parse(row.geometry) as GeoJsonGeometry,
+            values: T.valuesOf(T.DRAWINGS.columns, row),
+          })),
         },
       ],
       layerTables,
@@ -224,11 +259,19 @@ export class RoomExporter {
 }
 
 /** The worker's error when a layer's feature table disappeared under it (SQLite's and PostgreSQL's words). */
-const layerGone = (error: unknown) => /no such table|relation "[^"]+" does not exist/.test((error as Error)?.message ?? '');
+const layerGone = (error: unknown) =>
+  /no such table|relation "[^"]+" does not exist/.test((error as Error)?.message ?? '');
 
 /** Runs the export worker; rejects with its error. */
-async function runWorker(plan: ExportPlan, progress?: (fraction: number, message: string) => void, signal?: AbortSignal): Promise<void> {
-  const worker = startWorker(siblingModule(import.meta.url, 'room-export.worker'), { workerData: plan, resourceLimits: { maxOldGenerationSizeMb: 512 } });
+async function runWorker(
+  plan: ExportPlan,
+  progress?: (fraction: number, message: string) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const worker = startWorker(siblingModule(import.meta.url, 'room-export.worker'), {
+    workerData: plan,
+    resourceLimits: { maxOldGenerationSizeMb: 512 },
+  });
   const onAbort = () => void worker.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -250,8 +293,27 @@ async function runWorker(plan: ExportPlan, progress?: (fraction: number, message
 /** Appends a raster (already in Web Mercator) as a GeoPackage tile pyramid: its full zoom, then every overview down to one tile. */
 async function appendTiles(gpkg: string, tiff: string, table: string, signal?: AbortSignal): Promise<void> {
   const limits = { ...TILE_LIMITS, signal };
-  await runGdal('gdal_translate', ['-q', '-of', 'GPKG', tiff, gpkg, '-co', 'APPEND_SUBDATASET=YES', '-co', `RASTER_TABLE=${table}`, '-co', 'TILING_SCHEME=GoogleMapsCompatible'], limits);
-  const { stdout } = await runGdal('gdalinfo', ['-json', '-oo', `TABLE=${table}`, gpkg], { ...limits, maxOutputBytes: 4 * 1024 ** 2 });
+  await runGdal(
+    'gdal_translate',
+    [
+      '-q',
+      '-of',
+      'GPKG',
+      tiff,
+      gpkg,
+      '-co',
+      'APPEND_SUBDATASET=YES',
+      '-co',
+      `RASTER_TABLE=${table}`,
+      '-co',
+      'TILING_SCHEME=GoogleMapsCompatible',
+    ],
+    limits,
+  );
+  const { stdout } = await runGdal('gdalinfo', ['-json', '-oo', `TABLE=${table}`, gpkg], {
+    ...limits,
+    maxOutputBytes: 4 * 1024 ** 2,
+  });
   const size = (JSON.parse(stdout) as { size: [number, number] }).size;
   const levels: string[] = [];
   for (let factor = 2; Math.max(...size) / factor >= 256 / 2; factor *= 2) levels.push(String(factor));

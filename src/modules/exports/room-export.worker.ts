@@ -46,18 +46,31 @@ async function readerOf(): Promise<{ read: RowReader; close(): Promise<void> }> 
   if (plan.database.dialect === 'sqlite') {
     const db = new SQLite(plan.database.sqlitePath!, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 30000');
-    return { read: async (key, first, last) => db.prepare(sqlText(key, () => '?')).all(first, last) as FeatureRow[], close: async () => void db.close() };
+    return {
+      read: async (key, first, last) => db.prepare(sqlText(key, () => '?')).all(first, last) as FeatureRow[],
+      close: async () => void db.close(),
+    };
   }
   const client = new pg.Client({ connectionString: plan.database.postgresUrl! });
   await client.connect();
-  return { read: async (key, first, last) => (await client.query<FeatureRow>(sqlText(key, (n) => `$${n}`), [first, last])).rows, close: () => client.end() };
+  return {
+    read: async (key, first, last) =>
+      (
+        await client.query<FeatureRow>(
+          sqlText(key, (n) => `$${n}`),
+          [first, last],
+        )
+      ).rows,
+    close: () => client.end(),
+  };
 }
 
 /** A layer stored before fields were recorded: its fields read off the features. */
 async function fieldsFromFeatures(read: RowReader, key: number, count: number): Promise<LayerField[]> {
   const collector = new FieldCollector();
   for (let first = 1; first <= count; first += ROWS_PER_READ) {
-    for (const row of await read(key, first, first + ROWS_PER_READ - 1)) collector.add(JSON.parse(row.properties) as Record<string, unknown>);
+    for (const row of await read(key, first, first + ROWS_PER_READ - 1))
+      collector.add(JSON.parse(row.properties) as Record<string, unknown>);
   }
   return collector.fields([]);
 }
@@ -71,7 +84,9 @@ async function main() {
       for (const row of table.rows) out.add(row.map(fileValue));
     }
     for (const table of plan.featureTables) {
-      const out = writer.featureTable(table.table, table.geometryType, table.columns, { description: table.description });
+      const out = writer.featureTable(table.table, table.geometryType, table.columns, {
+        description: table.description,
+      });
       for (const row of table.rows) out.add(null, row.geometry, row.values);
     }
     const total = plan.layerTables.reduce((n, t) => n + t.featureCount, 0);
@@ -79,12 +94,24 @@ async function main() {
     for (const layer of plan.layerTables) {
       const fields = layer.fields ?? (await fieldsFromFeatures(reader.read, layer.key, layer.featureCount));
       const columns: GpkgColumn[] = layerColumns(fields);
-      const out = writer.featureTable(layer.table, layer.geometryType, columns, { identifier: layer.identifier, description: layer.description });
+      const out = writer.featureTable(layer.table, layer.geometryType, columns, {
+        identifier: layer.identifier,
+        description: layer.description,
+      });
       for (let first = 1; first <= layer.featureCount; first += ROWS_PER_READ) {
         const rows = await reader.read(layer.key, first, first + ROWS_PER_READ - 1);
-        for (const row of rows) out.add(Number(row.id), JSON.parse(row.geometry), layerValues(fields, JSON.parse(row.properties) as Record<string, unknown>));
+        for (const row of rows)
+          out.add(
+            Number(row.id),
+            JSON.parse(row.geometry),
+            layerValues(fields, JSON.parse(row.properties) as Record<string, unknown>),
+          );
         written += rows.length;
-        post({ type: 'progress', fraction: written / Math.max(1, total), message: `${layer.identifier}: wrote ${written} of ${total} features` });
+        post({
+          type: 'progress',
+          fraction: written / Math.max(1, total),
+          message: `${layer.identifier}: wrote ${written} of ${total} features`,
+        });
       }
     }
     writer.close();

@@ -56,11 +56,18 @@ export class RoomImport {
       else await this.foreignLayers(gpkg, room.id, actor, stageId, content);
       await this.files.assertRoomFor(room.id, 0);
       const imported = content.counts;
-      const summary = { source: own ? 'room-export' : 'geopackage', ...(own && { sourceRoomId: gpkg.meta().get('source_room_id') }), imported };
+      const summary = {
+        source: own ? 'room-export' : 'geopackage',
+        ...(own && { sourceRoomId: gpkg.meta().get('source_room_id') }),
+        imported,
+      };
       await this.writePath.write(room.id, actor, async (trx) => {
         await content.insert(trx);
         await this.staged.publish(trx, stageId);
-        return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: room.id, changes: summary, data: summary }] };
+        return {
+          result: null,
+          changes: [{ type: 'room.imported', objectType: 'room', objectId: room.id, changes: summary, data: summary }],
+        };
       });
       return { success: true, imported, ...(content.skipped.length > 0 && { skipped: content.skipped }) };
     } catch (error) {
@@ -75,13 +82,32 @@ export class RoomImport {
   }
 
   /** Another program's GeoPackage: each feature table a layer, named after it. */
-  private async foreignLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent) {
+  private async foreignLayers(
+    gpkg: GeoPackageFile,
+    roomId: string,
+    actor: Actor,
+    stageId: string,
+    content: RestoredContent,
+  ) {
     const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
-    const rows = await this.layers.stage(roomId, actor, opened.tables.map((table) => ({ table, meta: { layerName: table.name.slice(0, 200) } })), stageId, 'geopackage');
+    const rows = await this.layers.stage(
+      roomId,
+      actor,
+      opened.tables.map((table) => ({ table, meta: { layerName: table.name.slice(0, 200) } })),
+      stageId,
+      'geopackage',
+    );
     content.counts.layers += rows.length;
   }
 
-  private async restore(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent, fileBytes: number) {
+  private async restore(
+    gpkg: GeoPackageFile,
+    roomId: string,
+    actor: Actor,
+    stageId: string,
+    content: RestoredContent,
+    fileBytes: number,
+  ) {
     for (const icon of gpkg.rows(T.ICONS.table, T.ICONS.columns)) {
       const data = gpkg.blob(T.ICONS.table, 'id', icon.id);
       if (!data) continue;
@@ -100,15 +126,33 @@ export class RoomImport {
     for (const slide of gpkg.rows(T.SLIDES.table, T.SLIDES.columns)) content.addSlide(slide);
   }
 
-  private async restoreLayers(gpkg: GeoPackageFile, roomId: string, actor: Actor, stageId: string, content: RestoredContent, fileBytes: number) {
+  private async restoreLayers(
+    gpkg: GeoPackageFile,
+    roomId: string,
+    actor: Actor,
+    stageId: string,
+    content: RestoredContent,
+    fileBytes: number,
+  ) {
     const layerRows = gpkg.rows(T.LAYERS.table, T.LAYERS.columns);
     const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
     if (vectors.length > 0) {
       const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
       const wanted = vectors.flatMap((row) => {
         const table = opened.tables.find((t) => t.name === row.table_name);
-        if (!table) throw invalidFile(`The export names the layer table ${String(row.table_name)}, which it does not hold`);
-        return [{ table, meta: { layerName: textOr(row.name, table.name).slice(0, 200), description: nullableText(row.description), style: styleOf(row.style) }, old: String(row.id) }];
+        if (!table)
+          throw invalidFile(`The export names the layer table ${String(row.table_name)}, which it does not hold`);
+        return [
+          {
+            table,
+            meta: {
+              layerName: textOr(row.name, table.name).slice(0, 200),
+              description: nullableText(row.description),
+              style: styleOf(row.style),
+            },
+            old: String(row.id),
+          },
+        ];
       });
       const staged = await this.layers.stage(roomId, actor, wanted, stageId, 'geopackage');
       staged.forEach((row, i) => content.mapLayer(wanted[i]!.old, row.id));
@@ -116,12 +160,19 @@ export class RoomImport {
     for (const row of layerRows.filter((r) => r.kind === 'raster')) {
       const source = await this.rasterSource(gpkg, row, fileBytes);
       if (!source) {
-        content.skipped.push({ rasterLayer: String(row.name), reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)' });
+        content.skipped.push({
+          rasterLayer: String(row.name),
+          reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+        });
         continue;
       }
       try {
         const display = parsedOrNull(row.display);
-        const meta = { layerName: textOr(row.name, 'Raster').slice(0, 200), description: nullableText(row.description), display };
+        const meta = {
+          layerName: textOr(row.name, 'Raster').slice(0, 200),
+          description: nullableText(row.description),
+          display,
+        };
         const raster = await this.rasters.stage(roomId, actor, { path: source, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(String(row.id), raster.id);
       } finally {
@@ -131,13 +182,20 @@ export class RoomImport {
   }
 
   /** A raster's GeoTIFF on local disk: its original parts concatenated, else its tile pyramid as a GeoTIFF. */
-  private async rasterSource(gpkg: GeoPackageFile, row: Record<string, unknown>, fileBytes: number): Promise<string | null> {
+  private async rasterSource(
+    gpkg: GeoPackageFile,
+    row: Record<string, unknown>,
+    fileBytes: number,
+  ): Promise<string | null> {
     const folder = path.join(this.tmpDir, 'imports');
     await mkdir(folder, { recursive: true });
     const file = path.join(folder, `${newId('raster')}.tif`);
     try {
       if (gpkg.hasTable(T.RASTER_FILES.table)) {
-        await pipeline(Readable.from(gpkg.rasterParts(T.RASTER_FILES.table, String(row.id), fileBytes)), createWriteStream(file));
+        await pipeline(
+          Readable.from(gpkg.rasterParts(T.RASTER_FILES.table, String(row.id), fileBytes)),
+          createWriteStream(file),
+        );
         if ((await stat(file)).size > 0) return file;
       }
       if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
@@ -161,7 +219,8 @@ function parsedOrNull(value: unknown): unknown {
   }
 }
 
-const textOr = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+const textOr = (value: unknown, fallback: string) =>
+  typeof value === 'string' && value.trim() ? value.trim() : fallback;
 const nullableText = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** A stored style that is still valid, else the default. */
@@ -175,13 +234,29 @@ function styleOf(value: unknown): StyleInput {
 }
 export type { ImportCounts };
 
-
 /** A GeoPackage tile pyramid as a GeoTIFF (its full resolution), for the raster ingest. */
 async function tilesToTiff(gpkg: string, table: string, out: string): Promise<void> {
   try {
-    await runGdal('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'BIGTIFF=IF_SAFER', `GPKG:${gpkg}:${table}`, out], READ_LIMITS);
+    await runGdal(
+      'gdal_translate',
+      [
+        '-q',
+        '-of',
+        'GTiff',
+        '-co',
+        'TILED=YES',
+        '-co',
+        'COMPRESS=DEFLATE',
+        '-co',
+        'BIGTIFF=IF_SAFER',
+        `GPKG:${gpkg}:${table}`,
+        out,
+      ],
+      READ_LIMITS,
+    );
   } catch (error) {
-    if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted') throw invalidFile(`The export's tile table ${table} cannot be read: ${error.message}`);
+    if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted')
+      throw invalidFile(`The export's tile table ${table} cannot be read: ${error.message}`);
     throw error;
   }
 }

@@ -14,7 +14,6 @@ export type NewFile = {
 
 const sizeOf = (file: NewFile) => ('data' in file ? file.data.length : file.bytes);
 
-
 /**
  * Every file a room stores, with its size, so that the room owner's quota covers all of
  * them. Files are written to the blob store first and recorded after; removal is the reverse.
@@ -43,7 +42,9 @@ export class StoredFiles {
         .executeTakeFirstOrThrow();
       return Number(row.used);
     };
-    return (await sum('stored_files', 'bytes')) + (await sum('layers', 'size_bytes')) + (await sum('upload_chunks', 'bytes'));
+    return (
+      (await sum('stored_files', 'bytes')) + (await sum('layers', 'size_bytes')) + (await sum('upload_chunks', 'bytes'))
+    );
   }
 
   /** Refuses with 413 quota_exceeded unless `bytes` more fit in the owner's quota. */
@@ -58,7 +59,10 @@ export class StoredFiles {
    */
   async store(files: NewFile[]): Promise<void> {
     if (files.length === 0) return;
-    await this.assertRoomFor(files[0]!.roomId, files.reduce((n, f) => n + sizeOf(f), 0));
+    await this.assertRoomFor(
+      files[0]!.roomId,
+      files.reduce((n, f) => n + sizeOf(f), 0),
+    );
     const now = Date.now();
     try {
       for (const file of files) {
@@ -102,7 +106,14 @@ export class StoredFiles {
 
   /** The room's files of these kinds, oldest first. */
   listKinds(roomId: string, kinds: string[]) {
-    return this.db.selectFrom('stored_files').selectAll().where('room_id', '=', roomId).where('kind', 'in', kinds).orderBy('created_at').orderBy('key').execute();
+    return this.db
+      .selectFrom('stored_files')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('kind', 'in', kinds)
+      .orderBy('created_at')
+      .orderBy('key')
+      .execute();
   }
 
   /** Forgets the room's files of these kinds and deletes their bytes. */
@@ -113,7 +124,10 @@ export class StoredFiles {
       .where('room_id', '=', roomId)
       .where('kind', 'in', kinds)
       .execute();
-    await this.remove(roomId, rows.map((r) => r.key));
+    await this.remove(
+      roomId,
+      rows.map((r) => r.key),
+    );
   }
 
   /** Forgets the room's files whose keys start with `prefix` (a layer's folder) and deletes their bytes. */
@@ -124,7 +138,10 @@ export class StoredFiles {
       .where('room_id', '=', roomId)
       .where(sql`substr(key, 1, ${prefix.length})`, '=', prefix)
       .execute();
-    await this.remove(roomId, rows.map((r) => r.key));
+    await this.remove(
+      roomId,
+      rows.map((r) => r.key),
+    );
   }
 
   /**

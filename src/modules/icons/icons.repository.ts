@@ -22,7 +22,12 @@ export class IconsRepository {
   }
 
   async exists(roomId: string, iconId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('marker_icons').select('id').where('room_id', '=', roomId).where('id', '=', iconId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('marker_icons')
+      .select('id')
+      .where('room_id', '=', roomId)
+      .where('id', '=', iconId)
+      .executeTakeFirst();
     return Boolean(row);
   }
 

@@ -29,14 +29,18 @@ const ICON_HEADERS = {
 
 const invalid = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
 
-export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploads: UploadReceiver }> = async (app, { icons, uploads }) => {
+export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploads: UploadReceiver }> = async (
+  app,
+  { icons, uploads },
+) => {
   app.post('/api/rooms/:roomId/marker-icons', {
     config: { access: { room: 'write' } },
     schema: {
       tags,
       security,
       summary: 'Register a marker icon (multipart: `icon` SVG or PNG file at most 1 MB, `name`, `size` 8 to 256)',
-      description: 'SVG is sanitised before it is stored (no script, event handler, foreign object or external reference).',
+      description:
+        'SVG is sanitised before it is stored (no script, event handler, foreign object or external reference).',
       consumes: ['multipart/form-data'],
       params: RoomParams,
       response: { 201: Type.Object({ iconId: Type.String() }), ...errors(400, 401, 403, 404, 413, 415) },
@@ -50,7 +54,8 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
         const file = form.files.get('icon');
         if (!file) throw invalid('icon', 'is required');
         const name = (form.fields.get('name') ?? '').trim();
-        if (name.length < 1 || name.length > ICON_NAME_MAX) throw invalid('name', `must be 1 to ${ICON_NAME_MAX} characters`);
+        if (name.length < 1 || name.length > ICON_NAME_MAX)
+          throw invalid('name', `must be 1 to ${ICON_NAME_MAX} characters`);
         const sizeText = (form.fields.get('size') ?? '').trim();
         const size = /^\d+$/.test(sizeText) ? Number(sizeText) : NaN;
         if (!(size >= ICON_SIZE.min && size <= ICON_SIZE.max)) {
@@ -78,13 +83,20 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
 
   app.get('/api/rooms/:roomId/marker-icons/:iconId', {
     config: {
-      access: { room: 'shownByDeck', deckObject: { what: 'Icon', isShown: (roomId, request) => icons.shownByDeck(roomId, (request.params as { iconId?: string }).iconId) } },
+      access: {
+        room: 'shownByDeck',
+        deckObject: {
+          what: 'Icon',
+          isShown: (roomId, request) => icons.shownByDeck(roomId, (request.params as { iconId?: string }).iconId),
+        },
+      },
     },
     schema: {
       tags,
       security,
       summary: 'The icon file (image/svg+xml or image/png)',
-      description: 'Needs read on the room; when the deck is public, anyone may read the icons of the markers its slides show (others are 404 to them).',
+      description:
+        'Needs read on the room; when the deck is public, anyone may read the icons of the markers its slides show (others are 404 to them).',
       params: Type.Object({ roomId: RoomParams.properties.roomId, iconId: Type.String() }),
       produces: ['image/svg+xml', 'image/png'],
       response: errors(400, 401, 403, 404),

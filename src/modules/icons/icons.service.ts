@@ -56,7 +56,18 @@ export class IconsService {
       await this.writePath.write(roomId, actorOf(caller), async (trx) => {
         await this.icons.insert(row, trx);
         const icon = presentIcon(row);
-        return { result: null, changes: [{ type: 'icon.created', objectType: 'icon', objectId: iconId, changes: { name: input.name, size: input.size }, data: icon }] };
+        return {
+          result: null,
+          changes: [
+            {
+              type: 'icon.created',
+              objectType: 'icon',
+              objectId: iconId,
+              changes: { name: input.name, size: input.size },
+              data: icon,
+            },
+          ],
+        };
       });
     } catch (error) {
       await this.files.remove(roomId, [key]);
@@ -88,7 +99,8 @@ const prepare = async (path: string) => prepareIcon(await readFile(path)); // at
 
 /** The bytes to store: a PNG decoded and re-encoded (no metadata, nothing appended), or sanitised SVG; 400 for anything else. */
 export async function prepareIcon(file: Buffer): Promise<{ data: Buffer; contentType: string; ext: 'png' | 'svg' }> {
-  if (file.length > MAX_ICON_BYTES) throw badRequest(`icon must be at most ${MAX_ICON_BYTES} bytes`, [{ field: 'icon', message: 'too large' }]);
+  if (file.length > MAX_ICON_BYTES)
+    throw badRequest(`icon must be at most ${MAX_ICON_BYTES} bytes`, [{ field: 'icon', message: 'too large' }]);
   if (file.subarray(0, 8).equals(PNG_SIGNATURE)) {
     try {
       const image = sharp(file, { failOn: 'error', limitInputPixels: MAX_PNG_PIXELS });
@@ -103,9 +115,10 @@ export async function prepareIcon(file: Buffer): Promise<{ data: Buffer; content
     svg = await sanitizeSvg(file);
   } catch (error) {
     if (error instanceof SvgTooComplex) {
-      throw badRequest(`icon is too complex for an icon: at most ${SVG_LIMITS.depth} levels of nesting and ${SVG_LIMITS.elements} elements`, [
-        { field: 'icon', message: 'too complex' },
-      ]);
+      throw badRequest(
+        `icon is too complex for an icon: at most ${SVG_LIMITS.depth} levels of nesting and ${SVG_LIMITS.elements} elements`,
+        [{ field: 'icon', message: 'too complex' }],
+      );
     }
     throw notAnIcon();
   }

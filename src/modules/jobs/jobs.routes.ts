@@ -38,7 +38,7 @@ export const jobsRoutes: FastifyPluginAsyncTypebox<{ jobs: JobQueue }> = async (
     tags: ['jobs'],
     security: [{ bearer: [] }],
     summary,
-    description: 'Needs read on the job\'s room; any other caller gets 404. Terminal stages: complete, error.',
+    description: "Needs read on the job's room; any other caller gets 404. Terminal stages: complete, error.",
     params,
     response: { 200: Job, ...errors(401, 404) },
   });

@@ -10,7 +10,10 @@ const security = [{ bearer: [] }];
 const tags = ['layers'];
 const JsonOrText = Type.Union([Type.String({ maxLength: 4000 }), Type.Record(Type.String(), Type.Unknown())]);
 
-export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{ chunked: ChunkedUploads; receiver: UploadReceiver }> = async (app, { chunked, receiver }) => {
+export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
+  chunked: ChunkedUploads;
+  receiver: UploadReceiver;
+}> = async (app, { chunked, receiver }) => {
   app.post('/api/layers/upload-chunk', {
     config: { access: { roomInBody: 'upload' } },
     schema: {
@@ -22,14 +25,24 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{ chunked: ChunkedU
         '`fileName`, and the file part `chunk` (at most 50 MB). Sending a chunk again replaces it. Chunks not processed within 24 hours are removed.',
       consumes: ['multipart/form-data'],
       response: {
-        200: Type.Object({ uploadId: Type.String(), chunkIndex: Type.Integer(), received: Type.Integer({ description: 'Chunks held so far' }) }),
+        200: Type.Object({
+          uploadId: Type.String(),
+          chunkIndex: Type.Integer(),
+          received: Type.Integer({ description: 'Chunks held so far' }),
+        }),
         ...errors(400, 401, 403, 404, 413, 415),
       },
     },
     handler: async (request) => {
       const form = await receiver.receive(request, {
         files: { chunk: { maxBytes: UPLOAD_MAX_BYTES } },
-        fields: { roomName: { maxLength: 10 }, uploadId: { maxLength: 64 }, chunkIndex: { maxLength: 10 }, totalChunks: { maxLength: 10 }, fileName: { maxLength: 255 } },
+        fields: {
+          roomName: { maxLength: 10 },
+          uploadId: { maxLength: 64 },
+          chunkIndex: { maxLength: 10 },
+          totalChunks: { maxLength: 10 },
+          fileName: { maxLength: 255 },
+        },
       });
       try {
         await request.authorizeRoom(form.fields.get('roomName') ?? '');
@@ -65,8 +78,13 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{ chunked: ChunkedU
     handler: async (request, reply) => {
       const { roomName, style, display, ...rest } = request.body;
       await request.authorizeRoom(roomName);
-      const text = (value: unknown) => (value === undefined || typeof value === 'string' ? value : JSON.stringify(value));
-      const queued = await chunked.process(request.room, request.caller, { ...rest, style: text(style), display: text(display) });
+      const text = (value: unknown) =>
+        value === undefined || typeof value === 'string' ? value : JSON.stringify(value);
+      const queued = await chunked.process(request.room, request.caller, {
+        ...rest,
+        style: text(style),
+        display: text(display),
+      });
       return reply.status(202).send(queued);
     },
   });

@@ -46,21 +46,35 @@ export class ChunkedUploads {
 
   async receiveChunk(room: RoomRow, chunk: UploadedFile, fields: ChunkFields) {
     const uploadId = fields.uploadId ?? '';
-    if (!UPLOAD_ID.test(uploadId)) throw invalidField('uploadId', 'must be 8 to 64 characters from A-Z, a-z, 0-9, _ and -');
+    if (!UPLOAD_ID.test(uploadId))
+      throw invalidField('uploadId', 'must be 8 to 64 characters from A-Z, a-z, 0-9, _ and -');
     const totalChunks = integer('totalChunks', fields.totalChunks, 1, 100_000);
     const chunkIndex = integer('chunkIndex', fields.chunkIndex, 0, totalChunks - 1);
     const fileName = (fields.fileName ?? '').trim();
     if (!fileName || fileName.length > 255) throw invalidField('fileName', 'must be 1 to 255 characters');
     const held = await this.chunkRows.list(room.id, uploadId);
     const other = held.find((c) => c.total_chunks !== totalChunks || c.file_name !== fileName);
-    if (other) throw badRequest(`This upload was started with totalChunks ${other.total_chunks} and fileName "${other.file_name}"`);
+    if (other)
+      throw badRequest(
+        `This upload was started with totalChunks ${other.total_chunks} and fileName "${other.file_name}"`,
+      );
     const replaced = held.find((c) => c.chunk_index === chunkIndex);
     const bytes = held.reduce((n, c) => n + (c.chunk_index === chunkIndex ? 0 : Number(c.bytes)), 0) + chunk.bytes;
-    if (bytes > CHUNKED_MAX_BYTES) throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
+    if (bytes > CHUNKED_MAX_BYTES)
+      throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
     await this.files.assertRoomFor(room.id, chunk.bytes - Number(replaced?.bytes ?? 0));
     const fileKey = `chunks/${room.id}/${uploadId}/${chunkIndex}-${newId('part')}`;
     await this.files.blobs.putFile(fileKey, chunk.path);
-    await this.chunkRows.put({ room_id: room.id, upload_id: uploadId, chunk_index: chunkIndex, total_chunks: totalChunks, file_name: fileName, file_key: fileKey, bytes: chunk.bytes, created_at: Date.now() });
+    await this.chunkRows.put({
+      room_id: room.id,
+      upload_id: uploadId,
+      chunk_index: chunkIndex,
+      total_chunks: totalChunks,
+      file_name: fileName,
+      file_key: fileKey,
+      bytes: chunk.bytes,
+      created_at: Date.now(),
+    });
     if (replaced) await this.files.blobs.delete(replaced.file_key);
     return { uploadId, chunkIndex, received: held.length + (replaced ? 0 : 1) };
   }
@@ -73,13 +87,15 @@ export class ChunkedUploads {
     const byIndex = new Map(held.map((c) => [c.chunk_index, c]));
     const missing = Array.from({ length: total }, (_, i) => i).filter((i) => !byIndex.has(i));
     if (missing.length) {
-      throw badRequest(`Chunk ${missing[0]} of ${total} is missing${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ''}`, [
-        { field: 'chunkIndex', message: `missing: ${missing.slice(0, 20).join(', ')}` },
-      ]);
+      throw badRequest(
+        `Chunk ${missing[0]} of ${total} is missing${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ''}`,
+        [{ field: 'chunkIndex', message: `missing: ${missing.slice(0, 20).join(', ')}` }],
+      );
     }
     // Checked again here: chunks sent in parallel each passed the check alone.
     const heldBytes = held.reduce((n, c) => n + Number(c.bytes), 0);
-    if (heldBytes > CHUNKED_MAX_BYTES) throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
+    if (heldBytes > CHUNKED_MAX_BYTES)
+      throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
     const meta = layerMetaOf(input, input.fileName);
     await mkdir(this.tmpDir, { recursive: true });
     const assembled = path.join(this.tmpDir, newId('assembled'));
@@ -93,7 +109,12 @@ export class ChunkedUploads {
       // The chunks stop counting before the assembled file is counted in their place (a file
       // that is then refused is refused for good: its chunks are gone with it).
       await this.forget(room.id, input.uploadId);
-      return await this.uploads.queue(room, caller, { path: assembled, fileName: input.fileName, bytes: heldBytes }, meta);
+      return await this.uploads.queue(
+        room,
+        caller,
+        { path: assembled, fileName: input.fileName, bytes: heldBytes },
+        meta,
+      );
     } finally {
       await rm(assembled, { force: true });
     }
@@ -101,7 +122,8 @@ export class ChunkedUploads {
 
   /** Removes uploads whose chunks are older than a day. */
   async sweep(now = Date.now()): Promise<void> {
-    for (const upload of await this.chunkRows.olderThan(now - CHUNK_LIFETIME_MS)) await this.forget(upload.room_id, upload.upload_id);
+    for (const upload of await this.chunkRows.olderThan(now - CHUNK_LIFETIME_MS))
+      await this.forget(upload.room_id, upload.upload_id);
   }
 
   private async forget(roomId: string, uploadId: string) {

@@ -9,7 +9,12 @@ import { featuresTable, indexTable, PG_MINZOOM_BUCKETS } from './feature-writers
 type TileRow = { id: number; w: number; s: number; e: number; n: number; geometry: string; properties: string };
 type Row = { id: number; detail_zoom: number; geometry: string; properties: string };
 
-const storedRow = (r: Row): StoredFeatureRow => ({ id: Number(r.id), detailZoom: Number(r.detail_zoom), geometry: r.geometry, properties: r.properties });
+const storedRow = (r: Row): StoredFeatureRow => ({
+  id: Number(r.id),
+  detailZoom: Number(r.detail_zoom),
+  geometry: r.geometry,
+  properties: r.properties,
+});
 
 /**
  * The queries on a vector layer's own tables (feature-writers.ts makes them): features in a
@@ -33,7 +38,12 @@ export class FeatureTablesRepository {
             FROM ${sql.table(featuresTable(key))}
             WHERE bbox && box(point(${e}, ${n}), point(${w}, ${s})) AND minzoom <= ${z}${bucketCondition(z)}`;
     const { rows } = await query.execute(this.db);
-    return rows.map((r) => ({ id: Number(r.id), bbox: [r.w, r.s, r.e, r.n], geometry: r.geometry, properties: JSON.parse(r.properties) as Record<string, unknown> }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      bbox: [r.w, r.s, r.e, r.n],
+      geometry: r.geometry,
+      properties: JSON.parse(r.properties) as Record<string, unknown>,
+    }));
   }
 
   /** The rows of the features in `bbox`, at most `limit` of them (in no particular order). */
@@ -50,8 +60,12 @@ export class FeatureTablesRepository {
   /** These rows' features, in row order. */
   async features(key: number, rows: number[]): Promise<StoredFeatureRow[]> {
     if (rows.length === 0) return [];
-    const list = this.dialect === 'sqlite' ? sql`(SELECT value FROM json_each(${JSON.stringify(rows)}))` : sql`(SELECT unnest(${rows}::integer[]))`;
-    const { rows: found } = await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
+    const list =
+      this.dialect === 'sqlite'
+        ? sql`(SELECT value FROM json_each(${JSON.stringify(rows)}))`
+        : sql`(SELECT unnest(${rows}::integer[]))`;
+    const { rows: found } =
+      await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
       WHERE row IN ${list} ORDER BY row`.execute(this.db);
     return found.map(storedRow);
   }

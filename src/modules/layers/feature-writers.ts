@@ -60,9 +60,17 @@ export class SqliteFeatureWriter implements FeatureWriter {
   }
 
   async finish(key: number) {
-    const names = [featuresTable(key), indexTable(key), `${indexTable(key)}_node`, `${indexTable(key)}_rowid`, `${indexTable(key)}_parent`];
+    const names = [
+      featuresTable(key),
+      indexTable(key),
+      `${indexTable(key)}_node`,
+      `${indexTable(key)}_rowid`,
+      `${indexTable(key)}_parent`,
+    ];
     const row = this.db
-      .prepare(`SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`)
+      .prepare(
+        `SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`,
+      )
       .get(...names) as { bytes: number };
     return Number(row.bytes);
   }
@@ -73,7 +81,10 @@ export class SqliteFeatureWriter implements FeatureWriter {
 }
 
 /** COPY's text format: backslashes, tabs and line breaks escaped. */
-const copyText = (text: string) => (/[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!) : text);
+const copyText = (text: string) =>
+  /[\\\t\n\r]/.test(text)
+    ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
+    : text;
 
 /** PostgreSQL: a table with a `box` column, COPYed in, then GiST indexes (no extension needed). */
 export class PostgresFeatureWriter implements FeatureWriter {
@@ -85,7 +96,9 @@ export class PostgresFeatureWriter implements FeatureWriter {
   }
 
   async append(key: number, rows: FeatureRow[]) {
-    const copy = this.client.query(copyFrom(`COPY ${featuresTable(key)} (row, id, minzoom, detail_zoom, bbox, geometry, properties) FROM STDIN`));
+    const copy = this.client.query(
+      copyFrom(`COPY ${featuresTable(key)} (row, id, minzoom, detail_zoom, bbox, geometry, properties) FROM STDIN`),
+    );
     const done = once(copy, 'finish');
     let buffer = '';
     for (const r of rows) {
@@ -107,7 +120,10 @@ export class PostgresFeatureWriter implements FeatureWriter {
       await this.client.query(`CREATE INDEX ${table}_bbox_z${z} ON ${table} USING gist (bbox) WHERE minzoom <= ${z}`);
     }
     await this.client.query(`ANALYZE ${table}`);
-    const { rows } = await this.client.query<{ bytes: string }>('SELECT pg_total_relation_size($1::regclass) AS bytes', [table]);
+    const { rows } = await this.client.query<{ bytes: string }>(
+      'SELECT pg_total_relation_size($1::regclass) AS bytes',
+      [table],
+    );
     return Number(rows[0]!.bytes);
   }
 

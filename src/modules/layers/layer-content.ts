@@ -10,7 +10,11 @@ import type { LayersRepository } from './layers.repository.js';
  * the room (staged ones too) and drops the vector layers' own tables in the same transaction;
  * the raster files go after the commit.
  */
-export function layerContent(layers: LayersRepository, featureTables: FeatureTablesRepository, files: StoredFiles): ContentTable[] {
+export function layerContent(
+  layers: LayersRepository,
+  featureTables: FeatureTablesRepository,
+  files: StoredFiles,
+): ContentTable[] {
   const clear = (kind: 'vector' | 'raster') => async (trx: Db, roomId: string) => {
     const rows = (await layers.allOfRoom(trx, roomId)).filter((row) => row.kind === kind);
     for (const row of rows) {

@@ -93,16 +93,38 @@ export class LayerIngest {
       if (!asLayer && opened.tables.every((table) => table.geometryType === 'Point')) {
         return { kind: 'markers', ...(await this.points.run(roomId, actor, opened.tables, stageId, progress)) };
       }
-      return { kind: 'layers', layers: await this.storeLayers(roomId, actor, opened, meta, stageId, progress, asLayer ? 'inline' : opened.format) };
+      return {
+        kind: 'layers',
+        layers: await this.storeLayers(
+          roomId,
+          actor,
+          opened,
+          meta,
+          stageId,
+          progress,
+          asLayer ? 'inline' : opened.format,
+        ),
+      };
     } catch (error) {
       if (!progress.signal?.aborted) await this.undo(stageId);
       throw error instanceof VectorRejected ? refusalOf(error) : error;
     }
   }
 
-  private async storeLayers(roomId: string, actor: Actor, opened: OpenedVectorFile, meta: LayerMeta, stageId: string, progress: IngestProgress, sourceFormat: string) {
+  private async storeLayers(
+    roomId: string,
+    actor: Actor,
+    opened: OpenedVectorFile,
+    meta: LayerMeta,
+    stageId: string,
+    progress: IngestProgress,
+    sourceFormat: string,
+  ) {
     const several = opened.tables.length > 1;
-    const named = opened.tables.map((table) => ({ table, meta: { ...meta, layerName: several ? `${meta.layerName} – ${table.name}`.slice(0, 200) : meta.layerName } }));
+    const named = opened.tables.map((table) => ({
+      table,
+      meta: { ...meta, layerName: several ? `${meta.layerName} – ${table.name}`.slice(0, 200) : meta.layerName },
+    }));
     const rows = await this.stage(roomId, actor, named, stageId, sourceFormat, progress);
     await this.writePath.write(roomId, actor, async (trx) => {
       await this.staged.publish(trx, stageId);
@@ -110,7 +132,13 @@ export class LayerIngest {
         result: null,
         changes: rows.map((row) => {
           const layer = presentVectorLayer(row);
-          return { type: 'layer.created', objectType: 'layer', objectId: row.id, changes: { name: row.name, featureCount: layer.featureCount }, data: layer };
+          return {
+            type: 'layer.created',
+            objectType: 'layer',
+            objectId: row.id,
+            changes: { name: row.name, featureCount: layer.featureCount },
+            data: layer,
+          };
         }),
       };
     });
@@ -121,7 +149,14 @@ export class LayerIngest {
    * Stores tables as layers staged under `stageId` (registered by the caller), each with its
    * name, description and style, and checks the quota; the caller publishes them.
    */
-  async stage(roomId: string, actor: Actor, tables: { table: VectorTable; meta: LayerMeta }[], stageId: string, sourceFormat: string, progress: IngestProgress = {}): Promise<LayerRow[]> {
+  async stage(
+    roomId: string,
+    actor: Actor,
+    tables: { table: VectorTable; meta: LayerMeta }[],
+    stageId: string,
+    sourceFormat: string,
+    progress: IngestProgress = {},
+  ): Promise<LayerRow[]> {
     const now = Date.now();
     const rows: LayerRow[] = tables.map(({ table, meta }) => ({
       id: newId('layer'),
@@ -184,4 +219,3 @@ export class LayerIngest {
     await this.staged.end(stageId);
   }
 }
-

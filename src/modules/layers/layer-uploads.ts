@@ -28,7 +28,14 @@ const Payload = Type.Object({
   style: Type.Record(Type.String(), Type.Unknown()),
   display: Type.Union([Type.Unknown(), Type.Null()]),
 });
-type Payload = { fileKey: string; fileName: string; layerName: string; description: string | null; style: Record<string, unknown>; display: unknown };
+type Payload = {
+  fileKey: string;
+  fileName: string;
+  layerName: string;
+  description: string | null;
+  style: Record<string, unknown>;
+  display: unknown;
+};
 
 /** What an upload's form says besides the file. */
 export interface UploadFields {
@@ -43,7 +50,14 @@ export interface RasterUploads {
   isRaster(source: SourceFile): Promise<boolean>;
   /** Checks the file and the display before anything is kept (400 with the reason). */
   check(source: SourceFile, display: unknown): Promise<void>;
-  run(roomId: string, actor: Actor, source: SourceFile, meta: LayerMeta & { display: unknown }, stageId: string, job?: JobContext<unknown>): Promise<{ layerId: string; answer: unknown }>;
+  run(
+    roomId: string,
+    actor: Actor,
+    source: SourceFile,
+    meta: LayerMeta & { display: unknown },
+    stageId: string,
+    job?: JobContext<unknown>,
+  ): Promise<{ layerId: string; answer: unknown }>;
   undo(stageId: string): Promise<void>;
 }
 
@@ -66,7 +80,12 @@ export function layerMetaOf(fields: UploadFields, fileName: string): LayerMeta &
   if (problem) throw invalidField('style', problem.replace(/^(\w+) /, 'key $1 '));
   // `districts.shp.zip` is the layer "districts", like `districts.geojson`.
   const layerName = (fields.layerName ?? '').trim() || path.parse(fileName).name.replace(/\.shp$/i, '') || 'Layer';
-  return { layerName, description: fields.description?.trim() || null, style: style as StyleInput, display: parse('display') ?? null };
+  return {
+    layerName,
+    description: fields.description?.trim() || null,
+    style: style as StyleInput,
+    display: parse('display') ?? null,
+  };
 }
 
 /** The stored-file kind of an upload waiting for its job. */
@@ -88,14 +107,20 @@ export class LayerUploads {
     private readonly markers: MarkersRepository,
     private readonly rasters: RasterUploads,
   ) {
-    this.uploads = jobs.register(LAYER_UPLOAD_KIND, Payload, (job) => this.runJob(job), (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload));
+    this.uploads = jobs.register(
+      LAYER_UPLOAD_KIND,
+      Payload,
+      (job) => this.runJob(job),
+      (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload),
+    );
   }
 
   /** An uploaded file (a temporary file the caller removes afterwards). */
   async upload(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, fields: UploadFields) {
     const meta = layerMetaOf(fields, source.fileName);
     await this.files.assertRoomFor(room.id, source.bytes);
-    if (source.bytes > SYNC_MAX_BYTES) return { status: 202 as const, body: await this.queue(room, caller, source, meta) };
+    if (source.bytes > SYNC_MAX_BYTES)
+      return { status: 202 as const, body: await this.queue(room, caller, source, meta) };
     const actor = actorOf(caller);
     const stageId = newId('upload');
     if (await this.rasters.isRaster(source)) {
@@ -103,18 +128,45 @@ export class LayerUploads {
       return { status: 200 as const, body: (await this.rasters.run(room.id, actor, source, meta, stageId)).answer };
     }
     const opened = await this.ingest.open(source);
-    return { status: 200 as const, body: await this.answer(room.id, await this.ingest.run(room.id, actor, opened, meta, stageId)) };
+    return {
+      status: 200 as const,
+      body: await this.answer(room.id, await this.ingest.run(room.id, actor, opened, meta, stageId)),
+    };
   }
 
   /** Keeps the file in the blob store and queues its job: 202 `{jobId}`. */
-  async queue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: LayerMeta & { display: unknown }) {
+  async queue(
+    room: RoomRow,
+    caller: Caller,
+    source: SourceFile & { bytes: number },
+    meta: LayerMeta & { display: unknown },
+  ) {
     if (await this.rasters.isRaster(source)) await this.rasters.check(source, meta.display);
     else await this.ingest.open(source); // a file that is refused is refused now, not in a job
     const jobId = newId('job');
-    const fileKey = `uploads/${room.id}/${jobId}${path.extname(source.fileName).toLowerCase().replace(/[^.a-z0-9]/g, '')}`;
+    const fileKey = `uploads/${room.id}/${jobId}${path
+      .extname(source.fileName)
+      .toLowerCase()
+      .replace(/[^.a-z0-9]/g, '')}`;
     // Counted against the quota while it waits, so that queued files cannot pile up past it.
-    await this.files.store([{ roomId: room.id, key: fileKey, kind: QUEUED_UPLOAD_KIND, contentType: 'application/octet-stream', path: source.path, bytes: source.bytes }]);
-    const payload = { fileKey, fileName: source.fileName, layerName: meta.layerName, description: meta.description ?? null, style: meta.style ?? {}, display: meta.display };
+    await this.files.store([
+      {
+        roomId: room.id,
+        key: fileKey,
+        kind: QUEUED_UPLOAD_KIND,
+        contentType: 'application/octet-stream',
+        path: source.path,
+        bytes: source.bytes,
+      },
+    ]);
+    const payload = {
+      fileKey,
+      fileName: source.fileName,
+      layerName: meta.layerName,
+      description: meta.description ?? null,
+      style: meta.style ?? {},
+      display: meta.display,
+    };
     try {
       await this.uploads.enqueue({ id: jobId, roomId: room.id, payload, actor: actorOf(caller) });
     } catch (error) {
@@ -141,18 +193,35 @@ export class LayerUploads {
     const local = await this.files.blobs.localFile(fileKey);
     const source = { path: local.path, fileName };
     const meta = { layerName, description, style: style as StyleInput, display };
-    const progress = { signal: job.signal, onProgress: (percent: number, message: string) => void job.progress(percent, message) };
+    const progress = {
+      signal: job.signal,
+      onProgress: (percent: number, message: string) => void job.progress(percent, message),
+    };
     try {
       if (await this.rasters.isRaster(source)) {
-        const { layerId } = await this.rasters.run(job.roomId, job.actor, source, meta, job.id, job as JobContext<unknown>);
+        const { layerId } = await this.rasters.run(
+          job.roomId,
+          job.actor,
+          source,
+          meta,
+          job.id,
+          job as JobContext<unknown>,
+        );
         return { message: 'The raster layer is ready', result: { layerId, layerIds: [layerId] } };
       }
       const opened = await this.ingest.open(source);
       const outcome = await this.ingest.run(job.roomId, job.actor, opened, meta, job.id, progress);
       await this.files.blobs.delete(fileKey);
-      if (outcome.kind === 'markers') return { message: `Created ${outcome.markersCreated} markers`, result: { markersCreated: outcome.markersCreated } };
+      if (outcome.kind === 'markers')
+        return {
+          message: `Created ${outcome.markersCreated} markers`,
+          result: { markersCreated: outcome.markersCreated },
+        };
       const layerIds = outcome.layers.map((l) => l.id);
-      return { message: `The layer${layerIds.length > 1 ? 's are' : ' is'} ready`, result: { layerId: layerIds[0], layerIds } };
+      return {
+        message: `The layer${layerIds.length > 1 ? 's are' : ' is'} ready`,
+        result: { layerId: layerIds[0], layerIds },
+      };
     } catch (error) {
       if (job.signal.aborted) throw error;
       await this.undoJob(job, job.payload);

@@ -35,7 +35,14 @@ export interface RasterFactsColumn {
   dataType: string;
   /** The file's own nodata value (transparent), or null. */
   nodata: number | null;
-  stats: { min: number | null; max: number | null; mean: number | null; stddev?: number | null; p2?: number | null; p98?: number | null }[];
+  stats: {
+    min: number | null;
+    max: number | null;
+    mean: number | null;
+    stddev?: number | null;
+    p2?: number | null;
+    p98?: number | null;
+  }[];
   /** Zooms of the tileable file's full resolution and coarsest overview. */
   minZoom: number;
   maxZoom: number;
@@ -47,7 +54,18 @@ export interface RasterFactsColumn {
 
 /** A raster layer's facts, from its `raster` column. */
 export const rasterFactsOf = (row: LayerRow): RasterFactsColumn =>
-  json<RasterFactsColumn>(row.raster) ?? { width: 0, height: 0, bands: 0, dataType: 'unknown', nodata: null, stats: [], minZoom: 0, maxZoom: 0, sourceKey: '', sizeBytes: 0 };
+  json<RasterFactsColumn>(row.raster) ?? {
+    width: 0,
+    height: 0,
+    bands: 0,
+    dataType: 'unknown',
+    nodata: null,
+    stats: [],
+    minZoom: 0,
+    maxZoom: 0,
+    sourceKey: '',
+    sizeBytes: 0,
+  };
 
 /** A raster layer's display settings, from its `display` column. */
 export const rasterDisplayOf = (row: LayerRow): RasterDisplay => json<RasterDisplay>(row.display) ?? {};

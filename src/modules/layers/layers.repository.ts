@@ -17,7 +17,12 @@ export class LayersRepository extends RoomTable<'layers'> {
 
   /** The room of a visible layer, for routes that address a layer by id alone. */
   async roomOf(layerId: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('layers').select('room_id').where('id', '=', layerId).where(notStaged('job_id')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('layers')
+      .select('room_id')
+      .where('id', '=', layerId)
+      .where(notStaged('job_id'))
+      .executeTakeFirst();
     return row?.room_id;
   }
 
@@ -56,7 +61,12 @@ export class LayersRepository extends RoomTable<'layers'> {
   }
 
   chunks(layerId: string): Promise<LayerChunksTable[]> {
-    return this.db.selectFrom('layer_chunks').selectAll().where('layer_id', '=', layerId).orderBy('chunk_index').execute();
+    return this.db
+      .selectFrom('layer_chunks')
+      .selectAll()
+      .where('layer_id', '=', layerId)
+      .orderBy('chunk_index')
+      .execute();
   }
 
   async insertChunks(db: Db, layerId: string, chunks: ChunkSummary[]): Promise<void> {
@@ -71,6 +81,10 @@ export class LayersRepository extends RoomTable<'layers'> {
       max_lon: c.bbox[2],
       max_lat: c.bbox[3],
     }));
-    for (let i = 0; i < rows.length; i += 500) await db.insertInto('layer_chunks').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('layer_chunks')
+        .values(rows.slice(i, i + 500))
+        .execute();
   }
 }

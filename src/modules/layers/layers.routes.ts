@@ -18,23 +18,30 @@ const tags = ['layers'];
 const DATA_HEADERS = { 'cache-control': 'private, max-age=60', 'x-content-type-options': 'nosniff' };
 const LayerReply = Type.Object({ success: Type.Boolean(), layer: S.VectorLayer });
 const FEATURES_DESCRIPTION =
-  'Needs read on the layer\'s room (anonymous for public rooms), or a public deck whose slides show the layer; others get 404. Without a bbox, a layer of at most 10,000 features ' +
+  "Needs read on the layer's room (anonymous for public rooms), or a public deck whose slides show the layer; others get 404. Without a bbox, a layer of at most 10,000 features " +
   'answers whole. A bbox (WGS84 degrees; all four or none) answers its features, or, above 10,000, `_metadata.complete: false` ' +
-  'with `directChunks: [{path, featureCount, bbox}]` to fetch. `zoom` (0 to 24) simplifies geometries to that zoom\'s pixel size.';
+  "with `directChunks: [{path, featureCount, bbox}]` to fetch. `zoom` (0 to 24) simplifies geometries to that zoom's pixel size.";
 
 /** The vector layers a room's slides show: visitors of a public deck may read their data. */
 export type DeckLayers = (roomId: string) => Promise<string[]>;
 
-export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; uploads: LayerUploads; receiver: UploadReceiver; layerRoom: ObjectRoom; deckLayers: DeckLayers }> = async (
-  app,
-  { layers, uploads, receiver, layerRoom, deckLayers },
-) => {
+export const layersRoutes: FastifyPluginAsyncTypebox<{
+  layers: LayersService;
+  uploads: LayerUploads;
+  receiver: UploadReceiver;
+  layerRoom: ObjectRoom;
+  deckLayers: DeckLayers;
+}> = async (app, { layers, uploads, receiver, layerRoom, deckLayers }) => {
   /** Layer data: read on the layer's room, or anyone when a slide of its public deck shows the layer. */
   const shownByDeck = {
     access: {
       room: 'shownByDeck',
       roomOf: layerRoom,
-      deckObject: { what: 'Layer', isShown: async (roomId: string, request: FastifyRequest) => (await deckLayers(roomId)).includes((request.params as { layerId: string }).layerId) },
+      deckObject: {
+        what: 'Layer',
+        isShown: async (roomId: string, request: FastifyRequest) =>
+          (await deckLayers(roomId)).includes((request.params as { layerId: string }).layerId),
+      },
     },
   } as const;
 
@@ -51,15 +58,27 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
         'otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB answer 202 `{jobId}`, polled at ' +
         '/api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables.',
       consumes: ['multipart/form-data'],
-      response: { 200: Type.Unknown(), 202: Type.Object({ jobId: Type.String() }), ...errors(400, 401, 403, 404, 413, 415) },
+      response: {
+        200: Type.Unknown(),
+        202: Type.Object({ jobId: Type.String() }),
+        ...errors(400, 401, 403, 404, 413, 415),
+      },
     },
     handler: async (request, reply) => {
-      const form = await receiver.receive(request, { files: { file: { maxBytes: UPLOAD_MAX_BYTES } }, fields: S.UPLOAD_FIELDS });
+      const form = await receiver.receive(request, {
+        files: { file: { maxBytes: UPLOAD_MAX_BYTES } },
+        fields: S.UPLOAD_FIELDS,
+      });
       try {
         await request.authorizeRoom(form.fields.get('roomName') ?? '');
         const file = form.files.get('file');
         if (!file) throw invalidField('file', 'is required');
-        const { status, body } = await uploads.upload(request.room, request.caller, { path: file.path, fileName: file.filename, bytes: file.bytes }, Object.fromEntries(form.fields));
+        const { status, body } = await uploads.upload(
+          request.room,
+          request.caller,
+          { path: file.path, fileName: file.filename, bytes: file.bytes },
+          Object.fromEntries(form.fields),
+        );
         return reply.status(status).send(body);
       } finally {
         await form.discard();
@@ -95,7 +114,14 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
 
   app.patch('/api/rooms/:roomId/layers/:layerId', {
     config: { access: { room: 'write' } },
-    schema: { tags, security, summary: 'Change a layer\'s name, description or style', params: S.RoomLayerParams, body: S.PatchLayerBody, response: { 200: LayerReply, ...errors(400, 401, 403, 404, 502) } },
+    schema: {
+      tags,
+      security,
+      summary: "Change a layer's name, description or style",
+      params: S.RoomLayerParams,
+      body: S.PatchLayerBody,
+      response: { 200: LayerReply, ...errors(400, 401, 403, 404, 502) },
+    },
     handler: async (request) => layers.update(request.room, request.caller, request.params.layerId, request.body),
   });
 
@@ -106,16 +132,31 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
       security,
       summary: 'Delete a vector or raster layer with all its data (session of an owner or editor; room tokens cannot)',
       params: S.LayerIdParams,
-      response: { 200: Type.Object({ success: Type.Boolean(), layerId: Type.String() }), ...errors(401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), layerId: Type.String() }),
+        ...errors(401, 403, 404, 502),
+      },
     },
     handler: async (request) => layers.delete(request.room, request.caller, request.params.layerId),
   });
 
   app.get('/api/layers/:layerId/features', {
     config: shownByDeck,
-    schema: { tags, security, summary: 'The features of a layer, or of a bbox of it', description: FEATURES_DESCRIPTION, params: S.LayerIdParams, querystring: S.FeaturesQuery, produces: ['application/geo+json'], response: errors(400, 401, 404) },
+    schema: {
+      tags,
+      security,
+      summary: 'The features of a layer, or of a bbox of it',
+      description: FEATURES_DESCRIPTION,
+      params: S.LayerIdParams,
+      querystring: S.FeaturesQuery,
+      produces: ['application/geo+json'],
+      response: errors(400, 401, 404),
+    },
     handler: async (request, reply) =>
-      reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.features(request.room.id, request.params.layerId, request.query)),
+      reply
+        .headers(DATA_HEADERS)
+        .type('application/geo+json')
+        .send(await layers.features(request.room.id, request.params.layerId, request.query)),
   });
 
   app.get('/api/layers/:layerId/features/chunks/:chunkIndex', {
@@ -129,7 +170,10 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
       response: errors(400, 401, 404),
     },
     handler: async (request, reply) =>
-      reply.headers(DATA_HEADERS).type('application/geo+json').send(await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
+      reply
+        .headers(DATA_HEADERS)
+        .type('application/geo+json')
+        .send(await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {
@@ -148,11 +192,14 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{ layers: LayersService; up
       reply.headers(DATA_HEADERS);
       const etag = (version: string) => `W/"${version}-${z}-${x}-${y}"`;
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId))) return reply.status(304).send();
+      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId)))
+        return reply.status(304).send();
       const { tile, version } = await layers.tile(request.room.id, layerId, z, x, y);
       reply.header('etag', etag(version));
       if (!tile) return reply.status(204).send();
-      return reply.type('application/vnd.mapbox-vector-tile').send(Buffer.from(tile.buffer, tile.byteOffset, tile.byteLength));
+      return reply
+        .type('application/vnd.mapbox-vector-tile')
+        .send(Buffer.from(tile.buffer, tile.byteOffset, tile.byteLength));
     },
   });
 };

@@ -5,7 +5,11 @@ import { Nullable } from '../../schema-types.js';
 /** A vector layer's style (decisions: upload `style` keys); colours are hex without `#`. */
 export const LayerStyle = Type.Object(
   {
-    color: Type.String({ pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', description: 'Hex digits without #', examples: ['3388ff'] }),
+    color: Type.String({
+      pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
+      description: 'Hex digits without #',
+      examples: ['3388ff'],
+    }),
     opacity: Type.Number({ minimum: 0, maximum: 1 }),
     strokeWeight: Type.Number({ minimum: 0, maximum: 100 }),
     fillOpacity: Type.Number({ minimum: 0, maximum: 1 }),
@@ -18,9 +22,19 @@ export type LayerStyle = Static<typeof LayerStyle>;
 export const StyleInput = Type.Partial(LayerStyle, { additionalProperties: false });
 export type StyleInput = Static<typeof StyleInput>;
 
-export const DEFAULT_STYLE: LayerStyle = { color: '3388ff', opacity: 1, strokeWeight: 2, fillOpacity: 0.3, visible: true };
+export const DEFAULT_STYLE: LayerStyle = {
+  color: '3388ff',
+  opacity: 1,
+  strokeWeight: 2,
+  fillOpacity: 0.3,
+  visible: true,
+};
 
-const BboxSchema = Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[minLon, minLat, maxLon, maxLat]' });
+const BboxSchema = Type.Array(Type.Number(), {
+  minItems: 4,
+  maxItems: 4,
+  description: '[minLon, minLat, maxLon, maxLat]',
+});
 
 /** A vector layer as lists and answers show it (decisions: "Vector layers in detail"). */
 export const VectorLayer = Type.Object({
@@ -48,7 +62,10 @@ export const CreateLayerBody = Type.Object(
   {
     name: LayerName,
     description: Type.Optional(Description),
-    geojson: Type.Object({ type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) }, { additionalProperties: true }),
+    geojson: Type.Object(
+      { type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) },
+      { additionalProperties: true },
+    ),
     color: Type.Optional(LayerStyle.properties.color),
     opacity: Type.Optional(LayerStyle.properties.opacity),
     strokeWeight: Type.Optional(LayerStyle.properties.strokeWeight),
@@ -60,7 +77,11 @@ export type CreateLayerInput = Static<typeof CreateLayerBody>;
 
 /** `PATCH /api/rooms/:roomId/layers/:layerId`. */
 export const PatchLayerBody = Type.Object(
-  { name: Type.Optional(LayerName), description: Type.Optional(Nullable(Description)), style: Type.Optional(StyleInput) },
+  {
+    name: Type.Optional(LayerName),
+    description: Type.Optional(Nullable(Description)),
+    style: Type.Optional(StyleInput),
+  },
   { additionalProperties: false },
 );
 export type PatchLayerInput = Static<typeof PatchLayerBody>;

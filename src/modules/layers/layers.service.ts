@@ -3,7 +3,13 @@ import path from 'node:path';
 import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { badRequest, emptyUpdate, invalidField, notFound } from '../../errors.js';
-import { bboxesTouch, chunkManifestText, featureCollectionText, featuresSurelyInside, MAX_FEATURES_PER_ANSWER } from '../../geo/layer-answers.js';
+import {
+  bboxesTouch,
+  chunkManifestText,
+  featureCollectionText,
+  featuresSurelyInside,
+  MAX_FEATURES_PER_ANSWER,
+} from '../../geo/layer-answers.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import { isValidTile, tileBbox, type Bbox } from '../../geo/tile-math.js';
 import { encodeTile, TILE_BUFFER_FRACTION } from '../../geo/tiles.js';
@@ -47,7 +53,11 @@ export class LayersService {
     try {
       await this.files.assertRoomFor(room.id, Buffer.byteLength(JSON.stringify(input.geojson)));
       const opened = await this.ingest.open({ path: file, fileName: 'layer.geojson' });
-      const style = Object.fromEntries(['color', 'opacity', 'strokeWeight', 'visible'].filter((k) => k in input).map((k) => [k, input[k as keyof CreateLayerInput]]));
+      const style = Object.fromEntries(
+        ['color', 'opacity', 'strokeWeight', 'visible']
+          .filter((k) => k in input)
+          .map((k) => [k, input[k as keyof CreateLayerInput]]),
+      );
       const meta = { layerName: input.name, description: input.description ?? null, style };
       const outcome = await this.ingest.run(room.id, actorOf(caller), opened, meta, id, {}, true);
       if (outcome.kind !== 'layers' || !outcome.layers[0]) throw badRequest('geojson holds no features');
@@ -71,7 +81,10 @@ export class LayersService {
       };
       await this.layers.replace(trx, row);
       const layer = presentVectorLayer(row);
-      return { result: layer, changes: [{ type: 'layer.updated', objectType: 'layer', objectId: layerId, changes: input, data: layer }] };
+      return {
+        result: layer,
+        changes: [{ type: 'layer.updated', objectType: 'layer', objectId: layerId, changes: input, data: layer }],
+      };
     });
     return { success: true, layer };
   }
@@ -112,17 +125,31 @@ export class LayersService {
     const layer = await this.vector(roomId, layerId);
     const chunks = await this.chunksOf(layerId);
     const pathOf = (index: number) => `/api/layers/${layerId}/features/chunks/${index}`;
-    const manifest = (listed: ChunkSummary[]) => chunkManifestText(listed, listed.reduce((n, c) => n + c.featureCount, 0), pathOf);
+    const manifest = (listed: ChunkSummary[]) =>
+      chunkManifestText(
+        listed,
+        listed.reduce((n, c) => n + c.featureCount, 0),
+        pathOf,
+      );
     const bbox = bboxOf(query);
     if (!bbox) {
       if (layer.feature_count > MAX_FEATURES_PER_ANSWER) return manifest(chunks);
-      return featureCollectionText(await this.featureTables.featuresBetween(layer.storage_key, 1, Number(layer.feature_count)), query.zoom);
+      return featureCollectionText(
+        await this.featureTables.featuresBetween(layer.storage_key, 1, Number(layer.feature_count)),
+        query.zoom,
+      );
     }
     const touching = chunks.filter((c) => bboxesTouch(c.bbox, bbox));
     if (featuresSurelyInside(touching, bbox) > MAX_FEATURES_PER_ANSWER) return manifest(touching);
     const rows = await this.featureTables.rowsIn(layer.storage_key, bbox, MAX_FEATURES_PER_ANSWER + 1);
     if (rows.length > MAX_FEATURES_PER_ANSWER) return manifest(touching);
-    return featureCollectionText(await this.featureTables.features(layer.storage_key, rows.sort((a, b) => a - b)), query.zoom);
+    return featureCollectionText(
+      await this.featureTables.features(
+        layer.storage_key,
+        rows.sort((a, b) => a - b),
+      ),
+      query.zoom,
+    );
   }
 
   /** One chunk of a large layer, as a complete FeatureCollection. */
@@ -135,7 +162,13 @@ export class LayersService {
   }
 
   /** The vector tile z/x/y (null: nothing in it), with the version its ETag names. */
-  async tile(roomId: string, layerId: string, z: number, x: number, y: number): Promise<{ tile: Uint8Array | null; version: string }> {
+  async tile(
+    roomId: string,
+    layerId: string,
+    z: number,
+    x: number,
+    y: number,
+  ): Promise<{ tile: Uint8Array | null; version: string }> {
     if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
     const layer = await this.vector(roomId, layerId);
     const version = `${layer.storage_key}-${layer.updated_at}`;
@@ -155,9 +188,18 @@ function bboxOf(query: FeaturesQuery): Bbox | null {
   const values = [query.minLon, query.minLat, query.maxLon, query.maxLat];
   const given = values.filter((v) => v !== undefined).length;
   if (given === 0) return null;
-  if (given < 4) throw badRequest('The bbox needs all of minLon, minLat, maxLon and maxLat', [{ field: 'querystring', message: 'give all four or none' }]);
+  if (given < 4)
+    throw badRequest('The bbox needs all of minLon, minLat, maxLon and maxLat', [
+      { field: 'querystring', message: 'give all four or none' },
+    ]);
   const [minLon, minLat, maxLon, maxLat] = values as number[];
-  if (minLon! > maxLon!) throw badRequest('minLon must not be greater than maxLon', [{ field: 'querystring.minLon', message: 'greater than maxLon' }]);
-  if (minLat! > maxLat!) throw badRequest('minLat must not be greater than maxLat', [{ field: 'querystring.minLat', message: 'greater than maxLat' }]);
+  if (minLon! > maxLon!)
+    throw badRequest('minLon must not be greater than maxLon', [
+      { field: 'querystring.minLon', message: 'greater than maxLon' },
+    ]);
+  if (minLat! > maxLat!)
+    throw badRequest('minLat must not be greater than maxLat', [
+      { field: 'querystring.minLat', message: 'greater than maxLat' },
+    ]);
   return [minLon!, minLat!, maxLon!, maxLat!];
 }

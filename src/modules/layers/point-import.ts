@@ -48,7 +48,12 @@ export class PointImport {
         for (const feature of features) {
           for (const [longitude, latitude] of positionsOf(feature.geometry)) {
             const marker = markerOfUploadedPoint(longitude!, latitude!, feature.properties);
-            const row = newMarkerRow(roomId, marker, { createdBy: actor.id, createdAt: now + markerIds.length, imageMeta: null, importJobId: stageId });
+            const row = newMarkerRow(roomId, marker, {
+              createdBy: actor.id,
+              createdAt: now + markerIds.length,
+              imageMeta: null,
+              importJobId: stageId,
+            });
             markerIds.push(row.id);
             batch.push(row);
             if (batch.length === BATCH) await flush();
@@ -61,7 +66,10 @@ export class PointImport {
     const summary = { source: 'layer-upload', markers: markerIds.length };
     await this.writePath.write(roomId, actor, async (trx) => {
       await this.staged.publish(trx, stageId);
-      return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: roomId, changes: summary, data: summary }] };
+      return {
+        result: null,
+        changes: [{ type: 'room.imported', objectType: 'room', objectId: roomId, changes: summary, data: summary }],
+      };
     });
     return { markersCreated: markerIds.length, markerIds };
   }

@@ -17,10 +17,13 @@ export class StagingFile {
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma('cache_size = -8192');
-    this.db.exec('CREATE TABLE staged (key INTEGER NOT NULL, id INTEGER NOT NULL, min_lon REAL, min_lat REAL, max_lon REAL, max_lat REAL, detail INTEGER, geometry TEXT, properties TEXT)');
+    this.db.exec(
+      'CREATE TABLE staged (key INTEGER NOT NULL, id INTEGER NOT NULL, min_lon REAL, min_lat REAL, max_lon REAL, max_lat REAL, detail INTEGER, geometry TEXT, properties TEXT)',
+    );
     const put = this.db.prepare('INSERT INTO staged VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.putBatch = this.db.transaction((batch: StagedFeature[]) => {
-      for (const f of batch) put.run(f.key, f.id, f.bbox[0], f.bbox[1], f.bbox[2], f.bbox[3], f.detailZoom, f.geometry, f.properties);
+      for (const f of batch)
+        put.run(f.key, f.id, f.bbox[0], f.bbox[1], f.bbox[2], f.bbox[3], f.detailZoom, f.geometry, f.properties);
     });
   }
 
@@ -31,7 +34,9 @@ export class StagingFile {
   /** The staged features by Hilbert key (ties by id, so the order is the same every time). */
   *sorted(): Generator<StagedFeature> {
     const rows = this.db
-      .prepare('SELECT key, id, min_lon, min_lat, max_lon, max_lat, detail, geometry, properties FROM staged ORDER BY key, id')
+      .prepare(
+        'SELECT key, id, min_lon, min_lat, max_lon, max_lat, detail, geometry, properties FROM staged ORDER BY key, id',
+      )
       .raw()
       .iterate() as Iterable<[number, number, number, number, number, number, number, string, string]>;
     for (const [key, id, w, s, e, n, detailZoom, geometry, properties] of rows) {

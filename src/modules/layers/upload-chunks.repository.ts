@@ -6,13 +6,24 @@ export class UploadChunksRepository {
   constructor(private readonly db: Db) {}
 
   list(roomId: string, uploadId: string): Promise<UploadChunksTable[]> {
-    return this.db.selectFrom('upload_chunks').selectAll().where('room_id', '=', roomId).where('upload_id', '=', uploadId).orderBy('chunk_index').execute();
+    return this.db
+      .selectFrom('upload_chunks')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .where('upload_id', '=', uploadId)
+      .orderBy('chunk_index')
+      .execute();
   }
 
   /** Records a chunk, replacing one sent before with the same index. */
   async put(row: UploadChunksTable): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('upload_chunks').where('room_id', '=', row.room_id).where('upload_id', '=', row.upload_id).where('chunk_index', '=', row.chunk_index).execute();
+      await trx
+        .deleteFrom('upload_chunks')
+        .where('room_id', '=', row.room_id)
+        .where('upload_id', '=', row.upload_id)
+        .where('chunk_index', '=', row.chunk_index)
+        .execute();
       await trx.insertInto('upload_chunks').values(row).execute();
     });
   }
@@ -23,6 +34,11 @@ export class UploadChunksRepository {
 
   /** Uploads with a chunk older than `before`. */
   olderThan(before: number) {
-    return this.db.selectFrom('upload_chunks').select(['room_id', 'upload_id']).where('created_at', '<', before).distinct().execute();
+    return this.db
+      .selectFrom('upload_chunks')
+      .select(['room_id', 'upload_id'])
+      .where('created_at', '<', before)
+      .distinct()
+      .execute();
   }
 }

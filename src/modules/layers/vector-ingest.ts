@@ -79,17 +79,27 @@ export async function ingestVectorTables(
         if (message.type === 'progress') options.onProgress?.(message.fraction, message.message);
         else if (message.type === 'table') results.push(message.result);
         else if (message.type === 'done') finish(null);
-        else finish(message.name === 'VectorRejected' ? new VectorRejected(message.code as never, message.message, message.details as never) : new Error(message.message));
+        else
+          finish(
+            message.name === 'VectorRejected'
+              ? new VectorRejected(message.code as never, message.message, message.details as never)
+              : new Error(message.message),
+          );
       });
       worker.on('error', (error: Error & { code?: string }) =>
         finish(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new VectorRejected('invalid_file', 'The file needs more memory to read than a layer may use (a feature of enormous size?)')
+            ? new VectorRejected(
+                'invalid_file',
+                'The file needs more memory to read than a layer may use (a feature of enormous size?)',
+              )
             : error,
         ),
       );
       // Exiting before 'done' (after it, this is a no-op): stopped, or crashed.
-      worker.on('exit', (code) => finish(new Error(options.signal?.aborted ? 'Stopped' : `The ingest stopped before it finished (exit ${code})`)));
+      worker.on('exit', (code) =>
+        finish(new Error(options.signal?.aborted ? 'Stopped' : `The ingest stopped before it finished (exit ${code})`)),
+      );
     });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

@@ -30,14 +30,20 @@ parentPort!.on('message', (message: ToWorker) => {
 /** Rows per write: small enough that the service, sharing the SQLite file, never waits long for its turn. */
 const ROWS_PER_WRITE = 2000;
 
-async function ingestTable(writer: FeatureWriter, table: VectorTable, key: number, index: number): Promise<IngestedTable> {
+async function ingestTable(
+  writer: FeatureWriter,
+  table: VectorTable,
+  key: number,
+  index: number,
+): Promise<IngestedTable> {
   const staging = new StagingFile(path.join(request.stagingDir, `${key}.staging.db`));
   const stats = newStats();
   let kinds = 0;
   let bbox: Bbox | null = null;
   const fields = new FieldCollector();
   const share = 1 / request.tables.length;
-  const report = (fraction: number, message: string) => post({ type: 'progress', fraction: (index + fraction) * share, message });
+  const report = (fraction: number, message: string) =>
+    post({ type: 'progress', fraction: (index + fraction) * share, message });
   try {
     let lastReport = 0;
     for await (const batch of readFeatures(table, { parts: request.parts, signal: abort.signal }, stats)) {
@@ -49,7 +55,10 @@ async function ingestTable(writer: FeatureWriter, table: VectorTable, key: numbe
       }
       if (Date.now() - lastReport > 250) {
         lastReport = Date.now();
-        report((0.8 * stats.features) / Math.max(1, table.featureCount), `${table.name}: read ${stats.features} of ${table.featureCount} features`);
+        report(
+          (0.8 * stats.features) / Math.max(1, table.featureCount),
+          `${table.name}: read ${stats.features} of ${table.featureCount} features`,
+        );
       }
     }
     await writer.create(key);
@@ -58,11 +67,22 @@ async function ingestTable(writer: FeatureWriter, table: VectorTable, key: numbe
     for (const feature of staging.sorted()) {
       if (abort.signal.aborted) throw new Error('Stopped');
       const { row, minzoom } = ordering.add(feature.key, feature.bbox);
-      rows.push({ row, id: feature.id, minzoom, detailZoom: feature.detailZoom, bbox: feature.bbox, geometry: feature.geometry, properties: feature.properties });
+      rows.push({
+        row,
+        id: feature.id,
+        minzoom,
+        detailZoom: feature.detailZoom,
+        bbox: feature.bbox,
+        geometry: feature.geometry,
+        properties: feature.properties,
+      });
       if (rows.length === ROWS_PER_WRITE) {
         await writer.append(key, rows);
         rows = [];
-        report(0.8 + (0.15 * ordering.rowCount) / Math.max(1, stats.features), `${table.name}: stored ${ordering.rowCount} of ${stats.features} features`);
+        report(
+          0.8 + (0.15 * ordering.rowCount) / Math.max(1, stats.features),
+          `${table.name}: stored ${ordering.rowCount} of ${stats.features} features`,
+        );
       }
     }
     if (rows.length) await writer.append(key, rows);
@@ -112,5 +132,11 @@ async function main() {
 
 main().catch((error: unknown) => {
   const e = error as { name?: string; code?: string; message?: string; details?: unknown };
-  post({ type: 'error', name: (error as object)?.constructor?.name ?? 'Error', code: e?.code, message: e?.message ?? String(error), details: e?.details });
+  post({
+    type: 'error',
+    name: (error as object)?.constructor?.name ?? 'Error',
+    code: e?.code,
+    message: e?.message ?? String(error),
+    details: e?.details,
+  });
 });

@@ -49,9 +49,15 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       response: errors(400, 401, 403, 404, 426),
     },
     handler: async () => {
-      throw new AppError(426, 'upgrade_required', 'This is a WebSocket endpoint: connect with a WebSocket client (ws:// or wss://)', undefined, {
-        upgrade: 'websocket',
-      });
+      throw new AppError(
+        426,
+        'upgrade_required',
+        'This is a WebSocket endpoint: connect with a WebSocket client (ws:// or wss://)',
+        undefined,
+        {
+          upgrade: 'websocket',
+        },
+      );
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };

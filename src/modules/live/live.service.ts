@@ -126,7 +126,9 @@ export class LiveService {
     // Subscribe first and hold live events back while the missed ones are replayed, so
     // nothing falls between the replay and the live stream.
     hold(listener);
-    const unsubscribe = this.hub.subscribe(roomId, (event) => (listener.held ? listener.held.push(event) : listener.forward(event)));
+    const unsubscribe = this.hub.subscribe(roomId, (event) =>
+      listener.held ? listener.held.push(event) : listener.forward(event),
+    );
     const heartbeat = this.keepAlive(socket);
     socket.on('close', () => {
       unsubscribe();
@@ -187,6 +189,7 @@ export class LiveService {
 /** Tells the client why, then closes with 4401, 4403 or 4404. */
 function refuse(socket: WebSocket, error: unknown) {
   const e = error instanceof AppError ? error : unauthorized();
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message }));
+  if (socket.readyState === socket.OPEN)
+    socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message }));
   socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
 }

@@ -22,7 +22,10 @@ export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImpor
         'the job completes.',
       consumes: ['multipart/form-data'],
       params: RoomParams,
-      response: { 200: Type.Object({ jobId: Type.String({ description: '`bulk-import-<suffix>`' }) }), ...errors(400, 401, 403, 404, 413, 415) },
+      response: {
+        200: Type.Object({ jobId: Type.String({ description: '`bulk-import-<suffix>`' }) }),
+        ...errors(400, 401, 403, 404, 413, 415),
+      },
     },
     handler: async (request) => {
       const upload = await uploads.receive(request, { files: { file: { maxBytes: BULK_IMPORT_MAX_BYTES } } });

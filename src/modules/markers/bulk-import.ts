@@ -46,7 +46,12 @@ export class BulkImport {
     private readonly images: MarkerImages,
     private readonly writePath: WritePath,
   ) {
-    this.imports = jobs.register(BULK_IMPORT_KIND, Payload, (job) => this.run(job), (job, payload) => this.undo(job.id, payload.fileKey));
+    this.imports = jobs.register(
+      BULK_IMPORT_KIND,
+      Payload,
+      (job) => this.run(job),
+      (job, payload) => this.undo(job.id, payload.fileKey),
+    );
   }
 
   /** Keeps the uploaded file (it counts against the owner's quota while it waits) and queues the job. */
@@ -68,7 +73,12 @@ export class BulkImport {
       const summary = { source: 'bulk-import', jobId: job.id, markers: count };
       await this.writePath.write(job.roomId, job.actor, async (trx) => {
         await this.staged.publish(trx, job.id);
-        return { result: null, changes: [{ type: 'room.imported', objectType: 'room', objectId: job.roomId, changes: summary, data: summary }] };
+        return {
+          result: null,
+          changes: [
+            { type: 'room.imported', objectType: 'room', objectId: job.roomId, changes: summary, data: summary },
+          ],
+        };
       });
       await this.files.blobs.delete(fileKey);
       return { message: `Imported ${count} marker${count === 1 ? '' : 's'}`, result: { markersCreated: count } };
@@ -117,7 +127,14 @@ export class BulkImport {
         }
       }
       const imageMeta = pair !== undefined ? metas.get(pair) : null;
-      batch.push(newMarkerRow(job.roomId, marker, { createdBy: job.actor.id, createdAt: now + index, imageMeta, importJobId: job.id }));
+      batch.push(
+        newMarkerRow(job.roomId, marker, {
+          createdBy: job.actor.id,
+          createdAt: now + index,
+          imageMeta,
+          importJobId: job.id,
+        }),
+      );
       count++;
       if (batch.length === BATCH) await flush();
     }
@@ -138,7 +155,8 @@ export class BulkImport {
       for await (const { index, feature } of readFeatures(counted)) {
         if (job.signal.aborted) throw new Error('Shutting down');
         yield { index, marker: importedMarkerOf(pointOf(feature, index), index) };
-        if (index % 1000 === 0) await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Read ${index} markers so far`);
+        if (index % 1000 === 0)
+          await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Read ${index} markers so far`);
       }
     } finally {
       stored.stream.destroy();

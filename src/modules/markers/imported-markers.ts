@@ -30,7 +30,12 @@ export function importedMarkerOf(point: PointFeature, index: number): CreateMark
 }
 
 /** The first of these properties that holds text, trimmed to `max` characters on one line. */
-function textOf(properties: Record<string, unknown>, names: string[], max: number, oneLine: boolean): string | undefined {
+function textOf(
+  properties: Record<string, unknown>,
+  names: string[],
+  max: number,
+  oneLine: boolean,
+): string | undefined {
   for (const name of names) {
     const value = properties[name];
     if (typeof value !== 'string' && typeof value !== 'number') continue;
@@ -45,8 +50,17 @@ function textOf(properties: Record<string, unknown>, names: string[], max: numbe
  * its title and description from the properties under their usual names, leniently (a long
  * or odd value is cut to fit, never refused); other properties are not kept.
  */
-export function markerOfUploadedPoint(longitude: number, latitude: number, properties: Record<string, unknown>): CreateMarkerInput {
+export function markerOfUploadedPoint(
+  longitude: number,
+  latitude: number,
+  properties: Record<string, unknown>,
+): CreateMarkerInput {
   const title = textOf(properties, ['title', 'name', 'Name', 'NAME', 'label', 'Label', 'titel', 'nom'], 200, true);
   const description = textOf(properties, ['description', 'Description', 'desc', 'notes', 'comment'], 10_000, false);
-  return { latitude, longitude, ...(title !== undefined && { title }), ...(description !== undefined && { description }) };
+  return {
+    latitude,
+    longitude,
+    ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+  };
 }

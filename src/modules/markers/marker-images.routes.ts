@@ -33,7 +33,8 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
     schema: {
       tags,
       security,
-      summary: 'Upload a marker photo and, optionally, its thumbnail (multipart `image`, `thumbnail`; each at most 20 MB)',
+      summary:
+        'Upload a marker photo and, optionally, its thumbnail (multipart `image`, `thumbnail`; each at most 20 MB)',
       description:
         'JPEG, PNG, WebP, or HEIC/AVIF where the image library reads it. Both are stored as JPEG without ' +
         'EXIF, XMP or ICC data; the provenance is answered as `exif`. Without `thumbnail`, one is made ' +
@@ -58,7 +59,13 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
 
   app.get('/api/rooms/:roomId/markers/image', {
     config: {
-      access: { room: 'shownByDeck', deckObject: { what: 'Image', isShown: (roomId, request) => images.shownByDeck(roomId, (request.query as { key?: unknown }).key) } },
+      access: {
+        room: 'shownByDeck',
+        deckObject: {
+          what: 'Image',
+          isShown: (roomId, request) => images.shownByDeck(roomId, (request.query as { key?: unknown }).key),
+        },
+      },
     },
     schema: {
       tags,

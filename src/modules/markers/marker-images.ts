@@ -45,7 +45,10 @@ export class MarkerImages {
    * unless both keys name images uploaded to this room.
    */
   async metaForPair(roomId: string, imageKey: string, thumbnailKey: string): Promise<ImageMeta | null> {
-    const [image, thumbnail] = await Promise.all([this.files.find(roomId, imageKey), this.files.find(roomId, thumbnailKey)]);
+    const [image, thumbnail] = await Promise.all([
+      this.files.find(roomId, imageKey),
+      this.files.find(roomId, thumbnailKey),
+    ]);
     if (image?.kind !== 'marker-image') throw badRequest('imageKey does not name an image uploaded to this room');
     if (thumbnail?.kind !== 'marker-thumbnail') {
       throw badRequest('thumbnailKey does not name a thumbnail uploaded to this room');
@@ -58,7 +61,10 @@ export class MarkerImages {
     const candidates = [...new Set(keys.filter((k): k is string => Boolean(k)))];
     if (candidates.length === 0) return;
     const inUse = await this.markers.imageKeysInUse(roomId, candidates);
-    await this.files.remove(roomId, candidates.filter((key) => !inUse.has(key)));
+    await this.files.remove(
+      roomId,
+      candidates.filter((key) => !inUse.has(key)),
+    );
   }
 
   /**
@@ -116,7 +122,11 @@ export async function cleanPhoto(data: Buffer, thumbnail: boolean): Promise<Buff
 }
 
 /** A JPEG of the decoded picture (a file or bytes), upright, on white, without EXIF, XMP, IPTC or ICC data. */
-async function reencode(field: string, data: string | Buffer, maxPx?: number): Promise<{ jpeg: Buffer; exif?: Buffer }> {
+async function reencode(
+  field: string,
+  data: string | Buffer,
+  maxPx?: number,
+): Promise<{ jpeg: Buffer; exif?: Buffer }> {
   const refuse = (why: string) => badRequest(`${field} ${why}`, [{ field, message: why }]);
   let metadata: sharp.Metadata;
   try {
@@ -124,7 +134,8 @@ async function reencode(field: string, data: string | Buffer, maxPx?: number): P
   } catch {
     throw refuse('is not an image that can be decoded');
   }
-  if (!metadata.format || !ACCEPTED_FORMATS.has(metadata.format)) throw refuse('must be a JPEG, PNG, WebP, HEIC or AVIF image');
+  if (!metadata.format || !ACCEPTED_FORMATS.has(metadata.format))
+    throw refuse('must be a JPEG, PNG, WebP, HEIC or AVIF image');
   try {
     // failOn 'error': a photo with a harmless decoder warning is kept; one that cannot be
     // decoded fails. Without withMetadata() sharp writes no EXIF, XMP, IPTC or ICC profile.
@@ -176,7 +187,8 @@ function position(gps: Record<string, unknown> | undefined): ImageMeta['gps'] {
   const latitude = degrees(gps.GPSLatitude, gps.GPSLatitudeRef, 'S');
   const longitude = degrees(gps.GPSLongitude, gps.GPSLongitudeRef, 'W');
   if (latitude === null || longitude === null || Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
-  let altitude: number | null = typeof gps.GPSAltitude === 'number' && Number.isFinite(gps.GPSAltitude) ? gps.GPSAltitude : null;
+  let altitude: number | null =
+    typeof gps.GPSAltitude === 'number' && Number.isFinite(gps.GPSAltitude) ? gps.GPSAltitude : null;
   // GPSAltitudeRef 1 means below sea level (a BYTE, read as a number or a one-byte buffer).
   const ref = Buffer.isBuffer(gps.GPSAltitudeRef) ? gps.GPSAltitudeRef[0] : gps.GPSAltitudeRef;
   if (altitude !== null && ref === 1) altitude = -altitude;
@@ -185,7 +197,13 @@ function position(gps: Record<string, unknown> | undefined): ImageMeta['gps'] {
 
 function degrees(value: unknown, ref: unknown, negative: 'S' | 'W'): number | null {
   const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : null;
-  if (!parts || parts.length === 0 || parts.length > 3 || !parts.every((n) => typeof n === 'number' && Number.isFinite(n))) return null;
+  if (
+    !parts ||
+    parts.length === 0 ||
+    parts.length > 3 ||
+    !parts.every((n) => typeof n === 'number' && Number.isFinite(n))
+  )
+    return null;
   const [d = 0, m = 0, s = 0] = parts as number[];
   const abs = d + m / 60 + s / 3600;
   return text(ref)?.toUpperCase() === negative ? -abs : abs;
@@ -197,6 +215,9 @@ function text(value: unknown): string | null {
   const raw = Buffer.isBuffer(value) ? value.toString('utf8') : value;
   if (typeof raw !== 'string') return null;
   // eslint-disable-next-line no-control-regex
-  const clean = raw.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  const clean = raw
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
   return clean === '' ? null : clean;
 }

@@ -30,7 +30,11 @@ export const NOT_CLEARABLE: ReadonlySet<string> = new Set(
 );
 
 export const CreateMarkerBody = Type.Object(
-  { ...Type.Partial(MarkerFields).properties, latitude: MarkerFields.properties.latitude, longitude: MarkerFields.properties.longitude },
+  {
+    ...Type.Partial(MarkerFields).properties,
+    latitude: MarkerFields.properties.latitude,
+    longitude: MarkerFields.properties.longitude,
+  },
   { additionalProperties: false },
 );
 export type CreateMarkerInput = Static<typeof CreateMarkerBody>;
@@ -40,7 +44,16 @@ export type MarkerInput = Static<typeof PatchMarkerBody>;
 
 /** The properties a bulk-imported Point feature may carry (the interface's list). */
 export const ImportedMarkerProperties = Type.Partial(
-  Type.Pick(MarkerFields, ['title', 'description', 'tags', 'eventDate', 'imageKey', 'thumbnailKey', 'markerIconId', 'markerIconSize']),
+  Type.Pick(MarkerFields, [
+    'title',
+    'description',
+    'tags',
+    'eventDate',
+    'imageKey',
+    'thumbnailKey',
+    'markerIconId',
+    'markerIconSize',
+  ]),
 );
 
 export const ImageMetaSchema = Type.Object(
@@ -72,7 +85,10 @@ const StoredMarker = Type.Object({
 export type StoredMarker = Static<typeof StoredMarker>;
 
 /** A marker as answered; a write-only caller gets `id` and the fields it sent. */
-export const Marker = Type.Object({ id: Type.String({ description: '`marker-<suffix>`' }), ...Type.Partial(StoredMarker).properties });
+export const Marker = Type.Object({
+  id: Type.String({ description: '`marker-<suffix>`' }),
+  ...Type.Partial(StoredMarker).properties,
+});
 
 export const MarkerReply = Type.Object({ success: Type.Boolean(), marker: Marker });
 export const MarkerList = Type.Object({ count: Type.Integer(), markers: Type.Array(Marker) });

@@ -6,7 +6,13 @@ import type { IconsRepository } from '../icons/icons.repository.js';
 import type { MarkerImages } from './marker-images.js';
 import { markerColumns, newMarkerRow, presentMarker, type MarkerRow } from './markers.presenter.js';
 import type { MarkersRepository } from './markers.repository.js';
-import { NOT_CLEARABLE, WRITABLE_FIELDS, type CreateMarkerInput, type ImageMeta, type MarkerInput } from './markers.schemas.js';
+import {
+  NOT_CLEARABLE,
+  WRITABLE_FIELDS,
+  type CreateMarkerInput,
+  type ImageMeta,
+  type MarkerInput,
+} from './markers.schemas.js';
 
 /**
  * The rules the interface states before value validation: an empty PATCH is
@@ -23,16 +29,23 @@ export function checkMarkerBody(body: unknown, { patch }: { patch: boolean }): v
   const unknown = keys.find((key) => !WRITABLE_FIELDS.has(key));
   if (unknown !== undefined) throw unknownField(unknown);
   const cleared = keys.find((key) => NOT_CLEARABLE.has(key) && (body as Record<string, unknown>)[key] === null);
-  if (cleared) throw badRequest(`${cleared} can be changed but not cleared`, [{ field: `body.${cleared}`, message: 'cannot be null' }]);
+  if (cleared)
+    throw badRequest(`${cleared} can be changed but not cleared`, [
+      { field: `body.${cleared}`, message: 'cannot be null' },
+    ]);
   const record = body as Record<string, unknown>;
   if (typeof record.title === 'string' && /[\r\n]/.test(record.title)) {
-    throw badRequest('title must not contain newline characters', [{ field: 'body.title', message: 'contains a newline' }]);
+    throw badRequest('title must not contain newline characters', [
+      { field: 'body.title', message: 'contains a newline' },
+    ]);
   }
-  if (('imageKey' in record) !== ('thumbnailKey' in record) || (record.imageKey === null) !== (record.thumbnailKey === null)) {
+  if (
+    'imageKey' in record !== 'thumbnailKey' in record ||
+    (record.imageKey === null) !== (record.thumbnailKey === null)
+  ) {
     throw badRequest('imageKey and thumbnailKey are sent together: both keys, or both null to remove the image');
   }
 }
-
 
 export class MarkersService {
   constructor(
@@ -59,7 +72,10 @@ export class MarkersService {
     const marker = presentMarker(row);
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       await this.markers.insert(trx, [row]);
-      return { result: null, changes: [{ type: 'marker.created', objectType: 'marker', objectId: row.id, changes: input, data: marker }] };
+      return {
+        result: null,
+        changes: [{ type: 'marker.created', objectType: 'marker', objectId: row.id, changes: input, data: marker }],
+      };
     });
     return { success: true, marker };
   }
@@ -89,7 +105,10 @@ export class MarkersService {
     const previous = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.markers.find(room.id, markerId, trx);
       if (!previous || !(await this.markers.delete(trx, room.id, markerId))) throw notFound('Marker');
-      return { result: previous, changes: [{ type: 'marker.deleted', objectType: 'marker', objectId: markerId, data: null }] };
+      return {
+        result: previous,
+        changes: [{ type: 'marker.deleted', objectType: 'marker', objectId: markerId, data: null }],
+      };
     });
     await this.images.releaseUnreferenced(room.id, [previous.image_key, previous.thumbnail_key]);
     return { success: true, markerId };
@@ -98,7 +117,9 @@ export class MarkersService {
   /** Icons and images a marker names must belong to this room. */
   private async checkReferences(roomId: string, input: MarkerInput): Promise<ImageMeta | null> {
     if (input.markerIconId != null && !(await this.icons.exists(roomId, input.markerIconId))) {
-      throw badRequest('markerIconId does not name an icon of this room', [{ field: 'body.markerIconId', message: 'unknown icon' }]);
+      throw badRequest('markerIconId does not name an icon of this room', [
+        { field: 'body.markerIconId', message: 'unknown icon' },
+      ]);
     }
     // Any key that is not null ("" included) must name this room's stored image.
     if (input.imageKey != null && input.thumbnailKey != null) {

@@ -1,6 +1,12 @@
 import type { PendingInvitationsTable } from '../../db/tables.js';
 
-export const presentMember = (m: { user_id: string; email: string; role: string; added_at: number; added_by: string | null }) => ({
+export const presentMember = (m: {
+  user_id: string;
+  email: string;
+  role: string;
+  added_at: number;
+  added_by: string | null;
+}) => ({
   userId: m.user_id,
   email: m.email,
   role: m.role,

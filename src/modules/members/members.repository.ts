@@ -12,7 +12,13 @@ export class MembersRepository {
     return this.db
       .selectFrom('room_members')
       .innerJoin('users', 'users.id', 'room_members.user_id')
-      .select(['room_members.user_id', 'users.email', 'room_members.role', 'room_members.added_at', 'room_members.added_by'])
+      .select([
+        'room_members.user_id',
+        'users.email',
+        'room_members.role',
+        'room_members.added_at',
+        'room_members.added_by',
+      ])
       .where('room_members.room_id', '=', roomId)
       .orderBy('room_members.added_at')
       .orderBy('room_members.user_id')

@@ -11,7 +11,13 @@ const tags = ['members'];
 export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService }> = async (app, { members }) => {
   app.get('/api/rooms/:roomId/members', {
     config: { access: { room: 'member' } },
-    schema: { tags, security, summary: 'Members of the room (any member)', params: RoomParams, response: { 200: Type.Array(Member), ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Members of the room (any member)',
+      params: RoomParams,
+      response: { 200: Type.Array(Member), ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => members.list(request.room),
   });
 
@@ -34,7 +40,10 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService 
       tags,
       security,
       summary: 'Remove a member (owner); the owner can never be removed',
-      params: Type.Object({ roomId: RoomParams.properties.roomId, userId: Type.String({ minLength: 1, maxLength: 255 }) }),
+      params: Type.Object({
+        roomId: RoomParams.properties.roomId,
+        userId: Type.String({ minLength: 1, maxLength: 255 }),
+      }),
       response: { 200: Type.Object({ success: Type.Boolean(), userId: Type.String() }), ...errors(400, 401, 403, 404) },
     },
     handler: async (request) => members.remove(request.room, request.params.userId),
@@ -58,7 +67,10 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService 
       tags,
       security,
       summary: 'Revoke a pending invitation (owner)',
-      params: Type.Object({ roomId: RoomParams.properties.roomId, email: Type.String({ minLength: 1, maxLength: 254 }) }),
+      params: Type.Object({
+        roomId: RoomParams.properties.roomId,
+        email: Type.String({ minLength: 1, maxLength: 254 }),
+      }),
       response: { 200: Type.Object({ success: Type.Boolean(), email: Type.String() }), ...errors(400, 401, 403, 404) },
     },
     handler: async (request) => members.revokeInvitation(request.room, request.params.email),

@@ -9,9 +9,17 @@ export const Member = Type.Object({
   addedBy: Type.Optional(Type.String()),
 });
 
-export const Invitation = Type.Object({ email: Type.String(), role: Type.String(), invitedAt: Type.Integer(), invitedBy: Type.String() });
+export const Invitation = Type.Object({
+  email: Type.String(),
+  role: Type.String(),
+  invitedAt: Type.Integer(),
+  invitedBy: Type.String(),
+});
 
-export const InviteBody = Type.Object({ email: Email, role: Type.Enum(['editor', 'viewer']) }, { additionalProperties: false });
+export const InviteBody = Type.Object(
+  { email: Email, role: Type.Enum(['editor', 'viewer']) },
+  { additionalProperties: false },
+);
 
 export const InviteReply = Type.Object({
   success: Type.Boolean(),

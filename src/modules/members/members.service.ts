@@ -35,7 +35,15 @@ export class MembersService {
     const user = await this.users.findByEmail(email);
     const mail = (added: boolean) =>
       this.outbox.post(
-        invitationMail({ to: email, roomId: room.id, roomName: room.name, role: input.role, inviterEmail: inviter.email, added, publicUrl: this.publicUrl }),
+        invitationMail({
+          to: email,
+          roomId: room.id,
+          roomName: room.name,
+          role: input.role,
+          inviterEmail: inviter.email,
+          added,
+          publicUrl: this.publicUrl,
+        }),
       );
     if (user) {
       const current = await this.members.roleOf(room.id, user.id);

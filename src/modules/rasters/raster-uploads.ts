@@ -29,7 +29,11 @@ export const rasterFolder = (roomId: string, layerId: string) => `layers/${roomI
 function refusal(error: unknown): unknown {
   if (error instanceof RasterRejected) return new AppError(400, error.code, error.message);
   if (error instanceof GdalError && (error.failure === 'timeout' || error.failure === 'memory')) {
-    return new AppError(400, 'unsupported_raster', `The GeoTIFF could not be processed within the limits: ${error.reason}`);
+    return new AppError(
+      400,
+      'unsupported_raster',
+      `The GeoTIFF could not be processed within the limits: ${error.reason}`,
+    );
   }
   return error;
 }
@@ -63,10 +67,18 @@ export class GeoTiffUploads implements RasterUploads {
     } catch (error) {
       throw refusal(error);
     }
-    if (display !== null && display !== undefined) refuseProblems(displayProblems(display, { ...info, stats: [] }), 'display');
+    if (display !== null && display !== undefined)
+      refuseProblems(displayProblems(display, { ...info, stats: [] }), 'display');
   }
 
-  async run(roomId: string, actor: Actor, source: SourceFile, meta: LayerMeta & { display: unknown }, stageId: string, job?: JobContext<unknown>) {
+  async run(
+    roomId: string,
+    actor: Actor,
+    source: SourceFile,
+    meta: LayerMeta & { display: unknown },
+    stageId: string,
+    job?: JobContext<unknown>,
+  ) {
     await this.undo(stageId);
     await this.staged.begin(stageId, roomId);
     try {
@@ -78,7 +90,18 @@ export class GeoTiffUploads implements RasterUploads {
         await this.staged.publish(trx, stageId);
         // Published: the row belongs to no job any more (an undo of the job must not take it).
         await this.layers.update(trx, row.id, { job_id: null });
-        return { result: null, changes: [{ type: 'rasterLayer.created', objectType: 'rasterLayer', objectId: row.id, changes: { name: row.name, display }, data: layer }] };
+        return {
+          result: null,
+          changes: [
+            {
+              type: 'rasterLayer.created',
+              objectType: 'rasterLayer',
+              objectId: row.id,
+              changes: { name: row.name, display },
+              data: layer,
+            },
+          ],
+        };
       });
       return { layerId: row.id, answer: { rasterLayer: layer, layer: null } };
     } catch (error) {
@@ -91,11 +114,19 @@ export class GeoTiffUploads implements RasterUploads {
    * Makes the GeoTIFF tileable and stores the layer staged under `stageId` (registered by the
    * caller, who publishes it), with `meta.display` applied over the default display.
    */
-  async stage(roomId: string, actor: Actor, source: SourceFile, meta: LayerMeta & { display: unknown }, stageId: string, job?: JobContext<unknown>): Promise<LayerRow> {
+  async stage(
+    roomId: string,
+    actor: Actor,
+    source: SourceFile,
+    meta: LayerMeta & { display: unknown },
+    stageId: string,
+    job?: JobContext<unknown>,
+  ): Promise<LayerRow> {
     await mkdir(path.join(this.tmpDir, 'rasters'), { recursive: true });
     const tileable = path.join(this.tmpDir, 'rasters', `${stageId}-${newId('tiles')}.tif`);
     try {
-      const onProgress = (fraction: number) => void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
+      const onProgress = (fraction: number) =>
+        void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
       const raster = await ingestRaster(source.path, tileable, { signal: job?.signal, onProgress });
       const given = (meta.display ?? {}) as RasterDisplay;
       refuseProblems(displayProblems(given, raster), 'display');
@@ -113,7 +144,16 @@ export class GeoTiffUploads implements RasterUploads {
    * Writes the staged row, then moves the uploaded GeoTIFF and the tileable file into the
    * layer's folder (the row first, so that undo finds the files through it).
    */
-  private async store(roomId: string, actor: Actor, source: SourceFile, tileable: string, raster: IngestedRaster, meta: LayerMeta, display: RasterDisplay, stageId: string) {
+  private async store(
+    roomId: string,
+    actor: Actor,
+    source: SourceFile,
+    tileable: string,
+    raster: IngestedRaster,
+    meta: LayerMeta,
+    display: RasterDisplay,
+    stageId: string,
+  ) {
     const id = newId('layer');
     const folder = rasterFolder(roomId, id);
     const sourceBytes = (await stat(source.path)).size;

@@ -6,20 +6,26 @@ import type { RastersService } from './rasters.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['rasters'];
-const DECK_RULE = 'Needs read on the room (anonymous for public rooms); when the deck is public, anyone may also read the rasters its slides show. Others get 404 for a raster they may not see.';
+const DECK_RULE =
+  'Needs read on the room (anonymous for public rooms); when the deck is public, anyone may also read the rasters its slides show. Others get 404 for a raster they may not see.';
 
 export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService }> = async (app, { rasters }) => {
   /** Tiles and values: read, or anyone when a slide of the public deck shows the raster. */
   const shownByDeck = {
     room: 'shownByDeck',
-    deckObject: { what: 'Raster layer', isShown: (roomId: string, request: FastifyRequest) => rasters.shownByDeck(roomId, (request.params as { layerId?: string }).layerId) },
+    deckObject: {
+      what: 'Raster layer',
+      isShown: (roomId: string, request: FastifyRequest) =>
+        rasters.shownByDeck(roomId, (request.params as { layerId?: string }).layerId),
+    },
   } as const;
 
   app.get('/api/colormaps', {
     schema: {
       tags,
       summary: 'The colormaps a raster display may name (no credential needed)',
-      description: 'Every name also works reversed, as `<name>_r` or with the display key `reverse: true`. `stops` are 9 colours from low to high, for legends.',
+      description:
+        'Every name also works reversed, as `<name>_r` or with the display key `reverse: true`. `stops` are 9 colours from low to high, for legends.',
       response: { 200: S.ColormapList },
     },
     handler: async (_request, reply) => {
@@ -30,7 +36,13 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
 
   app.get('/api/rooms/:roomId/raster-layers', {
     config: { access: { room: 'read' } },
-    schema: { tags, security, summary: "The room's raster layers, oldest first", params: RoomParams, response: { 200: S.RasterLayerList, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: "The room's raster layers, oldest first",
+      params: RoomParams,
+      response: { 200: S.RasterLayerList, ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => rasters.list(request.room.id),
   });
 
@@ -43,13 +55,14 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
       description:
         'Every key is checked against the raster: a band it lacks, an unknown colormap, vmin not below vmax, rgbBands not three of its bands, ' +
         'renderMode rgb on fewer than three bands, opacity outside 0..1 are 400 naming the key. `null` for vmin, vmax, rgbMin, rgbMax or nodata means ' +
-        'automatic (the 2nd to 98th percentile) or none. A new `band` without vmin/vmax stretches to that band\'s statistics. ' +
+        "automatic (the 2nd to 98th percentile) or none. A new `band` without vmin/vmax stretches to that band's statistics. " +
         'Answers `{success, rasterLayer}`; history and live clients get `rasterLayer.updated` with the new display; tiles get a new ETag.',
       params: S.RasterLayerParams,
       body: S.RasterDisplay,
       response: { 200: S.RasterLayerReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request) => rasters.updateDisplay(request.room, request.caller, request.params.layerId, request.body),
+    handler: async (request) =>
+      rasters.updateDisplay(request.room, request.caller, request.params.layerId, request.body),
   });
 
   app.get('/api/rooms/:roomId/raster-layers/:layerId/tiles/:z/:x/:y.png', {

@@ -24,11 +24,16 @@ export const RasterLayer = Type.Object({
   bands: Type.Integer({ description: 'Data bands (an alpha band is not counted)' }),
   dataType: Type.String({ description: "GDAL's type: Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64" }),
   nodata: Nullable(Type.Number({ description: "The file's own nodata value, drawn transparent" })),
-  bbox: Nullable(Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[minLon, minLat, maxLon, maxLat]' })),
+  bbox: Nullable(
+    Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[minLon, minLat, maxLon, maxLat]' }),
+  ),
   sourceCrs: Nullable(Type.String({ description: 'The CRS of the upload, e.g. EPSG:2056' })),
-  stats: Type.Array(Type.Object({ min: Nullable(Type.Number()), max: Nullable(Type.Number()), mean: Nullable(Type.Number()) }), {
-    description: 'Per band, of the original pixels (null when a band has no valid pixel)',
-  }),
+  stats: Type.Array(
+    Type.Object({ min: Nullable(Type.Number()), max: Nullable(Type.Number()), mean: Nullable(Type.Number()) }),
+    {
+      description: 'Per band, of the original pixels (null when a band has no valid pixel)',
+    },
+  ),
   minZoom: Type.Integer({ description: 'Coarsest zoom with an overview of its own (tiles exist below it too)' }),
   maxZoom: Type.Integer({ description: 'Zoom of the full resolution (tiles above it are enlarged)' }),
   tileUrl: Type.String({ description: 'The tile template, relative to the service' }),
@@ -68,8 +73,13 @@ export const ColormapList = Type.Object({
   colormaps: Type.Array(
     Type.Object({
       name: Type.String({ examples: ['viridis'] }),
-      reversedName: Type.String({ description: 'The same ramp reversed (or set the display\'s `reverse`)', examples: ['viridis_r'] }),
-      stops: Type.Array(Type.String(), { description: 'Evenly spaced colours from low to high, `#rrggbb`, for legends' }),
+      reversedName: Type.String({
+        description: "The same ramp reversed (or set the display's `reverse`)",
+        examples: ['viridis_r'],
+      }),
+      stops: Type.Array(Type.String(), {
+        description: 'Evenly spaced colours from low to high, `#rrggbb`, for legends',
+      }),
     }),
   ),
 });

@@ -4,7 +4,13 @@ import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { badRequest, emptyUpdate, notFound } from '../../errors.js';
 import { COLORMAP_NAMES, colormapStops } from '../../geo/raster/colormaps.js';
-import { applyDisplay, displayProblems, resolveDisplay, type RasterDisplay, type RasterFacts } from '../../geo/raster/display.js';
+import {
+  applyDisplay,
+  displayProblems,
+  resolveDisplay,
+  type RasterDisplay,
+  type RasterFacts,
+} from '../../geo/raster/display.js';
 import { renderTile, valuesAt } from '../../geo/raster/tiles.js';
 import { isValidTile } from '../../geo/tile-math.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -16,7 +22,9 @@ import type { LayerRow, LayersRepository } from '../layers/layers.repository.js'
 export type DeckRasters = (roomId: string) => Promise<string[]>;
 
 /** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
-export type TileAnswer = { etag: string; notModified: true } | { etag: string; notModified: false; png: Buffer; empty: boolean };
+export type TileAnswer =
+  | { etag: string; notModified: true }
+  | { etag: string; notModified: false; png: Buffer; empty: boolean };
 
 /** What the display rules need of a raster row's facts. */
 const factsOf = (row: LayerRow): RasterFacts => rasterFactsOf(row);
@@ -55,7 +63,18 @@ export class RastersService {
       const row: LayerRow = { ...previous, display: JSON.stringify(display), updated_at: Date.now() };
       await this.layers.replace(trx, row);
       const layer = presentRasterLayer(row);
-      return { result: layer, changes: [{ type: 'rasterLayer.updated', objectType: 'rasterLayer', objectId: layerId, changes: { display: patch }, data: layer }] };
+      return {
+        result: layer,
+        changes: [
+          {
+            type: 'rasterLayer.updated',
+            objectType: 'rasterLayer',
+            objectId: layerId,
+            changes: { display: patch },
+            data: layer,
+          },
+        ],
+      };
     });
     return { success: true, rasterLayer };
   }
@@ -65,7 +84,12 @@ export class RastersService {
    * shared transparent tile (`empty`). The ETag names the tileable file and the display, so
    * it changes exactly when the picture can.
    */
-  async tile(roomId: string, layerId: string, tile: { z: number; x: number; y: number }, ifNoneMatch?: string): Promise<TileAnswer> {
+  async tile(
+    roomId: string,
+    layerId: string,
+    tile: { z: number; x: number; y: number },
+    ifNoneMatch?: string,
+  ): Promise<TileAnswer> {
     const { z, x, y } = tile;
     if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
     const row = await this.raster(roomId, layerId);
@@ -93,7 +117,9 @@ export class RastersService {
 
   /** Every colormap name, each reversible, with stops for a legend. */
   colormaps() {
-    return { colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })) };
+    return {
+      colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })),
+    };
   }
 
   /** Whether a slide of the room shows this raster. */
@@ -113,7 +139,10 @@ export class RastersService {
 export function refuseProblems(problems: { field: string; message: string }[], prefix: string): void {
   if (problems.length === 0) return;
   // A problem of the whole object (not an object at all) names the prefix itself.
-  const details = problems.map((p) => ({ field: p.field === 'display' ? prefix : `${prefix}.${p.field}`, message: p.message }));
+  const details = problems.map((p) => ({
+    field: p.field === 'display' ? prefix : `${prefix}.${p.field}`,
+    message: p.message,
+  }));
   throw badRequest(`${details[0]!.field}: ${details[0]!.message}`, details);
 }
 
@@ -128,6 +157,10 @@ function matches(header: string, etag: string): boolean {
 let transparent: Promise<Buffer> | undefined;
 /** One fully transparent 256 px PNG, made once and shared by every empty tile. */
 function transparentTile(): Promise<Buffer> {
-  transparent ??= sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+  transparent ??= sharp({
+    create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+  })
+    .png()
+    .toBuffer();
   return transparent;
 }

@@ -20,7 +20,11 @@ interface CountsAndClears {
 }
 
 /** A room-scoped table as a kind of content. */
-export const contentOf = (kind: ContentKind, table: CountsAndClears, afterClear?: (roomId: string) => Promise<void>): ContentTable => ({
+export const contentOf = (
+  kind: ContentKind,
+  table: CountsAndClears,
+  afterClear?: (roomId: string) => Promise<void>,
+): ContentTable => ({
   kind,
   count: (db, roomId) => table.count(db, roomId),
   clear: (trx, roomId) => table.clear(trx, roomId),

@@ -11,14 +11,19 @@ export const TIMELINE_DEFAULTS: TimelineSettings = {
 };
 
 export function timelineSettings(row: RoomRow): TimelineSettings {
-  return { ...TIMELINE_DEFAULTS, ...(row.timeline_settings ? (JSON.parse(row.timeline_settings) as Partial<TimelineSettings>) : {}) };
+  return {
+    ...TIMELINE_DEFAULTS,
+    ...(row.timeline_settings ? (JSON.parse(row.timeline_settings) as Partial<TimelineSettings>) : {}),
+  };
 }
 
 export function cameraSettings(row: RoomRow): CameraSettings {
   const hasView = row.default_view_lat !== null && row.default_view_lng !== null && row.default_view_zoom !== null;
   return {
     autoZoomEnabled: row.auto_zoom_enabled === 1,
-    defaultView: hasView ? { lat: row.default_view_lat!, lng: row.default_view_lng!, zoom: row.default_view_zoom! } : null,
+    defaultView: hasView
+      ? { lat: row.default_view_lat!, lng: row.default_view_lng!, zoom: row.default_view_zoom! }
+      : null,
     defaultTheme: row.default_theme as CameraSettings['defaultTheme'],
     defaultBaseLayer: row.default_base_layer as CameraSettings['defaultBaseLayer'],
   };
@@ -63,7 +68,13 @@ export function presentRoom(row: RoomRow) {
 }
 
 /** A room in the caller's list of rooms. */
-export const presentMyRoom = (r: { id: string; name: string | null; created_at: number; is_public: number; role: string }) => ({
+export const presentMyRoom = (r: {
+  id: string;
+  name: string | null;
+  created_at: number;
+  is_public: number;
+  role: string;
+}) => ({
   roomId: r.id,
   role: r.role,
   name: r.name,

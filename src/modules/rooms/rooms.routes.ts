@@ -76,7 +76,10 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       summary: 'Make the whole room public or private (owner)',
       params: RoomParams,
       body: S.VisibilityBody,
-      response: { 200: Type.Object({ success: Type.Boolean(), isPublic: Type.Boolean() }), ...errors(400, 401, 403, 404) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), isPublic: Type.Boolean() }),
+        ...errors(400, 401, 403, 404),
+      },
     },
     handler: async (request) => rooms.setPublic(request.room, request.caller, request.body.isPublic),
   });

@@ -30,7 +30,9 @@ export const CreateRoomReply = Type.Object({
  */
 export const RoomDetailsBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Stored trimmed; must hold a non-blank character' })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Stored trimmed; must hold a non-blank character' }),
+    ),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
   { additionalProperties: false },
@@ -84,7 +86,9 @@ const Info = Type.Object({
 export const InfoReply = Type.Object({
   ...Type.Partial(Info).properties,
   roomId: Type.String(),
-  requiresAuth: Type.Boolean({ description: 'true for a private room the caller may not see; then only roomId is given' }),
+  requiresAuth: Type.Boolean({
+    description: 'true for a private room the caller may not see; then only roomId is given',
+  }),
 });
 
 /** The kinds of room content that `counts` and `clear` cover. */

@@ -7,7 +7,14 @@ import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { RoomContent } from './room-content.js';
-import { cameraSettings, presentInfo, presentMyRoom, presentRoom, presentSettings, timelineSettings } from './rooms.presenter.js';
+import {
+  cameraSettings,
+  presentInfo,
+  presentMyRoom,
+  presentRoom,
+  presentSettings,
+  timelineSettings,
+} from './rooms.presenter.js';
 import type { Updateable } from 'kysely';
 import type { RoomRow, RoomsTable } from '../../db/tables.js';
 import type { RoomsRepository } from './rooms.repository.js';
@@ -18,7 +25,11 @@ type View = { lat: number; lng: number; zoom: number };
 const viewColumns = (view: View | null | undefined) =>
   view === undefined
     ? {}
-    : { default_view_lat: view?.lat ?? null, default_view_lng: view?.lng ?? null, default_view_zoom: view?.zoom ?? null };
+    : {
+        default_view_lat: view?.lat ?? null,
+        default_view_lng: view?.lng ?? null,
+        default_view_zoom: view?.zoom ?? null,
+      };
 
 /** Rooms and their settings. Changes of visibility or existence forget cached access at once. */
 export class RoomsService {
@@ -66,7 +77,11 @@ export class RoomsService {
   /** Display settings to whoever may read the room; others learn only whether its deck is public. */
   info(room: RoomRow, grant: Grant) {
     if (grant.capabilities.has('read')) return presentInfo(room);
-    return { roomId: room.id, requiresAuth: true, ...(room.presentation_is_public === 1 && { presentationIsPublic: true }) };
+    return {
+      roomId: room.id,
+      requiresAuth: true,
+      ...(room.presentation_is_public === 1 && { presentationIsPublic: true }),
+    };
   }
 
   /** Renames the room or changes its description (owner): a `room.updated` like every settings change. */
@@ -88,7 +103,12 @@ export class RoomsService {
   }
 
   async setPresentationPublic(room: RoomRow, caller: Caller, isPublic: boolean) {
-    await this.changeSettings(room, caller, { presentation_is_public: isPublic ? 1 : 0 }, { presentationIsPublic: isPublic });
+    await this.changeSettings(
+      room,
+      caller,
+      { presentation_is_public: isPublic ? 1 : 0 },
+      { presentationIsPublic: isPublic },
+    );
     return { success: true, presentationIsPublic: isPublic };
   }
 
@@ -111,7 +131,12 @@ export class RoomsService {
   async updateTimeline(room: RoomRow, caller: Caller, input: Partial<TimelineSettings>) {
     if (Object.keys(input).length === 0) throw emptyUpdate();
     const settings = { ...timelineSettings(room), ...input };
-    await this.changeSettings(room, caller, { timeline_settings: JSON.stringify(settings) }, { timelineSettings: input });
+    await this.changeSettings(
+      room,
+      caller,
+      { timeline_settings: JSON.stringify(settings) },
+      { timelineSettings: input },
+    );
     return { success: true, settings };
   }
 
@@ -120,10 +145,18 @@ export class RoomsService {
    * history entry and live event carrying what changed (`changes`) and the room's settings
    * after it (`data`: `presentSettings`).
    */
-  private async changeSettings(room: RoomRow, caller: Caller, columns: Updateable<RoomsTable>, changes: Record<string, unknown>) {
+  private async changeSettings(
+    room: RoomRow,
+    caller: Caller,
+    columns: Updateable<RoomsTable>,
+    changes: Record<string, unknown>,
+  ) {
     const row = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const row = await this.rooms.update(room.id, columns, trx);
-      return { result: row, changes: [{ type: 'room.updated', objectType: 'room', objectId: room.id, changes, data: presentSettings(row) }] };
+      return {
+        result: row,
+        changes: [{ type: 'room.updated', objectType: 'room', objectId: room.id, changes, data: presentSettings(row) }],
+      };
     });
     this.access.forgetRoom(room.id);
     return row;
@@ -137,7 +170,10 @@ export class RoomsService {
   async clear(room: RoomRow, caller: Caller) {
     const removed = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const removed = await this.content.clear(trx, room.id);
-      return { result: removed, changes: [{ type: 'room.cleared', objectType: 'room', objectId: room.id, changes: removed }] };
+      return {
+        result: removed,
+        changes: [{ type: 'room.cleared', objectType: 'room', objectId: room.id, changes: removed }],
+      };
     });
     await this.content.afterClear(room.id);
     return { success: true, removed };
@@ -151,7 +187,8 @@ export class RoomsService {
     this.access.forgetRoom(room.id);
     this.access.forgetTokens();
     await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
-    for (const folder of ['imports', 'uploads', 'chunks', 'exports']) await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
+    for (const folder of ['imports', 'uploads', 'chunks', 'exports'])
+      await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
     return { success: true };
   }
 

@@ -20,7 +20,8 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       tags,
       security,
       summary: 'The presentation: the slides and only the objects they show',
-      description: 'Anyone may read it when the deck is public, even in a private room; otherwise it needs read on the room.',
+      description:
+        'Anyone may read it when the deck is public, even in a private room; otherwise it needs read on the room.',
       params: RoomParams,
       response: {
         200: Type.Object({
@@ -38,7 +39,13 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
 
   app.get('/api/rooms/:roomId/presentation/slides', {
     config: { access: { room: 'read' } },
-    schema: { tags, security, summary: 'The slides, in deck order', params: RoomParams, response: { 200: SlideList, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'The slides, in deck order',
+      params: RoomParams,
+      response: { 200: SlideList, ...errors(400, 401, 403, 404) },
+    },
     handler: async (request) => slides.list(request.room),
   });
 
@@ -52,7 +59,8 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       body: S.CreateSlideBody,
       response: { 201: SlideReply, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (request, reply) => reply.status(201).send(await slides.create(request.room, request.caller, request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await slides.create(request.room, request.caller, request.body)),
   });
 
   app.put('/api/rooms/:roomId/presentation/slides/order', {
@@ -63,7 +71,10 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       summary: 'Reorder the deck: slideIds names every slide once, in the new order',
       params: RoomParams,
       body: S.OrderBody,
-      response: { 200: Type.Object({ success: Type.Boolean(), slides: Type.Array(S.Slide) }), ...errors(400, 401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), slides: Type.Array(S.Slide) }),
+        ...errors(400, 401, 403, 404, 502),
+      },
     },
     handler: async (request) => slides.reorder(request.room, request.caller, request.body.slideIds),
   });
@@ -91,7 +102,10 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       security,
       summary: 'Delete a slide; the others close the gap',
       params: Params,
-      response: { 200: Type.Object({ success: Type.Boolean(), slideId: Type.String() }), ...errors(400, 401, 403, 404, 502) },
+      response: {
+        200: Type.Object({ success: Type.Boolean(), slideId: Type.String() }),
+        ...errors(400, 401, 403, 404, 502),
+      },
     },
     handler: async (request) => slides.delete(request.room, request.caller, request.params.slideId),
   });

@@ -34,7 +34,7 @@ export class SlidesService {
       const row: SlidesTable = {
         id: newId('slide'),
         room_id: room.id,
-        position: (await this.slides.count(trx, room.id)),
+        position: await this.slides.count(trx, room.id),
         title: input.title,
         body: null,
         view: JSON.stringify(input.view),
@@ -50,7 +50,10 @@ export class SlidesService {
       };
       await this.slides.insert(trx, [row]);
       const slide = presentSlide(row);
-      return { result: slide, changes: [{ type: 'slide.created', objectType: 'slide', objectId: row.id, changes: { ...input }, data: slide }] };
+      return {
+        result: slide,
+        changes: [{ type: 'slide.created', objectType: 'slide', objectId: row.id, changes: { ...input }, data: slide }],
+      };
     });
     return { success: true, slide };
   }
@@ -64,7 +67,12 @@ export class SlidesService {
       const row: SlidesTable = { ...previous, ...slideColumns(input), updated_at: Date.now() };
       await this.slides.replace(trx, row);
       const slide = presentSlide(row);
-      return { result: slide, changes: [{ type: 'slide.updated', objectType: 'slide', objectId: slideId, changes: { ...input }, data: slide }] };
+      return {
+        result: slide,
+        changes: [
+          { type: 'slide.updated', objectType: 'slide', objectId: slideId, changes: { ...input }, data: slide },
+        ],
+      };
     });
     return { success: true, slide };
   }
@@ -72,7 +80,11 @@ export class SlidesService {
   async delete(room: RoomRow, caller: Caller, slideId: string) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       if (!(await this.slides.delete(trx, room.id, slideId))) throw notFound('Slide');
-      await this.slides.renumber(trx, room.id, (await this.slides.list(room.id, trx)).map((s) => s.id));
+      await this.slides.renumber(
+        trx,
+        room.id,
+        (await this.slides.list(room.id, trx)).map((s) => s.id),
+      );
       return { result: null, changes: [{ type: 'slide.deleted', objectType: 'slide', objectId: slideId, data: null }] };
     });
     return { success: true, slideId };
@@ -83,13 +95,23 @@ export class SlidesService {
     const slides = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const current = new Set((await this.slides.list(room.id, trx)).map((s) => s.id));
       if (slideIds.length !== current.size || !slideIds.every((id) => current.has(id))) {
-        throw badRequest('slideIds must list every slide of the room exactly once', [{ field: 'body.slideIds', message: 'not the room\'s slides' }]);
+        throw badRequest('slideIds must list every slide of the room exactly once', [
+          { field: 'body.slideIds', message: "not the room's slides" },
+        ]);
       }
       await this.slides.renumber(trx, room.id, slideIds);
       const slides = (await this.slides.list(room.id, trx)).map(presentSlide);
       return {
         result: slides,
-        changes: [{ type: 'presentation.updated', objectType: 'presentation', objectId: room.id, changes: { slideIds }, data: { slideIds } }],
+        changes: [
+          {
+            type: 'presentation.updated',
+            objectType: 'presentation',
+            objectId: room.id,
+            changes: { slideIds },
+            data: { slideIds },
+          },
+        ],
       };
     });
     return { success: true, slides };
@@ -98,7 +120,9 @@ export class SlidesService {
   /** The deck with only the objects its slides show, and nothing else of the room. */
   async presentation(room: RoomRow) {
     const slides = (await this.slides.list(room.id)).map(presentSlide);
-    const shown = (key: 'markerIds' | 'drawingIds' | 'layerIds' | 'rasterLayerIds') => [...new Set(slides.flatMap((s) => s[key]))];
+    const shown = (key: 'markerIds' | 'drawingIds' | 'layerIds' | 'rasterLayerIds') => [
+      ...new Set(slides.flatMap((s) => s[key])),
+    ];
     const [markers, drawings, layers] = await Promise.all([
       this.markers.findMany(room.id, shown('markerIds')),
       this.drawings.findMany(room.id, shown('drawingIds')),
@@ -123,7 +147,10 @@ export class SlidesService {
       layerIds: kindOf('vector'),
       rasterLayerIds: kindOf('raster'),
     };
-    for (const [field, existing] of Object.entries(lookups) as [keyof typeof lookups, (ids: string[]) => Promise<Set<string>>][]) {
+    for (const [field, existing] of Object.entries(lookups) as [
+      keyof typeof lookups,
+      (ids: string[]) => Promise<Set<string>>,
+    ][]) {
       const wanted = input[field] ?? [];
       if (wanted.length === 0) continue;
       const found = await existing(wanted);

@@ -11,12 +11,7 @@ export class TokensRepository {
   }
 
   listForRoom(roomId: string) {
-    return this.db
-      .selectFrom('api_tokens')
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .orderBy('created_at')
-      .execute();
+    return this.db.selectFrom('api_tokens').selectAll().where('room_id', '=', roomId).orderBy('created_at').execute();
   }
 
   /** The token with this secret hash. */

@@ -26,7 +26,10 @@ export const tokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TokensService }> 
         { additionalProperties: false },
       ),
       response: {
-        200: Type.Object({ token: Type.String({ description: '`mrt_` followed by 43 URL-safe characters' }), id: Type.String() }),
+        200: Type.Object({
+          token: Type.String({ description: '`mrt_` followed by 43 URL-safe characters' }),
+          id: Type.String(),
+        }),
         ...errors(400, 401, 403, 404),
       },
     },
@@ -65,7 +68,10 @@ export const tokensRoutes: FastifyPluginAsyncTypebox<{ tokens: TokensService }> 
       tags,
       security,
       summary: 'Revoke a room API token at once (owner session)',
-      params: Type.Object({ roomId: RoomParams.properties.roomId, tokenId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: Type.Object({
+        roomId: RoomParams.properties.roomId,
+        tokenId: Type.String({ minLength: 1, maxLength: 100 }),
+      }),
       response: { 200: Type.Object({ success: Type.Boolean(), id: Type.String() }), ...errors(400, 401, 403, 404) },
     },
     handler: async (request) => tokens.revoke(request.room, request.params.tokenId),

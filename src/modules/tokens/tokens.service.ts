@@ -15,7 +15,11 @@ export class TokensService {
   ) {}
 
   /** Issues a token; the secret is returned this once and only its hash is kept. */
-  async create(room: RoomRow, ownerId: string, input: { name: string; permissions: TokenPermission[]; expiresInDays?: number }) {
+  async create(
+    room: RoomRow,
+    ownerId: string,
+    input: { name: string; permissions: TokenPermission[]; expiresInDays?: number },
+  ) {
     const { secret, hash } = generateRoomToken();
     const now = Date.now();
     const id = newId('token');

@@ -6,10 +6,15 @@ export const User = Type.Object({
   id: Type.String(),
   email: Type.String(),
   name: Nullable(Type.String()),
-  emailVerified: Type.Boolean({ description: 'Whether the address is confirmed; only a confirmed address accepts invitations' }),
+  emailVerified: Type.Boolean({
+    description: 'Whether the address is confirmed; only a confirmed address accepts invitations',
+  }),
 });
 
-export const Session = Type.Object({ token: Type.String({ description: 'Session JWT for `Authorization: Bearer`' }), user: User });
+export const Session = Type.Object({
+  token: Type.String({ description: 'Session JWT for `Authorization: Bearer`' }),
+  user: User,
+});
 
 const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
@@ -18,7 +23,10 @@ export const SignupBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const LoginBody = Type.Object({ email: Email, password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false });
+export const LoginBody = Type.Object(
+  { email: Email, password: Type.String({ maxLength: 1024 }) },
+  { additionalProperties: false },
+);
 
 export const VerifyEmailBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` of the link in the e-mail' }) },

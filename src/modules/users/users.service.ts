@@ -76,12 +76,20 @@ export class UsersService {
       if (isUniqueViolation(error)) throw unauthorized('This e-mail address belongs to another account');
       throw error;
     }
-    await this.invitations.acceptPending({ userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified });
+    await this.invitations.acceptPending({
+      userId: claims.userId,
+      email: claims.email,
+      emailVerified: claims.emailVerified,
+    });
   }
 
   /** Issues a session and accepts the invitations waiting for this e-mail, once it is verified. */
   private async signIn(user: UserRow) {
-    await this.invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: user.email_verified_at !== null });
+    await this.invitations.acceptPending({
+      userId: user.id,
+      email: user.email,
+      emailVerified: user.email_verified_at !== null,
+    });
     return { token: await this.sessions.issue(user), user: presentUser(user) };
   }
 }

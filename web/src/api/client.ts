@@ -31,7 +31,11 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   if (response.ok) return data as T;
   const body = (error ?? {}) as { error?: string; message?: string };
   if (response.status === 401 && session.get().token) session.expired();
-  throw new ApiError(response.status, body.error ?? 'error', body.message ?? `${response.status} ${response.statusText}`);
+  throw new ApiError(
+    response.status,
+    body.error ?? 'error',
+    body.message ?? `${response.status} ${response.statusText}`,
+  );
 }
 
 /** The message of an error for a person to read. */

@@ -1,13 +1,21 @@
 import type { paths } from './schema';
 
-type Json<Op> = Op extends { responses: infer R } ? (R extends { 200: infer A } | { 201: infer A } ? A extends { content: { 'application/json': infer J } } ? J : never : never) : never;
+type Json<Op> = Op extends { responses: infer R }
+  ? R extends { 200: infer A } | { 201: infer A }
+    ? A extends { content: { 'application/json': infer J } }
+      ? J
+      : never
+    : never
+  : never;
 type Get<P extends keyof paths> = paths[P] extends { get: infer Op } ? Json<Op> : never;
 
 export type Room = Get<'/api/rooms/{roomId}'>;
 export type RoomInfo = Get<'/api/rooms/{roomId}/info'>;
 export type RoomSummary = Get<'/api/rooms'>['rooms'][number];
 export type Marker = Get<'/api/rooms/{roomId}/markers'>['markers'][number];
-export type MarkerInput = NonNullable<paths['/api/rooms/{roomId}/markers']['post']['requestBody']>['content']['application/json'];
+export type MarkerInput = NonNullable<
+  paths['/api/rooms/{roomId}/markers']['post']['requestBody']
+>['content']['application/json'];
 export type Icon = Get<'/api/rooms/{roomId}/marker-icons'>['icons'][number];
 export type Layer = Get<'/api/layers/{roomName}'>['layers'][number];
 export type RasterLayer = Get<'/api/rooms/{roomId}/raster-layers'>['rasterLayers'][number];

@@ -11,7 +11,12 @@ export interface View {
 }
 
 /** A MapLibre map whose requests to this service carry the session's credential (tiles of private rooms). */
-export function createMap(container: HTMLElement, view: View, baseLayerId: string | null, theme: string | null): MapLibreMap {
+export function createMap(
+  container: HTMLElement,
+  view: View,
+  baseLayerId: string | null,
+  theme: string | null,
+): MapLibreMap {
   const map = new MapLibreMap({
     container,
     style: baseStyle(baseLayerFor(baseLayerId), theme),
@@ -21,7 +26,8 @@ export function createMap(container: HTMLElement, view: View, baseLayerId: strin
     pitch: view.pitch ?? 0,
     attributionControl: { compact: true },
     // The credential goes only to this service, never to a tile server.
-    transformRequest: (url: string) => (new URL(url, location.href).origin === location.origin ? { url, headers: authHeaders() } : { url }),
+    transformRequest: (url: string) =>
+      new URL(url, location.href).origin === location.origin ? { url, headers: authHeaders() } : { url },
   });
   map.addControl(new NavigationControl(), 'top-right');
   map.addControl(new ScaleControl(), 'bottom-left');
@@ -33,7 +39,11 @@ export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme
   const style = baseStyle(baseLayerFor(baseLayerId), theme);
   if (map.getLayer('base')) map.removeLayer('base');
   if (map.getSource('base')) map.removeSource('base');
-  map.setPaintProperty('background', 'background-color', (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color']);
+  map.setPaintProperty(
+    'background',
+    'background-color',
+    (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color'],
+  );
   const source = style.sources.base;
   if (source) {
     map.addSource('base', source);
@@ -45,5 +55,11 @@ export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme
 export function viewOf(map: MapLibreMap): View {
   const center = map.getCenter();
   const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
-  return { lat: round(center.lat, 6), lng: round(center.lng, 6), zoom: round(map.getZoom(), 2), bearing: round(map.getBearing(), 1), pitch: round(map.getPitch(), 1) };
+  return {
+    lat: round(center.lat, 6),
+    lng: round(center.lng, 6),
+    zoom: round(map.getZoom(), 2),
+    bearing: round(map.getBearing(), 1),
+    pitch: round(map.getPitch(), 1),
+  };
 }

@@ -32,7 +32,8 @@ export class IconImages {
     canvas.getContext('2d')!.drawImage(image, 0, 0, 64, 64);
     URL.revokeObjectURL(url);
     const name = `icon-${icon.iconId}`;
-    if (!this.map.hasImage(name)) this.map.addImage(name, canvas.getContext('2d')!.getImageData(0, 0, 64, 64), { pixelRatio: 2 });
+    if (!this.map.hasImage(name))
+      this.map.addImage(name, canvas.getContext('2d')!.getImageData(0, 0, 64, 64), { pixelRatio: 2 });
     this.loaded.add(icon.iconId);
     this.onLoad();
   }

@@ -59,7 +59,11 @@ export class DrawingLabels {
       const element = document.createElement('span');
       element.className = 'drawing-label';
       element.textContent = drawing.label;
-      this.shown.push(new HtmlMarker({ element }).setLngLat(middleOf(drawing.geometry as unknown as GeoJSON.Geometry)).addTo(this.map));
+      this.shown.push(
+        new HtmlMarker({ element })
+          .setLngLat(middleOf(drawing.geometry as unknown as GeoJSON.Geometry))
+          .addTo(this.map),
+      );
     }
   }
   remove() {

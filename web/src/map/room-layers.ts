@@ -16,33 +16,113 @@ export function addContentLayers(map: MapLibreMap) {
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
   map.addSource('drawings', { type: 'geojson', data: empty() });
   const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
-  map.addLayer({ id: 'drawing-fill', type: 'fill', source: 'drawings', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never, 'fill-opacity': ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]] } }, 'slot-drawings');
-  map.addLayer({ id: 'drawing-line', type: 'line', source: 'drawings', filter: ['!=', ['geometry-type'], 'Point'], paint: { 'line-color': drawingColor as never, 'line-width': ['coalesce', ['get', 'strokeWeight'], 3], 'line-opacity': ['coalesce', ['get', 'opacity'], 1] } }, 'slot-drawings');
-  map.addLayer({ id: 'drawing-point', type: 'circle', source: 'drawings', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': drawingColor as never, 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } }, 'slot-drawings');
-
-  map.addSource('markers', { type: 'geojson', data: empty(), cluster: true, clusterRadius: 45, clusterMaxZoom: 14, promoteId: 'id' });
-  map.addLayer({
-    id: CLUSTER_LAYER, type: 'circle', source: 'markers', filter: ['has', 'point_count'],
-    paint: { 'circle-color': '#2b6cb0', 'circle-opacity': 0.85, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2, 'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 100, 22, 1000, 28] },
-  }, 'slot-markers');
-  map.addLayer({
-    id: 'marker-points', type: 'circle', source: 'markers', filter: ['all', ['!', ['has', 'point_count']], ['!', ['has', 'icon']]],
-    paint: {
-      'circle-color': ['get', 'color'], 'circle-radius': ['get', 'radius'],
-      'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
-      'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+  map.addLayer(
+    {
+      id: 'drawing-fill',
+      type: 'fill',
+      source: 'drawings',
+      filter: ['==', ['geometry-type'], 'Polygon'],
+      paint: {
+        'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never,
+        'fill-opacity': ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]],
+      },
     },
-  }, 'slot-markers');
-  map.addLayer({
-    id: 'marker-icons', type: 'symbol', source: 'markers', filter: ['all', ['!', ['has', 'point_count']], ['has', 'icon']],
-    layout: { 'icon-image': ['get', 'icon'], 'icon-size': ['get', 'iconScale'], 'icon-allow-overlap': true, 'icon-anchor': 'bottom' },
-  }, 'slot-markers');
+    'slot-drawings',
+  );
+  map.addLayer(
+    {
+      id: 'drawing-line',
+      type: 'line',
+      source: 'drawings',
+      filter: ['!=', ['geometry-type'], 'Point'],
+      paint: {
+        'line-color': drawingColor as never,
+        'line-width': ['coalesce', ['get', 'strokeWeight'], 3],
+        'line-opacity': ['coalesce', ['get', 'opacity'], 1],
+      },
+    },
+    'slot-drawings',
+  );
+  map.addLayer(
+    {
+      id: 'drawing-point',
+      type: 'circle',
+      source: 'drawings',
+      filter: ['==', ['geometry-type'], 'Point'],
+      paint: {
+        'circle-color': drawingColor as never,
+        'circle-radius': 6,
+        'circle-stroke-color': '#fff',
+        'circle-stroke-width': 2,
+      },
+    },
+    'slot-drawings',
+  );
+
+  map.addSource('markers', {
+    type: 'geojson',
+    data: empty(),
+    cluster: true,
+    clusterRadius: 45,
+    clusterMaxZoom: 14,
+    promoteId: 'id',
+  });
+  map.addLayer(
+    {
+      id: CLUSTER_LAYER,
+      type: 'circle',
+      source: 'markers',
+      filter: ['has', 'point_count'],
+      paint: {
+        'circle-color': '#2b6cb0',
+        'circle-opacity': 0.85,
+        'circle-stroke-color': '#fff',
+        'circle-stroke-width': 2,
+        'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 100, 22, 1000, 28],
+      },
+    },
+    'slot-markers',
+  );
+  map.addLayer(
+    {
+      id: 'marker-points',
+      type: 'circle',
+      source: 'markers',
+      filter: ['all', ['!', ['has', 'point_count']], ['!', ['has', 'icon']]],
+      paint: {
+        'circle-color': ['get', 'color'],
+        'circle-radius': ['get', 'radius'],
+        'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
+        'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+      },
+    },
+    'slot-markers',
+  );
+  map.addLayer(
+    {
+      id: 'marker-icons',
+      type: 'symbol',
+      source: 'markers',
+      filter: ['all', ['!', ['has', 'point_count']], ['has', 'icon']],
+      layout: {
+        'icon-image': ['get', 'icon'],
+        'icon-size': ['get', 'iconScale'],
+        'icon-allow-overlap': true,
+        'icon-anchor': 'bottom',
+      },
+    },
+    'slot-markers',
+  );
   map.addSource('marker-drag', { type: 'geojson', data: empty() });
-  map.addLayer({ id: 'marker-drag', type: 'circle', source: 'marker-drag', paint: { 'circle-color': '#f6ad55', 'circle-radius': 9, 'circle-stroke-color': '#111', 'circle-stroke-width': 2 } });
+  map.addLayer({
+    id: 'marker-drag',
+    type: 'circle',
+    source: 'marker-drag',
+    paint: { 'circle-color': '#f6ad55', 'circle-radius': 9, 'circle-stroke-color': '#111', 'circle-stroke-width': 2 },
+  });
 }
 
 const empty = (): GeoJSON.FeatureCollection => ({ type: 'FeatureCollection', features: [] });
-
 
 /** Markers as GeoJSON features: colour, icon and size (`markerIconSize`, px) as stored. */
 export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<string>): GeoJSON.FeatureCollection {
@@ -96,17 +176,50 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
   for (const id of Object.keys(map.getStyle().sources)) {
     const layerId = id.startsWith('vector-') ? id.slice(7) : null;
     if (layerId && !wanted.has(layerId)) {
-      for (const part of ['fill', 'line', 'point']) if (map.getLayer(`vector-${layerId}-${part}`)) map.removeLayer(`vector-${layerId}-${part}`);
+      for (const part of ['fill', 'line', 'point'])
+        if (map.getLayer(`vector-${layerId}-${part}`)) map.removeLayer(`vector-${layerId}-${part}`);
       map.removeSource(id);
     }
   }
   for (const layer of layers) {
     const source = `vector-${layer.id}`;
     if (!map.getSource(source)) {
-      map.addSource(source, { type: 'vector', tiles: [`${location.origin}/api/layers/${layer.id}/tiles/{z}/{x}/{y}.mvt`], maxzoom: 14, ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }) });
-      map.addLayer({ id: `${source}-fill`, type: 'fill', source, 'source-layer': 'features', filter: ['==', ['geometry-type'], 'Polygon'] }, 'slot-vectors');
-      map.addLayer({ id: `${source}-line`, type: 'line', source, 'source-layer': 'features', filter: ['!=', ['geometry-type'], 'Point'] }, 'slot-vectors');
-      map.addLayer({ id: `${source}-point`, type: 'circle', source, 'source-layer': 'features', filter: ['==', ['geometry-type'], 'Point'] }, 'slot-vectors');
+      map.addSource(source, {
+        type: 'vector',
+        tiles: [`${location.origin}/api/layers/${layer.id}/tiles/{z}/{x}/{y}.mvt`],
+        maxzoom: 14,
+        ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
+      });
+      map.addLayer(
+        {
+          id: `${source}-fill`,
+          type: 'fill',
+          source,
+          'source-layer': 'features',
+          filter: ['==', ['geometry-type'], 'Polygon'],
+        },
+        'slot-vectors',
+      );
+      map.addLayer(
+        {
+          id: `${source}-line`,
+          type: 'line',
+          source,
+          'source-layer': 'features',
+          filter: ['!=', ['geometry-type'], 'Point'],
+        },
+        'slot-vectors',
+      );
+      map.addLayer(
+        {
+          id: `${source}-point`,
+          type: 'circle',
+          source,
+          'source-layer': 'features',
+          filter: ['==', ['geometry-type'], 'Point'],
+        },
+        'slot-vectors',
+      );
     }
     const { color, opacity, strokeWeight, fillOpacity, visible } = layer.style;
     const visibility = visible && !hidden.has(layer.id) ? 'visible' : 'none';
@@ -138,7 +251,14 @@ export function setRasterLayers(map: MapLibreMap, rasters: RasterLayer[], hidden
     const tiles = [`${location.origin}${raster.tileUrl}?v=${raster.updatedAt}`];
     const source = map.getSource(id) as RasterTileSource | undefined;
     if (!source) {
-      map.addSource(id, { type: 'raster', tiles, tileSize: 256, minzoom: 0, maxzoom: raster.maxZoom, ...(raster.bbox && { bounds: raster.bbox as [number, number, number, number] }) });
+      map.addSource(id, {
+        type: 'raster',
+        tiles,
+        tileSize: 256,
+        minzoom: 0,
+        maxzoom: raster.maxZoom,
+        ...(raster.bbox && { bounds: raster.bbox as [number, number, number, number] }),
+      });
       map.addLayer({ id, type: 'raster', source: id }, 'slot-rasters');
     } else if (source.tiles?.[0] !== tiles[0]) {
       source.setTiles(tiles);

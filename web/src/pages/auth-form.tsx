@@ -18,7 +18,9 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
       const answer =
         mode === 'login'
           ? await ok(api.POST('/api/auth/login', { body: { email, password } }))
-          : await ok(api.POST('/api/auth/signup', { body: { email, password, ...(name.trim() && { name: name.trim() }) } }));
+          : await ok(
+              api.POST('/api/auth/signup', { body: { email, password, ...(name.trim() && { name: name.trim() }) } }),
+            );
       session.signIn(answer.token, answer.user);
       onDone?.();
     } catch (e) {
@@ -30,11 +32,28 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
   return (
     <form onSubmit={submit} class="form" aria-label={mode === 'login' ? 'Log in' : 'Sign up'}>
       <div class="tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={mode === 'login'} onClick={() => setMode('login')}>Log in</button>
-        <button type="button" role="tab" aria-selected={mode === 'signup'} onClick={() => setMode('signup')}>Sign up</button>
+        <button type="button" role="tab" aria-selected={mode === 'login'} onClick={() => setMode('login')}>
+          Log in
+        </button>
+        <button type="button" role="tab" aria-selected={mode === 'signup'} onClick={() => setMode('signup')}>
+          Sign up
+        </button>
       </div>
-      {mode === 'signup' && <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="name" /></label>}
-      <label>E-mail <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoComplete="email" required /></label>
+      {mode === 'signup' && (
+        <label>
+          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="name" />
+        </label>
+      )}
+      <label>
+        E-mail{' '}
+        <input
+          type="email"
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+          autoComplete="email"
+          required
+        />
+      </label>
       <label>
         Password
         <input
@@ -46,8 +65,14 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
           required
         />
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
-      <button type="submit" disabled={busy}>{mode === 'login' ? 'Log in' : 'Create account'}</button>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {mode === 'login' ? 'Log in' : 'Create account'}
+      </button>
     </form>
   );
 }

@@ -16,7 +16,13 @@ export function DeckPage({ roomId }: { roomId: string }) {
   useEffect(() => {
     ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } }))
       .then(setDeck)
-      .catch((e) => setError(e instanceof ApiError && (e.status === 401 || e.status === 403 || e.status === 404) ? 'This presentation is not public, or does not exist.' : messageOf(e)));
+      .catch((e) =>
+        setError(
+          e instanceof ApiError && (e.status === 401 || e.status === 403 || e.status === 404)
+            ? 'This presentation is not public, or does not exist.'
+            : messageOf(e),
+        ),
+      );
   }, [roomId]);
   useEffect(() => {
     if (!deck || !container.current) return;
@@ -34,8 +40,21 @@ export function DeckPage({ roomId }: { roomId: string }) {
     });
     return () => created.remove();
   }, [deck]);
-  if (error) return <main class="page narrow"><h1>Presentation</h1><p role="alert" class="error">{error}</p></main>;
-  if (!deck) return <main class="page narrow"><p>Loading the presentation…</p></main>;
+  if (error)
+    return (
+      <main class="page narrow">
+        <h1>Presentation</h1>
+        <p role="alert" class="error">
+          {error}
+        </p>
+      </main>
+    );
+  if (!deck)
+    return (
+      <main class="page narrow">
+        <p>Loading the presentation…</p>
+      </main>
+    );
   return (
     <div class="deck-page">
       <div ref={container} class="map" role="application" aria-label="Presentation map" data-testid="map" />

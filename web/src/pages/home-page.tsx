@@ -14,7 +14,11 @@ export function HomePage() {
       <main class="page narrow">
         <h1>Maproom</h1>
         <p>Shared maps for teams: markers, layers, rasters, drawings, comments and slides, live.</p>
-        {expired && <p role="alert" class="error">Your session has ended. Please log in again.</p>}
+        {expired && (
+          <p role="alert" class="error">
+            Your session has ended. Please log in again.
+          </p>
+        )}
         <AuthForm />
       </main>
     );
@@ -52,21 +56,31 @@ function Rooms() {
         <h1>Your rooms</h1>
         <span>
           {user!.email}{' '}
-          <button type="button" onClick={() => session.signOut()}>Log out</button>
+          <button type="button" onClick={() => session.signOut()}>
+            Log out
+          </button>
         </span>
       </header>
       {!user!.emailVerified && (
         <p class="note">Confirm your address with the link we e-mailed you, to receive invitations to it.</p>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {invitations.length > 0 && (
         <section aria-labelledby="invitations">
           <h2 id="invitations">Invitations</h2>
           <ul class="list">
             {invitations.map((i) => (
               <li key={i.roomId}>
-                <span>{i.roomName ?? i.roomId} as {i.role}</span>
-                <button type="button" onClick={() => accept(i.roomId)}>Accept</button>
+                <span>
+                  {i.roomName ?? i.roomId} as {i.role}
+                </span>
+                <button type="button" onClick={() => accept(i.roomId)}>
+                  Accept
+                </button>
               </li>
             ))}
           </ul>
@@ -74,12 +88,21 @@ function Rooms() {
       )}
       <section aria-labelledby="rooms">
         <h2 id="rooms">Rooms</h2>
-        {rooms === null ? <p>Loading…</p> : rooms.length === 0 ? <p>No rooms yet: create one below.</p> : (
+        {rooms === null ? (
+          <p>Loading…</p>
+        ) : rooms.length === 0 ? (
+          <p>No rooms yet: create one below.</p>
+        ) : (
           <ul class="list" data-testid="rooms">
             {rooms.map((r) => (
               <li key={r.roomId}>
-                <a href={`/r/${r.roomId}`} onClick={linkClick}>{r.name ?? r.roomId}</a>
-                <span class="muted">{r.role}{r.isPublic ? ', public' : ''}</span>
+                <a href={`/r/${r.roomId}`} onClick={linkClick}>
+                  {r.name ?? r.roomId}
+                </a>
+                <span class="muted">
+                  {r.role}
+                  {r.isPublic ? ', public' : ''}
+                </span>
               </li>
             ))}
           </ul>
@@ -102,7 +125,9 @@ function CreateRoom() {
   const submit = async (event: Event) => {
     event.preventDefault();
     try {
-      const answer = await ok(api.POST('/api/rooms/{roomId}', { params: { path: { roomId } }, body: { name: name.trim() || undefined } }));
+      const answer = await ok(
+        api.POST('/api/rooms/{roomId}', { params: { path: { roomId } }, body: { name: name.trim() || undefined } }),
+      );
       if (!answer.isNewRoom) throw new Error(`The room ${roomId} already exists: choose another id.`);
       navigate(`/r/${roomId}`);
     } catch (e) {
@@ -113,12 +138,23 @@ function CreateRoom() {
     <section aria-labelledby="new-room">
       <h2 id="new-room">New room</h2>
       <form onSubmit={submit} class="form">
-        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} required /></label>
+        <label>
+          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} required />
+        </label>
         <label>
           Room id (10 characters: letters, digits, _ or -)
-          <input value={roomId} onInput={(e) => setRoomId(e.currentTarget.value)} pattern="[A-Za-z0-9_\-]{10}" required />
+          <input
+            value={roomId}
+            onInput={(e) => setRoomId(e.currentTarget.value)}
+            pattern="[A-Za-z0-9_\-]{10}"
+            required
+          />
         </label>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
         <button type="submit">Create room</button>
       </form>
     </section>

@@ -12,7 +12,11 @@ import { RoomLayout } from '../room/room-layout';
 import { AuthForm } from './auth-form';
 import { prewarm } from 'maplibre-gl';
 
-type Access = { state: 'checking' } | { state: 'login'; info: RoomInfo } | { state: 'refused'; info?: RoomInfo; message: string } | { state: 'open'; info: RoomInfo };
+type Access =
+  | { state: 'checking' }
+  | { state: 'login'; info: RoomInfo }
+  | { state: 'refused'; info?: RoomInfo; message: string }
+  | { state: 'open'; info: RoomInfo };
 
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 export function RoomPage({ roomId }: { roomId: string }) {
@@ -33,7 +37,15 @@ export function RoomPage({ roomId }: { roomId: string }) {
         model.currentVersion().catch(() => undefined),
       ]);
       if (info.requiresAuth) {
-        setAccess(token ? { state: 'refused', info, message: 'This room is private and you are not a member. Ask its owner for an invitation.' } : { state: 'login', info });
+        setAccess(
+          token
+            ? {
+                state: 'refused',
+                info,
+                message: 'This room is private and you are not a member. Ask its owner for an invitation.',
+              }
+            : { state: 'login', info },
+        );
         return;
       }
       // The content's requests go out first; the map starts (from the room's view) while they load.
@@ -44,25 +56,45 @@ export function RoomPage({ roomId }: { roomId: string }) {
       live.open();
       setLive(live);
     })().catch((error) => {
-      const message = error instanceof ApiError && error.status === 404 ? 'There is no room with this address.' : messageOf(error);
+      const message =
+        error instanceof ApiError && error.status === 404 ? 'There is no room with this address.' : messageOf(error);
       setAccess({ state: 'refused', message });
     });
     return () => live?.close();
   }, [model]);
 
-  if (access.state === 'checking') return <main class="page narrow"><p>Opening the room…</p></main>;
+  if (access.state === 'checking')
+    return (
+      <main class="page narrow">
+        <p>Opening the room…</p>
+      </main>
+    );
   if (access.state !== 'open') {
     const info = access.info;
     return (
       <main class="page narrow">
         <h1>Room {roomId}</h1>
-        {access.state === 'refused' && <p role="alert" class="error">{access.message}</p>}
+        {access.state === 'refused' && (
+          <p role="alert" class="error">
+            {access.message}
+          </p>
+        )}
         {access.state === 'login' && <p>This room is private. Log in to open it.</p>}
         {info?.presentationIsPublic && (
-          <p>Its presentation is public: <a href={`/p/${roomId}`} onClick={linkClick}>view the presentation</a>.</p>
+          <p>
+            Its presentation is public:{' '}
+            <a href={`/p/${roomId}`} onClick={linkClick}>
+              view the presentation
+            </a>
+            .
+          </p>
         )}
         {access.state === 'login' && <AuthForm />}
-        <p><a href="/" onClick={linkClick}>Your rooms</a></p>
+        <p>
+          <a href="/" onClick={linkClick}>
+            Your rooms
+          </a>
+        </p>
       </main>
     );
   }
@@ -94,7 +126,11 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />
-      {toast && <div role={toast.kind === 'error' ? 'alert' : 'status'} class={`toast ${toast.kind}`}>{toast.message}</div>}
+      {toast && (
+        <div role={toast.kind === 'error' ? 'alert' : 'status'} class={`toast ${toast.kind}`}>
+          {toast.message}
+        </div>
+      )}
     </RoomContext.Provider>
   );
 }

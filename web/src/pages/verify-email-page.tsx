@@ -20,9 +20,17 @@ export function VerifyEmailPage() {
     <main class="page narrow">
       <h1>Confirm your address</h1>
       {state.done && <p role="status">Your address is confirmed. Invitations to it are now yours.</p>}
-      {state.error && <p role="alert" class="error">{state.error}</p>}
+      {state.error && (
+        <p role="alert" class="error">
+          {state.error}
+        </p>
+      )}
       {!state.done && !state.error && <p>Confirming…</p>}
-      <p><a href="/" onClick={linkClick}>Go to your rooms</a></p>
+      <p>
+        <a href="/" onClick={linkClick}>
+          Go to your rooms
+        </a>
+      </p>
     </main>
   );
 }

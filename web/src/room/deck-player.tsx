@@ -7,7 +7,19 @@ import { setBaseLayer } from '../map/create-map';
  * Presents slides full screen over a map: each slide flies the map to its view (an animated
  * transition); arrow keys, space and the buttons move, Escape ends.
  */
-export function DeckPlayer({ map, slides, start = 0, onClose, theme }: { map: MapLibreMap; slides: Slide[]; start?: number; onClose?: () => void; theme?: string | null }) {
+export function DeckPlayer({
+  map,
+  slides,
+  start = 0,
+  onClose,
+  theme,
+}: {
+  map: MapLibreMap;
+  slides: Slide[];
+  start?: number;
+  onClose?: () => void;
+  theme?: string | null;
+}) {
   const [index, setIndex] = useState(start);
   const root = useRef<HTMLDivElement>(null);
   const slide = slides[index];
@@ -19,9 +31,11 @@ export function DeckPlayer({ map, slides, start = 0, onClose, theme }: { map: Ma
   }, [index, slide?.id]);
   useEffect(() => {
     const container = map.getContainer().parentElement!;
-    if (onClose && document.fullscreenEnabled && !document.fullscreenElement) container.requestFullscreen().catch(() => undefined);
+    if (onClose && document.fullscreenEnabled && !document.fullscreenElement)
+      container.requestFullscreen().catch(() => undefined);
     const key = (event: KeyboardEvent) => {
-      if (event.key === 'ArrowRight' || event.key === ' ' || event.key === 'PageDown') setIndex((i) => Math.min(slides.length - 1, i + 1));
+      if (event.key === 'ArrowRight' || event.key === ' ' || event.key === 'PageDown')
+        setIndex((i) => Math.min(slides.length - 1, i + 1));
       else if (event.key === 'ArrowLeft' || event.key === 'PageUp') setIndex((i) => Math.max(0, i - 1));
       else if (event.key === 'Escape') close();
     };
@@ -33,16 +47,49 @@ export function DeckPlayer({ map, slides, start = 0, onClose, theme }: { map: Ma
     root.current?.focus();
     return () => removeEventListener('keydown', key);
   }, [slides.length]);
-  if (!slide) return <div class="deck-caption"><p>This presentation has no slides yet.</p></div>;
+  if (!slide)
+    return (
+      <div class="deck-caption">
+        <p>This presentation has no slides yet.</p>
+      </div>
+    );
   return (
-    <div class="deck-caption" ref={root} tabIndex={-1} role="region" aria-roledescription="slide" aria-label={`Slide ${index + 1} of ${slides.length}`} data-testid="deck-caption">
+    <div
+      class="deck-caption"
+      ref={root}
+      tabIndex={-1}
+      role="region"
+      aria-roledescription="slide"
+      aria-label={`Slide ${index + 1} of ${slides.length}`}
+      data-testid="deck-caption"
+    >
       <h2 data-testid="slide-title">{slide.title}</h2>
       {slide.body && <p>{slide.body}</p>}
       <div class="row">
-        <button type="button" onClick={() => setIndex(Math.max(0, index - 1))} disabled={index === 0}>Previous</button>
-        <span>{index + 1} / {slides.length}</span>
-        <button type="button" onClick={() => setIndex(Math.min(slides.length - 1, index + 1))} disabled={index === slides.length - 1}>Next</button>
-        {onClose && <button type="button" onClick={() => { if (document.fullscreenElement) void document.exitFullscreen(); onClose(); }}>End</button>}
+        <button type="button" onClick={() => setIndex(Math.max(0, index - 1))} disabled={index === 0}>
+          Previous
+        </button>
+        <span>
+          {index + 1} / {slides.length}
+        </span>
+        <button
+          type="button"
+          onClick={() => setIndex(Math.min(slides.length - 1, index + 1))}
+          disabled={index === slides.length - 1}
+        >
+          Next
+        </button>
+        {onClose && (
+          <button
+            type="button"
+            onClick={() => {
+              if (document.fullscreenElement) void document.exitFullscreen();
+              onClose();
+            }}
+          >
+            End
+          </button>
+        )}
       </div>
     </div>
   );

@@ -1,5 +1,12 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { TerraDraw, TerraDrawLineStringMode, TerraDrawPointMode, TerraDrawPolygonMode, TerraDrawSelectMode, type GeoJSONStoreFeatures } from 'terra-draw';
+import {
+  TerraDraw,
+  TerraDrawLineStringMode,
+  TerraDrawPointMode,
+  TerraDrawPolygonMode,
+  TerraDrawSelectMode,
+  type GeoJSONStoreFeatures,
+} from 'terra-draw';
 import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
 import type { Drawing } from '../api/types';
 
@@ -18,7 +25,9 @@ function toolOf(map: MapLibreMap): TerraDraw {
         new TerraDrawPointMode(),
         new TerraDrawLineStringMode(),
         new TerraDrawPolygonMode(),
-        new TerraDrawSelectMode({ flags: { polygon: editable, linestring: editable, point: { feature: { draggable: true } } } }),
+        new TerraDrawSelectMode({
+          flags: { polygon: editable, linestring: editable, point: { feature: { draggable: true } } },
+        }),
       ],
     });
     draw.start();
@@ -28,7 +37,11 @@ function toolOf(map: MapLibreMap): TerraDraw {
 }
 
 /** Draws one shape; `onShape` receives its geometry when it is finished. Returns a function that cancels. */
-export function drawShape(map: MapLibreMap, kind: ShapeKind, onShape: (geometry: GeoJSON.Geometry) => void): () => void {
+export function drawShape(
+  map: MapLibreMap,
+  kind: ShapeKind,
+  onShape: (geometry: GeoJSON.Geometry) => void,
+): () => void {
   const draw = toolOf(map);
   draw.clear();
   draw.setMode(kind);

@@ -17,12 +17,19 @@ export interface UploadProgress {
  * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV or GeoTIFF): in one request
  * up to 50 MB, else in 16 MB chunks; then follows the processing job, if any, until it is done.
  */
-export async function uploadLayerFile(roomId: string, file: File, color: string, onProgress: (p: UploadProgress) => void): Promise<void> {
+export async function uploadLayerFile(
+  roomId: string,
+  file: File,
+  color: string,
+  onProgress: (p: UploadProgress) => void,
+): Promise<void> {
   const style = JSON.stringify({ color });
   let jobId: string | undefined;
   if (file.size <= CHUNKED_ABOVE) {
-    const { status, body } = await postForm<{ jobId?: string }>('/api/layers/upload', formOf('file', file, file.name, { roomName: roomId, style }), (f) =>
-      onProgress({ phase: 'sending', fraction: f }),
+    const { status, body } = await postForm<{ jobId?: string }>(
+      '/api/layers/upload',
+      formOf('file', file, file.name, { roomName: roomId, style }),
+      (f) => onProgress({ phase: 'sending', fraction: f }),
     );
     if (status === 202) jobId = body.jobId;
   } else {
@@ -30,12 +37,22 @@ export async function uploadLayerFile(roomId: string, file: File, color: string,
     const totalChunks = Math.ceil(file.size / CHUNK_BYTES);
     for (let index = 0; index < totalChunks; index++) {
       const chunk = file.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
-      const fields = { roomName: roomId, uploadId, chunkIndex: String(index), totalChunks: String(totalChunks), fileName: file.name };
+      const fields = {
+        roomName: roomId,
+        uploadId,
+        chunkIndex: String(index),
+        totalChunks: String(totalChunks),
+        fileName: file.name,
+      };
       await postForm('/api/layers/upload-chunk', formOf('chunk', chunk, file.name, fields), (f) =>
         onProgress({ phase: 'sending', fraction: (index + f) / totalChunks }),
       );
     }
-    jobId = (await ok(api.POST('/api/layers/process-chunked', { body: { roomName: roomId, uploadId, fileName: file.name, style } }))).jobId;
+    jobId = (
+      await ok(
+        api.POST('/api/layers/process-chunked', { body: { roomName: roomId, uploadId, fileName: file.name, style } }),
+      )
+    ).jobId;
   }
   if (jobId) await followJob(jobId, onProgress);
   onProgress({ phase: 'done', fraction: 1 });

@@ -10,17 +10,23 @@ import type { RoomContextValue } from './room-context';
  */
 export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): () => void {
   const { model, selection, mode, canEdit, notify, roomId } = room;
-  const vectorLayerIds = () => model.get()!.layers.flatMap((l) => [`vector-${l.id}-fill`, `vector-${l.id}-line`, `vector-${l.id}-point`]).filter((id) => map.getLayer(id));
+  const vectorLayerIds = () =>
+    model
+      .get()!
+      .layers.flatMap((l) => [`vector-${l.id}-fill`, `vector-${l.id}-line`, `vector-${l.id}-point`])
+      .filter((id) => map.getLayer(id));
 
   const onClick = async (event: MapMouseEvent) => {
     if (mode.get() === 'draw') return;
     if (mode.get() === 'add-marker') {
       mode.set('browse');
       try {
-        const { marker } = await ok(api.POST('/api/rooms/{roomId}/markers', {
-          params: { path: { roomId } },
-          body: { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng), title: 'New marker' },
-        }));
+        const { marker } = await ok(
+          api.POST('/api/rooms/{roomId}/markers', {
+            params: { path: { roomId } },
+            body: { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng), title: 'New marker' },
+          }),
+        );
         model.putMarker(marker);
         selection.set({ kind: 'marker', id: marker.id });
       } catch (error) {
@@ -28,7 +34,9 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
       }
       return;
     }
-    const [hit] = map.queryRenderedFeatures(event.point, { layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()] });
+    const [hit] = map.queryRenderedFeatures(event.point, {
+      layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()],
+    });
     if (!hit) {
       selection.set(null);
       return;
@@ -63,7 +71,8 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     if (!dragging) return;
     if (!dragging.moved) {
       dragging.moved = true;
-      for (const layer of MARKER_LAYERS) map.setFilter(layer, [...(map.getFilter(layer) as unknown[]), ['!=', ['get', 'id'], dragging.id]] as never);
+      for (const layer of MARKER_LAYERS)
+        map.setFilter(layer, [...(map.getFilter(layer) as unknown[]), ['!=', ['get', 'id'], dragging.id]] as never);
     }
     showDrag(event.lngLat.lng, event.lngLat.lat);
   };
@@ -79,7 +88,12 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     const before = model.get()!.markers.get(drag.id);
     if (before) model.putMarker({ ...before, ...at });
     try {
-      const { marker } = await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { params: { path: { roomId, markerId: drag.id } }, body: at }));
+      const { marker } = await ok(
+        api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
+          params: { path: { roomId, markerId: drag.id } },
+          body: at,
+        }),
+      );
       model.putMarker(marker);
       selection.set({ kind: 'marker', id: marker.id });
     } catch (error) {

@@ -17,9 +17,10 @@ export function MapView({ info }: { info: RoomInfo }) {
   const container = useRef<HTMLDivElement>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
   useEffect(() => {
-    const view = info.defaultViewLat != null && info.defaultViewLng != null
-      ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
-      : { lat: 20, lng: 0, zoom: 1.5 };
+    const view =
+      info.defaultViewLat != null && info.defaultViewLng != null
+        ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
+        : { lat: 20, lng: 0, zoom: 1.5 };
     const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
     created.on('load', () => {
       addContentLayers(created);
@@ -50,7 +51,8 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const draw = (state: RoomState) => {
     const hidden = room.hidden.get();
     icons.want(state.icons);
-    if (!last || last.markers !== state.markers || last.icons !== state.icons) setMarkers(map, state.markers.values(), icons.loaded);
+    if (!last || last.markers !== state.markers || last.icons !== state.icons)
+      setMarkers(map, state.markers.values(), icons.loaded);
     if (!last || last.drawings !== state.drawings) {
       setDrawings(map, state.drawings.values());
       labels.set(state.drawings.values());
@@ -59,7 +61,10 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
       setVectorLayers(map, state.layers, hidden);
       setRasterLayers(map, state.rasters, hidden);
     }
-    if (last && (last.room.defaultBaseLayer !== state.room.defaultBaseLayer || last.room.defaultTheme !== state.room.defaultTheme)) {
+    if (
+      last &&
+      (last.room.defaultBaseLayer !== state.room.defaultBaseLayer || last.room.defaultTheme !== state.room.defaultTheme)
+    ) {
       setBaseLayer(map, state.room.defaultBaseLayer, state.room.defaultTheme);
     }
     last = state;
@@ -89,7 +94,8 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
  */
 function markWhenDrawn(map: MapLibreMap) {
   const loaded = (event: { sourceId?: string; isSourceLoaded?: boolean }) => {
-    if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0) return;
+    if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0)
+      return;
     map.off('sourcedata', loaded);
     map.once('render', () => performance.mark('maproom:markers-drawn'));
   };

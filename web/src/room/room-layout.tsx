@@ -27,7 +27,12 @@ type Tab = (typeof TABS)[number][0];
 
 const CONNECTING = new Store<LiveStatus>('connecting');
 
-const LIVE_LABEL = { connecting: 'Connecting…', live: 'Live', offline: 'Offline: reconnecting…', refused: 'Not live (access ended)' };
+const LIVE_LABEL = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  offline: 'Offline: reconnecting…',
+  refused: 'Not live (access ended)',
+};
 
 /** The room: a header, the map, and a side panel (below the map on a phone). */
 export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
@@ -41,33 +46,47 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   return (
     <div class="room">
       <header class="room-header">
-        <a href="/" onClick={linkClick} class="home" aria-label="Your rooms">Maproom</a>
+        <a href="/" onClick={linkClick} class="home" aria-label="Your rooms">
+          Maproom
+        </a>
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
-        <span class={`live ${status}`} data-testid="live-status">{LIVE_LABEL[status]}</span>
+        <span class={`live ${status}`} data-testid="live-status">
+          {LIVE_LABEL[status]}
+        </span>
         <span class="muted">{user ? `${user.email} (${role})` : 'Visitor'}</span>
       </header>
       <main class="room-main">
         <MapView info={info} />
         <aside class="side" aria-label="Room panels">
           {!state && <p>Loading the room…</p>}
-          {state && <>
-          {selected && <SelectionPanel />}
-          <div class="tabs" role="tablist">
-            {tabs.map(([id, label]) => (
-              <button key={id} type="button" role="tab" id={`tab-${id}`} aria-selected={tab === id} aria-controls="panel" onClick={() => setTab(id)}>
-                {label}
-              </button>
-            ))}
-          </div>
-          <section id="panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
-            {tab === 'markers' && <MarkersPanel />}
-            {tab === 'layers' && <LayersPanel />}
-            {tab === 'draw' && <DrawPanel />}
-            {tab === 'slides' && <SlidesPanel />}
-            {tab === 'history' && <HistoryPanel />}
-            {tab === 'settings' && <SettingsPanel />}
-          </section>
-          </>}
+          {state && (
+            <>
+              {selected && <SelectionPanel />}
+              <div class="tabs" role="tablist">
+                {tabs.map(([id, label]) => (
+                  <button
+                    key={id}
+                    type="button"
+                    role="tab"
+                    id={`tab-${id}`}
+                    aria-selected={tab === id}
+                    aria-controls="panel"
+                    onClick={() => setTab(id)}
+                  >
+                    {label}
+                  </button>
+                ))}
+              </div>
+              <section id="panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
+                {tab === 'markers' && <MarkersPanel />}
+                {tab === 'layers' && <LayersPanel />}
+                {tab === 'draw' && <DrawPanel />}
+                {tab === 'slides' && <SlidesPanel />}
+                {tab === 'history' && <HistoryPanel />}
+                {tab === 'settings' && <SettingsPanel />}
+              </section>
+            </>
+          )}
         </aside>
       </main>
     </div>

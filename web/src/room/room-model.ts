@@ -67,7 +67,9 @@ export class RoomModel extends Store<RoomState | null> {
 
   /** The room's latest change version (0 before the first change). */
   async currentVersion(): Promise<number> {
-    const { events } = await ok(api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId: this.roomId }, query: { limit: 1 } } }));
+    const { events } = await ok(
+      api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId: this.roomId }, query: { limit: 1 } } }),
+    );
     return events[0]?.version ?? 0;
   }
 

@@ -6,7 +6,13 @@ import { useStore } from '../../store';
 import { useRoom } from '../room-context';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
-export function CommentsThread({ objectType, objectId }: { objectType: 'marker' | 'drawing' | 'layer'; objectId: string }) {
+export function CommentsThread({
+  objectType,
+  objectId,
+}: {
+  objectType: 'marker' | 'drawing' | 'layer';
+  objectId: string;
+}) {
   const { model, roomId, notify, isOwner } = useRoom();
   const { user } = useStore(session);
   const comments = useStore(model)!.comments.filter((c) => c.objectId === objectId);
@@ -23,22 +29,38 @@ export function CommentsThread({ objectType, objectId }: { objectType: 'marker' 
     event.preventDefault();
     if (!body.trim()) return;
     void act(async () => {
-      await ok(api.POST('/api/rooms/{roomId}/comments', { params: { path: { roomId } }, body: { objectType, objectId, body: body.trim() } }));
+      await ok(
+        api.POST('/api/rooms/{roomId}/comments', {
+          params: { path: { roomId } },
+          body: { objectType, objectId, body: body.trim() },
+        }),
+      );
       setBody('');
     });
   };
-  const mine = (c: { author: { kind: string; id: string } }) => isOwner || (c.author.kind === 'user' && c.author.id === user?.id);
+  const mine = (c: { author: { kind: string; id: string } }) =>
+    isOwner || (c.author.kind === 'user' && c.author.id === user?.id);
   return (
     <section class="comments" aria-label="Comments">
       <h3>Comments ({comments.length})</h3>
       <ul class="thread">
         {comments.map((c) => (
-          <CommentItem key={c.id} comment={c} canDelete={mine(c)} canDeleteReply={mine} act={act} roomId={roomId} signedIn={!!user} />
+          <CommentItem
+            key={c.id}
+            comment={c}
+            canDelete={mine(c)}
+            canDeleteReply={mine}
+            act={act}
+            roomId={roomId}
+            signedIn={!!user}
+          />
         ))}
       </ul>
       {user && (
         <form class="form" onSubmit={post} aria-label="New comment">
-          <label>Comment <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} maxLength={5000} /></label>
+          <label>
+            Comment <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} maxLength={5000} />
+          </label>
           <button type="submit">Post comment</button>
         </form>
       )}
@@ -61,33 +83,93 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn
   return (
     <li class={comment.resolved ? 'resolved' : ''} data-testid="comment">
       <p class="body">{comment.body}</p>
-      <p class="muted">{when(comment.createdAt)}{comment.resolved && ' · resolved'}</p>
+      <p class="muted">
+        {when(comment.createdAt)}
+        {comment.resolved && ' · resolved'}
+      </p>
       <ul class="replies">
         {comment.replies.map((r) => (
           <li key={r.id} data-testid="reply">
             <p class="body">{r.body}</p>
             <p class="muted">{when(r.createdAt)}</p>
             {canDeleteReply(r) && (
-              <button type="button" class="link" onClick={() => act(() => ok(api.DELETE('/api/rooms/{roomId}/comments/{commentId}/replies/{replyId}', { params: { path: { roomId, commentId: comment.id, replyId: r.id } } })))}>Delete reply</button>
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  act(() =>
+                    ok(
+                      api.DELETE('/api/rooms/{roomId}/comments/{commentId}/replies/{replyId}', {
+                        params: { path: { roomId, commentId: comment.id, replyId: r.id } },
+                      }),
+                    ),
+                  )
+                }
+              >
+                Delete reply
+              </button>
             )}
           </li>
         ))}
       </ul>
       {signedIn && (
-        <form class="inline" aria-label="Reply" onSubmit={(e) => {
-          e.preventDefault();
-          if (reply.trim()) void act(async () => { await ok(api.POST('/api/rooms/{roomId}/comments/{commentId}/replies', { ...path, body: { body: reply.trim() } })); setReply(''); });
-        }}>
-          <input aria-label="Reply" placeholder="Reply…" value={reply} onInput={(e) => setReply(e.currentTarget.value)} maxLength={5000} />
+        <form
+          class="inline"
+          aria-label="Reply"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (reply.trim())
+              void act(async () => {
+                await ok(
+                  api.POST('/api/rooms/{roomId}/comments/{commentId}/replies', {
+                    ...path,
+                    body: { body: reply.trim() },
+                  }),
+                );
+                setReply('');
+              });
+          }}
+        >
+          <input
+            aria-label="Reply"
+            placeholder="Reply…"
+            value={reply}
+            onInput={(e) => setReply(e.currentTarget.value)}
+            maxLength={5000}
+          />
           <button type="submit">Reply</button>
         </form>
       )}
       {signedIn && (
-        <button type="button" class="link" onClick={() => act(() => ok(api.PATCH('/api/rooms/{roomId}/comments/{commentId}', { ...path, body: { resolved: !comment.resolved } })))}>
+        <button
+          type="button"
+          class="link"
+          onClick={() =>
+            act(() =>
+              ok(
+                api.PATCH('/api/rooms/{roomId}/comments/{commentId}', {
+                  ...path,
+                  body: { resolved: !comment.resolved },
+                }),
+              ),
+            )
+          }
+        >
           {comment.resolved ? 'Reopen' : 'Resolve'}
         </button>
       )}
-      {canDelete && <button type="button" class="link" onClick={() => confirm('Delete this comment and its replies?') && act(() => ok(api.DELETE('/api/rooms/{roomId}/comments/{commentId}', path)))}>Delete</button>}
+      {canDelete && (
+        <button
+          type="button"
+          class="link"
+          onClick={() =>
+            confirm('Delete this comment and its replies?') &&
+            act(() => ok(api.DELETE('/api/rooms/{roomId}/comments/{commentId}', path)))
+          }
+        >
+          Delete
+        </button>
+      )}
     </li>
   );
 }

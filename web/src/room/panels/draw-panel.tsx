@@ -20,7 +20,13 @@ export function DrawPanel() {
   const [color, setColor] = useState('#7b3fe4');
   const [weight, setWeight] = useState(3);
   const cancel = useRef<(() => void) | null>(null);
-  useEffect(() => () => { cancel.current?.(); mode.set('browse'); }, []);
+  useEffect(
+    () => () => {
+      cancel.current?.();
+      mode.set('browse');
+    },
+    [],
+  );
 
   const start = (kind: ShapeKind | 'label') => {
     cancel.current?.();
@@ -57,18 +63,40 @@ export function DrawPanel() {
       <h2>Draw</h2>
       <div class="row" role="group" aria-label="Shape">
         {KINDS.map(([kind, name]) => (
-          <button key={kind} type="button" aria-pressed={active === kind} onClick={() => start(kind)}>{name}</button>
+          <button key={kind} type="button" aria-pressed={active === kind} onClick={() => start(kind)}>
+            {name}
+          </button>
         ))}
       </div>
       {active && (
         <p class="note" role="status">
-          {active === 'polygon' ? 'Click the corners; click the first corner again to finish.' : active === 'linestring' ? 'Click the points; click the last point again to finish.' : 'Click the map.'}{' '}
-          <button type="button" onClick={stop}>Cancel</button>
+          {active === 'polygon'
+            ? 'Click the corners; click the first corner again to finish.'
+            : active === 'linestring'
+              ? 'Click the points; click the last point again to finish.'
+              : 'Click the map.'}{' '}
+          <button type="button" onClick={stop}>
+            Cancel
+          </button>
         </p>
       )}
-      <label>Label (optional; required for a label) <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} /></label>
-      <label>Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
-      <label>Line width <input type="number" min={1} max={20} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} /></label>
+      <label>
+        Label (optional; required for a label){' '}
+        <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} />
+      </label>
+      <label>
+        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+      </label>
+      <label>
+        Line width{' '}
+        <input
+          type="number"
+          min={1}
+          max={20}
+          value={weight}
+          onInput={(e) => setWeight(Number(e.currentTarget.value))}
+        />
+      </label>
       <h3>Drawings ({drawings.size})</h3>
       <ul class="list">
         {[...drawings.values()].map((d) => (

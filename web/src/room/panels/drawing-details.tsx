@@ -22,7 +22,13 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
     setReshaping(null);
     if (!geometry) return;
     try {
-      model.putDrawing((await ok(api.PATCH('/api/rooms/{roomId}/drawings/{drawingId}', { ...path, body: { geometry: geometry as never } }))).drawing);
+      model.putDrawing(
+        (
+          await ok(
+            api.PATCH('/api/rooms/{roomId}/drawings/{drawingId}', { ...path, body: { geometry: geometry as never } }),
+          )
+        ).drawing,
+      );
       notify('Shape saved');
     } catch (error) {
       notify(messageOf(error), 'error');
@@ -55,14 +61,37 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
       <p class="muted">{kind} drawing</p>
       {canEdit && (
         <form class="form" onSubmit={save} aria-label="Edit drawing">
-          <label>Label <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} /></label>
-          <label>Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
-          <label>Line width <input type="number" min={1} max={20} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} /></label>
+          <label>
+            Label <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} />
+          </label>
+          <label>
+            Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+          </label>
+          <label>
+            Line width{' '}
+            <input
+              type="number"
+              min={1}
+              max={20}
+              value={weight}
+              onInput={(e) => setWeight(Number(e.currentTarget.value))}
+            />
+          </label>
           <div class="row">
             <button type="submit">Save</button>
-            {!reshaping && <button type="button" onClick={() => setReshaping(() => editShape(map.get()!, drawing))}>Edit shape</button>}
-            {reshaping && <button type="button" onClick={saveShape}>Save shape</button>}
-            <button type="button" class="danger" onClick={remove}>Delete drawing</button>
+            {!reshaping && (
+              <button type="button" onClick={() => setReshaping(() => editShape(map.get()!, drawing))}>
+                Edit shape
+              </button>
+            )}
+            {reshaping && (
+              <button type="button" onClick={saveShape}>
+                Save shape
+              </button>
+            )}
+            <button type="button" class="danger" onClick={remove}>
+              Delete drawing
+            </button>
           </div>
         </form>
       )}

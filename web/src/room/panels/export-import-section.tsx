@@ -10,9 +10,13 @@ export function ExportImportSection() {
   const exportRoom = async () => {
     try {
       setStatus('Exporting…');
-      const { jobId } = await ok(api.POST('/api/rooms/{roomId}/export-jobs', { params: { path: { roomId } }, body: { include_tiffs: true } }));
+      const { jobId } = await ok(
+        api.POST('/api/rooms/{roomId}/export-jobs', { params: { path: { roomId } }, body: { include_tiffs: true } }),
+      );
       for (;;) {
-        const job = await ok(api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', { params: { path: { roomId, jobId } } }));
+        const job = await ok(
+          api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', { params: { path: { roomId, jobId } } }),
+        );
         if (job.status === 'complete') break;
         if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? 'The export failed');
         setStatus(`Exporting… (${job.status})`);
@@ -34,9 +38,20 @@ export function ExportImportSection() {
   const importFile = async (file: File) => {
     try {
       setStatus('Importing…');
-      const { body } = await postForm<{ imported: Record<string, number> }>(`/api/rooms/${roomId}/import`, formOf('file', file, file.name), (f) => setStatus(`Sending ${Math.round(f * 100)}%`));
+      const { body } = await postForm<{ imported: Record<string, number> }>(
+        `/api/rooms/${roomId}/import`,
+        formOf('file', file, file.name),
+        (f) => setStatus(`Sending ${Math.round(f * 100)}%`),
+      );
       await model.load();
-      notify(`Imported ${Object.entries(body.imported).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+      notify(
+        `Imported ${
+          Object.entries(body.imported)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ') || 'nothing'
+        }`,
+      );
     } catch (error) {
       notify(messageOf(error), 'error');
     } finally {
@@ -46,8 +61,20 @@ export function ExportImportSection() {
   return (
     <section aria-labelledby="export">
       <h3 id="export">Export and import</h3>
-      <button type="button" onClick={exportRoom} disabled={!!status}>Export as GeoPackage</button>
-      {canEdit && <label>Import a GeoPackage <input type="file" accept=".gpkg" disabled={!!status} onChange={(e) => e.currentTarget.files?.[0] && importFile(e.currentTarget.files[0])} /></label>}
+      <button type="button" onClick={exportRoom} disabled={!!status}>
+        Export as GeoPackage
+      </button>
+      {canEdit && (
+        <label>
+          Import a GeoPackage{' '}
+          <input
+            type="file"
+            accept=".gpkg"
+            disabled={!!status}
+            onChange={(e) => e.currentTarget.files?.[0] && importFile(e.currentTarget.files[0])}
+          />
+        </label>
+      )}
       {status && <p role="status">{status}</p>}
     </section>
   );

@@ -13,7 +13,13 @@ export function HistoryPanel() {
   const [more, setMore] = useState(false);
   const load = async (before?: number) => {
     try {
-      const page = (await ok(api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId }, query: { limit: 50, ...(before && { before }) } } }))).events;
+      const page = (
+        await ok(
+          api.GET('/api/rooms/{roomId}/history', {
+            params: { path: { roomId }, query: { limit: 50, ...(before && { before }) } },
+          }),
+        )
+      ).events;
       setEvents((old) => (before ? [...old, ...page] : page));
       setMore(page.length === 50);
     } catch (e) {
@@ -24,17 +30,28 @@ export function HistoryPanel() {
   return (
     <div>
       <h2>History</h2>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ol class="history" data-testid="history">
         {events.map((e) => (
           <li key={e.id}>
             <strong>{describe(e.type)}</strong> <span class="muted">{e.objectId}</span>
             <br />
-            <span class="muted">by {e.actor.kind === 'token' ? `API token ${e.actor.id}` : <Actor id={e.actor.id} />}, {new Date(e.at).toLocaleString()}</span>
+            <span class="muted">
+              by {e.actor.kind === 'token' ? `API token ${e.actor.id}` : <Actor id={e.actor.id} />},{' '}
+              {new Date(e.at).toLocaleString()}
+            </span>
           </li>
         ))}
       </ol>
-      {more && <button type="button" onClick={() => load(events[events.length - 1]!.version)}>Older changes</button>}
+      {more && (
+        <button type="button" onClick={() => load(events[events.length - 1]!.version)}>
+          Older changes
+        </button>
+      )}
     </div>
   );
 }
@@ -52,16 +69,29 @@ function useMembers() {
   useEffect(() => {
     if (!isOwner) return;
     if (!memberNames.has(roomId)) {
-      memberNames.set(roomId, ok(api.GET('/api/rooms/{roomId}/members', { params: { path: { roomId } } })).then((list) => new Map(list.map((m) => [m.userId, m.email]))));
+      memberNames.set(
+        roomId,
+        ok(api.GET('/api/rooms/{roomId}/members', { params: { path: { roomId } } })).then(
+          (list) => new Map(list.map((m) => [m.userId, m.email])),
+        ),
+      );
     }
-    void memberNames.get(roomId)!.then(setMembers).catch(() => undefined);
+    void memberNames
+      .get(roomId)!
+      .then(setMembers)
+      .catch(() => undefined);
   }, []);
   return { members };
 }
 
 function describe(type: string) {
   const [object, action] = type.split('.');
-  const names: Record<string, string> = { rasterLayer: 'Raster', presentation: 'Slide order', icon: 'Icon', reply: 'Reply' };
+  const names: Record<string, string> = {
+    rasterLayer: 'Raster',
+    presentation: 'Slide order',
+    icon: 'Icon',
+    reply: 'Reply',
+  };
   const name = names[object!] ?? object![0]!.toUpperCase() + object!.slice(1);
   return `${name} ${action}`;
 }

@@ -11,7 +11,10 @@ export function IconPicker({ iconId, onChange }: { iconId: string | null; onChan
   const [name, setName] = useState('');
   const register = async (file: File) => {
     try {
-      const { body } = await postForm<{ iconId: string }>(`/api/rooms/${roomId}/marker-icons`, formOf('icon', file, file.name, { name: name.trim() || file.name.replace(/\.\w+$/, ''), size: '32' }));
+      const { body } = await postForm<{ iconId: string }>(
+        `/api/rooms/${roomId}/marker-icons`,
+        formOf('icon', file, file.name, { name: name.trim() || file.name.replace(/\.\w+$/, ''), size: '32' }),
+      );
       await model.reloadIcons();
       onChange(body.iconId);
     } catch (error) {
@@ -23,12 +26,25 @@ export function IconPicker({ iconId, onChange }: { iconId: string | null; onChan
       <legend>Icon</legend>
       <select aria-label="Icon" value={iconId ?? ''} onChange={(e) => onChange(e.currentTarget.value || null)}>
         <option value="">None (a dot)</option>
-        {icons.map((icon) => <option key={icon.iconId} value={icon.iconId}>{icon.name}</option>)}
+        {icons.map((icon) => (
+          <option key={icon.iconId} value={icon.iconId}>
+            {icon.name}
+          </option>
+        ))}
       </select>
       <details>
         <summary>Register an icon</summary>
-        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <label>File (SVG or PNG) <input type="file" accept=".svg,.png,image/svg+xml,image/png" onChange={(e) => e.currentTarget.files?.[0] && register(e.currentTarget.files[0])} /></label>
+        <label>
+          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          File (SVG or PNG){' '}
+          <input
+            type="file"
+            accept=".svg,.png,image/svg+xml,image/png"
+            onChange={(e) => e.currentTarget.files?.[0] && register(e.currentTarget.files[0])}
+          />
+        </label>
       </details>
     </fieldset>
   );

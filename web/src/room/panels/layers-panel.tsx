@@ -16,8 +16,12 @@ export function LayersPanel() {
       {canEdit && <UploadForm />}
       {layers.length === 0 && rasters.length === 0 && <p class="muted">No layers yet.</p>}
       <ul class="layers" data-testid="layer-list">
-        {layers.map((layer) => <VectorLayerItem key={layer.id} layer={layer} />)}
-        {rasters.map((raster) => <RasterItem key={raster.id} raster={raster} />)}
+        {layers.map((layer) => (
+          <VectorLayerItem key={layer.id} layer={layer} />
+        ))}
+        {rasters.map((raster) => (
+          <RasterItem key={raster.id} raster={raster} />
+        ))}
       </ul>
     </div>
   );
@@ -40,17 +44,34 @@ function UploadForm() {
   return (
     <details class="upload">
       <summary>Upload a layer</summary>
-      <p class="muted">GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to 2 GiB.</p>
-      <label>Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
+      <p class="muted">
+        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to 2 GiB.
+      </p>
+      <label>
+        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+      </label>
       <label>
         File
-        <input type="file" name="layer-file" accept=".geojson,.json,.zip,.gpkg,.csv,.tif,.tiff" disabled={!!progress}
-          onChange={(e) => e.currentTarget.files?.[0] && upload(e.currentTarget.files[0])} />
+        <input
+          type="file"
+          name="layer-file"
+          accept=".geojson,.json,.zip,.gpkg,.csv,.tif,.tiff"
+          disabled={!!progress}
+          onChange={(e) => e.currentTarget.files?.[0] && upload(e.currentTarget.files[0])}
+        />
       </label>
       {progress && (
         <div role="status">
-          <progress value={progress.fraction} max={1} aria-label={progress.phase === 'sending' ? 'Sending' : 'Processing'} />
-          <span>{progress.phase === 'sending' ? `Sending ${Math.round(progress.fraction * 100)}%` : `Processing ${Math.round(progress.fraction * 100)}% ${progress.message ?? ''}`}</span>
+          <progress
+            value={progress.fraction}
+            max={1}
+            aria-label={progress.phase === 'sending' ? 'Sending' : 'Processing'}
+          />
+          <span>
+            {progress.phase === 'sending'
+              ? `Sending ${Math.round(progress.fraction * 100)}%`
+              : `Processing ${Math.round(progress.fraction * 100)}% ${progress.message ?? ''}`}
+          </span>
         </div>
       )}
     </details>
@@ -60,12 +81,15 @@ function UploadForm() {
 function useHidden(id: string): [boolean, () => void] {
   const { hidden } = useRoom();
   const set = useStore(hidden);
-  return [set.has(id), () => {
-    const next = new Set(set);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    hidden.set(next);
-  }];
+  return [
+    set.has(id),
+    () => {
+      const next = new Set(set);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      hidden.set(next);
+    },
+  ];
 }
 
 function VectorLayerItem({ layer }: { layer: Layer }) {
@@ -73,7 +97,16 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
   const [isHidden, toggle] = useHidden(layer.id);
   const change = async (style: Partial<Layer['style']>) => {
     try {
-      model.putLayer((await ok(api.PATCH('/api/rooms/{roomId}/layers/{layerId}', { params: { path: { roomId, layerId: layer.id } }, body: { style } }))).layer);
+      model.putLayer(
+        (
+          await ok(
+            api.PATCH('/api/rooms/{roomId}/layers/{layerId}', {
+              params: { path: { roomId, layerId: layer.id } },
+              body: { style },
+            }),
+          )
+        ).layer,
+      );
     } catch (error) {
       notify(messageOf(error), 'error');
     }
@@ -89,21 +122,87 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
   };
   return (
     <li class="layer" data-testid="layer">
-      <label class="check"><input type="checkbox" checked={!isHidden && layer.style.visible} onChange={() => (layer.style.visible ? toggle() : change({ visible: true }))} /> {layer.name}</label>
-      <span class="muted">{layer.featureCount} {layer.geometryType ?? ''} features</span>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={!isHidden && layer.style.visible}
+          onChange={() => (layer.style.visible ? toggle() : change({ visible: true }))}
+        />{' '}
+        {layer.name}
+      </label>
+      <span class="muted">
+        {layer.featureCount} {layer.geometryType ?? ''} features
+      </span>
       <div class="row">
-        {layer.bbox && <button type="button" class="link" onClick={() => map.get()?.fitBounds(layer.bbox as [number, number, number, number], { padding: 40 })}>Zoom to</button>}
-        <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>Comments</button>
+        {layer.bbox && (
+          <button
+            type="button"
+            class="link"
+            onClick={() => map.get()?.fitBounds(layer.bbox as [number, number, number, number], { padding: 40 })}
+          >
+            Zoom to
+          </button>
+        )}
+        <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
+          Comments
+        </button>
       </div>
       {canEdit && (
         <details>
           <summary>Style</summary>
-          <label>Colour <input type="color" value={`#${layer.style.color}`} onChange={(e) => change({ color: e.currentTarget.value.slice(1) })} /></label>
-          <label>Opacity <input type="range" min={0} max={1} step={0.05} value={layer.style.opacity} onChange={(e) => change({ opacity: Number(e.currentTarget.value) })} /></label>
-          <label>Fill opacity <input type="range" min={0} max={1} step={0.05} value={layer.style.fillOpacity} onChange={(e) => change({ fillOpacity: Number(e.currentTarget.value) })} /></label>
-          <label>Line width <input type="number" min={0} max={20} value={layer.style.strokeWeight} onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })} /></label>
-          <label class="check"><input type="checkbox" checked={layer.style.visible} onChange={(e) => change({ visible: e.currentTarget.checked })} /> Shown to everyone</label>
-          {isOwner && <button type="button" class="danger" onClick={remove}>Delete layer</button>}
+          <label>
+            Colour{' '}
+            <input
+              type="color"
+              value={`#${layer.style.color}`}
+              onChange={(e) => change({ color: e.currentTarget.value.slice(1) })}
+            />
+          </label>
+          <label>
+            Opacity{' '}
+            <input
+              type="range"
+              min={0}
+              max={1}
+              step={0.05}
+              value={layer.style.opacity}
+              onChange={(e) => change({ opacity: Number(e.currentTarget.value) })}
+            />
+          </label>
+          <label>
+            Fill opacity{' '}
+            <input
+              type="range"
+              min={0}
+              max={1}
+              step={0.05}
+              value={layer.style.fillOpacity}
+              onChange={(e) => change({ fillOpacity: Number(e.currentTarget.value) })}
+            />
+          </label>
+          <label>
+            Line width{' '}
+            <input
+              type="number"
+              min={0}
+              max={20}
+              value={layer.style.strokeWeight}
+              onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })}
+            />
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={layer.style.visible}
+              onChange={(e) => change({ visible: e.currentTarget.checked })}
+            />{' '}
+            Shown to everyone
+          </label>
+          {isOwner && (
+            <button type="button" class="danger" onClick={remove}>
+              Delete layer
+            </button>
+          )}
         </details>
       )}
     </li>
@@ -124,14 +223,30 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
   };
   return (
     <li class="layer" data-testid="raster">
-      <label class="check"><input type="checkbox" checked={!isHidden} onChange={toggle} /> {raster.name}</label>
-      <span class="muted">{raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}</span>
-      {raster.bbox && <button type="button" class="link" onClick={() => map.get()?.fitBounds(raster.bbox as [number, number, number, number], { padding: 40 })}>Zoom to</button>}
+      <label class="check">
+        <input type="checkbox" checked={!isHidden} onChange={toggle} /> {raster.name}
+      </label>
+      <span class="muted">
+        {raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}
+      </span>
+      {raster.bbox && (
+        <button
+          type="button"
+          class="link"
+          onClick={() => map.get()?.fitBounds(raster.bbox as [number, number, number, number], { padding: 40 })}
+        >
+          Zoom to
+        </button>
+      )}
       {canEdit && (
         <details>
           <summary>Display</summary>
           <RasterDisplayForm raster={raster} />
-          {isOwner && <button type="button" class="danger" onClick={remove}>Delete raster</button>}
+          {isOwner && (
+            <button type="button" class="danger" onClick={remove}>
+              Delete raster
+            </button>
+          )}
         </details>
       )}
     </li>

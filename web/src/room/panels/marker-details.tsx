@@ -17,10 +17,22 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
       <h2 data-testid="marker-title">{marker.title}</h2>
       {marker.thumbnailKey && <Photo marker={marker} />}
       {marker.description && <p class="description">{marker.description}</p>}
-      {marker.tags && marker.tags.length > 0 && <ul class="tags">{marker.tags.map((t) => <li key={t}>{t}</li>)}</ul>}
+      {marker.tags && marker.tags.length > 0 && (
+        <ul class="tags">
+          {marker.tags.map((t) => (
+            <li key={t}>{t}</li>
+          ))}
+        </ul>
+      )}
       {marker.eventDate != null && <p class="muted">Date: {new Date(marker.eventDate).toLocaleDateString()}</p>}
-      <p class="muted">{marker.latitude?.toFixed(5)}, {marker.longitude?.toFixed(5)}</p>
-      {canEdit && !editing && <button type="button" onClick={() => setEditing(true)}>Edit marker</button>}
+      <p class="muted">
+        {marker.latitude?.toFixed(5)}, {marker.longitude?.toFixed(5)}
+      </p>
+      {canEdit && !editing && (
+        <button type="button" onClick={() => setEditing(true)}>
+          Edit marker
+        </button>
+      )}
       {canEdit && editing && <MarkerForm marker={marker} onDone={() => setEditing(false)} />}
     </div>
   );
@@ -68,7 +80,10 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
       const body = {
         title: title.trim() || 'Untitled',
         description: description.trim() || null,
-        tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+        tags: tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
         eventDate: date ? Date.parse(`${date}T00:00:00Z`) : null,
         color,
         markerIconId: iconId,
@@ -83,8 +98,21 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   const uploadPhoto = async (file: File) => {
     try {
       setProgress(0);
-      const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(`/api/rooms/${roomId}/markers/upload-image`, formOf('image', file, file.name), setProgress);
-      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body: { imageKey: body.imageKey, thumbnailKey: body.thumbnailKey } }))).marker);
+      const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(
+        `/api/rooms/${roomId}/markers/upload-image`,
+        formOf('image', file, file.name),
+        setProgress,
+      );
+      model.putMarker(
+        (
+          await ok(
+            api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
+              ...path,
+              body: { imageKey: body.imageKey, thumbnailKey: body.thumbnailKey },
+            }),
+          )
+        ).marker,
+      );
       notify('Photo added');
     } catch (error) {
       notify(messageOf(error), 'error');
@@ -94,7 +122,16 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   };
   const removePhoto = async () => {
     try {
-      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body: { imageKey: null, thumbnailKey: null } }))).marker);
+      model.putMarker(
+        (
+          await ok(
+            api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
+              ...path,
+              body: { imageKey: null, thumbnailKey: null },
+            }),
+          )
+        ).marker,
+      );
     } catch (error) {
       notify(messageOf(error), 'error');
     }
@@ -111,23 +148,63 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   };
   return (
     <form class="form" onSubmit={save} aria-label="Edit marker">
-      <label>Title <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} /></label>
-      <label>Description <textarea name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={3} /></label>
-      <label>Tags (comma separated) <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} /></label>
-      <label>Date <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} /></label>
-      <label>Colour <input type="color" name="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} /></label>
+      <label>
+        Title <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} />
+      </label>
+      <label>
+        Description{' '}
+        <textarea
+          name="description"
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+          rows={3}
+        />
+      </label>
+      <label>
+        Tags (comma separated) <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+      </label>
+      <label>
+        Date <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} />
+      </label>
+      <label>
+        Colour <input type="color" name="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+      </label>
       <IconPicker iconId={iconId} onChange={setIconId} />
-      {iconId && <label>Icon size (px) <input type="number" min={8} max={128} value={iconSize} onInput={(e) => setIconSize(Number(e.currentTarget.value))} /></label>}
+      {iconId && (
+        <label>
+          Icon size (px){' '}
+          <input
+            type="number"
+            min={8}
+            max={128}
+            value={iconSize}
+            onInput={(e) => setIconSize(Number(e.currentTarget.value))}
+          />
+        </label>
+      )}
       <label>
         Photo (JPEG, PNG, WebP, HEIC)
-        <input type="file" name="photo" accept="image/*" onChange={(e) => e.currentTarget.files?.[0] && uploadPhoto(e.currentTarget.files[0])} />
+        <input
+          type="file"
+          name="photo"
+          accept="image/*"
+          onChange={(e) => e.currentTarget.files?.[0] && uploadPhoto(e.currentTarget.files[0])}
+        />
       </label>
       {progress !== null && <progress value={progress} max={1} aria-label="Photo upload" />}
-      {marker.imageKey && <button type="button" onClick={removePhoto}>Remove photo</button>}
+      {marker.imageKey && (
+        <button type="button" onClick={removePhoto}>
+          Remove photo
+        </button>
+      )}
       <div class="row">
         <button type="submit">Save</button>
-        <button type="button" onClick={onDone}>Cancel</button>
-        <button type="button" class="danger" onClick={remove}>Delete marker</button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={remove}>
+          Delete marker
+        </button>
       </div>
     </form>
   );

@@ -14,7 +14,8 @@ export function MarkersPanel() {
   const found = [];
   for (const m of markers.values()) {
     if (found.length >= SHOWN) break;
-    if (!needle || m.title?.toLowerCase().includes(needle) || m.tags?.some((t) => t.toLowerCase().includes(needle))) found.push(m);
+    if (!needle || m.title?.toLowerCase().includes(needle) || m.tags?.some((t) => t.toLowerCase().includes(needle)))
+      found.push(m);
   }
   const select = (id: string) => {
     const marker = markers.get(id)!;
@@ -25,11 +26,23 @@ export function MarkersPanel() {
     <div>
       <h2>Markers ({markers.size})</h2>
       {canEdit && (
-        <button type="button" aria-pressed={current === 'add-marker'} onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}>
+        <button
+          type="button"
+          aria-pressed={current === 'add-marker'}
+          onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}
+        >
           {current === 'add-marker' ? 'Click the map to place it… (cancel)' : 'Add marker'}
         </button>
       )}
-      <label>Find <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="Title or tag" /></label>
+      <label>
+        Find{' '}
+        <input
+          type="search"
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          placeholder="Title or tag"
+        />
+      </label>
       <ul class="list" data-testid="marker-list">
         {found.map((m) => (
           <li key={m.id}>

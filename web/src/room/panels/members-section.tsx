@@ -30,7 +30,11 @@ export function MembersSection() {
     void act(async () => {
       const answer = await ok(api.POST('/api/rooms/{roomId}/invite', { ...p, body: { email: email.trim(), role } }));
       setEmail('');
-      notify(answer.status === 'added' ? `${answer.member?.email} is now a member` : `Invitation sent to ${answer.invitation?.email}`);
+      notify(
+        answer.status === 'added'
+          ? `${answer.member?.email} is now a member`
+          : `Invitation sent to ${answer.invitation?.email}`,
+      );
     });
   };
   return (
@@ -39,26 +43,73 @@ export function MembersSection() {
       <ul class="list" data-testid="members">
         {members.map((m) => (
           <li key={m.userId}>
-            <span>{m.email} <span class="muted">{m.role}</span></span>
-            {m.role !== 'owner' && <button type="button" class="link" onClick={() => confirm(`Remove ${m.email}?`) && act(() => ok(api.DELETE('/api/rooms/{roomId}/members/{userId}', { params: { path: { roomId, userId: m.userId } } })))}>Remove</button>}
+            <span>
+              {m.email} <span class="muted">{m.role}</span>
+            </span>
+            {m.role !== 'owner' && (
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  confirm(`Remove ${m.email}?`) &&
+                  act(() =>
+                    ok(
+                      api.DELETE('/api/rooms/{roomId}/members/{userId}', {
+                        params: { path: { roomId, userId: m.userId } },
+                      }),
+                    ),
+                  )
+                }
+              >
+                Remove
+              </button>
+            )}
           </li>
         ))}
       </ul>
       <h4>Pending invitations</h4>
-      {invitations.length === 0 ? <p class="muted">None.</p> : (
+      {invitations.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
         <ul class="list" data-testid="invitations">
           {invitations.map((i) => (
             <li key={i.email}>
-              <span>{i.email} <span class="muted">{i.role}</span></span>
-              <button type="button" class="link" onClick={() => act(() => ok(api.DELETE('/api/rooms/{roomId}/pending-invitations/{email}', { params: { path: { roomId, email: i.email } } })), 'Invitation revoked')}>Revoke</button>
+              <span>
+                {i.email} <span class="muted">{i.role}</span>
+              </span>
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  act(
+                    () =>
+                      ok(
+                        api.DELETE('/api/rooms/{roomId}/pending-invitations/{email}', {
+                          params: { path: { roomId, email: i.email } },
+                        }),
+                      ),
+                    'Invitation revoked',
+                  )
+                }
+              >
+                Revoke
+              </button>
             </li>
           ))}
         </ul>
       )}
       <form class="inline" onSubmit={invite} aria-label="Invite">
-        <input type="email" aria-label="E-mail to invite" placeholder="colleague@example.com" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
+        <input
+          type="email"
+          aria-label="E-mail to invite"
+          placeholder="colleague@example.com"
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+          required
+        />
         <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as 'editor' | 'viewer')}>
-          <option value="editor">Editor</option><option value="viewer">Viewer</option>
+          <option value="editor">Editor</option>
+          <option value="viewer">Viewer</option>
         </select>
         <button type="submit">Invite</button>
       </form>

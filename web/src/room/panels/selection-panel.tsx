@@ -10,15 +10,36 @@ export function SelectionPanel() {
   const selected = useStore(selection)!;
   const state = useStore(model)!;
   const exists =
-    selected.kind === 'marker' ? state.markers.has(selected.id) : selected.kind === 'drawing' ? state.drawings.has(selected.id) : state.layers.some((l) => l.id === selected.id);
-  if (!exists) return <section class="card"><p>This {selected.kind} was deleted.</p><button type="button" onClick={() => selection.set(null)}>Close</button></section>;
+    selected.kind === 'marker'
+      ? state.markers.has(selected.id)
+      : selected.kind === 'drawing'
+        ? state.drawings.has(selected.id)
+        : state.layers.some((l) => l.id === selected.id);
+  if (!exists)
+    return (
+      <section class="card">
+        <p>This {selected.kind} was deleted.</p>
+        <button type="button" onClick={() => selection.set(null)}>
+          Close
+        </button>
+      </section>
+    );
   const layer = selected.kind === 'layer' ? state.layers.find((l) => l.id === selected.id)! : null;
   return (
     <section class="card selection" aria-label={`Selected ${selected.kind}`}>
-      <button type="button" class="close" aria-label="Close" onClick={() => selection.set(null)}>×</button>
+      <button type="button" class="close" aria-label="Close" onClick={() => selection.set(null)}>
+        ×
+      </button>
       {selected.kind === 'marker' && <MarkerDetails key={selected.id} markerId={selected.id} />}
       {selected.kind === 'drawing' && <DrawingDetails key={selected.id} drawingId={selected.id} />}
-      {layer && <><h2>{layer.name}</h2><p class="muted">{layer.featureCount} features, {layer.geometryType ?? 'empty'}</p></>}
+      {layer && (
+        <>
+          <h2>{layer.name}</h2>
+          <p class="muted">
+            {layer.featureCount} features, {layer.geometryType ?? 'empty'}
+          </p>
+        </>
+      )}
       <CommentsThread key={`c-${selected.id}`} objectType={selected.kind} objectId={selected.id} />
     </section>
   );

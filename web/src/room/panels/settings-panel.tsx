@@ -16,7 +16,11 @@ export function SettingsPanel() {
   return (
     <div>
       <h2>Settings</h2>
-      {isOwner ? <RoomSettings /> : <p class="muted">Only the room's owner changes its settings, members and tokens.</p>}
+      {isOwner ? (
+        <RoomSettings />
+      ) : (
+        <p class="muted">Only the room's owner changes its settings, members and tokens.</p>
+      )}
       {isOwner && <MembersSection />}
       {isOwner && <TokensSection />}
       <ExportImportSection />
@@ -43,29 +47,97 @@ function RoomSettings() {
   return (
     <section aria-labelledby="room-settings">
       <h3 id="room-settings">Room</h3>
-      <form class="inline" onSubmit={(e) => { e.preventDefault(); void act(() => ok(api.PATCH('/api/rooms/{roomId}', { ...p, body: { name: name.trim() } })), 'Name saved'); }}>
-        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} required /></label>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(() => ok(api.PATCH('/api/rooms/{roomId}', { ...p, body: { name: name.trim() } })), 'Name saved');
+        }}
+      >
+        <label>
+          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} required />
+        </label>
         <button type="submit">Rename</button>
       </form>
       <label class="check">
-        <input type="checkbox" checked={room.isPublic} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/public', { ...p, body: { isPublic: e.currentTarget.checked } })), 'Visibility saved')} />
+        <input
+          type="checkbox"
+          checked={room.isPublic}
+          onChange={(e) =>
+            act(
+              () => ok(api.PATCH('/api/rooms/{roomId}/public', { ...p, body: { isPublic: e.currentTarget.checked } })),
+              'Visibility saved',
+            )
+          }
+        />
         Public: anyone with the link can view the room
       </label>
       <div class="row">
-        <button type="button" onClick={() => { const v = viewOf(map.get()!); void act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } } })), 'Default view saved'); }}>
+        <button
+          type="button"
+          onClick={() => {
+            const v = viewOf(map.get()!);
+            void act(
+              () =>
+                ok(
+                  api.PATCH('/api/rooms/{roomId}/camera-settings', {
+                    ...p,
+                    body: { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } },
+                  }),
+                ),
+              'Default view saved',
+            );
+          }}
+        >
           Use this view as the default
         </button>
       </div>
-      <label>Theme
-        <select value={room.defaultTheme ?? ''} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null } })), 'Theme saved')}>
-          <option value="">Default</option><option value="light">Light</option><option value="dark">Dark</option>
+      <label>
+        Theme
+        <select
+          value={room.defaultTheme ?? ''}
+          onChange={(e) =>
+            act(
+              () =>
+                ok(
+                  api.PATCH('/api/rooms/{roomId}/camera-settings', {
+                    ...p,
+                    body: { defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null },
+                  }),
+                ),
+              'Theme saved',
+            )
+          }
+        >
+          <option value="">Default</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
         </select>
       </label>
       {offered.length > 0 && (
-        <label>Base layer
-          <select value={room.defaultBaseLayer ?? ''} onChange={(e) => act(() => ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...p, body: { defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null } })), 'Base layer saved')}>
+        <label>
+          Base layer
+          <select
+            value={room.defaultBaseLayer ?? ''}
+            onChange={(e) =>
+              act(
+                () =>
+                  ok(
+                    api.PATCH('/api/rooms/{roomId}/camera-settings', {
+                      ...p,
+                      body: { defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null },
+                    }),
+                  ),
+                'Base layer saved',
+              )
+            }
+          >
             <option value="">Default</option>
-            {offered.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
+            {offered.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.name}
+              </option>
+            ))}
           </select>
         </label>
       )}
@@ -78,7 +150,8 @@ function DangerZone() {
   const [typed, setTyped] = useState('');
   const p = { params: { path: { roomId } } };
   const clear = async () => {
-    if (!confirm('Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.')) return;
+    if (!confirm('Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.'))
+      return;
     try {
       await ok(api.POST('/api/rooms/{roomId}/clear', p));
       await model.load();
@@ -98,11 +171,20 @@ function DangerZone() {
   return (
     <section aria-labelledby="danger" class="danger-zone">
       <h3 id="danger">Clear or delete</h3>
-      <button type="button" class="danger" onClick={clear}>Clear the room…</button>
-      <label>Type the room id <code>{roomId}</code> to delete the room and everything in it
-        <input value={typed} onInput={(e) => setTyped(e.currentTarget.value)} aria-label="Room id to confirm deletion" />
+      <button type="button" class="danger" onClick={clear}>
+        Clear the room…
+      </button>
+      <label>
+        Type the room id <code>{roomId}</code> to delete the room and everything in it
+        <input
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          aria-label="Room id to confirm deletion"
+        />
       </label>
-      <button type="button" class="danger" disabled={typed !== roomId} onClick={remove}>Delete the room</button>
+      <button type="button" class="danger" disabled={typed !== roomId} onClick={remove}>
+        Delete the room
+      </button>
     </section>
   );
 }

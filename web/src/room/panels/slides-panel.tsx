@@ -27,18 +27,20 @@ export function SlidesPanel() {
     const selected = selection.get();
     const shown = hidden.get();
     void act(async () => {
-      await ok(api.POST('/api/rooms/{roomId}/presentation/slides', {
-        ...p,
-        body: {
-          title: title.trim() || `Slide ${slides.length + 1}`,
-          body: body.trim() || null,
-          view: viewOf(map.get()!),
-          markerIds: selected?.kind === 'marker' ? [selected.id] : [],
-          drawingIds: selected?.kind === 'drawing' ? [selected.id] : [],
-          layerIds: layers.filter((l) => l.style.visible && !shown.has(l.id)).map((l) => l.id),
-          rasterLayerIds: rasters.filter((r) => !shown.has(r.id)).map((r) => r.id),
-        },
-      }));
+      await ok(
+        api.POST('/api/rooms/{roomId}/presentation/slides', {
+          ...p,
+          body: {
+            title: title.trim() || `Slide ${slides.length + 1}`,
+            body: body.trim() || null,
+            view: viewOf(map.get()!),
+            markerIds: selected?.kind === 'marker' ? [selected.id] : [],
+            drawingIds: selected?.kind === 'drawing' ? [selected.id] : [],
+            layerIds: layers.filter((l) => l.style.visible && !shown.has(l.id)).map((l) => l.id),
+            rasterLayerIds: rasters.filter((r) => !shown.has(r.id)).map((r) => r.id),
+          },
+        }),
+      );
       setTitle('');
       setBody('');
     });
@@ -60,38 +62,103 @@ export function SlidesPanel() {
       <ol class="slides" data-testid="slide-list">
         {slides.map((s, i) => (
           <li key={s.id}>
-            <button type="button" class="link" onClick={() => map.get()?.flyTo({ center: [s.view.lng, s.view.lat], zoom: s.view.zoom })}>{s.title}</button>
+            <button
+              type="button"
+              class="link"
+              onClick={() => map.get()?.flyTo({ center: [s.view.lng, s.view.lat], zoom: s.view.zoom })}
+            >
+              {s.title}
+            </button>
             {canEdit && (
               <span class="row">
-                <button type="button" aria-label={`Move ${s.title} up`} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
-                <button type="button" aria-label={`Move ${s.title} down`} disabled={i === slides.length - 1} onClick={() => move(i, 1)}>↓</button>
-                <button type="button" aria-label={`Delete ${s.title}`} class="danger" onClick={() => confirm(`Delete the slide "${s.title}"?`) && act(() => ok(api.DELETE('/api/rooms/{roomId}/presentation/slides/{slideId}', { params: { path: { roomId, slideId: s.id } } })))}>×</button>
+                <button type="button" aria-label={`Move ${s.title} up`} disabled={i === 0} onClick={() => move(i, -1)}>
+                  ↑
+                </button>
+                <button
+                  type="button"
+                  aria-label={`Move ${s.title} down`}
+                  disabled={i === slides.length - 1}
+                  onClick={() => move(i, 1)}
+                >
+                  ↓
+                </button>
+                <button
+                  type="button"
+                  aria-label={`Delete ${s.title}`}
+                  class="danger"
+                  onClick={() =>
+                    confirm(`Delete the slide "${s.title}"?`) &&
+                    act(() =>
+                      ok(
+                        api.DELETE('/api/rooms/{roomId}/presentation/slides/{slideId}', {
+                          params: { path: { roomId, slideId: s.id } },
+                        }),
+                      ),
+                    )
+                  }
+                >
+                  ×
+                </button>
               </span>
             )}
           </li>
         ))}
       </ol>
-      {slides.length > 0 && <button type="button" onClick={() => setPresenting(0)}>Present</button>}
+      {slides.length > 0 && (
+        <button type="button" onClick={() => setPresenting(0)}>
+          Present
+        </button>
+      )}
       {canEdit && (
         <form class="form" onSubmit={create} aria-label="New slide">
           <h3>New slide from this view</h3>
-          <label>Title <input name="slide-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} /></label>
-          <label>Text <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} /></label>
-          <p class="muted">It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone with its link see these, whole layers included.</p>
+          <label>
+            Title{' '}
+            <input name="slide-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} />
+          </label>
+          <label>
+            Text <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} />
+          </label>
+          <p class="muted">
+            It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone
+            with its link see these, whole layers included.
+          </p>
           <button type="submit">Add slide</button>
         </form>
       )}
       {canEdit && (
         <fieldset>
           <legend>Publishing</legend>
-          <label class="check"><input type="checkbox" checked={room.presentationIsPublic} onChange={(e) => publish(e.currentTarget.checked)} /> Anyone with the link can view the presentation</label>
-          {room.presentationIsPublic && <p>Public link: <a href={`/p/${roomId}`} target="_blank" rel="noopener">{location.origin}/p/{roomId}</a></p>}
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={room.presentationIsPublic}
+              onChange={(e) => publish(e.currentTarget.checked)}
+            />{' '}
+            Anyone with the link can view the presentation
+          </label>
+          {room.presentationIsPublic && (
+            <p>
+              Public link:{' '}
+              <a href={`/p/${roomId}`} target="_blank" rel="noopener">
+                {location.origin}/p/{roomId}
+              </a>
+            </p>
+          )}
         </fieldset>
       )}
-      {presenting !== null && map.get() && createPortal(
-        <DeckPlayer map={map.get()!} slides={slides} start={presenting} theme={room.defaultTheme} onClose={() => setPresenting(null)} />,
-        map.get()!.getContainer().parentElement!,
-      )}
+      {presenting !== null &&
+        map.get() &&
+        createPortal(
+          <DeckPlayer
+            map={map.get()!}
+            slides={slides}
+            start={presenting}
+            theme={room.defaultTheme}
+            onClose={() => setPresenting(null)}
+          />,
+          map.get()!.getContainer().parentElement!,
+        )}
     </div>
   );
 }

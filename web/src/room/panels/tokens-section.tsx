@@ -19,7 +19,12 @@ export function TokensSection() {
   const create = async (event: Event) => {
     event.preventDefault();
     try {
-      const answer = await ok(api.POST('/api/rooms/{roomId}/api-tokens', { ...p, body: { name: name.trim(), permissions: [...permissions], expiresInDays: days } }));
+      const answer = await ok(
+        api.POST('/api/rooms/{roomId}/api-tokens', {
+          ...p,
+          body: { name: name.trim(), permissions: [...permissions], expiresInDays: days },
+        }),
+      );
       setSecret(answer.token);
       setName('');
       await load();
@@ -30,7 +35,9 @@ export function TokensSection() {
   const revoke = async (token: RoomToken) => {
     if (!confirm(`Revoke the token "${token.name}"? Scripts using it stop working.`)) return;
     try {
-      await ok(api.DELETE('/api/rooms/{roomId}/api-tokens/{tokenId}', { params: { path: { roomId, tokenId: token.id } } }));
+      await ok(
+        api.DELETE('/api/rooms/{roomId}/api-tokens/{tokenId}', { params: { path: { roomId, tokenId: token.id } } }),
+      );
       await load();
     } catch (error) {
       notify(messageOf(error), 'error');
@@ -49,28 +56,58 @@ export function TokensSection() {
         <div class="note" role="status">
           <p>Copy the token now: it is not shown again.</p>
           <code data-testid="token-secret">{secret}</code>{' '}
-          <button type="button" onClick={() => navigator.clipboard.writeText(secret).then(() => notify('Copied'), () => notify('Select the token and copy it', 'error'))}>Copy</button>{' '}
-          <button type="button" onClick={() => setSecret(null)}>Done</button>
+          <button
+            type="button"
+            onClick={() =>
+              navigator.clipboard.writeText(secret).then(
+                () => notify('Copied'),
+                () => notify('Select the token and copy it', 'error'),
+              )
+            }
+          >
+            Copy
+          </button>{' '}
+          <button type="button" onClick={() => setSecret(null)}>
+            Done
+          </button>
         </div>
       )}
       <ul class="list" data-testid="tokens">
         {tokens.map((t) => (
           <li key={t.id}>
-            <span>{t.name} <span class="muted">{t.permissions.join(', ')}; expires {new Date(t.expiresAt).toLocaleDateString()}{t.lastUsedAt ? `; used ${new Date(t.lastUsedAt).toLocaleString()}` : ''}</span></span>
-            <button type="button" class="link" onClick={() => revoke(t)}>Revoke</button>
+            <span>
+              {t.name}{' '}
+              <span class="muted">
+                {t.permissions.join(', ')}; expires {new Date(t.expiresAt).toLocaleDateString()}
+                {t.lastUsedAt ? `; used ${new Date(t.lastUsedAt).toLocaleString()}` : ''}
+              </span>
+            </span>
+            <button type="button" class="link" onClick={() => revoke(t)}>
+              Revoke
+            </button>
           </li>
         ))}
       </ul>
       <form class="form" onSubmit={create} aria-label="New token">
-        <label>Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} /></label>
+        <label>
+          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} />
+        </label>
         <fieldset class="row">
           <legend>Permissions</legend>
           {PERMISSIONS.map((permission) => (
-            <label key={permission} class="check"><input type="checkbox" checked={permissions.has(permission)} onChange={() => toggle(permission)} /> {permission}</label>
+            <label key={permission} class="check">
+              <input type="checkbox" checked={permissions.has(permission)} onChange={() => toggle(permission)} />{' '}
+              {permission}
+            </label>
           ))}
         </fieldset>
-        <label>Expires in (days) <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} /></label>
-        <button type="submit" disabled={permissions.size === 0}>Create token</button>
+        <label>
+          Expires in (days){' '}
+          <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} />
+        </label>
+        <button type="submit" disabled={permissions.size === 0}>
+          Create token
+        </button>
       </form>
     </section>
   );
