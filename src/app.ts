@@ -161,11 +161,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const rooms = new RoomsRepository(db);
   const members = new MembersRepository(db);
   const tokens = new TokensRepository(db);
+  const slides = new SlidesRepository(db);
   const access = new CachedAccess(
     {
       roomWithRole: (roomId, userId) => rooms.findWithRole(roomId, userId),
       tokenByHash: (hash) => tokens.findByHash(hash),
       userById: (id) => users.findById(id),
+      shownByDeck: (roomId, object) => slides.isShown(roomId, object),
     },
     config.accessCacheTtlMs,
   );
@@ -202,15 +204,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Markers, their photos and icons, bulk import.
   const markers = new MarkersRepository(db);
   const icons = new IconsRepository(db);
-  const slides = new SlidesRepository(db);
-  const deckMarkers = async (roomId: string) => markers.findMany(roomId, await slides.shownMarkerIds(roomId));
-  const markerImages = new MarkerImages(markers, files, deckMarkers);
+  const markerImages = new MarkerImages(markers, files);
   content.register(
     contentOf('markers', markers, (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])),
   );
   await app.register(markersRoutes, { markers: new MarkersService(markers, icons, markerImages, writePath) });
   await app.register(markerImagesRoutes, { images: markerImages, uploads });
-  await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath, deckMarkers), uploads });
+  await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath), uploads });
   await app.register(bulkImportRoutes, {
     bulkImport: new BulkImport(db, files, jobs, staged, markers, icons, markerImages, writePath),
     uploads,
@@ -240,17 +240,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
   for (const registration of layerContent(layers, featureTables, files)) content.register(registration);
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
-  const deckIds = (column: 'layer_ids' | 'raster_layer_ids') => async (roomId: string) =>
-    (await slides.list(roomId)).flatMap((slide) => JSON.parse(slide[column]) as string[]);
   await app.register(layersRoutes, {
     layers: layersService,
     uploads: layerUploads,
     receiver: uploads,
     layerRoom,
-    deckLayers: deckIds('layer_ids'),
   });
-  const deckRasters = deckIds('raster_layer_ids');
-  await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath, deckRasters) });
+  await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath) });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
   const sweep = setInterval(

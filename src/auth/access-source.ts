@@ -1,15 +1,26 @@
-import type { ApiTokensTable, RoomsTable, UsersTable } from '../db/tables.js';
+import type { ApiTokensTable, RoomsTable, SlideObjectType, UsersTable } from '../db/tables.js';
 import { TtlCache } from '../infra/ttl-cache.js';
 import type { Role } from './access.js';
 
 /** A room with the calling user's role in it (null when not a member or not a user). */
 export type RoomWithRole = RoomsTable & { member_role: Role | null };
 
+/**
+ * An object a public deck may show: one a slide names (a marker, layer, raster or drawing),
+ * or one reached through a marker a slide names (its icon by id, its photo or thumbnail by key).
+ */
+export interface DeckObjectRef {
+  type: SlideObjectType | 'icon' | 'photo';
+  id: string;
+}
+
 /** The reads the access check makes on every request; the repositories answer them. */
 export interface AccessSource {
   roomWithRole(roomId: string, userId: string | null): Promise<RoomWithRole | undefined>;
   tokenByHash(hash: string): Promise<ApiTokensTable | undefined>;
   userById(id: string): Promise<UsersTable | undefined>;
+  /** Whether a slide of the room shows the object (whether the deck is published is the room's). */
+  shownByDeck(roomId: string, object: DeckObjectRef): Promise<boolean>;
 }
 
 /** What a service calls after it changed who may do what (membership, visibility, tokens). */
@@ -48,6 +59,11 @@ export class CachedAccess implements AccessSource, AccessChanges {
 
   userById(id: string) {
     return this.source.userById(id);
+  }
+
+  /** Never cached: taking an object off a slide takes it from the deck's visitors at once. */
+  shownByDeck(roomId: string, object: DeckObjectRef) {
+    return this.source.shownByDeck(roomId, object);
   }
 
   /** Tells `listener` when access to a room (or, with null, to any room) may have changed. */

@@ -1,5 +1,5 @@
 import { access, visitsOnlyTheDeck, type Caller, type Grant, type RoomFacts, type RoomNeed } from './access.js';
-import type { AccessSource, RoomWithRole } from './access-source.js';
+import type { AccessSource, DeckObjectRef, RoomWithRole } from './access-source.js';
 
 /** The facts `access()` needs, from a room row with the caller's role. */
 export function roomFacts(row: RoomWithRole): RoomFacts {
@@ -10,17 +10,18 @@ export function roomFacts(row: RoomWithRole): RoomFacts {
   };
 }
 
-/** For `shownByDeck` needs: what the request names, and whether a slide of the room shows it. */
+/** For `shownByDeck` needs: the object the request names (no id: none, so not shown). */
 export interface DeckObject {
   /** What the object is called in the 404 a visitor of the deck hears for one it does not show. */
   what: string;
-  isShown(roomId: string): Promise<boolean>;
+  type: DeckObjectRef['type'];
+  id: string | undefined;
 }
 
 /**
  * Loads the room with the caller's role and applies the one access check. For `shownByDeck`,
- * the slides are looked at only when the caller's access hangs on them (it may see the public
- * deck but not read the room).
+ * the deck's rule (`source.shownByDeck`: does a slide show the object?) is asked only when the
+ * caller's access hangs on it (it may see the public deck but not read the room).
  */
 export async function authorizeRoom(
   source: AccessSource,
@@ -32,9 +33,10 @@ export async function authorizeRoom(
   const row = await source.roomWithRole(roomId, caller.kind === 'user' ? caller.userId : null);
   const facts = row ? roomFacts(row) : null;
   if (facts && need === 'shownByDeck' && visitsOnlyTheDeck(facts, caller)) {
+    const id = deckObject?.id;
     facts.deckObject = {
       what: deckObject?.what ?? 'Object',
-      shown: deckObject ? await deckObject.isShown(roomId) : false,
+      shown: deckObject && id ? await source.shownByDeck(roomId, { type: deckObject.type, id }) : false,
     };
   }
   return { room: row, grant: access(facts, roomId, caller, need) };

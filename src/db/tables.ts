@@ -211,6 +211,20 @@ export interface SlidesTable {
   updated_at: number;
 }
 
+/** The kinds of object a slide shows, one per id list of the slide. */
+export type SlideObjectType = 'marker' | 'layer' | 'raster' | 'drawing';
+
+/**
+ * One object a slide shows, derived from the slide's id lists in the same write. The access
+ * check reads these rows ("does the published deck show this?"), never the lists.
+ */
+export interface SlideObjectsTable {
+  room_id: string;
+  slide_id: string;
+  object_type: SlideObjectType;
+  object_id: string;
+}
+
 export interface LayersTable {
   id: string;
   room_id: string;
@@ -299,6 +313,7 @@ export interface Tables {
   comment_replies: CommentRepliesTable;
   drawings: DrawingsTable;
   slides: SlidesTable;
+  slide_objects: SlideObjectsTable;
   layers: LayersTable;
   layer_chunks: LayerChunksTable;
   upload_chunks: UploadChunksTable;

@@ -26,12 +26,15 @@ export type RoomAccess = {
 
 /**
  * The object a `shownByDeck` route serves (a photo, an icon, a layer, a raster): what it is
- * called, and whether a slide of the room shows the one the request names. A visitor of a
- * public deck reaches only those; members and other readers of the room are not narrowed.
+ * called (for the 404), its kind, and where the request names it (a path or query parameter).
+ * The hook asks the one deck rule (`AccessSource.shownByDeck`) whether a slide of the room
+ * shows it. A visitor of a public deck reaches only those; members and other readers of the
+ * room are not narrowed.
  */
 export interface DeckRoute {
   what: string;
-  isShown(roomId: string, request: FastifyRequest): Promise<boolean>;
+  type: DeckObject['type'];
+  id: { param: string } | { query: string };
 }
 
 /**
@@ -102,10 +105,7 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       return;
     }
     if (!('room' in spec)) return;
-    const deckObject: DeckObject | undefined =
-      'deckObject' in spec
-        ? { what: spec.deckObject.what, isShown: (id) => spec.deckObject.isShown(id, request) }
-        : undefined;
+    const deckObject = 'deckObject' in spec ? deckObjectOf(spec.deckObject, request) : undefined;
     const { room, grant } = spec.roomOf
       ? await authorizeObject(
           source,
@@ -119,6 +119,13 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
     request.grant = grant;
     if (room) request.room = room;
   });
+}
+
+/** The object a `shownByDeck` request names; a missing, empty or repeated parameter names none. */
+function deckObjectOf(route: DeckRoute, request: FastifyRequest): DeckObject {
+  const values = ('param' in route.id ? request.params : request.query) as Record<string, unknown>;
+  const id = values['param' in route.id ? route.id.param : route.id.query];
+  return { what: route.what, type: route.type, id: typeof id === 'string' && id !== '' ? id : undefined };
 }
 
 /**

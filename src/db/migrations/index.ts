@@ -5,6 +5,7 @@ import * as m0003 from './0003_comments_drawings_slides.js';
 import * as m0004 from './0004_email_verification_staged_jobs.js';
 import * as m0005 from './0005_layers.js';
 import * as m0006 from './0006_layer_fields_export_jobs.js';
+import * as m0008 from './0008_slide_objects.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -23,6 +24,7 @@ const STEPS: Record<string, Step> = {
   '0004_email_verification_staged_jobs': m0004,
   '0005_layers': m0005,
   '0006_layer_fields_export_jobs': m0006,
+  '0008_slide_objects': m0008,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -26,6 +26,7 @@ import { cleanPhoto } from '../markers/marker-images.js';
 import { presentMarker } from '../markers/markers.presenter.js';
 import { ImageMetaSchema, Marker } from '../markers/markers.schemas.js';
 import { presentSlide } from '../slides/slides.presenter.js';
+import { writeSlideObjects } from '../slides/slides.repository.js';
 import { Slide } from '../slides/slides.schemas.js';
 
 export interface ImportCounts {
@@ -347,6 +348,7 @@ export class RestoredContent {
           .values(chunk as never)
           .execute();
     }
+    await writeSlideObjects(trx, this.rows.slides);
   }
 
   /** Removes the files stored for an import that failed. */

@@ -85,10 +85,7 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
     config: {
       access: {
         room: 'shownByDeck',
-        deckObject: {
-          what: 'Icon',
-          isShown: (roomId, request) => icons.shownByDeck(roomId, (request.params as { iconId?: string }).iconId),
-        },
+        deckObject: { what: 'Icon', type: 'icon', id: { param: 'iconId' } },
       },
     },
     schema: {

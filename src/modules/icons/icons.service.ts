@@ -33,8 +33,6 @@ export class IconsService {
     private readonly icons: IconsRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
-    /** The markers a room's slides show: when the deck is public, anyone may read their icons. */
-    private readonly deckMarkers: (roomId: string) => Promise<{ marker_icon_id: string | null }[]>,
   ) {}
 
   async create(roomId: string, caller: Caller, input: NewIcon): Promise<{ iconId: string }> {
@@ -79,11 +77,6 @@ export class IconsService {
   async list(roomId: string) {
     const rows = await this.icons.listForRoom(roomId);
     return { icons: rows.map(presentIcon) };
-  }
-
-  /** Whether a slide of the room shows a marker drawn with this icon. */
-  async shownByDeck(roomId: string, iconId: string | undefined): Promise<boolean> {
-    return iconId !== undefined && (await this.deckMarkers(roomId)).some((m) => m.marker_icon_id === iconId);
   }
 
   /** The icon's file; 404 when the room has no such icon. */

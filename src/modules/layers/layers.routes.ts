@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FastifyRequest } from 'fastify';
 import { invalidField } from '../../errors.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
@@ -22,26 +21,18 @@ const FEATURES_DESCRIPTION =
   'answers whole. A bbox (WGS84 degrees; all four or none) answers its features, or, above 10,000, `_metadata.complete: false` ' +
   "with `directChunks: [{path, featureCount, bbox}]` to fetch. `zoom` (0 to 24) simplifies geometries to that zoom's pixel size.";
 
-/** The vector layers a room's slides show: visitors of a public deck may read their data. */
-export type DeckLayers = (roomId: string) => Promise<string[]>;
-
 export const layersRoutes: FastifyPluginAsyncTypebox<{
   layers: LayersService;
   uploads: LayerUploads;
   receiver: UploadReceiver;
   layerRoom: ObjectRoom;
-  deckLayers: DeckLayers;
-}> = async (app, { layers, uploads, receiver, layerRoom, deckLayers }) => {
+}> = async (app, { layers, uploads, receiver, layerRoom }) => {
   /** Layer data: read on the layer's room, or anyone when a slide of its public deck shows the layer. */
   const shownByDeck = {
     access: {
       room: 'shownByDeck',
       roomOf: layerRoom,
-      deckObject: {
-        what: 'Layer',
-        isShown: async (roomId: string, request: FastifyRequest) =>
-          (await deckLayers(roomId)).includes((request.params as { layerId: string }).layerId),
-      },
+      deckObject: { what: 'Layer', type: 'layer', id: { param: 'layerId' } },
     },
   } as const;
 

@@ -61,10 +61,7 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
     config: {
       access: {
         room: 'shownByDeck',
-        deckObject: {
-          what: 'Image',
-          isShown: (roomId, request) => images.shownByDeck(roomId, (request.query as { key?: unknown }).key),
-        },
+        deckObject: { what: 'Image', type: 'photo', id: { query: 'key' } },
       },
     },
     schema: {

@@ -18,9 +18,6 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 /** The only key shapes the image route serves, checked against the route's room. */
 const KEY_IN_ROOM = new RegExp(`^markers/([A-Za-z0-9_-]{10})/${UUID}(?:_thumb)?\\.jpg$`);
 
-/** The markers a room's slides show: when the deck is public, anyone may read their photos. */
-export type DeckMarkers = (roomId: string) => Promise<{ image_key: string | null; thumbnail_key: string | null }[]>;
-
 export interface UploadedImage {
   imageKey: string;
   thumbnailKey: string;
@@ -37,7 +34,6 @@ export class MarkerImages {
   constructor(
     private readonly markers: MarkersRepository,
     private readonly files: StoredFiles,
-    private readonly deckMarkers: DeckMarkers,
   ) {}
 
   /**
@@ -88,12 +84,6 @@ export class MarkerImages {
       { roomId, key: thumbnailKey, kind: 'marker-thumbnail', contentType: 'image/jpeg', data: thumbnailJpeg },
     ]);
     return { imageKey, thumbnailKey, exif };
-  }
-
-  /** Whether a slide of the room shows a marker whose photo or thumbnail this key names. */
-  async shownByDeck(roomId: string, key: unknown): Promise<boolean> {
-    if (typeof key !== 'string' || key === '') return false;
-    return (await this.deckMarkers(roomId)).some((m) => m.image_key === key || m.thumbnail_key === key);
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { errors, RoomParams } from '../../http/schemas.js';
 import * as S from './rasters.schemas.js';
 import type { RastersService } from './rasters.service.js';
@@ -13,11 +12,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   /** Tiles and values: read, or anyone when a slide of the public deck shows the raster. */
   const shownByDeck = {
     room: 'shownByDeck',
-    deckObject: {
-      what: 'Raster layer',
-      isShown: (roomId: string, request: FastifyRequest) =>
-        rasters.shownByDeck(roomId, (request.params as { layerId?: string }).layerId),
-    },
+    deckObject: { what: 'Raster layer', type: 'raster', id: { param: 'layerId' } },
   } as const;
 
   app.get('/api/colormaps', {

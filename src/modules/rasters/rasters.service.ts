@@ -18,9 +18,6 @@ import type { WritePath } from '../history/write-path.js';
 import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from '../layers/layers.presenter.js';
 import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
 
-/** The raster layers a room's slides show: when the deck is public, anyone may see their tiles. */
-export type DeckRasters = (roomId: string) => Promise<string[]>;
-
 /** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
 export type TileAnswer =
   | { etag: string; notModified: true }
@@ -40,7 +37,6 @@ export class RastersService {
     private readonly layers: LayersRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
-    private readonly deckRasters: DeckRasters,
   ) {}
 
   async list(roomId: string) {
@@ -120,11 +116,6 @@ export class RastersService {
     return {
       colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })),
     };
-  }
-
-  /** Whether a slide of the room shows this raster. */
-  async shownByDeck(roomId: string, layerId: string | undefined): Promise<boolean> {
-    return layerId !== undefined && (await this.deckRasters(roomId)).includes(layerId);
   }
 
   /** A raster layer of the room, or 404. */
