@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../src/errors.js';
-import type { LiveEvent, LiveHub } from '../src/infra/live-hub.js';
+import type { LiveHub, RoomEvent as LiveEvent } from '../src/infra/live-hub.js';
+import { presentDrawing } from '../src/modules/drawings/drawings.presenter.js';
 import { WritePath } from '../src/modules/history/write-path.js';
 import { createRoom, scaffold, type TestApp, type TestUser } from './helpers.js';
 
@@ -71,9 +72,14 @@ describe('WritePath', () => {
             objectType: 'drawing',
             objectId: 'drawing-a',
             changes: { label: 'a' },
-            data: { id: 'drawing-a' },
+            data: presentDrawing(drawingRow(roomId, 'drawing-a')),
           },
-          { type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-b', data: { id: 'drawing-b' } },
+          {
+            type: 'drawing.created',
+            objectType: 'drawing',
+            objectId: 'drawing-b',
+            data: presentDrawing(drawingRow(roomId, 'drawing-b')),
+          },
         ],
       };
     });
@@ -132,7 +138,14 @@ describe('WritePath', () => {
           await trx.insertInto('drawings').values(drawingRow(roomId, 'drawing-kept')).execute();
           return {
             result: null,
-            changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: 'drawing-kept' }],
+            changes: [
+              {
+                type: 'drawing.created',
+                objectType: 'drawing',
+                objectId: 'drawing-kept',
+                data: presentDrawing(drawingRow(roomId, 'drawing-kept')),
+              },
+            ],
           };
         })
         .then(
@@ -160,7 +173,14 @@ describe('WritePath', () => {
             .execute();
           return {
             result: null,
-            changes: [{ type: 'drawing.created', objectType: 'drawing', objectId: `drawing-${i}` }],
+            changes: [
+              {
+                type: 'drawing.created',
+                objectType: 'drawing',
+                objectId: `drawing-${i}`,
+                data: presentDrawing(drawingRow(roomId, `drawing-${i}`)),
+              },
+            ],
           };
         }),
       ),

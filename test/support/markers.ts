@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { LiveEvent, LiveHub, LiveListener } from '../../src/infra/live-hub.js';
+import type { LiveHub, LiveListener, RoomEvent as LiveEvent } from '../../src/infra/live-hub.js';
 import { assertOk, call, type HistoryEvent, postMultipart, type TestApp, type Users } from '../helpers.js';
 
 /** What the markers-*.test.ts files share: the marker's shape, photo fixtures and the calls they make. */

@@ -3,18 +3,20 @@ import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { broadcastFailed } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
+import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
 
-/** One change to room content: `type` is `<objectType>.<created|updated|deleted>` or `room.*`. */
-export interface Change {
-  type: string;
-  objectType: string;
-  objectId: string;
-  /** The fields the change set (history's `changes`). */
-  changes?: Record<string, unknown>;
-  /** The object after the change (live clients' `data`); null for deletions. */
-  data?: unknown;
-}
+/** A change before the write path stamps it with its room, version and time; a deletion may leave out its null data. */
+type WithoutStamp<E> = E extends unknown
+  ? Omit<E, 'version' | 'at' | 'data' | 'roomId'> &
+      (E extends { data: null } ? { data?: null } : { data: E extends { data: infer D } ? D : never })
+  : never;
+
+/**
+ * One change to room content, as a service hands it to the write path: `type`, `objectType`
+ * and `data` must be one of the live events' pairs (`marker.updated` with a Marker, a deletion
+ * with no data); `changes` are the fields the change set (history's `changes`).
+ */
+export type Change = WithoutStamp<RoomEvent> & { changes?: Record<string, unknown> };
 
 export interface WorkResult<T> {
   result: T;
@@ -42,7 +44,7 @@ export class WritePath {
     return result;
   }
 
-  private async record(trx: Db, roomId: string, actor: Actor, changes: Change[]): Promise<LiveEvent[]> {
+  private async record(trx: Db, roomId: string, actor: Actor, changes: Change[]): Promise<RoomEvent[]> {
     if (changes.length === 0) return [];
     const { version } = await trx
       .updateTable('rooms')
@@ -52,15 +54,10 @@ export class WritePath {
       .executeTakeFirstOrThrow();
     const at = Date.now();
     const first = Number(version) - changes.length + 1;
-    const events = changes.map((change, i) => ({
-      roomId,
-      type: change.type,
-      objectType: change.objectType,
-      objectId: change.objectId,
-      data: change.data ?? null,
-      version: first + i,
-      at,
-    }));
+    const events = changes.map(
+      ({ changes: _, ...change }, i) =>
+        ({ roomId, ...change, data: change.data ?? null, version: first + i, at }) as RoomEvent,
+    );
     await trx
       .insertInto('history')
       .values(
@@ -82,7 +79,7 @@ export class WritePath {
     return events;
   }
 
-  private async broadcast(events: LiveEvent[]): Promise<void> {
+  private async broadcast(events: RoomEvent[]): Promise<void> {
     try {
       for (const event of events) await this.live.publish(event);
     } catch {

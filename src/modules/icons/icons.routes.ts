@@ -3,19 +3,11 @@ import { Type } from 'typebox';
 import { badRequest } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import type { UploadReceiver } from '../../http/uploads.js';
+import { Icon } from './icons.schemas.js';
 import { ICON_NAME_MAX, ICON_SIZE, MAX_ICON_BYTES, type IconsService } from './icons.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['marker icons'];
-
-const Icon = Type.Object({
-  iconId: Type.String({ description: '`icon-api-<suffix>`' }),
-  name: Type.String(),
-  size: Type.Integer({ minimum: ICON_SIZE.min, maximum: ICON_SIZE.max }),
-  contentType: Type.Union([Type.Literal('image/svg+xml'), Type.Literal('image/png')]),
-  createdAt: Type.Integer({ description: 'Epoch milliseconds' }),
-  createdBy: Type.String({ description: 'User id, or the room token id' }),
-});
 
 /**
  * Icons never change once registered (a new file gets a new id). The CSP keeps a served SVG

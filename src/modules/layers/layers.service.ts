@@ -96,8 +96,11 @@ export class LayersService {
       if (!row) throw notFound('Layer');
       await this.layers.deleteRow(trx, row.id);
       if (row.storage_key !== null) await this.featureTables.drop(trx, Number(row.storage_key));
-      const objectType = row.kind === 'raster' ? 'rasterLayer' : 'layer';
-      return { result: row, changes: [{ type: `${objectType}.deleted`, objectType, objectId: layerId, data: null }] };
+      const change =
+        row.kind === 'raster'
+          ? ({ type: 'rasterLayer.deleted', objectType: 'rasterLayer' } as const)
+          : ({ type: 'layer.deleted', objectType: 'layer' } as const);
+      return { result: row, changes: [{ ...change, objectId: layerId, data: null }] };
     });
     await this.files.removeUnder(room.id, `layers/${room.id}/${removed.id}/`);
     return { success: true, layerId };

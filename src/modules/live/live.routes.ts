@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
+import { LiveEvent } from './live-events.js';
 import type { LiveService } from './live.service.js';
 
 const DESCRIPTION = `A WebSocket (\`ws://\` or \`wss://\`): the upgrade answers 101 Switching Protocols.
@@ -16,7 +17,7 @@ another room), 404 (no such room), 426 \`upgrade_required\` (a request that is n
 that cannot set headers, as the first message \`{"type":"auth","token":"..."}\` within 10 seconds. Listening needs read
 on the room (anyone for a public room; a room token needs \`read\`).
 
-**Messages** from the server, as JSON:
+**Messages** from the server, as JSON, are the \`LiveEvent\` schema (components.schemas.LiveEvent), told apart by \`type\`:
 - \`{type: "hello", roomId, version}\` first: the room's state version.
 - with \`?since=<version>\`, the changes missed since that version, in order; then every change as it happens:
   \`{type, objectType, objectId, data, version, at}\`, with the history's type names (\`marker.created\`, \`layer.updated\`,
@@ -30,6 +31,9 @@ access ends while listening: the room made private, the member removed, the toke
 1011 an internal error. The server pings every 30 seconds; a client that does not answer is dropped.`;
 
 export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = async (app, { live }) => {
+  // Documentation only: the OpenAPI document lists it under components.schemas, and the web
+  // application's types (web/src/api/schema.d.ts) are generated from it.
+  app.addSchema(LiveEvent);
   app.route({
     method: 'GET',
     url: '/api/rooms/:roomId/live',

@@ -4,10 +4,11 @@ import type { CachedAccess } from '../../auth/access-source.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { authorizeRoom } from '../../auth/room-access.js';
 import { AppError, unauthorized } from '../../errors.js';
-import type { LiveEvent, LiveHub } from '../../infra/live-hub.js';
+import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
 import type { HistoryRepository } from '../history/history.repository.js';
 import { liveEventOf } from '../history/history.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
+import type { LiveEvent } from './live-events.js';
 
 /** How long an anonymous connection may take to send its credential as first message. */
 const AUTH_TIMEOUT_MS = 10_000;
@@ -18,20 +19,14 @@ const HEARTBEAT_MS = 30_000;
 /** Close codes: 4401 no valid credential, 4403 no read access, 4404 room gone. */
 const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
 
-type Outgoing =
-  | { type: 'hello'; roomId: string; version: number }
-  | { type: 'resync'; version: number }
-  | { type: 'error'; error: string; message: string }
-  | Omit<LiveEvent, 'roomId'>;
-
 /** An open socket and the credential it was admitted with, to check again. */
 interface Listener {
   socket: WebSocket;
   credential: string | undefined;
   /** Sends one change to the client. */
-  forward(event: LiveEvent): void;
+  forward(event: RoomEvent): void;
   /** Changes held back while the client is caught up or its access is checked again. */
-  held: LiveEvent[] | null;
+  held: RoomEvent[] | null;
   /** How many reasons there are to hold (the replay, checks in flight). */
   holds: number;
 }
@@ -92,7 +87,7 @@ export class LiveService {
     since: number | undefined,
     credential: string | undefined,
   ): Promise<void> {
-    const send = (message: Outgoing) => {
+    const send = (message: LiveEvent) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
     try {
@@ -146,7 +141,7 @@ export class LiveService {
         send({ type: 'resync', version });
       } else {
         lastSent = since;
-        for (const row of missed) listener.forward({ roomId, ...liveEventOf(row) });
+        for (const row of missed) listener.forward(liveEventOf(row));
       }
     }
     release(listener);
@@ -190,6 +185,6 @@ export class LiveService {
 function refuse(socket: WebSocket, error: unknown) {
   const e = error instanceof AppError ? error : unauthorized();
   if (socket.readyState === socket.OPEN)
-    socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message }));
+    socket.send(JSON.stringify({ type: 'error', error: e.code, message: e.message } satisfies LiveEvent));
   socket.close(CLOSE_CODE[e.statusCode] ?? 4400, e.message.slice(0, 120));
 }

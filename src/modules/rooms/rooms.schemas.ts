@@ -91,6 +91,14 @@ export const InfoReply = Type.Object({
   }),
 });
 
+/** The room's settings after a change, as `room.updated` carries them to history and live clients. */
+export const RoomSettings = Type.Object({
+  ...Info.properties,
+  requiresAuth: Type.Boolean(),
+  description: Nullable(Type.String()),
+  timelineSettings: TimelineSettings,
+});
+
 /** The kinds of room content that `counts` and `clear` cover. */
 export const ContentCounts = Type.Object({
   markers: Type.Integer(),

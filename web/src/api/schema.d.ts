@@ -7912,7 +7912,7 @@ export interface paths {
          *     that cannot set headers, as the first message `{"type":"auth","token":"..."}` within 10 seconds. Listening needs read
          *     on the room (anyone for a public room; a room token needs `read`).
          *
-         *     **Messages** from the server, as JSON:
+         *     **Messages** from the server, as JSON, are the `LiveEvent` schema (components.schemas.LiveEvent), told apart by `type`:
          *     - `{type: "hello", roomId, version}` first: the room's state version.
          *     - with `?since=<version>`, the changes missed since that version, in order; then every change as it happens:
          *       `{type, objectType, objectId, data, version, at}`, with the history's type names (`marker.created`, `layer.updated`,
@@ -8011,6 +8011,734 @@ export interface components {
             /** @description Human-readable sentence */
             message: string;
             details?: unknown;
+        };
+        /** @description A message of the live channel (`GET /api/rooms/{roomId}/live`), told apart by `type`. A change carries the object after it as `data` (null when deleted), the same type names as the history. */
+        LiveEvent: {
+            /** @enum {string} */
+            type: "hello";
+            roomId: string;
+            version: number;
+        } | {
+            /** @enum {string} */
+            type: "resync";
+            version: number;
+        } | {
+            /** @enum {string} */
+            type: "error";
+            error: string;
+            message: string;
+        } | {
+            /** @enum {string} */
+            type: "marker.created";
+            /** @enum {string} */
+            objectType: "marker";
+            objectId: string;
+            data: {
+                /** @description `marker-<suffix>` */
+                id: string;
+                latitude?: number;
+                longitude?: number;
+                title?: string | null;
+                description?: string | null;
+                color?: string | null;
+                tags?: string[] | null;
+                eventDate?: number | null;
+                markerIconId?: string | null;
+                markerIconSize?: number | null;
+                imageKey?: string | null;
+                thumbnailKey?: string | null;
+                embeddedMediaUrl?: string | null;
+                mediaSize?: ("sm" | "md" | "lg") | null;
+                imageMeta?: {
+                    takenAt: number | null;
+                    camera: {
+                        make: string | null;
+                        model: string | null;
+                    } | null;
+                    gps: {
+                        /** @description Signed decimal degrees */
+                        latitude: number;
+                        /** @description Signed decimal degrees */
+                        longitude: number;
+                        altitude: number | null;
+                    } | null;
+                } | null;
+                createdBy?: string;
+                createdAt?: number;
+                updatedAt?: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "marker.updated";
+            /** @enum {string} */
+            objectType: "marker";
+            objectId: string;
+            data: {
+                /** @description `marker-<suffix>` */
+                id: string;
+                latitude?: number;
+                longitude?: number;
+                title?: string | null;
+                description?: string | null;
+                color?: string | null;
+                tags?: string[] | null;
+                eventDate?: number | null;
+                markerIconId?: string | null;
+                markerIconSize?: number | null;
+                imageKey?: string | null;
+                thumbnailKey?: string | null;
+                embeddedMediaUrl?: string | null;
+                mediaSize?: ("sm" | "md" | "lg") | null;
+                imageMeta?: {
+                    takenAt: number | null;
+                    camera: {
+                        make: string | null;
+                        model: string | null;
+                    } | null;
+                    gps: {
+                        /** @description Signed decimal degrees */
+                        latitude: number;
+                        /** @description Signed decimal degrees */
+                        longitude: number;
+                        altitude: number | null;
+                    } | null;
+                } | null;
+                createdBy?: string;
+                createdAt?: number;
+                updatedAt?: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "marker.deleted";
+            /** @enum {string} */
+            objectType: "marker";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "drawing.created";
+            /** @enum {string} */
+            objectType: "drawing";
+            objectId: string;
+            data: {
+                /** @description `drawing-<suffix>` */
+                id: string;
+                /** @description GeoJSON Point, LineString or Polygon in longitude/latitude; polygon rings closed, at least 4 positions */
+                geometry: unknown;
+                label: string | null;
+                style: {
+                    /** @example #e74c3c */
+                    color?: string;
+                    /** @example #e74c3c */
+                    fillColor?: string;
+                    opacity?: number;
+                    strokeWeight?: number;
+                } | null;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "drawing.updated";
+            /** @enum {string} */
+            objectType: "drawing";
+            objectId: string;
+            data: {
+                /** @description `drawing-<suffix>` */
+                id: string;
+                /** @description GeoJSON Point, LineString or Polygon in longitude/latitude; polygon rings closed, at least 4 positions */
+                geometry: unknown;
+                label: string | null;
+                style: {
+                    /** @example #e74c3c */
+                    color?: string;
+                    /** @example #e74c3c */
+                    fillColor?: string;
+                    opacity?: number;
+                    strokeWeight?: number;
+                } | null;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "drawing.deleted";
+            /** @enum {string} */
+            objectType: "drawing";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "layer.created";
+            /** @enum {string} */
+            objectType: "layer";
+            objectId: string;
+            data: {
+                /** @description `layer-<suffix>` */
+                id: string;
+                name: string;
+                description: string | null;
+                featureCount: number;
+                geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                bbox: number[] | null;
+                style: {
+                    /**
+                     * @description Hex digits without #
+                     * @example 3388ff
+                     */
+                    color: string;
+                    opacity: number;
+                    strokeWeight: number;
+                    fillOpacity: number;
+                    visible: boolean;
+                };
+                /** @enum {unknown} */
+                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                sourceCrs: string | null;
+                sizeBytes: number;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "layer.updated";
+            /** @enum {string} */
+            objectType: "layer";
+            objectId: string;
+            data: {
+                /** @description `layer-<suffix>` */
+                id: string;
+                name: string;
+                description: string | null;
+                featureCount: number;
+                geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                bbox: number[] | null;
+                style: {
+                    /**
+                     * @description Hex digits without #
+                     * @example 3388ff
+                     */
+                    color: string;
+                    opacity: number;
+                    strokeWeight: number;
+                    fillOpacity: number;
+                    visible: boolean;
+                };
+                /** @enum {unknown} */
+                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                sourceCrs: string | null;
+                sizeBytes: number;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "layer.deleted";
+            /** @enum {string} */
+            objectType: "layer";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "rasterLayer.created";
+            /** @enum {string} */
+            objectType: "rasterLayer";
+            objectId: string;
+            data: {
+                /** @description `layer-<suffix>` */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @description Raster display settings */
+                display: {
+                    /** @description a colormap name (viridis, plasma, inferno, magma, ... see GET /api/colormaps; a "_r" suffix reverses) */
+                    colormap?: string;
+                    /** @description a band number from 1, for single-band rendering */
+                    band?: number;
+                    /** @description a number (stretch start), or null for the automatic stretch */
+                    vmin?: number | null;
+                    /** @description a number (stretch end), or null for the automatic stretch */
+                    vmax?: number | null;
+                    /** @description a number from 0 to 1 */
+                    opacity?: number;
+                    /** @description "single" (one band through a colormap) or "rgb" (a composite of rgbBands) */
+                    renderMode?: "single" | "rgb";
+                    /** @description three band numbers from 1: red, green, blue */
+                    rgbBands?: number[];
+                    /** @description a number shown transparent (besides the file's own nodata), or null */
+                    nodata?: number | null;
+                    /** @description true or false: reverses the colormap */
+                    reverse?: boolean;
+                    /** @description "nearest" or "bilinear" */
+                    resampling?: "nearest" | "bilinear";
+                    /** @description a number or three numbers (stretch start of red, green, blue), or null for automatic */
+                    rgbMin?: (number | number[]) | null;
+                    /** @description a number or three numbers (stretch end of red, green, blue), or null for automatic */
+                    rgbMax?: (number | number[]) | null;
+                };
+                /** @description Pixels of the uploaded GeoTIFF */
+                width: number;
+                height: number;
+                /** @description Data bands (an alpha band is not counted) */
+                bands: number;
+                /** @description GDAL's type: Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64 */
+                dataType: string;
+                nodata: number | null;
+                bbox: number[] | null;
+                sourceCrs: string | null;
+                /** @description Per band, of the original pixels (null when a band has no valid pixel) */
+                stats: {
+                    min: number | null;
+                    max: number | null;
+                    mean: number | null;
+                }[];
+                /** @description Coarsest zoom with an overview of its own (tiles exist below it too) */
+                minZoom: number;
+                /** @description Zoom of the full resolution (tiles above it are enlarged) */
+                maxZoom: number;
+                /** @description The tile template, relative to the service */
+                tileUrl: string;
+                /** @description Bytes stored: the uploaded GeoTIFF and its tileable copy */
+                sizeBytes: number;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "rasterLayer.updated";
+            /** @enum {string} */
+            objectType: "rasterLayer";
+            objectId: string;
+            data: {
+                /** @description `layer-<suffix>` */
+                id: string;
+                name: string;
+                description: string | null;
+                /** @description Raster display settings */
+                display: {
+                    /** @description a colormap name (viridis, plasma, inferno, magma, ... see GET /api/colormaps; a "_r" suffix reverses) */
+                    colormap?: string;
+                    /** @description a band number from 1, for single-band rendering */
+                    band?: number;
+                    /** @description a number (stretch start), or null for the automatic stretch */
+                    vmin?: number | null;
+                    /** @description a number (stretch end), or null for the automatic stretch */
+                    vmax?: number | null;
+                    /** @description a number from 0 to 1 */
+                    opacity?: number;
+                    /** @description "single" (one band through a colormap) or "rgb" (a composite of rgbBands) */
+                    renderMode?: "single" | "rgb";
+                    /** @description three band numbers from 1: red, green, blue */
+                    rgbBands?: number[];
+                    /** @description a number shown transparent (besides the file's own nodata), or null */
+                    nodata?: number | null;
+                    /** @description true or false: reverses the colormap */
+                    reverse?: boolean;
+                    /** @description "nearest" or "bilinear" */
+                    resampling?: "nearest" | "bilinear";
+                    /** @description a number or three numbers (stretch start of red, green, blue), or null for automatic */
+                    rgbMin?: (number | number[]) | null;
+                    /** @description a number or three numbers (stretch end of red, green, blue), or null for automatic */
+                    rgbMax?: (number | number[]) | null;
+                };
+                /** @description Pixels of the uploaded GeoTIFF */
+                width: number;
+                height: number;
+                /** @description Data bands (an alpha band is not counted) */
+                bands: number;
+                /** @description GDAL's type: Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64 */
+                dataType: string;
+                nodata: number | null;
+                bbox: number[] | null;
+                sourceCrs: string | null;
+                /** @description Per band, of the original pixels (null when a band has no valid pixel) */
+                stats: {
+                    min: number | null;
+                    max: number | null;
+                    mean: number | null;
+                }[];
+                /** @description Coarsest zoom with an overview of its own (tiles exist below it too) */
+                minZoom: number;
+                /** @description Zoom of the full resolution (tiles above it are enlarged) */
+                maxZoom: number;
+                /** @description The tile template, relative to the service */
+                tileUrl: string;
+                /** @description Bytes stored: the uploaded GeoTIFF and its tileable copy */
+                sizeBytes: number;
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "rasterLayer.deleted";
+            /** @enum {string} */
+            objectType: "rasterLayer";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "icon.created";
+            /** @enum {string} */
+            objectType: "icon";
+            objectId: string;
+            data: {
+                /** @description `icon-api-<suffix>` */
+                iconId: string;
+                name: string;
+                size: number;
+                contentType: "image/svg+xml" | "image/png";
+                /** @description Epoch milliseconds */
+                createdAt: number;
+                /** @description User id, or the room token id */
+                createdBy: string;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "slide.created";
+            /** @enum {string} */
+            objectType: "slide";
+            objectId: string;
+            data: {
+                /** @description `slide-<suffix>` */
+                id: string;
+                /** @description Order in the deck, from 0 */
+                position: number;
+                title: string;
+                body: string | null;
+                view: {
+                    lat: number;
+                    lng: number;
+                    zoom: number;
+                    bearing?: number;
+                    pitch?: number;
+                };
+                baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
+                markerIds: string[];
+                layerIds: string[];
+                rasterLayerIds: string[];
+                drawingIds: string[];
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "slide.updated";
+            /** @enum {string} */
+            objectType: "slide";
+            objectId: string;
+            data: {
+                /** @description `slide-<suffix>` */
+                id: string;
+                /** @description Order in the deck, from 0 */
+                position: number;
+                title: string;
+                body: string | null;
+                view: {
+                    lat: number;
+                    lng: number;
+                    zoom: number;
+                    bearing?: number;
+                    pitch?: number;
+                };
+                baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
+                markerIds: string[];
+                layerIds: string[];
+                rasterLayerIds: string[];
+                drawingIds: string[];
+                createdBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "slide.deleted";
+            /** @enum {string} */
+            objectType: "slide";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "presentation.updated";
+            /** @enum {string} */
+            objectType: "presentation";
+            objectId: string;
+            data: {
+                slideIds: string[];
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "comment.created";
+            /** @enum {string} */
+            objectType: "comment";
+            objectId: string;
+            data: {
+                /** @description `comment-<suffix>` */
+                id: string;
+                objectId: string;
+                objectType: string;
+                objectName: string | null;
+                body: string;
+                lat: number | null;
+                lng: number | null;
+                resolved: boolean;
+                author: {
+                    /** @enum {unknown} */
+                    kind: "user" | "token";
+                    id: string;
+                };
+                createdAt: number;
+                updatedAt: number;
+                replies: {
+                    /** @description `reply-<suffix>` */
+                    id: string;
+                    commentId: string;
+                    body: string;
+                    author: {
+                        /** @enum {unknown} */
+                        kind: "user" | "token";
+                        id: string;
+                    };
+                    createdAt: number;
+                }[];
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "comment.updated";
+            /** @enum {string} */
+            objectType: "comment";
+            objectId: string;
+            data: {
+                /** @description `comment-<suffix>` */
+                id: string;
+                objectId: string;
+                objectType: string;
+                objectName: string | null;
+                body: string;
+                lat: number | null;
+                lng: number | null;
+                resolved: boolean;
+                author: {
+                    /** @enum {unknown} */
+                    kind: "user" | "token";
+                    id: string;
+                };
+                createdAt: number;
+                updatedAt: number;
+                replies: {
+                    /** @description `reply-<suffix>` */
+                    id: string;
+                    commentId: string;
+                    body: string;
+                    author: {
+                        /** @enum {unknown} */
+                        kind: "user" | "token";
+                        id: string;
+                    };
+                    createdAt: number;
+                }[];
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "comment.deleted";
+            /** @enum {string} */
+            objectType: "comment";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "reply.created";
+            /** @enum {string} */
+            objectType: "reply";
+            objectId: string;
+            data: {
+                /** @description `reply-<suffix>` */
+                id: string;
+                commentId: string;
+                body: string;
+                author: {
+                    /** @enum {unknown} */
+                    kind: "user" | "token";
+                    id: string;
+                };
+                createdAt: number;
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "reply.deleted";
+            /** @enum {string} */
+            objectType: "reply";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "room.updated";
+            /** @enum {string} */
+            objectType: "room";
+            objectId: string;
+            data: {
+                roomId: string;
+                name: string | null;
+                isPublic: boolean;
+                presentationIsPublic: boolean;
+                autoZoomEnabled: boolean;
+                defaultViewLat: number | null;
+                defaultViewLng: number | null;
+                defaultViewZoom: number | null;
+                defaultTheme: string | null;
+                defaultBaseLayer: string | null;
+                requiresAuth: boolean;
+                description: string | null;
+                timelineSettings: {
+                    /** @enum {unknown} */
+                    groupingMode: "none" | "day" | "month" | "year";
+                    showMarkersOnly: boolean;
+                    showAdditionsOnly: boolean;
+                    /** @enum {unknown} */
+                    dateDisplayMode: "event" | "creation";
+                    /** @enum {unknown} */
+                    dateTimeFormat: "dmy" | "mdy" | "iso";
+                    /** @enum {unknown} */
+                    sliderMode: "past" | "current" | "future";
+                };
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "room.cleared";
+            /** @enum {string} */
+            objectType: "room";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "room.imported";
+            /** @enum {string} */
+            objectType: "room";
+            objectId: string;
+            data: {
+                /** @description `room-export`, `geopackage`, `clone`, `bulk-import` or `layer-upload` */
+                source: string;
+                sourceRoomId?: string;
+                jobId?: string;
+                markers?: number;
+                imported?: {
+                    markers: number;
+                    drawings: number;
+                    comments: number;
+                    replies: number;
+                    slides: number;
+                    icons: number;
+                    images: number;
+                    layers: number;
+                    rasterLayers: number;
+                };
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
         };
     };
     responses: never;
