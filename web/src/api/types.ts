@@ -1,4 +1,4 @@
-import type { paths } from './schema';
+import type { components, paths } from './schema';
 
 type Json<Op> = Op extends { responses: infer R }
   ? R extends { 200: infer A } | { 201: infer A }
@@ -8,6 +8,12 @@ type Json<Op> = Op extends { responses: infer R }
     : never
   : never;
 type Get<P extends keyof paths> = paths[P] extends { get: infer Op } ? Json<Op> : never;
+/** The JSON body a path's method takes. */
+export type BodyOf<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 
 export type Room = Get<'/api/rooms/{roomId}'>;
 export type RoomInfo = Get<'/api/rooms/{roomId}/info'>;
@@ -34,3 +40,7 @@ export type RoomToken = Get<'/api/rooms/{roomId}/api-tokens'>['tokens'][number];
 export type Job = Get<'/api/layers/jobs/{jobId}'>;
 export type User = Get<'/api/auth/me'>['user'];
 export type BaseLayerId = NonNullable<Slide['baseLayer']>;
+/** A message of the room's live channel, told apart by `type` (the service's LiveEvent schema). */
+export type LiveEvent = components['schemas']['LiveEvent'];
+/** A change of room content among them (not `hello`, `resync` or `error`). */
+export type LiveChange = Extract<LiveEvent, { objectType: string }>;

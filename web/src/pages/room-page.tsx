@@ -9,6 +9,7 @@ import { LiveChannel } from '../room/live';
 import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
 import { RoomLayout } from '../room/room-layout';
+import { attemptWith, type Notify } from '../ui/notices';
 import { AuthForm } from './auth-form';
 import { prewarm } from 'maplibre-gl';
 
@@ -105,8 +106,12 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
   const state = useStore(model);
   const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
   const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
-  const context = useMemo<RoomContextValue>(
-    () => ({
+  const context = useMemo<RoomContextValue>(() => {
+    const notify: Notify = (message, kind = 'info') => {
+      setToast({ message, kind });
+      setTimeout(() => setToast((t) => (t?.message === message ? null : t)), 5000);
+    };
+    return {
       roomId: model.roomId,
       model,
       map: new Store<MapLibreMap | null>(null),
@@ -116,13 +121,10 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
       role,
       canEdit: role === 'owner' || role === 'editor',
       isOwner: role === 'owner',
-      notify: (message, kind = 'info') => {
-        setToast({ message, kind });
-        setTimeout(() => setToast((t) => (t?.message === message ? null : t)), 5000);
-      },
-    }),
-    [model, role],
-  );
+      notify,
+      attempt: attemptWith(notify),
+    };
+  }, [model, role]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />

@@ -1,6 +1,7 @@
 import { session } from '../session';
 import { Store } from '../store';
-import type { LiveChange, RoomModel } from './room-model';
+import type { LiveEvent } from '../api/types';
+import type { RoomModel } from './room-model';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline' | 'refused';
 
@@ -29,7 +30,8 @@ export class LiveChannel {
       if (token) socket.send(JSON.stringify({ type: 'auth', token }));
     };
     socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as LiveChange | { type: 'hello' | 'resync'; version: number };
+      // The service's LiveEvent schema: what it sends, typed by the generated API types.
+      const message: LiveEvent = JSON.parse(String(event.data));
       this.queue = this.queue.then(() => this.handle(message)).catch(() => this.reconnectSoon());
     };
     socket.onclose = (event) => {
@@ -42,17 +44,20 @@ export class LiveChannel {
     };
   }
 
-  private async handle(message: LiveChange | { type: 'hello' | 'resync'; version: number }) {
-    if (message.type === 'hello') {
-      this.retry = 0;
-      this.status.set('live');
-      return;
+  private async handle(message: LiveEvent) {
+    switch (message.type) {
+      case 'hello':
+        this.retry = 0;
+        this.status.set('live');
+        return;
+      case 'resync':
+        await this.model.load(message.version);
+        return;
+      case 'error':
+        return; // the close that follows says what to do
+      default:
+        await this.model.apply(message);
     }
-    if (message.type === 'resync') {
-      await this.model.load(message.version);
-      return;
-    }
-    await this.model.apply(message as LiveChange);
   }
 
   private reconnectSoon() {

@@ -1,6 +1,6 @@
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
-import { api, messageOf, ok } from '../api/client';
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
+import { createMarker, moveMarker } from './actions/markers';
 import type { RoomContextValue } from './room-context';
 
 /**
@@ -9,7 +9,7 @@ import type { RoomContextValue } from './room-context';
  * Returns a function that unbinds them.
  */
 export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): () => void {
-  const { model, selection, mode, canEdit, notify, roomId } = room;
+  const { model, selection, mode, canEdit, attempt } = room;
   const vectorLayerIds = () =>
     model
       .get()!
@@ -20,18 +20,9 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     if (mode.get() === 'draw') return;
     if (mode.get() === 'add-marker') {
       mode.set('browse');
-      try {
-        const { marker } = await ok(
-          api.POST('/api/rooms/{roomId}/markers', {
-            params: { path: { roomId } },
-            body: { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng), title: 'New marker' },
-          }),
-        );
-        model.putMarker(marker);
-        selection.set({ kind: 'marker', id: marker.id });
-      } catch (error) {
-        notify(messageOf(error), 'error');
-      }
+      const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
+      const marker = await attempt(() => createMarker(model, { ...at, title: 'New marker' }));
+      if (marker) selection.set({ kind: 'marker', id: marker.id });
       return;
     }
     const [hit] = map.queryRenderedFeatures(event.point, {
@@ -85,21 +76,8 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     for (const layer of MARKER_LAYERS) map.setFilter(layer, (map.getFilter(layer) as unknown[]).slice(0, -1) as never);
     dragSource().setData({ type: 'FeatureCollection', features: [] });
     const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
-    const before = model.get()!.markers.get(drag.id);
-    if (before) model.putMarker({ ...before, ...at });
-    try {
-      const { marker } = await ok(
-        api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
-          params: { path: { roomId, markerId: drag.id } },
-          body: at,
-        }),
-      );
-      model.putMarker(marker);
-      selection.set({ kind: 'marker', id: marker.id });
-    } catch (error) {
-      if (before) model.putMarker(before);
-      notify(messageOf(error), 'error');
-    }
+    const marker = await attempt(() => moveMarker(model, drag.id, at));
+    if (marker) selection.set({ kind: 'marker', id: marker.id });
   };
   const pointer = () => (map.getCanvas().style.cursor = mode.get() === 'browse' ? 'pointer' : '');
   const noPointer = () => (map.getCanvas().style.cursor = '');

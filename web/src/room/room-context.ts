@@ -2,6 +2,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Store } from '../store';
+import type { Attempt, Notify } from '../ui/notices';
 import type { RoomModel } from './room-model';
 
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
@@ -22,7 +23,9 @@ export interface RoomContextValue {
   canEdit: boolean;
   isOwner: boolean;
   /** Shows a short message to the person (a failed save, a finished upload). */
-  notify(message: string, kind?: 'info' | 'error'): void;
+  notify: Notify;
+  /** Runs a request of a panel; a failure is shown as an error notice (ui/notices.ts). */
+  attempt: Attempt;
 }
 
 export const RoomContext = createContext<RoomContextValue | null>(null);

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import type { Comment } from '../../api/types';
 import { session } from '../../session';
 import { useStore } from '../../store';
+import { deleteComment, deleteReply, postComment, postReply, resolveComment } from '../actions/comments';
+import type { RoomModel } from '../room-model';
 import { useRoom } from '../room-context';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
@@ -13,28 +14,15 @@ export function CommentsThread({
   objectType: 'marker' | 'drawing' | 'layer';
   objectId: string;
 }) {
-  const { model, roomId, notify, isOwner } = useRoom();
+  const { model, attempt, isOwner } = useRoom();
   const { user } = useStore(session);
   const comments = useStore(model)!.comments.filter((c) => c.objectId === objectId);
   const [body, setBody] = useState('');
-  const act = async (work: () => Promise<unknown>) => {
-    try {
-      await work();
-      await model.reloadComments();
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
   const post = (event: Event) => {
     event.preventDefault();
     if (!body.trim()) return;
-    void act(async () => {
-      await ok(
-        api.POST('/api/rooms/{roomId}/comments', {
-          params: { path: { roomId } },
-          body: { objectType, objectId, body: body.trim() },
-        }),
-      );
+    void attempt(async () => {
+      await postComment(model, { objectType, objectId, body: body.trim() });
       setBody('');
     });
   };
@@ -50,8 +38,8 @@ export function CommentsThread({
             comment={c}
             canDelete={mine(c)}
             canDeleteReply={mine}
-            act={act}
-            roomId={roomId}
+            act={attempt}
+            model={model}
             signedIn={!!user}
           />
         ))}
@@ -72,14 +60,13 @@ interface ItemProps {
   comment: Comment;
   canDelete: boolean;
   canDeleteReply: (r: Comment['replies'][number]) => boolean;
-  act: (work: () => Promise<unknown>) => Promise<void>;
-  roomId: string;
+  act: (work: () => Promise<unknown>) => Promise<unknown>;
+  model: RoomModel;
   signedIn: boolean;
 }
 
-function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn }: ItemProps) {
+function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn }: ItemProps) {
   const [reply, setReply] = useState('');
-  const path = { params: { path: { roomId, commentId: comment.id } } };
   return (
     <li class={comment.resolved ? 'resolved' : ''} data-testid="comment">
       <p class="body">{comment.body}</p>
@@ -93,19 +80,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn
             <p class="body">{r.body}</p>
             <p class="muted">{when(r.createdAt)}</p>
             {canDeleteReply(r) && (
-              <button
-                type="button"
-                class="link"
-                onClick={() =>
-                  act(() =>
-                    ok(
-                      api.DELETE('/api/rooms/{roomId}/comments/{commentId}/replies/{replyId}', {
-                        params: { path: { roomId, commentId: comment.id, replyId: r.id } },
-                      }),
-                    ),
-                  )
-                }
-              >
+              <button type="button" class="link" onClick={() => act(() => deleteReply(model, comment.id, r.id))}>
                 Delete reply
               </button>
             )}
@@ -120,12 +95,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn
             e.preventDefault();
             if (reply.trim())
               void act(async () => {
-                await ok(
-                  api.POST('/api/rooms/{roomId}/comments/{commentId}/replies', {
-                    ...path,
-                    body: { body: reply.trim() },
-                  }),
-                );
+                await postReply(model, comment.id, reply.trim());
                 setReply('');
               });
           }}
@@ -144,16 +114,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn
         <button
           type="button"
           class="link"
-          onClick={() =>
-            act(() =>
-              ok(
-                api.PATCH('/api/rooms/{roomId}/comments/{commentId}', {
-                  ...path,
-                  body: { resolved: !comment.resolved },
-                }),
-              ),
-            )
-          }
+          onClick={() => act(() => resolveComment(model, comment.id, !comment.resolved))}
         >
           {comment.resolved ? 'Reopen' : 'Resolve'}
         </button>
@@ -162,10 +123,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, roomId, signedIn
         <button
           type="button"
           class="link"
-          onClick={() =>
-            confirm('Delete this comment and its replies?') &&
-            act(() => ok(api.DELETE('/api/rooms/{roomId}/comments/{commentId}', path)))
-          }
+          onClick={() => confirm('Delete this comment and its replies?') && act(() => deleteComment(model, comment.id))}
         >
           Delete
         </button>

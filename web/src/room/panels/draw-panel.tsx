@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import { useStore } from '../../store';
 import { drawShape, type ShapeKind } from '../drawing-tools';
+import { createDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 
 const KINDS: [ShapeKind | 'label', string][] = [
@@ -13,7 +13,7 @@ const KINDS: [ShapeKind | 'label', string][] = [
 
 /** Draw a point, line, polygon or label on the map (terra-draw), with a colour and line width. */
 export function DrawPanel() {
-  const { map, model, roomId, notify, selection, mode } = useRoom();
+  const { map, model, notify, attempt, selection, mode } = useRoom();
   const { drawings } = useStore(model)!;
   const [active, setActive] = useState<ShapeKind | 'label' | null>(null);
   const [label, setLabel] = useState('');
@@ -40,16 +40,12 @@ export function DrawPanel() {
       setActive(null);
       mode.set('browse');
       cancel.current = null;
-      try {
-        const style = { color, strokeWeight: weight };
-        const body = { geometry: geometry as never, label: label.trim() || null, style };
-        const { drawing } = await ok(api.POST('/api/rooms/{roomId}/drawings', { params: { path: { roomId } }, body }));
-        model.putDrawing(drawing);
-        selection.set({ kind: 'drawing', id: drawing.id });
-        setLabel('');
-      } catch (error) {
-        notify(messageOf(error), 'error');
-      }
+      const style = { color, strokeWeight: weight };
+      const body = { geometry: geometry as never, label: label.trim() || null, style };
+      const drawing = await attempt(() => createDrawing(model, body));
+      if (!drawing) return;
+      selection.set({ kind: 'drawing', id: drawing.id });
+      setLabel('');
     });
   };
   const stop = () => {

@@ -1,19 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import { useStore } from '../../store';
+import { deleteDrawing, updateDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 import { editShape } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
 
 /** A drawing: its label and style; editors change them, reshape it or delete it. */
 export function DrawingDetails({ drawingId }: { drawingId: string }) {
-  const { model, canEdit, roomId, notify, selection, map } = useRoom();
+  const { model, canEdit, attempt, selection, map } = useRoom();
   const drawing = useStore(model)!.drawings.get(drawingId)!;
   const [label, setLabel] = useState(drawing.label ?? '');
   const [color, setColor] = useState(colourInput(drawing.style?.color, '#7b3fe4'));
   const [weight, setWeight] = useState(drawing.style?.strokeWeight ?? 3);
   const [reshaping, setReshaping] = useState<(() => GeoJSON.Geometry | null) | null>(null);
-  const path = { params: { path: { roomId, drawingId } } };
   useEffect(() => () => reshapingRef.current?.(), []);
   const reshapingRef = useRef(reshaping);
   reshapingRef.current = reshaping;
@@ -21,38 +20,16 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
     const geometry = reshaping?.();
     setReshaping(null);
     if (!geometry) return;
-    try {
-      model.putDrawing(
-        (
-          await ok(
-            api.PATCH('/api/rooms/{roomId}/drawings/{drawingId}', { ...path, body: { geometry: geometry as never } }),
-          )
-        ).drawing,
-      );
-      notify('Shape saved');
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    await attempt(() => updateDrawing(model, drawingId, { geometry: geometry as never }), 'Shape saved');
   };
   const save = async (event: Event) => {
     event.preventDefault();
-    try {
-      const body = { label: label.trim() || null, style: { ...drawing.style, color, strokeWeight: weight } };
-      model.putDrawing((await ok(api.PATCH('/api/rooms/{roomId}/drawings/{drawingId}', { ...path, body }))).drawing);
-      notify('Drawing saved');
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    const body = { label: label.trim() || null, style: { ...drawing.style, color, strokeWeight: weight } };
+    await attempt(() => updateDrawing(model, drawingId, body), 'Drawing saved');
   };
   const remove = async () => {
     if (!confirm('Delete this drawing?')) return;
-    try {
-      await ok(api.DELETE('/api/rooms/{roomId}/drawings/{drawingId}', path));
-      model.removeDrawing(drawingId);
-      selection.set(null);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    if (await attempt(() => deleteDrawing(model, drawingId))) selection.set(null);
   };
   const kind = (drawing.geometry as { type: string }).type;
   return (

@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, authHeaders, messageOf, ok } from '../../api/client';
-import { formOf, postForm } from '../../ui/upload';
+import { api, authHeaders, ok } from '../../api/client';
+import { importRoomFile } from '../actions/room';
 import { useRoom } from '../room-context';
 
 /** The whole room as one GeoPackage (an export job, then its file); an import for editors. */
 export function ExportImportSection() {
-  const { roomId, canEdit, notify, model } = useRoom();
+  const { roomId, canEdit, notify, attempt, model } = useRoom();
   const [status, setStatus] = useState<string | null>(null);
   const exportRoom = async () => {
-    try {
-      setStatus('Exporting…');
+    setStatus('Exporting…');
+    await attempt(async () => {
       const { jobId } = await ok(
         api.POST('/api/rooms/{roomId}/export-jobs', { params: { path: { roomId } }, body: { include_tiffs: true } }),
       );
@@ -29,34 +29,18 @@ export function ExportImportSection() {
       link.download = `${roomId}.gpkg`;
       link.click();
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-      setStatus(null);
-    } catch (error) {
-      setStatus(null);
-      notify(messageOf(error), 'error');
-    }
+    });
+    setStatus(null);
   };
   const importFile = async (file: File) => {
-    try {
-      setStatus('Importing…');
-      const { body } = await postForm<{ imported: Record<string, number> }>(
-        `/api/rooms/${roomId}/import`,
-        formOf('file', file, file.name),
-        (f) => setStatus(`Sending ${Math.round(f * 100)}%`),
-      );
-      await model.load();
-      notify(
-        `Imported ${
-          Object.entries(body.imported)
-            .filter(([, n]) => n > 0)
-            .map(([k, n]) => `${n} ${k}`)
-            .join(', ') || 'nothing'
-        }`,
-      );
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    } finally {
-      setStatus(null);
-    }
+    setStatus('Importing…');
+    const imported = await attempt(() =>
+      importRoomFile(model, file, (f) => setStatus(`Sending ${Math.round(f * 100)}%`)),
+    );
+    setStatus(null);
+    if (!imported) return;
+    const counts = Object.entries(imported).filter(([, n]) => n > 0);
+    notify(`Imported ${counts.map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
   };
   return (
     <section aria-labelledby="export">

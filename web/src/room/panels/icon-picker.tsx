@@ -1,25 +1,16 @@
 import { useState } from 'preact/hooks';
-import { messageOf } from '../../api/client';
 import { useStore } from '../../store';
-import { formOf, postForm } from '../../ui/upload';
+import { registerIcon } from '../actions/room';
 import { useRoom } from '../room-context';
 
 /** Choose one of the room's icons, or register a new one (SVG or PNG; the service sanitises SVG). */
 export function IconPicker({ iconId, onChange }: { iconId: string | null; onChange: (id: string | null) => void }) {
-  const { model, roomId, notify } = useRoom();
+  const { model, attempt } = useRoom();
   const { icons } = useStore(model)!;
   const [name, setName] = useState('');
   const register = async (file: File) => {
-    try {
-      const { body } = await postForm<{ iconId: string }>(
-        `/api/rooms/${roomId}/marker-icons`,
-        formOf('icon', file, file.name, { name: name.trim() || file.name.replace(/\.\w+$/, ''), size: '32' }),
-      );
-      await model.reloadIcons();
-      onChange(body.iconId);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    const iconId = await attempt(() => registerIcon(model, file, name.trim() || file.name.replace(/\.\w+$/, '')));
+    if (iconId) onChange(iconId);
   };
   return (
     <fieldset>

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import type { Layer, RasterLayer } from '../../api/types';
 import { useStore } from '../../store';
 import { uploadLayerFile, type UploadProgress } from '../layer-upload';
+import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { RasterDisplayForm } from './raster-display-form';
 
@@ -28,18 +28,12 @@ export function LayersPanel() {
 }
 
 function UploadForm() {
-  const { roomId, notify } = useRoom();
+  const { roomId, attempt } = useRoom();
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [color, setColor] = useState('#d03030');
   const upload = async (file: File) => {
-    try {
-      await uploadLayerFile(roomId, file, color.slice(1), setProgress);
-      notify(`${file.name} is on the map`);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    } finally {
-      setProgress(null);
-    }
+    await attempt(() => uploadLayerFile(roomId, file, color.slice(1), setProgress), `${file.name} is on the map`);
+    setProgress(null);
   };
   return (
     <details class="upload">
@@ -93,32 +87,11 @@ function useHidden(id: string): [boolean, () => void] {
 }
 
 function VectorLayerItem({ layer }: { layer: Layer }) {
-  const { model, roomId, canEdit, isOwner, notify, map, selection } = useRoom();
+  const { model, canEdit, isOwner, attempt, map, selection } = useRoom();
   const [isHidden, toggle] = useHidden(layer.id);
-  const change = async (style: Partial<Layer['style']>) => {
-    try {
-      model.putLayer(
-        (
-          await ok(
-            api.PATCH('/api/rooms/{roomId}/layers/{layerId}', {
-              params: { path: { roomId, layerId: layer.id } },
-              body: { style },
-            }),
-          )
-        ).layer,
-      );
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
+  const change = (style: Partial<Layer['style']>) => attempt(() => updateLayerStyle(model, layer.id, style));
   const remove = async () => {
-    if (!confirm(`Delete the layer "${layer.name}"?`)) return;
-    try {
-      await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: layer.id } } }));
-      model.removeLayer(layer.id);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    if (confirm(`Delete the layer "${layer.name}"?`)) await attempt(() => deleteLayer(model, layer.id));
   };
   return (
     <li class="layer" data-testid="layer">
@@ -210,16 +183,10 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
 }
 
 function RasterItem({ raster }: { raster: RasterLayer }) {
-  const { canEdit, map, model, isOwner, notify } = useRoom();
+  const { canEdit, map, model, isOwner, attempt } = useRoom();
   const [isHidden, toggle] = useHidden(raster.id);
   const remove = async () => {
-    if (!confirm(`Delete the raster "${raster.name}"?`)) return;
-    try {
-      await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId: raster.id } } }));
-      model.removeRaster(raster.id);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    if (confirm(`Delete the raster "${raster.name}"?`)) await attempt(() => deleteRaster(model, raster.id));
   };
   return (
     <li class="layer" data-testid="raster">

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, blobUrl, messageOf, ok } from '../../api/client';
+import { blobUrl } from '../../api/client';
 import type { Marker } from '../../api/types';
 import { useStore } from '../../store';
-import { formOf, postForm } from '../../ui/upload';
+import { addMarkerPhoto, deleteMarker, updateMarker } from '../actions/markers';
 import { useRoom } from '../room-context';
 import { IconPicker } from './icon-picker';
 import { colourInput } from '../../ui/colour';
@@ -63,7 +63,7 @@ function Photo({ marker }: { marker: Marker }) {
 const toDateInput = (ms: number | null | undefined) => (ms == null ? '' : new Date(ms).toISOString().slice(0, 10));
 
 function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) {
-  const { model, roomId, notify, selection } = useRoom();
+  const { model, attempt, selection } = useRoom();
   const [title, setTitle] = useState(marker.title ?? '');
   const [description, setDescription] = useState(marker.description ?? '');
   const [tags, setTags] = useState((marker.tags ?? []).join(', '));
@@ -72,79 +72,32 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   const [iconId, setIconId] = useState(marker.markerIconId ?? null);
   const [iconSize, setIconSize] = useState(marker.markerIconSize ?? 32);
   const [progress, setProgress] = useState<number | null>(null);
-  const path = { params: { path: { roomId, markerId: marker.id } } };
 
   const save = async (event: Event) => {
     event.preventDefault();
-    try {
-      const body = {
-        title: title.trim() || 'Untitled',
-        description: description.trim() || null,
-        tags: tags
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean),
-        eventDate: date ? Date.parse(`${date}T00:00:00Z`) : null,
-        color,
-        markerIconId: iconId,
-        markerIconSize: iconId ? iconSize : null,
-      };
-      model.putMarker((await ok(api.PATCH('/api/rooms/{roomId}/markers/{markerId}', { ...path, body }))).marker);
-      onDone();
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    const body = {
+      title: title.trim() || 'Untitled',
+      description: description.trim() || null,
+      tags: tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+      eventDate: date ? Date.parse(`${date}T00:00:00Z`) : null,
+      color,
+      markerIconId: iconId,
+      markerIconSize: iconId ? iconSize : null,
+    };
+    if (await attempt(() => updateMarker(model, marker.id, body))) onDone();
   };
   const uploadPhoto = async (file: File) => {
-    try {
-      setProgress(0);
-      const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(
-        `/api/rooms/${roomId}/markers/upload-image`,
-        formOf('image', file, file.name),
-        setProgress,
-      );
-      model.putMarker(
-        (
-          await ok(
-            api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
-              ...path,
-              body: { imageKey: body.imageKey, thumbnailKey: body.thumbnailKey },
-            }),
-          )
-        ).marker,
-      );
-      notify('Photo added');
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    } finally {
-      setProgress(null);
-    }
+    setProgress(0);
+    await attempt(() => addMarkerPhoto(model, marker.id, file, setProgress), 'Photo added');
+    setProgress(null);
   };
-  const removePhoto = async () => {
-    try {
-      model.putMarker(
-        (
-          await ok(
-            api.PATCH('/api/rooms/{roomId}/markers/{markerId}', {
-              ...path,
-              body: { imageKey: null, thumbnailKey: null },
-            }),
-          )
-        ).marker,
-      );
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
+  const removePhoto = () => attempt(() => updateMarker(model, marker.id, { imageKey: null, thumbnailKey: null }));
   const remove = async () => {
     if (!confirm(`Delete the marker "${marker.title ?? ''}"?`)) return;
-    try {
-      await ok(api.DELETE('/api/rooms/{roomId}/markers/{markerId}', path));
-      model.removeMarker(marker.id);
-      selection.set(null);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    if (await attempt(() => deleteMarker(model, marker.id))) selection.set(null);
   };
   return (
     <form class="form" onSubmit={save} aria-label="Edit marker">

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
+import { api, ok } from '../../api/client';
 import type { Invitation, Member } from '../../api/types';
 import { useRoom } from '../room-context';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
-  const { roomId, notify } = useRoom();
+  const { roomId, notify, attempt } = useRoom();
   const [members, setMembers] = useState<Member[]>([]);
   const [invitations, setInvitations] = useState<Invitation[]>([]);
   const [email, setEmail] = useState('');
@@ -15,16 +15,13 @@ export function MembersSection() {
     setMembers(await ok(api.GET('/api/rooms/{roomId}/members', p)));
     setInvitations((await ok(api.GET('/api/rooms/{roomId}/pending-invitations', p))).invitations);
   };
-  useEffect(() => void load().catch((e) => notify(messageOf(e), 'error')), []);
-  const act = async (work: () => Promise<unknown>, done?: string) => {
-    try {
+  useEffect(() => void attempt(load), []);
+  /** Members are not room content (no live changes): the list is read again after each change. */
+  const act = (work: () => Promise<unknown>, done?: string) =>
+    attempt(async () => {
       await work();
       await load();
-      if (done) notify(done);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
+    }, done);
   const invite = (event: Event) => {
     event.preventDefault();
     void act(async () => {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
+import { api, ok } from '../../api/client';
 import type { Colormap, RasterDisplay, RasterLayer } from '../../api/types';
+import { updateRasterDisplay } from '../actions/layers';
 import { useRoom } from '../room-context';
 
 let colormaps: Promise<Colormap[]> | null = null;
@@ -8,7 +9,7 @@ const loadColormaps = () => (colormaps ??= ok(api.GET('/api/colormaps')).then((a
 
 /** A raster's display: one band through a colormap with a stretch, or three bands as RGB. */
 export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
-  const { model, roomId, notify } = useRoom();
+  const { model, attempt } = useRoom();
   const [ramps, setRamps] = useState<Colormap[]>([]);
   const [display, setDisplay] = useState<RasterDisplay>(raster.display);
   useEffect(
@@ -25,33 +26,19 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
   const set = (change: Partial<RasterDisplay>) => setDisplay({ ...display, ...change });
   const save = async (event: Event) => {
     event.preventDefault();
-    try {
-      const body =
-        display.renderMode === 'rgb'
-          ? { renderMode: 'rgb' as const, rgbBands: display.rgbBands ?? [1, 2, 3], opacity: display.opacity ?? 1 }
-          : {
-              renderMode: 'single' as const,
-              band,
-              colormap: display.colormap,
-              vmin: display.vmin ?? null,
-              vmax: display.vmax ?? null,
-              reverse: display.reverse ?? false,
-              opacity: display.opacity ?? 1,
-            };
-      model.putRaster(
-        (
-          await ok(
-            api.PATCH('/api/rooms/{roomId}/raster-layers/{layerId}/display', {
-              params: { path: { roomId, layerId: raster.id } },
-              body,
-            }),
-          )
-        ).rasterLayer,
-      );
-      notify(`${raster.name}: display saved`);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    const body =
+      display.renderMode === 'rgb'
+        ? { renderMode: 'rgb' as const, rgbBands: display.rgbBands ?? [1, 2, 3], opacity: display.opacity ?? 1 }
+        : {
+            renderMode: 'single' as const,
+            band,
+            colormap: display.colormap,
+            vmin: display.vmin ?? null,
+            vmax: display.vmax ?? null,
+            reverse: display.reverse ?? false,
+            opacity: display.opacity ?? 1,
+          };
+    await attempt(() => updateRasterDisplay(model, raster.id, body), `${raster.name}: display saved`);
   };
   return (
     <form class="form" onSubmit={save} aria-label={`Display of ${raster.name}`}>

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import { viewOf } from '../../map/create-map';
 import { baseLayers } from '../../map/base-layers';
 import type { BaseLayerId } from '../../api/types';
 import { navigate } from '../../router';
 import { useStore } from '../../store';
+import { clearRoom, deleteRoom, renameRoom, setCameraSettings, setRoomPublic } from '../actions/room';
 import { useRoom } from '../room-context';
 import { MembersSection } from './members-section';
 import { TokensSection } from './tokens-section';
@@ -30,19 +30,9 @@ export function SettingsPanel() {
 }
 
 function RoomSettings() {
-  const { model, roomId, notify, map } = useRoom();
+  const { model, attempt, map } = useRoom();
   const { room } = useStore(model)!;
   const [name, setName] = useState(room.name ?? '');
-  const p = { params: { path: { roomId } } };
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    try {
-      await work();
-      await model.reloadRoom();
-      notify(done);
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
   const offered = baseLayers().filter((b) => b.id !== 'blank');
   return (
     <section aria-labelledby="room-settings">
@@ -51,7 +41,7 @@ function RoomSettings() {
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => ok(api.PATCH('/api/rooms/{roomId}', { ...p, body: { name: name.trim() } })), 'Name saved');
+          void attempt(() => renameRoom(model, name.trim()), 'Name saved');
         }}
       >
         <label>
@@ -63,12 +53,7 @@ function RoomSettings() {
         <input
           type="checkbox"
           checked={room.isPublic}
-          onChange={(e) =>
-            act(
-              () => ok(api.PATCH('/api/rooms/{roomId}/public', { ...p, body: { isPublic: e.currentTarget.checked } })),
-              'Visibility saved',
-            )
-          }
+          onChange={(e) => attempt(() => setRoomPublic(model, e.currentTarget.checked), 'Visibility saved')}
         />
         Public: anyone with the link can view the room
       </label>
@@ -77,14 +62,8 @@ function RoomSettings() {
           type="button"
           onClick={() => {
             const v = viewOf(map.get()!);
-            void act(
-              () =>
-                ok(
-                  api.PATCH('/api/rooms/{roomId}/camera-settings', {
-                    ...p,
-                    body: { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } },
-                  }),
-                ),
+            void attempt(
+              () => setCameraSettings(model, { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } }),
               'Default view saved',
             );
           }}
@@ -97,14 +76,11 @@ function RoomSettings() {
         <select
           value={room.defaultTheme ?? ''}
           onChange={(e) =>
-            act(
+            attempt(
               () =>
-                ok(
-                  api.PATCH('/api/rooms/{roomId}/camera-settings', {
-                    ...p,
-                    body: { defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null },
-                  }),
-                ),
+                setCameraSettings(model, {
+                  defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null,
+                }),
               'Theme saved',
             )
           }
@@ -120,14 +96,11 @@ function RoomSettings() {
           <select
             value={room.defaultBaseLayer ?? ''}
             onChange={(e) =>
-              act(
+              attempt(
                 () =>
-                  ok(
-                    api.PATCH('/api/rooms/{roomId}/camera-settings', {
-                      ...p,
-                      body: { defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null },
-                    }),
-                  ),
+                  setCameraSettings(model, {
+                    defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null,
+                  }),
                 'Base layer saved',
               )
             }
@@ -146,28 +119,14 @@ function RoomSettings() {
 }
 
 function DangerZone() {
-  const { roomId, model, notify } = useRoom();
+  const { roomId, model, attempt } = useRoom();
   const [typed, setTyped] = useState('');
-  const p = { params: { path: { roomId } } };
   const clear = async () => {
     if (!confirm('Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.'))
       return;
-    try {
-      await ok(api.POST('/api/rooms/{roomId}/clear', p));
-      await model.load();
-      notify('The room is empty');
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    await attempt(() => clearRoom(model), 'The room is empty');
   };
-  const remove = async () => {
-    try {
-      await ok(api.DELETE('/api/rooms/{roomId}', p));
-      navigate('/');
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
+  const remove = () => attempt(() => deleteRoom(model).then(() => navigate('/')));
   return (
     <section aria-labelledby="danger" class="danger-zone">
       <h3 id="danger">Clear or delete</h3>

@@ -1,46 +1,32 @@
 import { createPortal } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
 import { viewOf } from '../../map/create-map';
 import { useStore } from '../../store';
 import { DeckPlayer } from '../deck-player';
+import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions/slides';
 import { useRoom } from '../room-context';
 
 /** The room's slides: make one from the current view and selection, reorder, present, publish. */
 export function SlidesPanel() {
-  const { model, roomId, canEdit, notify, map, selection, hidden } = useRoom();
+  const { model, roomId, canEdit, attempt, map, selection, hidden } = useRoom();
   const { slides, room, layers, rasters } = useStore(model)!;
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
   const [presenting, setPresenting] = useState<number | null>(null);
-  const p = { params: { path: { roomId } } };
-  const act = async (work: () => Promise<unknown>) => {
-    try {
-      await work();
-      await model.reloadSlides();
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
-  };
   const create = (event: Event) => {
     event.preventDefault();
     const selected = selection.get();
     const shown = hidden.get();
-    void act(async () => {
-      await ok(
-        api.POST('/api/rooms/{roomId}/presentation/slides', {
-          ...p,
-          body: {
-            title: title.trim() || `Slide ${slides.length + 1}`,
-            body: body.trim() || null,
-            view: viewOf(map.get()!),
-            markerIds: selected?.kind === 'marker' ? [selected.id] : [],
-            drawingIds: selected?.kind === 'drawing' ? [selected.id] : [],
-            layerIds: layers.filter((l) => l.style.visible && !shown.has(l.id)).map((l) => l.id),
-            rasterLayerIds: rasters.filter((r) => !shown.has(r.id)).map((r) => r.id),
-          },
-        }),
-      );
+    void attempt(async () => {
+      await createSlide(model, {
+        title: title.trim() || `Slide ${slides.length + 1}`,
+        body: body.trim() || null,
+        view: viewOf(map.get()!),
+        markerIds: selected?.kind === 'marker' ? [selected.id] : [],
+        drawingIds: selected?.kind === 'drawing' ? [selected.id] : [],
+        layerIds: layers.filter((l) => l.style.visible && !shown.has(l.id)).map((l) => l.id),
+        rasterLayerIds: rasters.filter((r) => !shown.has(r.id)).map((r) => r.id),
+      });
       setTitle('');
       setBody('');
     });
@@ -49,13 +35,9 @@ export function SlidesPanel() {
     const ids = slides.map((s) => s.id);
     const [moved] = ids.splice(index, 1);
     ids.splice(index + by, 0, moved!);
-    void act(() => ok(api.PUT('/api/rooms/{roomId}/presentation/slides/order', { ...p, body: { slideIds: ids } })));
+    void attempt(() => reorderSlides(model, ids));
   };
-  const publish = (isPublic: boolean) =>
-    act(async () => {
-      await ok(api.PATCH('/api/rooms/{roomId}/presentation/public', { ...p, body: { isPublic } }));
-      await model.reloadRoom();
-    });
+  const publish = (isPublic: boolean) => attempt(() => publishDeck(model, isPublic));
   return (
     <div>
       <h2>Slides ({slides.length})</h2>
@@ -86,16 +68,7 @@ export function SlidesPanel() {
                   type="button"
                   aria-label={`Delete ${s.title}`}
                   class="danger"
-                  onClick={() =>
-                    confirm(`Delete the slide "${s.title}"?`) &&
-                    act(() =>
-                      ok(
-                        api.DELETE('/api/rooms/{roomId}/presentation/slides/{slideId}', {
-                          params: { path: { roomId, slideId: s.id } },
-                        }),
-                      ),
-                    )
-                  }
+                  onClick={() => confirm(`Delete the slide "${s.title}"?`) && attempt(() => deleteSlide(model, s.id))}
                 >
                   ×
                 </button>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
+import { api, ok } from '../../api/client';
 import type { RoomToken } from '../../api/types';
 import { useRoom } from '../room-context';
 
@@ -7,7 +7,7 @@ const PERMISSIONS = ['read', 'write', 'upload'] as const;
 
 /** Room API tokens for scripts: create (the secret is shown once), list, revoke. */
 export function TokensSection() {
-  const { roomId, notify } = useRoom();
+  const { roomId, notify, attempt } = useRoom();
   const [tokens, setTokens] = useState<RoomToken[]>([]);
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Set<(typeof PERMISSIONS)[number]>>(new Set(['read']));
@@ -15,10 +15,10 @@ export function TokensSection() {
   const [secret, setSecret] = useState<string | null>(null);
   const p = { params: { path: { roomId } } };
   const load = async () => setTokens((await ok(api.GET('/api/rooms/{roomId}/api-tokens', p))).tokens);
-  useEffect(() => void load().catch((e) => notify(messageOf(e), 'error')), []);
+  useEffect(() => void attempt(load), []);
   const create = async (event: Event) => {
     event.preventDefault();
-    try {
+    await attempt(async () => {
       const answer = await ok(
         api.POST('/api/rooms/{roomId}/api-tokens', {
           ...p,
@@ -28,20 +28,16 @@ export function TokensSection() {
       setSecret(answer.token);
       setName('');
       await load();
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    });
   };
   const revoke = async (token: RoomToken) => {
     if (!confirm(`Revoke the token "${token.name}"? Scripts using it stop working.`)) return;
-    try {
+    await attempt(async () => {
       await ok(
         api.DELETE('/api/rooms/{roomId}/api-tokens/{tokenId}', { params: { path: { roomId, tokenId: token.id } } }),
       );
       await load();
-    } catch (error) {
-      notify(messageOf(error), 'error');
-    }
+    });
   };
   const toggle = (permission: (typeof PERMISSIONS)[number]) => {
     const next = new Set(permissions);

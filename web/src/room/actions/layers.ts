@@ -1,0 +1,45 @@
+import { api, ok } from '../../api/client';
+import type { BodyOf, Layer } from '../../api/types';
+import type { RoomModel } from '../room-model';
+import { withLayer, withoutLayer, withoutRaster, withRaster } from '../room-state';
+
+/**
+ * The one place the page writes vector layers and rasters (uploads: room/layer-upload.ts; the
+ * layers they make arrive through the live channel).
+ */
+export async function updateLayerStyle(model: RoomModel, layerId: string, style: Partial<Layer['style']>) {
+  const { layer } = await ok(
+    api.PATCH('/api/rooms/{roomId}/layers/{layerId}', {
+      params: { path: { roomId: model.roomId, layerId } },
+      body: { style },
+    }),
+  );
+  model.change((state) => withLayer(state, layer));
+  return layer;
+}
+
+export async function deleteLayer(model: RoomModel, layerId: string) {
+  await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId } } }));
+  model.change((state) => withoutLayer(state, layerId));
+}
+
+export async function updateRasterDisplay(
+  model: RoomModel,
+  layerId: string,
+  body: BodyOf<'/api/rooms/{roomId}/raster-layers/{layerId}/display', 'patch'>,
+) {
+  const { rasterLayer } = await ok(
+    api.PATCH('/api/rooms/{roomId}/raster-layers/{layerId}/display', {
+      params: { path: { roomId: model.roomId, layerId } },
+      body,
+    }),
+  );
+  model.change((state) => withRaster(state, rasterLayer));
+  return rasterLayer;
+}
+
+/** Rasters are deleted through the layers' route, which takes both kinds. */
+export async function deleteRaster(model: RoomModel, layerId: string) {
+  await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId } } }));
+  model.change((state) => withoutRaster(state, layerId));
+}

@@ -1,0 +1,58 @@
+import { api, ok } from '../../api/client';
+import type { BodyOf } from '../../api/types';
+import { formOf, postForm } from '../../ui/upload';
+import type { RoomModel } from '../room-model';
+
+/**
+ * The one place the page changes the room itself: its settings (then the room record is read
+ * again, since the answers hold only part of it), clearing, deleting, importing and icons.
+ */
+export async function renameRoom(model: RoomModel, name: string) {
+  await ok(api.PATCH('/api/rooms/{roomId}', { ...model.path, body: { name } }));
+  await model.reloadRoom();
+}
+
+export async function setRoomPublic(model: RoomModel, isPublic: boolean) {
+  await ok(api.PATCH('/api/rooms/{roomId}/public', { ...model.path, body: { isPublic } }));
+  await model.reloadRoom();
+}
+
+export async function setCameraSettings(
+  model: RoomModel,
+  body: BodyOf<'/api/rooms/{roomId}/camera-settings', 'patch'>,
+) {
+  await ok(api.PATCH('/api/rooms/{roomId}/camera-settings', { ...model.path, body }));
+  await model.reloadRoom();
+}
+
+/** Removes all content; the page loads the (empty) room again. */
+export async function clearRoom(model: RoomModel) {
+  await ok(api.POST('/api/rooms/{roomId}/clear', model.path));
+  await model.load();
+}
+
+export async function deleteRoom(model: RoomModel) {
+  await ok(api.DELETE('/api/rooms/{roomId}', model.path));
+}
+
+/** Imports a GeoPackage (with progress of the sending); the page loads the room again. */
+export async function importRoomFile(model: RoomModel, file: File, onProgress: (f: number) => void) {
+  const { body } = await postForm<{ imported: Record<string, number> }>(
+    `/api/rooms/${model.roomId}/import`,
+    formOf('file', file, file.name),
+    onProgress,
+  );
+  await model.load();
+  return body.imported;
+}
+
+/** Registers a marker icon (SVG or PNG) and reads the room's icons again. */
+export async function registerIcon(model: RoomModel, file: File, name: string) {
+  const { body } = await postForm<{ iconId: string }>(
+    `/api/rooms/${model.roomId}/marker-icons`,
+    formOf('icon', file, file.name, { name, size: '32' }),
+  );
+  const { icons } = await ok(api.GET('/api/rooms/{roomId}/marker-icons', model.path));
+  model.change((state) => ({ ...state, icons }));
+  return body.iconId;
+}

@@ -1,0 +1,156 @@
+import type { Comment, Drawing, Icon, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../api/types';
+
+/** Everything of a room the page shows; each collection is replaced as a whole when it changes. */
+export interface RoomState {
+  room: Room;
+  markers: Map<string, Marker>;
+  icons: Icon[];
+  layers: Layer[];
+  rasters: RasterLayer[];
+  drawings: Map<string, Drawing>;
+  slides: Slide[];
+  comments: Comment[];
+  /** The last change version the page has applied (from the live channel). */
+  version: number;
+}
+
+/**
+ * The room's state after one change of the live channel, or `null` when the change touches
+ * everything (the room cleared or imported) and the room must be loaded again. Pure: the
+ * RoomModel applies it, and test/web-room-model.test.ts tests it. A change the state has
+ * already seen (its version is not above the state's) changes nothing.
+ */
+export function applyChange(state: RoomState, change: LiveChange): RoomState | null {
+  if (change.version <= state.version) return state;
+  const next = changed(state, change);
+  return next && { ...next, version: change.version };
+}
+
+function changed(state: RoomState, change: LiveChange): RoomState | null {
+  switch (change.type) {
+    case 'marker.created':
+    case 'marker.updated':
+      return withMarker(state, change.data);
+    case 'marker.deleted':
+      return withoutMarker(state, change.objectId);
+    case 'drawing.created':
+    case 'drawing.updated':
+      return withDrawing(state, change.data);
+    case 'drawing.deleted':
+      return withoutDrawing(state, change.objectId);
+    case 'layer.created':
+    case 'layer.updated':
+      return withLayer(state, change.data);
+    case 'layer.deleted':
+      return withoutLayer(state, change.objectId);
+    case 'rasterLayer.created':
+    case 'rasterLayer.updated':
+      return withRaster(state, change.data);
+    case 'rasterLayer.deleted':
+      return withoutRaster(state, change.objectId);
+    case 'icon.created':
+      return { ...state, icons: upsert(state.icons, change.data, (i) => i.iconId) };
+    case 'slide.created':
+    case 'slide.updated':
+      return withSlide(state, change.data);
+    case 'slide.deleted':
+      return withoutSlide(state, change.objectId);
+    case 'presentation.updated':
+      return withSlideOrder(state, change.data.slideIds);
+    case 'comment.created':
+    case 'comment.updated':
+      return withComment(state, change.data);
+    case 'comment.deleted':
+      return withoutComment(state, change.objectId);
+    case 'reply.created':
+      return withReply(state, change.data);
+    case 'reply.deleted':
+      return withoutReply(state, change.objectId);
+    case 'room.updated': {
+      const { requiresAuth: _, ...settings } = change.data;
+      return { ...state, room: { ...state.room, ...settings } };
+    }
+    case 'room.cleared':
+    case 'room.imported':
+      return null;
+  }
+}
+
+/** The page's own writes use the same steps as the live channel's changes. */
+export const withMarker = (state: RoomState, marker: Marker): RoomState => {
+  const markers = new Map(state.markers);
+  markers.set(marker.id, { ...markers.get(marker.id), ...marker });
+  return { ...state, markers };
+};
+export const withoutMarker = (state: RoomState, id: string): RoomState => {
+  const markers = new Map(state.markers);
+  markers.delete(id);
+  return { ...state, markers };
+};
+export const withDrawing = (state: RoomState, drawing: Drawing): RoomState => {
+  const drawings = new Map(state.drawings);
+  drawings.set(drawing.id, drawing);
+  return { ...state, drawings };
+};
+export const withoutDrawing = (state: RoomState, id: string): RoomState => {
+  const drawings = new Map(state.drawings);
+  drawings.delete(id);
+  return { ...state, drawings };
+};
+export const withLayer = (state: RoomState, layer: Layer): RoomState => ({
+  ...state,
+  layers: upsert(state.layers, layer, (l) => l.id),
+});
+export const withoutLayer = (state: RoomState, id: string): RoomState => ({
+  ...state,
+  layers: state.layers.filter((l) => l.id !== id),
+});
+export const withRaster = (state: RoomState, raster: RasterLayer): RoomState => ({
+  ...state,
+  rasters: upsert(state.rasters, raster, (r) => r.id),
+});
+export const withoutRaster = (state: RoomState, id: string): RoomState => ({
+  ...state,
+  rasters: state.rasters.filter((r) => r.id !== id),
+});
+export const withSlide = (state: RoomState, slide: Slide): RoomState => ({
+  ...state,
+  slides: upsert(state.slides, slide, (s) => s.id).sort((a, b) => a.position - b.position),
+});
+export const withoutSlide = (state: RoomState, id: string): RoomState => ({
+  ...state,
+  slides: state.slides.filter((s) => s.id !== id),
+});
+export const withSlideOrder = (state: RoomState, slideIds: string[]): RoomState => {
+  const byId = new Map(state.slides.map((s) => [s.id, s]));
+  const slides = slideIds.flatMap((id, position) => {
+    const slide = byId.get(id);
+    return slide ? [{ ...slide, position }] : [];
+  });
+  return { ...state, slides };
+};
+export const withComment = (state: RoomState, comment: Comment): RoomState => ({
+  ...state,
+  comments: upsert(state.comments, comment, (c) => c.id),
+});
+export const withoutComment = (state: RoomState, id: string): RoomState => ({
+  ...state,
+  comments: state.comments.filter((c) => c.id !== id),
+});
+export const withReply = (state: RoomState, reply: Comment['replies'][number]): RoomState => ({
+  ...state,
+  comments: state.comments.map((c) =>
+    c.id === reply.commentId ? { ...c, replies: upsert(c.replies, reply, (r) => r.id) } : c,
+  ),
+});
+export const withoutReply = (state: RoomState, id: string): RoomState => ({
+  ...state,
+  comments: state.comments.map((c) =>
+    c.replies.some((r) => r.id === id) ? { ...c, replies: c.replies.filter((r) => r.id !== id) } : c,
+  ),
+});
+
+function upsert<T>(list: T[], item: T, key: (x: T) => string): T[] {
+  const id = key(item);
+  return list.some((x) => key(x) === id) ? list.map((x) => (key(x) === id ? item : x)) : [...list, item];
+}
