@@ -1,4 +1,5 @@
-import type { components, paths } from './schema';
+// `.js`: room/room-state.ts is also type-checked under NodeNext (test/web-room-model.test.ts).
+import type { components, paths } from './schema.js';
 
 type Json<Op> = Op extends { responses: infer R }
   ? R extends { 200: infer A } | { 201: infer A }

@@ -1,4 +1,5 @@
-import type { Comment, Drawing, Icon, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../api/types';
+// `.js`: test/web-room-model.test.ts imports this file, type-checked under NodeNext.
+import type { Comment, Drawing, Icon, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../api/types.js';
 
 /** Everything of a room the page shows; each collection is replaced as a whole when it changes. */
 export interface RoomState {

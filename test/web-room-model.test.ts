@@ -1,0 +1,325 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Comment, Drawing, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../web/src/api/types.js';
+import { applyChange, type RoomState } from '../web/src/room/room-state.js';
+
+/**
+ * How the web application's RoomModel applies the live channel's changes (the pure step in
+ * web/src/room/room-state.ts): per kind created, updated and deleted; changes it has already
+ * seen (a duplicate, or one older than the state) ignored; a cleared or imported room loaded
+ * again. The objects are the service's LiveEvent shapes, from the generated types.
+ */
+
+const marker = (id: string, title: string): Marker => ({ id, title, latitude: 1, longitude: 2 });
+const drawing = (id: string, label: string): Drawing => ({
+  id,
+  geometry: { type: 'Point', coordinates: [0, 0] },
+  label,
+  style: null,
+  createdBy: 'user-a',
+  createdAt: 1,
+  updatedAt: 1,
+});
+const slide = (id: string, position: number): Slide =>
+  ({ id, position, title: id, createdBy: 'user-a', createdAt: 1, updatedAt: 1 }) as Slide;
+const comment = (id: string, replies: Comment['replies'] = []): Comment => ({
+  id,
+  objectId: 'marker-a',
+  objectType: 'marker',
+  objectName: null,
+  body: `about ${id}`,
+  lat: null,
+  lng: null,
+  resolved: false,
+  author: { kind: 'user', id: 'user-a' },
+  createdAt: 1,
+  updatedAt: 1,
+  replies,
+});
+const reply = (id: string, commentId: string) => ({
+  id,
+  commentId,
+  body: id,
+  author: { kind: 'user' as const, id: 'user-a' },
+  createdAt: 2,
+});
+
+function state(version = 10): RoomState {
+  return {
+    room: { roomId: 'room-a', name: 'Old name', isPublic: false } as Room,
+    markers: new Map([['marker-a', marker('marker-a', 'A')]]),
+    icons: [],
+    layers: [{ id: 'layer-a', name: 'A' } as Layer],
+    rasters: [{ id: 'raster-a', name: 'A' } as RasterLayer],
+    drawings: new Map([['drawing-a', drawing('drawing-a', 'A')]]),
+    slides: [slide('slide-a', 0), slide('slide-b', 1)],
+    comments: [comment('comment-a', [reply('reply-a', 'comment-a')])],
+    version,
+  };
+}
+
+/** A change as the live channel sends it, at the given version. */
+const at = (version: number, change: Omit<LiveChange, 'version' | 'at'>) =>
+  ({ ...change, version, at: 1000 }) as LiveChange;
+
+function applied(before: RoomState, change: LiveChange): RoomState {
+  const after = applyChange(before, change);
+  assert.ok(after, `${change.type} is applied in place`);
+  assert.equal(after.version, change.version, 'the state takes the change’s version');
+  return after;
+}
+
+describe('RoomModel.apply: markers and drawings', () => {
+  test('marker created, updated and deleted', () => {
+    let s = applied(
+      state(),
+      at(11, { type: 'marker.created', objectType: 'marker', objectId: 'marker-b', data: marker('marker-b', 'B') }),
+    );
+    assert.deepEqual([...s.markers.keys()], ['marker-a', 'marker-b']);
+    s = applied(
+      s,
+      at(12, { type: 'marker.updated', objectType: 'marker', objectId: 'marker-a', data: marker('marker-a', 'A2') }),
+    );
+    assert.equal(s.markers.get('marker-a')?.title, 'A2');
+    s = applied(s, at(13, { type: 'marker.deleted', objectType: 'marker', objectId: 'marker-a', data: null }));
+    assert.deepEqual([...s.markers.keys()], ['marker-b']);
+  });
+
+  test('a change never edits the state it was given (components compare collections by identity)', () => {
+    const before = state();
+    const after = applied(
+      before,
+      at(11, { type: 'marker.deleted', objectType: 'marker', objectId: 'marker-a', data: null }),
+    );
+    assert.ok(before.markers.has('marker-a'));
+    assert.notEqual(after.markers, before.markers);
+    assert.equal(after.drawings, before.drawings, 'untouched collections stay the same object');
+  });
+
+  test('drawing created, updated and deleted', () => {
+    let s = applied(
+      state(),
+      at(11, {
+        type: 'drawing.created',
+        objectType: 'drawing',
+        objectId: 'drawing-b',
+        data: drawing('drawing-b', 'B'),
+      }),
+    );
+    s = applied(
+      s,
+      at(12, {
+        type: 'drawing.updated',
+        objectType: 'drawing',
+        objectId: 'drawing-a',
+        data: drawing('drawing-a', 'A2'),
+      }),
+    );
+    assert.equal(s.drawings.get('drawing-a')?.label, 'A2');
+    s = applied(s, at(13, { type: 'drawing.deleted', objectType: 'drawing', objectId: 'drawing-b', data: null }));
+    assert.deepEqual([...s.drawings.keys()], ['drawing-a']);
+  });
+});
+
+describe('RoomModel.apply: layers, rasters, icons, slides', () => {
+  test('layers and rasters: created, updated, deleted, each in its own list', () => {
+    const layerB = { id: 'layer-b', name: 'B' } as Layer;
+    let s = applied(state(), at(11, { type: 'layer.created', objectType: 'layer', objectId: 'layer-b', data: layerB }));
+    s = applied(
+      s,
+      at(12, {
+        type: 'layer.updated',
+        objectType: 'layer',
+        objectId: 'layer-a',
+        data: { id: 'layer-a', name: 'A2' } as Layer,
+      }),
+    );
+    assert.deepEqual(
+      s.layers.map((l) => [l.id, l.name]),
+      [
+        ['layer-a', 'A2'],
+        ['layer-b', 'B'],
+      ],
+    );
+    const rasterB = { id: 'raster-b', name: 'B' } as RasterLayer;
+    s = applied(
+      s,
+      at(13, { type: 'rasterLayer.created', objectType: 'rasterLayer', objectId: 'raster-b', data: rasterB }),
+    );
+    s = applied(
+      s,
+      at(14, { type: 'rasterLayer.deleted', objectType: 'rasterLayer', objectId: 'raster-a', data: null }),
+    );
+    s = applied(s, at(15, { type: 'layer.deleted', objectType: 'layer', objectId: 'layer-a', data: null }));
+    assert.deepEqual(
+      s.layers.map((l) => l.id),
+      ['layer-b'],
+    );
+    assert.deepEqual(
+      s.rasters.map((r) => r.id),
+      ['raster-b'],
+    );
+  });
+
+  test('an icon created joins the list once', () => {
+    const icon = {
+      iconId: 'icon-api-a',
+      name: 'pin',
+      size: 32,
+      contentType: 'image/png' as const,
+      createdAt: 1,
+      createdBy: 'user-a',
+    };
+    const change = at(11, { type: 'icon.created', objectType: 'icon', objectId: icon.iconId, data: icon });
+    const s = applied(state(), change);
+    assert.deepEqual(s.icons, [icon]);
+    assert.deepEqual(applied(s, { ...change, version: 12 }).icons, [icon]);
+  });
+
+  test('slides: created in position order, updated, deleted, and reordered by the deck', () => {
+    let s = applied(
+      state(),
+      at(11, { type: 'slide.created', objectType: 'slide', objectId: 'slide-c', data: slide('slide-c', 2) }),
+    );
+    s = applied(
+      s,
+      at(12, {
+        type: 'slide.updated',
+        objectType: 'slide',
+        objectId: 'slide-a',
+        data: { ...slide('slide-a', 0), title: 'First' },
+      }),
+    );
+    assert.deepEqual(
+      s.slides.map((x) => [x.id, x.title]),
+      [
+        ['slide-a', 'First'],
+        ['slide-b', 'slide-b'],
+        ['slide-c', 'slide-c'],
+      ],
+    );
+    s = applied(
+      s,
+      at(13, {
+        type: 'presentation.updated',
+        objectType: 'presentation',
+        objectId: 'room-a',
+        data: { slideIds: ['slide-c', 'slide-a', 'slide-b'] },
+      }),
+    );
+    assert.deepEqual(
+      s.slides.map((x) => [x.id, x.position]),
+      [
+        ['slide-c', 0],
+        ['slide-a', 1],
+        ['slide-b', 2],
+      ],
+    );
+    s = applied(s, at(14, { type: 'slide.deleted', objectType: 'slide', objectId: 'slide-a', data: null }));
+    assert.deepEqual(
+      s.slides.map((x) => x.id),
+      ['slide-c', 'slide-b'],
+    );
+  });
+});
+
+describe('RoomModel.apply: comments, replies, the room', () => {
+  test('comments and replies: created, resolved, deleted, each reply in its own comment', () => {
+    let s = applied(
+      state(),
+      at(11, { type: 'comment.created', objectType: 'comment', objectId: 'comment-b', data: comment('comment-b') }),
+    );
+    s = applied(
+      s,
+      at(12, { type: 'reply.created', objectType: 'reply', objectId: 'reply-b', data: reply('reply-b', 'comment-b') }),
+    );
+    assert.deepEqual(
+      s.comments.map((c) => [c.id, c.replies.map((r) => r.id)]),
+      [
+        ['comment-a', ['reply-a']],
+        ['comment-b', ['reply-b']],
+      ],
+    );
+    s = applied(
+      s,
+      at(13, {
+        type: 'comment.updated',
+        objectType: 'comment',
+        objectId: 'comment-b',
+        data: { ...comment('comment-b', [reply('reply-b', 'comment-b')]), resolved: true },
+      }),
+    );
+    assert.equal(s.comments[1]?.resolved, true);
+    s = applied(s, at(14, { type: 'reply.deleted', objectType: 'reply', objectId: 'reply-a', data: null }));
+    assert.deepEqual(s.comments[0]?.replies, []);
+    s = applied(s, at(15, { type: 'comment.deleted', objectType: 'comment', objectId: 'comment-a', data: null }));
+    assert.deepEqual(
+      s.comments.map((c) => c.id),
+      ['comment-b'],
+    );
+  });
+
+  test('room.updated takes the settings into the room record, not the /info flag', () => {
+    const settings = {
+      roomId: 'room-a',
+      name: 'New name',
+      requiresAuth: false,
+      isPublic: true,
+      presentationIsPublic: false,
+      autoZoomEnabled: true,
+      defaultViewLat: null,
+      defaultViewLng: null,
+      defaultViewZoom: null,
+      defaultTheme: null,
+      defaultBaseLayer: null,
+      description: null,
+      timelineSettings: {} as Room['timelineSettings'],
+    };
+    const s = applied(
+      state(),
+      at(11, { type: 'room.updated', objectType: 'room', objectId: 'room-a', data: settings }),
+    );
+    assert.equal(s.room.name, 'New name');
+    assert.equal(s.room.isPublic, true);
+    assert.ok(!('requiresAuth' in s.room));
+  });
+
+  test('a cleared or imported room is loaded again (null)', () => {
+    const cleared = at(11, { type: 'room.cleared', objectType: 'room', objectId: 'room-a', data: null });
+    assert.equal(applyChange(state(), cleared), null);
+    const imported = at(11, {
+      type: 'room.imported',
+      objectType: 'room',
+      objectId: 'room-a',
+      data: { source: 'bulk-import', markers: 3 },
+    });
+    assert.equal(applyChange(state(), imported), null);
+  });
+});
+
+describe('RoomModel.apply: order and catch-up', () => {
+  test('a duplicate or older change is ignored, even one that would load the room again', () => {
+    const before = state(10);
+    const old = at(10, { type: 'marker.deleted', objectType: 'marker', objectId: 'marker-a', data: null });
+    assert.equal(applyChange(before, old), before);
+    assert.equal(applyChange(before, { ...old, version: 3 }), before);
+    const oldClear = at(9, { type: 'room.cleared', objectType: 'room', objectId: 'room-a', data: null });
+    assert.equal(applyChange(before, oldClear), before);
+  });
+
+  test('catching up: the missed changes applied in order give the current room; replayed again they change nothing', () => {
+    const missed = [
+      at(11, { type: 'marker.created', objectType: 'marker', objectId: 'marker-b', data: marker('marker-b', 'B') }),
+      at(12, { type: 'marker.updated', objectType: 'marker', objectId: 'marker-b', data: marker('marker-b', 'B2') }),
+      at(13, { type: 'marker.deleted', objectType: 'marker', objectId: 'marker-a', data: null }),
+    ];
+    const caughtUp = missed.reduce((s, change) => applied(s, change), state(10));
+    assert.deepEqual(
+      [...caughtUp.markers.values()].map((m) => [m.id, m.title]),
+      [['marker-b', 'B2']],
+    );
+    assert.equal(caughtUp.version, 13);
+    const again = missed.reduce((s, change) => applyChange(s, change) ?? s, caughtUp);
+    assert.equal(again, caughtUp, 'a replay after a reconnect is ignored');
+  });
+});
