@@ -2,10 +2,10 @@
  * The shape of the code, checked: no module imports a higher layer, and the domains under
  * src/modules import each other without cycles. Layers, lowest first (docs/patterns.md):
  * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < infra < auth < http
- * < modules < app, server.
+ * < modules < app, server. The web application (web/src) has its own layers, checked below.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -91,4 +91,88 @@ test('the check sees the imports it is meant to judge', () => {
   // A guard against a regular expression that matches nothing: app.ts imports every layer.
   const parts = new Set(importsOf(path.join(SRC, 'app.ts')).map(partOf));
   for (const part of ['db', 'infra', 'auth', 'http', 'modules']) assert.ok(parts.has(part), part);
+});
+
+/**
+ * The web application (web/src), lowest first (docs/patterns.md, "The web application"):
+ * base (store, router) < api (the client, its generated types, the session's credential) < ui
+ * < model (RoomModel, its pure steps, the live channel, the actions per resource) < map
+ * < room (the room's context, layout, map view, panels) < pages < main.tsx.
+ */
+const WEB = path.resolve(SRC, '../web/src');
+
+const WEB_MAY_IMPORT: Record<string, string[]> = {
+  base: [],
+  api: ['base'],
+  ui: ['base', 'api'],
+  model: ['base', 'api', 'ui'],
+  map: ['base', 'api', 'ui', 'model'],
+  room: ['base', 'api', 'ui', 'model', 'map'],
+  pages: ['base', 'api', 'ui', 'model', 'map', 'room'],
+  root: ['base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
+};
+
+const MODEL_FILES = new Set(['room/room-model.ts', 'room/room-state.ts', 'room/live.ts']);
+
+function webPartOf(file: string): string {
+  const relative = path.relative(WEB, file).split(path.sep).join('/');
+  if (relative === 'main.tsx') return 'root';
+  if (relative === 'session.ts') return 'api';
+  if (!relative.includes('/')) return 'base';
+  if (MODEL_FILES.has(relative) || relative.startsWith('room/actions/')) return 'model';
+  return relative.split('/')[0]!;
+}
+
+function webFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return webFiles(full);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** A web file's relative imports, resolved as Vite does (no extension, `.js` for `.ts`). */
+function webImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
+    (m) => m[1]!,
+  );
+  return specifiers.map((s) => {
+    const base = path.resolve(path.dirname(file), s.replace(/\.js$/, ''));
+    const found = ['.ts', '.tsx', '.d.ts', '/index.ts'].map((ext) => base + ext).find((f) => existsSync(f));
+    return found ?? base;
+  });
+}
+
+const web = webFiles(WEB);
+
+test('the web application imports nothing of the service but its generated types (web/src/api/schema.d.ts)', () => {
+  const outside = web.flatMap((file) =>
+    webImportsOf(file)
+      .filter((target) => path.relative(WEB, target).startsWith('..'))
+      .map((target) => `${path.relative(WEB, file)} imports ${path.relative(WEB, target)}`),
+  );
+  assert.deepEqual(outside, []);
+});
+
+test('no web file imports a layer above its own (the map never imports the room panels)', () => {
+  const violations: string[] = [];
+  for (const file of web) {
+    const from = webPartOf(file);
+    for (const target of webImportsOf(file)) {
+      const to = webPartOf(target);
+      if (to !== from && !WEB_MAY_IMPORT[from]!.includes(to)) {
+        violations.push(`${path.relative(WEB, file)} (${from}) imports ${path.relative(WEB, target)} (${to})`);
+      }
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the web check sees the imports it is meant to judge', () => {
+  // The room page reaches every layer below it; a panel reaches the model through an action.
+  const parts = new Set(webImportsOf(path.join(WEB, 'pages/room-page.tsx')).map(webPartOf));
+  for (const part of ['base', 'api', 'ui', 'model', 'room']) assert.ok(parts.has(part), part);
+  const panel = webImportsOf(path.join(WEB, 'room/panels/marker-details.tsx')).map(webPartOf);
+  assert.ok(panel.includes('model'), 'marker-details imports room/actions/markers');
 });
