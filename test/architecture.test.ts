@@ -41,29 +41,39 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The relative specifiers a file imports from. */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
 /** The project files a file imports (relative specifiers, `.js` mapped back to `.ts`). */
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
-    (m) => m[1]!,
-  );
-  return specifiers.map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+  return specifiersOf(file).map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+}
+
+interface Layering {
+  root: string;
+  partOf: (file: string) => string;
+  importsOf: (file: string) => string[];
+  mayImport: Record<string, string[]>;
+}
+
+/** Every import of a part that its layer may not make, as `file (part) imports target (part)`. */
+function layerViolations(files: string[], { root, partOf, importsOf, mayImport }: Layering): string[] {
+  return files.flatMap((file) => {
+    const from = partOf(file);
+    return importsOf(file)
+      .map((target) => [target, partOf(target)] as const)
+      .filter(([, to]) => to !== from && !mayImport[from]!.includes(to))
+      .map(([target, to]) => `${path.relative(root, file)} (${from}) imports ${path.relative(root, target)} (${to})`);
+  });
 }
 
 const files = sourceFiles(SRC);
 
 test('no file imports a layer above its own', () => {
-  const violations: string[] = [];
-  for (const file of files) {
-    const from = partOf(file);
-    for (const target of importsOf(file)) {
-      const to = partOf(target);
-      if (to !== from && !MAY_IMPORT[from]!.includes(to)) {
-        violations.push(`${path.relative(SRC, file)} (${from}) imports ${path.relative(SRC, target)} (${to})`);
-      }
-    }
-  }
-  assert.deepEqual(violations, []);
+  assert.deepEqual(layerViolations(files, { root: SRC, partOf, importsOf, mayImport: MAY_IMPORT }), []);
 });
 
 test('the domains under src/modules depend on each other without cycles', () => {
@@ -133,11 +143,7 @@ function webFiles(dir: string): string[] {
 
 /** A web file's relative imports, resolved as Vite does (no extension, `.js` for `.ts`). */
 function webImportsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map(
-    (m) => m[1]!,
-  );
-  return specifiers.map((s) => {
+  return specifiersOf(file).map((s) => {
     const base = path.resolve(path.dirname(file), s.replace(/\.js$/, ''));
     const found = ['.ts', '.tsx', '.d.ts', '/index.ts'].map((ext) => base + ext).find((f) => existsSync(f));
     return found ?? base;
@@ -156,17 +162,8 @@ test('the web application imports nothing of the service but its generated types
 });
 
 test('no web file imports a layer above its own (the map never imports the room panels)', () => {
-  const violations: string[] = [];
-  for (const file of web) {
-    const from = webPartOf(file);
-    for (const target of webImportsOf(file)) {
-      const to = webPartOf(target);
-      if (to !== from && !WEB_MAY_IMPORT[from]!.includes(to)) {
-        violations.push(`${path.relative(WEB, file)} (${from}) imports ${path.relative(WEB, target)} (${to})`);
-      }
-    }
-  }
-  assert.deepEqual(violations, []);
+  const layering = { root: WEB, partOf: webPartOf, importsOf: webImportsOf, mayImport: WEB_MAY_IMPORT };
+  assert.deepEqual(layerViolations(web, layering), []);
 });
 
 test('the web check sees the imports it is meant to judge', () => {
