@@ -1,11 +1,11 @@
-import { api, ok } from '../../api/client';
+import { api, authHeaders, ok } from '../../api/client';
 import type { BodyOf } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 
 /**
  * The one place the page changes the room itself: its settings (then the room record is read
- * again, since the answers hold only part of it), clearing, deleting, importing and icons.
+ * again, since the answers hold only part of it), clearing, deleting, exporting, importing and icons.
  */
 export async function renameRoom(model: RoomModel, name: string) {
   await ok(api.PATCH('/api/rooms/{roomId}', { ...model.path, body: { name } }));
@@ -33,6 +33,24 @@ export async function clearRoom(model: RoomModel) {
 
 export async function deleteRoom(model: RoomModel) {
   await ok(api.DELETE('/api/rooms/{roomId}', model.path));
+}
+
+/** Exports the room as one GeoPackage: starts an export job, follows it, and fetches its file. */
+export async function exportRoomFile(model: RoomModel, onStatus: (jobStatus: string) => void): Promise<Blob> {
+  const { jobId } = await ok(
+    api.POST('/api/rooms/{roomId}/export-jobs', { ...model.path, body: { include_tiffs: true } }),
+  );
+  const jobPath = { params: { path: { roomId: model.roomId, jobId } } };
+  for (;;) {
+    const job = await ok(api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', jobPath));
+    if (job.status === 'complete') break;
+    if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? 'The export failed');
+    onStatus(job.status);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const response = await fetch(`/api/rooms/${model.roomId}/export-jobs/${jobId}/artifact`, { headers: authHeaders() });
+  if (!response.ok) throw new Error(`The export could not be downloaded (${response.status})`);
+  return response.blob();
 }
 
 /** Imports a GeoPackage (with progress of the sending); the page loads the room again. */

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, authHeaders, ok } from '../../api/client';
-import { importRoomFile } from '../actions/room';
+import { exportRoomFile, importRoomFile } from '../actions/room';
 import { useRoom } from '../room-context';
 
 /** The whole room as one GeoPackage (an export job, then its file); an import for editors. */
@@ -9,27 +8,14 @@ export function ExportImportSection() {
   const [status, setStatus] = useState<string | null>(null);
   const exportRoom = async () => {
     setStatus('Exporting…');
-    await attempt(async () => {
-      const { jobId } = await ok(
-        api.POST('/api/rooms/{roomId}/export-jobs', { params: { path: { roomId } }, body: { include_tiffs: true } }),
-      );
-      for (;;) {
-        const job = await ok(
-          api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', { params: { path: { roomId, jobId } } }),
-        );
-        if (job.status === 'complete') break;
-        if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? 'The export failed');
-        setStatus(`Exporting… (${job.status})`);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-      const response = await fetch(`/api/rooms/${roomId}/export-jobs/${jobId}/artifact`, { headers: authHeaders() });
-      if (!response.ok) throw new Error(`The export could not be downloaded (${response.status})`);
+    const file = await attempt(() => exportRoomFile(model, (jobStatus) => setStatus(`Exporting… (${jobStatus})`)));
+    if (file) {
       const link = document.createElement('a');
-      link.href = URL.createObjectURL(await response.blob());
+      link.href = URL.createObjectURL(file);
       link.download = `${roomId}.gpkg`;
       link.click();
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    });
+    }
     setStatus(null);
   };
   const importFile = async (file: File) => {
