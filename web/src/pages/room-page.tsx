@@ -6,6 +6,7 @@ import { linkClick } from '../router';
 import { session } from '../session';
 import { Store, useStore } from '../store';
 import { LiveChannel } from '../room/live';
+import { RoomMembers } from '../room/actions/members';
 import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
 import { RoomLayout } from '../room/room-layout';
@@ -106,6 +107,7 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
   const state = useStore(model);
   const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
   const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
+  const members = useMemo(() => new RoomMembers(model.roomId), [model]);
   const context = useMemo<RoomContextValue>(() => {
     const notify: Notify = (message, kind = 'info') => {
       setToast({ message, kind });
@@ -114,6 +116,7 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
     return {
       roomId: model.roomId,
       model,
+      members,
       map: new Store<MapLibreMap | null>(null),
       selection: new Store<Selection>(null),
       mode: new Store<Mode>('browse'),
@@ -124,7 +127,7 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
       notify,
       attempt: attemptWith(notify),
     };
-  }, [model, role]);
+  }, [model, members, role]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />

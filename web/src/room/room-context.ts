@@ -3,6 +3,7 @@ import { useContext } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Store } from '../store';
 import type { Attempt, Notify } from '../ui/notices';
+import type { RoomMembers } from './actions/members';
 import type { RoomModel } from './room-model';
 
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
@@ -14,6 +15,8 @@ export type Mode = 'browse' | 'add-marker' | 'draw';
 export interface RoomContextValue {
   roomId: string;
   model: RoomModel;
+  /** The room's members and invitations, read when the owner's views need them (room/actions/members.ts). */
+  members: RoomMembers;
   map: Store<MapLibreMap | null>;
   selection: Store<Selection>;
   mode: Store<Mode>;

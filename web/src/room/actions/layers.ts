@@ -1,10 +1,10 @@
 import { api, ok } from '../../api/client';
-import type { BodyOf, Layer } from '../../api/types';
+import type { BodyOf, Colormap, Layer } from '../../api/types';
 import type { RoomModel } from '../room-model';
 import { withLayer, withoutLayer, withoutRaster, withRaster } from '../room-state';
 
 /**
- * The one place the page writes vector layers and rasters (uploads: room/layer-upload.ts; the
+ * The one place the page writes vector layers and rasters (uploads: actions/layer-upload.ts; the
  * layers they make arrive through the live channel).
  */
 export async function updateLayerStyle(model: RoomModel, layerId: string, style: Partial<Layer['style']>) {
@@ -42,4 +42,12 @@ export async function updateRasterDisplay(
 export async function deleteRaster(model: RoomModel, layerId: string) {
   await ok(api.DELETE('/api/layers/{layerId}', { params: { path: { layerId } } }));
   model.change((state) => withoutRaster(state, layerId));
+}
+
+let colormaps: Promise<Colormap[]> | null = null;
+/** The service's colormaps for rasters (a read, for display; asked once per page). */
+export function readColormaps() {
+  colormaps ??= ok(api.GET('/api/colormaps')).then((answer) => answer.colormaps);
+  colormaps.catch(() => (colormaps = null));
+  return colormaps;
 }

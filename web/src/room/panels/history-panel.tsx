@@ -1,40 +1,28 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../../api/client';
-import type { HistoryEvent } from '../../api/types';
+import type { HistoryEvent, LiveChange } from '../../api/types';
 import { useStore } from '../../store';
+import { HISTORY_PAGE, readHistory } from '../actions/history';
+import { loadMembers } from '../actions/members';
 import { useRoom } from '../room-context';
 
 /** The room's timeline, newest first, with who made each change and when; pages back on demand. */
 export function HistoryPanel() {
-  const { model, roomId } = useRoom();
+  const { model, members, isOwner, attempt } = useRoom();
   const { version } = useStore(model)!;
   const [events, setEvents] = useState<HistoryEvent[]>([]);
-  const [error, setError] = useState('');
   const [more, setMore] = useState(false);
   const load = async (before?: number) => {
-    try {
-      const page = (
-        await ok(
-          api.GET('/api/rooms/{roomId}/history', {
-            params: { path: { roomId }, query: { limit: 50, ...(before && { before }) } },
-          }),
-        )
-      ).events;
-      setEvents((old) => (before ? [...old, ...page] : page));
-      setMore(page.length === 50);
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    const page = await attempt(() => readHistory(model, before));
+    if (!page) return;
+    setEvents((old) => (before ? [...old, ...page] : page));
+    setMore(page.length === HISTORY_PAGE);
   };
   useEffect(() => void load(), [version]);
+  // The owner sees who made each change by address; others see ids.
+  useEffect(() => void (isOwner && !members.get() && loadMembers(members).catch(() => undefined)), [isOwner]);
   return (
     <div>
       <h2>History</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
       <ol class="history" data-testid="history">
         {events.map((e) => (
           <li key={e.id}>
@@ -57,41 +45,42 @@ export function HistoryPanel() {
 }
 
 function Actor({ id }: { id: string }) {
-  const { members } = useMembers();
-  return <>{members.get(id) ?? id}</>;
+  const lists = useStore(useRoom().members);
+  return <>{lists?.members.find((m) => m.userId === id)?.email ?? id}</>;
 }
 
-const memberNames = new Map<string, Promise<Map<string, string>>>();
-/** Member ids to e-mail addresses, for the owner's view of the history; others see ids. */
-function useMembers() {
-  const { roomId, isOwner } = useRoom();
-  const [members, setMembers] = useState(new Map<string, string>());
-  useEffect(() => {
-    if (!isOwner) return;
-    if (!memberNames.has(roomId)) {
-      memberNames.set(
-        roomId,
-        ok(api.GET('/api/rooms/{roomId}/members', { params: { path: { roomId } } })).then(
-          (list) => new Map(list.map((m) => [m.userId, m.email])),
-        ),
-      );
-    }
-    void memberNames
-      .get(roomId)!
-      .then(setMembers)
-      .catch(() => undefined);
-  }, []);
-  return { members };
-}
+/** What each change is called; a change type the service adds must be named here. */
+const DESCRIPTIONS: Record<LiveChange['type'], string> = {
+  'marker.created': 'Marker created',
+  'marker.updated': 'Marker updated',
+  'marker.deleted': 'Marker deleted',
+  'drawing.created': 'Drawing created',
+  'drawing.updated': 'Drawing updated',
+  'drawing.deleted': 'Drawing deleted',
+  'layer.created': 'Layer created',
+  'layer.updated': 'Layer updated',
+  'layer.deleted': 'Layer deleted',
+  'rasterLayer.created': 'Raster created',
+  'rasterLayer.updated': 'Raster updated',
+  'rasterLayer.deleted': 'Raster deleted',
+  'slide.created': 'Slide created',
+  'slide.updated': 'Slide updated',
+  'slide.deleted': 'Slide deleted',
+  'presentation.updated': 'Slide order updated',
+  'comment.created': 'Comment created',
+  'comment.updated': 'Comment updated',
+  'comment.deleted': 'Comment deleted',
+  'reply.created': 'Reply created',
+  'reply.deleted': 'Reply deleted',
+  'icon.created': 'Icon created',
+  'room.updated': 'Room updated',
+  'room.cleared': 'Room cleared',
+  'room.imported': 'Room imported',
+};
 
-function describe(type: string) {
-  const [object, action] = type.split('.');
-  const names: Record<string, string> = {
-    rasterLayer: 'Raster',
-    presentation: 'Slide order',
-    icon: 'Icon',
-    reply: 'Reply',
-  };
-  const name = names[object!] ?? object![0]!.toUpperCase() + object!.slice(1);
-  return `${name} ${action}`;
+const isChangeType = (type: string): type is LiveChange['type'] => Object.hasOwn(DESCRIPTIONS, type);
+
+/** The history's `type` is a string in its schema; one the page does not know is shown as it is. */
+function describe(type: HistoryEvent['type']) {
+  return isChangeType(type) ? DESCRIPTIONS[type] : type;
 }

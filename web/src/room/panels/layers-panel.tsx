@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Layer, RasterLayer } from '../../api/types';
 import { useStore } from '../../store';
-import { uploadLayerFile, type UploadProgress } from '../layer-upload';
+import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { RasterDisplayForm } from './raster-display-form';
@@ -28,11 +28,11 @@ export function LayersPanel() {
 }
 
 function UploadForm() {
-  const { roomId, attempt } = useRoom();
+  const { model, attempt } = useRoom();
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [color, setColor] = useState('#d03030');
   const upload = async (file: File) => {
-    await attempt(() => uploadLayerFile(roomId, file, color.slice(1), setProgress), `${file.name} is on the map`);
+    await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress), `${file.name} is on the map`);
     setProgress(null);
   };
   return (

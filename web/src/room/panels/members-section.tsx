@@ -1,38 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
-import type { Invitation, Member } from '../../api/types';
+import { useStore } from '../../store';
+import { inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
 import { useRoom } from '../room-context';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
-  const { roomId, notify, attempt } = useRoom();
-  const [members, setMembers] = useState<Member[]>([]);
-  const [invitations, setInvitations] = useState<Invitation[]>([]);
+  const { members: lists, notify, attempt } = useRoom();
+  const { members, invitations } = useStore(lists) ?? { members: [], invitations: [] };
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'editor' | 'viewer'>('editor');
-  const p = { params: { path: { roomId } } };
-  const load = async () => {
-    setMembers(await ok(api.GET('/api/rooms/{roomId}/members', p)));
-    setInvitations((await ok(api.GET('/api/rooms/{roomId}/pending-invitations', p))).invitations);
-  };
-  useEffect(() => void attempt(load), []);
-  /** Members are not room content (no live changes): the list is read again after each change. */
-  const act = (work: () => Promise<unknown>, done?: string) =>
-    attempt(async () => {
-      await work();
-      await load();
-    }, done);
-  const invite = (event: Event) => {
+  useEffect(() => void attempt(() => loadMembers(lists)), [lists]);
+  const invite = async (event: Event) => {
     event.preventDefault();
-    void act(async () => {
-      const answer = await ok(api.POST('/api/rooms/{roomId}/invite', { ...p, body: { email: email.trim(), role } }));
-      setEmail('');
-      notify(
-        answer.status === 'added'
-          ? `${answer.member?.email} is now a member`
-          : `Invitation sent to ${answer.invitation?.email}`,
-      );
-    });
+    const said = await attempt(() => inviteMember(lists, { email: email.trim(), role }));
+    if (said === undefined) return;
+    setEmail('');
+    notify(said);
   };
   return (
     <section aria-labelledby="members">
@@ -47,16 +30,7 @@ export function MembersSection() {
               <button
                 type="button"
                 class="link"
-                onClick={() =>
-                  confirm(`Remove ${m.email}?`) &&
-                  act(() =>
-                    ok(
-                      api.DELETE('/api/rooms/{roomId}/members/{userId}', {
-                        params: { path: { roomId, userId: m.userId } },
-                      }),
-                    ),
-                  )
-                }
+                onClick={() => confirm(`Remove ${m.email}?`) && attempt(() => removeMember(lists, m.userId))}
               >
                 Remove
               </button>
@@ -77,17 +51,7 @@ export function MembersSection() {
               <button
                 type="button"
                 class="link"
-                onClick={() =>
-                  act(
-                    () =>
-                      ok(
-                        api.DELETE('/api/rooms/{roomId}/pending-invitations/{email}', {
-                          params: { path: { roomId, email: i.email } },
-                        }),
-                      ),
-                    'Invitation revoked',
-                  )
-                }
+                onClick={() => attempt(() => revokeInvitation(lists, i.email), 'Invitation revoked')}
               >
                 Revoke
               </button>

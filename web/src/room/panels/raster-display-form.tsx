@@ -1,11 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
 import type { Colormap, RasterDisplay, RasterLayer } from '../../api/types';
-import { updateRasterDisplay } from '../actions/layers';
+import { readColormaps, updateRasterDisplay } from '../actions/layers';
 import { useRoom } from '../room-context';
-
-let colormaps: Promise<Colormap[]> | null = null;
-const loadColormaps = () => (colormaps ??= ok(api.GET('/api/colormaps')).then((a) => a.colormaps));
 
 /** A raster's display: one band through a colormap with a stretch, or three bands as RGB. */
 export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
@@ -14,7 +10,7 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
   const [display, setDisplay] = useState<RasterDisplay>(raster.display);
   useEffect(
     () =>
-      void loadColormaps()
+      void readColormaps()
         .then(setRamps)
         .catch(() => undefined),
     [],

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ok } from '../../api/client';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { RoomToken } from '../../api/types';
+import { useStore } from '../../store';
+import { createToken, loadTokens, RoomTokens, revokeToken } from '../actions/tokens';
 import { useRoom } from '../room-context';
 
 const PERMISSIONS = ['read', 'write', 'upload'] as const;
@@ -8,36 +9,24 @@ const PERMISSIONS = ['read', 'write', 'upload'] as const;
 /** Room API tokens for scripts: create (the secret is shown once), list, revoke. */
 export function TokensSection() {
   const { roomId, notify, attempt } = useRoom();
-  const [tokens, setTokens] = useState<RoomToken[]>([]);
+  const list = useMemo(() => new RoomTokens(roomId), [roomId]);
+  const tokens = useStore(list);
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Set<(typeof PERMISSIONS)[number]>>(new Set(['read']));
   const [days, setDays] = useState(30);
   const [secret, setSecret] = useState<string | null>(null);
-  const p = { params: { path: { roomId } } };
-  const load = async () => setTokens((await ok(api.GET('/api/rooms/{roomId}/api-tokens', p))).tokens);
-  useEffect(() => void attempt(load), []);
+  useEffect(() => void attempt(() => loadTokens(list)), [list]);
   const create = async (event: Event) => {
     event.preventDefault();
-    await attempt(async () => {
-      const answer = await ok(
-        api.POST('/api/rooms/{roomId}/api-tokens', {
-          ...p,
-          body: { name: name.trim(), permissions: [...permissions], expiresInDays: days },
-        }),
-      );
-      setSecret(answer.token);
-      setName('');
-      await load();
-    });
+    const body = { name: name.trim(), permissions: [...permissions], expiresInDays: days };
+    const created = await attempt(() => createToken(list, body));
+    if (created === undefined) return;
+    setSecret(created);
+    setName('');
   };
   const revoke = async (token: RoomToken) => {
     if (!confirm(`Revoke the token "${token.name}"? Scripts using it stop working.`)) return;
-    await attempt(async () => {
-      await ok(
-        api.DELETE('/api/rooms/{roomId}/api-tokens/{tokenId}', { params: { path: { roomId, tokenId: token.id } } }),
-      );
-      await load();
-    });
+    await attempt(() => revokeToken(list, token.id));
   };
   const toggle = (permission: (typeof PERMISSIONS)[number]) => {
     const next = new Set(permissions);

@@ -1,6 +1,7 @@
-import { api, ok } from '../api/client';
-import type { Job } from '../api/types';
-import { formOf, postForm } from '../ui/upload';
+import { api, ok } from '../../api/client';
+import type { Job } from '../../api/types';
+import { formOf, postForm } from '../../ui/upload';
+import type { RoomModel } from '../room-model';
 
 /** Files above this go in chunks (the service takes at most 50 MB per request). */
 export const CHUNKED_ABOVE = 50 * 1024 * 1024;
@@ -16,13 +17,15 @@ export interface UploadProgress {
 /**
  * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV or GeoTIFF): in one request
  * up to 50 MB, else in 16 MB chunks; then follows the processing job, if any, until it is done.
+ * The layer it makes reaches the model through the live channel.
  */
 export async function uploadLayerFile(
-  roomId: string,
+  model: RoomModel,
   file: File,
   color: string,
   onProgress: (p: UploadProgress) => void,
 ): Promise<void> {
+  const roomId = model.roomId;
   const style = JSON.stringify({ color });
   let jobId: string | undefined;
   if (file.size <= CHUNKED_ABOVE) {
