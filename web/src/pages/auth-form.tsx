@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../api/client';
+import { api, ok } from '../api/client';
 import { session } from '../session';
+import { InlineError, useInlineError } from '../ui/inline-error';
 
 /** Log in, or sign up with a name; the session token is kept for the next visit. */
 export function AuthForm({ onDone }: { onDone?: () => void }) {
@@ -8,26 +9,20 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
-  const [error, setError] = useState('');
+  const { error, attempt } = useInlineError();
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
-    setError('');
-    try {
-      const answer =
-        mode === 'login'
-          ? await ok(api.POST('/api/auth/login', { body: { email, password } }))
-          : await ok(
-              api.POST('/api/auth/signup', { body: { email, password, ...(name.trim() && { name: name.trim() }) } }),
-            );
-      session.signIn(answer.token, answer.user);
-      onDone?.();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
+    const answer = await attempt(() =>
+      mode === 'login'
+        ? ok(api.POST('/api/auth/login', { body: { email, password } }))
+        : ok(api.POST('/api/auth/signup', { body: { email, password, ...(name.trim() && { name: name.trim() }) } })),
+    );
+    setBusy(false);
+    if (!answer) return;
+    session.signIn(answer.token, answer.user);
+    onDone?.();
   };
   return (
     <form onSubmit={submit} class="form" aria-label={mode === 'login' ? 'Log in' : 'Sign up'}>
@@ -65,11 +60,7 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
           required
         />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <InlineError message={error} />
       <button type="submit" disabled={busy}>
         {mode === 'login' ? 'Log in' : 'Create account'}
       </button>

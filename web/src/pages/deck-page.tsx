@@ -1,28 +1,23 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { ApiError, api, messageOf, ok } from '../api/client';
+import { api, ok } from '../api/client';
 import type { Deck, Layer } from '../api/types';
 import { createMap } from '../map/create-map';
 import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
 import { DrawingLabels } from '../map/map-labels';
 import { DeckPlayer } from '../room/deck-player';
+import { InlineError, useInlineError } from '../ui/inline-error';
+
+const NOT_PUBLIC = 'This presentation is not public, or does not exist.';
 
 /** /p/:roomId: the published presentation, for anyone (even when the room itself is private). */
 export function DeckPage({ roomId }: { roomId: string }) {
   const [deck, setDeck] = useState<Deck | null>(null);
-  const [error, setError] = useState('');
+  const { error, attempt } = useInlineError({ 401: NOT_PUBLIC, 403: NOT_PUBLIC, 404: NOT_PUBLIC });
   const [map, setMap] = useState<MapLibreMap | null>(null);
   const container = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } }))
-      .then(setDeck)
-      .catch((e) =>
-        setError(
-          e instanceof ApiError && (e.status === 401 || e.status === 403 || e.status === 404)
-            ? 'This presentation is not public, or does not exist.'
-            : messageOf(e),
-        ),
-      );
+    void attempt(() => ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } })).then(setDeck));
   }, [roomId]);
   useEffect(() => {
     if (!deck || !container.current) return;
@@ -44,9 +39,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
     return (
       <main class="page narrow">
         <h1>Presentation</h1>
-        <p role="alert" class="error">
-          {error}
-        </p>
+        <InlineError message={error} />
       </main>
     );
   if (!deck)

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../api/client';
+import { api, ok } from '../api/client';
 import type { MyInvitation, RoomSummary } from '../api/types';
 import { linkClick, navigate } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
+import { InlineError, useInlineError } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
@@ -30,25 +31,18 @@ function Rooms() {
   const { user } = useStore(session);
   const [rooms, setRooms] = useState<RoomSummary[] | null>(null);
   const [invitations, setInvitations] = useState<MyInvitation[]>([]);
-  const [error, setError] = useState('');
+  const { error, attempt } = useInlineError();
   const load = async () => {
-    try {
-      setRooms((await ok(api.GET('/api/rooms'))).rooms);
-      setInvitations((await ok(api.GET('/api/users/pending-invitations'))).invitations);
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    setRooms((await ok(api.GET('/api/rooms'))).rooms);
+    setInvitations((await ok(api.GET('/api/users/pending-invitations'))).invitations);
   };
-  useEffect(() => void load(), []);
+  useEffect(() => void attempt(load), []);
 
-  const accept = async (roomId: string) => {
-    try {
+  const accept = (roomId: string) =>
+    attempt(async () => {
       await ok(api.POST('/api/rooms/{roomId}/accept-invitation', { params: { path: { roomId } } }));
       await load();
-    } catch (e) {
-      setError(messageOf(e));
-    }
-  };
+    });
 
   return (
     <main class="page">
@@ -64,11 +58,7 @@ function Rooms() {
       {!user!.emailVerified && (
         <p class="note">Confirm your address with the link we e-mailed you, to receive invitations to it.</p>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <InlineError message={error} />
       {invitations.length > 0 && (
         <section aria-labelledby="invitations">
           <h2 id="invitations">Invitations</h2>
@@ -121,18 +111,17 @@ function randomRoomId() {
 function CreateRoom() {
   const [name, setName] = useState('');
   const [roomId, setRoomId] = useState(randomRoomId);
-  const [error, setError] = useState('');
+  const { error, attempt } = useInlineError();
   const submit = async (event: Event) => {
     event.preventDefault();
-    try {
+    const created = await attempt(async () => {
       const answer = await ok(
         api.POST('/api/rooms/{roomId}', { params: { path: { roomId } }, body: { name: name.trim() || undefined } }),
       );
       if (!answer.isNewRoom) throw new Error(`The room ${roomId} already exists: choose another id.`);
-      navigate(`/r/${roomId}`);
-    } catch (e) {
-      setError(messageOf(e));
-    }
+      return roomId;
+    });
+    if (created) navigate(`/r/${created}`);
   };
   return (
     <section aria-labelledby="new-room">
@@ -150,11 +139,7 @@ function CreateRoom() {
             required
           />
         </label>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <InlineError message={error} />
         <button type="submit">Create room</button>
       </form>
     </section>

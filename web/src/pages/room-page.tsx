@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { ApiError, api, messageOf, ok } from '../api/client';
+import { api, ok } from '../api/client';
 import type { RoomInfo } from '../api/types';
 import { linkClick } from '../router';
 import { session } from '../session';
@@ -10,7 +10,8 @@ import { RoomMembers } from '../room/actions/members';
 import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
 import { RoomLayout } from '../room/room-layout';
-import { attemptWith, type Notify } from '../ui/notices';
+import { InlineError } from '../ui/inline-error';
+import { attemptWith, explain, type Notify } from '../ui/notices';
 import { AuthForm } from './auth-form';
 import { prewarm } from 'maplibre-gl';
 
@@ -57,11 +58,9 @@ export function RoomPage({ roomId }: { roomId: string }) {
       live = new LiveChannel(model);
       live.open();
       setLive(live);
-    })().catch((error) => {
-      const message =
-        error instanceof ApiError && error.status === 404 ? 'There is no room with this address.' : messageOf(error);
-      setAccess({ state: 'refused', message });
-    });
+    })().catch((error) =>
+      setAccess({ state: 'refused', message: explain(error, { 404: 'There is no room with this address.' }) }),
+    );
     return () => live?.close();
   }, [model]);
 
@@ -76,11 +75,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
     return (
       <main class="page narrow">
         <h1>Room {roomId}</h1>
-        {access.state === 'refused' && (
-          <p role="alert" class="error">
-            {access.message}
-          </p>
-        )}
+        {access.state === 'refused' && <InlineError message={access.message} />}
         {access.state === 'login' && <p>This room is private. Log in to open it.</p>}
         {info?.presentationIsPublic && (
           <p>

@@ -1,4 +1,4 @@
-import { messageOf } from '../api/client';
+import { ApiError, messageOf } from '../api/client';
 
 /** Shows a short message to the person (a failed save, a finished upload). */
 export type Notify = (message: string, kind?: 'info' | 'error') => void;
@@ -6,19 +6,27 @@ export type Notify = (message: string, kind?: 'info' | 'error') => void;
 /** What the room's panels use to run a request: see `attemptWith`. */
 export type Attempt = <T>(work: () => Promise<T>, done?: string) => Promise<T | undefined>;
 
+/** Words of a page for some of the service's error statuses (a 404 that means "no such room"). */
+export type WordsByStatus = Partial<Record<number, string>>;
+
+/** The message of a failure for a person to read: the page's words for its status, else the service's message. */
+export function explain(error: unknown, byStatus: WordsByStatus = {}): string {
+  return (error instanceof ApiError && byStatus[error.status]) || messageOf(error);
+}
+
 /**
- * The one error catch of the room's panels: runs `work`; a failure becomes an error notice with
+ * The one error catch of the web app (the room's panels; the pages through ui/inline-error.tsx): runs `work`; a failure becomes an error notice with
  * the service's message, a success the `done` notice when one is given. Resolves to the work's
  * result, or undefined when it failed.
  */
-export function attemptWith(notify: Notify): Attempt {
+export function attemptWith(notify: Notify, byStatus?: WordsByStatus): Attempt {
   return async (work, done) => {
     try {
       const result = await work();
       if (done) notify(done);
       return result;
     } catch (error) {
-      notify(messageOf(error), 'error');
+      notify(explain(error, byStatus), 'error');
       return undefined;
     }
   };

@@ -39,9 +39,7 @@ export async function inviteMember(lists: RoomMembers, body: BodyOf<'/api/rooms/
 }
 
 export async function removeMember(lists: RoomMembers, userId: string) {
-  await ok(
-    api.DELETE('/api/rooms/{roomId}/members/{userId}', { params: { path: { roomId: lists.roomId, userId } } }),
-  );
+  await ok(api.DELETE('/api/rooms/{roomId}/members/{userId}', { params: { path: { roomId: lists.roomId, userId } } }));
   await loadMembers(lists);
 }
 
