@@ -173,3 +173,15 @@ test('the web check sees the imports it is meant to judge', () => {
   const panel = webImportsOf(path.join(WEB, 'room/panels/marker-details.tsx')).map(webPartOf);
   assert.ok(panel.includes('model'), 'marker-details imports room/actions/markers');
 });
+
+test("the room's components ask the service only through the model and room/actions", () => {
+  const request = /\bapi\.(GET|POST|PUT|PATCH|DELETE)\(|\bpostForm[<(]/;
+  const asking = web.filter((file) => webPartOf(file) === 'room' && request.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(
+    asking.map((file) => path.relative(WEB, file)),
+    [],
+  );
+  // A guard against a pattern that matches nothing: the actions do make such requests.
+  assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/members.ts'), 'utf8')));
+  assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/layer-upload.ts'), 'utf8')));
+});
