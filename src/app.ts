@@ -7,7 +7,9 @@ import { CachedAccess } from './auth/access-source.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
-import { publicUrlOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
+import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
+import { TileableFiles } from './geo-engine/raster-reader.js';
+import { RasterTiles } from './geo-engine/raster-tiles.js';
 import { openDatabase, type Database } from './db/database.js';
 import { RoomTable } from './db/room-table.js';
 import { StagedJobs } from './db/staged-jobs.js';
@@ -218,6 +220,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(jobsRoutes, { jobs });
 
   // Vector and raster layers, uploads of files (chunked too).
+  // The geo engine's limits and raster caches, sized by the configuration.
+  const geo = geoLimitsOf(config);
+  const rasterCaches = rasterCacheSizesOf(config);
+  const rasterTiles = new RasterTiles(new TileableFiles(rasterCaches), rasterCaches);
   const layers = new LayersRepository(db);
   const featureTables = new FeatureTablesRepository(db, database.dialect);
   const ingestDatabase =
@@ -228,14 +234,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     db,
     layers,
     featureTables,
-    new PointImport(db, markers, staged, writePath),
+    new PointImport(db, markers, staged, writePath, geo),
     staged,
     writePath,
     ingestDatabase,
     tmpDirOf(config),
     files,
+    geo,
   );
-  const rasterUploads = new GeoTiffUploads(db, layers, files, staged, writePath, tmpDirOf(config));
+  const rasterUploads = new GeoTiffUploads(db, layers, files, staged, writePath, tmpDirOf(config), rasterTiles, geo);
   const layerUploads = new LayerUploads(files, jobs, layerIngest, markers, rasterUploads);
   const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
   for (const registration of layerContent(layers, featureTables, files)) content.register(registration);
@@ -246,7 +253,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     receiver: uploads,
     layerRoom,
   });
-  await app.register(rastersRoutes, { rasters: new RastersService(layers, files, writePath) });
+  await app.register(rastersRoutes, {
+    rasters: new RastersService(layers, files, writePath, rasterTiles, geo),
+  });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
   const sweep = setInterval(
@@ -275,9 +284,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     { db, rooms, markers, drawings, comments, slides, icons, layers, files },
     ingestDatabase,
     tmpDirOf(config),
+    geo,
   );
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
-  const roomImport = new RoomImport(files, staged, layerIngest, rasterUploads, writePath, tmpDirOf(config));
+  const roomImport = new RoomImport(files, staged, layerIngest, rasterUploads, writePath, tmpDirOf(config), geo);
   const clones = new RoomClones(
     { db, rooms, markers, drawings, comments, slides, icons, layers, files },
     sessions,

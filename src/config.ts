@@ -35,6 +35,32 @@ export const ConfigSchema = Type.Object({
   webDir: Type.Optional(Type.String({ minLength: 1 })),
   /** The web map's base layers: `builtin` (OpenStreetMap, CARTO, Esri, swisstopo tiles) or `none` (a blank map, for installs without internet). */
   basemaps: Type.Enum(['builtin', 'none'], { default: 'builtin' }),
+  /** GDAL's time for a quick look at one file: an upload's header, the tileable file's description, one point query. */
+  gdalQuickTimeoutMs: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /** GDAL's time to inspect an uploaded vector file (counting a big GeoJSON's features reads all of it). */
+  gdalInspectTimeoutMs: Type.Integer({ minimum: 1000, default: 10 * 60_000 }),
+  /** GDAL's time for one run inside a job: reading a layer's features, warping a raster, writing or reading an export. */
+  gdalJobTimeoutMs: Type.Integer({ minimum: 1000, default: 60 * 60_000 }),
+  /** Address space of each GDAL process (`ulimit -v`), except warps. */
+  gdalMemoryBytes: Type.Integer({ minimum: 64 * 1024 ** 2, default: 2 * 1024 ** 3 }),
+  /** Address space of GDAL's warps and overviews (raster ingest, export tiles). */
+  gdalWarpMemoryBytes: Type.Integer({ minimum: 64 * 1024 ** 2, default: 4 * 1024 ** 3 }),
+  /** GDAL's block cache and gdalwarp's working memory, in MB, per run (far below the address space). */
+  gdalCacheMb: Type.Integer({ minimum: 16, default: 256 }),
+  /** Largest raster accepted, in pixels (a header can claim a million by a million pixels in a few bytes). */
+  rasterMaxPixels: Type.Integer({ minimum: 1, default: 2 ** 32 }),
+  /** Zipped shapefiles: largest expansion ratio, expanded size and number of entries (zip bombs). */
+  zipMaxRatio: Type.Integer({ minimum: 1, default: 20 }),
+  zipMaxExpandedBytes: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
+  zipMaxEntries: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Largest single feature GDAL may hand over, in characters of GeoJSON. */
+  maxFeatureChars: Type.Integer({ minimum: 1024, default: 64 * 1024 ** 2 }),
+  /** Bytes of decoded raster blocks kept in memory, per instance. */
+  rasterBlockCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 ** 2 }),
+  /** Tileable raster files kept open, per instance. */
+  rasterOpenFiles: Type.Integer({ minimum: 1, default: 64 }),
+  /** Bytes of rendered raster tiles (PNG) kept in memory, per instance. */
+  rasterTileCacheBytes: Type.Integer({ minimum: 0, default: 16 * 1024 ** 2 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -64,6 +90,20 @@ const ENV_NAMES: Record<keyof Config, string> = {
   accessCacheTtlMs: 'ACCESS_CACHE_TTL_MS',
   webDir: 'WEB_DIR',
   basemaps: 'BASEMAPS',
+  gdalQuickTimeoutMs: 'GDAL_QUICK_TIMEOUT_MS',
+  gdalInspectTimeoutMs: 'GDAL_INSPECT_TIMEOUT_MS',
+  gdalJobTimeoutMs: 'GDAL_JOB_TIMEOUT_MS',
+  gdalMemoryBytes: 'GDAL_MEMORY_BYTES',
+  gdalWarpMemoryBytes: 'GDAL_WARP_MEMORY_BYTES',
+  gdalCacheMb: 'GDAL_CACHE_MB',
+  rasterMaxPixels: 'RASTER_MAX_PIXELS',
+  zipMaxRatio: 'ZIP_MAX_RATIO',
+  zipMaxExpandedBytes: 'ZIP_MAX_EXPANDED_BYTES',
+  zipMaxEntries: 'ZIP_MAX_ENTRIES',
+  maxFeatureChars: 'MAX_FEATURE_CHARS',
+  rasterBlockCacheBytes: 'RASTER_BLOCK_CACHE_BYTES',
+  rasterOpenFiles: 'RASTER_OPEN_FILES',
+  rasterTileCacheBytes: 'RASTER_TILE_CACHE_BYTES',
 };
 
 export class ConfigError extends Error {}
@@ -107,4 +147,71 @@ export function publicUrlOf(config: Config): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** Time and address-space limits of one GDAL run (geo-engine's GdalLimits without the run's own options). */
+export interface GdalRunLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  /** Largest stdout kept of a tool whose answer is read whole (gdalinfo -json, the vector inspection). */
+  maxOutputBytes: number;
+}
+
+/**
+ * Every limit of the geo engine, in one place: what each kind of GDAL run may take, and the
+ * caps on what an upload may hold. Built once in app.ts and passed to geo-engine's functions.
+ */
+export interface GeoLimits {
+  /** A quick look at one file (a header, a point). */
+  quick: GdalRunLimits;
+  /** Inspecting an uploaded vector file. */
+  inspect: GdalRunLimits;
+  /** One run inside a job (a layer's features, an import's tables). */
+  job: GdalRunLimits;
+  /** Warps and overviews (raster ingest, export tiles). */
+  warp: GdalRunLimits;
+  /** GDAL_CACHEMAX and gdalwarp -wm, in MB. */
+  cacheMb: number;
+  rasterMaxPixels: number;
+  zip: { maxRatio: number; maxExpandedBytes: number; maxEntries: number };
+  maxFeatureChars: number;
+}
+
+/** Sizes of the raster caches (one TileableFiles and one RasterTiles per instance). */
+export interface RasterCacheSizes {
+  blockCacheBytes: number;
+  openFiles: number;
+  tileCacheBytes: number;
+  /** How long a forgotten tileable file stays open for reads already under way. */
+  closeDelayMs: number;
+}
+
+/** The geo engine's limits under a configuration. */
+export function geoLimitsOf(config: Config): GeoLimits {
+  const memoryBytes = config.gdalMemoryBytes;
+  const maxOutputBytes = 64 * 1024 ** 2;
+  return {
+    quick: { timeoutMs: config.gdalQuickTimeoutMs, memoryBytes, maxOutputBytes },
+    inspect: { timeoutMs: config.gdalInspectTimeoutMs, memoryBytes, maxOutputBytes },
+    job: { timeoutMs: config.gdalJobTimeoutMs, memoryBytes, maxOutputBytes },
+    warp: { timeoutMs: config.gdalJobTimeoutMs, memoryBytes: config.gdalWarpMemoryBytes, maxOutputBytes },
+    cacheMb: config.gdalCacheMb,
+    rasterMaxPixels: config.rasterMaxPixels,
+    zip: {
+      maxRatio: config.zipMaxRatio,
+      maxExpandedBytes: config.zipMaxExpandedBytes,
+      maxEntries: config.zipMaxEntries,
+    },
+    maxFeatureChars: config.maxFeatureChars,
+  };
+}
+
+/** The raster caches' sizes under a configuration. */
+export function rasterCacheSizesOf(config: Config): RasterCacheSizes {
+  return {
+    blockCacheBytes: config.rasterBlockCacheBytes,
+    openFiles: config.rasterOpenFiles,
+    tileCacheBytes: config.rasterTileCacheBytes,
+    closeDelayMs: 10_000,
+  };
 }

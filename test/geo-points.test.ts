@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { GeoJsonError, pointOf, readFeatures } from '../src/geo/geojson-points.js';
+import { GeoJsonError, pointOf } from '../src/geo/geojson-points.js';
+import { readFeatures } from '../src/geo-engine/geojson-stream.js';
 import { importedMarkerOf } from '../src/modules/markers/imported-markers.js';
 
 /** A bulk-imported feature as a marker: the point checked, then its properties against the marker schema. */

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { geoLimitsOf, loadConfig } from '../src/config.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { GdalError } from '../src/geo/gdal.js';
-import { ingestRaster, progressParser, warpArguments } from '../src/geo/raster/ingest.js';
-import { RasterRejected, type RasterInfo } from '../src/geo/raster/inspect.js';
+import { GdalError } from '../src/geo-engine/gdal-process.js';
+import { ingestRaster, progressParser, warpArguments } from '../src/geo-engine/raster-ingest.js';
+import { RasterRejected, type RasterInfo } from '../src/geo/raster/raster-info.js';
 import { makeRasterFixtures } from './raster-fixtures.js';
+
+/** The geo engine's limits under the default settings. */
+const GEO = geoLimitsOf(loadConfig({}));
 
 let fixtures: ReturnType<typeof makeRasterFixtures>;
 before(() => {
@@ -40,7 +44,7 @@ function gdalinfo(file: string, ...args: string[]) {
 test('a Float32 GeoTIFF in Swiss LV95: facts, statistics, tileable file and default display', async () => {
   const progress: number[] = [];
   const out = fixtures.file('grid-2056.cog.tif');
-  const raster = await ingestRaster(fixtures.file('grid-2056.tif'), out, { onProgress: (f) => progress.push(f) });
+  const raster = await ingestRaster(fixtures.file('grid-2056.tif'), out, GEO, { onProgress: (f) => progress.push(f) });
   assert.equal(raster.width, 40);
   assert.equal(raster.height, 32);
   assert.equal(raster.bands, 1);
@@ -90,7 +94,7 @@ test('a Float32 GeoTIFF in Swiss LV95: facts, statistics, tileable file and defa
 });
 
 test('WGS84, RGB and integer rasters', async () => {
-  const wgs84 = await ingestRaster(fixtures.file('grid-4326.tif'), fixtures.file('grid-4326.cog.tif'));
+  const wgs84 = await ingestRaster(fixtures.file('grid-4326.tif'), fixtures.file('grid-4326.cog.tif'), GEO);
   assert.equal(wgs84.sourceCrs, 'EPSG:4326');
   assert.equal(wgs84.bands, 2);
   assert.equal(wgs84.nodata, null);
@@ -103,12 +107,12 @@ test('WGS84, RGB and integer rasters', async () => {
   );
   for (const [i, v] of [7, 46.96, 7.048, 47].entries()) assert.ok(Math.abs(wgs84.bbox[i] - v) < 1e-3, `${wgs84.bbox}`);
 
-  const rgb = await ingestRaster(fixtures.file('rgb-2056.tif'), fixtures.file('rgb-2056.cog.tif'));
+  const rgb = await ingestRaster(fixtures.file('rgb-2056.tif'), fixtures.file('rgb-2056.cog.tif'), GEO);
   assert.equal(rgb.dataType, 'Byte');
   assert.deepEqual(rgb.display.rgbBands, [1, 2, 3]);
   assert.equal(rgb.display.renderMode, 'rgb');
 
-  const int16 = await ingestRaster(fixtures.file('int16-2056.tif'), fixtures.file('int16-2056.cog.tif'));
+  const int16 = await ingestRaster(fixtures.file('int16-2056.tif'), fixtures.file('int16-2056.cog.tif'), GEO);
   assert.equal(int16.dataType, 'Int16');
   assert.deepEqual([int16.stats[0].min, int16.stats[0].max], [-300, 490]);
   // No nodata: the tileable file gets an alpha band for the area around the data.
@@ -116,12 +120,12 @@ test('WGS84, RGB and integer rasters', async () => {
 });
 
 test('a file without a CRS is WGS84 when its coordinates fit, refused otherwise', async () => {
-  const degrees = await ingestRaster(fixtures.file('nocrs-degrees.tif'), fixtures.file('nocrs-degrees.cog.tif'));
+  const degrees = await ingestRaster(fixtures.file('nocrs-degrees.tif'), fixtures.file('nocrs-degrees.cog.tif'), GEO);
   assert.equal(degrees.sourceCrs, 'EPSG:4326');
   assert.equal(degrees.crsAssumed, true);
   assert.ok(Math.abs(degrees.bbox[0] - 8) < 1e-3 && Math.abs(degrees.bbox[3] - 46.5) < 1e-3, `${degrees.bbox}`);
   await assert.rejects(
-    ingestRaster(fixtures.file('nocrs-metres.tif'), fixtures.file('nocrs-metres.cog.tif')),
+    ingestRaster(fixtures.file('nocrs-metres.tif'), fixtures.file('nocrs-metres.cog.tif'), GEO),
     (error: unknown) => {
       assert.ok(error instanceof RasterRejected);
       assert.equal(error.code, 'unknown_crs');
@@ -140,7 +144,7 @@ test('hostile files are refused with GDAL reason, no path of ours, nothing left 
   ];
   for (const [name, reason] of cases) {
     const out = fixtures.file(`${name}.cog.tif`);
-    await assert.rejects(ingestRaster(fixtures.file(name), out), (error: unknown) => {
+    await assert.rejects(ingestRaster(fixtures.file(name), out, GEO), (error: unknown) => {
       assert.ok(error instanceof RasterRejected, `${name}: ${error}`);
       assert.equal(error.code, 'invalid_file');
       assert.match(error.message, reason, name);
@@ -162,7 +166,7 @@ test('hostile files are refused with GDAL reason, no path of ours, nothing left 
 test('an abort stops GDAL and leaves no file', async () => {
   const controller = new AbortController();
   const out = fixtures.file('aborted.cog.tif');
-  const run = ingestRaster(fixtures.file('big-2056.tif'), out, {
+  const run = ingestRaster(fixtures.file('big-2056.tif'), out, GEO, {
     signal: controller.signal,
     onProgress: () => controller.abort(),
   });
@@ -192,7 +196,8 @@ test("gdalwarp's arguments: nodata kept, NaN for floats without, alpha for integ
     crsAssumed: false,
     bbox: null,
   };
-  const args = (changes: Partial<RasterInfo>) => warpArguments({ ...info, ...changes }, 'in.tif', 'out.tif').join(' ');
+  const args = (changes: Partial<RasterInfo>) =>
+    warpArguments({ ...info, ...changes }, 'in.tif', 'out.tif', GEO.cacheMb).join(' ');
   assert.match(
     args({}),
     /-if GTiff -of GTiff -t_srs EPSG:3857 -r near .*-dstnodata nan .*-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co PREDICTOR=3 .*in\.tif out\.tif$/,

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { geoLimitsOf, loadConfig } from '../src/config.js';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { openVectorFile, VectorRejected, type VectorRejection } from '../src/geo/vector-file.js';
-import { shapefilesInZip } from '../src/geo/vector/zip.js';
+import { openVectorFile, VectorRejected, type VectorRejection } from '../src/geo-engine/vector-open.js';
+import { shapefilesInZip } from '../src/geo-engine/vector-zip.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
+
+/** The geo engine's limits under the default settings. */
+const GEO = geoLimitsOf(loadConfig({}));
 
 let fixtures: ReturnType<typeof makeVectorFixtures>;
 before(() => {
@@ -13,7 +17,7 @@ after(() => fixtures.remove());
 
 /** Asserts that opening the fixture is refused with `code`, and that the message matches. */
 async function refused(name: string, code: VectorRejection, message: RegExp, uploadedAs = name) {
-  await assert.rejects(openVectorFile(fixtures.file(name), uploadedAs), (error: unknown) => {
+  await assert.rejects(openVectorFile(fixtures.file(name), uploadedAs, GEO), (error: unknown) => {
     assert.ok(error instanceof VectorRejected, String(error));
     assert.equal(error.code, code, error.message);
     assert.match(error.message, message);
@@ -24,7 +28,7 @@ async function refused(name: string, code: VectorRejection, message: RegExp, upl
 
 describe('openVectorFile: formats and tables', () => {
   test('a zipped shapefile in LV95: one table, its EPSG code and a WGS84 bbox around Switzerland', async () => {
-    const { format, tables } = await openVectorFile(fixtures.file('lv95.zip'), 'Parcels.ZIP');
+    const { format, tables } = await openVectorFile(fixtures.file('lv95.zip'), 'Parcels.ZIP', GEO);
     assert.equal(format, 'shapefile');
     assert.equal(tables.length, 1);
     const [table] = tables;
@@ -39,7 +43,7 @@ describe('openVectorFile: formats and tables', () => {
   });
 
   test('a GeoPackage with two feature tables lists both (multi-parts folded) and leaves out its attribute table', async () => {
-    const { format, tables } = await openVectorFile(fixtures.file('two_tables.gpkg'), 'two.gpkg');
+    const { format, tables } = await openVectorFile(fixtures.file('two_tables.gpkg'), 'two.gpkg', GEO);
     assert.equal(format, 'geopackage');
     assert.deepEqual(
       tables.map((t) => [t.name, t.featureCount, t.geometryType, t.sourceCrs]),
@@ -51,15 +55,15 @@ describe('openVectorFile: formats and tables', () => {
   });
 
   test('a GeoPackage is recognised by its content whatever its stored name', async () => {
-    const { format } = await openVectorFile(fixtures.file('two_tables.gpkg'), 'upload.bin');
+    const { format } = await openVectorFile(fixtures.file('two_tables.gpkg'), 'upload.bin', GEO);
     assert.equal(format, 'geopackage');
   });
 
   test('GeoJSON: a mix of kinds is Mixed; a legacy crs member is honoured', async () => {
-    const mixed = await openVectorFile(fixtures.file('mixed.geojson'), 'mixed.geojson');
+    const mixed = await openVectorFile(fixtures.file('mixed.geojson'), 'mixed.geojson', GEO);
     assert.equal(mixed.format, 'geojson');
     assert.equal(mixed.tables[0]!.geometryType, 'Mixed');
-    const legacy = await openVectorFile(fixtures.file('legacy_crs.geojson'), 'legacy.json');
+    const legacy = await openVectorFile(fixtures.file('legacy_crs.geojson'), 'legacy.json', GEO);
     assert.equal(legacy.tables[0]!.sourceCrs, 'EPSG:2056');
   });
 
@@ -71,7 +75,7 @@ describe('openVectorFile: formats and tables', () => {
       ['lines_wkt.csv', 'LineString'],
     ];
     for (const [name, type] of cases) {
-      const { format, tables } = await openVectorFile(fixtures.file(name), name);
+      const { format, tables } = await openVectorFile(fixtures.file(name), name, GEO);
       assert.equal(format, 'csv', name);
       assert.equal(tables[0]!.geometryType, type, name);
       assert.equal(tables[0]!.sourceCrs, 'EPSG:4326', name);
@@ -80,7 +84,7 @@ describe('openVectorFile: formats and tables', () => {
   });
 
   test('a shapefile without .prj in longitude/latitude is taken as WGS84', async () => {
-    const { tables } = await openVectorFile(fixtures.file('no_prj_lonlat.zip'), 'a.zip');
+    const { tables } = await openVectorFile(fixtures.file('no_prj_lonlat.zip'), 'a.zip', GEO);
     assert.equal(tables[0]!.crsAssumed, true);
   });
 });
@@ -118,7 +122,7 @@ describe('openVectorFile: refusals', () => {
   test('the expanded-size cap also holds in absolute terms', async () => {
     const limits = { maxRatio: 1000, maxExpandedBytes: 1000, maxEntries: 100 };
     await assert.rejects(shapefilesInZip(fixtures.file('lv95.zip'), limits), /expand to more than 1000 bytes/);
-    assert.deepEqual(await shapefilesInZip(fixtures.file('lv95.zip')), ['lv95.shp']);
+    assert.deepEqual(await shapefilesInZip(fixtures.file('lv95.zip'), GEO.zip), ['lv95.shp']);
   });
 
   test('no feature tables: a GeoPackage of attributes only, a CSV without coordinates', async () => {

@@ -1,18 +1,22 @@
 import assert from 'node:assert/strict';
+import { geoLimitsOf, loadConfig } from '../src/config.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { GdalError } from '../src/geo/gdal.js';
-import { openVectorFile, VectorRejected, type VectorTable } from '../src/geo/vector-file.js';
+import { GdalError } from '../src/geo-engine/gdal-process.js';
+import { openVectorFile, VectorRejected, type VectorTable } from '../src/geo-engine/vector-open.js';
 import {
   fidRanges,
   geoJsonSeqArguments,
   newStats,
   readFeatures,
   type StreamedFeature,
-} from '../src/geo/vector-stream.js';
+} from '../src/geo-engine/vector-stream.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
+
+/** The geo engine's limits under the default settings. */
+const GEO = geoLimitsOf(loadConfig({}));
 
 let fixtures: ReturnType<typeof makeVectorFixtures>;
 before(() => {
@@ -25,13 +29,13 @@ before(() => {
 after(() => fixtures.remove());
 
 async function tableOf(name: string, index = 0): Promise<VectorTable> {
-  return (await openVectorFile(fixtures.file(name), name)).tables[index]!;
+  return (await openVectorFile(fixtures.file(name), name, GEO)).tables[index]!;
 }
 
 async function readAll(table: VectorTable, options = {}) {
   const stats = newStats();
   const features: StreamedFeature[] = [];
-  for await (const batch of readFeatures(table, options, stats)) features.push(...batch);
+  for await (const batch of readFeatures(table, GEO, options, stats)) features.push(...batch);
   return { features, stats };
 }
 
@@ -162,12 +166,12 @@ describe('readFeatures', () => {
     const controller = new AbortController();
     await assert.rejects(
       (async () => {
-        for await (const _batch of readFeatures(table, { signal: controller.signal, batchSize: 10 }))
+        for await (const _batch of readFeatures(table, GEO, { signal: controller.signal, batchSize: 10 }))
           controller.abort();
       })(),
       (error: unknown) => error instanceof GdalError && error.failure === 'aborted',
     );
-    for await (const _batch of readFeatures(table, { batchSize: 10 })) break;
+    for await (const _batch of readFeatures(table, GEO, { batchSize: 10 })) break;
     const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
       .split('\n')
       .filter((line) => line.includes(fixtures.dir) && line.includes('ogr2ogr'));

@@ -11,7 +11,12 @@ import { after, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import type { Geometry, Position } from 'geojson';
 import { GeometryEncoder, toWkb } from '../src/geo/gpkg/wkb.js';
-import { GeoPackageWriter, type GpkgColumn, type GpkgGeometryType, type SqlValue } from '../src/geo/gpkg/writer.js';
+import {
+  GeoPackageWriter,
+  type GpkgColumn,
+  type GpkgGeometryType,
+  type SqlValue,
+} from '../src/geo-engine/gpkg-writer.js';
 
 const PYTHON = '/usr/bin/python3'; // the one with GDAL's osgeo module (the validator checks geometries with it)
 const VALIDATOR = '/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py';

@@ -1,10 +1,10 @@
-import type { GdalLimits } from '../gdal.js';
-import { gdalInfo, type RasterInfo } from './inspect.js';
+import type { RasterInfo } from './raster-info.js';
 
 /**
  * Per-band statistics of a raster's original pixels, computed by GDAL: exact minimum,
  * maximum, mean and standard deviation, and the 2nd and 98th percentiles (read from GDAL's
- * 256-bucket histogram, so within 1/256 of the range) for the default stretch.
+ * 256-bucket histogram, so within 1/256 of the range) for the default stretch, from what
+ * `gdalinfo -stats -hist -json` says (run by geo-engine/raster-statistics.ts).
  */
 
 export interface BandStats {
@@ -17,7 +17,8 @@ export interface BandStats {
   p98: number | null;
 }
 
-interface BandJson {
+/** A band of `gdalinfo -stats -hist -json`. */
+export interface BandJson {
   /** gdalinfo rounds minimum, maximum, mean and stdDev to 3 decimals; these have them all. */
   metadata?: { ''?: Record<string, string> };
   histogram?: { count: number; min: number; max: number; buckets: number[] };
@@ -40,13 +41,9 @@ export function percentile(histogram: NonNullable<BandJson['histogram']>, fracti
 /** A percentile to 7 significant digits: it is within 1/256 of the range anyway. */
 const round = (value: number) => Number(value.toPrecision(7));
 
-/**
- * Statistics of every data band (an alpha band is skipped) of the GeoTIFF at `path`. Reads
- * all pixels, twice (GDAL computes the statistics, then the histogram between them).
- */
-export async function bandStatistics(path: string, info: RasterInfo, limits: GdalLimits): Promise<BandStats[]> {
-  const json = (await gdalInfo(path, limits, ['-stats', '-hist', '-norat', '-noct'])) as { bands?: BandJson[] };
-  return (json.bands ?? []).slice(0, info.bands).map((band) => {
+/** Statistics of every data band (an alpha band is skipped) from GDAL's bands. */
+export function statisticsOf(bands: BandJson[], info: RasterInfo): BandStats[] {
+  return bands.slice(0, info.bands).map((band) => {
     const metadata = band.metadata?.[''] ?? {};
     const number = (key: string) =>
       metadata[key] === undefined || Number.isNaN(Number(metadata[key])) ? null : Number(metadata[key]);

@@ -1,10 +1,21 @@
-import { readBlock, type Tileable } from './tileable-reader.js';
-
 /**
  * Where the pixels of a 256 px Web Mercator tile fall in a tileable raster: which level
  * (the coarsest overview still at least as fine as the tile), which source pixels each
- * output pixel samples, and the values of that window read block by block.
+ * output pixel samples, and how a decoded block's pixels land in that window (the blocks are
+ * read by geo-engine/raster-tiles.ts).
  */
+
+/** What the window arithmetic needs of an opened tileable file (geo-engine's Tileable has it all). */
+export interface TileableShape {
+  /** Samples per pixel, the alpha sample included. */
+  samples: number;
+  /** Index of an alpha sample, else null. */
+  alphaSample: number | null;
+  /** The file's nodata value as stored, or null. */
+  nodata: number | null;
+  /** Full resolution first, then each overview: pixel size in metres and block layout. */
+  levels: { resX: number; resY: number; width: number; height: number; blockWidth: number; blockHeight: number }[];
+}
 
 export const TILE_SIZE = 256;
 /** Half the width of the Web Mercator square, in metres. */
@@ -74,7 +85,7 @@ export function sampleAxis(first: number, step: number, size: number, bilinear: 
 }
 
 /** The level to draw zoom `z` from: the coarsest one whose pixels are not larger than the tile's. */
-export function levelForZoom(raster: Tileable, z: number): number {
+export function levelForZoom(raster: TileableShape, z: number): number {
   const tileRes = (2 * MERCATOR_HALF) / (TILE_SIZE * 2 ** z);
   let pick = 0;
   raster.levels.forEach((level, i) => {
@@ -84,7 +95,7 @@ export function levelForZoom(raster: Tileable, z: number): number {
 }
 
 /** Where a block's pixels go in the window: the part of both, in level pixel coordinates. */
-interface Overlap {
+export interface Overlap {
   x0: number;
   x1: number;
   y0: number;
@@ -99,8 +110,8 @@ interface Overlap {
  * bands as Float32, NaN wherever there is no data: the file's nodata (compared in the
  * file's own type, so exact for every type), NaN itself, or a transparent alpha sample.
  */
-function copyBlock(
-  raster: Tileable,
+export function copyBlock(
+  raster: TileableShape,
   block: ArrayLike<number> & { subarray(a: number, b: number): ArrayLike<number> },
   blockWidth: number,
   overlap: Overlap,
@@ -126,40 +137,4 @@ function copyBlock(
         if (block[source + x * spp + alpha] === 0) for (const band of out) band[target + x] = Number.NaN;
     }
   }
-}
-
-/**
- * The values of `samples` in a window of a level, as Float32 with NaN wherever there is no
- * data. Reads each block the window covers once (usually from the cache).
- */
-export async function readWindow(
-  raster: Tileable,
-  levelIndex: number,
-  cols: AxisSampling,
-  rows: AxisSampling,
-  samples: number[],
-): Promise<Float32Array[]> {
-  const level = raster.levels[levelIndex];
-  const { blockWidth: bw, blockHeight: bh } = level;
-  const out = samples.map(() => new Float32Array(cols.length * rows.length).fill(Number.NaN));
-  const reads: Promise<void>[] = [];
-  for (let by = Math.floor(rows.start / bh); by <= Math.floor((rows.start + rows.length - 1) / bh); by++) {
-    for (let bx = Math.floor(cols.start / bw); bx <= Math.floor((cols.start + cols.length - 1) / bw); bx++) {
-      const overlap: Overlap = {
-        x0: Math.max(cols.start, bx * bw),
-        x1: Math.min(cols.start + cols.length, (bx + 1) * bw, level.width),
-        y0: Math.max(rows.start, by * bh),
-        y1: Math.min(rows.start + rows.length, (by + 1) * bh, level.height),
-        blockX: bx * bw,
-        blockY: by * bh,
-      };
-      reads.push(
-        readBlock(raster, levelIndex, bx, by).then((block) =>
-          copyBlock(raster, block, bw, overlap, cols, rows, samples, out),
-        ),
-      );
-    }
-  }
-  await Promise.all(reads);
-  return out;
 }

@@ -1,6 +1,3 @@
-import { stat } from 'node:fs/promises';
-import type { GdalLimits } from '../gdal.js';
-import { gdalInfo } from './inspect.js';
 import { lonLatToMercator, MERCATOR_HALF, TILE_SIZE } from './tile-window.js';
 
 /** Facts of a tileable file (EPSG:3857) that lists and map clients need. */
@@ -59,13 +56,15 @@ export function tileGrid(
   return { zoom, res, extent: [snapDown(low[0]), snapDown(low[1]), snapUp(high[0]), snapUp(high[1])] };
 }
 
-/** Reads the extent, resolution and overviews of the tileable file GDAL wrote. */
-export async function describeTileable(path: string, limits: GdalLimits): Promise<TileableFacts> {
-  const info = (await gdalInfo(path, { ...limits, timeoutMs: 60_000 }, ['-nomd'])) as {
-    size: [number, number];
-    geoTransform: number[];
-    bands: { overviews?: unknown[] }[];
-  };
+/** What `gdalinfo -json` says of the tileable file GDAL wrote (read by geo-engine/raster-tileable.ts). */
+export interface TileableInfoJson {
+  size: [number, number];
+  geoTransform: number[];
+  bands: { overviews?: unknown[] }[];
+}
+
+/** The extent, zooms and size of the tileable file, from GDAL's description and its byte size. */
+export function tileableFactsOf(info: TileableInfoJson, sizeBytes: number): TileableFacts {
   const [width, height] = info.size;
   const [x0, resX, , y0, , resY] = info.geoTransform;
   const [minLon, minLat] = mercatorToLonLat(x0, y0 + resY * height);
@@ -77,6 +76,6 @@ export async function describeTileable(path: string, limits: GdalLimits): Promis
     bbox: [round(minLon), round(minLat), round(maxLon), round(maxLat)],
     maxZoom,
     minZoom: Math.max(0, maxZoom - overviews),
-    sizeBytes: (await stat(path)).size,
+    sizeBytes,
   };
 }

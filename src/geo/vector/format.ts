@@ -1,5 +1,3 @@
-import { open } from 'node:fs/promises';
-import path from 'node:path';
 import { unsupportedFormat, VectorRejected } from './errors.js';
 
 /** The vector formats an upload may be in. */
@@ -13,21 +11,29 @@ export const GDAL_DRIVERS: Record<VectorFormat, string> = {
   csv: 'CSV',
 };
 
-const HEAD_BYTES = 4096;
+/** How many first bytes decide the format. */
+export const HEAD_BYTES = 4096;
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /** GeoPackage application ids (header bytes 68 to 71): "GPKG", and "GP10"/"GP11" of GeoPackage 1.0/1.1. */
 const GPKG_APPLICATION_IDS = new Set(['GPKG', 'GP10', 'GP11']);
 const CSV_EXTENSIONS = new Set(['.csv', '.tsv', '.txt']);
 const SHAPEFILE_PARTS = new Set(['.shp', '.shx', '.dbf', '.prj']);
 
+/** A name's extension with its dot, lower case (`.geojson`), or '' (as node's path.extname). */
+function extensionOf(name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot).toLowerCase() : '';
+}
+
 /**
- * The format of an uploaded file, decided by its first bytes and checked against its original
- * name: a zip (which must hold a shapefile), a GeoPackage, GeoJSON (a JSON object) or a CSV
- * (a text file named .csv, .tsv or .txt). Anything else is refused as `unsupported_format`.
+ * The format of an uploaded file, decided by its first bytes (`head`, at most HEAD_BYTES) and
+ * checked against its original name: a zip (which must hold a shapefile), a GeoPackage,
+ * GeoJSON (a JSON object) or a CSV (a text file named .csv, .tsv or .txt). Anything else is
+ * refused as `unsupported_format`.
  */
-export async function detectVectorFormat(filePath: string, originalName: string): Promise<VectorFormat> {
-  const head = await readHead(filePath);
-  const extension = path.extname(originalName).toLowerCase();
+export function vectorFormatOf(head: Buffer, originalName: string): VectorFormat {
+  const extension = extensionOf(originalName);
   if (head.length === 0) throw new VectorRejected('invalid_file', 'The file is empty');
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6))
     return 'shapefile';
@@ -55,15 +61,4 @@ export async function detectVectorFormat(filePath: string, originalName: string)
     );
   }
   throw unsupportedFormat('The file is not in an accepted format');
-}
-
-async function readHead(filePath: string): Promise<Buffer> {
-  const handle = await open(filePath, 'r');
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,5 +1,5 @@
 import type { LayerField } from '../../geo/feature-fields.js';
-import type { GpkgColumn, GpkgColumnType, GpkgGeometryType, SqlValue } from '../../geo/gpkg/writer.js';
+import type { GpkgColumn, GpkgColumnType, GpkgGeometryType, SqlValue } from '../../geo-engine/gpkg-writer.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import type { IngestDatabase } from '../layers/vector-ingest.js';
 

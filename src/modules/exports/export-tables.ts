@@ -1,4 +1,4 @@
-import type { GpkgColumn, GpkgColumnType, SqlValue } from '../../geo/gpkg/writer.js';
+import type { GpkgColumn, GpkgColumnType, SqlValue } from '../../geo-engine/gpkg-writer.js';
 import type { Tables } from '../../db/tables.js';
 
 /**

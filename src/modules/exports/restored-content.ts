@@ -13,6 +13,7 @@ import type {
   Tables,
 } from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
+import type { GpkgReadLayout } from '../../geo-engine/gpkg-reader.js';
 import { geometryProblem } from '../../geo/geometry.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { newId } from '../../ids.js';
@@ -28,6 +29,7 @@ import { ImageMetaSchema, Marker } from '../markers/markers.schemas.js';
 import { presentSlide } from '../slides/slides.presenter.js';
 import { writeSlideObjects } from '../slides/slides.repository.js';
 import { Slide } from '../slides/slides.schemas.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportColumn, META, toRowValue } from './export-tables.js';
 
 export interface ImportCounts {
   markers: number;
@@ -44,6 +46,15 @@ export interface ImportCounts {
 type Row = Record<string, unknown>;
 /** Objects one import restores at most (each is held until the import's one transaction). */
 export const MAX_RESTORED_OBJECTS = 1_000_000;
+
+/** How the GeoPackage reader reads a room export (geo-engine/gpkg-reader.ts). */
+export const EXPORT_LAYOUT: GpkgReadLayout<ExportColumn> = {
+  metaTable: META.table,
+  format: EXPORT_FORMAT,
+  version: String(EXPORT_VERSION),
+  maxRows: MAX_RESTORED_OBJECTS,
+  rowValue: toRowValue,
+};
 
 function text(value: unknown): string | null {
   if (value === null || value === undefined) return null;

@@ -18,8 +18,8 @@ import { presentDrawing } from '../drawings/drawings.presenter.js';
 import { presentMarker } from '../markers/markers.presenter.js';
 import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
 import * as T from './export-tables.js';
-import { GeoPackageFile } from './gpkg-file.js';
-import { RestoredContent } from './restored-content.js';
+import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
+import { EXPORT_LAYOUT, RestoredContent } from './restored-content.js';
 import type { RoomExporter, RoomSources } from './room-export.js';
 import { Manifest } from './exports.schemas.js';
 
@@ -202,7 +202,7 @@ export class RoomClones {
     if (manifest.layers.length === 0) return;
     const ids = manifest.layers.map((l) => l.id);
     const file = await this.exporter.write(sourceRoomId, { includeTiffs: false, includeTiles: false, onlyLayers: ids });
-    const gpkg = await GeoPackageFile.open(file);
+    const gpkg = await GeoPackageFile.open(file, EXPORT_LAYOUT);
     try {
       const tables = new Map(
         gpkg.rows(T.LAYERS.table, T.LAYERS.columns).map((row) => [String(row.id), String(row.table_name)]),

@@ -5,7 +5,8 @@ import pLimit from 'p-limit';
 import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { LayerField } from '../../geo/feature-fields.js';
-import { runGdal } from '../../geo/gdal.js';
+import type { GeoLimits } from '../../config.js';
+import { appendTilePyramid } from '../../geo-engine/gpkg-tiles.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -44,8 +45,6 @@ const CONCURRENT_EXPORTS = 2;
 
 /** GeoTIFFs go into the file in parts of this size (SQLite caps one value at 1 GB). */
 const RASTER_PART_BYTES = 32 * 1024 ** 2;
-/** gdal_translate and gdaladdo writing a raster's tiles. */
-const TILE_LIMITS = { timeoutMs: 60 * 60_000, memoryBytes: 4 * 1024 ** 3 };
 
 /**
  * Writes a whole room as one GeoPackage (export-tables.ts says which tables): the small tables
@@ -61,6 +60,7 @@ export class RoomExporter {
     private readonly sources: RoomSources,
     private readonly database: IngestDatabase,
     private readonly tmpDir: string,
+    private readonly geo: GeoLimits,
   ) {}
 
   /** Writes the export when its turn comes; resolves with its path (removed again if writing fails). */
@@ -98,7 +98,7 @@ export class RoomExporter {
       for (const raster of rasters) {
         if (!options.includeTiles) break;
         progress?.(1, `Writing the tiles of ${raster.name}`);
-        await appendTiles(outputPath, raster.file, raster.table, signal);
+        await appendTilePyramid(outputPath, raster.file, raster.table, { ...this.geo.warp, signal });
       }
       return outputPath;
     } catch (error) {
@@ -288,34 +288,4 @@ async function runWorker(
     signal?.removeEventListener('abort', onAbort);
     await worker.terminate();
   }
-}
-
-/** Appends a raster (already in Web Mercator) as a GeoPackage tile pyramid: its full zoom, then every overview down to one tile. */
-async function appendTiles(gpkg: string, tiff: string, table: string, signal?: AbortSignal): Promise<void> {
-  const limits = { ...TILE_LIMITS, signal };
-  await runGdal(
-    'gdal_translate',
-    [
-      '-q',
-      '-of',
-      'GPKG',
-      tiff,
-      gpkg,
-      '-co',
-      'APPEND_SUBDATASET=YES',
-      '-co',
-      `RASTER_TABLE=${table}`,
-      '-co',
-      'TILING_SCHEME=GoogleMapsCompatible',
-    ],
-    limits,
-  );
-  const { stdout } = await runGdal('gdalinfo', ['-json', '-oo', `TABLE=${table}`, gpkg], {
-    ...limits,
-    maxOutputBytes: 4 * 1024 ** 2,
-  });
-  const size = (JSON.parse(stdout) as { size: [number, number] }).size;
-  const levels: string[] = [];
-  for (let factor = 2; Math.max(...size) / factor >= 256 / 2; factor *= 2) levels.push(String(factor));
-  if (levels.length > 0) await runGdal('gdaladdo', ['-q', '-oo', `TABLE=${table}`, gpkg, ...levels], limits);
 }

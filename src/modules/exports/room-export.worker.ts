@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { FieldCollector, type LayerField } from '../../geo/feature-fields.js';
-import { GeoPackageWriter, type GpkgColumn, type SqlValue } from '../../geo/gpkg/writer.js';
+import { GeoPackageWriter, type GpkgColumn, type SqlValue } from '../../geo-engine/gpkg-writer.js';
 import { featuresTable } from '../layers/feature-writers.js';
 import { layerColumns, layerValues, type ExportPlan, type FromExportWorker, type PlanValue } from './export-plan.js';
 

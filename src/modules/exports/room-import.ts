@@ -14,14 +14,12 @@ import { prepareIcon } from '../icons/icons.service.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
 import { styleCheck } from '../layers/layer-uploads.js';
 import { DEFAULT_STYLE, type StyleInput } from '../layers/layers.schemas.js';
-import { GdalError, runGdal } from '../../geo/gdal.js';
+import type { GeoLimits } from '../../config.js';
+import { tilePyramidToTiff } from '../../geo-engine/gpkg-tiles.js';
 import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
 import * as T from './export-tables.js';
-import { GeoPackageFile } from './gpkg-file.js';
-import { RestoredContent, type ImportCounts } from './restored-content.js';
-
-/** GDAL reading an export's marker or drawing table. */
-const READ_LIMITS = { timeoutMs: 10 * 60_000, memoryBytes: 2 * 1024 ** 3 };
+import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
+import { EXPORT_LAYOUT, RestoredContent, type ImportCounts } from './restored-content.js';
 
 /**
  * `POST /import`: a GeoPackage into a room, as one visible step. The service's own export is
@@ -41,11 +39,12 @@ export class RoomImport {
     private readonly rasters: GeoTiffUploads,
     private readonly writePath: WritePath,
     private readonly tmpDir: string,
+    private readonly geo: GeoLimits,
   ) {}
 
   async run(room: RoomRow, caller: Caller, file: { path: string; bytes: number }) {
     await this.files.assertRoomFor(room.id, file.bytes);
-    const gpkg = await GeoPackageFile.open(file.path);
+    const gpkg = await GeoPackageFile.open(file.path, EXPORT_LAYOUT);
     const actor = actorOf(caller);
     const stageId = newId('import');
     const content = new RestoredContent(room.id, actor, this.files);
@@ -118,8 +117,8 @@ export class RoomImport {
       if (data) await content.addImage(image, data);
     }
     await this.restoreLayers(gpkg, roomId, actor, stageId, content, fileBytes);
-    for await (const feature of gpkg.features(T.MARKERS.table, READ_LIMITS)) content.addMarker(feature);
-    for await (const feature of gpkg.features(T.DRAWINGS.table, READ_LIMITS)) content.addDrawing(feature);
+    for await (const feature of gpkg.features(T.MARKERS.table, this.geo)) content.addMarker(feature);
+    for await (const feature of gpkg.features(T.DRAWINGS.table, this.geo)) content.addDrawing(feature);
     const comments = gpkg.rows(T.COMMENTS.table, T.COMMENTS.columns);
     for (const comment of comments) content.addComment(comment);
     for (const reply of gpkg.rows(T.REPLIES.table, T.REPLIES.columns)) content.addReply(reply);
@@ -199,7 +198,7 @@ export class RoomImport {
         if ((await stat(file)).size > 0) return file;
       }
       if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
-        await tilesToTiff(gpkg.path, row.tiles_table, file);
+        await tilePyramidToTiff(gpkg.path, row.tiles_table, file, this.geo.warp);
         return file;
       }
     } catch (error) {
@@ -233,30 +232,3 @@ function styleOf(value: unknown): StyleInput {
   }
 }
 export type { ImportCounts };
-
-/** A GeoPackage tile pyramid as a GeoTIFF (its full resolution), for the raster ingest. */
-async function tilesToTiff(gpkg: string, table: string, out: string): Promise<void> {
-  try {
-    await runGdal(
-      'gdal_translate',
-      [
-        '-q',
-        '-of',
-        'GTiff',
-        '-co',
-        'TILED=YES',
-        '-co',
-        'COMPRESS=DEFLATE',
-        '-co',
-        'BIGTIFF=IF_SAFER',
-        `GPKG:${gpkg}:${table}`,
-        out,
-      ],
-      READ_LIMITS,
-    );
-  } catch (error) {
-    if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted')
-      throw invalidFile(`The export's tile table ${table} cannot be read: ${error.message}`);
-    throw error;
-  }
-}

@@ -1,10 +1,16 @@
 import { randomInt } from 'node:crypto';
+import type { GeoLimits } from '../../config.js';
 import path from 'node:path';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import { AppError } from '../../errors.js';
-import { openVectorFile, VectorRejected, type OpenedVectorFile, type VectorTable } from '../../geo/vector-file.js';
+import {
+  openVectorFile,
+  VectorRejected,
+  type OpenedVectorFile,
+  type VectorTable,
+} from '../../geo-engine/vector-open.js';
 import { newId } from '../../ids.js';
 import type { WritePath } from '../history/write-path.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
@@ -63,12 +69,13 @@ export class LayerIngest {
     private readonly tmpDir: string,
     /** The owner's quota, checked again once the feature tables are written (they count, not the file). */
     private readonly quota: Pick<StoredFiles, 'assertRoomFor'>,
+    private readonly geo: GeoLimits,
   ) {}
 
   /** Opens the file, or refuses it with the documented error (415, 400). */
   async open(source: SourceFile): Promise<OpenedVectorFile> {
     try {
-      return await openVectorFile(source.path, source.fileName);
+      return await openVectorFile(source.path, source.fileName, this.geo);
     } catch (error) {
       throw error instanceof VectorRejected ? refusalOf(error) : error;
     }
@@ -188,6 +195,7 @@ export class LayerIngest {
         database: this.database,
         stagingDir: path.join(this.tmpDir, 'staging'),
         parts: 2,
+        limits: this.geo,
       },
       { signal: progress.signal, onProgress: (fraction, message) => progress.onProgress?.(fraction * 100, message) },
     );

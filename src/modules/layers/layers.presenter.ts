@@ -46,8 +46,12 @@ export interface RasterFactsColumn {
   /** Zooms of the tileable file's full resolution and coarsest overview. */
   minZoom: number;
   maxZoom: number;
-  /** The uploaded GeoTIFF, kept as sent (exports with include_tiffs). */
+  /** The uploaded GeoTIFF, kept as sent (exports with include_tiffs; the point query reads it). */
   sourceKey: string;
+  /** The uploaded GeoTIFF's own sample type, whether its last band is alpha, whether its CRS was assumed. */
+  sourceDataType?: string;
+  hasAlpha?: boolean;
+  crsAssumed?: boolean;
   /** Bytes of the uploaded GeoTIFF and of the tileable file together. */
   sizeBytes: number;
 }

@@ -1,9 +1,10 @@
 import type { Actor } from '../../auth/access.js';
+import type { GeoLimits } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { AnyGeometry } from '../../geo/feature-summary.js';
-import { readFeatures, newStats } from '../../geo/vector-stream.js';
-import type { VectorTable } from '../../geo/vector-file.js';
+import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
+import type { VectorTable } from '../../geo-engine/vector-open.js';
 import type { WritePath } from '../history/write-path.js';
 import { markerOfUploadedPoint } from '../markers/imported-markers.js';
 import { newMarkerRow, type MarkerRow } from '../markers/markers.presenter.js';
@@ -30,6 +31,7 @@ export class PointImport {
     private readonly markers: MarkersRepository,
     private readonly staged: StagedJobs,
     private readonly writePath: WritePath,
+    private readonly geo: GeoLimits,
   ) {}
 
   async run(roomId: string, actor: Actor, tables: VectorTable[], stageId: string, progress: IngestProgress) {
@@ -44,7 +46,7 @@ export class PointImport {
       await this.db.transaction().execute((trx) => this.markers.insert(trx, rows));
     };
     for (const table of tables) {
-      for await (const features of readFeatures(table, { signal: progress.signal }, stats)) {
+      for await (const features of readFeatures(table, this.geo, { signal: progress.signal }, stats)) {
         for (const feature of features) {
           for (const [longitude, latitude] of positionsOf(feature.geometry)) {
             const marker = markerOfUploadedPoint(longitude!, latitude!, feature.properties);

@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
+import type { GeoLimits } from '../../config.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import type { LayerGeometryType } from '../../geo/feature-summary.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import type { Bbox } from '../../geo/tile-math.js';
-import { VectorRejected, type VectorTable } from '../../geo/vector-file.js';
+import { VectorRejected, type VectorTable } from '../../geo-engine/vector-open.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
 
 /** Where the worker writes: the service's own database, through a connection of its own. */
@@ -19,6 +20,8 @@ export interface IngestRequest {
   stagingDir: string;
   /** ogr2ogr processes per table, where the format can be split. */
   parts: number;
+  /** The geo engine's limits (config.ts), handed to the worker. */
+  limits: GeoLimits;
 }
 
 /** One table, stored: what the layer row and its chunks need. */

@@ -6,8 +6,8 @@ import { FieldCollector } from '../../geo/feature-fields.js';
 import { growBbox, layerGeometryType } from '../../geo/feature-summary.js';
 import { LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
 import type { Bbox } from '../../geo/tile-math.js';
-import { readFeatures, newStats } from '../../geo/vector-stream.js';
-import type { VectorTable } from '../../geo/vector-file.js';
+import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
+import type { VectorTable } from '../../geo-engine/vector-open.js';
 import { PostgresFeatureWriter, SqliteFeatureWriter, type FeatureRow, type FeatureWriter } from './feature-writers.js';
 import type { IngestedTable, IngestRequest, ToWorker, FromWorker } from './vector-ingest.js';
 import { StagingFile } from './staging-file.js';
@@ -46,7 +46,12 @@ async function ingestTable(
     post({ type: 'progress', fraction: (index + fraction) * share, message });
   try {
     let lastReport = 0;
-    for await (const batch of readFeatures(table, { parts: request.parts, signal: abort.signal }, stats)) {
+    for await (const batch of readFeatures(
+      table,
+      request.limits,
+      { parts: request.parts, signal: abort.signal },
+      stats,
+    )) {
       staging.put(batch.map(stageFeature));
       for (const feature of batch) {
         kinds |= feature.kinds;

@@ -4,11 +4,13 @@ import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import { AppError } from '../../errors.js';
-import { GdalError } from '../../geo/gdal.js';
+import { GdalError } from '../../geo-engine/gdal-process.js';
 import { applyDisplay, displayProblems, type RasterDisplay } from '../../geo/raster/display.js';
-import { ingestRaster, type IngestedRaster } from '../../geo/raster/ingest.js';
-import { inspectRaster, RasterRejected, type RasterInfo } from '../../geo/raster/inspect.js';
-import { forgetRaster } from '../../geo/raster/tiles.js';
+import { ingestRaster, type IngestedRaster } from '../../geo-engine/raster-ingest.js';
+import { RasterRejected, type RasterInfo } from '../../geo/raster/raster-info.js';
+import { inspectRaster } from '../../geo-engine/raster-inspect.js';
+import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
+import type { GeoLimits } from '../../config.js';
 import { newId } from '../../ids.js';
 import type { JobContext } from '../../infra/job-queue.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -18,9 +20,6 @@ import { looksLikeTiff, type RasterUploads } from '../layers/layer-uploads.js';
 import { presentRasterLayer, type RasterFactsColumn } from '../layers/layers.presenter.js';
 import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
 import { refuseProblems } from './rasters.service.js';
-
-/** Limits of the first look at an upload (the header only): a minute, 1 GiB. */
-const INSPECT_LIMITS = { timeoutMs: 60_000, memoryBytes: 2 ** 30 };
 
 /** The folder of a raster layer's files in the blob store (what layer deletion removes). */
 export const rasterFolder = (roomId: string, layerId: string) => `layers/${roomId}/${layerId}/`;
@@ -53,6 +52,8 @@ export class GeoTiffUploads implements RasterUploads {
     private readonly staged: StagedJobs,
     private readonly writePath: WritePath,
     private readonly tmpDir: string,
+    private readonly tiles: RasterTiles,
+    private readonly geo: GeoLimits,
   ) {}
 
   async isRaster(source: SourceFile): Promise<boolean> {
@@ -63,7 +64,7 @@ export class GeoTiffUploads implements RasterUploads {
   async check(source: SourceFile, display: unknown): Promise<void> {
     let info: RasterInfo;
     try {
-      info = await inspectRaster(source.path, INSPECT_LIMITS);
+      info = await inspectRaster(source.path, this.geo.quick, this.geo.rasterMaxPixels);
     } catch (error) {
       throw refusal(error);
     }
@@ -127,7 +128,7 @@ export class GeoTiffUploads implements RasterUploads {
     try {
       const onProgress = (fraction: number) =>
         void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
-      const raster = await ingestRaster(source.path, tileable, { signal: job?.signal, onProgress });
+      const raster = await ingestRaster(source.path, tileable, this.geo, { signal: job?.signal, onProgress });
       const given = (meta.display ?? {}) as RasterDisplay;
       refuseProblems(displayProblems(given, raster), 'display');
       const display = applyDisplay(raster.display, given, raster);
@@ -212,7 +213,7 @@ export class GeoTiffUploads implements RasterUploads {
       if (row.kind !== 'raster') continue;
       if (row.file_key) {
         const local = await this.files.blobs.localFile(row.file_key);
-        await forgetRaster(local.path);
+        await this.tiles.forget(local.path);
         await local.release();
       }
       await this.files.removeUnder(row.room_id, rasterFolder(row.room_id, row.id));

@@ -11,7 +11,9 @@ import {
   type RasterDisplay,
   type RasterFacts,
 } from '../../geo/raster/display.js';
-import { renderTile, valuesAt } from '../../geo/raster/tiles.js';
+import type { GeoLimits } from '../../config.js';
+import { sourceValuesAt } from '../../geo-engine/raster-point.js';
+import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
 import { isValidTile } from '../../geo/tile-math.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
@@ -37,6 +39,8 @@ export class RastersService {
     private readonly layers: LayersRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
+    private readonly tiles: RasterTiles,
+    private readonly geo: GeoLimits,
   ) {}
 
   async list(roomId: string) {
@@ -93,19 +97,32 @@ export class RastersService {
     if (ifNoneMatch && matches(ifNoneMatch, etag)) return { etag, notModified: true };
     const local = await this.files.blobs.localFile(row.file_key!);
     try {
-      const png = await renderTile(local.path, z, x, y, resolveDisplay(rasterDisplayOf(row), factsOf(row)));
+      const png = await this.tiles.renderTile(local.path, z, x, y, resolveDisplay(rasterDisplayOf(row), factsOf(row)));
       return { etag, notModified: false, png: png ?? (await transparentTile()), empty: png === null };
     } finally {
       await local.release();
     }
   }
 
-  /** Every band's value at a longitude/latitude: null at nodata (the file's or the display's) and outside. */
+  /**
+   * Every band's value at a longitude/latitude: null at nodata (the file's or the display's)
+   * and outside. Read from the uploaded GeoTIFF in its own CRS (what gdallocationinfo answers),
+   * not from the warped tileable copy, whose pixels can hold a neighbour's value.
+   */
   async point(roomId: string, layerId: string, lon: number, lat: number) {
     const row = await this.raster(roomId, layerId);
-    const local = await this.files.blobs.localFile(row.file_key!);
+    const facts = rasterFactsOf(row);
+    const source = {
+      bands: facts.bands,
+      hasAlpha: facts.hasAlpha ?? false,
+      nodata: facts.nodata,
+      sourceDataType: facts.sourceDataType ?? facts.dataType,
+      crsAssumed: facts.crsAssumed ?? false,
+    };
+    const local = await this.files.blobs.localFile(facts.sourceKey);
     try {
-      return { lon, lat, values: await valuesAt(local.path, lon, lat, rasterDisplayOf(row).nodata ?? null) };
+      const hidden = rasterDisplayOf(row).nodata ?? null;
+      return { lon, lat, values: await sourceValuesAt(local.path, lon, lat, source, hidden, this.geo.quick) };
     } finally {
       await local.release();
     }

@@ -1,9 +1,8 @@
-import { GdalError, runGdal, type GdalLimits } from '../gdal.js';
-
 /**
- * What GDAL says about an uploaded raster before anything is stored: it must be a
- * GeoTIFF or BigTIFF (opened with the GTiff driver only), readable, georeferenced and of a
- * data type the tiles can draw. A refusal is a RasterRejected with GDAL's reason.
+ * What an uploaded raster must be, judged from what `gdalinfo -json` says about it (read by
+ * geo-engine/raster-inspect.ts): a GeoTIFF or BigTIFF (opened with the GTiff driver only),
+ * readable, georeferenced and of a data type the tiles can draw. A refusal is a
+ * RasterRejected with GDAL's reason.
  */
 
 export type RasterRejection = 'invalid_file' | 'unknown_crs' | 'unsupported_raster';
@@ -40,11 +39,6 @@ export interface RasterInfo {
 
 /** More bands than this are refused: every tile read pays for all bands of a pixel. */
 export const MAX_BANDS = 32;
-/**
- * More pixels than this are refused before any work: a header can claim a million by a
- * million pixels in a few bytes, and the warp would try to write them all.
- */
-export const MAX_PIXELS = 2 ** 32;
 const DRAWABLE = new Set([
   'Byte',
   'Int8',
@@ -58,7 +52,8 @@ const DRAWABLE = new Set([
   'Int64',
 ]);
 
-interface GdalInfoJson {
+/** The part of `gdalinfo -json` the checks read. */
+export interface GdalInfoJson {
   driverShortName?: string;
   size?: [number, number];
   coordinateSystem?: { wkt?: string };
@@ -77,19 +72,6 @@ export function reasonWithoutPath(reason: string, ...paths: string[]): string {
     text = text.split(path).join('the file').split(name).join('the file');
   }
   return text.replace(/[`']the file'/g, 'the file');
-}
-
-/** `gdalinfo -json` of a raster, opened as a GeoTIFF only; a refusal says GDAL's reason. */
-export async function gdalInfo(path: string, limits: GdalLimits, extraArgs: string[] = []): Promise<unknown> {
-  try {
-    const { stdout } = await runGdal('gdalinfo', ['-json', '-if', 'GTiff', ...extraArgs, path], limits);
-    return JSON.parse(stdout);
-  } catch (error) {
-    if (error instanceof GdalError && error.failure === 'failed') {
-      throw new RasterRejected('invalid_file', `Not a readable GeoTIFF: ${reasonWithoutPath(error.reason, path)}`);
-    }
-    throw error;
-  }
 }
 
 /** The CRS name of a WKT (its first quoted string). */
@@ -122,21 +104,21 @@ function fitsWgs84(transform: number[], width: number, height: number): boolean 
 }
 
 /**
- * Checks an uploaded file and describes it: refuses what GDAL's GeoTIFF driver cannot open
- * (not a TIFF, a PNG renamed .tif, a broken header), a TIFF without georeferencing, a CRS
- * that is missing where the coordinates do not fit WGS84, complex data and too many bands.
- * Pixel data is checked later, when ingest reads it all.
+ * Judges an uploaded file by GDAL's description and describes it: refuses what GDAL's GeoTIFF
+ * driver did not open (not a TIFF, a PNG renamed .tif), a TIFF without georeferencing, a CRS
+ * that is missing where the coordinates do not fit WGS84, complex data, too many bands and
+ * more than `maxPixels` pixels (a header can claim a million by a million pixels in a few
+ * bytes, and the warp would try to write them all).
  */
-export async function inspectRaster(path: string, limits: GdalLimits): Promise<RasterInfo> {
-  const info = (await gdalInfo(path, limits, ['-nomd', '-norat', '-noct'])) as GdalInfoJson;
+export function describeRaster(info: GdalInfoJson, maxPixels: number): RasterInfo {
   if (info.driverShortName !== 'GTiff') throw new RasterRejected('invalid_file', 'Not a GeoTIFF');
   const [width, height] = info.size ?? [0, 0];
   const bands = info.bands ?? [];
   if (!width || !height || !bands.length) throw new RasterRejected('invalid_file', 'The GeoTIFF has no pixels');
-  if (width * height > MAX_PIXELS) {
+  if (width * height > maxPixels) {
     throw new RasterRejected(
       'unsupported_raster',
-      `The GeoTIFF has ${width} x ${height} pixels; at most ${MAX_PIXELS} pixels are supported`,
+      `The GeoTIFF has ${width} x ${height} pixels; at most ${maxPixels} pixels are supported`,
     );
   }
   const hasGcps = (info.gcps?.gcpList?.length ?? 0) >= 3;

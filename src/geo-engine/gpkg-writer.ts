@@ -1,6 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { GeometryEncoder, MULTI_OF, type GeoJsonGeometry, type GeometryTypeName } from './wkb.js';
+import { GeometryEncoder, MULTI_OF, type GeoJsonGeometry, type GeometryTypeName } from '../geo/gpkg/wkb.js';
 
 /**
  * Writes a GeoPackage 1.3 (http://www.opengis.net/doc/IS/geopackage/1.3) straight with

@@ -1,9 +1,11 @@
 import path from 'node:path';
-import type { GdalLimits } from './gdal.js';
-import { VectorRejected } from './vector/errors.js';
-import { detectVectorFormat, GDAL_DRIVERS, type VectorFormat } from './vector/format.js';
-import { INSPECT_LIMITS, inspectSource, type VectorSource, type VectorTable } from './vector/inspect.js';
-import { DEFAULT_ZIP_LIMITS, shapefilesInZip, vsizipPath, type ZipLimits } from './vector/zip.js';
+import type { GeoLimits } from '../config.js';
+import { VectorRejected } from '../geo/vector/errors.js';
+import { GDAL_DRIVERS, type VectorFormat } from '../geo/vector/format.js';
+import type { VectorSource, VectorTable } from '../geo/vector/tables.js';
+import { detectVectorFormat } from './vector-format.js';
+import { inspectSource } from './vector-inspect.js';
+import { shapefilesInZip, vsizipPath, type ZipLimits } from './vector-zip.js';
 
 /**
  * The entry to an uploaded vector file: which format it is, and which feature tables it
@@ -11,19 +13,14 @@ import { DEFAULT_ZIP_LIMITS, shapefilesInZip, vsizipPath, type ZipLimits } from 
  * file: the format is read from its bytes, a zip is checked before GDAL expands it, and GDAL
  * runs under time and memory limits with only the format's own driver.
  */
-export { ACCEPTED_VECTOR_FORMATS, VectorRejected, type VectorRejection } from './vector/errors.js';
-export type { VectorFormat } from './vector/format.js';
-export type { VectorSource, VectorTable } from './vector/inspect.js';
+export { ACCEPTED_VECTOR_FORMATS, VectorRejected, type VectorRejection } from '../geo/vector/errors.js';
+export type { VectorFormat } from '../geo/vector/format.js';
+export type { VectorSource, VectorTable } from '../geo/vector/tables.js';
 
 export interface OpenedVectorFile {
   format: VectorFormat;
   /** At least one; a GeoPackage (or a zip of several shapefiles) may hold several. */
   tables: VectorTable[];
-}
-
-export interface OpenOptions {
-  zipLimits?: ZipLimits;
-  gdalLimits?: GdalLimits;
 }
 
 /**
@@ -48,23 +45,18 @@ const NO_TABLES: Record<VectorFormat, string> = {
 
 /**
  * Detects the format of the file at `filePath` (uploaded as `originalName`) and lists its
- * feature tables. Refusals are VectorRejected: `unsupported_format` (415), or `invalid_file`,
+ * feature tables, within `limits` (config.ts). Refusals are VectorRejected: `unsupported_format` (415), or `invalid_file`,
  * `invalid_zip`, `unknown_crs`, `no_feature_tables` (400).
  */
 export async function openVectorFile(
   filePath: string,
   originalName: string,
-  options: OpenOptions = {},
+  limits: GeoLimits,
 ): Promise<OpenedVectorFile> {
   const format = await detectVectorFormat(filePath, originalName);
-  const sources = await sourcesOf(
-    format,
-    path.resolve(filePath),
-    originalName,
-    options.zipLimits ?? DEFAULT_ZIP_LIMITS,
-  );
+  const sources = await sourcesOf(format, path.resolve(filePath), originalName, limits.zip);
   const tables: VectorTable[] = [];
-  for (const source of sources) tables.push(...(await inspectSource(source, options.gdalLimits ?? INSPECT_LIMITS)));
+  for (const source of sources) tables.push(...(await inspectSource(source, limits.inspect)));
   if (tables.length === 0) throw new VectorRejected('no_feature_tables', NO_TABLES[format]);
   return { format, tables };
 }

@@ -1,10 +1,14 @@
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { GdalError, streamGdal, type GdalLimits } from '../gdal.js';
-import { defaultDisplay, type RasterDisplay } from './display.js';
-import { inspectRaster, reasonWithoutPath, RasterRejected, type RasterInfo } from './inspect.js';
-import { bandStatistics, type BandStats } from './statistics.js';
-import { describeTileable, tileGrid, type TileableFacts } from './tileable.js';
+import type { GeoLimits } from '../config.js';
+import { GdalError, streamGdal, type GdalLimits } from './gdal-process.js';
+import { defaultDisplay, type RasterDisplay } from '../geo/raster/display.js';
+import { reasonWithoutPath, RasterRejected, type RasterInfo } from '../geo/raster/raster-info.js';
+import type { BandStats } from '../geo/raster/statistics.js';
+import { tileGrid, type TileableFacts } from '../geo/raster/tileable.js';
+import { inspectRaster } from './raster-inspect.js';
+import { bandStatistics } from './raster-statistics.js';
+import { describeTileable } from './raster-tileable.js';
 
 /**
  * Ingest of an uploaded GeoTIFF: check it, make it tileable once (a tiled GeoTIFF in
@@ -18,9 +22,6 @@ export interface IngestOptions {
   /** Called with 0..1 as gdalwarp reports progress. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
-  /** Per GDAL run; defaults: 30 minutes, 3 GiB of address space. */
-  timeoutMs?: number;
-  memoryBytes?: number;
 }
 
 export interface IngestedRaster extends Omit<RasterInfo, 'bbox'>, TileableFacts {
@@ -28,8 +29,6 @@ export interface IngestedRaster extends Omit<RasterInfo, 'bbox'>, TileableFacts 
   display: RasterDisplay;
 }
 
-/** GDAL's block cache and warp memory per run: enough for speed, far below the limit. */
-const GDAL_MEMORY_MB = 256;
 /** DEFLATE level 1: measured a third faster than the default 6, for 2 to 4 % more bytes. */
 const ZLEVEL = '1';
 /** Share of the progress bar for the warp; gdaladdo's overviews take the rest. */
@@ -45,8 +44,8 @@ const predictor = (info: RasterInfo) => (info.dataType.startsWith('Float') ? '3'
  * the source has no nodata, floats get NaN and integers an alpha band, so the area around
  * the data stays transparent.
  */
-export function warpArguments(info: RasterInfo, input: string, output: string): string[] {
-  const args = ['-if', 'GTiff', '-of', 'GTiff', '-t_srs', 'EPSG:3857', '-r', 'near', '-wm', String(GDAL_MEMORY_MB)];
+export function warpArguments(info: RasterInfo, input: string, output: string, warpMemoryMb: number): string[] {
+  const args = ['-if', 'GTiff', '-of', 'GTiff', '-t_srs', 'EPSG:3857', '-r', 'near', '-wm', String(warpMemoryMb)];
   if (info.crsAssumed) args.push('-s_srs', 'EPSG:4326');
   if (info.sourceDataType !== info.dataType) args.push('-ot', info.dataType);
   const grid = tileGrid(info.bbox, info.width, info.height);
@@ -130,9 +129,10 @@ async function makeTileable(
   input: string,
   output: string,
   limits: GdalLimits,
+  warpMemoryMb: number,
   onProgress?: (fraction: number) => void,
 ): Promise<void> {
-  await step('gdalwarp', warpArguments(info, input, output), limits, [input, output], (f) =>
+  await step('gdalwarp', warpArguments(info, input, output, warpMemoryMb), limits, [input, output], (f) =>
     onProgress?.(f * WARP_SHARE),
   );
   await step('gdaladdo', overviewArguments(info, output), limits, [input, output], (f) =>
@@ -171,31 +171,30 @@ async function together<T extends unknown[]>(
 export async function ingestRaster(
   input: string,
   output: string,
+  geo: GeoLimits,
   options: IngestOptions = {},
 ): Promise<IngestedRaster> {
   const stop = new AbortController();
   const forward = () => stop.abort();
   options.signal?.addEventListener('abort', forward, { once: true });
   if (options.signal?.aborted) stop.abort();
-  const limits: GdalLimits = {
-    timeoutMs: options.timeoutMs ?? 30 * 60_000,
-    memoryBytes: options.memoryBytes ?? 3 * 2 ** 30,
-    signal: stop.signal,
-    env: { GDAL_CACHEMAX: String(GDAL_MEMORY_MB) },
-  };
+  // GDAL's block cache and warp memory per run: enough for speed, far below the address space.
+  const env = { GDAL_CACHEMAX: String(geo.cacheMb) };
+  const limits = { ...geo.warp, signal: stop.signal, env };
+  const quick = { ...geo.quick, signal: stop.signal, env };
   // Written in a folder of its own beside the target (GDAL adds temporary files next to it),
   // renamed into place only when complete; the folder goes in any case.
   const work = await mkdtemp(path.join(path.dirname(output), '.ingest-'));
   const partial = path.join(work, 'partial.tif');
   try {
-    const info = await inspectRaster(input, { ...limits, timeoutMs: 60_000 });
+    const info = await inspectRaster(input, quick, geo.rasterMaxPixels);
     // Statistics read the original pixels on the second core while gdalwarp writes.
     // biome-ignore lint/suspicious/noConfusingVoidType: makeTileable resolves to nothing
     const [stats] = await together<[BandStats[], void]>(stop, [
       bandStatistics(input, info, limits),
-      makeTileable(info, input, partial, limits, options.onProgress),
+      makeTileable(info, input, partial, limits, geo.cacheMb, options.onProgress),
     ]);
-    const tileable = await describeTileable(partial, limits);
+    const tileable = await describeTileable(partial, quick);
     await rename(partial, output);
     return {
       ...info,

@@ -1,6 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseDecoder, fromFile, getDecoder, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
-import { ByteLru } from './byte-lru.js';
+import { ByteLru } from '../geo/raster/byte-lru.js';
+import type { TileableShape } from '../geo/raster/tile-window.js';
 
 /**
  * Block-level reading of the tileable GeoTIFFs that ingest writes (EPSG:3857, 256 px tiles,
@@ -21,7 +22,7 @@ class NodeZlibDecoder extends BaseDecoder {
 addDecoder([8, 32946], async () => NodeZlibDecoder as unknown as typeof BaseDecoder, undefined, false);
 
 type Decoder = Awaited<ReturnType<typeof getDecoder>>;
-type BlockArray =
+export type BlockArray =
   | Uint8Array
   | Int8Array
   | Uint16Array
@@ -43,7 +44,7 @@ export interface TileableLevel {
   decoder: Decoder;
 }
 
-export interface Tileable {
+export interface Tileable extends TileableShape {
   id: number;
   /** Upper-left corner in EPSG:3857 metres. */
   originX: number;
@@ -57,22 +58,6 @@ export interface Tileable {
   /** The file's nodata value (NaN when it is NaN), or null. */
   nodata: number | null;
   tiff: GeoTIFF;
-}
-
-let nextId = 1;
-const blockCache = new ByteLru<BlockArray>(32 * 2 ** 20);
-const openFiles = new Map<string, Promise<Tileable>>();
-let maxOpenFiles = 64;
-
-/** Sets the byte budget of the decoded-block cache and the number of files kept open. */
-export function configureBlockCache(options: { blockBytes?: number; openFiles?: number }): void {
-  if (options.blockBytes !== undefined) blockCache.resize(options.blockBytes);
-  if (options.openFiles !== undefined) maxOpenFiles = Math.max(1, options.openFiles);
-}
-
-/** Bytes held by the block cache now (for metrics and tests). */
-export function blockCacheBytes(): number {
-  return blockCache.bytes;
 }
 
 async function openLevels(tiff: GeoTIFF): Promise<TileableLevel[]> {
@@ -122,7 +107,7 @@ function nodataAsStored(image: GeoTIFFImage): number | null {
     : nodata;
 }
 
-async function open(path: string): Promise<Tileable> {
+async function openFile(path: string, id: number): Promise<Tileable> {
   const tiff = await fromFile(path);
   try {
     const levels = await openLevels(tiff);
@@ -133,7 +118,7 @@ async function open(path: string): Promise<Tileable> {
     const samples = first.getSamplesPerPixel();
     const [originX, originY] = first.getOrigin();
     return {
-      id: nextId++,
+      id,
       originX,
       originY,
       levels,
@@ -148,41 +133,6 @@ async function open(path: string): Promise<Tileable> {
   }
 }
 
-/**
- * The opened tileable file at `path`, reused across calls; the least recently used one is
- * closed when more than the configured number are open.
- */
-export async function openTileable(path: string): Promise<Tileable> {
-  let file = openFiles.get(path);
-  if (file) {
-    openFiles.delete(path);
-    openFiles.set(path, file);
-    return file;
-  }
-  file = open(path);
-  openFiles.set(path, file);
-  file.catch(() => openFiles.delete(path));
-  while (openFiles.size > maxOpenFiles) {
-    const [oldest] = openFiles.keys();
-    void closeTileable(oldest);
-  }
-  return file;
-}
-
-/**
- * Forgets the file at `path` (layer deleted or replaced): closes it once reads already
- * under way have had time to finish, and drops its cached blocks.
- */
-export async function closeTileable(path: string): Promise<void> {
-  const file = openFiles.get(path);
-  if (!file) return;
-  openFiles.delete(path);
-  const opened = await file.catch(() => null);
-  if (!opened) return;
-  blockCache.deleteWhere((key) => key.startsWith(`${opened.id}/`));
-  setTimeout(() => void opened.tiff.close(), 10_000).unref();
-}
-
 /** Typed view of a decoded block, in the file's sample type. */
 function typedView(image: GeoTIFFImage, buffer: ArrayBuffer): BlockArray {
   const format = image.getSampleFormat(0);
@@ -195,23 +145,87 @@ function typedView(image: GeoTIFFImage, buffer: ArrayBuffer): BlockArray {
   throw new Error(`unsupported sample size: ${bits} bits`);
 }
 
+/** The sizes of the caches of opened tileable files (from config.ts). */
+export interface TileableFilesOptions {
+  /** Byte budget of the decoded-block cache. */
+  blockCacheBytes: number;
+  /** Tileable files kept open. */
+  openFiles: number;
+  /** How long a forgotten file stays open for reads already under way. */
+  closeDelayMs: number;
+}
+
 /**
- * One decoded block of a level (pixel-interleaved: every sample of a pixel side by side),
- * from the cache or read and decoded once, even when several tiles ask at the same time.
+ * The opened tileable files and their decoded blocks: one object, built in app.ts with sizes
+ * from the configuration, shared by everyone who reads tiles.
  */
-export function readBlock(file: Tileable, levelIndex: number, blockX: number, blockY: number): Promise<BlockArray> {
-  const key = `${file.id}/${levelIndex}/${blockX}/${blockY}`;
-  const cached = blockCache.get(key);
-  if (cached) return cached;
-  const level = file.levels[levelIndex];
-  const block = level.image
-    .getTileOrStrip(blockX, blockY, 0, level.decoder)
-    .then(({ data }) => typedView(level.image, data as ArrayBuffer));
-  blockCache.set(
-    key,
-    block,
-    level.blockWidth * level.blockHeight * file.samples * (level.image.getBitsPerSample(0) / 8),
-  );
-  block.catch(() => blockCache.delete(key));
-  return block;
+export class TileableFiles {
+  private nextId = 1;
+  private readonly blockCache: ByteLru<BlockArray>;
+  private readonly openFiles = new Map<string, Promise<Tileable>>();
+
+  constructor(private readonly options: TileableFilesOptions) {
+    this.blockCache = new ByteLru<BlockArray>(options.blockCacheBytes);
+  }
+
+  /** Bytes held by the block cache now (for metrics and tests). */
+  get cachedBytes(): number {
+    return this.blockCache.bytes;
+  }
+
+  /**
+   * The opened tileable file at `path`, reused across calls; the least recently used one is
+   * closed when more than the configured number are open.
+   */
+  async open(path: string): Promise<Tileable> {
+    let file = this.openFiles.get(path);
+    if (file) {
+      this.openFiles.delete(path);
+      this.openFiles.set(path, file);
+      return file;
+    }
+    file = openFile(path, this.nextId++);
+    this.openFiles.set(path, file);
+    file.catch(() => this.openFiles.delete(path));
+    while (this.openFiles.size > Math.max(1, this.options.openFiles)) {
+      const [oldest] = this.openFiles.keys();
+      void this.close(oldest);
+    }
+    return file;
+  }
+
+  /**
+   * Forgets the file at `path` (layer deleted or replaced): closes it once reads already
+   * under way have had time to finish, and drops its cached blocks.
+   */
+  async close(path: string): Promise<void> {
+    const file = this.openFiles.get(path);
+    if (!file) return;
+    this.openFiles.delete(path);
+    const opened = await file.catch(() => null);
+    if (!opened) return;
+    this.blockCache.deleteWhere((key) => key.startsWith(`${opened.id}/`));
+    setTimeout(() => void opened.tiff.close(), this.options.closeDelayMs).unref();
+  }
+
+  /**
+   * One decoded block of a level (pixel-interleaved: every sample of a pixel side by side),
+   * from the cache or read and decoded once, even when several tiles ask at the same time.
+   */
+  readBlock(file: Tileable, levelIndex: number, blockX: number, blockY: number): Promise<BlockArray> {
+    const key = `${file.id}/${levelIndex}/${blockX}/${blockY}`;
+    const cached = this.blockCache.get(key);
+    if (cached) return cached;
+    const level = file.levels[levelIndex];
+    const block = level.image
+      .getTileOrStrip(blockX, blockY, 0, level.decoder)
+      .then(({ data }) => typedView(level.image, data as ArrayBuffer));
+    this.blockCache.set(
+      key,
+      block,
+      level.blockWidth * level.blockHeight * file.samples * (level.image.getBitsPerSample(0) / 8),
+    );
+    block.catch(() => this.blockCache.delete(key));
+    return block;
+  }
 }

@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
  * datum transformations, warping). Every uploaded file is hostile, so each run has a time
  * limit and an address-space limit, cannot reach the network, and its failure is a
  * `GdalError` whose `reason` is GDAL's own message, fit to show to the person who sent the file.
+ * The limits come from config.ts (`geoLimitsOf`); callers pass the kind of run's.
  */
 export type GdalTool =
   | 'ogr2ogr'
@@ -15,13 +16,17 @@ export type GdalTool =
   | 'gdal_translate'
   | 'gdaladdo'
   | 'gdalsrsinfo'
+  | 'gdallocationinfo'
   | 'python3';
 
+/** A run's limits (from config.ts's GeoLimits) and options. */
 export interface GdalLimits {
   /** The process is killed after this long. */
   timeoutMs: number;
   /** Address-space limit of the process (`ulimit -v`). */
   memoryBytes: number;
+  /** Largest stdout runGdal keeps (streamGdal's caller reads its own). */
+  maxOutputBytes?: number;
   /** Aborting kills the process (a job shutting down, a client gone). */
   signal?: AbortSignal;
   /** Extra environment (GDAL configuration options). */
@@ -156,10 +161,10 @@ export function streamGdal(
 export async function runGdal(
   tool: GdalTool,
   args: string[],
-  limits: GdalLimits & { maxOutputBytes?: number },
+  limits: GdalLimits & { maxOutputBytes: number },
 ): Promise<{ stdout: string }> {
   const run = streamGdal(tool, args, limits);
-  const max = limits.maxOutputBytes ?? 64 * 1024 * 1024;
+  const max = limits.maxOutputBytes;
   const chunks: Buffer[] = [];
   let size = 0;
   run.stdout.on('data', (chunk: Buffer) => {

@@ -1,12 +1,24 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import SQLite from 'better-sqlite3';
-import { AppError, invalidFile } from '../../errors.js';
-import { GdalError, streamGdal, type GdalLimits } from '../../geo/gdal.js';
-import { MAX_FEATURE_CHARS } from '../../geo/vector-stream.js';
-import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
-import { EXPORT_FORMAT, META, toRowValue, type ExportColumn } from './export-tables.js';
-import { MAX_RESTORED_OBJECTS } from './restored-content.js';
+import { AppError, invalidFile } from '../errors.js';
+import type { GeoLimits } from '../config.js';
+import type { GeoJsonGeometry } from '../geo/gpkg/wkb.js';
+import { GdalError, streamGdal } from './gdal-process.js';
+import type { GpkgColumn } from './gpkg-writer.js';
+
+/**
+ * What the reader knows of the export it reads, declared by modules/exports: the table that
+ * says what the file is, the format and version it must name there, the most rows one of its
+ * small tables may hold, and how a column's value in the file becomes a database value.
+ */
+export interface GpkgReadLayout<C extends GpkgColumn> {
+  metaTable: string;
+  format: string;
+  version: string;
+  maxRows: number;
+  rowValue(column: C, value: unknown): unknown;
+}
 
 /**
  * An uploaded GeoPackage, read for an import. It is hostile until proven otherwise: it must
@@ -14,13 +26,14 @@ import { MAX_RESTORED_OBJECTS } from './restored-content.js';
  * schema untrusted (no functions from views or triggers run); a damaged file is refused
  * (400 `invalid_file`) when a read finds the damage, before anything is published.
  */
-export class GeoPackageFile {
+export class GeoPackageFile<C extends GpkgColumn = GpkgColumn> {
   private constructor(
     readonly path: string,
     private readonly db: SQLite.Database,
+    private readonly layout: GpkgReadLayout<C>,
   ) {}
 
-  static async open(path: string): Promise<GeoPackageFile> {
+  static async open<C extends GpkgColumn>(path: string, layout: GpkgReadLayout<C>): Promise<GeoPackageFile<C>> {
     const handle = await open(path, 'r');
     const header = Buffer.alloc(16);
     try {
@@ -49,7 +62,7 @@ export class GeoPackageFile {
       if (error instanceof AppError) throw error;
       throw notGeoPackage(`SQLite cannot read it (${(error as Error).message})`);
     }
-    return new GeoPackageFile(path, db);
+    return new GeoPackageFile(path, db, layout);
   }
 
   close(): void {
@@ -58,15 +71,19 @@ export class GeoPackageFile {
 
   /** True when the file is a Maproom room export this version reads. */
   isRoomExport(): boolean {
-    if (!this.hasTable(META.table)) return false;
+    if (!this.hasTable(this.layout.metaTable)) return false;
     const meta = this.meta();
-    return meta.get('format') === EXPORT_FORMAT && meta.get('version') === '1';
+    return meta.get('format') === this.layout.format && meta.get('version') === this.layout.version;
   }
 
   meta(): Map<string, string> {
     return new Map(
       this.read(
-        () => this.db.prepare(`SELECT key, value FROM "${META.table}"`).all() as { key: string; value: string }[],
+        () =>
+          this.db.prepare(`SELECT key, value FROM "${this.layout.metaTable}"`).all() as {
+            key: string;
+            value: string;
+          }[],
       ).map((r) => [r.key, r.value]),
     );
   }
@@ -85,7 +102,7 @@ export class GeoPackageFile {
   }
 
   /** An attribute table of the export as database rows (times back to epoch milliseconds); an absent table has none. */
-  rows(table: string, columns: ExportColumn[]): Record<string, unknown>[] {
+  rows(table: string, columns: C[]): Record<string, unknown>[] {
     if (!this.hasTable(table)) return [];
     const names = columns.filter((c) => c.type !== 'BLOB').map((c) => `"${c.name}"`);
     const lengths = names.map((n) => `coalesce(length(${n}), 0)`);
@@ -99,9 +116,9 @@ export class GeoPackageFile {
     );
     if ((size.longest ?? 0) > MAX_TEXT_CHARS)
       throw notGeoPackage(`its table ${table} holds a value longer than ${MAX_TEXT_CHARS} characters`);
-    if (size.rows > MAX_RESTORED_OBJECTS || (size.total ?? 0) > MAX_TABLE_CHARS)
+    if (size.rows > this.layout.maxRows || (size.total ?? 0) > MAX_TABLE_CHARS)
       throw notGeoPackage(
-        `its table ${table} holds more than one import restores (${MAX_RESTORED_OBJECTS} rows, ${MAX_TABLE_CHARS / 2 ** 20} M characters)`,
+        `its table ${table} holds more than one import restores (${this.layout.maxRows} rows, ${MAX_TABLE_CHARS / 2 ** 20} M characters)`,
       );
     return this.read(() => {
       const raw = this.db.prepare(`SELECT ${names.join(', ')} FROM "${table}" ORDER BY rowid`).all() as Record<
@@ -109,7 +126,9 @@ export class GeoPackageFile {
         unknown
       >[];
       return raw.map((row) =>
-        Object.fromEntries(columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, toRowValue(c, row[c.name])])),
+        Object.fromEntries(
+          columns.filter((c) => c.type !== 'BLOB').map((c) => [c.name, this.layout.rowValue(c, row[c.name])]),
+        ),
       );
     });
   }
@@ -152,14 +171,19 @@ export class GeoPackageFile {
   /**
    * A feature table's features as GeoJSON (through GDAL, which decodes the geometries), with
    * their columns as properties, one at a time as GDAL writes them: memory stays bounded
-   * whatever the table's size, and one feature may be at most MAX_FEATURE_CHARS of GeoJSON.
+   * whatever the table's size, and one feature may be at most `limits.maxFeatureChars` of GeoJSON
+   * (ogr2ogr runs under `limits.job`).
    */
   async *features(
     table: string,
-    limits: GdalLimits,
+    limits: GeoLimits,
   ): AsyncGenerator<{ geometry: GeoJsonGeometry | null; properties: Record<string, unknown> }> {
     if (!this.hasTable(table)) return;
-    const run = streamGdal('ogr2ogr', ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'], limits);
+    const run = streamGdal(
+      'ogr2ogr',
+      ['-f', 'GeoJSONSeq', '/vsistdout/', this.path, table, '-lco', 'RS=NO'],
+      limits.job,
+    );
     const failed = run.done.then(
       () => null,
       (error: unknown) => error,
@@ -171,9 +195,9 @@ export class GeoPackageFile {
       for await (const chunk of run.stdout) {
         const lines = (rest + decoder.write(chunk as Buffer)).split('\n');
         rest = lines.pop()!;
-        if (rest.length > MAX_FEATURE_CHARS)
+        if (rest.length > limits.maxFeatureChars)
           throw notGeoPackage(
-            `a feature of its table ${table} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`,
+            `a feature of its table ${table} is larger than ${limits.maxFeatureChars / 2 ** 20} MB of GeoJSON`,
           );
         for (const line of lines) if (line.trim()) yield parseFeature(line);
       }

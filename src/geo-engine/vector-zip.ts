@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { VectorRejected } from './errors.js';
+import { VectorRejected } from '../geo/vector/errors.js';
 
 /**
  * Checks an uploaded zip before GDAL reads anything inside it: first its central directory
@@ -19,8 +19,6 @@ export interface ZipLimits {
   maxEntries: number;
 }
 
-export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxRatio: 20, maxExpandedBytes: 2 * 1024 ** 3, maxEntries: 10_000 };
-
 /** Members a shapefile is made of; other members (a README, a PDF, a .vrt) are never opened. */
 const SHAPEFILE_PARTS = new Set(['.shp', '.shx', '.dbf', '.prj', '.cpg', '.qix', '.sbn', '.sbx', '.xml', '.qmd']);
 /** Stored and deflated: the methods /vsizip/ reads. */
@@ -37,7 +35,7 @@ const refuse = (message: string, details?: Record<string, unknown>) =>
  * to exactly its declared size, and that names are relative paths. Members that are not
  * shapefile parts, and macOS metadata, are ignored (GDAL never opens them).
  */
-export async function shapefilesInZip(zipPath: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<string[]> {
+export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promise<string[]> {
   const zipBytes = (await stat(zipPath)).size;
   const cap = Math.min(limits.maxExpandedBytes, limits.maxRatio * zipBytes);
   const zip = await openZip(zipPath);

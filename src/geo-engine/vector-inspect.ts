@@ -1,55 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { GdalError, runGdal, type GdalLimits } from '../gdal.js';
-import type { LayerGeometryType } from '../feature-summary.js';
-import type { DeclaredField } from '../feature-fields.js';
-import type { Bbox } from '../tile-math.js';
-import { VectorRejected } from './errors.js';
-import { GDAL_DRIVERS, type VectorFormat } from './format.js';
+import { GdalError, runGdal, type GdalLimits } from './gdal-process.js';
+import type { LayerGeometryType } from '../geo/feature-summary.js';
+import type { DeclaredField } from '../geo/feature-fields.js';
+import type { Bbox } from '../geo/tile-math.js';
+import { VectorRejected } from '../geo/vector/errors.js';
+import { scrubReason, type VectorSource, type VectorTable } from '../geo/vector/tables.js';
 
-/** What GDAL opens for one table: the driver, the path (`/vsizip/...` or `CSV:...`) and open options. */
-export interface VectorSource {
-  format: VectorFormat;
-  driver: string;
-  gdalPath: string;
-  openOptions: string[];
-  /** The file as its sender knows it (the uploaded name, or the zip member): paths of ours never reach a message. */
-  label: string;
-}
-
-/** GDAL's reason with every path of ours replaced by the source's label. */
-export function scrubReason(reason: string, source: VectorSource): string {
-  const paths = [source.gdalPath, source.gdalPath.replace(/^CSV:/, ''), source.gdalPath.replace(/^\/vsizip\//, '')];
-  let text = reason;
-  for (const found of paths.sort((a, b) => b.length - a.length)) text = text.split(found).join(source.label);
-  return text.replace(/\/(?:tmp|var|home|data|srv|opt|root|run)\/[^\s'"`]*/g, source.label);
-}
-
-/** One feature table of an uploaded file, as the upload route and the ingest need it. */
-export interface VectorTable {
-  source: VectorSource;
-  /** The table's name in the file (a GeoPackage table, a shapefile's base name). */
-  name: string;
-  featureCount: number;
-  /** Multi-parts folded in; null when the table declares no type and holds no geometry. */
-  geometryType: LayerGeometryType | null;
-  /** `EPSG:nnnn` when known, else the CRS's name; `EPSG:4326` when assumed. */
-  sourceCrs: string;
-  /** True when the file has no CRS and its coordinates fit longitude/latitude, so WGS84 was taken. */
-  crsAssumed: boolean;
-  /** Longitude/latitude bounds (from the table's extent; the ingest measures them exactly). */
-  bbox: Bbox | null;
-  /** The FID column's name (GeoPackage), or null when the driver numbers features itself. */
-  fidColumn: string | null;
-  /** [first, last] FID when a filter on FIDs is fast (GeoPackage, shapefile): the table can be read in parts. */
-  fidRange: [number, number] | null;
-  /** The attribute fields GDAL declares, in the table's order. */
-  fields: DeclaredField[];
-}
-
-/** Limits for the inspection: counting features of a big GeoJSON or CSV file reads all of it. */
-export const INSPECT_LIMITS: GdalLimits = { timeoutMs: 10 * 60_000, memoryBytes: 2 * 1024 ** 3 };
-
-const SCRIPT = fileURLToPath(new URL('../python/inspect_vector.py', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./python/inspect_vector.py', import.meta.url));
 
 interface RawTable {
   name: string;
@@ -73,11 +30,14 @@ interface RawTable {
  * open the file, or passing its time or memory limit, is `invalid_file` with GDAL's reason;
  * an abort, or GDAL missing, stays a GdalError.
  */
-export async function inspectSource(source: VectorSource, limits: GdalLimits = INSPECT_LIMITS): Promise<VectorTable[]> {
+export async function inspectSource(
+  source: VectorSource,
+  limits: GdalLimits & { maxOutputBytes: number },
+): Promise<VectorTable[]> {
   const request = JSON.stringify({ path: source.gdalPath, driver: source.driver, openOptions: source.openOptions });
   let stdout: string;
   try {
-    ({ stdout } = await runGdal('python3', [SCRIPT, request], { ...limits, maxOutputBytes: 16 * 1024 * 1024 }));
+    ({ stdout } = await runGdal('python3', [SCRIPT, request], limits));
   } catch (error) {
     if (error instanceof GdalError && error.failure !== 'aborted' && error.failure !== 'missing')
       throw new VectorRejected(
@@ -167,6 +127,3 @@ function foldType(name: string): LayerGeometryType | null {
       return 'Mixed';
   }
 }
-
-/** The driver name for a format (re-exported for callers that build sources). */
-export const driverOf = (format: VectorFormat) => GDAL_DRIVERS[format];

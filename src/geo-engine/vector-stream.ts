@@ -1,10 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { GdalError, streamGdal, type GdalLimits } from './gdal.js';
-import { CoordinateError, summarizeGeometry, type AnyGeometry } from './feature-summary.js';
-import type { Bbox } from './tile-math.js';
-import { VectorRejected } from './vector/errors.js';
-import { scrubReason, type VectorTable } from './vector/inspect.js';
+import type { GeoLimits } from '../config.js';
+import { GdalError, streamGdal } from './gdal-process.js';
+import { CoordinateError, summarizeGeometry, type AnyGeometry } from '../geo/feature-summary.js';
+import type { Bbox } from '../geo/tile-math.js';
+import { VectorRejected } from '../geo/vector/errors.js';
+import { scrubReason, type VectorTable } from '../geo/vector/tables.js';
 
 /**
  * Reads one feature table as WGS84 GeoJSON features: `ogr2ogr -f GeoJSONSeq` writes them to
@@ -31,8 +32,6 @@ export interface StreamedFeature {
 
 export interface ReadOptions {
   signal?: AbortSignal;
-  /** Time and memory limits of each ogr2ogr (defaults: READ_LIMITS). */
-  limits?: GdalLimits;
   /** Features per batch (default 1,000). */
   batchSize?: number;
   /** Bytes of GDAL output read ahead of the consumer, per process (default 8 MiB). */
@@ -50,12 +49,6 @@ export interface ReadStats {
   /** Bytes of GeoJSON GDAL has written so far. */
   bytes: number;
 }
-
-/** One feature's GeoJSON may be at most this long: a bigger one would cost gigabytes once parsed. */
-export const MAX_FEATURE_CHARS = 64 * 1024 * 1024;
-
-/** ogr2ogr's limits when reading a whole table (a 2 GiB upload takes minutes). */
-export const READ_LIMITS: GdalLimits = { timeoutMs: 60 * 60_000, memoryBytes: 2 * 1024 ** 3 };
 
 export function newStats(): ReadStats {
   return { features: 0, skippedWithoutGeometry: 0, bytes: 0 };
@@ -105,10 +98,11 @@ export function fidRanges(table: VectorTable, parts: number): ([number, number] 
  */
 export async function* readFeatures(
   table: VectorTable,
+  limits: GeoLimits,
   options: ReadOptions = {},
   stats: ReadStats = newStats(),
 ): AsyncGenerator<StreamedFeature[]> {
-  const readers = fidRanges(table, options.parts ?? 1).map((fids) => readPart(table, fids, options, stats));
+  const readers = fidRanges(table, options.parts ?? 1).map((fids) => readPart(table, fids, limits, options, stats));
   const pending = new Map(readers.map((reader, i) => [i, reader.next().then((result) => ({ i, result }))]));
   try {
     while (pending.size > 0) {
@@ -132,14 +126,12 @@ export async function* readFeatures(
 async function* readPart(
   table: VectorTable,
   fids: [number, number] | undefined,
+  limits: GeoLimits,
   options: ReadOptions,
   stats: ReadStats,
 ): AsyncGenerator<StreamedFeature[]> {
   const batchSize = options.batchSize ?? 1000;
-  const run = streamGdal('ogr2ogr', geoJsonSeqArguments(table, fids), {
-    ...(options.limits ?? READ_LIMITS),
-    signal: options.signal,
-  });
+  const run = streamGdal('ogr2ogr', geoJsonSeqArguments(table, fids), { ...limits.job, signal: options.signal });
   const readAhead = new PassThrough({ highWaterMark: options.readAheadBytes ?? 8 * 1024 * 1024 });
   run.stdout.pipe(readAhead);
   const failed = run.done.then(
@@ -167,10 +159,11 @@ async function* readPart(
         }
       }
       rest = text.slice(start);
-      if (rest.length > MAX_FEATURE_CHARS) {
+      // One feature's GeoJSON may be at most this long: a bigger one would cost gigabytes once parsed.
+      if (rest.length > limits.maxFeatureChars) {
         throw new VectorRejected(
           'invalid_file',
-          `${table.name}: a feature after feature ${stats.features} is larger than ${MAX_FEATURE_CHARS / 2 ** 20} MB of GeoJSON`,
+          `${table.name}: a feature after feature ${stats.features} is larger than ${limits.maxFeatureChars / 2 ** 20} MB of GeoJSON`,
           { table: table.name },
         );
       }

@@ -1,0 +1,26 @@
+import { locationValues, pointValues, type SourceBands } from '../geo/raster/point-values.js';
+import { type GdalLimits, runGdal } from './gdal-process.js';
+
+/** The source file's facts the point query needs: its bands, and whether its CRS was assumed (no CRS in the file). */
+export interface PointSource extends SourceBands {
+  crsAssumed: boolean;
+}
+
+/**
+ * Every data band's value at a longitude/latitude (WGS84) in the uploaded GeoTIFF at `path`,
+ * read by GDAL in the file's own CRS: exactly what `gdallocationinfo -wgs84 path lon lat`
+ * answers (the pixel that holds the point, never a neighbour of the warped copy). A file
+ * without a CRS was taken as WGS84, so its coordinates are the longitude and latitude.
+ */
+export async function sourceValuesAt(
+  path: string,
+  lon: number,
+  lat: number,
+  source: PointSource,
+  extraNodata: number | null,
+  limits: GdalLimits & { maxOutputBytes: number },
+): Promise<(number | null)[]> {
+  const where = source.crsAssumed ? '-geoloc' : '-wgs84';
+  const { stdout } = await runGdal('gdallocationinfo', [where, '-xml', path, String(lon), String(lat)], limits);
+  return pointValues(locationValues(stdout), source, extraNodata);
+}
