@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COLORMAP_NAMES, colormapStops, colormapTable, isColormap } from '../src/geo/raster/colormaps.js';
-import {
-  defaultDisplay,
-  displayProblems,
-  mergeDisplay,
-  resolveDisplay,
-  type RasterFacts,
-} from '../src/geo/raster/display.js';
+import { defaultDisplay, mergeDisplay, resolveDisplay, type RasterFacts } from '../src/geo/raster/display.js';
+import { displayProblems } from '../src/modules/rasters/raster-display.js';
 
 const singleBand: RasterFacts = { bands: 1, dataType: 'Float32', stats: [{ min: 400, max: 4000, p2: 500, p98: 3800 }] };
 const rgb: RasterFacts = {

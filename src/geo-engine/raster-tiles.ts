@@ -30,12 +30,23 @@ const TILE_ENTRY_BYTES = 1024;
  */
 export class RasterTiles {
   private readonly pngCache: ByteLru<Buffer | null>;
+  private transparent: Promise<Buffer> | undefined;
 
   constructor(
     private readonly files: TileableFiles,
     options: { tileCacheBytes: number },
   ) {
     this.pngCache = new ByteLru<Buffer | null>(options.tileCacheBytes);
+  }
+
+  /** One fully transparent 256 px PNG, made once and shared by every empty tile. */
+  transparentTile(): Promise<Buffer> {
+    this.transparent ??= sharp({
+      create: { width: TILE_SIZE, height: TILE_SIZE, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .png()
+      .toBuffer();
+    return this.transparent;
   }
 
   /** Forgets a tileable file (layer deleted or replaced): its open handle and cached blocks. */

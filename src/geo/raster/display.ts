@@ -1,58 +1,32 @@
-import { Type, type Static, type TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import type { FieldProblem } from '../../errors.js';
-import { COLORMAP_NAMES, isColormap } from './colormaps.js';
+import { isColormap } from './colormaps.js';
 
 /**
  * A raster layer's display settings (http-interface.md "Raster layer and its display
- * settings", decisions.md "Layers and rasters"): the stored object, its check against the
- * raster itself, and the fully resolved settings the tile renderer works with.
+ * settings", decisions.md "Layers and rasters"): the stored object, the rules that hold
+ * between its keys and the raster itself, and the fully resolved settings the tile renderer
+ * works with.
  */
 
-const Nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description });
-const Triple = Type.Array(Type.Number(), { minItems: 3, maxItems: 3 });
-const PerBand = (description: string) => Nullable(Type.Union([Type.Number(), Triple]), description);
-
-/** Each key with its type; `description` doubles as the end of the problem sentence. */
-export const RasterDisplayFields = {
-  colormap: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: `a colormap name (${COLORMAP_NAMES.slice(0, 4).join(', ')}, ... see GET /api/colormaps; a "_r" suffix reverses)`,
-  }),
-  band: Type.Integer({ minimum: 1, description: 'a band number from 1, for single-band rendering' }),
-  vmin: Nullable(Type.Number(), 'a number (stretch start), or null for the automatic stretch'),
-  vmax: Nullable(Type.Number(), 'a number (stretch end), or null for the automatic stretch'),
-  opacity: Type.Number({ minimum: 0, maximum: 1, description: 'a number from 0 to 1' }),
-  renderMode: Type.Union([Type.Literal('single'), Type.Literal('rgb')], {
-    description: '"single" (one band through a colormap) or "rgb" (a composite of rgbBands)',
-  }),
-  rgbBands: Type.Array(Type.Integer({ minimum: 1 }), {
-    minItems: 3,
-    maxItems: 3,
-    description: 'three band numbers from 1: red, green, blue',
-  }),
-  nodata: Nullable(Type.Number(), "a number shown transparent (besides the file's own nodata), or null"),
-  reverse: Type.Boolean({ description: 'true or false: reverses the colormap' }),
-  resampling: Type.Union([Type.Literal('nearest'), Type.Literal('bilinear')], {
-    description: '"nearest" or "bilinear"',
-  }),
-  rgbMin: PerBand('a number or three numbers (stretch start of red, green, blue), or null for automatic'),
-  rgbMax: PerBand('a number or three numbers (stretch end of red, green, blue), or null for automatic'),
-};
-
-type DisplayKey = keyof typeof RasterDisplayFields;
-const KEYS = Object.keys(RasterDisplayFields) as DisplayKey[];
-
-/** The display object as stored and sent; every key optional (a PATCH sends some). */
-export const RasterDisplay = Type.Object(
-  Object.fromEntries(KEYS.map((key) => [key, Type.Optional(RasterDisplayFields[key])])) as {
-    [K in DisplayKey]: ReturnType<typeof Type.Optional<(typeof RasterDisplayFields)[K]>>;
-  },
-  { additionalProperties: false, description: 'Raster display settings' },
-);
-export type RasterDisplay = Static<typeof RasterDisplay>;
+/**
+ * The display object as stored and sent; every key optional (a PATCH sends some). Its
+ * TypeBox schema, which the API documents and checks, is RasterDisplay in
+ * modules/rasters/rasters.schemas.ts (the two are checked to be one shape there).
+ */
+export interface RasterDisplay {
+  colormap?: string;
+  band?: number;
+  vmin?: number | null;
+  vmax?: number | null;
+  opacity?: number;
+  renderMode?: 'single' | 'rgb';
+  rgbBands?: number[];
+  nodata?: number | null;
+  reverse?: boolean;
+  resampling?: 'nearest' | 'bilinear';
+  rgbMin?: number | number[] | null;
+  rgbMax?: number | number[] | null;
+}
 
 /** What the rules need to know about the raster (a subset of the ingest result). */
 export interface RasterFacts {
@@ -65,29 +39,13 @@ export interface RasterFacts {
 export type DisplayProblem = FieldProblem;
 
 /**
- * Every problem of a display object (a PATCH body, an upload's `display`, or the merge of
- * both with the stored one) against the raster: unknown keys, wrong types, a band the
- * raster lacks, an unknown colormap, vmin not below vmax, rgbMin not below rgbMax. Each
- * problem names its field, so a 400 can say which one; an empty list means valid.
+ * The problems of a display object whose keys each have the right type (checked first by the
+ * schema, modules/rasters/raster-display.ts) against the raster and between its keys: a band
+ * the raster lacks, "rgb" without three bands, an unknown colormap, vmin not below vmax,
+ * rgbMin not below rgbMax. Each problem names its field; an empty list means valid.
  */
-export function displayProblems(display: unknown, raster: RasterFacts): DisplayProblem[] {
-  if (typeof display !== 'object' || display === null || Array.isArray(display)) {
-    return [{ field: 'display', message: 'display must be a JSON object' }];
-  }
+export function displayRuleProblems(d: RasterDisplay, raster: RasterFacts): DisplayProblem[] {
   const problems: DisplayProblem[] = [];
-  const values = display as Record<string, unknown>;
-  for (const [key, value] of Object.entries(values)) {
-    // Own keys only: `toString` or `__proto__` must be unknown keys, not the prototype's.
-    const schema: TSchema | undefined = Object.hasOwn(RasterDisplayFields, key)
-      ? (RasterDisplayFields as Record<string, TSchema>)[key]
-      : undefined;
-    if (!schema) problems.push({ field: key, message: `unknown display key "${key}" (known: ${KEYS.join(', ')})` });
-    else if (!Value.Check(schema, value))
-      problems.push({ field: key, message: `${key} must be ${(schema as { description?: string }).description}` });
-  }
-  if (problems.length) return problems;
-
-  const d = values as RasterDisplay;
   const bandProblem = (band: number) =>
     band > raster.bands ? `the raster has ${raster.bands} band${raster.bands === 1 ? '' : 's'}, no band ${band}` : null;
   const band = d.band === undefined ? null : bandProblem(d.band);

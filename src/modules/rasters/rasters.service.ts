@@ -1,20 +1,14 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { badRequest, emptyUpdate, notFound } from '../../errors.js';
 import { COLORMAP_NAMES, colormapStops } from '../../geo/raster/colormaps.js';
-import {
-  applyDisplay,
-  displayProblems,
-  resolveDisplay,
-  type RasterDisplay,
-  type RasterFacts,
-} from '../../geo/raster/display.js';
+import { applyDisplay, resolveDisplay, type RasterDisplay, type RasterFacts } from '../../geo/raster/display.js';
 import type { GeoLimits } from '../../config.js';
 import { sourceValuesAt } from '../../geo-engine/raster-point.js';
 import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
 import { isValidTile } from '../../geo/tile-math.js';
+import { displayProblems } from './raster-display.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from '../layers/layers.presenter.js';
@@ -98,7 +92,7 @@ export class RastersService {
     const local = await this.files.blobs.localFile(row.file_key!);
     try {
       const png = await this.tiles.renderTile(local.path, z, x, y, resolveDisplay(rasterDisplayOf(row), factsOf(row)));
-      return { etag, notModified: false, png: png ?? (await transparentTile()), empty: png === null };
+      return { etag, notModified: false, png: png ?? (await this.tiles.transparentTile()), empty: png === null };
     } finally {
       await local.release();
     }
@@ -160,15 +154,4 @@ function matches(header: string, etag: string): boolean {
     const tag = candidate.trim();
     return tag === '*' || tag === etag || tag === `W/${etag}`;
   });
-}
-
-let transparent: Promise<Buffer> | undefined;
-/** One fully transparent 256 px PNG, made once and shared by every empty tile. */
-function transparentTile(): Promise<Buffer> {
-  transparent ??= sharp({
-    create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
-  })
-    .png()
-    .toBuffer();
-  return transparent;
 }
