@@ -1,8 +1,9 @@
 /**
  * The shape of the code, checked: no module imports a higher layer, and the domains under
  * src/modules import each other without cycles. Layers, lowest first (docs/patterns.md):
- * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < infra < auth < http
- * < modules < app, server. The web application (web/src) has its own layers, checked below.
+ * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < geo-engine (base, geo),
+ * infra < auth < http < modules < app, server. geo/ is pure: no file system, processes, threads,
+ * sharp or SQLite (those are geo-engine's). The web application (web/src) has its own layers, checked below.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,12 +17,13 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src')
 const MAY_IMPORT: Record<string, string[]> = {
   base: [],
   geo: ['base'],
+  'geo-engine': ['base', 'geo'],
   db: ['base'],
   infra: ['base', 'db'],
   auth: ['base', 'db', 'infra'],
   http: ['base', 'db', 'infra', 'auth'],
-  modules: ['base', 'geo', 'db', 'infra', 'auth', 'http'],
-  root: ['base', 'geo', 'db', 'infra', 'auth', 'http', 'modules'],
+  modules: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http'],
+  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules'],
 };
 
 const ROOT_FILES = new Set(['app.ts', 'server.ts']);
@@ -72,8 +74,46 @@ function layerViolations(files: string[], { root, partOf, importsOf, mayImport }
 
 const files = sourceFiles(SRC);
 
+/** Every module specifier a file imports or re-exports (packages too), static or dynamic. */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
+}
+
+/**
+ * What only geo-engine may use: the file system, processes, threads, streams, native image and
+ * database libraries and the readers of files (geo/ is pure code, unit-tested without I/O).
+ */
+const IMPURE = [
+  /^(node:)?(fs|fs\/promises|child_process|worker_threads|stream|stream\/promises|net|http|https|os|readline|zlib)$/,
+  /^(sharp|better-sqlite3|geotiff|yauzl|stream-json)(\/|$)/,
+];
+
 test('no file imports a layer above its own', () => {
   assert.deepEqual(layerViolations(files, { root: SRC, partOf, importsOf, mayImport: MAY_IMPORT }), []);
+});
+
+test('geo/ is pure: no file system, processes, threads, streams, sharp or SQLite', () => {
+  const found: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'geo')) {
+    for (const specifier of specifiersOf(file)) {
+      if (IMPURE.some((pattern) => pattern.test(specifier)))
+        found.push(`${path.relative(SRC, file)} imports ${specifier}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test('the purity check sees what it is meant to judge', () => {
+  // A guard against patterns that match nothing: geo-engine uses each kind of I/O.
+  const engine = files.filter((f) => partOf(f) === 'geo-engine').flatMap(specifiersOf);
+  for (const wanted of ['node:child_process', 'node:fs/promises', 'sharp', 'better-sqlite3', 'node:stream'])
+    assert.ok(engine.includes(wanted) && IMPURE.some((pattern) => pattern.test(wanted)), wanted);
 });
 
 test('the domains under src/modules depend on each other without cycles', () => {
@@ -100,7 +140,7 @@ test('the domains under src/modules depend on each other without cycles', () => 
 test('the check sees the imports it is meant to judge', () => {
   // A guard against a regular expression that matches nothing: app.ts imports every layer.
   const parts = new Set(importsOf(path.join(SRC, 'app.ts')).map(partOf));
-  for (const part of ['db', 'infra', 'auth', 'http', 'modules']) assert.ok(parts.has(part), part);
+  for (const part of ['db', 'infra', 'auth', 'http', 'modules', 'geo-engine']) assert.ok(parts.has(part), part);
 });
 
 /**
