@@ -75,7 +75,7 @@ function layerViolations(files: string[], { root, partOf, importsOf, mayImport }
 const files = sourceFiles(SRC);
 
 /** Every module specifier a file imports or re-exports (packages too), static or dynamic. */
-function specifiersOf(file: string): string[] {
+function packagesAndFilesOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   return [
     ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g),
@@ -101,7 +101,7 @@ test('no file imports a layer above its own', () => {
 test('geo/ is pure: no file system, processes, threads, streams, sharp or SQLite', () => {
   const found: string[] = [];
   for (const file of files.filter((f) => partOf(f) === 'geo')) {
-    for (const specifier of specifiersOf(file)) {
+    for (const specifier of packagesAndFilesOf(file)) {
       if (IMPURE.some((pattern) => pattern.test(specifier)))
         found.push(`${path.relative(SRC, file)} imports ${specifier}`);
     }
@@ -111,7 +111,7 @@ test('geo/ is pure: no file system, processes, threads, streams, sharp or SQLite
 
 test('the purity check sees what it is meant to judge', () => {
   // A guard against patterns that match nothing: geo-engine uses each kind of I/O.
-  const engine = files.filter((f) => partOf(f) === 'geo-engine').flatMap(specifiersOf);
+  const engine = files.filter((f) => partOf(f) === 'geo-engine').flatMap(packagesAndFilesOf);
   for (const wanted of ['node:child_process', 'node:fs/promises', 'sharp', 'better-sqlite3', 'node:stream'])
     assert.ok(engine.includes(wanted) && IMPURE.some((pattern) => pattern.test(wanted)), wanted);
 });
