@@ -16,9 +16,10 @@ import {
 import type { Tileable, TileableFiles } from './raster-reader.js';
 
 /**
- * Rendered raster tiles (256 px PNG, Web Mercator z/x/y) and the point query, from the
- * tileable file that ingest wrote. A tile reads only the blocks it covers, from the level
- * that fits its zoom; rendered PNGs are cached by bytes, keyed by the display they used.
+ * Rendered raster tiles (256 px PNG, Web Mercator z/x/y) and the values of the tileable file
+ * that ingest wrote (the API's point query reads the source file instead: raster-point.ts).
+ * A tile reads only the blocks it covers, from the level that fits its zoom; rendered PNGs
+ * are cached by bytes, keyed by the display they used.
  */
 
 /** Bytes a cached tile is counted for besides its PNG (its key and bookkeeping). */
@@ -124,7 +125,8 @@ export class RasterTiles {
   /**
    * The values of every band at a longitude/latitude (WGS84), from the full-resolution level:
    * null at nodata (the file's, or `extraNodata`, a display's), or for all bands outside the
-   * raster. For an identify tool.
+   * raster. What the tiles draw there (the tests check the warp with it); an identify tool
+   * asks the source file (raster-point.ts), whose pixel this one may not be.
    */
   async valuesAt(
     path: string,
