@@ -87,6 +87,24 @@ export const invalidFile = (message: string) => new AppError(400, 'invalid_file'
 
 export const gone = (code: string, message: string) => new AppError(410, code, message);
 
+/** 415: an uploaded file in a format the service does not take; the message lists those it takes. */
+export const unsupportedFileFormat = (message: string, details?: unknown) =>
+  new AppError(415, 'unsupported_format', message, details);
+
+/** 400: an uploaded file refused for the reason `code` names (invalid_file, invalid_zip, unknown_crs, ...). */
+export const fileRefused = (code: string, message: string, details?: unknown) =>
+  new AppError(400, code, message, details);
+
+/** 426: a WebSocket endpoint asked with plain HTTP. */
+export const upgradeRequired = () =>
+  new AppError(
+    426,
+    'upgrade_required',
+    'This is a WebSocket endpoint: connect with a WebSocket client (ws:// or wss://)',
+    undefined,
+    { upgrade: 'websocket' },
+  );
+
 /** A clone grant that is missing, altered, expired, or for another room than the manifest's. */
 export const invalidGrant = (why: string) =>
   new AppError(403, 'invalid_grant', `The manifest's grant ${why}; fetch a new manifest from the source room`);

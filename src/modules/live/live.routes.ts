@@ -2,7 +2,7 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
+import { upgradeRequired } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import { LiveEvent } from './live-events.js';
 import type { LiveService } from './live.service.js';
@@ -53,15 +53,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       response: errors(400, 401, 403, 404, 426),
     },
     handler: async () => {
-      throw new AppError(
-        426,
-        'upgrade_required',
-        'This is a WebSocket endpoint: connect with a WebSocket client (ws:// or wss://)',
-        undefined,
-        {
-          upgrade: 'websocket',
-        },
-      );
+      throw upgradeRequired();
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };
