@@ -48,19 +48,24 @@ import { ExportsService } from './modules/exports/exports.service.js';
 import { RoomClones } from './modules/exports/room-clones.js';
 import { RoomExporter } from './modules/exports/room-export.js';
 import { RoomImport } from './modules/exports/room-import.js';
-import { ChunkedUploads } from './modules/layers/chunked-uploads.js';
-import { chunkedUploadsRoutes } from './modules/layers/chunked-uploads.routes.js';
+import { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
+import { chunkedUploadsRoutes } from './modules/ingest/chunked-uploads.routes.js';
+import { Ingest } from './modules/ingest/ingest.js';
+import { UploadChunksRepository } from './modules/ingest/upload-chunks.repository.js';
+import { Uploads } from './modules/ingest/uploads.js';
+import { uploadsRoutes } from './modules/ingest/uploads.routes.js';
 import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
-import { UploadChunksRepository } from './modules/layers/upload-chunks.repository.js';
 import { layerContent } from './modules/layers/layer-content.js';
 import { LayerIngest } from './modules/layers/layer-ingest.js';
-import { LayerUploads } from './modules/layers/layer-uploads.js';
 import { LayersRepository } from './modules/layers/layers.repository.js';
 import { layersRoutes } from './modules/layers/layers.routes.js';
+import { styleCheck } from './modules/layers/layers.schemas.js';
 import { LayersService } from './modules/layers/layers.service.js';
 import { PointImport } from './modules/layers/point-import.js';
 import { liveRoutes } from './modules/live/live.routes.js';
-import { GeoTiffUploads } from './modules/rasters/raster-uploads.js';
+import { rasterContent } from './modules/rasters/raster-content.js';
+import { RasterIngest } from './modules/rasters/raster-ingest.js';
+import { RastersRepository } from './modules/rasters/rasters.repository.js';
 import { rastersRoutes } from './modules/rasters/rasters.routes.js';
 import { RastersService } from './modules/rasters/rasters.service.js';
 import { LiveService } from './modules/live/live.service.js';
@@ -219,44 +224,62 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(jobsRoutes, { jobs });
 
-  // Vector and raster layers, uploads of files (chunked too).
+  // Vector layers, rasters, and the one ingest of uploaded files (chunked too) both use.
   // The geo engine's limits and raster caches, sized by the configuration.
   const geo = geoLimitsOf(config);
   const rasterCaches = rasterCacheSizesOf(config);
   const rasterTiles = new RasterTiles(new TileableFiles(rasterCaches), rasterCaches);
   const layers = new LayersRepository(db);
+  const rasters = new RastersRepository(db);
   const featureTables = new FeatureTablesRepository(db, database.dialect);
   const ingestDatabase =
     database.dialect === 'sqlite'
       ? { dialect: 'sqlite' as const, sqlitePath: sqlitePathOf(config) }
       : { dialect: 'postgres' as const, postgresUrl: config.databaseUrl! };
-  const layerIngest = new LayerIngest(
+  const ingest = new Ingest(staged, writePath);
+  const layerIngest = new LayerIngest({
     db,
     layers,
-    featureTables,
-    new PointImport(db, markers, staged, writePath, geo),
+    features: featureTables,
+    points: new PointImport(db, markers, geo),
     staged,
-    writePath,
-    ingestDatabase,
-    tmpDirOf(config),
-    files,
+    database: ingestDatabase,
+    tmpDir: tmpDirOf(config),
+    quota: files,
     geo,
-  );
-  const rasterUploads = new GeoTiffUploads(db, layers, files, staged, writePath, tmpDirOf(config), rasterTiles, geo);
-  const layerUploads = new LayerUploads(files, jobs, layerIngest, markers, rasterUploads);
-  const layersService = new LayersService(layers, featureTables, layerIngest, files, writePath, tmpDirOf(config));
-  for (const registration of layerContent(layers, featureTables, files)) content.register(registration);
+  });
+  const rasterIngest = new RasterIngest({
+    db,
+    rasters,
+    files,
+    staged,
+    tmpDir: tmpDirOf(config),
+    tiles: rasterTiles,
+    geo,
+  });
+  const fileUploads = new Uploads({
+    files,
+    jobs,
+    ingest,
+    steps: { vector: layerIngest, raster: rasterIngest },
+    styleProblem: (style) => styleCheck.problem(style),
+  });
+  const layersService = new LayersService({
+    layers,
+    featureTables,
+    ingest,
+    vectorIngest: layerIngest,
+    files,
+    writePath,
+    tmpDir: tmpDirOf(config),
+  });
+  content.register(layerContent(layers, featureTables));
+  content.register(rasterContent(rasters, files));
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
-  await app.register(layersRoutes, {
-    layers: layersService,
-    uploads: layerUploads,
-    receiver: uploads,
-    layerRoom,
-  });
-  await app.register(rastersRoutes, {
-    rasters: new RastersService(layers, files, writePath, rasterTiles, geo),
-  });
-  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, layerUploads, tmpDirOf(config));
+  await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
+  await app.register(layersRoutes, { layers: layersService, layerRoom });
+  await app.register(rastersRoutes, { rasters: new RastersService(rasters, files, writePath, rasterTiles, geo) });
+  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
   const sweep = setInterval(
     () => void chunked.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old chunks failed')),
@@ -287,13 +310,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     geo,
   );
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
-  const roomImport = new RoomImport(files, staged, layerIngest, rasterUploads, writePath, tmpDirOf(config), geo);
+  const roomImport = new RoomImport(files, staged, layerIngest, rasterIngest, writePath, tmpDirOf(config), geo);
   const clones = new RoomClones(
     { db, rooms, markers, drawings, comments, slides, icons, layers, files },
     sessions,
     exporter,
     layerIngest,
-    rasterUploads,
+    rasterIngest,
     staged,
     writePath,
     tmpDirOf(config),

@@ -13,10 +13,11 @@ import type { JobContext, JobQueue, JobType } from '../../infra/job-queue.js';
 import type { WritePath } from '../history/write-path.js';
 import { presentIcon } from '../icons/icons.presenter.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
-import { presentRasterLayer, presentVectorLayer } from '../layers/layers.presenter.js';
+import { presentVectorLayer } from '../layers/layers.presenter.js';
 import { presentDrawing } from '../drawings/drawings.presenter.js';
 import { presentMarker } from '../markers/markers.presenter.js';
-import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
+import type { RasterIngest } from '../rasters/raster-ingest.js';
+import { presentRasterLayer } from '../rasters/rasters.presenter.js';
 import * as T from './export-tables.js';
 import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
 import { EXPORT_LAYOUT, RestoredContent } from './restored-content.js';
@@ -46,7 +47,7 @@ export class RoomClones {
     private readonly keys: SessionKeys,
     private readonly exporter: RoomExporter,
     private readonly layers: LayerIngest,
-    private readonly rasters: GeoTiffUploads,
+    private readonly rasters: RasterIngest,
     private readonly staged: StagedJobs,
     private readonly writePath: WritePath,
     private readonly tmpDir: string,

@@ -12,11 +12,10 @@ import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import { prepareIcon } from '../icons/icons.service.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
-import { styleCheck } from '../layers/layer-uploads.js';
-import { DEFAULT_STYLE, type StyleInput } from '../layers/layers.schemas.js';
+import { DEFAULT_STYLE, styleCheck, type StyleInput } from '../layers/layers.schemas.js';
 import type { GeoLimits } from '../../config.js';
 import { tilePyramidToTiff } from '../../geo-engine/gpkg-tiles.js';
-import type { GeoTiffUploads } from '../rasters/raster-uploads.js';
+import type { RasterIngest } from '../rasters/raster-ingest.js';
 import * as T from './export-tables.js';
 import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
 import { EXPORT_LAYOUT, RestoredContent, type ImportCounts } from './restored-content.js';
@@ -36,7 +35,7 @@ export class RoomImport {
     private readonly files: StoredFiles,
     private readonly staged: StagedJobs,
     private readonly layers: LayerIngest,
-    private readonly rasters: GeoTiffUploads,
+    private readonly rasters: RasterIngest,
     private readonly writePath: WritePath,
     private readonly tmpDir: string,
     private readonly geo: GeoLimits,

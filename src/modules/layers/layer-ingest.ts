@@ -1,155 +1,112 @@
 import { randomInt } from 'node:crypto';
-import type { GeoLimits } from '../../config.js';
 import path from 'node:path';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
-import { AppError } from '../../errors.js';
-import {
-  openVectorFile,
-  VectorRejected,
-  type OpenedVectorFile,
-  type VectorTable,
-} from '../../geo-engine/vector-open.js';
+import type { GeoLimits } from '../../config.js';
+import { openVectorFile, type OpenedVectorFile, type VectorTable } from '../../geo-engine/vector-open.js';
 import { newId } from '../../ids.js';
-import type { WritePath } from '../history/write-path.js';
-import type { FeatureTablesRepository } from './feature-tables.js';
+import { refusalOf } from '../ingest/geo-failures.js';
+import type { IngestMeta, IngestProgress, IngestStep, SourceFile, StagedIngest } from '../ingest/ingest.js';
 import type { StoredFiles } from '../files/stored-files.js';
+import type { FeatureTablesRepository } from './feature-tables.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import { DEFAULT_STYLE, type StyleInput } from './layers.schemas.js';
 import type { PointImport } from './point-import.js';
 import { ingestVectorTables, type IngestDatabase } from './vector-ingest.js';
 
-/** An uploaded file on local disk, and the name it was sent under (its extension tells formats apart). */
-export interface SourceFile {
-  path: string;
-  fileName: string;
-}
-
 /** What the person named the layer, and how it should look. */
-export interface LayerMeta {
-  layerName: string;
-  description?: string | null;
+export interface LayerMeta extends IngestMeta {
   style?: StyleInput;
+  /** GeoJSON sent in the body: a layer even of points, with `inline` as its source format. */
+  inline?: boolean;
 }
 
-export interface IngestProgress {
-  signal?: AbortSignal;
-  onProgress?: (percent: number, message: string) => void;
-}
-
-export type IngestOutcome =
-  | { kind: 'layers'; layers: LayerRow[] }
-  | { kind: 'markers'; markersCreated: number; markerIds: string[] };
-
-/** An uploaded file the service refuses, as the documented error: 415 for a format it does not take, else 400. */
-export function refusalOf(error: VectorRejected): AppError {
-  return new AppError(error.code === 'unsupported_format' ? 415 : 400, error.code, error.message, error.details);
-}
+/** What an ingest of a vector file staged: its layers (none when it became markers). */
+export type StagedLayers = StagedIngest & { layers: LayerRow[] };
 
 const storageKey = () => randomInt(1, 2 ** 47);
 
+export interface LayerIngestOptions {
+  db: Db;
+  layers: LayersRepository;
+  features: FeatureTablesRepository;
+  points: PointImport;
+  staged: StagedJobs;
+  database: IngestDatabase;
+  tmpDir: string;
+  /** The owner's quota, checked again once the feature tables are written (they count, not the file). */
+  quota: Pick<StoredFiles, 'assertRoomFor'>;
+  geo: GeoLimits;
+}
+
 /**
- * Turns an uploaded vector file into the room's content: a file whose every feature is a
+ * The ingest step of vector files (modules/ingest runs it): a file whose every feature is a
  * point becomes markers (point-import.ts); otherwise each feature table becomes a vector
  * layer whose features are stored in tables of its own by the ingest worker. Everything is
- * written staged under `stageId` (a job's id) and made visible in one write-path step with
- * its history entries and live events; `undo(stageId)` removes what an interrupted run wrote.
+ * written staged under `stageId` (a job's id); the ingest makes it visible in one write-path
+ * step with its history entries and live events; `undo(stageId)` removes what an
+ * interrupted run wrote.
  */
-export class LayerIngest {
-  constructor(
-    private readonly db: Db,
-    private readonly layers: LayersRepository,
-    private readonly features: FeatureTablesRepository,
-    private readonly points: PointImport,
-    private readonly staged: StagedJobs,
-    private readonly writePath: WritePath,
-    private readonly database: IngestDatabase,
-    private readonly tmpDir: string,
-    /** The owner's quota, checked again once the feature tables are written (they count, not the file). */
-    private readonly quota: Pick<StoredFiles, 'assertRoomFor'>,
-    private readonly geo: GeoLimits,
-  ) {}
+export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, StagedLayers> {
+  private readonly db: Db;
+  private readonly layers: LayersRepository;
+
+  constructor(private readonly options: LayerIngestOptions) {
+    this.db = options.db;
+    this.layers = options.layers;
+  }
+
+  /** Opens the file: refuses it (VectorRejected) when it is not a vector file the service takes. */
+  check(source: SourceFile): Promise<OpenedVectorFile> {
+    return openVectorFile(source.path, source.fileName, this.options.geo);
+  }
 
   /** Opens the file, or refuses it with the documented error (415, 400). */
   async open(source: SourceFile): Promise<OpenedVectorFile> {
     try {
-      return await openVectorFile(source.path, source.fileName, this.geo);
+      return await this.check(source);
     } catch (error) {
-      throw error instanceof VectorRejected ? refusalOf(error) : error;
+      throw refusalOf(error);
     }
   }
 
-  /**
-   * Stores the opened file under `stageId` and publishes it. `asLayer` (inline GeoJSON) makes
-   * a layer even of points, with `inline` as its source format.
-   */
-  async run(
-    roomId: string,
-    actor: Actor,
-    opened: OpenedVectorFile,
-    meta: LayerMeta,
-    stageId: string,
-    progress: IngestProgress = {},
-    asLayer = false,
-  ): Promise<IngestOutcome> {
-    await this.undo(stageId);
-    await this.staged.begin(stageId, roomId);
-    try {
-      if (!asLayer && opened.tables.every((table) => table.geometryType === 'Point')) {
-        return { kind: 'markers', ...(await this.points.run(roomId, actor, opened.tables, stageId, progress)) };
-      }
-      return {
-        kind: 'layers',
-        layers: await this.storeLayers(
-          roomId,
-          actor,
-          opened,
-          meta,
-          stageId,
-          progress,
-          asLayer ? 'inline' : opened.format,
-        ),
-      };
-    } catch (error) {
-      if (!progress.signal?.aborted) await this.undo(stageId);
-      throw error instanceof VectorRejected ? refusalOf(error) : error;
-    }
-  }
-
-  private async storeLayers(
+  async stageFile(
     roomId: string,
     actor: Actor,
     opened: OpenedVectorFile,
     meta: LayerMeta,
     stageId: string,
     progress: IngestProgress,
-    sourceFormat: string,
-  ) {
+  ): Promise<StagedLayers> {
+    if (!meta.inline && opened.tables.every((table) => table.geometryType === 'Point')) {
+      return { layers: [], ...(await this.options.points.stageFile(roomId, actor, opened.tables, stageId, progress)) };
+    }
     const several = opened.tables.length > 1;
     const named = opened.tables.map((table) => ({
       table,
       meta: { ...meta, layerName: several ? `${meta.layerName} – ${table.name}`.slice(0, 200) : meta.layerName },
     }));
+    const sourceFormat = meta.inline ? 'inline' : opened.format;
     const rows = await this.stage(roomId, actor, named, stageId, sourceFormat, progress);
-    await this.writePath.write(roomId, actor, async (trx) => {
-      await this.staged.publish(trx, stageId);
-      return {
-        result: null,
-        changes: rows.map((row) => {
-          const layer = presentVectorLayer(row);
-          return {
-            type: 'layer.created',
-            objectType: 'layer',
-            objectId: row.id,
-            changes: { name: row.name, featureCount: layer.featureCount },
-            data: layer,
-          };
-        }),
-      };
-    });
-    return rows;
+    const layers = rows.map(presentVectorLayer);
+    const layerIds = rows.map((row) => row.id);
+    return {
+      layers: rows,
+      changes: layers.map((layer) => ({
+        type: 'layer.created',
+        objectType: 'layer',
+        objectId: layer.id,
+        changes: { name: layer.name, featureCount: layer.featureCount },
+        data: layer,
+      })),
+      answer: async () => ({ layer: layers[0] ?? null, layers }),
+      done: {
+        message: `The layer${layerIds.length > 1 ? 's are' : ' is'} ready`,
+        result: { layerId: layerIds[0], layerIds },
+      },
+    };
   }
 
   /**
@@ -192,10 +149,10 @@ export class LayerIngest {
     const results = await ingestVectorTables(
       {
         tables: rows.map((row, i) => ({ table: tables[i]!.table, key: row.storage_key! })),
-        database: this.database,
-        stagingDir: path.join(this.tmpDir, 'staging'),
+        database: this.options.database,
+        stagingDir: path.join(this.options.tmpDir, 'staging'),
         parts: 2,
-        limits: this.geo,
+        limits: this.options.geo,
       },
       { signal: progress.signal, onProgress: (fraction, message) => progress.onProgress?.(fraction * 100, message) },
     );
@@ -213,17 +170,17 @@ export class LayerIngest {
       await this.layers.insertChunks(this.db, row.id, result.chunks);
     }
     // The tables, staged, already count: a file that expanded past the quota is refused (413) and undone.
-    await this.quota.assertRoomFor(roomId, 0);
+    await this.options.quota.assertRoomFor(roomId, 0);
     return rows;
   }
 
   /** Removes what a run under `stageId` wrote (never visible): layers and their tables, markers. */
   async undo(stageId: string): Promise<void> {
     for (const row of await this.layers.byJob(stageId)) {
-      if (row.storage_key !== null) await this.features.drop(this.db, Number(row.storage_key));
+      if (row.storage_key !== null) await this.options.features.drop(this.db, Number(row.storage_key));
       await this.layers.deleteRow(this.db, row.id);
     }
-    await this.points.undo(stageId);
-    await this.staged.end(stageId);
+    await this.options.points.undo(stageId);
+    await this.options.staged.end(stageId);
   }
 }

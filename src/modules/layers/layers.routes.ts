@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { invalidField } from '../../errors.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
-import { UPLOAD_MAX_BYTES, type LayerUploads } from './layer-uploads.js';
+import { UPLOAD_MAX_BYTES } from '../ingest/uploads.schemas.js';
 import type { LayersService } from './layers.service.js';
 import * as S from './layers.schemas.js';
 
@@ -23,10 +21,8 @@ const FEATURES_DESCRIPTION =
 
 export const layersRoutes: FastifyPluginAsyncTypebox<{
   layers: LayersService;
-  uploads: LayerUploads;
-  receiver: UploadReceiver;
   layerRoom: ObjectRoom;
-}> = async (app, { layers, uploads, receiver, layerRoom }) => {
+}> = async (app, { layers, layerRoom }) => {
   /** Layer data: read on the layer's room, or anyone when a slide of its public deck shows the layer. */
   const shownByDeck = {
     access: {
@@ -35,47 +31,6 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       deckObject: { what: 'Layer', type: 'layer', id: { param: 'layerId' } },
     },
   } as const;
-
-  app.post('/api/layers/upload', {
-    config: { access: { roomInBody: 'upload' } },
-    schema: {
-      tags,
-      security,
-      summary: 'Upload a file: GeoJSON, zipped shapefile, GeoPackage or point CSV (any CRS), or a GeoTIFF',
-      description:
-        'multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional ' +
-        '`layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and ' +
-        '`display` (JSON, for rasters). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; ' +
-        'otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB answer 202 `{jobId}`, polled at ' +
-        '/api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables.',
-      consumes: ['multipart/form-data'],
-      response: {
-        200: Type.Unknown(),
-        202: Type.Object({ jobId: Type.String() }),
-        ...errors(400, 401, 403, 404, 413, 415),
-      },
-    },
-    handler: async (request, reply) => {
-      const form = await receiver.receive(request, {
-        files: { file: { maxBytes: UPLOAD_MAX_BYTES } },
-        fields: S.UPLOAD_FIELDS,
-      });
-      try {
-        await request.authorizeRoom(form.fields.get('roomName') ?? '');
-        const file = form.files.get('file');
-        if (!file) throw invalidField('file', 'is required');
-        const { status, body } = await uploads.upload(
-          request.room,
-          request.caller,
-          { path: file.path, fileName: file.filename, bytes: file.bytes },
-          Object.fromEntries(form.fields),
-        );
-        return reply.status(status).send(body);
-      } finally {
-        await form.discard();
-      }
-    },
-  });
 
   app.post('/api/rooms/:roomId/layers', {
     config: { access: { room: 'write' } },

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { RoomId } from '../../http/schemas.js';
+import { SchemaCheck } from '../../schema-problems.js';
 import { Nullable } from '../../schema-types.js';
 
 /** A vector layer's style (decisions: upload `style` keys); colours are hex without `#`. */
@@ -21,6 +22,9 @@ export type LayerStyle = Static<typeof LayerStyle>;
 /** A style as sent: any of its keys (the others keep their value, or the default). */
 export const StyleInput = Type.Partial(LayerStyle, { additionalProperties: false });
 export type StyleInput = Static<typeof StyleInput>;
+
+/** Checks a layer style (an upload's `style` field, a style restored from an export). */
+export const styleCheck = new SchemaCheck(StyleInput);
 
 export const DEFAULT_STYLE: LayerStyle = {
   color: '3388ff',
@@ -85,15 +89,6 @@ export const PatchLayerBody = Type.Object(
   { additionalProperties: false },
 );
 export type PatchLayerInput = Static<typeof PatchLayerBody>;
-
-/** The text fields of `POST /api/layers/upload` (multipart), with their limits. */
-export const UPLOAD_FIELDS = {
-  roomName: { maxLength: 10 },
-  layerName: { maxLength: 200 },
-  description: { maxLength: 2000 },
-  style: { maxLength: 2000 },
-  display: { maxLength: 4000 },
-};
 
 export const LayerIdParams = Type.Object({ layerId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const RoomLayerParams = Type.Object({ roomId: RoomId, layerId: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -16,11 +16,23 @@ import { encodeTile, TILE_BUFFER_FRACTION } from '../../geo/tiles.js';
 import { newId } from '../../ids.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
+import type { Ingest } from '../ingest/ingest.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
 import type { LayerIngest } from './layer-ingest.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { presentVectorLayer, styleOf } from './layers.presenter.js';
 import type { CreateLayerInput, FeaturesQuery, PatchLayerInput } from './layers.schemas.js';
+
+export interface LayersServiceOptions {
+  layers: LayersRepository;
+  featureTables: FeatureTablesRepository;
+  /** The ingest, and its step for vector files: an inline layer is ingested like an upload. */
+  ingest: Ingest;
+  vectorIngest: LayerIngest;
+  files: StoredFiles;
+  writePath: WritePath;
+  tmpDir: string;
+}
 
 /**
  * Vector layers: lists, the inline creation, changes and deletion through the write path,
@@ -28,40 +40,41 @@ import type { CreateLayerInput, FeaturesQuery, PatchLayerInput } from './layers.
  * more than 10,000 features would answer), chunks, and vector tiles.
  */
 export class LayersService {
-  constructor(
-    private readonly layers: LayersRepository,
-    private readonly featureTables: FeatureTablesRepository,
-    private readonly ingest: LayerIngest,
-    private readonly files: StoredFiles,
-    private readonly writePath: WritePath,
-    private readonly tmpDir: string,
-  ) {}
+  private readonly layers: LayersRepository;
+  private readonly featureTables: FeatureTablesRepository;
+
+  constructor(private readonly options: LayersServiceOptions) {
+    this.layers = options.layers;
+    this.featureTables = options.featureTables;
+  }
 
   async list(roomId: string) {
-    return { layers: (await this.layers.listKind(roomId, 'vector')).map(presentVectorLayer) };
+    return { layers: (await this.layers.listOfKind(roomId)).map(presentVectorLayer) };
   }
 
   /** A layer from GeoJSON sent in the body: read by GDAL like an uploaded file, so the same checks apply. */
   async create(room: RoomRow, caller: Caller, input: CreateLayerInput) {
     // Refused before the ingest: an empty collection would otherwise be published as an empty layer.
     if (input.geojson.features.length === 0) throw invalidField('body.geojson', 'holds no features');
+    const { ingest, vectorIngest, files, tmpDir } = this.options;
     const id = newId('inline');
-    const file = path.join(this.tmpDir, `${id}.geojson`);
+    const file = path.join(tmpDir, `${id}.geojson`);
     // The temporary folder is emptied (and removed) at start; uploads make it when they need it.
-    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true });
     await writeFile(file, JSON.stringify(input.geojson));
     try {
-      await this.files.assertRoomFor(room.id, Buffer.byteLength(JSON.stringify(input.geojson)));
-      const opened = await this.ingest.open({ path: file, fileName: 'layer.geojson' });
+      await files.assertRoomFor(room.id, Buffer.byteLength(JSON.stringify(input.geojson)));
       const style = Object.fromEntries(
         ['color', 'opacity', 'strokeWeight', 'visible']
           .filter((k) => k in input)
           .map((k) => [k, input[k as keyof CreateLayerInput]]),
       );
-      const meta = { layerName: input.name, description: input.description ?? null, style };
-      const outcome = await this.ingest.run(room.id, actorOf(caller), opened, meta, id, {}, true);
-      if (outcome.kind !== 'layers' || !outcome.layers[0]) throw badRequest('geojson holds no features');
-      return { success: true, layer: presentVectorLayer(outcome.layers[0]) };
+      const meta = { layerName: input.name, description: input.description ?? null, style, inline: true };
+      const opened = await ingest.check(vectorIngest, { path: file, fileName: 'layer.geojson' }, meta);
+      const target = { roomId: room.id, actor: actorOf(caller), stageId: id };
+      const { layers } = await ingest.run(vectorIngest, target, opened, meta);
+      if (!layers[0]) throw badRequest('geojson holds no features');
+      return { success: true, layer: presentVectorLayer(layers[0]) };
     } finally {
       await rm(file, { force: true });
     }
@@ -69,9 +82,9 @@ export class LayersService {
 
   async update(room: RoomRow, caller: Caller, layerId: string, input: PatchLayerInput) {
     if (Object.keys(input).length === 0) throw emptyUpdate();
-    const layer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      const previous = await this.layers.find(room.id, layerId, trx);
-      if (previous?.kind !== 'vector') throw notFound('Layer');
+    const layer = await this.options.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const previous = await this.layers.findOfKind(room.id, layerId, trx);
+      if (!previous) throw notFound('Layer');
       const row: LayerRow = {
         ...previous,
         ...(input.name !== undefined && { name: input.name }),
@@ -91,7 +104,7 @@ export class LayersService {
 
   /** Removes a vector or raster layer with all its data (its tables, its files). */
   async delete(room: RoomRow, caller: Caller, layerId: string) {
-    const removed = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+    const removed = await this.options.writePath.write(room.id, actorOf(caller), async (trx) => {
       const row = await this.layers.find(room.id, layerId, trx);
       if (!row) throw notFound('Layer');
       await this.layers.deleteRow(trx, row.id);
@@ -102,14 +115,14 @@ export class LayersService {
           : ({ type: 'layer.deleted', objectType: 'layer' } as const);
       return { result: row, changes: [{ ...change, objectId: layerId, data: null }] };
     });
-    await this.files.removeUnder(room.id, `layers/${room.id}/${removed.id}/`);
+    await this.options.files.removeUnder(room.id, `layers/${room.id}/${removed.id}/`);
     return { success: true, layerId };
   }
 
   /** A vector layer of the room, or 404. */
   private async vector(roomId: string, layerId: string): Promise<LayerRow & { storage_key: number }> {
-    const row = await this.layers.find(roomId, layerId);
-    if (row?.kind !== 'vector' || row.storage_key === null) throw notFound('Layer');
+    const row = await this.layers.findOfKind(roomId, layerId);
+    if (!row || row.storage_key === null) throw notFound('Layer');
     return { ...row, storage_key: Number(row.storage_key) };
   }
 

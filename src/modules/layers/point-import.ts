@@ -1,15 +1,13 @@
 import type { Actor } from '../../auth/access.js';
-import type { GeoLimits } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { AnyGeometry } from '../../geo/feature-summary.js';
+import type { GeoLimits } from '../../config.js';
 import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
 import type { VectorTable } from '../../geo-engine/vector-open.js';
-import type { WritePath } from '../history/write-path.js';
+import type { IngestProgress, StagedIngest } from '../ingest/ingest.js';
 import { markerOfUploadedPoint } from '../markers/imported-markers.js';
-import { newMarkerRow, type MarkerRow } from '../markers/markers.presenter.js';
+import { newMarkerRow, presentMarker, type MarkerRow } from '../markers/markers.presenter.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
-import type { IngestProgress } from './layer-ingest.js';
 
 const BATCH = 1000;
 
@@ -22,19 +20,24 @@ function positionsOf(geometry: AnyGeometry): number[][] {
 
 /**
  * An uploaded file whose every feature is a point becomes markers: one per point, titled from
- * its properties (markerOfUploadedPoint). They are written staged and appear at once, with
- * one `room.imported` history entry and live event, as a bulk import does.
+ * its properties (markerOfUploadedPoint). They are written staged and appear at once when the
+ * ingest publishes them, with one `room.imported` history entry and live event, as a bulk
+ * import does.
  */
 export class PointImport {
   constructor(
     private readonly db: Db,
     private readonly markers: MarkersRepository,
-    private readonly staged: StagedJobs,
-    private readonly writePath: WritePath,
     private readonly geo: GeoLimits,
   ) {}
 
-  async run(roomId: string, actor: Actor, tables: VectorTable[], stageId: string, progress: IngestProgress) {
+  async stageFile(
+    roomId: string,
+    actor: Actor,
+    tables: VectorTable[],
+    stageId: string,
+    progress: IngestProgress,
+  ): Promise<StagedIngest> {
     const total = tables.reduce((n, t) => n + t.featureCount, 0);
     const stats = newStats();
     const markerIds: string[] = [];
@@ -66,14 +69,15 @@ export class PointImport {
     }
     if (batch.length) await flush();
     const summary = { source: 'layer-upload', markers: markerIds.length };
-    await this.writePath.write(roomId, actor, async (trx) => {
-      await this.staged.publish(trx, stageId);
-      return {
-        result: null,
-        changes: [{ type: 'room.imported', objectType: 'room', objectId: roomId, changes: summary, data: summary }],
-      };
-    });
-    return { markersCreated: markerIds.length, markerIds };
+    const markersCreated = markerIds.length;
+    return {
+      changes: [{ type: 'room.imported', objectType: 'room', objectId: roomId, changes: summary, data: summary }],
+      answer: async () => {
+        const markers = await this.markers.findMany(roomId, markerIds);
+        return { markersCreated, markers: markers.map(presentMarker), layer: null };
+      },
+      done: { message: `Created ${markersCreated} markers`, result: { markersCreated } },
+    };
   }
 
   async undo(stageId: string): Promise<void> {

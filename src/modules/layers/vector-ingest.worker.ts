@@ -10,7 +10,7 @@ import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
 import type { VectorTable } from '../../geo-engine/vector-open.js';
 import { PostgresFeatureWriter, SqliteFeatureWriter, type FeatureRow, type FeatureWriter } from './feature-writers.js';
 import type { IngestedTable, IngestRequest, ToWorker, FromWorker } from './vector-ingest.js';
-import { StagingFile } from './staging-file.js';
+import { StagingFile } from '../ingest/staging-file.js';
 
 /**
  * The ingest of vector tables, in a worker thread with a bounded heap (a hostile file can

@@ -11,8 +11,8 @@ import { isValidTile } from '../../geo/tile-math.js';
 import { displayProblems } from './raster-display.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
-import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from '../layers/layers.presenter.js';
-import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
+import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from './rasters.presenter.js';
+import type { RasterRow, RastersRepository } from './rasters.repository.js';
 
 /** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
 export type TileAnswer =
@@ -20,17 +20,17 @@ export type TileAnswer =
   | { etag: string; notModified: false; png: Buffer; empty: boolean };
 
 /** What the display rules need of a raster row's facts. */
-const factsOf = (row: LayerRow): RasterFacts => rasterFactsOf(row);
+const factsOf = (row: RasterRow): RasterFacts => rasterFactsOf(row);
 
 /**
  * Raster layers: the list, the display PATCH (every key checked against the raster, through
  * the write path: history and live `rasterLayer.updated`), rendered tiles with an ETag that
- * changes with the display, the point query, and the colormap list. Uploads are in
- * raster-uploads.ts; deletion is the layers' (DELETE /api/layers/:layerId).
+ * changes with the display, the point query, and the colormap list. Uploads are ingested by
+ * modules/ingest with raster-ingest.ts; deletion is the layers' (DELETE /api/layers/:layerId).
  */
 export class RastersService {
   constructor(
-    private readonly layers: LayersRepository,
+    private readonly rasters: RastersRepository,
     private readonly files: StoredFiles,
     private readonly writePath: WritePath,
     private readonly tiles: RasterTiles,
@@ -38,7 +38,7 @@ export class RastersService {
   ) {}
 
   async list(roomId: string) {
-    return { rasterLayers: (await this.layers.listKind(roomId, 'raster')).map(presentRasterLayer) };
+    return { rasterLayers: (await this.rasters.listOfKind(roomId)).map(presentRasterLayer) };
   }
 
   /**
@@ -48,14 +48,14 @@ export class RastersService {
   async updateDisplay(room: RoomRow, caller: Caller, layerId: string, patch: RasterDisplay) {
     if (Object.keys(patch).length === 0) throw emptyUpdate();
     const rasterLayer = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      const previous = await this.layers.find(room.id, layerId, trx);
-      if (previous?.kind !== 'raster') throw notFound('Raster layer');
+      const previous = await this.rasters.findOfKind(room.id, layerId, trx);
+      if (!previous) throw notFound('Raster layer');
       const facts = factsOf(previous);
       refuseProblems(displayProblems(patch, facts), 'body');
       const display = applyDisplay(rasterDisplayOf(previous), patch, facts);
       refuseProblems(displayProblems(display, facts), 'body');
-      const row: LayerRow = { ...previous, display: JSON.stringify(display), updated_at: Date.now() };
-      await this.layers.replace(trx, row);
+      const row: RasterRow = { ...previous, display: JSON.stringify(display), updated_at: Date.now() };
+      await this.rasters.replace(trx, row);
       const layer = presentRasterLayer(row);
       return {
         result: layer,
@@ -130,9 +130,9 @@ export class RastersService {
   }
 
   /** A raster layer of the room, or 404. */
-  private async raster(roomId: string, layerId: string): Promise<LayerRow> {
-    const row = await this.layers.find(roomId, layerId);
-    if (row?.kind !== 'raster' || !row.file_key) throw notFound('Raster layer');
+  private async raster(roomId: string, layerId: string): Promise<RasterRow> {
+    const row = await this.rasters.findOfKind(roomId, layerId);
+    if (!row?.file_key) throw notFound('Raster layer');
     return row;
   }
 }

@@ -3,113 +3,91 @@ import path from 'node:path';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
-import { AppError } from '../../errors.js';
-import { GdalError } from '../../geo-engine/gdal-process.js';
+import type { GeoLimits } from '../../config.js';
 import { applyDisplay, type RasterDisplay } from '../../geo/raster/display.js';
-import { displayProblems } from './raster-display.js';
 import { ingestRaster, type IngestedRaster } from '../../geo-engine/raster-ingest.js';
-import { RasterRejected, type RasterInfo } from '../../geo/raster/raster-info.js';
 import { inspectRaster } from '../../geo-engine/raster-inspect.js';
 import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
-import type { GeoLimits } from '../../config.js';
+import { displayProblems } from './raster-display.js';
 import { newId } from '../../ids.js';
-import type { JobContext } from '../../infra/job-queue.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import type { WritePath } from '../history/write-path.js';
-import type { LayerMeta, SourceFile } from '../layers/layer-ingest.js';
-import { looksLikeTiff, type RasterUploads } from '../layers/layer-uploads.js';
-import { presentRasterLayer, type RasterFactsColumn } from '../layers/layers.presenter.js';
-import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
+import { rasterRefusalOf } from '../ingest/geo-failures.js';
+import type { IngestMeta, IngestProgress, IngestStep, SourceFile, StagedIngest } from '../ingest/ingest.js';
+import { presentRasterLayer, type RasterFactsColumn } from './rasters.presenter.js';
+import type { RasterRow, RastersRepository } from './rasters.repository.js';
 import { refuseProblems } from './rasters.service.js';
 
 /** The folder of a raster layer's files in the blob store (what layer deletion removes). */
 export const rasterFolder = (roomId: string, layerId: string) => `layers/${roomId}/${layerId}/`;
 
-/** A refused upload as the documented error: 400 with GDAL's reason and a stable code. */
-function refusal(error: unknown): unknown {
-  if (error instanceof RasterRejected) return new AppError(400, error.code, error.message);
-  if (error instanceof GdalError && (error.failure === 'timeout' || error.failure === 'memory')) {
-    return new AppError(
-      400,
-      'unsupported_raster',
-      `The GeoTIFF could not be processed within the limits: ${error.reason}`,
-    );
-  }
-  return error;
+export interface RasterIngestOptions {
+  db: Db;
+  rasters: RastersRepository;
+  files: StoredFiles;
+  staged: StagedJobs;
+  tmpDir: string;
+  tiles: RasterTiles;
+  geo: GeoLimits;
 }
 
 /**
- * GeoTIFF uploads (`POST /api/layers/upload`, chunked uploads through the `layer-upload`
- * job): check the file and the `display` before anything is kept, make the raster tileable
+ * The ingest step of GeoTIFFs (modules/ingest runs it; exports and clones stage with it):
+ * check the file and the `display` before anything is kept, make the raster tileable
  * (geo/raster/ingest.ts), store the original and the tileable file under the layer's folder
- * (both count against the quota), and publish the layer row staged under `stageId` in one
- * write-path step (`rasterLayer.created`). `undo(stageId)` removes what a run wrote.
+ * (both count against the quota), and stage the layer row under `stageId`, which the ingest
+ * publishes (`rasterLayer.created`). `undo(stageId)` removes what a run wrote.
  */
-export class GeoTiffUploads implements RasterUploads {
-  constructor(
-    private readonly db: Db,
-    private readonly layers: LayersRepository,
-    private readonly files: StoredFiles,
-    private readonly staged: StagedJobs,
-    private readonly writePath: WritePath,
-    private readonly tmpDir: string,
-    private readonly tiles: RasterTiles,
-    private readonly geo: GeoLimits,
-  ) {}
+export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIngest> {
+  private readonly db: Db;
+  private readonly rasters: RastersRepository;
+  private readonly files: StoredFiles;
 
-  async isRaster(source: SourceFile): Promise<boolean> {
-    return /\.tiff?$/i.test(source.fileName) || looksLikeTiff(source.path);
+  constructor(private readonly options: RasterIngestOptions) {
+    this.db = options.db;
+    this.rasters = options.rasters;
+    this.files = options.files;
   }
 
   /** Refuses a file that is not a georeferenced GeoTIFF, or a display that does not fit it (400 naming the key). */
-  async check(source: SourceFile, display: unknown): Promise<void> {
-    let info: RasterInfo;
-    try {
-      info = await inspectRaster(source.path, this.geo.quick, this.geo.rasterMaxPixels);
-    } catch (error) {
-      throw refusal(error);
-    }
+  async check(source: SourceFile, meta: IngestMeta): Promise<SourceFile> {
+    const info = await inspectRaster(source.path, this.options.geo.quick, this.options.geo.rasterMaxPixels).catch(
+      (error: unknown) => {
+        throw rasterRefusalOf(error);
+      },
+    );
+    const { display } = meta;
     if (display !== null && display !== undefined)
       refuseProblems(displayProblems(display, { ...info, stats: [] }), 'display');
+    return source;
   }
 
-  async run(
+  async stageFile(
     roomId: string,
     actor: Actor,
     source: SourceFile,
-    meta: LayerMeta & { display: unknown },
+    meta: IngestMeta,
     stageId: string,
-    job?: JobContext<unknown>,
-  ) {
-    await this.undo(stageId);
-    await this.staged.begin(stageId, roomId);
-    try {
-      const row = await this.stage(roomId, actor, source, meta, stageId, job);
-      const display = JSON.parse(row.display!) as RasterDisplay;
-      void job?.progress(99, 'Publishing the layer');
-      const layer = presentRasterLayer(row);
-      await this.writePath.write(roomId, actor, async (trx) => {
-        await this.staged.publish(trx, stageId);
-        // Published: the row belongs to no job any more (an undo of the job must not take it).
-        await this.layers.update(trx, row.id, { job_id: null });
-        return {
-          result: null,
-          changes: [
-            {
-              type: 'rasterLayer.created',
-              objectType: 'rasterLayer',
-              objectId: row.id,
-              changes: { name: row.name, display },
-              data: layer,
-            },
-          ],
-        };
-      });
-      return { layerId: row.id, answer: { rasterLayer: layer, layer: null } };
-    } catch (error) {
-      if (!job?.signal.aborted) await this.undo(stageId);
-      throw refusal(error);
-    }
+    progress: IngestProgress,
+  ): Promise<StagedIngest> {
+    const row = await this.stage(roomId, actor, source, meta, stageId, progress);
+    const display = JSON.parse(row.display!) as RasterDisplay;
+    progress.onProgress?.(99, 'Publishing the layer');
+    const layer = presentRasterLayer(row);
+    return {
+      changes: [
+        {
+          type: 'rasterLayer.created',
+          objectType: 'rasterLayer',
+          objectId: row.id,
+          changes: { name: row.name, display },
+          data: layer,
+        },
+      ],
+      // Published: the row belongs to no job any more (an undo of the job must not take it).
+      publish: (trx) => this.rasters.update(trx, row.id, { job_id: null }),
+      answer: async () => ({ rasterLayer: layer, layer: null }),
+      done: { message: 'The raster layer is ready', result: { layerId: row.id, layerIds: [row.id] } },
+    };
   }
 
   /**
@@ -120,23 +98,26 @@ export class GeoTiffUploads implements RasterUploads {
     roomId: string,
     actor: Actor,
     source: SourceFile,
-    meta: LayerMeta & { display: unknown },
+    meta: IngestMeta,
     stageId: string,
-    job?: JobContext<unknown>,
-  ): Promise<LayerRow> {
-    await mkdir(path.join(this.tmpDir, 'rasters'), { recursive: true });
-    const tileable = path.join(this.tmpDir, 'rasters', `${stageId}-${newId('tiles')}.tif`);
+    progress: IngestProgress = {},
+  ): Promise<RasterRow> {
+    await mkdir(path.join(this.options.tmpDir, 'rasters'), { recursive: true });
+    const tileable = path.join(this.options.tmpDir, 'rasters', `${stageId}-${newId('tiles')}.tif`);
     try {
       const onProgress = (fraction: number) =>
-        void job?.progress(Math.round(fraction * 95), 'Making the raster tileable');
-      const raster = await ingestRaster(source.path, tileable, this.geo, { signal: job?.signal, onProgress });
+        progress.onProgress?.(Math.round(fraction * 95), 'Making the raster tileable');
+      const raster = await ingestRaster(source.path, tileable, this.options.geo, {
+        signal: progress.signal,
+        onProgress,
+      });
       const given = (meta.display ?? {}) as RasterDisplay;
       refuseProblems(displayProblems(given, raster), 'display');
       const display = applyDisplay(raster.display, given, raster);
       refuseProblems(displayProblems(display, raster), 'display');
       return await this.store(roomId, actor, source, tileable, raster, meta, display, stageId);
     } catch (error) {
-      throw refusal(error);
+      throw rasterRefusalOf(error);
     } finally {
       await rm(tileable, { force: true });
     }
@@ -152,7 +133,7 @@ export class GeoTiffUploads implements RasterUploads {
     source: SourceFile,
     tileable: string,
     raster: IngestedRaster,
-    meta: LayerMeta,
+    meta: IngestMeta,
     display: RasterDisplay,
     stageId: string,
   ) {
@@ -175,7 +156,7 @@ export class GeoTiffUploads implements RasterUploads {
       sizeBytes: sourceBytes + raster.sizeBytes,
     };
     const now = Date.now();
-    const row: LayerRow = {
+    const row: RasterRow = {
       id,
       room_id: roomId,
       kind: 'raster',
@@ -199,7 +180,7 @@ export class GeoTiffUploads implements RasterUploads {
       created_at: now,
       updated_at: now,
     };
-    await this.layers.insert(this.db, [row]);
+    await this.rasters.insert(this.db, [row]);
     const file = { roomId, contentType: 'image/tiff' };
     await this.files.store([
       { ...file, key: facts.sourceKey, kind: 'raster-source', path: source.path, bytes: sourceBytes },
@@ -210,16 +191,15 @@ export class GeoTiffUploads implements RasterUploads {
 
   /** Removes what a run under `stageId` wrote (never visible): its raster rows and their files. */
   async undo(stageId: string): Promise<void> {
-    for (const row of await this.layers.byJob(stageId)) {
-      if (row.kind !== 'raster') continue;
+    for (const row of await this.rasters.byJob(stageId)) {
       if (row.file_key) {
         const local = await this.files.blobs.localFile(row.file_key);
-        await this.tiles.forget(local.path);
+        await this.options.tiles.forget(local.path);
         await local.release();
       }
       await this.files.removeUnder(row.room_id, rasterFolder(row.room_id, row.id));
-      await this.layers.deleteRow(this.db, row.id);
+      await this.rasters.deleteRow(this.db, row.id);
     }
-    await this.staged.end(stageId);
+    await this.options.staged.end(stageId);
   }
 }

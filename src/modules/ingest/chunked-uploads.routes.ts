@@ -4,7 +4,7 @@ import { invalidField } from '../../errors.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import type { UploadReceiver } from '../../http/uploads.js';
 import type { ChunkedUploads } from './chunked-uploads.js';
-import { UPLOAD_MAX_BYTES } from './layer-uploads.js';
+import { UPLOAD_MAX_BYTES } from './uploads.schemas.js';
 
 const security = [{ bearer: [] }];
 const tags = ['layers'];

@@ -8,7 +8,8 @@ import { badRequest, invalidField, notFound } from '../../errors.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { layerMetaOf, type LayerUploads, type UploadFields } from './layer-uploads.js';
+import type { Uploads } from './uploads.js';
+import type { UploadFields } from './uploads.schemas.js';
 import type { UploadChunksRepository } from './upload-chunks.repository.js';
 
 /** The largest file a chunked upload may assemble (the interface's 2 GiB). */
@@ -40,7 +41,7 @@ export class ChunkedUploads {
   constructor(
     private readonly chunkRows: UploadChunksRepository,
     private readonly files: StoredFiles,
-    private readonly uploads: LayerUploads,
+    private readonly uploads: Uploads,
     private readonly tmpDir: string,
   ) {}
 
@@ -96,7 +97,7 @@ export class ChunkedUploads {
     const heldBytes = held.reduce((n, c) => n + Number(c.bytes), 0);
     if (heldBytes > CHUNKED_MAX_BYTES)
       throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
-    const meta = layerMetaOf(input, input.fileName);
+    const meta = this.uploads.metaOf(input, input.fileName);
     await mkdir(this.tmpDir, { recursive: true });
     const assembled = path.join(this.tmpDir, newId('assembled'));
     try {

@@ -1,0 +1,32 @@
+import { Type, type Static } from 'typebox';
+
+/** The interface's cap on one request; bigger files go through chunked upload. */
+export const UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
+
+/** The text fields of `POST /api/layers/upload` (multipart), with their limits. */
+export const UPLOAD_FIELDS = {
+  roomName: { maxLength: 10 },
+  layerName: { maxLength: 200 },
+  description: { maxLength: 2000 },
+  style: { maxLength: 2000 },
+  display: { maxLength: 4000 },
+};
+
+/** What an upload's form says besides the file (`style` and `display` are JSON texts). */
+export interface UploadFields {
+  layerName?: string;
+  description?: string;
+  style?: string;
+  display?: string;
+}
+
+/** The payload of a `layer-upload` job: the file waiting in the blob store, and the form's fields. */
+export const UploadJobPayload = Type.Object({
+  fileKey: Type.String(),
+  fileName: Type.String(),
+  layerName: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  style: Type.Record(Type.String(), Type.Unknown()),
+  display: Type.Union([Type.Unknown(), Type.Null()]),
+});
+export type UploadJobPayload = Static<typeof UploadJobPayload>;

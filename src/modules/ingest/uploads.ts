@@ -1,0 +1,183 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { actorOf, type Caller } from '../../auth/access.js';
+import type { RoomRow } from '../../db/tables.js';
+import { invalidField } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
+import type { StoredFiles } from '../files/stored-files.js';
+import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
+import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
+
+/** Files up to this size are processed while the client waits; bigger ones are a job (202). */
+export const SYNC_MAX_BYTES = 5 * 1024 * 1024;
+export const LAYER_UPLOAD_KIND = 'layer-upload';
+/** The stored-file kind of an upload waiting for its job. */
+export const QUEUED_UPLOAD_KIND = 'queued-upload';
+
+/** A step as the upload sees it: what it checked is handed back to it unread. */
+// biome-ignore lint/suspicious/noExplicitAny: each step has its own checked value; the upload only passes it on
+export type UploadStep = IngestStep<any, IngestMeta, StagedIngest>;
+
+export interface UploadsOptions {
+  files: StoredFiles;
+  jobs: JobQueue;
+  ingest: Ingest;
+  /** Vector files (GeoJSON, shapefile, GeoPackage, CSV) and GeoTIFFs. */
+  steps: { vector: UploadStep; raster: UploadStep };
+  /** What is wrong with an upload's `style`, or null (the vector layers' style schema). */
+  styleProblem: (style: unknown) => string | null;
+}
+
+/**
+ * `POST /api/layers/upload` and chunked uploads: a file becomes markers, vector layers or a
+ * raster layer. The file's type picks the step (a GeoTIFF the raster one, any other file the
+ * vector one), the step checks and stages it, the ingest publishes it: one way, no return.
+ * Files up to SYNC_MAX_BYTES are processed at once; bigger ones wait in the blob store
+ * (counting against the owner's quota) for a `layer-upload` job, which callers poll at
+ * /api/layers/jobs/:jobId.
+ */
+export class Uploads {
+  private readonly uploads: JobType<UploadJobPayload>;
+
+  constructor(private readonly options: UploadsOptions) {
+    this.uploads = options.jobs.register(
+      LAYER_UPLOAD_KIND,
+      UploadJobPayload,
+      (job) => this.runJob(job),
+      (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload),
+    );
+  }
+
+  /** An uploaded file (a temporary file the caller removes afterwards). */
+  async upload(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, fields: UploadFields) {
+    const meta = this.metaOf(fields, source.fileName);
+    await this.options.files.assertRoomFor(room.id, source.bytes);
+    if (source.bytes > SYNC_MAX_BYTES)
+      return { status: 202 as const, body: await this.queue(room, caller, source, meta) };
+    const { ingest } = this.options;
+    const step = await this.stepFor(source);
+    const checked = await ingest.check(step, source, meta);
+    const target = { roomId: room.id, actor: actorOf(caller), stageId: newId('upload') };
+    const staged = await ingest.run(step, target, checked, meta);
+    return { status: 200 as const, body: await staged.answer() };
+  }
+
+  /** The upload's text fields as the layer's metadata (`style` checked, `display` left to the raster step). */
+  metaOf(fields: UploadFields, fileName: string): IngestMeta & { display: unknown } {
+    const parse = (name: 'style' | 'display'): unknown => {
+      const text = fields[name];
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw invalidField(name, 'must be a JSON object');
+      }
+    };
+    const style = parse('style') ?? {};
+    const problem = this.options.styleProblem(style);
+    if (problem) throw invalidField('style', problem.replace(/^(\w+) /, 'key $1 '));
+    // `districts.shp.zip` is the layer "districts", like `districts.geojson`.
+    const layerName = (fields.layerName ?? '').trim() || path.parse(fileName).name.replace(/\.shp$/i, '') || 'Layer';
+    return {
+      layerName,
+      description: fields.description?.trim() || null,
+      style: style as Record<string, unknown>,
+      display: parse('display') ?? null,
+    };
+  }
+
+  /** Keeps the file in the blob store and queues its job: 202 `{jobId}`. */
+  async queue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
+    const { files, ingest } = this.options;
+    // A file that is refused is refused now, not in a job.
+    await ingest.check(await this.stepFor(source), source, meta);
+    const jobId = newId('job');
+    const fileKey = `uploads/${room.id}/${jobId}${path
+      .extname(source.fileName)
+      .toLowerCase()
+      .replace(/[^.a-z0-9]/g, '')}`;
+    // Counted against the quota while it waits, so that queued files cannot pile up past it.
+    await files.store([
+      {
+        roomId: room.id,
+        key: fileKey,
+        kind: QUEUED_UPLOAD_KIND,
+        contentType: 'application/octet-stream',
+        path: source.path,
+        bytes: source.bytes,
+      },
+    ]);
+    const payload = {
+      fileKey,
+      fileName: source.fileName,
+      layerName: meta.layerName,
+      description: meta.description ?? null,
+      style: meta.style ?? {},
+      display: meta.display,
+    };
+    try {
+      await this.uploads.enqueue({ id: jobId, roomId: room.id, payload, actor: actorOf(caller) });
+    } catch (error) {
+      await files.remove(room.id, [fileKey]);
+      throw error;
+    }
+    return { jobId };
+  }
+
+  /** The step for the file: a GeoTIFF (by its name or its first bytes) is a raster; anything else vector. */
+  private async stepFor(source: SourceFile): Promise<UploadStep> {
+    const { vector, raster } = this.options.steps;
+    return /\.tiff?$/i.test(source.fileName) || (await looksLikeTiff(source.path)) ? raster : vector;
+  }
+
+  private async runJob(job: JobContext<UploadJobPayload>) {
+    const { files, ingest } = this.options;
+    const { fileKey, fileName, ...meta } = job.payload;
+    // From here on the layers, markers or raster files the job stores count instead.
+    await files.uncount(job.roomId, fileKey);
+    const local = await files.blobs.localFile(fileKey);
+    const source = { path: local.path, fileName };
+    const progress = {
+      signal: job.signal,
+      onProgress: (percent: number, message: string) => void job.progress(percent, message),
+    };
+    try {
+      const step = await this.stepFor(source);
+      const checked = await ingest.check(step, source, meta);
+      const target = { roomId: job.roomId, actor: job.actor, stageId: job.id };
+      const { done } = await ingest.run(step, target, checked, meta, progress);
+      await files.blobs.delete(fileKey);
+      return done;
+    } catch (error) {
+      if (job.signal.aborted) throw error;
+      await this.undoJob(job, job.payload);
+      const known = error as { statusCode?: number; message?: string };
+      if (known.statusCode && known.statusCode < 500) throw new JobFailure(known.message ?? 'The file was refused');
+      throw error;
+    } finally {
+      await local.release();
+    }
+  }
+
+  private async undoJob(job: { id: string; roomId: string }, payload: UploadJobPayload) {
+    const { files, steps } = this.options;
+    await steps.vector.undo(job.id);
+    await steps.raster.undo(job.id);
+    await files.uncount(job.roomId, payload.fileKey);
+    await files.blobs.delete(payload.fileKey);
+  }
+}
+
+/** Whether a file starts like a TIFF or BigTIFF (`II*\0`, `MM\0*`, `II+\0`, `MM\0+`). */
+async function looksLikeTiff(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    await handle.read(head, 0, 4, 0);
+    const magic = head.toString('latin1');
+    return magic === 'II*\0' || magic === 'MM\0*' || magic === 'II+\0' || magic === 'MM\0+';
+  } finally {
+    await handle.close();
+  }
+}
