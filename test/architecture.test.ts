@@ -94,6 +94,9 @@ const IMPURE = [
   /^(sharp|better-sqlite3|geotiff|yauzl|stream-json)(\/|$)/,
 ];
 
+/** The domain of a file under src/modules. */
+const domainOf = (file: string) => path.relative(path.join(SRC, 'modules'), file).split(path.sep)[0]!;
+
 test('no file imports a layer above its own', () => {
   assert.deepEqual(layerViolations(files, { root: SRC, partOf, importsOf, mayImport: MAY_IMPORT }), []);
 });
@@ -117,7 +120,6 @@ test('the purity check sees what it is meant to judge', () => {
 });
 
 test('the domains under src/modules depend on each other without cycles', () => {
-  const domainOf = (file: string) => path.relative(path.join(SRC, 'modules'), file).split(path.sep)[0]!;
   const edges = new Map<string, Set<string>>();
   for (const file of files.filter((f) => partOf(f) === 'modules')) {
     for (const target of importsOf(file).filter((t) => partOf(t) === 'modules')) {
@@ -135,6 +137,41 @@ test('the domains under src/modules depend on each other without cycles', () => 
   };
   for (const node of edges.keys()) visit(node, []);
   assert.deepEqual([...new Set(cycles)], []);
+});
+
+test('the ingest uses no domain that uses it, and vector layers and rasters do not import each other', () => {
+  const mustNotImport: Record<string, string[]> = {
+    ingest: ['layers', 'rasters'],
+    layers: ['rasters'],
+    rasters: ['layers'],
+  };
+  const violations: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'modules')) {
+    const forbidden = mustNotImport[domainOf(file)] ?? [];
+    for (const target of importsOf(file).filter((t) => partOf(t) === 'modules')) {
+      if (forbidden.includes(domainOf(target)))
+        violations.push(`${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('errors are built in errors.ts only; geo failures become errors in ingest/geo-failures.ts only', () => {
+  const mapping = path.join(SRC, 'modules/ingest/geo-failures.ts');
+  const violations: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    if (file !== path.join(SRC, 'errors.ts') && /new AppError\(/.test(text))
+      violations.push(`${path.relative(SRC, file)} builds an AppError`);
+    if (
+      partOf(file) === 'modules' &&
+      file !== mapping &&
+      /instanceof (GdalError|VectorRejected|RasterRejected)\b/.test(text)
+    )
+      violations.push(`${path.relative(SRC, file)} maps a geo failure`);
+  }
+  assert.deepEqual(violations, []);
+  assert.match(readFileSync(mapping, 'utf8'), /instanceof VectorRejected/, 'the check looks at the place that maps');
 });
 
 test('the check sees the imports it is meant to judge', () => {

@@ -16,8 +16,7 @@ export const LAYER_UPLOAD_KIND = 'layer-upload';
 export const QUEUED_UPLOAD_KIND = 'queued-upload';
 
 /** A step as the upload sees it: what it checked is handed back to it unread. */
-// biome-ignore lint/suspicious/noExplicitAny: each step has its own checked value; the upload only passes it on
-export type UploadStep = IngestStep<any, IngestMeta, StagedIngest>;
+export type UploadStep = IngestStep<unknown, IngestMeta, StagedIngest>;
 
 export interface UploadsOptions {
   files: StoredFiles;
