@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError, invalidFile } from '../src/errors.js';
-import { GdalError } from '../src/geo/gdal.js';
-import { RasterRejected } from '../src/geo/raster/inspect.js';
+import { GdalError } from '../src/geo-engine/gdal-process.js';
+import { RasterRejected } from '../src/geo/raster/raster-info.js';
 import { VectorRejected } from '../src/geo/vector/errors.js';
 import { rasterRefusalOf, refusalOf, unreadableFileOf } from '../src/modules/ingest/geo-failures.js';
 
