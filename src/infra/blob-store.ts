@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, type FileHandle, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,26 +11,53 @@ export interface ByteRange {
   end: number;
 }
 
-/** Where files live: the local disk under DATA_DIR now, S3-compatible storage later. */
+/**
+ * Where files live: the local disk under DATA_DIR now, S3-compatible storage later. Keys are
+ * made in one place only (modules/files/blob-keys.ts), and modules reach the store through
+ * StoredFiles, never directly. test/blob-store-contract.test.ts holds every implementation to
+ * this contract.
+ */
 export interface BlobStore {
   /** Stores the bytes atomically (readers see the whole file or nothing); returns the size. */
   put(key: string, data: Buffer | Readable): Promise<number>;
   /** Moves a local file in (it is gone from `file` afterwards), atomically; returns the size. */
   putFile(key: string, file: string): Promise<number>;
-  /** The stored file (or a range of it), or null when there is none; `bytes` is the whole size. */
+  /** The stored file (or a range of it) as a stream, or null when there is none; `bytes` is the whole size. */
   get(key: string, range?: ByteRange): Promise<{ stream: Readable; bytes: number } | null>;
-  /** Bytes `start` to `end` (included) of a stored file, for random access (raster tiles). */
-  read(key: string, range: ByteRange): Promise<Buffer>;
+  /**
+   * The bytes of a stored file, or of the range `start` to `end` (both included), or null when
+   * there is none. A range past the end gives the bytes up to the end (none when it starts
+   * there or beyond). For small files and random access (raster tiles read blocks this way).
+   */
+  read(key: string, range?: ByteRange): Promise<Buffer | null>;
+  /** The size of a stored file in bytes, or null when there is none. */
+  size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   /** Removes every file whose key starts with `prefix` (a folder such as `markers/<roomId>/`). */
   deletePrefix(prefix: string): Promise<void>;
   /** Removes what a crash left half-written. */
   clean(): Promise<void>;
   /**
-   * The stored file as a local file, for tools that need a path (GDAL): on disk, the file
-   * itself; a remote store would download it. Call `release` when done with it.
+   * The stored file as a local file, for tools that need a path: on disk, the file itself; a
+   * remote store downloads it, so this costs the whole file. Only GDAL's work on whole files
+   * may ask for it: ingesting an upload, exporting a room, cloning or importing rasters. Per
+   * request reads (tiles, photos, icons) use `get` or `read`. Rejects when there is no such
+   * file; call `release` when done with it.
    */
   localFile(key: string): Promise<{ path: string; release(): Promise<void> }>;
+}
+
+/** The error of a missing key where there is no null to answer (`localFile`). */
+export function blobMissing(key: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`No stored file ${key}`), { code: 'ENOENT' });
+}
+
+/** Refuses a range that is not `0 <= start <= end + 1` in whole numbers. */
+function assertRange(range: ByteRange): void {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start - 1) {
+    throw new RangeError(`Invalid byte range ${start}-${end}`);
+  }
 }
 
 const KEY = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
@@ -103,6 +130,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async get(key: string, range?: ByteRange) {
+    if (range) assertRange(range);
     const file = this.file(key);
     try {
       const info = await stat(file);
@@ -114,14 +142,41 @@ export class FileBlobStore implements BlobStore {
     }
   }
 
-  async read(key: string, range: ByteRange): Promise<Buffer> {
-    const handle = await open(this.file(key), 'r');
+  async read(key: string, range?: ByteRange): Promise<Buffer | null> {
+    if (range) assertRange(range);
+    const file = this.file(key);
+    let handle: FileHandle;
     try {
-      const buffer = Buffer.alloc(range.end - range.start + 1);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, range.start);
-      return buffer.subarray(0, bytesRead);
+      handle = await open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) return null;
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? info.size - 1, info.size - 1);
+      const buffer = Buffer.alloc(Math.max(0, end - start + 1));
+      let filled = 0;
+      while (filled < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
     } finally {
       await handle.close();
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const info = await stat(this.file(key));
+      return info.isFile() ? info.size : null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
     }
   }
 
@@ -139,6 +194,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async localFile(key: string) {
+    if ((await this.size(key)) === null) throw blobMissing(key);
     return { path: this.file(key), release: async () => undefined };
   }
 }
