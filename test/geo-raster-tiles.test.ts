@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { geoLimitsOf, loadConfig, rasterCacheSizesOf } from '../src/config.js';
-import { TileableFiles } from '../src/geo-engine/raster-reader.js';
+import { TileableFiles, type TileableSource } from '../src/geo-engine/raster-reader.js';
+import { FileBlobStore } from '../src/infra/blob-store.js';
 import { colormapTable } from '../src/geo/raster/colormaps.js';
 import { resolveDisplay, type RasterDisplay } from '../src/geo/raster/display.js';
 import { ingestRaster, type IngestedRaster } from '../src/geo-engine/raster-ingest.js';
@@ -12,6 +13,12 @@ import { decodeTile, lutColour, makeRasterFixtures, pixelCentre, probe, tileAt, 
 let fixtures: ReturnType<typeof makeRasterFixtures>;
 const rasters: Record<string, IngestedRaster> = {};
 const cog = (name: string) => fixtures.file(`${name}.cog.tif`);
+/** The tileable file of `name`, read by byte ranges as the rasters service reads it from the blob store. */
+const tileable = (name: string): TileableSource => {
+  const store = new FileBlobStore(fixtures.dir);
+  const key = `${name}.cog.tif`;
+  return { key, read: async (offset, length) => (await store.read(key, { start: offset, end: offset + length - 1 }))! };
+};
 /** The engine under the default settings: limits, and one set of raster caches. */
 const GEO = geoLimitsOf(loadConfig({}));
 const CACHES = rasterCacheSizesOf(loadConfig({}));
@@ -30,7 +37,7 @@ after(() => fixtures.remove());
 async function tileOverPixel(name: string, z: number, col: number, row: number, display: RasterDisplay) {
   const [[lon, lat]] = where(fixtures.file(`${name}.tif`), [[col, row]]);
   const { x, y, px, py } = tileAt(lon, lat, z);
-  const png = await tiles.renderTile(cog(name), z, x, y, resolveDisplay(display, rasters[name]));
+  const png = await tiles.renderTile(tileable(name), z, x, y, resolveDisplay(display, rasters[name]));
   assert.ok(png, `tile ${z}/${x}/${y} of ${name} is drawn`);
   const tile = await decodeTile(png);
   return { at: () => tile.at(px, py), tile, px, py };
@@ -48,7 +55,7 @@ async function checkPlacement(name: string, z: number, band: number, vmin: numbe
   const raster = rasters[name];
   const { x, y } = tileAt((raster.bbox[0] + raster.bbox[2]) / 2, (raster.bbox[1] + raster.bbox[3]) / 2, z);
   const display = resolveDisplay({ band, colormap: 'viridis', vmin, vmax, resampling: 'nearest' }, raster);
-  const tile = await decodeTile((await tiles.renderTile(cog(name), z, x, y, display))!);
+  const tile = await decodeTile((await tiles.renderTile(tileable(name), z, x, y, display))!);
   const pixels: [number, number][] = [];
   for (let py = 4; py < 256; py += 12) for (let px = 4; px < 256; px += 12) pixels.push([px, py]);
   const centres = pixels.map(([px, py]) => pixelCentre(z, x, y, px, py));
@@ -141,18 +148,18 @@ test('stretch, opacity, band and nodata rules', async () => {
   });
   assert.deepEqual(band2.at(), lutColour(lut, Math.floor((27 / 120) * 256)), 'band 2 of cell 27 is 1027');
   assert.equal(
-    await tiles.renderTile(cog('grid-2056'), 15, 0, 0, resolveDisplay({}, rasters['grid-2056'])),
+    await tiles.renderTile(tileable('grid-2056'), 15, 0, 0, resolveDisplay({}, rasters['grid-2056'])),
     null,
     'a tile away from the data',
   );
   assert.equal(
-    await tiles.renderTile(cog('grid-2056'), 5, 99, 0, resolveDisplay({}, rasters['grid-2056'])),
+    await tiles.renderTile(tileable('grid-2056'), 5, 99, 0, resolveDisplay({}, rasters['grid-2056'])),
     null,
     'a tile beyond the world',
   );
   const { x, y } = tileAt(...where(fixtures.file('grid-2056.tif'), [[2, 2]])[0], 12);
   assert.equal(
-    await tiles.renderTile(cog('grid-2056'), 12, x, y, resolveDisplay({ opacity: 0 }, rasters['grid-2056'])),
+    await tiles.renderTile(tileable('grid-2056'), 12, x, y, resolveDisplay({ opacity: 0 }, rasters['grid-2056'])),
     null,
     'opacity 0 draws nothing',
   );
@@ -191,24 +198,24 @@ test('integers without nodata: placed, and transparent around the data (alpha ba
 
 test('the point query answers the source values, null at nodata and outside', async () => {
   const at = async (name: string, col: number, row: number) =>
-    tiles.valuesAt(cog(name), ...where(fixtures.file(`${name}.tif`), [[col, row]])[0]);
+    tiles.valuesAt(tileable(name), ...where(fixtures.file(`${name}.tif`), [[col, row]])[0]);
   assert.deepEqual(await at('grid-2056', ...cellCentre(0, 4)), [40]);
   assert.deepEqual(await at('grid-2056', ...cellCentre(5, 2)), [null]);
   assert.deepEqual(await at('grid-4326', ...cellCentre(3, 2)), [27, 1027]);
   assert.deepEqual(await at('rgb-2056', ...cellCentre(3, 5)), [60, 100, 200]);
   assert.deepEqual(await at('int16-2056', ...cellCentre(2, 1)), [12 * 10 - 300]);
-  assert.deepEqual(await tiles.valuesAt(cog('int16-2056'), 7.3, 46.93), [null], 'outside, inside the alpha band');
-  assert.deepEqual(await tiles.valuesAt(cog('grid-4326'), 0, 0), [null, null]);
-  assert.deepEqual(await tiles.valuesAt(cog('grid-4326'), 7, 89), [null, null], 'beyond Web Mercator');
+  assert.deepEqual(await tiles.valuesAt(tileable('int16-2056'), 7.3, 46.93), [null], 'outside, inside the alpha band');
+  assert.deepEqual(await tiles.valuesAt(tileable('grid-4326'), 0, 0), [null, null]);
+  assert.deepEqual(await tiles.valuesAt(tileable('grid-4326'), 7, 89), [null, null], 'beyond Web Mercator');
   assert.deepEqual(
-    await tiles.valuesAt(cog('grid-2056'), ...where(fixtures.file('grid-2056.tif'), [cellCentre(0, 4)])[0], 40),
+    await tiles.valuesAt(tileable('grid-2056'), ...where(fixtures.file('grid-2056.tif'), [cellCentre(0, 4)])[0], 40),
     [null],
     'extra nodata',
   );
 });
 
 test('a tile reads only the blocks it covers, from the level that fits its zoom', async () => {
-  const big = await files.open(cog('big-2056'));
+  const big = await files.open(tileable('big-2056'));
   assert.ok(big.levels.length >= 4, `${big.levels.length} levels`);
   const raster = rasters['big-2056'];
   const [lon, lat] = [(raster.bbox[0] + raster.bbox[2]) / 2, (raster.bbox[1] + raster.bbox[3]) / 2];
@@ -219,7 +226,7 @@ test('a tile reads only the blocks it covers, from the level that fits its zoom'
     const { x, y } = tileAt(lon, lat, z);
     assert.ok(
       await new RasterTiles(fresh, CACHES).renderTile(
-        cog('big-2056'),
+        tileable('big-2056'),
         z,
         x,
         y,
@@ -240,7 +247,7 @@ test('a tile reads only the blocks it covers, from the level that fits its zoom'
   assert.ok(fullBlocks >= 25, `${fullBlocks} blocks at full resolution`);
   // The full-resolution value of a pixel is the source's (nearest-neighbour warp).
   assert.deepEqual(
-    await tiles.valuesAt(cog('big-2056'), ...where(fixtures.file('big-2056.tif'), [[700.5, 300.5]])[0]),
+    await tiles.valuesAt(tileable('big-2056'), ...where(fixtures.file('big-2056.tif'), [[700.5, 300.5]])[0]),
     [1000],
   );
 });

@@ -1,13 +1,23 @@
 import { inflateSync } from 'node:zlib';
-import { addDecoder, BaseDecoder, fromFile, getDecoder, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { addDecoder, BaseDecoder, GeoTIFF, type GeoTIFFImage, getDecoder } from 'geotiff';
 import { ByteLru } from '../geo/raster/byte-lru.js';
 import type { TileableShape } from '../geo/raster/tile-window.js';
 
 /**
  * Block-level reading of the tileable GeoTIFFs that ingest writes (EPSG:3857, 256 px tiles,
- * internal overviews): open files are kept and reused, and decoded blocks sit in one
- * cache bounded by bytes, so a tile costs only the few blocks it covers, usually none.
+ * internal overviews), through byte ranges the caller reads (from the blob store): never a
+ * whole file. Opened files (their directories) are kept and reused, and decoded blocks sit in
+ * one cache bounded by bytes, so a tile costs only the few blocks it covers, usually none.
  */
+
+/** Reads `length` bytes from `offset` of a file (fewer at its end). */
+export type ReadRange = (offset: number, length: number) => Promise<Buffer>;
+
+/** A tileable file: `key` names it in the caches (its blob key), `read` reads its bytes. */
+export interface TileableSource {
+  key: string;
+  read: ReadRange;
+}
 
 /** Node's own zlib, far faster than geotiff's default pure-JS inflate (pako). */
 class NodeZlibDecoder extends BaseDecoder {
@@ -107,8 +117,26 @@ function nodataAsStored(image: GeoTIFFImage): number | null {
     : nodata;
 }
 
-async function openFile(path: string, id: number): Promise<Tileable> {
-  const tiff = await fromFile(path);
+/** geotiff's source of bytes over `read`, zero-filled past the end as its own file source is. */
+function rangeSource(read: ReadRange): Parameters<typeof GeoTIFF.fromSource>[0] {
+  const slice = async ({ offset, length }: { offset: number; length: number }): Promise<ArrayBuffer> => {
+    const bytes = await read(offset, length);
+    if (bytes.length === length && bytes.byteOffset === 0 && bytes.buffer.byteLength === length)
+      return bytes.buffer as ArrayBuffer;
+    const copy = new Uint8Array(length);
+    copy.set(bytes.subarray(0, length));
+    return copy.buffer;
+  };
+  return {
+    fileSize: null,
+    fetch: (slices: { offset: number; length: number }[]) => Promise.all(slices.map(slice)),
+    fetchSlice: async (s: { offset: number; length: number }) => ({ ...s, data: await slice(s) }),
+    close: async () => undefined,
+  };
+}
+
+async function openFile(source: TileableSource, id: number): Promise<Tileable> {
+  const tiff = await GeoTIFF.fromSource(rangeSource(source.read));
   try {
     const levels = await openLevels(tiff);
     const first = levels[0].image;
@@ -174,19 +202,20 @@ export class TileableFiles {
   }
 
   /**
-   * The opened tileable file at `path`, reused across calls; the least recently used one is
-   * closed when more than the configured number are open.
+   * The opened tileable file, reused across calls with the same key; the least recently used
+   * one is closed when more than the configured number are open.
    */
-  async open(path: string): Promise<Tileable> {
-    let file = this.openFiles.get(path);
+  async open(source: TileableSource): Promise<Tileable> {
+    const { key } = source;
+    let file = this.openFiles.get(key);
     if (file) {
-      this.openFiles.delete(path);
-      this.openFiles.set(path, file);
+      this.openFiles.delete(key);
+      this.openFiles.set(key, file);
       return file;
     }
-    file = openFile(path, this.nextId++);
-    this.openFiles.set(path, file);
-    file.catch(() => this.openFiles.delete(path));
+    file = openFile(source, this.nextId++);
+    this.openFiles.set(key, file);
+    file.catch(() => this.openFiles.delete(key));
     while (this.openFiles.size > Math.max(1, this.options.openFiles)) {
       const [oldest] = this.openFiles.keys();
       void this.close(oldest);
@@ -195,13 +224,13 @@ export class TileableFiles {
   }
 
   /**
-   * Forgets the file at `path` (layer deleted or replaced): closes it once reads already
+   * Forgets the file of `key` (layer deleted or replaced): closes it once reads already
    * under way have had time to finish, and drops its cached blocks.
    */
-  async close(path: string): Promise<void> {
-    const file = this.openFiles.get(path);
+  async close(key: string): Promise<void> {
+    const file = this.openFiles.get(key);
     if (!file) return;
-    this.openFiles.delete(path);
+    this.openFiles.delete(key);
     const opened = await file.catch(() => null);
     if (!opened) return;
     this.blockCache.deleteWhere((key) => key.startsWith(`${opened.id}/`));

@@ -13,7 +13,7 @@ import {
   sampleAxis,
   TILE_SIZE,
 } from '../geo/raster/tile-window.js';
-import type { Tileable, TileableFiles } from './raster-reader.js';
+import type { Tileable, TileableFiles, TileableSource } from './raster-reader.js';
 
 /**
  * Rendered raster tiles (256 px PNG, Web Mercator z/x/y) and the values of the tileable file
@@ -50,17 +50,23 @@ export class RasterTiles {
     return this.transparent;
   }
 
-  /** Forgets a tileable file (layer deleted or replaced): its open handle and cached blocks. */
-  forget(path: string): Promise<void> {
-    return this.files.close(path);
+  /** Forgets a tileable file by its key (layer deleted or replaced): its directories and cached blocks. */
+  forget(key: string): Promise<void> {
+    return this.files.close(key);
   }
 
   /**
-   * The tile z/x/y of the raster at `path` drawn with `display`, as a PNG; null when the tile
+   * The tile z/x/y of the raster `source` drawn with `display`, as a PNG; null when the tile
    * shows nothing (outside the data, all nodata, or fully transparent), so the route can
    * answer 204 or a shared transparent tile.
    */
-  async renderTile(path: string, z: number, x: number, y: number, display: ResolvedDisplay): Promise<Buffer | null> {
+  async renderTile(
+    source: TileableSource,
+    z: number,
+    x: number,
+    y: number,
+    display: ResolvedDisplay,
+  ): Promise<Buffer | null> {
     const tiles = 2 ** z;
     if (
       !(
@@ -76,7 +82,7 @@ export class RasterTiles {
       )
     )
       return null;
-    const raster = await this.files.open(path);
+    const raster = await this.files.open(source);
     const key = `${raster.id}|${z}/${x}/${y}|${JSON.stringify(display)}`;
     let png = this.pngCache.get(key);
     if (!png) {
@@ -129,12 +135,12 @@ export class RasterTiles {
    * asks the source file (raster-point.ts), whose pixel this one may not be.
    */
   async valuesAt(
-    path: string,
+    source: TileableSource,
     lon: number,
     lat: number,
     extraNodata: number | null = null,
   ): Promise<(number | null)[]> {
-    const raster = await this.files.open(path);
+    const raster = await this.files.open(source);
     const bands = raster.samples - (raster.alphaSample === null ? 0 : 1);
     const none = new Array<number | null>(bands).fill(null);
     const point = lonLatToMercator(lon, lat);

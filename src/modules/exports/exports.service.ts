@@ -7,6 +7,7 @@ import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { AppError, gone, notFound } from '../../errors.js';
 import type { JobQueue, JobType } from '../../infra/job-queue.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { ExportJobRow, ExportJobsRepository } from './export-jobs.repository.js';
 import type { ExportOptions, RoomExporter } from './room-export.js';
@@ -122,7 +123,7 @@ export class ExportsService {
         'The export was removed (24 hours after it finished, or when newer exports of the room replaced it); start a new export job',
       );
     if (row.status !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
-    const found = await this.files.blobs.get(row.artifact_key);
+    const found = await this.files.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
     return found;
   }
@@ -133,7 +134,7 @@ export class ExportsService {
   }
 
   private async expire(row: ExportJobRow): Promise<void> {
-    if (row.artifact_key) await this.files.blobs.delete(row.artifact_key);
+    if (row.artifact_key) await this.files.discard([row.artifact_key]);
     await this.jobs.update(row.id, { status: 'expired', artifact_key: null });
   }
 
@@ -155,8 +156,8 @@ export class ExportsService {
         undefined,
         signal,
       );
-      const key = `exports/${row.room_id}/${id}.gpkg`;
-      const bytes = await this.files.blobs.putFile(key, file);
+      const key = blobKeys.exportArtifact(row.room_id, id);
+      const bytes = await this.files.putUnrecorded(key, file);
       await this.jobs.update(id, { status: 'complete', bytes, artifact_key: key, finished_at: Date.now() });
       for (const old of (await this.jobs.completeOfRoom(row.room_id)).slice(ARTIFACTS_PER_ROOM)) await this.expire(old);
     } catch (error) {

@@ -22,6 +22,7 @@ import { presentComment, presentReply } from '../comments/comments.presenter.js'
 import { Comment, Reply } from '../comments/comments.schemas.js';
 import { presentDrawing } from '../drawings/drawings.presenter.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { cleanPhoto } from '../markers/marker-images.js';
 import { presentMarker } from '../markers/markers.presenter.js';
@@ -144,7 +145,7 @@ export class RestoredContent {
 
   async addIcon(row: Row, file: { data: Buffer; contentType: string; ext: string }) {
     const id = newId('icon-api');
-    const key = `icons/${this.roomId}/${id}.${file.ext}`;
+    const key = blobKeys.icon(this.roomId, id, file.ext);
     await this.files.store([
       { roomId: this.roomId, key, kind: 'marker-icon', contentType: file.contentType, data: file.data },
     ]);
@@ -176,7 +177,10 @@ export class RestoredContent {
     this.countOne();
     const jpeg = await cleanPhoto(data, row.kind === 'marker-thumbnail');
     if (!jpeg) return;
-    const key = `markers/${this.roomId}/${randomUUID()}${row.kind === 'marker-thumbnail' ? '_thumb' : ''}.jpg`;
+    const key = (row.kind === 'marker-thumbnail' ? blobKeys.markerThumbnail : blobKeys.markerImage)(
+      this.roomId,
+      randomUUID(),
+    );
     const meta = imageMeta(row.meta);
     await this.files.store([
       {

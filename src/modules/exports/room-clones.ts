@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { Type, type Static } from 'typebox';
 import { actorOf, type Actor, type Caller } from '../../auth/access.js';
 import type { SessionKeys } from '../../auth/sessions.js';
@@ -172,9 +171,8 @@ export class RoomClones {
     const files = this.sources.files;
     for (const icon of manifest.icons) {
       const row = await this.sources.icons.find(sourceRoomId, icon.iconId);
-      const found = row && (await files.blobs.get(row.file_key));
-      if (!row || !found) continue;
-      const data = await buffer(found.stream);
+      const data = row && (await files.read(row.file_key));
+      if (!row || !data) continue;
       await content.addIcon(
         { ...row, name: icon.name ?? row.name, size: icon.size ?? row.size },
         { data, contentType: row.content_type, ext: row.content_type === 'image/png' ? 'png' : 'svg' },
@@ -185,9 +183,9 @@ export class RoomClones {
     );
     for (const key of keys) {
       const stored = await files.find(sourceRoomId, key);
-      const found = stored && (await files.blobs.get(key));
-      if (!stored || !found) continue;
-      await content.addImage({ key, kind: stored.kind, meta: stored.meta }, await buffer(found.stream));
+      const data = stored && (await files.read(key));
+      if (!stored || !data) continue;
+      await content.addImage({ key, kind: stored.kind, meta: stored.meta }, data);
     }
   }
 
@@ -243,7 +241,7 @@ export class RoomClones {
       const sourceKey =
         row?.kind === 'raster' ? (JSON.parse(row.raster ?? '{}') as { sourceKey?: string }).sourceKey : undefined;
       if (!row || !sourceKey) continue;
-      const local = await this.sources.files.blobs.localFile(sourceKey);
+      const local = await this.sources.files.localFile(sourceKey);
       const copy = path.join(folder, `${newId('raster')}.tif`);
       try {
         await copyFile(local.path, copy);

@@ -126,7 +126,7 @@ export class RoomExporter {
   }
 
   private async localFile(key: string, releases: (() => Promise<void>)[]): Promise<string> {
-    const local = await this.sources.files.blobs.localFile(key);
+    const local = await this.sources.files.localFile(key);
     releases.push(() => local.release());
     return local.path;
   }

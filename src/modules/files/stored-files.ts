@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { quotaExceeded } from '../../errors.js';
-import type { BlobStore } from '../../infra/blob-store.js';
+import type { BlobStore, ByteRange } from '../../infra/blob-store.js';
+import { blobKeys } from './blob-keys.js';
 
 export type NewFile = {
   roomId: string;
@@ -14,16 +15,69 @@ export type NewFile = {
 
 const sizeOf = (file: NewFile) => ('data' in file ? file.data.length : file.bytes);
 
+/** Reads `length` bytes from `offset` of one stored file (fewer at its end): random access for tiles. */
+export type RangeReader = (offset: number, length: number) => Promise<Buffer>;
+
 /**
  * Every file a room stores, with its size, so that the room owner's quota covers all of
  * them. Files are written to the blob store first and recorded after; removal is the reverse.
+ * The modules' only way to the blob store; keys come from blob-keys.ts.
  */
 export class StoredFiles {
   constructor(
     private readonly db: Db,
-    readonly blobs: BlobStore,
+    private readonly blobs: BlobStore,
     private readonly quotaBytes: number,
   ) {}
+
+  /**
+   * Moves a local file into the store without recording it: a queued import, a chunk or an
+   * export artifact, which their own rows account for. Returns the size.
+   */
+  putUnrecorded(key: string, file: string): Promise<number> {
+    return this.blobs.putFile(key, file);
+  }
+
+  /** The stored file as a stream (or a range of it), or null when there is none. */
+  get(key: string, range?: ByteRange) {
+    return this.blobs.get(key, range);
+  }
+
+  /** The bytes of a small stored file (an icon, a photo), or null when there is none. */
+  read(key: string): Promise<Buffer | null> {
+    return this.blobs.read(key);
+  }
+
+  /** Random access to a stored file, block by block, never the whole file (raster tiles). */
+  rangeReader(key: string): RangeReader {
+    return async (offset, length) => {
+      const bytes = await this.blobs.read(key, { start: offset, end: offset + length - 1 });
+      if (!bytes) throw new Error(`The stored file ${key} is missing`);
+      return bytes;
+    };
+  }
+
+  /**
+   * The stored file as a local path, for GDAL only (ingest, export, clone, import): on object
+   * storage this downloads the whole file. Call `release` when done.
+   */
+  localFile(key: string) {
+    return this.blobs.localFile(key);
+  }
+
+  /** Deletes the bytes of files that are not recorded (or no longer): see `putUnrecorded` and `uncount`. */
+  async discard(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.blobs.delete(key)));
+  }
+
+  /**
+   * Deletes the bytes of a deleted room: its recorded files (`keys`, read before its rows
+   * went) and the folders of its unrecorded ones.
+   */
+  async discardRoom(roomId: string, keys: string[]): Promise<void> {
+    await this.discard(keys);
+    for (const folder of blobKeys.unlistedFoldersOf(roomId)) await this.blobs.deletePrefix(folder);
+  }
 
   /**
    * Bytes stored in all rooms owned by the owner of `roomId`: files, vector layers' feature
@@ -98,7 +152,7 @@ export class StoredFiles {
       .executeTakeFirst();
   }
 
-  /** Deletes the bytes of every file of a room (call after the room's rows are gone). */
+  /** The keys of every file of a room (read before its rows go, for `discardRoom`). */
   async keysOfRoom(roomId: string): Promise<string[]> {
     const rows = await this.db.selectFrom('stored_files').select('key').where('room_id', '=', roomId).execute();
     return rows.map((r) => r.key);

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { actorOf, type Caller } from '../../auth/access.js';
 import { badRequest, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import { presentIcon } from './icons.presenter.js';
@@ -38,7 +39,7 @@ export class IconsService {
   async create(roomId: string, caller: Caller, input: NewIcon): Promise<{ iconId: string }> {
     const { data, contentType, ext } = await prepare(input.file);
     const iconId = newId('icon-api');
-    const key = `icons/${roomId}/${iconId}.${ext}`;
+    const key = blobKeys.icon(roomId, iconId, ext);
     await this.files.store([{ roomId, key, kind: 'marker-icon', contentType, data }]);
     const row: IconRow = {
       id: iconId,
@@ -82,7 +83,7 @@ export class IconsService {
   /** The icon's file; 404 when the room has no such icon. */
   async open(roomId: string, iconId: string) {
     const row = await this.icons.find(roomId, iconId);
-    const file = row && (await this.files.blobs.get(row.file_key));
+    const file = row && (await this.files.get(row.file_key));
     if (!row || !file) throw notFound('Icon');
     return { ...file, contentType: row.content_type };
   }

@@ -7,6 +7,7 @@ import type { RoomRow } from '../../db/tables.js';
 import { badRequest, invalidField, notFound } from '../../errors.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Uploads } from './uploads.js';
 import type { UploadFields } from './uploads.schemas.js';
@@ -64,8 +65,8 @@ export class ChunkedUploads {
     if (bytes > CHUNKED_MAX_BYTES)
       throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
     await this.files.assertRoomFor(room.id, chunk.bytes - Number(replaced?.bytes ?? 0));
-    const fileKey = `chunks/${room.id}/${uploadId}/${chunkIndex}-${newId('part')}`;
-    await this.files.blobs.putFile(fileKey, chunk.path);
+    const fileKey = blobKeys.uploadChunk(room.id, uploadId, chunkIndex, newId('part'));
+    await this.files.putUnrecorded(fileKey, chunk.path);
     await this.chunkRows.put({
       room_id: room.id,
       upload_id: uploadId,
@@ -76,7 +77,7 @@ export class ChunkedUploads {
       bytes: chunk.bytes,
       created_at: Date.now(),
     });
-    if (replaced) await this.files.blobs.delete(replaced.file_key);
+    if (replaced) await this.files.discard([replaced.file_key]);
     return { uploadId, chunkIndex, received: held.length + (replaced ? 0 : 1) };
   }
 
@@ -103,7 +104,7 @@ export class ChunkedUploads {
     try {
       // One write stream per chunk, appending: each closes its descriptor when its pipeline ends or fails.
       for (let i = 0; i < total; i++) {
-        const part = await this.files.blobs.get(byIndex.get(i)!.file_key);
+        const part = await this.files.get(byIndex.get(i)!.file_key);
         if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
         await pipeline(part.stream, createWriteStream(assembled, { flags: i === 0 ? 'w' : 'a' }));
       }
@@ -130,6 +131,6 @@ export class ChunkedUploads {
   private async forget(roomId: string, uploadId: string) {
     const held = await this.chunkRows.list(roomId, uploadId);
     await this.chunkRows.delete(roomId, uploadId);
-    await Promise.all(held.map((c) => this.files.blobs.delete(c.file_key)));
+    await this.files.discard(held.map((c) => c.file_key));
   }
 }

@@ -5,6 +5,7 @@ import type { RoomRow } from '../../db/tables.js';
 import { invalidField } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
 import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
@@ -92,10 +93,7 @@ export class Uploads {
     // A file that is refused is refused now, not in a job.
     await ingest.check(await this.stepFor(source), source, meta);
     const jobId = newId('job');
-    const fileKey = `uploads/${room.id}/${jobId}${path
-      .extname(source.fileName)
-      .toLowerCase()
-      .replace(/[^.a-z0-9]/g, '')}`;
+    const fileKey = blobKeys.queuedUpload(room.id, jobId, source.fileName);
     // Counted against the quota while it waits, so that queued files cannot pile up past it.
     await files.store([
       {
@@ -135,7 +133,7 @@ export class Uploads {
     const { fileKey, fileName, ...meta } = job.payload;
     // From here on the layers, markers or raster files the job stores count instead.
     await files.uncount(job.roomId, fileKey);
-    const local = await files.blobs.localFile(fileKey);
+    const local = await files.localFile(fileKey);
     const source = { path: local.path, fileName };
     const progress = {
       signal: job.signal,
@@ -146,7 +144,7 @@ export class Uploads {
       const checked = await ingest.check(step, source, meta);
       const target = { roomId: job.roomId, actor: job.actor, stageId: job.id };
       const { done } = await ingest.run(step, target, checked, meta, progress);
-      await files.blobs.delete(fileKey);
+      await files.discard([fileKey]);
       return done;
     } catch (error) {
       if (job.signal.aborted) throw error;
@@ -164,7 +162,7 @@ export class Uploads {
     await steps.vector.undo(job.id);
     await steps.raster.undo(job.id);
     await files.uncount(job.roomId, payload.fileKey);
-    await files.blobs.delete(payload.fileKey);
+    await files.discard([payload.fileKey]);
   }
 }
 

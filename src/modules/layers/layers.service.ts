@@ -14,6 +14,7 @@ import type { ChunkSummary } from '../../geo/layer-rows.js';
 import { isValidTile, tileBbox, type Bbox } from '../../geo/tile-math.js';
 import { encodeTile, TILE_BUFFER_FRACTION } from '../../geo/tiles.js';
 import { newId } from '../../ids.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { Ingest } from '../ingest/ingest.js';
@@ -115,7 +116,7 @@ export class LayersService {
           : ({ type: 'layer.deleted', objectType: 'layer' } as const);
       return { result: row, changes: [{ ...change, objectId: layerId, data: null }] };
     });
-    await this.options.files.removeUnder(room.id, `layers/${room.id}/${removed.id}/`);
+    await this.options.files.removeUnder(room.id, blobKeys.layerFolder(room.id, removed.id));
     return { success: true, layerId };
   }
 

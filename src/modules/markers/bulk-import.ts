@@ -9,6 +9,7 @@ import { readFeatures } from '../../geo-engine/geojson-stream.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
 import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { IconsRepository } from '../icons/icons.repository.js';
@@ -59,8 +60,8 @@ export class BulkImport {
   async start(room: RoomRow, caller: Caller, file: UploadedFile) {
     await this.files.assertRoomFor(room.id, file.bytes);
     const jobId = newId('bulk-import');
-    const fileKey = `imports/${room.id}/${jobId}.geojson`;
-    await this.files.blobs.putFile(fileKey, file.path);
+    const fileKey = blobKeys.bulkImport(room.id, jobId);
+    await this.files.putUnrecorded(fileKey, file.path);
     await this.imports.enqueue({ id: jobId, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
     return { jobId };
   }
@@ -81,7 +82,7 @@ export class BulkImport {
           ],
         };
       });
-      await this.files.blobs.delete(fileKey);
+      await this.files.discard([fileKey]);
       return { message: `Imported ${count} marker${count === 1 ? '' : 's'}`, result: { markersCreated: count } };
     } catch (error) {
       if (job.signal.aborted) throw error; // resumed at the next start
@@ -95,7 +96,7 @@ export class BulkImport {
   private async undo(jobId: string, fileKey: string) {
     await this.markers.deleteImported(this.db, jobId);
     await this.staged.end(jobId);
-    await this.files.blobs.delete(fileKey);
+    await this.files.discard([fileKey]);
   }
 
   /**
@@ -145,7 +146,7 @@ export class BulkImport {
 
   /** The file's markers, reporting progress by the share of the file read. */
   private async *features(job: JobContext<Payload>, fileKey: string) {
-    const stored = await this.files.blobs.get(fileKey);
+    const stored = await this.files.get(fileKey);
     if (!stored) throw new JobFailure('The uploaded file is no longer available; upload it again');
     let bytes = 0;
     const counted = new PassThrough();

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import { badRequest } from '../../errors.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { MarkersRepository } from './markers.repository.js';
 import type { ImageMeta } from './markers.schemas.js';
@@ -14,9 +15,6 @@ const THUMBNAIL_PX = 512;
 const MADE_THUMBNAIL_PX = 256;
 /** sharp's metadata().format values accepted: JPEG, PNG, WebP, and HEIF (HEIC and AVIF). */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif']);
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-/** The only key shapes the image route serves, checked against the route's room. */
-const KEY_IN_ROOM = new RegExp(`^markers/([A-Za-z0-9_-]{10})/${UUID}(?:_thumb)?\\.jpg$`);
 
 export interface UploadedImage {
   imageKey: string;
@@ -77,8 +75,8 @@ export class MarkerImages {
       : await reencode('image', imageJpeg, MADE_THUMBNAIL_PX);
     const exif = provenance(exifBlock);
     const id = randomUUID();
-    const imageKey = `markers/${roomId}/${id}.jpg`;
-    const thumbnailKey = `markers/${roomId}/${id}_thumb.jpg`;
+    const imageKey = blobKeys.markerImage(roomId, id);
+    const thumbnailKey = blobKeys.markerThumbnail(roomId, id);
     await this.files.store([
       { roomId, key: imageKey, kind: 'marker-image', contentType: 'image/jpeg', data: imageJpeg, meta: exif },
       { roomId, key: thumbnailKey, kind: 'marker-thumbnail', contentType: 'image/jpeg', data: thumbnailJpeg },
@@ -91,11 +89,10 @@ export class MarkerImages {
    * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored.
    */
   async open(roomId: string, key: string): Promise<{ stream: Readable; bytes: number } | null> {
-    const match = KEY_IN_ROOM.exec(key);
-    if (!match || match[1] !== roomId) return null;
+    if (!blobKeys.isMarkerPhotoOf(roomId, key)) return null;
     const row = await this.files.find(roomId, key);
     if (!row || (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail')) return null;
-    return this.files.blobs.get(key);
+    return this.files.get(key);
   }
 }
 

@@ -1,3 +1,4 @@
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { contentOf, type ContentTable } from '../rooms/room-content.js';
 import type { RastersRepository } from './rasters.repository.js';
@@ -7,4 +8,4 @@ import type { RastersRepository } from './rasters.repository.js';
  * deletion): their rows go in the clear's transaction, their files after the commit.
  */
 export const rasterContent = (rasters: RastersRepository, files: StoredFiles): ContentTable =>
-  contentOf('rasterLayers', rasters, (roomId) => files.removeUnder(roomId, `layers/${roomId}/`));
+  contentOf('rasterLayers', rasters, (roomId) => files.removeUnder(roomId, blobKeys.layersOfRoom(roomId)));

@@ -10,15 +10,13 @@ import { inspectRaster } from '../../geo-engine/raster-inspect.js';
 import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
 import { displayProblems } from './raster-display.js';
 import { newId } from '../../ids.js';
+import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { rasterRefusalOf } from '../ingest/geo-failures.js';
 import type { IngestMeta, IngestProgress, IngestStep, SourceFile, StagedIngest } from '../ingest/ingest.js';
 import { presentRasterLayer, type RasterFactsColumn } from './rasters.presenter.js';
 import type { RasterRow, RastersRepository } from './rasters.repository.js';
 import { refuseProblems } from './rasters.service.js';
-
-/** The folder of a raster layer's files in the blob store (what layer deletion removes). */
-export const rasterFolder = (roomId: string, layerId: string) => `layers/${roomId}/${layerId}/`;
 
 export interface RasterIngestOptions {
   db: Db;
@@ -138,7 +136,6 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
     stageId: string,
   ) {
     const id = newId('layer');
-    const folder = rasterFolder(roomId, id);
     const sourceBytes = (await stat(source.path)).size;
     const facts: RasterFactsColumn & Record<string, unknown> = {
       width: raster.width,
@@ -152,7 +149,7 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
       stats: raster.stats,
       minZoom: raster.minZoom,
       maxZoom: raster.maxZoom,
-      sourceKey: `${folder}source.tif`,
+      sourceKey: blobKeys.rasterSource(roomId, id),
       sizeBytes: sourceBytes + raster.sizeBytes,
     };
     const now = Date.now();
@@ -173,7 +170,7 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
       // The files are stored files, which the quota counts; counting them here too would be twice.
       size_bytes: 0,
       raster: JSON.stringify(facts),
-      file_key: `${folder}tiles.tif`,
+      file_key: blobKeys.rasterTiles(roomId, id),
       job_id: stageId,
       fields: null,
       created_by: actor.id,
@@ -192,12 +189,8 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
   /** Removes what a run under `stageId` wrote (never visible): its raster rows and their files. */
   async undo(stageId: string): Promise<void> {
     for (const row of await this.rasters.byJob(stageId)) {
-      if (row.file_key) {
-        const local = await this.files.blobs.localFile(row.file_key);
-        await this.options.tiles.forget(local.path);
-        await local.release();
-      }
-      await this.files.removeUnder(row.room_id, rasterFolder(row.room_id, row.id));
+      if (row.file_key) await this.options.tiles.forget(row.file_key);
+      await this.files.removeUnder(row.room_id, blobKeys.layerFolder(row.room_id, row.id));
       await this.rasters.deleteRow(this.db, row.id);
     }
     await this.options.staged.end(stageId);

@@ -6,6 +6,7 @@ import { COLORMAP_NAMES, colormapStops } from '../../geo/raster/colormaps.js';
 import { applyDisplay, resolveDisplay, type RasterDisplay, type RasterFacts } from '../../geo/raster/display.js';
 import type { GeoLimits } from '../../config.js';
 import { sourceValuesAt } from '../../geo-engine/raster-point.js';
+import type { TileableSource } from '../../geo-engine/raster-reader.js';
 import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
 import { isValidTile } from '../../geo/tile-math.js';
 import { displayProblems } from './raster-display.js';
@@ -89,13 +90,9 @@ export class RastersService {
     const row = await this.raster(roomId, layerId);
     const etag = `"${createHash('sha256').update(`${row.file_key}|${row.display}`).digest('base64url').slice(0, 22)}"`;
     if (ifNoneMatch && matches(ifNoneMatch, etag)) return { etag, notModified: true };
-    const local = await this.files.blobs.localFile(row.file_key!);
-    try {
-      const png = await this.tiles.renderTile(local.path, z, x, y, resolveDisplay(rasterDisplayOf(row), factsOf(row)));
-      return { etag, notModified: false, png: png ?? (await this.tiles.transparentTile()), empty: png === null };
-    } finally {
-      await local.release();
-    }
+    const display = resolveDisplay(rasterDisplayOf(row), factsOf(row));
+    const png = await this.tiles.renderTile(this.tileable(row), z, x, y, display);
+    return { etag, notModified: false, png: png ?? (await this.tiles.transparentTile()), empty: png === null };
   }
 
   /**
@@ -113,7 +110,7 @@ export class RastersService {
       sourceDataType: facts.sourceDataType ?? facts.dataType,
       crsAssumed: facts.crsAssumed ?? false,
     };
-    const local = await this.files.blobs.localFile(facts.sourceKey);
+    const local = await this.files.localFile(facts.sourceKey);
     try {
       const hidden = rasterDisplayOf(row).nodata ?? null;
       return { lon, lat, values: await sourceValuesAt(local.path, lon, lat, source, hidden, this.geo.quick) };
@@ -127,6 +124,11 @@ export class RastersService {
     return {
       colormaps: COLORMAP_NAMES.map((name) => ({ name, reversedName: `${name}_r`, stops: colormapStops(name, 9)! })),
     };
+  }
+
+  /** The raster's tileable file, read by byte ranges from the blob store (never the whole file). */
+  private tileable(row: RasterRow): TileableSource {
+    return { key: row.file_key!, read: this.files.rangeReader(row.file_key!) };
   }
 
   /** A raster layer of the room, or 404. */

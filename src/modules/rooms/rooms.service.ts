@@ -186,9 +186,7 @@ export class RoomsService {
     await this.content.afterClear(room.id);
     this.access.forgetRoom(room.id);
     this.access.forgetTokens();
-    await Promise.all(keys.map((key) => this.files.blobs.delete(key)));
-    for (const folder of ['imports', 'uploads', 'chunks', 'exports'])
-      await this.files.blobs.deletePrefix(`${folder}/${room.id}`);
+    await this.files.discardRoom(room.id, keys);
     return { success: true };
   }
 
