@@ -23,7 +23,7 @@ import { acceptMultipart, UploadReceiver } from './http/uploads.js';
 import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
-import { FileBlobStore } from './infra/blob-store.js';
+import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
@@ -108,6 +108,8 @@ export interface BuildOptions {
   mailer?: Mailer;
   /** Jobs run at once (1; tests use 0 to see what a job waiting in the queue holds). */
   jobWorkers?: number;
+  /** Wraps the blob store (tests count what is read through it). */
+  wrapBlobStore?: (store: BlobStore) => BlobStore;
 }
 
 /** Fastify with the service's plumbing: validation, errors, body parsing, OpenAPI, plugins. */
@@ -155,7 +157,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await database.close();
   });
   const writePath = new WritePath(db, live);
-  const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const disk = new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobs = options.wrapBlobStore?.(disk) ?? disk;
   const uploads = new UploadReceiver(tmpDirOf(config));
   // What a crash left half-written or half-received.
   await Promise.all([blobs.clean(), uploads.clean()]);

@@ -45,5 +45,5 @@ export const blobKeys = {
    * The folders of a room's files that stored_files may not list (queued imports and uploads,
    * chunks, export artifacts), which deleting the room removes as folders.
    */
-  unlistedFoldersOf: (roomId: string) => ['imports', 'uploads', 'chunks', 'exports'].map((f) => `${f}/${roomId}`),
+  unlistedFoldersOf: (roomId: string) => ['imports', 'uploads', 'chunks', 'exports'].map((f) => `${f}/${roomId}/`),
 };

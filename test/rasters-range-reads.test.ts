@@ -1,0 +1,99 @@
+/**
+ * Raster tiles read the stored tileable file by byte ranges through the blob store: a tile of
+ * a raster of many blocks reads a small part of the file, never the whole file, and never
+ * asks for a local copy (which on object storage downloads the whole file).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { BlobStore, ByteRange } from '../src/infra/blob-store.js';
+import { scaffold, type TestApp, type Users } from './helpers.js';
+import { tileAt } from './raster-fixtures.js';
+import { fetchTile, makeUploadFixtures, newRaster, type RasterLayer } from './support/rasters.js';
+
+/** The blob store with a record of what was read through it. */
+class CountingStore {
+  /** Bytes read by range, per key. */
+  readonly ranges = new Map<string, number>();
+  /** Keys read whole (get without a range, read without a range) or asked for as a local file. */
+  readonly whole: string[] = [];
+
+  constructor(private readonly inner: BlobStore) {}
+
+  reset() {
+    this.ranges.clear();
+    this.whole.length = 0;
+  }
+
+  wrap(): BlobStore {
+    const inner = this.inner;
+    return {
+      put: (key, data) => inner.put(key, data),
+      putFile: (key, file) => inner.putFile(key, file),
+      get: (key, range) => {
+        if (!range) this.whole.push(`get ${key}`);
+        return inner.get(key, range);
+      },
+      read: async (key: string, range?: ByteRange) => {
+        const bytes = await inner.read(key, range);
+        if (!range) this.whole.push(`read ${key}`);
+        else this.ranges.set(key, (this.ranges.get(key) ?? 0) + (bytes?.length ?? 0));
+        return bytes;
+      },
+      size: (key) => inner.size(key),
+      delete: (key) => inner.delete(key),
+      deletePrefix: (prefix) => inner.deletePrefix(prefix),
+      clean: () => inner.clean(),
+      localFile: (key) => {
+        this.whole.push(`localFile ${key}`);
+        return inner.localFile(key);
+      },
+    };
+  }
+
+  sizeOf(key: string) {
+    return this.inner.size(key);
+  }
+}
+
+let t: TestApp;
+let users: Users;
+let room: string;
+let counting: CountingStore;
+let fixtures: ReturnType<typeof makeUploadFixtures>;
+
+before(async () => {
+  fixtures = makeUploadFixtures();
+  ({ t, users, room } = await scaffold({
+    build: {
+      wrapBlobStore: (store) => {
+        counting = new CountingStore(store);
+        return counting.wrap();
+      },
+    },
+  }));
+});
+after(async () => {
+  if (t) await t.close();
+  fixtures?.remove();
+});
+
+test('a tile reads a small part of a large raster by ranges: no whole file, no local copy', async () => {
+  const layer: RasterLayer = await newRaster(t.app, room, users.owner.token, fixtures.file('big-2056.tif'));
+  const [lon, lat] = [(layer.bbox[0]! + layer.bbox[2]!) / 2, (layer.bbox[1]! + layer.bbox[3]!) / 2];
+  const z = layer.maxZoom;
+  const { x, y } = tileAt(lon, lat, z);
+
+  counting.reset();
+  await fetchTile(t.app, room, layer.id, z, x, y, users.owner.token);
+  assert.deepEqual(counting.whole, [], 'nothing read whole');
+  assert.equal(counting.ranges.size, 1, 'one file read');
+  const [[key, first]] = [...counting.ranges];
+  const size = (await counting.sizeOf(key!))!;
+  assert.ok(first! < size / 10, `the first tile read ${first} of ${size} bytes`);
+
+  counting.reset();
+  await fetchTile(t.app, room, layer.id, z, x + 1, y, users.owner.token);
+  const next = counting.ranges.get(key!) ?? 0;
+  assert.ok(next > 0 && next < first!, `the next tile read ${next} bytes: its block only, the file is open`);
+  assert.deepEqual(counting.whole, []);
+});
