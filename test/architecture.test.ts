@@ -262,3 +262,25 @@ test("the room's components ask the service only through the model and room/acti
   assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/members.ts'), 'utf8')));
   assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/layer-upload.ts'), 'utf8')));
 });
+
+test('the blob store is sealed: only the files module reaches it, and only blob-keys.ts spells its keys', () => {
+  const store = path.join(SRC, 'infra', 'blob-store.ts');
+  const filesModule = path.join(SRC, 'modules', 'files');
+  const reaching = files
+    .filter((file) => importsOf(file).includes(store))
+    .filter((file) => !file.startsWith(filesModule + path.sep) && partOf(file) !== 'root' && partOf(file) !== 'infra');
+  assert.deepEqual(
+    reaching.map((f) => path.relative(SRC, f)),
+    [],
+  );
+  // A key is built as a template: `markers/${roomId}/...`; the documentation's `markers/<roomId>/` is not one.
+  const keyTemplate = /[`'"](?:markers|icons|layers|exports|imports|uploads|chunks|rooms)\/\$\{/;
+  const spelling = files.filter(
+    (file) => file !== path.join(filesModule, 'blob-keys.ts') && keyTemplate.test(readFileSync(file, 'utf8')),
+  );
+  assert.deepEqual(
+    spelling.map((f) => path.relative(SRC, f)),
+    [],
+  );
+  assert.ok(keyTemplate.test(readFileSync(path.join(filesModule, 'blob-keys.ts'), 'utf8')), 'the pattern finds keys');
+});
