@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { BlobStore, ByteRange } from '../src/infra/blob-store.js';
+import type { BlobStore } from '../src/infra/blob-store.js';
 import { scaffold, type TestApp, type Users } from './helpers.js';
 import { tileAt } from './raster-fixtures.js';
+import { overriding } from './support/blobs.js';
 import { fetchTile, makeUploadFixtures, newRaster, type RasterLayer } from './support/rasters.js';
 
 /** The blob store with a record of what was read through it. */
@@ -26,28 +27,22 @@ class CountingStore {
 
   wrap(): BlobStore {
     const inner = this.inner;
-    return {
-      put: (key, data) => inner.put(key, data),
-      putFile: (key, file) => inner.putFile(key, file),
+    return overriding(inner, {
       get: (key, range) => {
         if (!range) this.whole.push(`get ${key}`);
         return inner.get(key, range);
       },
-      read: async (key: string, range?: ByteRange) => {
+      read: async (key, range) => {
         const bytes = await inner.read(key, range);
         if (!range) this.whole.push(`read ${key}`);
         else this.ranges.set(key, (this.ranges.get(key) ?? 0) + (bytes?.length ?? 0));
         return bytes;
       },
-      size: (key) => inner.size(key),
-      delete: (key) => inner.delete(key),
-      deletePrefix: (prefix) => inner.deletePrefix(prefix),
-      clean: () => inner.clean(),
       localFile: (key) => {
         this.whole.push(`localFile ${key}`);
         return inner.localFile(key);
       },
-    };
+    });
   }
 
   sizeOf(key: string) {
