@@ -39,10 +39,10 @@ export interface BlobStore {
   clean(): Promise<void>;
   /**
    * The stored file as a local file, for tools that need a path: on disk, the file itself; a
-   * remote store downloads it, so this costs the whole file. Only GDAL's work on whole files
-   * may ask for it: ingesting an upload, exporting a room, cloning or importing rasters. Per
-   * request reads (tiles, photos, icons) use `get` or `read`. Rejects when there is no such
-   * file; call `release` when done with it.
+   * remote store downloads it, so this costs the whole file. Only GDAL's work may ask for it:
+   * ingesting an upload, exporting a room, cloning or importing rasters, and the raster point
+   * query (gdallocationinfo on the source file). Other reads (tiles, photos, icons) use `get`
+   * or `read`. Rejects when there is no such file; call `release` when done with it.
    */
   localFile(key: string): Promise<{ path: string; release(): Promise<void> }>;
 }

@@ -58,8 +58,8 @@ export class StoredFiles {
   }
 
   /**
-   * The stored file as a local path, for GDAL only (ingest, export, clone, import): on object
-   * storage this downloads the whole file. Call `release` when done.
+   * The stored file as a local path, for GDAL only (ingest, export, clone, import, the raster
+   * point query): on object storage this downloads the whole file. Call `release` when done.
    */
   localFile(key: string) {
     return this.blobs.localFile(key);
