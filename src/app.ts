@@ -27,9 +27,11 @@ import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
+import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
+import { drawingsExchange } from './modules/drawings/drawings.exchange.js';
 import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
 import { DrawingsService } from './modules/drawings/drawings.service.js';
 import { StoredFiles } from './modules/files/stored-files.js';
@@ -38,6 +40,7 @@ import { HistoryRepository } from './modules/history/history.repository.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { HistoryService } from './modules/history/history.service.js';
 import { WritePath } from './modules/history/write-path.js';
+import { iconsExchange } from './modules/icons/icons.exchange.js';
 import { IconsRepository } from './modules/icons/icons.repository.js';
 import { iconsRoutes } from './modules/icons/icons.routes.js';
 import { IconsService } from './modules/icons/icons.service.js';
@@ -57,6 +60,7 @@ import { uploadsRoutes } from './modules/ingest/uploads.routes.js';
 import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
 import { layerContent } from './modules/layers/layer-content.js';
 import { LayerIngest } from './modules/layers/layer-ingest.js';
+import { layersExchange } from './modules/layers/layers.exchange.js';
 import { LayersRepository } from './modules/layers/layers.repository.js';
 import { layersRoutes } from './modules/layers/layers.routes.js';
 import { styleCheck } from './modules/layers/layers.schemas.js';
@@ -73,6 +77,7 @@ import { BulkImport } from './modules/markers/bulk-import.js';
 import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
 import { MarkerImages } from './modules/markers/marker-images.js';
 import { markerImagesRoutes } from './modules/markers/marker-images.routes.js';
+import { markerPhotosExchange, markersExchange } from './modules/markers/markers.exchange.js';
 import { MarkersRepository } from './modules/markers/markers.repository.js';
 import { markersRoutes } from './modules/markers/markers.routes.js';
 import { MarkersService } from './modules/markers/markers.service.js';
@@ -80,9 +85,11 @@ import { MembersRepository } from './modules/members/members.repository.js';
 import { membersRoutes } from './modules/members/members.routes.js';
 import { MembersService } from './modules/members/members.service.js';
 import { contentOf, RoomContent } from './modules/rooms/room-content.js';
+import { roomExchange } from './modules/rooms/rooms.exchange.js';
 import { RoomsRepository } from './modules/rooms/rooms.repository.js';
 import { roomsRoutes } from './modules/rooms/rooms.routes.js';
 import { RoomsService } from './modules/rooms/rooms.service.js';
+import { slidesExchange } from './modules/slides/slides.exchange.js';
 import { SlidesRepository } from './modules/slides/slides.repository.js';
 import { slidesRoutes } from './modules/slides/slides.routes.js';
 import { SlidesService } from './modules/slides/slides.service.js';
@@ -305,17 +312,33 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ),
   });
 
-  // Export, import and clone of whole rooms.
-  const exporter = new RoomExporter(
-    { db, rooms, markers, drawings, comments, slides, icons, layers, files },
-    ingestDatabase,
+  // Export, import and clone of whole rooms. Each domain's exchange declares its table of the
+  // file and how it is restored; this list, in the file's order, is the only place naming them.
+  const exchanges = [
+    roomExchange(rooms),
+    layersExchange(layers),
+    commentsExchange(db, comments),
+    repliesExchange(comments, new RoomTable(db, 'comment_replies')),
+    slidesExchange(slides),
+    iconsExchange(icons),
+    markerPhotosExchange(files),
+    markersExchange(db, markers),
+    drawingsExchange(db, drawings),
+  ];
+  const exporter = new RoomExporter({ exchanges, files }, ingestDatabase, tmpDirOf(config), geo);
+  const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
+  const roomImport = new RoomImport(
+    files,
+    staged,
+    layerIngest,
+    rasterIngest,
+    writePath,
     tmpDirOf(config),
     geo,
+    exchanges,
   );
-  const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
-  const roomImport = new RoomImport(files, staged, layerIngest, rasterIngest, writePath, tmpDirOf(config), geo);
   const clones = new RoomClones(
-    { db, rooms, markers, drawings, comments, slides, icons, layers, files },
+    { exchanges, files, rooms, layers },
     sessions,
     exporter,
     layerIngest,

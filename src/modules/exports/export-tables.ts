@@ -1,181 +1,22 @@
-import type { GpkgColumn, GpkgColumnType, SqlValue } from '../../geo-engine/gpkg-writer.js';
-import type { Tables } from '../../db/tables.js';
+import type { SqlValue } from '../../geo-engine/gpkg-writer.js';
+import type { ExportColumn } from '../exchange/exchange.js';
 
 /**
- * The tables of a room export, described once: the export writes them from database rows,
- * the import reads them back into rows. Each is the database table's columns (room and job
- * columns left out), with times as ISO 8601 text (DATETIME) instead of epoch milliseconds and
- * JSON kept as text. Markers and drawings are feature tables (their position or shape is the
- * geometry); the rest are attribute tables. Each vector layer is a feature table of its own,
- * named in `layers.table_name`.
+ * The tables of a room export that belong to no domain: what the file is, and the rasters'
+ * GeoTIFFs. The domains' tables are declared by their exchanges (exchange/exchange.ts): each
+ * is the database table's columns (room and job columns left out), with times as ISO 8601
+ * text (DATETIME) instead of epoch milliseconds and JSON kept as text. Markers and drawings
+ * are feature tables (their position or shape is the geometry); the rest are attribute
+ * tables. Each vector layer is a feature table of its own, named in `layers.table_name`.
  */
 
 /** What the export writes in `maproom_export`, so that an import knows its own files. */
 export const EXPORT_FORMAT = 'maproom-room-export';
 export const EXPORT_VERSION = 1;
 
-export interface ExportColumn extends GpkgColumn {
-  /** Epoch milliseconds in the database, ISO 8601 text in the file. */
-  time?: boolean;
-}
+export type { ExportColumn };
 
-export interface ContentSpec<T extends keyof Tables> {
-  source: T;
-  /** The table's name in the GeoPackage. */
-  table: string;
-  description: string;
-  columns: ExportColumn[];
-}
-
-const col = (name: string, type: GpkgColumnType = 'TEXT'): ExportColumn => ({ name, type });
-const time = (name: string): ExportColumn => ({ name, type: 'DATETIME', time: true });
-const authored = [col('created_by'), time('created_at'), time('updated_at')];
-
-export const MARKERS: ContentSpec<'markers'> = {
-  source: 'markers',
-  table: 'markers',
-  description: 'Markers (the position is the geometry)',
-  columns: [
-    col('id'),
-    col('title'),
-    col('description'),
-    col('color'),
-    col('tags'),
-    time('event_date'),
-    col('marker_icon_id'),
-    col('marker_icon_size', 'INTEGER'),
-    col('image_key'),
-    col('thumbnail_key'),
-    col('image_meta'),
-    col('embedded_media_url'),
-    col('media_size'),
-    ...authored,
-  ],
-};
-
-export const DRAWINGS: ContentSpec<'drawings'> = {
-  source: 'drawings',
-  table: 'drawings',
-  description: 'Drawn shapes',
-  columns: [col('id'), col('label'), col('style'), ...authored],
-};
-
-export const COMMENTS: ContentSpec<'comments'> = {
-  source: 'comments',
-  table: 'comments',
-  description: 'Comment threads on markers, drawings and layers',
-  columns: [
-    col('id'),
-    col('object_id'),
-    col('object_type'),
-    col('object_name'),
-    col('body'),
-    col('lat', 'REAL'),
-    col('lng', 'REAL'),
-    col('resolved', 'BOOLEAN'),
-    col('author_kind'),
-    col('author_id'),
-    time('created_at'),
-    time('updated_at'),
-  ],
-};
-
-export const REPLIES: ContentSpec<'comment_replies'> = {
-  source: 'comment_replies',
-  table: 'comment_replies',
-  description: 'Replies to comments',
-  columns: [col('id'), col('comment_id'), col('body'), col('author_kind'), col('author_id'), time('created_at')],
-};
-
-export const SLIDES: ContentSpec<'slides'> = {
-  source: 'slides',
-  table: 'slides',
-  description: 'The slides of the presentation, in order',
-  columns: [
-    col('id'),
-    col('position', 'INTEGER'),
-    col('title'),
-    col('body'),
-    col('view'),
-    col('base_layer'),
-    col('marker_ids'),
-    col('layer_ids'),
-    col('raster_layer_ids'),
-    col('drawing_ids'),
-    ...authored,
-  ],
-};
-
-/** Marker icons, with the file itself in `data`. */
-export const ICONS: ContentSpec<'marker_icons'> = {
-  source: 'marker_icons',
-  table: 'marker_icons',
-  description: 'Marker icons (SVG or PNG in data)',
-  columns: [
-    col('id'),
-    col('name'),
-    col('size', 'INTEGER'),
-    col('content_type'),
-    col('created_by'),
-    time('created_at'),
-    col('data', 'BLOB'),
-  ],
-};
-
-/** Marker photos and thumbnails, by the key markers name them with, with the file in `data`. */
-export const IMAGES: ContentSpec<'stored_files'> = {
-  source: 'stored_files',
-  table: 'marker_images',
-  description: 'Marker photos and thumbnails (JPEG in data)',
-  columns: [col('key'), col('kind'), col('content_type'), col('meta'), time('created_at'), col('data', 'BLOB')],
-};
-
-/** Vector layers and rasters: settings, styles, display and facts; `table_name` names a vector layer's feature table. */
-export const LAYERS: ContentSpec<'layers'> = {
-  source: 'layers',
-  table: 'layers',
-  description:
-    'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
-  columns: [
-    col('id'),
-    col('kind'),
-    col('table_name'),
-    col('tiles_table'),
-    col('name'),
-    col('description'),
-    col('style'),
-    col('display'),
-    col('geometry_type'),
-    col('feature_count', 'INTEGER'),
-    col('bbox'),
-    col('source_format'),
-    col('source_crs'),
-    col('raster'),
-    col('fields'),
-    ...authored,
-  ],
-};
-
-export const ROOM: ContentSpec<'rooms'> = {
-  source: 'rooms',
-  table: 'room',
-  description: "The room's settings",
-  columns: [
-    col('id'),
-    col('name'),
-    col('description'),
-    col('is_public', 'BOOLEAN'),
-    col('presentation_is_public', 'BOOLEAN'),
-    col('auto_zoom_enabled', 'BOOLEAN'),
-    col('default_view_lat', 'REAL'),
-    col('default_view_lng', 'REAL'),
-    col('default_view_zoom', 'REAL'),
-    col('default_theme'),
-    col('default_base_layer'),
-    col('timeline_settings'),
-    time('created_at'),
-  ],
-};
+const col = (name: string, type: ExportColumn['type'] = 'TEXT'): ExportColumn => ({ name, type });
 
 /** The original GeoTIFF of each raster (`include_tiffs`), in parts (SQLite caps a value at 1 GB). */
 export const RASTER_FILES = {
@@ -190,12 +31,8 @@ export const META = {
   columns: [col('key'), col('value')] as ExportColumn[],
 };
 
-/** Names a vector layer's table may not take. */
-export const RESERVED_TABLES = new Set(
-  [MARKERS, DRAWINGS, COMMENTS, REPLIES, SLIDES, ICONS, IMAGES, LAYERS, ROOM, RASTER_FILES, META].map(
-    (spec) => spec.table,
-  ),
-);
+/** Names a vector layer's table may not take (besides the domains' tables). */
+export const RESERVED_TABLES = new Set([RASTER_FILES.table, META.table]);
 
 /** A database value as the file stores it (times as ISO text). */
 export function toFileValue(column: ExportColumn, value: unknown): SqlValue {

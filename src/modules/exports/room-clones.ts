@@ -9,15 +9,14 @@ import type { RoomRow } from '../../db/tables.js';
 import { invalidGrant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { JobContext, JobQueue, JobType } from '../../infra/job-queue.js';
+import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { WritePath } from '../history/write-path.js';
-import { presentIcon } from '../icons/icons.presenter.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
+import type { LayersRepository } from '../layers/layers.repository.js';
 import { presentVectorLayer } from '../layers/layers.presenter.js';
-import { presentDrawing } from '../drawings/drawings.presenter.js';
-import { presentMarker } from '../markers/markers.presenter.js';
 import type { RasterIngest } from '../rasters/raster-ingest.js';
 import { presentRasterLayer } from '../rasters/rasters.presenter.js';
-import * as T from './export-tables.js';
+import type { RoomsRepository } from '../rooms/rooms.repository.js';
 import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
 import { EXPORT_LAYOUT, RestoredContent } from './restored-content.js';
 import type { RoomExporter, RoomSources } from './room-export.js';
@@ -27,6 +26,12 @@ import { Manifest } from './exports.schemas.js';
 const GRANT_LIFETIME_SECONDS = 24 * 3600;
 const Payload = Type.Object({ sourceRoomId: Type.String(), manifest: Manifest });
 type Payload = Static<typeof Payload>;
+
+/** What a clone reads: the domains' exchanges, and the source room and its layers. */
+export interface CloneSources extends RoomSources {
+  rooms: RoomsRepository;
+  layers: LayersRepository;
+}
 
 /**
  * Clones: `export-manifest` describes a room in small JSON (markers, icons, drawn shapes,
@@ -42,7 +47,7 @@ export class RoomClones {
   private readonly jobType: JobType<Payload>;
 
   constructor(
-    private readonly sources: RoomSources,
+    private readonly sources: CloneSources,
     private readonly keys: SessionKeys,
     private readonly exporter: RoomExporter,
     private readonly layers: LayerIngest,
@@ -61,21 +66,19 @@ export class RoomClones {
   }
 
   async manifest(room: RoomRow): Promise<Manifest> {
-    const s = this.sources;
-    const [markers, icons, drawings, layers] = await Promise.all([
-      s.markers.list(room.id),
-      s.icons.listForRoom(room.id),
-      s.drawings.list(room.id),
-      s.layers.list(room.id),
+    const cloned = this.sources.exchanges.filter((e) => e.clone);
+    const [lists, layers] = await Promise.all([
+      Promise.all(cloned.map(async (e) => (await e.rows(room.id)).map((row) => e.clone!.present(row)))),
+      this.sources.layers.list(room.id),
     ]);
     const { grant, expiresAt } = await this.keys.issueGrant(room, GRANT_LIFETIME_SECONDS);
-    return {
+    const manifest: Manifest = {
       sourceRoomId: room.id,
       grant,
       expiresAt,
-      markers: markers.map(presentMarker),
-      icons: icons.map(presentIcon),
-      drawings: drawings.map(presentDrawing),
+      markers: [],
+      icons: [],
+      drawings: [],
       layers: layers
         .filter((l) => l.kind === 'vector')
         .map((l) => ({ id: l.id, name: l.name, description: l.description, style: presentVectorLayer(l).style })),
@@ -83,6 +86,10 @@ export class RoomClones {
         .filter((l) => l.kind === 'raster')
         .map((l) => ({ id: l.id, name: l.name, description: l.description, display: presentRasterLayer(l).display })),
     };
+    cloned.forEach((e, i) => {
+      (manifest as Record<string, unknown>)[e.clone!.field] = lists[i];
+    });
+    return manifest;
   }
 
   /**
@@ -122,7 +129,7 @@ export class RoomClones {
     await this.staged.begin(job.id, target);
     const content = new RestoredContent(target, job.actor, this.sources.files);
     try {
-      await this.copyFiles(sourceRoomId, manifest, content);
+      await this.copyObjects(sourceRoomId, manifest, content);
       const total = manifest.layers.length + manifest.rasterLayers.length;
       let cloned = 0;
       const step = async (name: string) => {
@@ -131,22 +138,10 @@ export class RoomClones {
       };
       await this.copyVectorLayers(sourceRoomId, target, job.actor, job.id, manifest, content, step);
       await this.copyRasters(sourceRoomId, target, job.actor, job.id, manifest, content, step);
-      for (const marker of manifest.markers)
-        if (typeof marker.latitude === 'number' && typeof marker.longitude === 'number')
-          content.addMarker(markerFeature(marker));
-      for (const drawing of manifest.drawings)
-        content.addDrawing({
-          geometry: drawing.geometry as never,
-          properties: {
-            id: drawing.id,
-            label: drawing.label ?? null,
-            style: drawing.style ? JSON.stringify(drawing.style) : null,
-          },
-        });
       await this.sources.files.assertRoomFor(target, 0);
       const summary = { source: 'clone', sourceRoomId, imported: content.counts };
       await this.writePath.write(target, job.actor, async (trx) => {
-        await content.insert(trx);
+        await content.insert(trx, restoreOrder(this.sources.exchanges));
         await this.staged.publish(trx, job.id);
         return {
           result: null,
@@ -166,26 +161,45 @@ export class RoomClones {
     }
   }
 
-  /** Icons and photos the manifest's markers use, copied from the source room (files of other rooms are never read). */
-  private async copyFiles(sourceRoomId: string, manifest: Manifest, content: RestoredContent) {
-    const files = this.sources.files;
-    for (const icon of manifest.icons) {
-      const row = await this.sources.icons.find(sourceRoomId, icon.iconId);
-      const data = row && (await files.read(row.file_key));
-      if (!row || !data) continue;
-      await content.addIcon(
-        { ...row, name: icon.name ?? row.name, size: icon.size ?? row.size },
-        { data, contentType: row.content_type, ext: row.content_type === 'image/png' ? 'png' : 'svg' },
-      );
-    }
+  /**
+   * The manifest's small objects (markers, icons, drawn shapes), restored by their exchanges as
+   * an import would: first the stored files they use (photos), then each table after those it
+   * refers to. Files are read from the source room only (files of other rooms are never read).
+   */
+  private async copyObjects(sourceRoomId: string, manifest: Manifest, content: RestoredContent) {
+    const { exchanges, files } = this.sources;
+    const listed = (e: Exchange) => ((manifest as Record<string, unknown>)[e.clone!.field] ?? []) as unknown[];
+    const cloned = restoreOrder(exchanges.filter((e) => e.clone));
+    const storedFiles = exchanges.find((e) => e.source === 'stored_files');
     const keys = new Set(
-      manifest.markers.flatMap((m) => [m.imageKey, m.thumbnailKey]).filter((k): k is string => typeof k === 'string'),
+      cloned
+        .flatMap((e) => listed(e).flatMap((item) => e.clone!.files?.(item) ?? []))
+        .filter((k): k is string => typeof k === 'string'),
     );
     for (const key of keys) {
-      const stored = await files.find(sourceRoomId, key);
+      const stored = storedFiles && (await files.find(sourceRoomId, key));
       const data = stored && (await files.read(key));
       if (!stored || !data) continue;
-      await content.addImage({ key, kind: stored.kind, meta: stored.meta }, data);
+      await content.add(storedFiles, { key, kind: stored.kind, meta: stored.meta }, { data, fromRoom: true });
+    }
+    for (const exchange of cloned) {
+      const clone = exchange.clone!;
+      const sourceRows = clone.sourceId
+        ? new Map(((await exchange.rows(sourceRoomId)) as { id: string }[]).map((row) => [row.id, row]))
+        : null;
+      for (const item of listed(exchange)) {
+        const source = sourceRows?.get(clone.sourceId!(item));
+        if (sourceRows && !source) continue;
+        const data = source && exchange.blob ? await files.read(exchange.blob.key(source)) : null;
+        if (source && exchange.blob && !data) continue;
+        const file = clone.fileRow(item, source);
+        if (!file) continue;
+        await content.add(exchange, file.row, {
+          geometry: file.geometry ?? null,
+          data,
+          fromRoom: true,
+        });
+      }
     }
   }
 
@@ -203,9 +217,7 @@ export class RoomClones {
     const file = await this.exporter.write(sourceRoomId, { includeTiffs: false, includeTiles: false, onlyLayers: ids });
     const gpkg = await GeoPackageFile.open(file, EXPORT_LAYOUT);
     try {
-      const tables = new Map(
-        gpkg.rows(T.LAYERS.table, T.LAYERS.columns).map((row) => [String(row.id), String(row.table_name)]),
-      );
+      const tables = new Map(this.layerRows(gpkg).map((row) => [String(row.id), String(row.table_name)]));
       const opened = tables.size > 0 ? await this.layers.open({ path: file, fileName: 'clone.gpkg' }) : { tables: [] };
       for (const wanted of manifest.layers) {
         const table = opened.tables.find((t) => t.name === tables.get(wanted.id));
@@ -260,32 +272,14 @@ export class RoomClones {
     }
   }
 
+  /** The layers table of an export (the exchange of `layers` names its columns). */
+  private layerRows(gpkg: GeoPackageFile) {
+    const layers = this.sources.exchanges.find((e) => e.source === 'layers');
+    return layers ? gpkg.rows(layers.table, layers.columns) : [];
+  }
+
   private async undo(jobId: string) {
     await this.layers.undo(jobId);
     await this.rasters.undo(jobId);
   }
-}
-
-function markerFeature(marker: Manifest['markers'][number]) {
-  return {
-    geometry: { type: 'Point' as const, coordinates: [marker.longitude!, marker.latitude!] },
-    properties: {
-      id: marker.id,
-      title: marker.title ?? null,
-      description: marker.description ?? null,
-      color: marker.color ?? null,
-      tags: marker.tags ? JSON.stringify(marker.tags) : null,
-      event_date: marker.eventDate ?? null,
-      marker_icon_id: marker.markerIconId ?? null,
-      marker_icon_size: marker.markerIconSize ?? null,
-      image_key: marker.imageKey ?? null,
-      thumbnail_key: marker.thumbnailKey ?? null,
-      image_meta: marker.imageMeta ? JSON.stringify(marker.imageMeta) : null,
-      embedded_media_url: marker.embeddedMediaUrl ?? null,
-      media_size: marker.mediaSize ?? null,
-      created_by: marker.createdBy ?? null,
-      created_at: marker.createdAt ?? null,
-      updated_at: marker.updatedAt ?? null,
-    },
-  };
 }

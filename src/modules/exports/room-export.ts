@@ -2,21 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import type { Db } from '../../db/database.js';
-import type { RoomTable } from '../../db/room-table.js';
+import type { LayersTable } from '../../db/tables.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import type { GeoLimits } from '../../config.js';
 import { appendTilePyramid } from '../../geo-engine/gpkg-tiles.js';
-import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
+import type { Exchange } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import type { IconsRepository } from '../icons/icons.repository.js';
-import type { LayersRepository } from '../layers/layers.repository.js';
 import type { IngestDatabase } from '../layers/vector-ingest.js';
-import type { CommentsRepository } from '../comments/comments.repository.js';
-import type { RoomsRepository } from '../rooms/rooms.repository.js';
-import type { MarkersRepository } from '../markers/markers.repository.js';
-import type { SlidesRepository } from '../slides/slides.repository.js';
 import { layerGeometryType, type ExportPlan, type FromExportWorker, type PlanValue } from './export-plan.js';
 import * as T from './export-tables.js';
 
@@ -27,16 +20,9 @@ export interface ExportOptions {
   onlyLayers?: string[];
 }
 
-/** The repositories an export reads the room through. */
+/** What an export reads the room through: the domains' exchanges (in the file's order) and the stored files. */
 export interface RoomSources {
-  db: Db;
-  rooms: RoomsRepository;
-  markers: MarkersRepository;
-  drawings: RoomTable<'drawings'>;
-  comments: CommentsRepository;
-  slides: SlidesRepository;
-  icons: IconsRepository;
-  layers: LayersRepository;
+  exchanges: Exchange[];
   files: StoredFiles;
 }
 
@@ -47,8 +33,8 @@ const CONCURRENT_EXPORTS = 2;
 const RASTER_PART_BYTES = 32 * 1024 ** 2;
 
 /**
- * Writes a whole room as one GeoPackage (export-tables.ts says which tables): the small tables
- * are read here, the writing happens in a worker thread (room-export.worker.ts) that reads
+ * Writes a whole room as one GeoPackage: a table for each domain's exchange (exchange/exchange.ts)
+ * and the tables of export-tables.ts. The small tables are read here, the writing happens in a worker thread (room-export.worker.ts) that reads
  * each vector layer's features itself, and with `includeTiles` GDAL appends each raster as a
  * tile pyramid. The file is written under the temporary folder; the caller streams it and
  * removes it.
@@ -111,18 +97,23 @@ export class RoomExporter {
 
   /** What an export with the original GeoTIFFs holds: files and feature tables in bytes, and small rows. */
   async estimate(roomId: string): Promise<{ bytes: number; rows: number }> {
-    const s = this.sources;
-    const files = await s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail', 'marker-icon', 'raster-source']);
-    const layers = await s.layers.list(roomId);
-    const counts = await Promise.all([
-      s.markers.count(s.db, roomId),
-      s.drawings.count(s.db, roomId),
-      s.comments.count(s.db, roomId),
-    ]);
+    const { exchanges, files } = this.sources;
+    const stored = await files.listKinds(roomId, ['marker-image', 'marker-thumbnail', 'marker-icon', 'raster-source']);
+    const layers = await this.layersOf(roomId);
+    const counts = await Promise.all(exchanges.flatMap((e) => (e.count ? [e.count(roomId)] : [])));
     return {
-      bytes: files.reduce((n, f) => n + Number(f.bytes), 0) + layers.reduce((n, l) => n + Number(l.size_bytes), 0),
+      bytes: stored.reduce((n, f) => n + Number(f.bytes), 0) + layers.reduce((n, l) => n + Number(l.size_bytes), 0),
       rows: counts.reduce((a, b) => a + b, 0),
     };
+  }
+
+  /** The exchange of the `layers` table, whose rows name the file's vector feature tables and raster tiles. */
+  private get layerExchange(): Exchange<LayersTable> | undefined {
+    return this.sources.exchanges.find((e) => e.source === 'layers') as Exchange<LayersTable> | undefined;
+  }
+
+  private async layersOf(roomId: string): Promise<LayersTable[]> {
+    return (await this.layerExchange?.rows(roomId)) ?? [];
   }
 
   private async localFile(key: string, releases: (() => Promise<void>)[]): Promise<string> {
@@ -132,30 +123,19 @@ export class RoomExporter {
   }
 
   private async plan(roomId: string, options: ExportOptions, outputPath: string, releases: (() => Promise<void>)[]) {
-    const s = this.sources;
-    const room = (await s.rooms.find(roomId))!;
+    const { exchanges } = this.sources;
     const only = options.onlyLayers ? new Set(options.onlyLayers) : null;
+    const layerExchange = this.layerExchange;
     // A clone's export of some layers reads nothing else.
-    const unlessOnly = <T>(read: () => Promise<T[]>) => (only ? Promise.resolve([] as T[]) : read());
-    const [markers, drawings, comments, slides, icons, allLayers, images] = await Promise.all([
-      unlessOnly(() => s.markers.list(roomId)),
-      unlessOnly(() => s.drawings.list(roomId)),
-      unlessOnly(() => s.comments.list(roomId)),
-      unlessOnly(() => s.slides.list(roomId)),
-      unlessOnly(() => s.icons.listForRoom(roomId)),
-      s.layers.list(roomId),
-      unlessOnly(() => s.files.listKinds(roomId, ['marker-image', 'marker-thumbnail'])),
-    ]);
+    const read = await Promise.all(exchanges.map((e) => (only && e !== layerExchange ? [] : e.rows(roomId))));
+    const rowsOf = new Map<Exchange, unknown[]>(exchanges.map((e, i) => [e, read[i]!]));
+    const allLayers = (layerExchange ? rowsOf.get(layerExchange) : []) as LayersTable[];
     const layers = only ? allLayers.filter((l) => l.kind === 'vector' && only.has(l.id)) : allLayers;
-    const replies = await s.comments.repliesOf(
-      roomId,
-      comments.map((c) => c.id),
-    );
-    const taken = new Set<string>();
+    const taken = new Set(exchanges.map((e) => e.table));
     const layerTables: ExportPlan['layerTables'] = [];
     const rasters: { name: string; file: string; table: string }[] = [];
     const rasterFiles: PlanValue[][] = [];
-    const layerRows: PlanValue[][] = [];
+    const namedLayers: (LayersTable & { table_name: string | null; tiles_table: string | null })[] = [];
     for (const layer of layers) {
       let tableName: string | null = null;
       let tilesTable: string | null = null;
@@ -185,20 +165,9 @@ export class RoomExporter {
           }
         }
       }
-      layerRows.push(T.valuesOf(T.LAYERS.columns, { ...layer, table_name: tableName, tiles_table: tilesTable }));
+      namedLayers.push({ ...layer, table_name: tableName, tiles_table: tilesTable });
     }
-    const iconRows: PlanValue[][] = [];
-    for (const icon of icons) {
-      const values: PlanValue[] = T.valuesOf(T.ICONS.columns, icon);
-      values[values.length - 1] = { file: await this.localFile(icon.file_key, releases) };
-      iconRows.push(values);
-    }
-    const imageRows: PlanValue[][] = [];
-    for (const image of images) {
-      const values: PlanValue[] = T.valuesOf(T.IMAGES.columns, image);
-      values[values.length - 1] = { file: await this.localFile(image.key, releases) };
-      imageRows.push(values);
-    }
+    if (layerExchange) rowsOf.set(layerExchange, namedLayers);
     const meta: [string, string][] = [
       ['format', T.EXPORT_FORMAT],
       ['version', String(T.EXPORT_VERSION)],
@@ -207,54 +176,40 @@ export class RoomExporter {
       ['include_tiffs', String(options.includeTiffs)],
       ['include_tiles', String(options.includeTiles)],
     ];
-    const attribute = (
-      spec: { table: string; description: string; columns: T.ExportColumn[] },
-      rows: PlanValue[][],
-    ) => ({ ...spec, rows });
     const plan: ExportPlan = {
       outputPath,
       database: this.database,
-      attributeTables: [
-        attribute(T.META, meta),
-        attribute(T.ROOM, [T.valuesOf(T.ROOM.columns, room)]),
-        attribute(T.LAYERS, layerRows),
-        attribute(
-          T.COMMENTS,
-          comments.map((row) => T.valuesOf(T.COMMENTS.columns, row)),
-        ),
-        attribute(
-          T.REPLIES,
-          replies.map((row) => T.valuesOf(T.REPLIES.columns, row)),
-        ),
-        attribute(
-          T.SLIDES,
-          slides.map((row) => T.valuesOf(T.SLIDES.columns, row)),
-        ),
-        attribute(T.ICONS, iconRows),
-        attribute(T.IMAGES, imageRows),
-        ...(options.includeTiffs ? [attribute(T.RASTER_FILES, rasterFiles)] : []),
-      ],
-      featureTables: [
-        {
-          ...T.MARKERS,
-          geometryType: 'POINT',
-          rows: markers.map((row) => ({
-            geometry: { type: 'Point', coordinates: [row.longitude, row.latitude] },
-            values: T.valuesOf(T.MARKERS.columns, row),
-          })),
-        },
-        {
-          ...T.DRAWINGS,
-          geometryType: 'GEOMETRY',
-          rows: drawings.map((row) => ({
-            geometry: JSON.parse(row.geometry) as GeoJsonGeometry,
-            values: T.valuesOf(T.DRAWINGS.columns, row),
-          })),
-        },
-      ],
+      attributeTables: [{ ...T.META, rows: meta }],
+      featureTables: [],
       layerTables,
     };
+    for (const exchange of exchanges) {
+      const { table, description, columns, geometry } = exchange;
+      const rows = rowsOf.get(exchange)!;
+      if (geometry) {
+        plan.featureTables.push({
+          table,
+          description,
+          columns,
+          geometryType: geometry.type,
+          rows: rows.map((row) => ({ geometry: geometry.of(row), values: T.valuesOf(columns, row as object) })),
+        });
+        continue;
+      }
+      const values: PlanValue[][] = [];
+      for (const row of rows) values.push(await this.valuesOf(exchange, row, releases));
+      plan.attributeTables.push({ table, description, columns, rows: values });
+    }
+    if (options.includeTiffs) plan.attributeTables.push({ ...T.RASTER_FILES, rows: rasterFiles });
     return { plan, rasters };
+  }
+
+  /** A row's values in the file; its BLOB column names the stored file for the worker to read. */
+  private async valuesOf(exchange: Exchange, row: unknown, releases: (() => Promise<void>)[]): Promise<PlanValue[]> {
+    const values: PlanValue[] = T.valuesOf(exchange.columns, row as object);
+    const blob = exchange.columns.findIndex((c) => c.type === 'BLOB');
+    if (blob >= 0 && exchange.blob) values[blob] = { file: await this.localFile(exchange.blob.key(row), releases) };
+    return values;
   }
 }
 

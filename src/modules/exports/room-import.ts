@@ -8,9 +8,9 @@ import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
-import { prepareIcon } from '../icons/icons.service.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
 import { DEFAULT_STYLE, styleCheck, type StyleInput } from '../layers/layers.schemas.js';
 import type { GeoLimits } from '../../config.js';
@@ -28,7 +28,9 @@ import { EXPORT_LAYOUT, RestoredContent, type ImportCounts } from './restored-co
  * feature table. Bulky parts (layers, rasters, files) are staged first; the small rows and
  * the publication happen in one write-path transaction with one `room.imported` entry. A
  * failure removes everything staged. Room settings and visibility are not changed by an
- * import (they are the owner's, and an import needs only `write`).
+ * import (they are the owner's, and an import needs only `write`). The small objects are
+ * restored by the domains' exchanges (exchange/exchange.ts), each table after the tables it
+ * refers to.
  */
 export class RoomImport {
   constructor(
@@ -39,6 +41,7 @@ export class RoomImport {
     private readonly writePath: WritePath,
     private readonly tmpDir: string,
     private readonly geo: GeoLimits,
+    private readonly exchanges: Exchange[],
   ) {}
 
   async run(room: RoomRow, caller: Caller, file: { path: string; bytes: number }) {
@@ -60,7 +63,7 @@ export class RoomImport {
         imported,
       };
       await this.writePath.write(room.id, actor, async (trx) => {
-        await content.insert(trx);
+        await content.insert(trx, restoreOrder(this.exchanges));
         await this.staged.publish(trx, stageId);
         return {
           result: null,
@@ -106,22 +109,19 @@ export class RoomImport {
     content: RestoredContent,
     fileBytes: number,
   ) {
-    for (const icon of gpkg.rows(T.ICONS.table, T.ICONS.columns)) {
-      const data = gpkg.blob(T.ICONS.table, 'id', icon.id);
-      if (!data) continue;
-      await content.addIcon(icon, await prepareIcon(data));
-    }
-    for (const image of gpkg.rows(T.IMAGES.table, T.IMAGES.columns)) {
-      const data = gpkg.blob(T.IMAGES.table, 'key', image.key);
-      if (data) await content.addImage(image, data);
-    }
     await this.restoreLayers(gpkg, roomId, actor, stageId, content, fileBytes);
-    for await (const feature of gpkg.features(T.MARKERS.table, this.geo)) content.addMarker(feature);
-    for await (const feature of gpkg.features(T.DRAWINGS.table, this.geo)) content.addDrawing(feature);
-    const comments = gpkg.rows(T.COMMENTS.table, T.COMMENTS.columns);
-    for (const comment of comments) content.addComment(comment);
-    for (const reply of gpkg.rows(T.REPLIES.table, T.REPLIES.columns)) content.addReply(reply);
-    for (const slide of gpkg.rows(T.SLIDES.table, T.SLIDES.columns)) content.addSlide(slide);
+    for (const exchange of restoreOrder(this.exchanges)) {
+      if (exchange.geometry) {
+        for await (const { geometry, properties } of gpkg.features(exchange.table, this.geo))
+          await content.add(exchange, properties, { geometry });
+        continue;
+      }
+      for (const row of gpkg.rows(exchange.table, exchange.columns)) {
+        const blob = exchange.blob;
+        const data = blob ? gpkg.blob(exchange.table, blob.lookup, row[blob.lookup]) : null;
+        if (!blob || data) await content.add(exchange, row, { data });
+      }
+    }
   }
 
   private async restoreLayers(
@@ -132,7 +132,8 @@ export class RoomImport {
     content: RestoredContent,
     fileBytes: number,
   ) {
-    const layerRows = gpkg.rows(T.LAYERS.table, T.LAYERS.columns);
+    const layers = this.exchanges.find((e) => e.source === 'layers');
+    const layerRows = layers ? gpkg.rows(layers.table, layers.columns) : [];
     const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
     if (vectors.length > 0) {
       const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });

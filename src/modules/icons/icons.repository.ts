@@ -11,6 +11,10 @@ export class IconsRepository {
     await db.insertInto('marker_icons').values(row).execute();
   }
 
+  async insertMany(db: Db, rows: IconRow[]): Promise<void> {
+    if (rows.length) await db.insertInto('marker_icons').values(rows).execute();
+  }
+
   listForRoom(roomId: string) {
     return this.db
       .selectFrom('marker_icons')

@@ -92,6 +92,16 @@ export class SlidesRepository extends RoomTable<'slides'> {
     return (await query.limit(1).executeTakeFirst()) !== undefined;
   }
 
+  /** The position after the room's last slide (0 for a room without slides). */
+  async nextPosition(trx: Db, roomId: string): Promise<number> {
+    const last = await trx
+      .selectFrom('slides')
+      .select((eb) => eb.fn.max('position').as('p'))
+      .where('room_id', '=', roomId)
+      .executeTakeFirst();
+    return last?.p === null || last?.p === undefined ? 0 : Number(last.p) + 1;
+  }
+
   /** Gives the slides their positions in the order of `order`. */
   async renumber(trx: Db, roomId: string, order: string[]): Promise<void> {
     for (const [position, id] of order.entries()) {

@@ -1,0 +1,167 @@
+import type { Actor } from '../../auth/access.js';
+import type { Db } from '../../db/database.js';
+import type { Tables } from '../../db/tables.js';
+import type { GpkgColumn, GpkgColumnType, GpkgGeometryType } from '../../geo-engine/gpkg-writer.js';
+import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
+
+/**
+ * What a domain puts into a room export and how it takes it back: one `Exchange` per table
+ * of the file, declared in the domain's own folder (`markers/markers.exchange.ts`) and listed
+ * once in app.ts. The export (exports/room-export.ts) and the import (exports/room-import.ts,
+ * exports/restored-content.ts) walk that list and know no domain's columns.
+ */
+
+export interface ExportColumn extends GpkgColumn {
+  /** Epoch milliseconds in the database, ISO 8601 text in the file. */
+  time?: boolean;
+}
+
+/** How a column is kept in the file: a GeoPackage type, or `time` (DATETIME from epoch milliseconds). */
+export type ColumnKind = Exclude<GpkgColumnType, 'DATETIME'> | 'time';
+
+/** The counts an import answers with (`imported` of ImportReply). */
+export interface ImportCounts {
+  markers: number;
+  drawings: number;
+  comments: number;
+  replies: number;
+  slides: number;
+  icons: number;
+  images: number;
+  layers: number;
+  rasterLayers: number;
+}
+
+/** A row as the file holds it (times back to epoch milliseconds, JSON as text or as GDAL reads it). */
+export type FileRow = Record<string, unknown>;
+
+/** What a restore step is given besides the row: the feature's geometry, the row's file, its place among the rows kept. */
+export interface RestoreInput {
+  geometry: GeoJsonGeometry | null;
+  data: Buffer | null;
+  /** How many rows of this table were restored before this one (for messages naming the row). */
+  index: number;
+  /** The file comes from a room of this service (a clone's source), already as an upload stores it. */
+  fromRoom?: boolean;
+}
+
+/** What restoring a row may use: the target room, the importer, ids already restored, the file store. */
+export interface RestoreContext {
+  readonly roomId: string;
+  readonly actor: Actor;
+  /** Counts one restored object; past the import's limit the file is refused. */
+  countOne(): void;
+  /** The new id (or file key) of an object of `kind` restored before, by its id in the file. */
+  newIdOf(kind: string, oldId: unknown): string | undefined;
+  /** Records that the object of `kind` known in the file as `oldId` is now `newId`. */
+  remember(kind: string, oldId: unknown, newId: string): void;
+  /** Stores a restored file in the room (removed again if the import fails). */
+  store(file: { key: string; kind: string; contentType: string; data: Buffer; meta?: unknown }): Promise<void>;
+}
+
+export interface Exchange<Row = unknown> {
+  /** The table's name in the GeoPackage. */
+  table: string;
+  description: string;
+  /** The database table the rows come from. */
+  source: keyof Tables;
+  /** The file's columns, in order (made by `exchangeColumns`, so none is forgotten). */
+  columns: ExportColumn[];
+  /** Columns of `source` the file leaves out (room, internal keys, the geometry's own columns). */
+  omitted: readonly string[];
+  /** Columns only the file has (a BLOB `data`, a layer's `table_name`). */
+  fileOnly: readonly string[];
+  /** A feature table: its geometry type and each row's geometry. */
+  geometry?: { type: GpkgGeometryType; of(row: Row): GeoJsonGeometry | null };
+  /** The BLOB column `data`: the stored file of a row (export), and the file's column finding it (import). */
+  blob?: { key(row: Row): string; lookup: string };
+  /** The room's rows, in the file's order. */
+  rows(roomId: string): Promise<Row[]>;
+  /** How many rows the room has, for the estimate of an export's size (tables of many small rows). */
+  count?(roomId: string): Promise<number>;
+  /** Clones (exports/room-clones.ts): how the table's objects travel in a manifest and come back from one. */
+  clone?: CloneExchange<Row>;
+  restore?: {
+    /** Tables of the file whose ids this table's rows refer to: they are restored first. */
+    after: string[];
+    /** Which count of the import's answer a restored row adds to. */
+    counted: keyof ImportCounts;
+    /** The row to insert (null: left out). Rows without `insert` are kept by `add` itself (stored files). */
+    add(row: FileRow, context: RestoreContext, input: RestoreInput): Promise<Row | null> | Row | null;
+    /** Inserts restored rows (at most 200 at a time) in the import's transaction. */
+    insert?(trx: Db, rows: Row[]): Promise<void>;
+    /** Settles all restored rows against the room before they are inserted (slides go after the room's own). */
+    arrange?(trx: Db, rows: Row[], roomId: string): Promise<void>;
+  };
+}
+
+/**
+ * A manifest lists a table's objects as the API shows them, under `field`; the clone turns
+ * each (as the caller sent it back) into the row an export would hold and restores it like an
+ * import. Bulky data is read from the source room only: an object naming a source row
+ * (`sourceId`) is copied with that row's stored file, and the stored files an object uses
+ * (`files`, e.g. a marker's photo) are restored through the `stored_files` exchange first.
+ */
+export interface CloneExchange<Row> {
+  field: string;
+  present(row: Row): unknown;
+  /** The row of the source room the object names, whose stored file is copied with it. */
+  sourceId?(item: unknown): string;
+  /** Keys of the source room's stored files the object uses. */
+  files?(item: unknown): (string | null | undefined)[];
+  /** The object as the row the file would hold, with its geometry (null: not copied). */
+  fileRow(item: unknown, source: Row | undefined): { row: FileRow; geometry?: GeoJsonGeometry } | null;
+}
+
+/**
+ * The file columns of a table: every database column is either kept (with its kind) or named
+ * as omitted, so a column added to `db/tables.ts` does not compile until its domain's exchange
+ * says what the file does with it (test/exchange.test.ts checks the same against the database).
+ */
+export function exchangeColumns<Row>() {
+  return <Omitted extends keyof Row & string, FileOnly extends string = never>(spec: {
+    omit: readonly Omitted[];
+    fileOnly?: readonly FileOnly[];
+    columns: { [K in Exclude<keyof Row & string, NoInfer<Omitted>> | NoInfer<FileOnly>]: ColumnKind };
+  }): Pick<Exchange, 'columns' | 'omitted' | 'fileOnly'> => ({
+    columns: Object.entries<ColumnKind>(spec.columns).map(([name, kind]) =>
+      kind === 'time' ? { name, type: 'DATETIME', time: true } : { name, type: kind },
+    ),
+    omitted: spec.omit,
+    fileOnly: spec.fileOnly ?? [],
+  });
+}
+
+/** What does not match between a table's database columns and its exchange: empty when each column is accounted for once. */
+export function columnDrift(exchange: Exchange, databaseColumns: string[]): string[] {
+  const kept = exchange.columns.map((c) => c.name).filter((name) => !exchange.fileOnly.includes(name));
+  const declared = [...kept, ...exchange.omitted];
+  return [
+    ...databaseColumns
+      .filter((name) => !declared.includes(name))
+      .map((name) => `${exchange.source}.${name} is neither exported nor omitted by ${exchange.table}`),
+    ...declared
+      .filter((name) => !databaseColumns.includes(name))
+      .map((name) => `${exchange.table} names ${name}, which ${exchange.source} does not have`),
+    ...declared
+      .filter((name, i) => declared.indexOf(name) !== i)
+      .map((name) => `${exchange.table} names ${name} twice`),
+  ];
+}
+
+/** The exchanges in an order where each comes after the tables it refers to (else in the listed order). */
+export function restoreOrder(exchanges: Exchange[]): Exchange[] {
+  const restorable = exchanges.filter((e) => e.restore);
+  const tables = new Set(restorable.map((e) => e.table));
+  const done = new Set<string>();
+  const order: Exchange[] = [];
+  while (order.length < restorable.length) {
+    const next = restorable.find(
+      (e) => !done.has(e.table) && e.restore!.after.every((t) => done.has(t) || !tables.has(t)),
+    );
+    if (!next) throw new Error('The exchanges refer to each other in a cycle');
+    order.push(next);
+    done.add(next.table);
+  }
+  return order;
+}

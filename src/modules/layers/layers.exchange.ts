@@ -1,0 +1,43 @@
+import type { LayersTable } from '../../db/tables.js';
+import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import type { LayersRepository } from './layers.repository.js';
+
+/**
+ * Vector layers and rasters: settings, styles, display and facts. `table_name` names a vector
+ * layer's feature table and `tiles_table` a raster's tile pyramid in the file (the export
+ * fills them in); the features, tiles and GeoTIFFs themselves are written and restored by the
+ * export and the import through the layer and raster ingest.
+ */
+export function layersExchange(layers: LayersRepository): Exchange<LayersTable> {
+  return {
+    table: 'layers',
+    description:
+      'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
+    source: 'layers',
+    ...exchangeColumns<LayersTable>()({
+      omit: ['room_id', 'storage_key', 'size_bytes', 'file_key', 'job_id'],
+      fileOnly: ['table_name', 'tiles_table'],
+      columns: {
+        id: 'TEXT',
+        kind: 'TEXT',
+        table_name: 'TEXT',
+        tiles_table: 'TEXT',
+        name: 'TEXT',
+        description: 'TEXT',
+        style: 'TEXT',
+        display: 'TEXT',
+        geometry_type: 'TEXT',
+        feature_count: 'INTEGER',
+        bbox: 'TEXT',
+        source_format: 'TEXT',
+        source_crs: 'TEXT',
+        raster: 'TEXT',
+        fields: 'TEXT',
+        created_by: 'TEXT',
+        created_at: 'time',
+        updated_at: 'time',
+      },
+    }),
+    rows: (roomId) => layers.list(roomId),
+  };
+}

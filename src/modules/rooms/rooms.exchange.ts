@@ -1,0 +1,34 @@
+import type { RoomsTable } from '../../db/tables.js';
+import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import type { RoomsRepository } from './rooms.repository.js';
+
+/** The room's settings, one row; an import leaves the target room's settings as they are (they are the owner's). */
+export function roomExchange(rooms: RoomsRepository): Exchange<RoomsTable> {
+  return {
+    table: 'room',
+    description: "The room's settings",
+    source: 'rooms',
+    ...exchangeColumns<RoomsTable>()({
+      omit: ['created_by', 'version'],
+      columns: {
+        id: 'TEXT',
+        name: 'TEXT',
+        description: 'TEXT',
+        is_public: 'BOOLEAN',
+        presentation_is_public: 'BOOLEAN',
+        auto_zoom_enabled: 'BOOLEAN',
+        default_view_lat: 'REAL',
+        default_view_lng: 'REAL',
+        default_view_zoom: 'REAL',
+        default_theme: 'TEXT',
+        default_base_layer: 'TEXT',
+        timeline_settings: 'TEXT',
+        created_at: 'time',
+      },
+    }),
+    rows: async (roomId) => {
+      const room = await rooms.find(roomId);
+      return room ? [room] : [];
+    },
+  };
+}
