@@ -10,7 +10,7 @@ import { SessionKeys } from './auth/sessions.js';
 import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
 import { TileableFiles } from './geo-engine/raster-reader.js';
 import { RasterTiles } from './geo-engine/raster-tiles.js';
-import { openDatabase, type Database } from './db/database.js';
+import { openDatabase, type Database, type Db } from './db/database.js';
 import { RoomTable } from './db/room-table.js';
 import { StagedJobs } from './db/staged-jobs.js';
 import { registerAccessHook } from './http/access-hook.js';
@@ -32,6 +32,7 @@ import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
 import { drawingsExchange } from './modules/drawings/drawings.exchange.js';
+import type { Exchange } from './modules/exchange/exchange.js';
 import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
 import { DrawingsService } from './modules/drawings/drawings.service.js';
 import { StoredFiles } from './modules/files/stored-files.js';
@@ -144,6 +145,25 @@ async function createServer(config: Config, options: BuildOptions) {
  * The composition root: infrastructure first, then each domain's repository, service and
  * routes. Services receive what they use; nothing reaches for a global.
  */
+/**
+ * What a room export holds: each domain's exchange (its table of the file and how a row is
+ * restored), in the file's order. The import restores them in the order of their references.
+ */
+export function roomExchanges(db: Db, files: Pick<StoredFiles, 'listKinds'>): Exchange[] {
+  const comments = new CommentsRepository(db);
+  return [
+    roomExchange(new RoomsRepository(db)),
+    layersExchange(new LayersRepository(db)),
+    commentsExchange(db, comments),
+    repliesExchange(comments, new RoomTable(db, 'comment_replies')),
+    slidesExchange(new SlidesRepository(db)),
+    iconsExchange(new IconsRepository(db)),
+    markerPhotosExchange(files),
+    markersExchange(db, new MarkersRepository(db)),
+    drawingsExchange(db, new RoomTable(db, 'drawings')),
+  ];
+}
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openDatabase(config);
   const { db } = database;
@@ -312,19 +332,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ),
   });
 
-  // Export, import and clone of whole rooms. Each domain's exchange declares its table of the
-  // file and how it is restored; this list, in the file's order, is the only place naming them.
-  const exchanges = [
-    roomExchange(rooms),
-    layersExchange(layers),
-    commentsExchange(db, comments),
-    repliesExchange(comments, new RoomTable(db, 'comment_replies')),
-    slidesExchange(slides),
-    iconsExchange(icons),
-    markerPhotosExchange(files),
-    markersExchange(db, markers),
-    drawingsExchange(db, drawings),
-  ];
+  // Export, import and clone of whole rooms.
+  const exchanges = roomExchanges(db, files);
   const exporter = new RoomExporter({ exchanges, files }, ingestDatabase, tmpDirOf(config), geo);
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
   const roomImport = new RoomImport(

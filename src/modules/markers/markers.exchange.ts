@@ -108,7 +108,7 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
  * thumbnail within 512 px); one that does not decode is left out, and so is its marker's
  * photo. Its provenance is kept only when it has the API's shape.
  */
-export function markerPhotosExchange(files: StoredFiles): Exchange<StoredFilesTable> {
+export function markerPhotosExchange(files: Pick<StoredFiles, 'listKinds'>): Exchange<StoredFilesTable> {
   return {
     table: 'marker_images',
     description: 'Marker photos and thumbnails (JPEG in data)',
