@@ -61,13 +61,14 @@ import { uploadsRoutes } from './modules/ingest/uploads.routes.js';
 import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
 import { layerContent } from './modules/layers/layer-content.js';
 import { LayerIngest } from './modules/layers/layer-ingest.js';
-import { layersExchange } from './modules/layers/layers.exchange.js';
+import { layersExchange, vectorLayers } from './modules/layers/layers.exchange.js';
 import { LayersRepository } from './modules/layers/layers.repository.js';
 import { layersRoutes } from './modules/layers/layers.routes.js';
 import { styleCheck } from './modules/layers/layers.schemas.js';
 import { LayersService } from './modules/layers/layers.service.js';
 import { PointImport } from './modules/layers/point-import.js';
 import { liveRoutes } from './modules/live/live.routes.js';
+import { rasterLayers } from './modules/rasters/rasters.exchange.js';
 import { rasterContent } from './modules/rasters/raster-content.js';
 import { RasterIngest } from './modules/rasters/raster-ingest.js';
 import { RastersRepository } from './modules/rasters/rasters.repository.js';
@@ -153,7 +154,7 @@ export function roomExchanges(db: Db, files: Pick<StoredFiles, 'listKinds'>): Ex
   const comments = new CommentsRepository(db);
   return [
     roomExchange(new RoomsRepository(db)),
-    layersExchange(new LayersRepository(db)),
+    layersExchange(new LayersRepository(db), [vectorLayers, rasterLayers]),
     commentsExchange(db, comments),
     repliesExchange(comments, new RoomTable(db, 'comment_replies')),
     slidesExchange(new SlidesRepository(db)),

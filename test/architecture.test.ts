@@ -174,6 +174,22 @@ test('errors are built in errors.ts only; geo failures become errors in ingest/g
   assert.match(readFileSync(mapping, 'utf8'), /instanceof VectorRejected/, 'the check looks at the place that maps');
 });
 
+test('export and import know the domains through their exchanges only', () => {
+  // exports/ walks the exchanges app.ts lists: it never imports a domain's exchange or
+  // presenter (the columns and the shape of a row are the domain's), and the contract in
+  // modules/exchange/ depends on no domain, so every domain can implement it.
+  const violations: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'modules')) {
+    for (const target of importsOf(file).filter((t) => partOf(t) === 'modules' && domainOf(t) !== domainOf(file))) {
+      const named = `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`;
+      if (domainOf(file) === 'exchange') violations.push(named);
+      if (domainOf(file) === 'exports' && /\.(exchange|presenter)\.ts$/.test(target)) violations.push(named);
+      if (domainOf(target) === 'exports' && file.endsWith('.exchange.ts')) violations.push(named);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
 test('the check sees the imports it is meant to judge', () => {
   // A guard against a regular expression that matches nothing: app.ts imports every layer.
   const parts = new Set(importsOf(path.join(SRC, 'app.ts')).map(partOf));

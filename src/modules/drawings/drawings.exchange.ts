@@ -26,16 +26,18 @@ export function drawingsExchange(db: Db, drawings: RoomTable<'drawings'>): Excha
     rows: (roomId) => drawings.list(roomId),
     count: (roomId) => drawings.count(db, roomId),
     clone: {
-      field: 'drawings',
-      present: presentDrawing,
-      fileRow: (drawing: Drawing) => ({
-        row: {
-          id: drawing.id,
-          label: drawing.label ?? null,
-          style: drawing.style ? JSON.stringify(drawing.style) : null,
-        },
-        geometry: drawing.geometry as GeoJsonGeometry,
-      }),
+      manifest: (rows) => ({ drawings: rows.map(presentDrawing) }),
+      restoredFrom: {
+        field: 'drawings',
+        fileRow: (drawing: Drawing) => ({
+          row: {
+            id: drawing.id,
+            label: drawing.label ?? null,
+            style: drawing.style ? JSON.stringify(drawing.style) : null,
+          },
+          geometry: drawing.geometry as GeoJsonGeometry,
+        }),
+      },
     },
     restore: {
       after: [],

@@ -96,21 +96,37 @@ export interface Exchange<Row = unknown> {
 }
 
 /**
- * A manifest lists a table's objects as the API shows them, under `field`; the clone turns
- * each (as the caller sent it back) into the row an export would hold and restores it like an
- * import. Bulky data is read from the source room only: an object naming a source row
- * (`sourceId`) is copied with that row's stored file, and the stored files an object uses
- * (`files`, e.g. a marker's photo) are restored through the `stored_files` exchange first.
+ * A clone's manifest lists the room's objects as the API shows them (`manifest`). Those the
+ * clone restores like an import (`restoredFrom`) come back as the rows an export would hold;
+ * bulky data is read from the source room only: an object naming a source row (`sourceId`) is
+ * copied with that row's stored file, and the stored files an object uses (`files`, e.g. a
+ * marker's photo) are restored through the `stored_files` exchange first. Vector layers and
+ * rasters are listed here but copied by the clone through their ingest.
  */
 export interface CloneExchange<Row> {
-  field: string;
-  present(row: Row): unknown;
-  /** The row of the source room the object names, whose stored file is copied with it. */
-  sourceId?(item: unknown): string;
-  /** Keys of the source room's stored files the object uses. */
-  files?(item: unknown): (string | null | undefined)[];
-  /** The object as the row the file would hold, with its geometry (null: not copied). */
-  fileRow(item: unknown, source: Row | undefined): { row: FileRow; geometry?: GeoJsonGeometry } | null;
+  /** The manifest's lists of the room's rows, by the manifest's field (`{ markers: [...] }`). */
+  manifest(rows: Row[]): Record<string, unknown[]>;
+  restoredFrom?: {
+    /** The manifest's field holding the objects. */
+    field: string;
+    /** The row of the source room the object names, whose stored file is copied with it. */
+    sourceId?(item: unknown): string;
+    /** Keys of the source room's stored files the object uses. */
+    files?(item: unknown): (string | null | undefined)[];
+    /** The object as the row the file would hold, with its geometry (null: not copied). */
+    fileRow(item: unknown, source: Row | undefined): { row: FileRow; geometry?: GeoJsonGeometry } | null;
+  };
+}
+
+/**
+ * One kind of the rows of a table two domains share (`layers`: vector layers and rasters):
+ * what that domain adds to the table's exchange, so that neither domain imports the other.
+ */
+export interface KindExchange<Row> {
+  /** The rows of this kind (their `kind` column). */
+  kind: string;
+  /** The manifest's lists of the room's rows of this kind. */
+  manifest(rows: Row[]): Record<string, unknown[]>;
 }
 
 /**

@@ -13,9 +13,7 @@ import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { WritePath } from '../history/write-path.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
 import type { LayersRepository } from '../layers/layers.repository.js';
-import { presentVectorLayer } from '../layers/layers.presenter.js';
 import type { RasterIngest } from '../rasters/raster-ingest.js';
-import { presentRasterLayer } from '../rasters/rasters.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
 import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
 import { EXPORT_LAYOUT, RestoredContent } from './restored-content.js';
@@ -66,11 +64,8 @@ export class RoomClones {
   }
 
   async manifest(room: RoomRow): Promise<Manifest> {
-    const cloned = this.sources.exchanges.filter((e) => e.clone);
-    const [lists, layers] = await Promise.all([
-      Promise.all(cloned.map(async (e) => (await e.rows(room.id)).map((row) => e.clone!.present(row)))),
-      this.sources.layers.list(room.id),
-    ]);
+    const listed = this.sources.exchanges.filter((e) => e.clone);
+    const lists = await Promise.all(listed.map(async (e) => e.clone!.manifest(await e.rows(room.id))));
     const { grant, expiresAt } = await this.keys.issueGrant(room, GRANT_LIFETIME_SECONDS);
     const manifest: Manifest = {
       sourceRoomId: room.id,
@@ -79,17 +74,10 @@ export class RoomClones {
       markers: [],
       icons: [],
       drawings: [],
-      layers: layers
-        .filter((l) => l.kind === 'vector')
-        .map((l) => ({ id: l.id, name: l.name, description: l.description, style: presentVectorLayer(l).style })),
-      rasterLayers: layers
-        .filter((l) => l.kind === 'raster')
-        .map((l) => ({ id: l.id, name: l.name, description: l.description, display: presentRasterLayer(l).display })),
+      layers: [],
+      rasterLayers: [],
     };
-    cloned.forEach((e, i) => {
-      (manifest as Record<string, unknown>)[e.clone!.field] = lists[i];
-    });
-    return manifest;
+    return Object.assign(manifest, ...lists);
   }
 
   /**
@@ -168,12 +156,13 @@ export class RoomClones {
    */
   private async copyObjects(sourceRoomId: string, manifest: Manifest, content: RestoredContent) {
     const { exchanges, files } = this.sources;
-    const listed = (e: Exchange) => ((manifest as Record<string, unknown>)[e.clone!.field] ?? []) as unknown[];
-    const cloned = restoreOrder(exchanges.filter((e) => e.clone));
+    const listed = (e: Exchange) =>
+      ((manifest as Record<string, unknown>)[e.clone!.restoredFrom!.field] ?? []) as unknown[];
+    const cloned = restoreOrder(exchanges.filter((e) => e.clone?.restoredFrom));
     const storedFiles = exchanges.find((e) => e.source === 'stored_files');
     const keys = new Set(
       cloned
-        .flatMap((e) => listed(e).flatMap((item) => e.clone!.files?.(item) ?? []))
+        .flatMap((e) => listed(e).flatMap((item) => e.clone!.restoredFrom!.files?.(item) ?? []))
         .filter((k): k is string => typeof k === 'string'),
     );
     for (const key of keys) {
@@ -183,7 +172,7 @@ export class RoomClones {
       await content.add(storedFiles, { key, kind: stored.kind, meta: stored.meta }, { data, fromRoom: true });
     }
     for (const exchange of cloned) {
-      const clone = exchange.clone!;
+      const clone = exchange.clone!.restoredFrom!;
       const sourceRows = clone.sourceId
         ? new Map(((await exchange.rows(sourceRoomId)) as { id: string }[]).map((row) => [row.id, row]))
         : null;

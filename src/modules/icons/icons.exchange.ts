@@ -32,11 +32,13 @@ export function iconsExchange(icons: IconsRepository): Exchange<MarkerIconsTable
     blob: { key: (row) => row.file_key, lookup: 'id' },
     rows: (roomId) => icons.listForRoom(roomId),
     clone: {
-      field: 'icons',
-      present: presentIcon,
-      sourceId: (icon: ManifestIcon) => icon.iconId,
-      fileRow: (icon: ManifestIcon, source) =>
-        source ? { row: { ...source, name: icon.name ?? source.name, size: icon.size ?? source.size } } : null,
+      manifest: (rows) => ({ icons: rows.map(presentIcon) }),
+      restoredFrom: {
+        field: 'icons',
+        sourceId: (icon: ManifestIcon) => icon.iconId,
+        fileRow: (icon: ManifestIcon, source) =>
+          source ? { row: { ...source, name: icon.name ?? source.name, size: icon.size ?? source.size } } : null,
+      },
     },
     restore: {
       after: [],

@@ -1,14 +1,17 @@
 import type { LayersTable } from '../../db/tables.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import { type Exchange, exchangeColumns, type KindExchange } from '../exchange/exchange.js';
+import { presentVectorLayer } from './layers.presenter.js';
 import type { LayersRepository } from './layers.repository.js';
 
 /**
  * Vector layers and rasters: settings, styles, display and facts. `table_name` names a vector
  * layer's feature table and `tiles_table` a raster's tile pyramid in the file (the export
  * fills them in); the features, tiles and GeoTIFFs themselves are written and restored by the
- * export and the import through the layer and raster ingest.
+ * export and the import through the layer and raster ingest, and a clone copies what its
+ * manifest lists through the same ingest. Each kind's own part (`vectorLayers` here,
+ * `rasterLayers` in rasters/) is given by app.ts.
  */
-export function layersExchange(layers: LayersRepository): Exchange<LayersTable> {
+export function layersExchange(layers: LayersRepository, kinds: KindExchange<LayersTable>[]): Exchange<LayersTable> {
   return {
     table: 'layers',
     description:
@@ -39,5 +42,21 @@ export function layersExchange(layers: LayersRepository): Exchange<LayersTable> 
       },
     }),
     rows: (roomId) => layers.list(roomId),
+    clone: {
+      manifest: (rows) => Object.assign({}, ...kinds.map((k) => k.manifest(rows.filter((row) => row.kind === k.kind)))),
+    },
   };
 }
+
+/** The vector layers of the layers table: in a manifest, their settings (a clone copies their features). */
+export const vectorLayers: KindExchange<LayersTable> = {
+  kind: 'vector',
+  manifest: (rows) => ({
+    layers: rows.map((l) => ({
+      id: l.id,
+      name: l.name,
+      description: l.description,
+      style: presentVectorLayer(l).style,
+    })),
+  }),
+};

@@ -50,16 +50,18 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
     rows: (roomId) => markers.list(roomId),
     count: (roomId) => markers.count(db, roomId),
     clone: {
-      field: 'markers',
-      present: presentMarker,
-      files: (marker: ApiMarker) => [marker.imageKey, marker.thumbnailKey],
-      fileRow: (marker: ApiMarker) =>
-        typeof marker.latitude === 'number' && typeof marker.longitude === 'number'
-          ? {
-              row: markerFileRow(marker),
-              geometry: { type: 'Point', coordinates: [marker.longitude, marker.latitude] },
-            }
-          : null,
+      manifest: (rows) => ({ markers: rows.map(presentMarker) }),
+      restoredFrom: {
+        field: 'markers',
+        files: (marker: ApiMarker) => [marker.imageKey, marker.thumbnailKey],
+        fileRow: (marker: ApiMarker) =>
+          typeof marker.latitude === 'number' && typeof marker.longitude === 'number'
+            ? {
+                row: markerFileRow(marker),
+                geometry: { type: 'Point', coordinates: [marker.longitude, marker.latitude] },
+              }
+            : null,
+      },
     },
     restore: {
       after: ['marker_icons', 'marker_images'],
