@@ -59,7 +59,7 @@ export interface RestoreContext {
   store(file: { key: string; kind: string; contentType: string; data: Buffer; meta?: unknown }): Promise<void>;
 }
 
-export interface Exchange<Row = unknown> {
+export interface Exchange<Row = unknown, Staged = unknown> {
   /** The table's name in the GeoPackage. */
   table: string;
   description: string;
@@ -79,6 +79,12 @@ export interface Exchange<Row = unknown> {
   rows(roomId: string): Promise<Row[]>;
   /** How many rows the room has, for the estimate of an export's size (tables of many small rows). */
   count?(roomId: string): Promise<number>;
+  /**
+   * A table whose rows an ingest restores instead of `restore` (vector layers and rasters,
+   * staged by the import): the settings the ingest is given for a row of the file, read the
+   * way the domain keeps them (a name, else `fallbackName`; a style still valid, else the default).
+   */
+  staged?(row: FileRow, fallbackName: string): Staged;
   /** Clones (exports/room-clones.ts): how the table's objects travel in a manifest and come back from one. */
   clone?: CloneExchange<Row>;
   restore?: {
@@ -122,11 +128,13 @@ export interface CloneExchange<Row> {
  * One kind of the rows of a table two domains share (`layers`: vector layers and rasters):
  * what that domain adds to the table's exchange, so that neither domain imports the other.
  */
-export interface KindExchange<Row> {
+export interface KindExchange<Row, Staged = unknown> {
   /** The rows of this kind (their `kind` column). */
   kind: string;
   /** The manifest's lists of the room's rows of this kind. */
   manifest(rows: Row[]): Record<string, unknown[]>;
+  /** The settings the ingest restores a row of this kind with (see `Exchange.staged`). */
+  staged(row: FileRow, fallbackName: string): Staged;
 }
 
 /**

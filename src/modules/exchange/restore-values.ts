@@ -49,3 +49,16 @@ export function checker<R, S extends TSchema>(what: string, schema: S, present: 
     if (problem) throw invalidFile(`The export's ${what} ${index + 1} cannot be restored: ${problem}`);
   };
 }
+
+/** Trimmed text, or `fallback` when there is none. */
+export const textOr = (value: unknown, fallback: string) =>
+  typeof value === 'string' && value.trim() ? value.trim() : fallback;
+
+/** JSON text parsed, or null when there is none or it does not parse. */
+export function parsedOrNull(value: unknown): unknown {
+  try {
+    return value ? (JSON.parse(String(value)) as unknown) : null;
+  } catch {
+    return null;
+  }
+}

@@ -11,8 +11,7 @@ import { newId } from '../../ids.js';
 import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
-import type { LayerIngest } from '../layers/layer-ingest.js';
-import { DEFAULT_STYLE, styleCheck, type StyleInput } from '../layers/layers.schemas.js';
+import type { LayerIngest, LayerMeta } from '../layers/layer-ingest.js';
 import type { GeoLimits } from '../../config.js';
 import { tilePyramidToTiff } from '../../geo-engine/gpkg-tiles.js';
 import type { RasterIngest } from '../rasters/raster-ingest.js';
@@ -132,7 +131,7 @@ export class RoomImport {
     content: RestoredContent,
     fileBytes: number,
   ) {
-    const layers = this.exchanges.find((e) => e.source === 'layers');
+    const layers = this.exchanges.find((e) => e.source === 'layers') as Exchange<unknown, LayerMeta> | undefined;
     const layerRows = layers ? gpkg.rows(layers.table, layers.columns) : [];
     const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
     if (vectors.length > 0) {
@@ -144,11 +143,7 @@ export class RoomImport {
         return [
           {
             table,
-            meta: {
-              layerName: textOr(row.name, table.name).slice(0, 200),
-              description: nullableText(row.description),
-              style: styleOf(row.style),
-            },
+            meta: layers!.staged!(row, table.name),
             old: String(row.id),
           },
         ];
@@ -166,12 +161,7 @@ export class RoomImport {
         continue;
       }
       try {
-        const display = parsedOrNull(row.display);
-        const meta = {
-          layerName: textOr(row.name, 'Raster').slice(0, 200),
-          description: nullableText(row.description),
-          display,
-        };
+        const meta = layers!.staged!(row, 'Raster');
         const raster = await this.rasters.stage(roomId, actor, { path: source, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(String(row.id), raster.id);
       } finally {
@@ -210,25 +200,4 @@ export class RoomImport {
   }
 }
 
-function parsedOrNull(value: unknown): unknown {
-  try {
-    return value ? (JSON.parse(String(value)) as unknown) : null;
-  } catch {
-    return null;
-  }
-}
-
-const textOr = (value: unknown, fallback: string) =>
-  typeof value === 'string' && value.trim() ? value.trim() : fallback;
-const nullableText = (value: unknown) => (typeof value === 'string' ? value : null);
-
-/** A stored style that is still valid, else the default. */
-function styleOf(value: unknown): StyleInput {
-  try {
-    const style = JSON.parse(String(value)) as unknown;
-    return styleCheck.problem(style) === null ? (style as StyleInput) : DEFAULT_STYLE;
-  } catch {
-    return DEFAULT_STYLE;
-  }
-}
 export type { ImportCounts };

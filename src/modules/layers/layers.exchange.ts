@@ -1,7 +1,10 @@
 import type { LayersTable } from '../../db/tables.js';
 import { type Exchange, exchangeColumns, type KindExchange } from '../exchange/exchange.js';
+import { textOr } from '../exchange/restore-values.js';
+import type { LayerMeta } from './layer-ingest.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import type { LayersRepository } from './layers.repository.js';
+import { DEFAULT_STYLE, type StyleInput, styleCheck } from './layers.schemas.js';
 
 /**
  * Vector layers and rasters: settings, styles, display and facts. `table_name` names a vector
@@ -11,7 +14,10 @@ import type { LayersRepository } from './layers.repository.js';
  * manifest lists through the same ingest. Each kind's own part (`vectorLayers` here,
  * `rasterLayers` in rasters/) is given by app.ts.
  */
-export function layersExchange(layers: LayersRepository, kinds: KindExchange<LayersTable>[]): Exchange<LayersTable> {
+export function layersExchange(
+  layers: LayersRepository,
+  kinds: KindExchange<LayersTable, LayerMeta>[],
+): Exchange<LayersTable, LayerMeta> {
   return {
     table: 'layers',
     description:
@@ -42,14 +48,19 @@ export function layersExchange(layers: LayersRepository, kinds: KindExchange<Lay
       },
     }),
     rows: (roomId) => layers.list(roomId),
+    staged: (row, fallbackName) => {
+      const kind = kinds.find((k) => k.kind === row.kind);
+      if (!kind) throw new Error(`No exchange restores layers of kind ${String(row.kind)}`);
+      return kind.staged(row, fallbackName);
+    },
     clone: {
       manifest: (rows) => Object.assign({}, ...kinds.map((k) => k.manifest(rows.filter((row) => row.kind === k.kind)))),
     },
   };
 }
 
-/** The vector layers of the layers table: in a manifest, their settings (a clone copies their features). */
-export const vectorLayers: KindExchange<LayersTable> = {
+/** The vector layers of the layers table: in a manifest, their settings (a clone copies their features); restored with a style still valid, else the default. */
+export const vectorLayers: KindExchange<LayersTable, LayerMeta> = {
   kind: 'vector',
   manifest: (rows) => ({
     layers: rows.map((l) => ({
@@ -59,4 +70,19 @@ export const vectorLayers: KindExchange<LayersTable> = {
       style: presentVectorLayer(l).style,
     })),
   }),
+  staged: (row, fallbackName) => ({
+    layerName: textOr(row.name, fallbackName).slice(0, 200),
+    description: typeof row.description === 'string' ? row.description : null,
+    style: styleOf(row.style),
+  }),
 };
+
+/** A stored style that is still valid, else the default. */
+function styleOf(value: unknown): StyleInput {
+  try {
+    const style = JSON.parse(String(value)) as unknown;
+    return styleCheck.problem(style) === null ? (style as StyleInput) : DEFAULT_STYLE;
+  } catch {
+    return DEFAULT_STYLE;
+  }
+}
