@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Tables } from '../../db/tables.js';
 import type { GpkgColumn, GpkgColumnType, GpkgGeometryType } from '../../geo-engine/gpkg-writer.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
+import type { ImportCounts } from './exchange.schemas.js';
 
 /**
  * What a domain puts into a room export and how it takes it back: one `Exchange` per table
@@ -18,19 +19,6 @@ export interface ExportColumn extends GpkgColumn {
 
 /** How a column is kept in the file: a GeoPackage type, or `time` (DATETIME from epoch milliseconds). */
 export type ColumnKind = Exclude<GpkgColumnType, 'DATETIME'> | 'time';
-
-/** The counts an import answers with (`imported` of ImportReply). */
-export interface ImportCounts {
-  markers: number;
-  drawings: number;
-  comments: number;
-  replies: number;
-  slides: number;
-  icons: number;
-  images: number;
-  layers: number;
-  rasterLayers: number;
-}
 
 /** A row as the file holds it (times back to epoch milliseconds, JSON as text or as GDAL reads it). */
 export type FileRow = Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../schema-types.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
+import { ImportedCounts } from '../exchange/exchange.schemas.js';
 import { Description, LayerName, StyleInput } from '../layers/layers.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
 
@@ -97,17 +98,7 @@ export const CloneBody = Type.Object({ manifest: Manifest }, { additionalPropert
 
 export const ImportReply = Type.Object({
   success: Type.Boolean(),
-  imported: Type.Object({
-    markers: Type.Integer(),
-    drawings: Type.Integer(),
-    comments: Type.Integer(),
-    replies: Type.Integer(),
-    slides: Type.Integer(),
-    icons: Type.Integer(),
-    images: Type.Integer(),
-    layers: Type.Integer(),
-    rasterLayers: Type.Integer(),
-  }),
+  imported: ImportedCounts,
   skipped: Type.Optional(
     Type.Array(Type.Record(Type.String(), Type.String()), {
       description: 'What the file held but could not be restored, and why',

@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.js';
 import { inChunks } from '../../db/room-table.js';
 import { invalidFile } from '../../errors.js';
 import type { GpkgReadLayout } from '../../geo-engine/gpkg-reader.js';
-import type { Exchange, FileRow, ImportCounts, RestoreContext, RestoreInput } from '../exchange/exchange.js';
+import type { Exchange, FileRow, RestoreContext, RestoreInput } from '../exchange/exchange.js';
+import type { ImportCounts } from '../exchange/exchange.schemas.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportColumn, META, toRowValue } from './export-tables.js';
 
