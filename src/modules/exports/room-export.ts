@@ -33,11 +33,12 @@ const CONCURRENT_EXPORTS = 2;
 const RASTER_PART_BYTES = 32 * 1024 ** 2;
 
 /**
- * Writes a whole room as one GeoPackage: a table for each domain's exchange (exchange/exchange.ts)
- * and the tables of export-tables.ts. The small tables are read here, the writing happens in a worker thread (room-export.worker.ts) that reads
- * each vector layer's features itself, and with `includeTiles` GDAL appends each raster as a
- * tile pyramid. The file is written under the temporary folder; the caller streams it and
- * removes it.
+ * Writes a whole room as one GeoPackage: a table for each domain's exchange
+ * (exchange/exchange.ts), walked in the order app.ts lists them, and the tables of
+ * export-tables.ts. The small tables are read here; the writing happens in a worker thread
+ * (room-export.worker.ts) that reads each vector layer's features itself, and with
+ * `includeTiles` GDAL appends each raster as a tile pyramid. The file is written under the
+ * temporary folder; the caller streams it and removes it.
  */
 export class RoomExporter {
   private readonly turn = pLimit(CONCURRENT_EXPORTS);
