@@ -1,8 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { CommentRepliesTable, CommentsTable } from '../../db/tables.js';
-import { newId } from '../../ids.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import { type Exchange, objectsExchange } from '../exchange/exchange.js';
 import { checker, num, text, when } from '../exchange/restore-values.js';
 import { presentComment, presentReply } from './comments.presenter.js';
 import type { CommentsRepository } from './comments.repository.js';
@@ -13,33 +12,32 @@ const checkReply = checker('reply', Reply, presentReply);
 
 /** Comment threads; restored under the importer's name, on the restored object they were about. */
 export function commentsExchange(db: Db, comments: CommentsRepository): Exchange<CommentsTable> {
-  return {
+  return objectsExchange<CommentsTable>()({
     table: 'comments',
     description: 'Comment threads on markers, drawings and layers',
-    source: 'comments',
-    ...exchangeColumns<CommentsTable>()({
-      omit: ['room_id'],
-      columns: {
-        id: 'TEXT',
-        object_id: 'TEXT',
-        object_type: 'TEXT',
-        object_name: 'TEXT',
-        body: 'TEXT',
-        lat: 'REAL',
-        lng: 'REAL',
-        resolved: 'BOOLEAN',
-        author_kind: 'TEXT',
-        author_id: 'TEXT',
-        created_at: 'time',
-        updated_at: 'time',
-      },
-    }),
-    rows: (roomId) => comments.list(roomId),
-    count: (roomId) => comments.count(db, roomId),
+    omit: ['room_id'],
+    columns: {
+      id: 'TEXT',
+      object_id: 'TEXT',
+      object_type: 'TEXT',
+      object_name: 'TEXT',
+      body: 'TEXT',
+      lat: 'REAL',
+      lng: 'REAL',
+      resolved: 'BOOLEAN',
+      author_kind: 'TEXT',
+      author_id: 'TEXT',
+      created_at: 'time',
+      updated_at: 'time',
+    },
+    store: comments,
+    db,
     restore: {
+      kind: 'comment',
+      check: checkComment,
       after: ['markers', 'drawings', 'layers'],
       counted: 'comments',
-      add(r, context, { index }) {
+      own(r, context) {
         context.countOne();
         const object =
           r.object_type === 'marker'
@@ -47,9 +45,7 @@ export function commentsExchange(db: Db, comments: CommentsRepository): Exchange
             : r.object_type === 'drawing'
               ? context.newIdOf('drawing', r.object_id)
               : (context.newIdOf('layer', r.object_id) ?? context.newIdOf('raster', r.object_id));
-        const row: CommentsTable = {
-          id: newId('comment'),
-          room_id: context.roomId,
+        return {
           // A comment on an object the export does not hold (deleted since) keeps the id it had.
           object_id: object ?? String(r.object_id),
           object_type: text(r.object_type) ?? '',
@@ -63,13 +59,9 @@ export function commentsExchange(db: Db, comments: CommentsRepository): Exchange
           created_at: when(r.created_at),
           updated_at: when(r.updated_at),
         };
-        checkComment(row, index);
-        context.remember('comment', r.id, row.id);
-        return row;
       },
-      insert: (trx, rows) => comments.insert(trx, rows),
     },
-  };
+  });
 }
 
 /** Replies to comments; a reply whose comment the file does not hold is left out. */
@@ -77,46 +69,43 @@ export function repliesExchange(
   comments: CommentsRepository,
   replies: RoomTable<'comment_replies'>,
 ): Exchange<CommentRepliesTable> {
-  return {
+  return objectsExchange<CommentRepliesTable>()({
     table: 'comment_replies',
     description: 'Replies to comments',
-    source: 'comment_replies',
-    ...exchangeColumns<CommentRepliesTable>()({
-      omit: ['room_id'],
-      columns: {
-        id: 'TEXT',
-        comment_id: 'TEXT',
-        body: 'TEXT',
-        author_kind: 'TEXT',
-        author_id: 'TEXT',
-        created_at: 'time',
-      },
-    }),
-    rows: async (roomId) =>
-      comments.repliesOf(
-        roomId,
-        (await comments.list(roomId)).map((c) => c.id),
-      ),
+    omit: ['room_id'],
+    columns: {
+      id: 'TEXT',
+      comment_id: 'TEXT',
+      body: 'TEXT',
+      author_kind: 'TEXT',
+      author_id: 'TEXT',
+      created_at: 'time',
+    },
+    store: {
+      list: async (roomId) =>
+        comments.repliesOf(
+          roomId,
+          (await comments.list(roomId)).map((c) => c.id),
+        ),
+      insert: (trx, rows) => replies.insert(trx, rows),
+    },
     restore: {
+      kind: 'reply',
+      check: checkReply,
       after: ['comments'],
       counted: 'replies',
-      add(r, context, { index }) {
+      own(r, context) {
         const commentId = context.newIdOf('comment', r.comment_id);
         if (!commentId) return null;
         context.countOne();
-        const row: CommentRepliesTable = {
-          id: newId('reply'),
+        return {
           comment_id: commentId,
-          room_id: context.roomId,
           body: text(r.body) ?? '',
           author_kind: context.actor.kind,
           author_id: context.actor.id,
           created_at: when(r.created_at),
         };
-        checkReply(row, index);
-        return row;
       },
-      insert: (trx, rows) => replies.insert(trx, rows),
     },
-  };
+  });
 }

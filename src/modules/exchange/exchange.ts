@@ -3,7 +3,9 @@ import type { Db } from '../../db/database.js';
 import type { Tables } from '../../db/tables.js';
 import type { GpkgColumn, GpkgColumnType, GpkgGeometryType } from '../../geo-engine/gpkg-writer.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
+import { newId } from '../../ids.js';
 import type { ImportCounts } from './exchange.schemas.js';
+import { textOr, when } from './restore-values.js';
 
 /**
  * What a domain puts into a room export and how it takes it back: one `Exchange` per table
@@ -126,16 +128,148 @@ export interface KindExchange<Row, Staged = unknown> {
 }
 
 /**
+ * A layer kind's part of the layers table (see `KindExchange`): every kind is listed in a
+ * manifest by id, name and description and restored with the file's name (else `fallbackName`)
+ * and description; the kind states only its manifest field and what it adds to both (`shown`:
+ * a vector layer's style, a raster's display; `restored`: the same read back from the file).
+ */
+export function layerKind<Row extends { id: string; name: string; description: string | null }, Own>(spec: {
+  kind: string;
+  field: string;
+  shown(row: Row): Record<string, unknown>;
+  restored(row: FileRow): Own;
+}): KindExchange<Row, { layerName: string; description: string | null } & Own> {
+  return {
+    kind: spec.kind,
+    manifest: (rows) => ({
+      [spec.field]: rows.map((l) => ({ id: l.id, name: l.name, description: l.description, ...spec.shown(l) })),
+    }),
+    staged: (row, fallbackName) => ({
+      layerName: textOr(row.name, fallbackName).slice(0, 200),
+      description: typeof row.description === 'string' ? row.description : null,
+      ...spec.restored(row),
+    }),
+  };
+}
+
+/**
+ * An object as the API shows it (a clone's manifest), as the row a file would hold: each of
+ * `columns` from the API's field of the same name in camelCase (`image_key` from `imageKey`),
+ * an object or array as JSON text, a missing one as null.
+ */
+export function fileRowOf(item: Record<string, unknown>, columns: readonly string[]): FileRow {
+  return Object.fromEntries(
+    columns.map((name) => {
+      const value = item[name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())];
+      return [name, value !== null && typeof value === 'object' ? JSON.stringify(value) : (value ?? null)];
+    }),
+  );
+}
+
+/** The columns of an object someone made: who (the id of an account or a guest) and when, made and last changed. */
+export const authoredColumns = { created_by: 'TEXT', created_at: 'time', updated_at: 'time' } as const;
+
+/** A restored object's author and times: the importer, and the file's times (now when missing or not between 1970 and now). */
+export function authored(row: FileRow, context: RestoreContext) {
+  return { created_by: context.actor.id, created_at: when(row.created_at), updated_at: when(row.updated_at) };
+}
+
+/** Where a table of a room's objects is read and written (a `RoomTable`, or the like). */
+export interface ObjectStore<Row> {
+  list(roomId: string): Promise<Row[]>;
+  insert(trx: Db, rows: Row[]): Promise<void>;
+  count?(db: Db, roomId: string): Promise<number>;
+}
+
+/**
+ * The exchange of a table of a room's objects (markers, drawings, comments, replies, slides),
+ * the file's table named as the database's: the domain states its columns, where the rows are
+ * kept (`store`; with `db`, the export's size estimate counts them) and how a row of the file
+ * becomes its own columns again (`restore.own`, see `restoredObject`); the rows are read and
+ * inserted through `store`. What else it has (`geometry`, `clone`) the domain adds.
+ */
+export function objectsExchange<Row extends { id: string; room_id: string }>() {
+  return <Omitted extends keyof Row & string, FileOnly extends string = never>(
+    spec: ColumnSpec<Row, Omitted, FileOnly> & {
+      table: keyof Tables & string;
+      description: string;
+      store: ObjectStore<Row>;
+      db?: Db;
+      restore: Pick<NonNullable<Exchange<Row>['restore']>, 'after' | 'counted' | 'arrange'> & {
+        kind: string;
+        check: (row: Row, index: number) => void;
+        own: Parameters<typeof restoredObject<Row>>[2];
+      };
+    },
+  ): Exchange<Row> => {
+    const { store, db, restore } = spec;
+    return {
+      ...exchangeTable<Row>()<Omitted, FileOnly>(spec),
+      rows: (roomId) => store.list(roomId),
+      ...(db && store.count && { count: (roomId: string) => store.count!(db, roomId) }),
+      restore: {
+        after: restore.after,
+        counted: restore.counted,
+        add: restoredObject(restore.kind, restore.check, restore.own),
+        insert: (trx, rows) => store.insert(trx, rows),
+        ...(restore.arrange && { arrange: restore.arrange }),
+      },
+    };
+  };
+}
+
+/**
+ * The `restore.add` of a table of a room's objects: `own` gives the row's own columns from the
+ * file's row (null: left out; it counts the row with `context.countOne()`); the row gets a new
+ * id (`<kind>-...`) in the target room, is checked the way the API shows it (`check`), and its
+ * id in the file is remembered under `kind` for the tables that refer to it.
+ */
+export function restoredObject<Row extends { id: string; room_id: string }>(
+  kind: string,
+  check: (row: Row, index: number) => void,
+  own: (row: FileRow, context: RestoreContext, input: RestoreInput) => Omit<Row, 'id' | 'room_id'> | null,
+): (row: FileRow, context: RestoreContext, input: RestoreInput) => Row | null {
+  return (file, context, input) => {
+    const columns = own(file, context, input);
+    if (!columns) return null;
+    const row = { id: newId(kind), room_id: context.roomId, ...columns } as Row;
+    check(row, input.index);
+    context.remember(kind, file.id, row.id);
+    return row;
+  };
+}
+
+/**
+ * What a table of the file is: its name and description, its database table (`source`, by
+ * default of the same name) and its columns (see `exchangeColumns`).
+ */
+export function exchangeTable<Row>() {
+  return <Omitted extends keyof Row & string, FileOnly extends string = never>(
+    spec: ColumnSpec<Row, Omitted, FileOnly> & { table: string; description: string; source?: keyof Tables },
+  ): Pick<Exchange, 'table' | 'description' | 'source' | 'columns' | 'omitted' | 'fileOnly'> => ({
+    table: spec.table,
+    description: spec.description,
+    source: spec.source ?? (spec.table as keyof Tables),
+    ...exchangeColumns<Row>()<Omitted, FileOnly>(spec),
+  });
+}
+
+/** A table's columns as a domain declares them: each column of `Row` kept with its kind, or omitted. */
+export interface ColumnSpec<Row, Omitted extends keyof Row & string, FileOnly extends string> {
+  omit: readonly Omitted[];
+  fileOnly?: readonly FileOnly[];
+  columns: { [K in Exclude<keyof Row & string, NoInfer<Omitted>> | NoInfer<FileOnly>]: ColumnKind };
+}
+
+/**
  * The file columns of a table: every database column is either kept (with its kind) or named
  * as omitted, so a column added to `db/tables.ts` does not compile until its domain's exchange
  * says what the file does with it (test/exchange.test.ts checks the same against the database).
  */
 export function exchangeColumns<Row>() {
-  return <Omitted extends keyof Row & string, FileOnly extends string = never>(spec: {
-    omit: readonly Omitted[];
-    fileOnly?: readonly FileOnly[];
-    columns: { [K in Exclude<keyof Row & string, NoInfer<Omitted>> | NoInfer<FileOnly>]: ColumnKind };
-  }): Pick<Exchange, 'columns' | 'omitted' | 'fileOnly'> => ({
+  return <Omitted extends keyof Row & string, FileOnly extends string = never>(
+    spec: ColumnSpec<Row, Omitted, FileOnly>,
+  ): Pick<Exchange, 'columns' | 'omitted' | 'fileOnly'> => ({
     columns: Object.entries<ColumnKind>(spec.columns).map(([name, kind]) =>
       kind === 'time' ? { name, type: 'DATETIME', time: true } : { name, type: kind },
     ),

@@ -1,6 +1,6 @@
 import type { MarkerIconsTable } from '../../db/tables.js';
 import { newId } from '../../ids.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import { type Exchange, exchangeTable } from '../exchange/exchange.js';
 import { num, text, when } from '../exchange/restore-values.js';
 import { blobKeys } from '../files/blob-keys.js';
 import { presentIcon } from './icons.presenter.js';
@@ -13,10 +13,9 @@ type ManifestIcon = { iconId: string; name?: string; size?: number };
 /** Marker icons, with the file itself in `data`; restored as an upload stores them (a file from a clone's source room already is). */
 export function iconsExchange(icons: IconsRepository): Exchange<MarkerIconsTable> {
   return {
-    table: 'marker_icons',
-    description: 'Marker icons (SVG or PNG in data)',
-    source: 'marker_icons',
-    ...exchangeColumns<MarkerIconsTable>()({
+    ...exchangeTable<MarkerIconsTable>()({
+      table: 'marker_icons',
+      description: 'Marker icons (SVG or PNG in data)',
       omit: ['room_id', 'file_key'],
       fileOnly: ['data'],
       columns: {

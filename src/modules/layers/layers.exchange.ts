@@ -1,6 +1,5 @@
 import type { LayersTable } from '../../db/tables.js';
-import { type Exchange, exchangeColumns, type KindExchange } from '../exchange/exchange.js';
-import { textOr } from '../exchange/restore-values.js';
+import { type Exchange, exchangeTable, type KindExchange, layerKind } from '../exchange/exchange.js';
 import type { LayerMeta } from './layer-ingest.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import type { LayersRepository } from './layers.repository.js';
@@ -19,11 +18,10 @@ export function layersExchange(
   kinds: KindExchange<LayersTable, LayerMeta>[],
 ): Exchange<LayersTable, LayerMeta> {
   return {
-    table: 'layers',
-    description:
-      'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
-    source: 'layers',
-    ...exchangeColumns<LayersTable>()({
+    ...exchangeTable<LayersTable>()({
+      table: 'layers',
+      description:
+        'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
       omit: ['room_id', 'storage_key', 'size_bytes', 'file_key', 'job_id'],
       fileOnly: ['table_name', 'tiles_table'],
       columns: {
@@ -60,22 +58,12 @@ export function layersExchange(
 }
 
 /** The vector layers of the layers table: in a manifest, their settings (a clone copies their features); restored with a style still valid, else the default. */
-export const vectorLayers: KindExchange<LayersTable, LayerMeta> = {
+export const vectorLayers: KindExchange<LayersTable, LayerMeta> = layerKind({
   kind: 'vector',
-  manifest: (rows) => ({
-    layers: rows.map((l) => ({
-      id: l.id,
-      name: l.name,
-      description: l.description,
-      style: presentVectorLayer(l).style,
-    })),
-  }),
-  staged: (row, fallbackName) => ({
-    layerName: textOr(row.name, fallbackName).slice(0, 200),
-    description: typeof row.description === 'string' ? row.description : null,
-    style: styleOf(row.style),
-  }),
-};
+  field: 'layers',
+  shown: (row: LayersTable) => ({ style: presentVectorLayer(row).style }),
+  restored: (row) => ({ style: styleOf(row.style) }),
+});
 
 /** A stored style that is still valid, else the default. */
 function styleOf(value: unknown): StyleInput {

@@ -3,10 +3,16 @@ import type { Static } from 'typebox';
 import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { MarkersTable, StoredFilesTable } from '../../db/tables.js';
-import { newId } from '../../ids.js';
 import { SchemaCheck } from '../../schema-problems.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
-import { checker, json, jsonOrNull, num, text, time, when } from '../exchange/restore-values.js';
+import {
+  authored,
+  authoredColumns,
+  type Exchange,
+  exchangeTable,
+  fileRowOf,
+  objectsExchange,
+} from '../exchange/exchange.js';
+import { checker, json, jsonOrNull, num, text, time } from '../exchange/restore-values.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import { cleanPhoto } from './marker-images.js';
@@ -21,61 +27,41 @@ const checkImageMeta = new SchemaCheck(ImageMetaSchema);
 
 /** Markers: a feature table, the position is the geometry; icons and photos are restored first and referred to by their new ids. */
 export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange<MarkersTable> {
-  return {
+  const exchange = objectsExchange<MarkersTable>()({
     table: 'markers',
     description: 'Markers (the position is the geometry)',
-    source: 'markers',
-    ...exchangeColumns<MarkersTable>()({
-      omit: ['room_id', 'latitude', 'longitude', 'import_job_id'],
-      columns: {
-        id: 'TEXT',
-        title: 'TEXT',
-        description: 'TEXT',
-        color: 'TEXT',
-        tags: 'TEXT',
-        event_date: 'time',
-        marker_icon_id: 'TEXT',
-        marker_icon_size: 'INTEGER',
-        image_key: 'TEXT',
-        thumbnail_key: 'TEXT',
-        image_meta: 'TEXT',
-        embedded_media_url: 'TEXT',
-        media_size: 'TEXT',
-        created_by: 'TEXT',
-        created_at: 'time',
-        updated_at: 'time',
-      },
-    }),
-    geometry: { type: 'POINT', of: (row) => ({ type: 'Point', coordinates: [row.longitude, row.latitude] }) },
-    rows: (roomId) => markers.list(roomId),
-    count: (roomId) => markers.count(db, roomId),
-    clone: {
-      manifest: (rows) => ({ markers: rows.map(presentMarker) }),
-      restoredFrom: {
-        field: 'markers',
-        files: (marker: ApiMarker) => [marker.imageKey, marker.thumbnailKey],
-        fileRow: (marker: ApiMarker) =>
-          typeof marker.latitude === 'number' && typeof marker.longitude === 'number'
-            ? {
-                row: markerFileRow(marker),
-                geometry: { type: 'Point', coordinates: [marker.longitude, marker.latitude] },
-              }
-            : null,
-      },
+    omit: ['room_id', 'latitude', 'longitude', 'import_job_id'],
+    columns: {
+      id: 'TEXT',
+      title: 'TEXT',
+      description: 'TEXT',
+      color: 'TEXT',
+      tags: 'TEXT',
+      event_date: 'time',
+      marker_icon_id: 'TEXT',
+      marker_icon_size: 'INTEGER',
+      image_key: 'TEXT',
+      thumbnail_key: 'TEXT',
+      image_meta: 'TEXT',
+      embedded_media_url: 'TEXT',
+      media_size: 'TEXT',
+      ...authoredColumns,
     },
+    store: markers,
+    db,
     restore: {
+      kind: 'marker',
+      check: checkMarker,
       after: ['marker_icons', 'marker_images'],
       counted: 'markers',
-      add(p, context, { geometry, index }) {
+      own(p, context, { geometry }) {
         if (geometry?.type !== 'Point') return null;
         context.countOne();
         const [longitude, latitude] = geometry.coordinates as [number, number];
         const imageKey = context.newIdOf('image', p.image_key);
         const thumbnailKey = context.newIdOf('image', p.thumbnail_key);
         const withImage = imageKey !== undefined && thumbnailKey !== undefined;
-        const row: MarkersTable = {
-          id: newId('marker'),
-          room_id: context.roomId,
+        return {
           latitude,
           longitude,
           title: text(p.title),
@@ -90,16 +76,31 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
           image_meta: withImage ? jsonOrNull(imageMeta(p.image_meta)) : null,
           embedded_media_url: text(p.embedded_media_url),
           media_size: text(p.media_size),
-          created_by: context.actor.id,
-          created_at: when(p.created_at),
-          updated_at: when(p.updated_at),
+          ...authored(p, context),
           import_job_id: null,
         };
-        checkMarker(row, index);
-        context.remember('marker', p.id, row.id);
-        return row;
       },
-      insert: (trx, rows) => markers.insert(trx, rows),
+    },
+  });
+  return {
+    ...exchange,
+    geometry: { type: 'POINT', of: (row) => ({ type: 'Point', coordinates: [row.longitude, row.latitude] }) },
+    clone: {
+      manifest: (rows) => ({ markers: rows.map(presentMarker) }),
+      restoredFrom: {
+        field: 'markers',
+        files: (marker: ApiMarker) => [marker.imageKey, marker.thumbnailKey],
+        fileRow: (marker: ApiMarker) =>
+          typeof marker.latitude === 'number' && typeof marker.longitude === 'number'
+            ? {
+                row: fileRowOf(
+                  marker,
+                  exchange.columns.map((c) => c.name),
+                ),
+                geometry: { type: 'Point', coordinates: [marker.longitude, marker.latitude] },
+              }
+            : null,
+      },
     },
   };
 }
@@ -112,10 +113,10 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
  */
 export function markerPhotosExchange(files: Pick<StoredFiles, 'listKinds'>): Exchange<StoredFilesTable> {
   return {
-    table: 'marker_images',
-    description: 'Marker photos and thumbnails (JPEG in data)',
-    source: 'stored_files',
-    ...exchangeColumns<StoredFilesTable>()({
+    ...exchangeTable<StoredFilesTable>()({
+      table: 'marker_images',
+      description: 'Marker photos and thumbnails (JPEG in data)',
+      source: 'stored_files',
       omit: ['room_id', 'bytes'],
       fileOnly: ['data'],
       columns: { key: 'TEXT', kind: 'TEXT', content_type: 'TEXT', meta: 'TEXT', created_at: 'time', data: 'BLOB' },
@@ -149,28 +150,6 @@ export function markerPhotosExchange(files: Pick<StoredFiles, 'listKinds'>): Exc
         };
       },
     },
-  };
-}
-
-/** A marker as the API shows it, as the row the file would hold. */
-function markerFileRow(marker: ApiMarker) {
-  return {
-    id: marker.id,
-    title: marker.title ?? null,
-    description: marker.description ?? null,
-    color: marker.color ?? null,
-    tags: marker.tags ? JSON.stringify(marker.tags) : null,
-    event_date: marker.eventDate ?? null,
-    marker_icon_id: marker.markerIconId ?? null,
-    marker_icon_size: marker.markerIconSize ?? null,
-    image_key: marker.imageKey ?? null,
-    thumbnail_key: marker.thumbnailKey ?? null,
-    image_meta: marker.imageMeta ? JSON.stringify(marker.imageMeta) : null,
-    embedded_media_url: marker.embeddedMediaUrl ?? null,
-    media_size: marker.mediaSize ?? null,
-    created_by: marker.createdBy ?? null,
-    created_at: marker.createdAt ?? null,
-    updated_at: marker.updatedAt ?? null,
   };
 }
 

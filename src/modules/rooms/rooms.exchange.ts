@@ -1,14 +1,14 @@
 import type { RoomsTable } from '../../db/tables.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
+import { type Exchange, exchangeTable } from '../exchange/exchange.js';
 import type { RoomsRepository } from './rooms.repository.js';
 
 /** The room's settings, one row; an import leaves the target room's settings as they are (they are the owner's). */
 export function roomExchange(rooms: RoomsRepository): Exchange<RoomsTable> {
   return {
-    table: 'room',
-    description: "The room's settings",
-    source: 'rooms',
-    ...exchangeColumns<RoomsTable>()({
+    ...exchangeTable<RoomsTable>()({
+      table: 'room',
+      description: "The room's settings",
+      source: 'rooms',
       omit: ['created_by', 'version'],
       columns: {
         id: 'TEXT',

@@ -1,7 +1,6 @@
 import type { SlidesTable } from '../../db/tables.js';
-import { newId } from '../../ids.js';
-import { type Exchange, exchangeColumns } from '../exchange/exchange.js';
-import { checker, num, text, when } from '../exchange/restore-values.js';
+import { authored, authoredColumns, type Exchange, objectsExchange } from '../exchange/exchange.js';
+import { checker, num, text } from '../exchange/restore-values.js';
 import { presentSlide } from './slides.presenter.js';
 import type { SlidesRepository } from './slides.repository.js';
 import { Slide } from './slides.schemas.js';
@@ -10,33 +9,30 @@ const checkSlide = checker('slide', Slide, presentSlide);
 
 /** The slides of the presentation; restored after the room's own, in their order, showing the restored objects. */
 export function slidesExchange(slides: SlidesRepository): Exchange<SlidesTable> {
-  return {
+  return objectsExchange<SlidesTable>()({
     table: 'slides',
     description: 'The slides of the presentation, in order',
-    source: 'slides',
-    ...exchangeColumns<SlidesTable>()({
-      omit: ['room_id'],
-      columns: {
-        id: 'TEXT',
-        position: 'INTEGER',
-        title: 'TEXT',
-        body: 'TEXT',
-        view: 'TEXT',
-        base_layer: 'TEXT',
-        marker_ids: 'TEXT',
-        layer_ids: 'TEXT',
-        raster_layer_ids: 'TEXT',
-        drawing_ids: 'TEXT',
-        created_by: 'TEXT',
-        created_at: 'time',
-        updated_at: 'time',
-      },
-    }),
-    rows: (roomId) => slides.list(roomId),
+    omit: ['room_id'],
+    columns: {
+      id: 'TEXT',
+      position: 'INTEGER',
+      title: 'TEXT',
+      body: 'TEXT',
+      view: 'TEXT',
+      base_layer: 'TEXT',
+      marker_ids: 'TEXT',
+      layer_ids: 'TEXT',
+      raster_layer_ids: 'TEXT',
+      drawing_ids: 'TEXT',
+      ...authoredColumns,
+    },
+    store: slides,
     restore: {
+      kind: 'slide',
+      check: checkSlide,
       after: ['markers', 'drawings', 'layers'],
       counted: 'slides',
-      add(r, context, { index }) {
+      own(r, context, { index }) {
         context.countOne();
         const mapIds = (value: unknown, kind: string) => {
           try {
@@ -46,9 +42,7 @@ export function slidesExchange(slides: SlidesRepository): Exchange<SlidesTable> 
             return '[]';
           }
         };
-        const row: SlidesTable = {
-          id: newId('slide'),
-          room_id: context.roomId,
+        return {
           position: num(r.position) ?? index,
           title: text(r.title) ?? '',
           body: text(r.body),
@@ -58,18 +52,13 @@ export function slidesExchange(slides: SlidesRepository): Exchange<SlidesTable> 
           layer_ids: mapIds(r.layer_ids, 'layer'),
           raster_layer_ids: mapIds(r.raster_layer_ids, 'raster'),
           drawing_ids: mapIds(r.drawing_ids, 'drawing'),
-          created_by: context.actor.id,
-          created_at: when(r.created_at),
-          updated_at: when(r.updated_at),
+          ...authored(r, context),
         };
-        checkSlide(row, index);
-        return row;
       },
       async arrange(trx, rows, roomId) {
         const start = await slides.nextPosition(trx, roomId);
         rows.sort((a, b) => a.position - b.position).forEach((slide, i) => (slide.position = start + i));
       },
-      insert: (trx, rows) => slides.insert(trx, rows),
     },
-  };
+  });
 }
