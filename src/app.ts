@@ -210,15 +210,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     config.accessCacheTtlMs,
   );
   const sessions = new SessionKeys(config);
-  const membersService = new MembersService(members, users, access, outbox, publicUrl);
+  const membersService = new MembersService({ members, users, access, outbox, publicUrl });
   const verification = new EmailVerification(users, outbox, membersService, publicUrl);
-  const usersService = new UsersService(
+  const usersService = new UsersService({
     users,
-    membersService,
+    invitations: membersService,
     sessions,
-    new PasswordHasher(config.passwordHashCost),
-    verification,
-  );
+    passwords: new PasswordHasher(config.passwordHashCost),
+    proof: verification,
+  });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
@@ -235,7 +235,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, { rooms: new RoomsService(rooms, members, content, files, writePath, access) });
+  await app.register(roomsRoutes, {
+    rooms: new RoomsService({ rooms, members, content, files, writePath, access }),
+  });
   await app.register(membersRoutes, { members: membersService });
   await app.register(tokensRoutes, { tokens: tokensService });
 
@@ -326,7 +328,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   content.register(contentOf('slides', slides));
   content.register(contentOf('comments', comments));
   await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
-  await app.register(slidesRoutes, { slides: new SlidesService(slides, markers, drawings, layers, writePath) });
+  await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
   await app.register(commentsRoutes, {
     comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, async (roomId, layerId) =>
       (await layers.existing(roomId, [layerId])).has(layerId),
@@ -372,7 +374,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // History and the live channel.
   const history = new HistoryRepository(db);
   await app.register(historyRoutes, { history: new HistoryService(history) });
-  await app.register(liveRoutes, { live: new LiveService(live, history, rooms, authenticator, access) });
+  await app.register(liveRoutes, {
+    live: new LiveService({ hub: live, history, rooms, authenticator, access }),
+  });
 
   await app.ready();
   await jobs.start();

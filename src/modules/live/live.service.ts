@@ -43,6 +43,14 @@ function release(listener: Listener) {
   for (const event of events) listener.forward(event);
 }
 
+export interface LiveServiceParts {
+  hub: LiveHub;
+  history: HistoryRepository;
+  rooms: RoomsRepository;
+  authenticator: Authenticator;
+  access: CachedAccess;
+}
+
 /**
  * The live channel of a room: first the room's current version, then the changes the client
  * missed since the version it names (`?since=`), then every change as it happens.
@@ -50,16 +58,23 @@ function release(listener: Listener) {
 export class LiveService {
   private readonly listeners = new Map<string, Set<Listener>>();
 
-  constructor(
-    private readonly hub: LiveHub,
-    private readonly history: HistoryRepository,
-    private readonly rooms: RoomsRepository,
-    private readonly authenticator: Authenticator,
-    private readonly access: CachedAccess,
-  ) {
+  private readonly hub: LiveHub;
+  private readonly history: HistoryRepository;
+  private readonly rooms: RoomsRepository;
+  private readonly authenticator: Authenticator;
+  private readonly access: CachedAccess;
+
+  constructor(parts: LiveServiceParts) {
+    ({
+      hub: this.hub,
+      history: this.history,
+      rooms: this.rooms,
+      authenticator: this.authenticator,
+      access: this.access,
+    } = parts);
     // A room made private, a member removed, a token revoked, a room deleted: the sockets
     // admitted under the old state are checked again and closed when they may not read.
-    access.onChange((roomId) => {
+    this.access.onChange((roomId) => {
       const rooms = roomId === null ? [...this.listeners.keys()] : [roomId];
       for (const id of rooms) for (const listener of this.listeners.get(id) ?? []) void this.recheck(id, listener);
     });

@@ -11,15 +11,31 @@ import type { MembersRepository } from './members.repository.js';
 
 type InvitedRole = Exclude<Role, 'owner'>;
 
+export interface MembersServiceParts {
+  members: MembersRepository;
+  users: UsersRepository;
+  access: AccessChanges;
+  outbox: Outbox;
+  publicUrl: string;
+}
+
 /** Members and invitations of rooms. Every change of membership forgets cached access at once. */
 export class MembersService {
-  constructor(
-    private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
-    private readonly access: AccessChanges,
-    private readonly outbox: Outbox,
-    private readonly publicUrl: string,
-  ) {}
+  private readonly members: MembersRepository;
+  private readonly users: UsersRepository;
+  private readonly access: AccessChanges;
+  private readonly outbox: Outbox;
+  private readonly publicUrl: string;
+
+  constructor(parts: MembersServiceParts) {
+    ({
+      members: this.members,
+      users: this.users,
+      access: this.access,
+      outbox: this.outbox,
+      publicUrl: this.publicUrl,
+    } = parts);
+  }
 
   async list(room: RoomRow) {
     return (await this.members.list(room.id)).map(presentMember);

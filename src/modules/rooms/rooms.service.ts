@@ -31,16 +31,34 @@ const viewColumns = (view: View | null | undefined) =>
         default_view_zoom: view?.zoom ?? null,
       };
 
+export interface RoomsServiceParts {
+  rooms: RoomsRepository;
+  members: MembersRepository;
+  content: RoomContent;
+  files: StoredFiles;
+  writePath: WritePath;
+  access: AccessSource & AccessChanges;
+}
+
 /** Rooms and their settings. Changes of visibility or existence forget cached access at once. */
 export class RoomsService {
-  constructor(
-    private readonly rooms: RoomsRepository,
-    private readonly members: MembersRepository,
-    private readonly content: RoomContent,
-    private readonly files: StoredFiles,
-    private readonly writePath: WritePath,
-    private readonly access: AccessSource & AccessChanges,
-  ) {}
+  private readonly rooms: RoomsRepository;
+  private readonly members: MembersRepository;
+  private readonly content: RoomContent;
+  private readonly files: StoredFiles;
+  private readonly writePath: WritePath;
+  private readonly access: AccessSource & AccessChanges;
+
+  constructor(parts: RoomsServiceParts) {
+    ({
+      rooms: this.rooms,
+      members: this.members,
+      content: this.content,
+      files: this.files,
+      writePath: this.writePath,
+      access: this.access,
+    } = parts);
+  }
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
   async create(caller: Extract<Caller, { kind: 'user' }>, roomId: string, input: CreateRoomInput) {

@@ -14,15 +14,31 @@ import { presentSlide, slideColumns } from './slides.presenter.js';
 import type { SlidesRepository } from './slides.repository.js';
 import type { CreateSlideInput, SlideInput } from './slides.schemas.js';
 
+export interface SlidesServiceParts {
+  slides: SlidesRepository;
+  markers: RoomTable<'markers'>;
+  drawings: RoomTable<'drawings'>;
+  layers: LayersRepository;
+  writePath: WritePath;
+}
+
 /** The slide deck of a room and its presentation snapshot. */
 export class SlidesService {
-  constructor(
-    private readonly slides: SlidesRepository,
-    private readonly markers: RoomTable<'markers'>,
-    private readonly drawings: RoomTable<'drawings'>,
-    private readonly layers: LayersRepository,
-    private readonly writePath: WritePath,
-  ) {}
+  private readonly slides: SlidesRepository;
+  private readonly markers: RoomTable<'markers'>;
+  private readonly drawings: RoomTable<'drawings'>;
+  private readonly layers: LayersRepository;
+  private readonly writePath: WritePath;
+
+  constructor(parts: SlidesServiceParts) {
+    ({
+      slides: this.slides,
+      markers: this.markers,
+      drawings: this.drawings,
+      layers: this.layers,
+      writePath: this.writePath,
+    } = parts);
+  }
 
   async list(room: RoomRow) {
     return { slides: (await this.slides.list(room.id)).map(presentSlide) };

@@ -17,15 +17,31 @@ export interface AddressProof {
   send(user: UserRow): Promise<void>;
 }
 
+export interface UsersServiceParts {
+  users: UsersRepository;
+  invitations: PendingInvitations;
+  sessions: SessionKeys;
+  passwords: PasswordHasher;
+  proof: AddressProof;
+}
+
 /** Built-in accounts (sign-up, log-in) and the users that external identity providers vouch for. */
 export class UsersService {
-  constructor(
-    private readonly users: UsersRepository,
-    private readonly invitations: PendingInvitations,
-    private readonly sessions: SessionKeys,
-    private readonly passwords: PasswordHasher,
-    private readonly proof: AddressProof,
-  ) {}
+  private readonly users: UsersRepository;
+  private readonly invitations: PendingInvitations;
+  private readonly sessions: SessionKeys;
+  private readonly passwords: PasswordHasher;
+  private readonly proof: AddressProof;
+
+  constructor(parts: UsersServiceParts) {
+    ({
+      users: this.users,
+      invitations: this.invitations,
+      sessions: this.sessions,
+      passwords: this.passwords,
+      proof: this.proof,
+    } = parts);
+  }
 
   async signup(input: { email: string; password: string; name?: string }) {
     const now = Date.now();
