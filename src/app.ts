@@ -330,9 +330,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
   await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
   await app.register(commentsRoutes, {
-    comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, async (roomId, layerId) =>
-      (await layers.existing(roomId, [layerId])).has(layerId),
-    ),
+    comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, layers),
   });
 
   // Export, import and clone of whole rooms.

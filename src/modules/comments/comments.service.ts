@@ -25,8 +25,8 @@ export class CommentsService {
     private readonly comments: CommentsRepository,
     private readonly replies: RoomTable<'comment_replies'>,
     private readonly writePath: WritePath,
-    /** Whether the room holds a layer (vector or raster) with this id. */
-    private readonly layerExists: (roomId: string, layerId: string) => Promise<boolean>,
+    /** The room's layers (vector and raster): a comment on a layer must name one of them. */
+    private readonly layers: Pick<RoomTable<'layers'>, 'existing'>,
   ) {}
 
   async list(room: RoomRow, filter: CommentQuery) {
@@ -47,7 +47,7 @@ export class CommentsService {
     }
     // Layers are checked (a comment on a layer names one of the room's); markers and drawings
     // are not: the contract lists every reason a comment on them is refused.
-    if (input.objectType === 'layer' && !(await this.layerExists(room.id, input.objectId))) {
+    if (input.objectType === 'layer' && !(await this.layers.existing(room.id, [input.objectId])).has(input.objectId)) {
       throw badRequest('objectId does not name a layer of this room', [
         { field: 'body.objectId', message: 'no such layer' },
       ]);
