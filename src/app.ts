@@ -25,6 +25,8 @@ import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
+import { InProcessScheduler } from './infra/scheduler.js';
+import { scheduleSweeps } from './jobs.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
@@ -172,14 +174,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const live = options.liveHub ?? new InProcessLiveHub();
   const jobs = new InProcessJobQueue(db, app.log, options.jobWorkers ?? 1);
+  const sweeps = new InProcessScheduler(app.log);
   const outbox = new Outbox(
     options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)),
     app.log,
   );
   const publicUrl = publicUrlOf(config);
-  // Stop taking jobs (a running one is left to resume), then live clients and mail, then the database.
+  // Stop taking jobs (a running one is left to resume) and sweeping, then live clients and mail, then the database.
   app.addHook('onClose', async () => {
     await jobs.close();
+    await sweeps.close();
     await live.close();
     await outbox.close();
     await database.close();
@@ -314,12 +318,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rastersRoutes, { rasters: new RastersService(rasters, files, writePath, rasterTiles, geo) });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
-  const sweep = setInterval(
-    () => void chunked.sweep().catch((error: unknown) => app.log.error({ err: error }, 'removing old chunks failed')),
-    3600_000,
-  ).unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
-  await chunked.sweep();
 
   // Drawings, slides, comments.
   const drawings = new RoomTable(db, 'drawings');
@@ -359,15 +357,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     jobs,
   );
   await app.register(exportsRoutes, { exports: exportsService, roomImport, clones, receiver: uploads });
-  const exportSweep = setInterval(
-    () =>
-      void exportsService
-        .sweep()
-        .catch((error: unknown) => app.log.error({ err: error }, 'removing old exports failed')),
-    3600_000,
-  ).unref();
-  app.addHook('onClose', async () => clearInterval(exportSweep));
-  await exportsService.sweep();
 
   // History and the live channel.
   const history = new HistoryRepository(db);
@@ -376,7 +365,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     live: new LiveService({ hub: live, history, rooms, authenticator, access }),
   });
 
+  // Background work (src/jobs.ts): sweeps first, then the jobs left waiting.
+  scheduleSweeps(sweeps, { chunked, exports: exportsService });
   await app.ready();
-  await jobs.start();
+  try {
+    await sweeps.start();
+    await jobs.start();
+  } catch (error) {
+    await app.close(); // the database and the data directory's lock with it
+    throw error;
+  }
   return { app, database };
 }
