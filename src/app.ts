@@ -26,10 +26,10 @@ import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { InProcessJobQueue } from './infra/job-queue.js';
 import { InProcessScheduler } from './infra/scheduler.js';
-import { scheduleSweeps } from './jobs.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
+import { registerJobKinds, scheduleSweeps } from './jobs.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
@@ -255,10 +255,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(markersRoutes, { markers: new MarkersService(markers, icons, markerImages, writePath) });
   await app.register(markerImagesRoutes, { images: markerImages, uploads });
   await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath), uploads });
-  await app.register(bulkImportRoutes, {
-    bulkImport: new BulkImport(db, files, jobs, staged, markers, icons, markerImages, writePath),
-    uploads,
-  });
+  const bulkImport = new BulkImport({ db, files, jobs, staged, markers, icons, images: markerImages, writePath });
+  await app.register(bulkImportRoutes, { bulkImport, uploads });
   await app.register(jobsRoutes, { jobs });
 
   // Vector layers, rasters, and the one ingest of uploaded files (chunked too) both use.
@@ -345,17 +343,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     geo,
     exchanges,
   );
-  const clones = new RoomClones(
-    { exchanges, files, rooms, layers },
-    sessions,
+  const clones = new RoomClones({
+    sources: { exchanges, files, rooms, layers },
+    keys: sessions,
     exporter,
-    layerIngest,
-    rasterIngest,
+    layers: layerIngest,
+    rasters: rasterIngest,
     staged,
     writePath,
-    tmpDirOf(config),
+    tmpDir: tmpDirOf(config),
     jobs,
-  );
+  });
   await app.register(exportsRoutes, { exports: exportsService, roomImport, clones, receiver: uploads });
 
   // History and the live channel.
@@ -365,7 +363,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     live: new LiveService({ hub: live, history, rooms, authenticator, access }),
   });
 
-  // Background work (src/jobs.ts): sweeps first, then the jobs left waiting.
+  // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
+  registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
   scheduleSweeps(sweeps, { chunked, exports: exportsService });
   await app.ready();
   try {

@@ -1,10 +1,33 @@
+import type { JobQueue } from './infra/job-queue.js';
 import type { Scheduler } from './infra/scheduler.js';
-import type { ExportsService } from './modules/exports/exports.service.js';
+import { ROOM_CLONE_JOB, type RoomClones } from './modules/exports/room-clones.js';
+import { ROOM_EXPORT_JOB, type ExportsService } from './modules/exports/exports.service.js';
 import type { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
+import { LAYER_UPLOAD_JOB, type Uploads } from './modules/ingest/uploads.js';
+import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.js';
 
-/** The service's background work in one place: every sweep with its period (docs/patterns.md, "Jobs and sweeps"). */
+/**
+ * The service's background work in one place: every kind of job with the worker that runs
+ * it, and every sweep with its period. A new kind or sweep is added here (docs/patterns.md,
+ * "Jobs and sweeps"); the queue refuses to start while a waiting job's kind has no worker.
+ */
 
 const HOUR_MS = 3600_000;
+
+export interface JobWorkers {
+  bulkImport: BulkImport;
+  layerUploads: Uploads;
+  exports: ExportsService;
+  clones: RoomClones;
+}
+
+/** Every kind of job, with its worker. */
+export function registerJobKinds(queue: JobQueue, workers: JobWorkers): void {
+  queue.register(BULK_IMPORT_JOB, workers.bulkImport.worker);
+  queue.register(LAYER_UPLOAD_JOB, workers.layerUploads.worker);
+  queue.register(ROOM_EXPORT_JOB, workers.exports.worker);
+  queue.register(ROOM_CLONE_JOB, workers.clones.worker);
+}
 
 export interface Sweepers {
   chunked: ChunkedUploads;

@@ -115,7 +115,7 @@ test('an export job is bound to its room, survives a restart, and its artifact e
 
   // Just over 24 hours later: expired at once, before the hourly sweep has removed the artifact...
   await t.database.db
-    .updateTable('export_jobs')
+    .updateTable('jobs')
     .set({ finished_at: Date.now() - 24 * 3600 * 1000 - 60_000 })
     .where('id', '=', jobId)
     .execute();

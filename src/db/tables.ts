@@ -130,6 +130,12 @@ export interface JobsTable {
   attempts: number;
   created_at: number;
   updated_at: number;
+  /** When its latest attempt began; null while it waits for its first. */
+  started_at: number | null;
+  /** When it ended in complete or error. */
+  finished_at: number | null;
+  /** A file the job made in the blob store (an export's GeoPackage), until a sweep removes it. */
+  artifact_key: string | null;
 }
 
 export interface StoredFilesTable {
@@ -280,22 +286,6 @@ export interface UploadChunksTable {
   created_at: number;
 }
 
-export interface ExportJobsTable {
-  id: string;
-  room_id: string;
-  /** pending, running, complete, error; expired once the artifact is removed (24 hours after). */
-  status: string;
-  include_tiffs: number;
-  include_tiles: number;
-  bytes: number | null;
-  error: string | null;
-  /** The GeoPackage in the blob store (`exports/<roomId>/<id>.gpkg`) while it lasts. */
-  artifact_key: string | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
 export interface Tables {
   users: UsersTable;
   email_verifications: EmailVerificationsTable;
@@ -317,5 +307,4 @@ export interface Tables {
   layers: LayersTable;
   layer_chunks: LayerChunksTable;
   upload_chunks: UploadChunksTable;
-  export_jobs: ExportJobsTable;
 }

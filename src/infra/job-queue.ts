@@ -22,12 +22,17 @@ export interface JobContext<P = unknown> {
 export interface JobOutcome {
   message: string;
   result?: unknown;
+  /** A file the job made in the blob store, kept with the job until a sweep removes it (an export's GeoPackage). */
+  artifactKey?: string;
 }
 
 /** A job's work. It must be safe to run again from the start after an interruption. */
 export type JobHandler<P = unknown> = (job: JobContext<P>) => Promise<JobOutcome>;
 
-/** A failure the job's caller should read as is (e.g. "feature 12: geometry must be a Point"). */
+/**
+ * A failure the job's caller should read as is (e.g. "feature 12: geometry must be a Point").
+ * Given a `cause`, the queue logs the cause (the message stands in for an unexpected error).
+ */
 export class JobFailure extends Error {}
 
 export interface NewJob<P> {
@@ -37,26 +42,37 @@ export interface NewJob<P> {
   actor: { kind: 'user' | 'token'; id: string };
 }
 
-/** A kind of job, as registered: what queues one, with a payload of its schema. */
-export interface JobType<P> {
-  enqueue(job: NewJob<P>): Promise<void>;
+/**
+ * A kind of job: its name and its payload's schema (checked when it runs, since rows outlive
+ * code versions). The domain that queues it declares it; src/jobs.ts gives it its worker.
+ */
+export interface JobKind<T extends TSchema = TSchema> {
+  readonly name: string;
+  readonly payload: T;
+}
+
+export const jobKind = <T extends TSchema>(name: string, payload: T): JobKind<T> => ({ name, payload });
+
+/**
+ * How a kind of job is worked: `run`, and `undo`, which removes a job's partial work when it
+ * is given up after repeated interruptions.
+ */
+export interface JobWorker<P> {
+  run: JobHandler<P>;
+  undo?: (job: JobRow, payload: P) => Promise<void>;
 }
 
 /** Long work that callers poll: in-process with durable rows now, BullMQ later. */
 export interface JobQueue {
-  /**
-   * A kind of job: its payload's schema (checked when it runs, since rows outlive code
-   * versions), its work, and `undo`, which removes a job's partial work when it is given up
-   * after repeated interruptions.
-   */
-  register<T extends TSchema>(
-    kind: string,
-    payload: T,
-    handler: JobHandler<Static<T>>,
-    undo?: (job: JobRow, payload: Static<T>) => Promise<void>,
-  ): JobType<Static<T>>;
+  /** Gives a kind its worker; every kind is registered in src/jobs.ts, before `start`. */
+  register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void;
+  /** Queues a job of a registered kind (an unregistered one is refused). */
+  enqueue<T extends TSchema>(kind: JobKind<T>, job: NewJob<Static<T>>): Promise<void>;
   find(id: string): Promise<JobRow | undefined>;
-  /** Picks up jobs a previous process left queued or interrupted. */
+  /**
+   * Picks up jobs a previous process left queued or interrupted. Refuses to start (and logs
+   * why) when one of them is of a kind no worker is registered for.
+   */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,9 +84,7 @@ const PROGRESS_INTERVAL_MS = 250;
 interface Kind {
   check: ReturnType<typeof Compile>;
   // biome-ignore lint/suspicious/noExplicitAny: each kind registers its own payload type
-  handler: JobHandler<any>;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  undo?: (job: JobRow, payload: any) => Promise<void>;
+  worker: JobWorker<any>;
 }
 
 export class InProcessJobQueue implements JobQueue {
@@ -85,17 +99,13 @@ export class InProcessJobQueue implements JobQueue {
     private readonly concurrency = 1,
   ) {}
 
-  register<T extends TSchema>(
-    kind: string,
-    payload: T,
-    handler: JobHandler<Static<T>>,
-    undo?: (job: JobRow, payload: Static<T>) => Promise<void>,
-  ): JobType<Static<T>> {
-    this.kinds.set(kind, { check: Compile(payload), handler, ...(undo && { undo }) });
-    return { enqueue: (job) => this.enqueue(kind, job) };
+  register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
+    if (this.kinds.has(kind.name)) throw new Error(`The job kind ${kind.name} is registered twice`);
+    this.kinds.set(kind.name, { check: Compile(kind.payload), worker });
   }
 
-  private async enqueue(kind: string, job: NewJob<unknown>): Promise<void> {
+  async enqueue<T extends TSchema>({ name: kind }: JobKind<T>, job: NewJob<Static<T>>): Promise<void> {
+    if (!this.kinds.has(kind)) throw new Error(`No worker is registered for jobs of kind ${kind} (src/jobs.ts)`);
     const now = Date.now();
     await this.db
       .insertInto('jobs')
@@ -108,11 +118,14 @@ export class InProcessJobQueue implements JobQueue {
         message: 'Waiting to start',
         payload: JSON.stringify(job.payload),
         result: null,
+        artifact_key: null,
         actor_kind: job.actor.kind,
         actor_id: job.actor.id,
         attempts: 0,
         created_at: now,
         updated_at: now,
+        started_at: null,
+        finished_at: null,
       })
       .execute();
     this.waiting.push(job.id);
@@ -130,14 +143,21 @@ export class InProcessJobQueue implements JobQueue {
       .where('stage', 'in', ['queued', 'processing'])
       .orderBy('created_at')
       .execute();
+    const unknown = [...new Set(unfinished.map((job) => job.kind))].filter((kind) => !this.kinds.has(kind));
+    if (unknown.length) {
+      const message = `Refusing to start: jobs of kind ${unknown.join(', ')} are waiting, and no worker is registered for them (src/jobs.ts)`;
+      this.log.fatal({ kinds: unknown }, message);
+      throw new Error(message);
+    }
     for (const job of unfinished) {
       if (job.attempts >= MAX_ATTEMPTS) {
         const kind = this.kinds.get(job.kind);
         const payload = this.payloadOf(job);
-        if (kind?.undo && payload.ok) await kind.undo(job, payload.value);
+        if (kind?.worker.undo && payload.ok) await kind.worker.undo(job, payload.value);
         await this.update(job.id, {
           stage: 'error',
           message: `Interrupted ${job.attempts} times by restarts; giving up`,
+          finished_at: Date.now(),
         });
       } else {
         await this.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });
@@ -169,7 +189,11 @@ export class InProcessJobQueue implements JobQueue {
     if (row?.stage !== 'queued') return;
     const kind = this.kinds.get(row.kind);
     if (!kind) {
-      await this.update(id, { stage: 'error', message: `No worker for jobs of kind ${row.kind}` });
+      await this.update(id, {
+        stage: 'error',
+        message: `No worker for jobs of kind ${row.kind}`,
+        finished_at: Date.now(),
+      });
       return;
     }
     const payload = this.payloadOf(row);
@@ -177,10 +201,16 @@ export class InProcessJobQueue implements JobQueue {
       await this.update(id, {
         stage: 'error',
         message: 'The job was queued by another version of the service and cannot run',
+        finished_at: Date.now(),
       });
       return;
     }
-    await this.update(id, { stage: 'processing', attempts: row.attempts + 1, message: 'Processing' });
+    await this.update(id, {
+      stage: 'processing',
+      attempts: row.attempts + 1,
+      message: 'Processing',
+      started_at: Date.now(),
+    });
     let lastWrite = 0;
     const context: JobContext = {
       id,
@@ -200,12 +230,14 @@ export class InProcessJobQueue implements JobQueue {
       },
     };
     try {
-      const outcome = await kind.handler(context);
+      const outcome = await kind.worker.run(context);
       await this.update(id, {
         stage: 'complete',
         progress: 100,
         message: outcome.message,
         result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+        artifact_key: outcome.artifactKey ?? null,
+        finished_at: Date.now(),
       });
     } catch (error) {
       if (this.abort.signal.aborted) {
@@ -217,9 +249,12 @@ export class InProcessJobQueue implements JobQueue {
       }
       const known = error instanceof JobFailure || error instanceof AppError;
       if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
+      else if (error instanceof JobFailure && error.cause !== undefined)
+        this.log.error({ err: error.cause, jobId: id }, 'job failed');
       await this.update(id, {
         stage: 'error',
         message: known ? (error as Error).message : 'Processing failed unexpectedly',
+        finished_at: Date.now(),
       });
     }
   }

@@ -5,6 +5,7 @@ import * as m0003 from './0003_comments_drawings_slides.js';
 import * as m0004 from './0004_email_verification_staged_jobs.js';
 import * as m0005 from './0005_layers.js';
 import * as m0006 from './0006_layer_fields_export_jobs.js';
+import * as m0007 from './0007_export_jobs_are_jobs.js';
 import * as m0008 from './0008_slide_objects.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,15 +25,18 @@ const STEPS: Record<string, Step> = {
   '0004_email_verification_staged_jobs': m0004,
   '0005_layers': m0005,
   '0006_layer_fields_export_jobs': m0006,
+  '0007_export_jobs_are_jobs': m0007,
   '0008_slide_objects': m0008,
 };
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+/** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, last?: string): Promise<void> {
   const migrations = Object.fromEntries(
     Object.entries(STEPS).map(([name, step]): [string, Migration] => [name, { up: (trx) => step.up(trx, dialect) }]),
   );
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await (last === undefined ? migrator.migrateToLatest() : migrator.migrateTo(last));
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);

@@ -1,64 +1,56 @@
-import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ExportJobsTable } from '../../db/tables.js';
+import type { JobRow } from '../../infra/job-queue.js';
 
-export type ExportJobRow = ExportJobsTable;
+/** The kind of an export job in the job queue (its payload: ExportJobPayload in exports.service.ts). */
+export const ROOM_EXPORT_KIND = 'room-export';
 
-/** Export jobs, always addressed by room and id (another room's job id is not found). */
+/**
+ * Export jobs are rows of the job queue's `jobs` table of kind `room-export`; the queue runs
+ * them, this reads them as export jobs, always addressed by room and id (another room's job
+ * id is not found), and removes their artifacts.
+ */
 export class ExportJobsRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(row: ExportJobRow): Promise<void> {
-    await this.db.insertInto('export_jobs').values(row).execute();
+  private exportJobs() {
+    return this.db.selectFrom('jobs').selectAll().where('kind', '=', ROOM_EXPORT_KIND);
   }
 
-  find(roomId: string, id: string) {
-    return this.db
-      .selectFrom('export_jobs')
-      .selectAll()
+  find(roomId: string, id: string): Promise<JobRow | undefined> {
+    return this.exportJobs().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The room's jobs not yet started (a second request for the same export joins one). */
+  notStarted(roomId: string): Promise<JobRow[]> {
+    return this.exportJobs()
       .where('room_id', '=', roomId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('stage', '=', 'queued')
+      .where('attempts', '=', 0)
+      .orderBy('created_at')
+      .execute();
   }
 
-  findById(id: string) {
-    return this.db.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
-  async update(id: string, changes: Updateable<ExportJobsTable>): Promise<void> {
-    await this.db.updateTable('export_jobs').set(changes).where('id', '=', id).execute();
-  }
-
-  /** A job of the room not yet started, with these options (a second request for the same export joins it). */
-  findPending(roomId: string, includeTiffs: number, includeTiles: number) {
-    return this.db
-      .selectFrom('export_jobs')
-      .selectAll()
+  /** The room's complete jobs whose artifacts are kept, newest first. */
+  withArtifacts(roomId: string): Promise<JobRow[]> {
+    return this.exportJobs()
       .where('room_id', '=', roomId)
-      .where('status', '=', 'pending')
-      .where('include_tiffs', '=', includeTiffs)
-      .where('include_tiles', '=', includeTiles)
-      .executeTakeFirst();
-  }
-
-  /** The room's complete jobs (their artifacts kept), newest first. */
-  completeOfRoom(roomId: string) {
-    return this.db
-      .selectFrom('export_jobs')
-      .selectAll()
-      .where('room_id', '=', roomId)
-      .where('status', '=', 'complete')
+      .where('stage', '=', 'complete')
+      .where('artifact_key', 'is not', null)
       .orderBy('finished_at', 'desc')
       .execute();
   }
 
-  /** Complete jobs that finished before `before`: their artifacts are due for removal. */
-  finishedBefore(before: number) {
-    return this.db
-      .selectFrom('export_jobs')
-      .selectAll()
-      .where('status', '=', 'complete')
+  /** Complete jobs that finished before `before` and still have their artifacts: due for removal. */
+  artifactsFinishedBefore(before: number): Promise<JobRow[]> {
+    return this.exportJobs()
+      .where('stage', '=', 'complete')
       .where('finished_at', '<', before)
+      .where('artifact_key', 'is not', null)
       .execute();
+  }
+
+  /** The job keeps its state and size, without its artifact (it reads as expired). */
+  async forgetArtifact(id: string): Promise<void> {
+    await this.db.updateTable('jobs').set({ artifact_key: null }).where('id', '=', id).execute();
   }
 }

@@ -8,7 +8,7 @@ import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidGrant } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { JobContext, JobQueue, JobType } from '../../infra/job-queue.js';
+import { jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
 import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { WritePath } from '../history/write-path.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
@@ -24,6 +24,20 @@ import { Manifest } from './exports.schemas.js';
 const GRANT_LIFETIME_SECONDS = 24 * 3600;
 const Payload = Type.Object({ sourceRoomId: Type.String(), manifest: Manifest });
 type Payload = Static<typeof Payload>;
+/** Clones in the job queue. */
+export const ROOM_CLONE_JOB = jobKind('room-clone', Payload);
+
+export interface RoomClonesParts {
+  sources: CloneSources;
+  keys: SessionKeys;
+  exporter: RoomExporter;
+  layers: LayerIngest;
+  rasters: RasterIngest;
+  staged: StagedJobs;
+  writePath: WritePath;
+  tmpDir: string;
+  jobs: JobQueue;
+}
 
 /** What a clone reads: the domains' exchanges, and the source room and its layers. */
 export interface CloneSources extends RoomSources {
@@ -42,26 +56,32 @@ export interface CloneSources extends RoomSources {
  * the target owner's quota.
  */
 export class RoomClones {
-  private readonly jobType: JobType<Payload>;
+  private readonly sources: CloneSources;
+  private readonly keys: SessionKeys;
+  private readonly exporter: RoomExporter;
+  private readonly layers: LayerIngest;
+  private readonly rasters: RasterIngest;
+  private readonly staged: StagedJobs;
+  private readonly writePath: WritePath;
+  private readonly tmpDir: string;
+  private readonly jobs: JobQueue;
 
-  constructor(
-    private readonly sources: CloneSources,
-    private readonly keys: SessionKeys,
-    private readonly exporter: RoomExporter,
-    private readonly layers: LayerIngest,
-    private readonly rasters: RasterIngest,
-    private readonly staged: StagedJobs,
-    private readonly writePath: WritePath,
-    private readonly tmpDir: string,
-    queue: JobQueue,
-  ) {
-    this.jobType = queue.register(
-      'room-clone',
-      Payload,
-      (job) => this.run(job),
-      (job) => this.undo(job.id),
-    );
+  constructor(parts: RoomClonesParts) {
+    ({
+      sources: this.sources,
+      keys: this.keys,
+      exporter: this.exporter,
+      layers: this.layers,
+      rasters: this.rasters,
+      staged: this.staged,
+      writePath: this.writePath,
+      tmpDir: this.tmpDir,
+      jobs: this.jobs,
+    } = parts);
   }
+
+  /** How the job queue runs clones (src/jobs.ts). */
+  readonly worker: JobWorker<Payload> = { run: (job) => this.run(job), undo: (job) => this.undo(job.id) };
 
   async manifest(room: RoomRow): Promise<Manifest> {
     const listed = this.sources.exchanges.filter((e) => e.clone);
@@ -87,7 +107,7 @@ export class RoomClones {
   async start(room: RoomRow, caller: Caller, manifest: Manifest): Promise<{ jobId: string }> {
     const sourceRoomId = await this.grantedSource(manifest);
     const jobId = `job-${randomUUID()}`;
-    await this.jobType.enqueue({
+    await this.jobs.enqueue(ROOM_CLONE_JOB, {
       id: jobId,
       roomId: room.id,
       payload: { sourceRoomId, manifest },

@@ -4,7 +4,7 @@ import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidField } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
+import { JobFailure, jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
@@ -13,6 +13,8 @@ import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
 /** Files up to this size are processed while the client waits; bigger ones are a job (202). */
 export const SYNC_MAX_BYTES = 5 * 1024 * 1024;
 export const LAYER_UPLOAD_KIND = 'layer-upload';
+/** Layer uploads in the job queue. */
+export const LAYER_UPLOAD_JOB = jobKind(LAYER_UPLOAD_KIND, UploadJobPayload);
 /** The stored-file kind of an upload waiting for its job. */
 export const QUEUED_UPLOAD_KIND = 'queued-upload';
 
@@ -38,16 +40,13 @@ export interface UploadsOptions {
  * /api/layers/jobs/:jobId.
  */
 export class Uploads {
-  private readonly uploads: JobType<UploadJobPayload>;
+  constructor(private readonly options: UploadsOptions) {}
 
-  constructor(private readonly options: UploadsOptions) {
-    this.uploads = options.jobs.register(
-      LAYER_UPLOAD_KIND,
-      UploadJobPayload,
-      (job) => this.runJob(job),
-      (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload),
-    );
-  }
+  /** How the job queue runs layer uploads (src/jobs.ts). */
+  readonly worker: JobWorker<UploadJobPayload> = {
+    run: (job) => this.runJob(job),
+    undo: (job, payload) => this.undoJob({ id: job.id, roomId: job.room_id }, payload),
+  };
 
   /** An uploaded file (a temporary file the caller removes afterwards). */
   async upload(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, fields: UploadFields) {
@@ -114,7 +113,12 @@ export class Uploads {
       display: meta.display,
     };
     try {
-      await this.uploads.enqueue({ id: jobId, roomId: room.id, payload, actor: actorOf(caller) });
+      await this.options.jobs.enqueue(LAYER_UPLOAD_JOB, {
+        id: jobId,
+        roomId: room.id,
+        payload,
+        actor: actorOf(caller),
+      });
     } catch (error) {
       await files.remove(room.id, [fileKey]);
       throw error;

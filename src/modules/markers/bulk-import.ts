@@ -8,7 +8,7 @@ import { featureError, GeoJsonError, pointOf } from '../../geo/geojson-points.js
 import { readFeatures } from '../../geo-engine/geojson-stream.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
-import { JobFailure, type JobContext, type JobQueue, type JobType } from '../../infra/job-queue.js';
+import { JobFailure, jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
@@ -26,6 +26,19 @@ const BATCH = 1000;
 
 const Payload = Type.Object({ fileKey: Type.String() });
 type Payload = { fileKey: string };
+/** Bulk imports in the job queue. */
+export const BULK_IMPORT_JOB = jobKind(BULK_IMPORT_KIND, Payload);
+
+export interface BulkImportParts {
+  db: Db;
+  files: StoredFiles;
+  jobs: JobQueue;
+  staged: StagedJobs;
+  markers: MarkersRepository;
+  icons: IconsRepository;
+  images: MarkerImages;
+  writePath: WritePath;
+}
 
 /**
  * Bulk import of a GeoJSON FeatureCollection of points as markers, as a job. The uploaded
@@ -36,25 +49,33 @@ type Payload = { fileKey: string };
  * job interrupted by a restart does the same and starts again.
  */
 export class BulkImport {
-  private readonly imports: JobType<Payload>;
+  private readonly db: Db;
+  private readonly files: StoredFiles;
+  private readonly jobs: JobQueue;
+  private readonly staged: StagedJobs;
+  private readonly markers: MarkersRepository;
+  private readonly icons: IconsRepository;
+  private readonly images: MarkerImages;
+  private readonly writePath: WritePath;
 
-  constructor(
-    private readonly db: Db,
-    private readonly files: StoredFiles,
-    jobs: JobQueue,
-    private readonly staged: StagedJobs,
-    private readonly markers: MarkersRepository,
-    private readonly icons: IconsRepository,
-    private readonly images: MarkerImages,
-    private readonly writePath: WritePath,
-  ) {
-    this.imports = jobs.register(
-      BULK_IMPORT_KIND,
-      Payload,
-      (job) => this.run(job),
-      (job, payload) => this.undo(job.id, payload.fileKey),
-    );
+  constructor(parts: BulkImportParts) {
+    ({
+      db: this.db,
+      files: this.files,
+      jobs: this.jobs,
+      staged: this.staged,
+      markers: this.markers,
+      icons: this.icons,
+      images: this.images,
+      writePath: this.writePath,
+    } = parts);
   }
+
+  /** How the job queue runs bulk imports (src/jobs.ts). */
+  readonly worker: JobWorker<Payload> = {
+    run: (job) => this.run(job),
+    undo: (job, payload) => this.undo(job.id, payload.fileKey),
+  };
 
   /** Keeps the uploaded file (it counts against the owner's quota while it waits) and queues the job. */
   async start(room: RoomRow, caller: Caller, file: UploadedFile) {
@@ -62,7 +83,12 @@ export class BulkImport {
     const jobId = newId('bulk-import');
     const fileKey = blobKeys.bulkImport(room.id, jobId);
     await this.files.putUnrecorded(fileKey, file.path);
-    await this.imports.enqueue({ id: jobId, roomId: room.id, payload: { fileKey }, actor: actorOf(caller) });
+    await this.jobs.enqueue(BULK_IMPORT_JOB, {
+      id: jobId,
+      roomId: room.id,
+      payload: { fileKey },
+      actor: actorOf(caller),
+    });
     return { jobId };
   }
 
