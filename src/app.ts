@@ -313,7 +313,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
   await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
   await app.register(layersRoutes, { layers: layersService, layerRoom });
-  await app.register(rastersRoutes, { rasters: new RastersService(rasters, files, writePath, rasterTiles, geo) });
+  await app.register(rastersRoutes, {
+    rasters: new RastersService({ rasters, files, writePath, tiles: rasterTiles, geo }),
+  });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
 
@@ -333,16 +335,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const exchanges = roomExchanges(db, files);
   const exporter = new RoomExporter({ exchanges, files }, ingestDatabase, tmpDirOf(config), geo);
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
-  const roomImport = new RoomImport(
+  const roomImport = new RoomImport({
     files,
     staged,
-    layerIngest,
-    rasterIngest,
+    layers: layerIngest,
+    rasters: rasterIngest,
     writePath,
-    tmpDirOf(config),
+    tmpDir: tmpDirOf(config),
     geo,
     exchanges,
-  );
+  });
   const clones = new RoomClones({
     sources: { exchanges, files, rooms, layers },
     keys: sessions,

@@ -19,6 +19,17 @@ import * as T from './export-tables.js';
 import { GeoPackageFile } from '../../geo-engine/gpkg-reader.js';
 import { EXPORT_LAYOUT, RestoredContent, type ImportCounts } from './restored-content.js';
 
+export interface RoomImportParts {
+  files: StoredFiles;
+  staged: StagedJobs;
+  layers: LayerIngest;
+  rasters: RasterIngest;
+  writePath: WritePath;
+  tmpDir: string;
+  geo: GeoLimits;
+  exchanges: Exchange[];
+}
+
 /**
  * `POST /import`: a GeoPackage into a room, as one visible step. The service's own export is
  * restored (markers, drawings, comments and replies, slides, icons, photos, vector layers
@@ -32,16 +43,27 @@ import { EXPORT_LAYOUT, RestoredContent, type ImportCounts } from './restored-co
  * refers to.
  */
 export class RoomImport {
-  constructor(
-    private readonly files: StoredFiles,
-    private readonly staged: StagedJobs,
-    private readonly layers: LayerIngest,
-    private readonly rasters: RasterIngest,
-    private readonly writePath: WritePath,
-    private readonly tmpDir: string,
-    private readonly geo: GeoLimits,
-    private readonly exchanges: Exchange[],
-  ) {}
+  private readonly files: StoredFiles;
+  private readonly staged: StagedJobs;
+  private readonly layers: LayerIngest;
+  private readonly rasters: RasterIngest;
+  private readonly writePath: WritePath;
+  private readonly tmpDir: string;
+  private readonly geo: GeoLimits;
+  private readonly exchanges: Exchange[];
+
+  constructor(parts: RoomImportParts) {
+    ({
+      files: this.files,
+      staged: this.staged,
+      layers: this.layers,
+      rasters: this.rasters,
+      writePath: this.writePath,
+      tmpDir: this.tmpDir,
+      geo: this.geo,
+      exchanges: this.exchanges,
+    } = parts);
+  }
 
   async run(room: RoomRow, caller: Caller, file: { path: string; bytes: number }) {
     await this.files.assertRoomFor(room.id, file.bytes);

@@ -23,6 +23,14 @@ export type TileAnswer =
 /** What the display rules need of a raster row's facts. */
 const factsOf = (row: RasterRow): RasterFacts => rasterFactsOf(row);
 
+export interface RastersServiceParts {
+  rasters: RastersRepository;
+  files: StoredFiles;
+  writePath: WritePath;
+  tiles: RasterTiles;
+  geo: GeoLimits;
+}
+
 /**
  * Raster layers: the list, the display PATCH (every key checked against the raster, through
  * the write path: history and live `rasterLayer.updated`), rendered tiles with an ETag that
@@ -30,13 +38,15 @@ const factsOf = (row: RasterRow): RasterFacts => rasterFactsOf(row);
  * modules/ingest with raster-ingest.ts; deletion is the layers' (DELETE /api/layers/:layerId).
  */
 export class RastersService {
-  constructor(
-    private readonly rasters: RastersRepository,
-    private readonly files: StoredFiles,
-    private readonly writePath: WritePath,
-    private readonly tiles: RasterTiles,
-    private readonly geo: GeoLimits,
-  ) {}
+  private readonly rasters: RastersRepository;
+  private readonly files: StoredFiles;
+  private readonly writePath: WritePath;
+  private readonly tiles: RasterTiles;
+  private readonly geo: GeoLimits;
+
+  constructor(parts: RastersServiceParts) {
+    ({ rasters: this.rasters, files: this.files, writePath: this.writePath, tiles: this.tiles, geo: this.geo } = parts);
+  }
 
   async list(roomId: string) {
     return { rasterLayers: (await this.rasters.listOfKind(roomId)).map(presentRasterLayer) };
