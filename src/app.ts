@@ -145,10 +145,6 @@ async function createServer(config: Config, options: BuildOptions) {
 }
 
 /**
- * The composition root: infrastructure first, then each domain's repository, service and
- * routes. Services receive what they use; nothing reaches for a global.
- */
-/**
  * What a room export holds: each domain's exchange (its table of the file and how a row is
  * restored), in the file's order. The import restores them in the order of their references.
  */
@@ -167,6 +163,10 @@ export function roomExchanges(db: Db, files: Pick<StoredFiles, 'listKinds'>): Ex
   ];
 }
 
+/**
+ * The composition root: infrastructure first, then each domain's repository, service and
+ * routes. Services receive what they use; nothing reaches for a global.
+ */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const database = await openDatabase(config);
   const { db } = database;
