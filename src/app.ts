@@ -10,6 +10,8 @@ import { SessionKeys } from './auth/sessions.js';
 import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
 import { TileableFiles } from './geo-engine/raster-reader.js';
 import { RasterTiles } from './geo-engine/raster-tiles.js';
+import { RasterPoints } from './geo-engine/raster-point.js';
+import { TtlCache } from './infra/ttl-cache.js';
 import { openDatabase, type Database, type Db } from './db/database.js';
 import { RoomTable } from './db/room-table.js';
 import { StagedJobs } from './db/staged-jobs.js';
@@ -314,7 +316,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
   await app.register(layersRoutes, { layers: layersService, layerRoom });
   await app.register(rastersRoutes, {
-    rasters: new RastersService({ rasters, files, writePath, tiles: rasterTiles, geo }),
+    rasters: new RastersService({
+      rasters,
+      files,
+      writePath,
+      tiles: rasterTiles,
+      points: new RasterPoints(config.rasterPointConcurrency, geo.quick),
+      pointAnswers: new TtlCache(10 * 60_000, config.rasterPointCacheEntries),
+    }),
   });
   const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads, tmpDirOf(config));
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });

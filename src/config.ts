@@ -61,6 +61,10 @@ export const ConfigSchema = Type.Object({
   rasterOpenFiles: Type.Integer({ minimum: 1, default: 64 }),
   /** Bytes of rendered raster tiles (PNG) kept in memory, per instance. */
   rasterTileCacheBytes: Type.Integer({ minimum: 0, default: 16 * 1024 ** 2 }),
+  /** Raster point queries (one GDAL process each) run at once, per instance; the others wait their turn. */
+  rasterPointConcurrency: Type.Integer({ minimum: 1, default: 2 }),
+  /** Answers of raster point queries kept in memory, per instance. */
+  rasterPointCacheEntries: Type.Integer({ minimum: 0, default: 10_000 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -104,6 +108,8 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rasterBlockCacheBytes: 'RASTER_BLOCK_CACHE_BYTES',
   rasterOpenFiles: 'RASTER_OPEN_FILES',
   rasterTileCacheBytes: 'RASTER_TILE_CACHE_BYTES',
+  rasterPointConcurrency: 'RASTER_POINT_CONCURRENCY',
+  rasterPointCacheEntries: 'RASTER_POINT_CACHE_ENTRIES',
 };
 
 export class ConfigError extends Error {}

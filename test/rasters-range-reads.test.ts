@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BlobStore } from '../src/infra/blob-store.js';
-import { scaffold, type TestApp, type Users } from './helpers.js';
+import { assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
 import { tileAt } from './raster-fixtures.js';
 import { overriding } from './support/blobs.js';
 import { fetchTile, makeUploadFixtures, newRaster, type RasterLayer } from './support/rasters.js';
@@ -91,4 +91,17 @@ test('a tile reads a small part of a large raster by ranges: no whole file, no l
   const next = counting.ranges.get(key!) ?? 0;
   assert.ok(next > 0 && next < first!, `the next tile read ${next} bytes: its block only, the file is open`);
   assert.deepEqual(counting.whole, []);
+});
+
+test('a repeated point query is answered from memory: the source file is handed to GDAL once', async () => {
+  const layer: RasterLayer = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-2056.tif'));
+  const [lon, lat] = [(layer.bbox[0]! + layer.bbox[2]!) / 2, (layer.bbox[1]! + layer.bbox[3]!) / 2];
+  const point = (x: number) => `/api/rooms/${room}/raster-layers/${layer.id}/point?lon=${x}&lat=${lat}`;
+  counting.reset();
+  const first = assertOk(await call(t.app, 'GET', point(lon), { auth: users.owner.token }));
+  const again = assertOk(await call(t.app, 'GET', point(lon), { auth: users.owner.token }));
+  assert.deepEqual(again, first);
+  assert.equal(counting.whole.filter((entry) => entry.startsWith('localFile')).length, 1, counting.whole.join(', '));
+  assertOk(await call(t.app, 'GET', point(layer.bbox[0]!), { auth: users.owner.token }));
+  assert.equal(counting.whole.filter((entry) => entry.startsWith('localFile')).length, 2, 'another point is read');
 });

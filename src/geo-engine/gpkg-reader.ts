@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { AppError, invalidFile } from '../errors.js';
 import type { GeoLimits } from '../config.js';
 import type { GeoJsonGeometry } from '../geo/gpkg/wkb.js';
+import { reasonWithoutPath } from '../geo/raster/raster-info.js';
 import { GdalError, streamGdal } from './gdal-process.js';
 import type { GpkgColumn } from './gpkg-writer.js';
 
@@ -203,7 +204,7 @@ export class GeoPackageFile<C extends GpkgColumn = GpkgColumn> {
       }
       const error = await failed;
       if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted')
-        throw notGeoPackage(`GDAL cannot read its table ${table}: ${error.message}`);
+        throw notGeoPackage(`GDAL cannot read its table ${table}: ${reasonWithoutPath(error.reason, this.path)}`);
       if (error) throw error;
       rest += decoder.end();
       if (rest.trim()) yield parseFeature(rest);

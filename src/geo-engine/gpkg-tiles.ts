@@ -1,4 +1,5 @@
 import { invalidFile } from '../errors.js';
+import { reasonWithoutPath } from '../geo/raster/raster-info.js';
 import { GdalError, type GdalLimits, runGdal } from './gdal-process.js';
 
 /**
@@ -64,7 +65,9 @@ export async function tilePyramidToTiff(
     );
   } catch (error) {
     if (error instanceof GdalError && error.failure !== 'missing' && error.failure !== 'aborted')
-      throw invalidFile(`The export's tile table ${table} cannot be read: ${error.message}`);
+      throw invalidFile(
+        `The export's tile table ${table} cannot be read: ${reasonWithoutPath(error.reason, gpkg, out)}`,
+      );
     throw error;
   }
 }

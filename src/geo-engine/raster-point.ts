@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { locationValues, pointValues, type SourceBands } from '../geo/raster/point-values.js';
 import { type GdalLimits, runGdal } from './gdal-process.js';
 
@@ -23,4 +24,24 @@ export async function sourceValuesAt(
   const where = source.crsAssumed ? '-geoloc' : '-wgs84';
   const { stdout } = await runGdal('gdallocationinfo', [where, '-xml', path, String(lon), String(lat)], limits);
   return pointValues(locationValues(stdout), source, extraNodata);
+}
+
+/**
+ * Point queries through GDAL, at most `concurrency` processes at once per instance (the
+ * others wait their turn): a point query is open to anyone who may read the raster, and each
+ * one is a process of its own.
+ */
+export class RasterPoints {
+  private readonly turn: ReturnType<typeof pLimit>;
+
+  constructor(
+    concurrency: number,
+    private readonly limits: GdalLimits & { maxOutputBytes: number },
+  ) {
+    this.turn = pLimit(concurrency);
+  }
+
+  valuesAt(path: string, lon: number, lat: number, source: PointSource, extraNodata: number | null) {
+    return this.turn(() => sourceValuesAt(path, lon, lat, source, extraNodata, this.limits));
+  }
 }

@@ -55,8 +55,9 @@ export class WritePath {
     const at = Date.now();
     const first = Number(version) - changes.length + 1;
     const events = changes.map(
-      ({ changes: _, ...change }, i) =>
-        ({ roomId, ...change, data: change.data ?? null, version: first + i, at }) as RoomEvent,
+      // Only the event's own fields reach live readers, whatever else a change carries.
+      ({ type, objectType, objectId, data }, i) =>
+        ({ roomId, type, objectType, objectId, data: data ?? null, version: first + i, at }) as RoomEvent,
     );
     await trx
       .insertInto('history')

@@ -4,11 +4,11 @@ import type { RoomRow } from '../../db/tables.js';
 import { badRequest, emptyUpdate, notFound } from '../../errors.js';
 import { COLORMAP_NAMES, colormapStops } from '../../geo/raster/colormaps.js';
 import { applyDisplay, resolveDisplay, type RasterDisplay, type RasterFacts } from '../../geo/raster/display.js';
-import type { GeoLimits } from '../../config.js';
-import { sourceValuesAt } from '../../geo-engine/raster-point.js';
+import type { RasterPoints } from '../../geo-engine/raster-point.js';
 import type { TileableSource } from '../../geo-engine/raster-reader.js';
 import type { RasterTiles } from '../../geo-engine/raster-tiles.js';
 import { isValidTile } from '../../geo/tile-math.js';
+import type { TtlCache } from '../../infra/ttl-cache.js';
 import { displayProblems } from './raster-display.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
@@ -28,7 +28,10 @@ export interface RastersServiceParts {
   files: StoredFiles;
   writePath: WritePath;
   tiles: RasterTiles;
-  geo: GeoLimits;
+  /** Point queries through GDAL, a few at a time. */
+  points: RasterPoints;
+  /** Answers of point queries, by source file, display nodata and point. */
+  pointAnswers: TtlCache<(number | null)[]>;
 }
 
 /**
@@ -42,10 +45,18 @@ export class RastersService {
   private readonly files: StoredFiles;
   private readonly writePath: WritePath;
   private readonly tiles: RasterTiles;
-  private readonly geo: GeoLimits;
+  private readonly points: RasterPoints;
+  private readonly pointAnswers: TtlCache<(number | null)[]>;
 
   constructor(parts: RastersServiceParts) {
-    ({ rasters: this.rasters, files: this.files, writePath: this.writePath, tiles: this.tiles, geo: this.geo } = parts);
+    ({
+      rasters: this.rasters,
+      files: this.files,
+      writePath: this.writePath,
+      tiles: this.tiles,
+      points: this.points,
+      pointAnswers: this.pointAnswers,
+    } = parts);
   }
 
   async list(roomId: string) {
@@ -120,13 +131,16 @@ export class RastersService {
       sourceDataType: facts.sourceDataType ?? facts.dataType,
       crsAssumed: facts.crsAssumed ?? false,
     };
-    const local = await this.files.localFile(facts.sourceKey);
-    try {
-      const hidden = rasterDisplayOf(row).nodata ?? null;
-      return { lon, lat, values: await sourceValuesAt(local.path, lon, lat, source, hidden, this.geo.quick) };
-    } finally {
-      await local.release();
-    }
+    const hidden = rasterDisplayOf(row).nodata ?? null;
+    const values = await this.pointAnswers.get(`${facts.sourceKey}|${hidden}|${lon}|${lat}`, async () => {
+      const local = await this.files.localFile(facts.sourceKey);
+      try {
+        return await this.points.valuesAt(local.path, lon, lat, source, hidden);
+      } finally {
+        await local.release();
+      }
+    });
+    return { lon, lat, values };
   }
 
   /** Every colormap name, each reversible, with stops for a legend. */
