@@ -10,7 +10,14 @@ import { after, before, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { roomExchanges } from '../src/app.js';
-import { columnDrift, type Exchange, exchangeColumns, restoreOrder } from '../src/modules/exchange/exchange.js';
+import type { LayersTable } from '../src/db/tables.js';
+import {
+  columnDrift,
+  type Exchange,
+  exchangeColumns,
+  type LayerFiles,
+  restoreOrder,
+} from '../src/modules/exchange/exchange.js';
 import { META, RASTER_FILES } from '../src/modules/exports/export-tables.js';
 import { scaffold, type TestApp, type Users } from './helpers.js';
 import { exported, fillRoom, scratch } from './support/exports.js';
@@ -130,6 +137,42 @@ test('an import restores each table after the tables it refers to', () => {
   const a = { table: 'a', restore: { ...restore, after: ['b'] } } as unknown as Exchange;
   const b = { table: 'b', restore: { ...restore, after: ['a'] } } as unknown as Exchange;
   assert.throws(() => restoreOrder([a, b]), /cycle/);
+});
+
+test("each layer kind states its file parts: a vector layer's feature table, a raster's tiles and GeoTIFF", () => {
+  const files = exchanges.find((e) => e.source === 'layers')!.files as LayerFiles<LayersTable>;
+  const layer = (row: Partial<LayersTable>) => ({ name: 'Roads', description: null, ...row }) as LayersTable;
+  const both = { tiffs: true, tiles: true };
+  const vector = layer({ kind: 'vector', storage_key: 7, feature_count: 3, fields: '[{"name":"a","type":"integer"}]' });
+  assert.deepEqual(files.exported(vector, both), [
+    {
+      type: 'features',
+      column: 'table_name',
+      name: 'Roads',
+      description: '',
+      key: 7,
+      featureCount: 3,
+      geometryType: 'GEOMETRY',
+      fields: [{ name: 'a', type: 'integer' }],
+    },
+  ]);
+  assert.deepEqual(files.exported(layer({ kind: 'vector', storage_key: null }), both), []);
+  const raster = layer({ kind: 'raster', file_key: 'tiles.tif', raster: '{"sourceKey":"source.tif"}' });
+  assert.deepEqual(files.exported(raster, both), [
+    { type: 'tiles', column: 'tiles_table', name: 'Roads tiles', fileKey: 'tiles.tif' },
+    { type: 'file', fileKey: 'source.tif' },
+  ]);
+  assert.deepEqual(files.exported(raster, { tiffs: false, tiles: false }), []);
+  assert.deepEqual(files.exported(layer({ kind: 'raster', file_key: null }), both), []);
+  assert.deepEqual(files.source({ kind: 'vector', table_name: 'roads' }), { type: 'features', table: 'roads' });
+  assert.equal(files.source({ kind: 'vector', table_name: null }), null);
+  assert.deepEqual(files.source({ kind: 'raster', tiles_table: 'roads_tiles' }), {
+    type: 'geoTiff',
+    tiles: 'roads_tiles',
+    missing: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+  });
+  assert.equal((files.source({ kind: 'raster' }) as { tiles: string | null }).tiles, null);
+  assert.equal(files.source({ kind: 'elevation' }), null);
 });
 
 test('a column a migration adds to a table, and no exchange names, is found in the database', async () => {

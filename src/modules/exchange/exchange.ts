@@ -2,6 +2,7 @@ import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { Tables } from '../../db/tables.js';
 import type { GpkgColumn, GpkgColumnType, GpkgGeometryType } from '../../geo-engine/gpkg-writer.js';
+import type { LayerField } from '../../geo/feature-fields.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
 import { newId } from '../../ids.js';
 import type { ImportCounts } from './exchange.schemas.js';
@@ -75,6 +76,8 @@ export interface Exchange<Row = unknown, Staged = unknown> {
    * way the domain keeps them (a name, else `fallbackName`; a style still valid, else the default).
    */
   staged?(row: FileRow, fallbackName: string): Staged;
+  /** A table whose rows bring parts of the file of their own (the layers table; see `LayerFiles`), by each row's kind. */
+  files?: LayerFiles<Row>;
   /** Clones (exports/room-clones.ts): how the table's objects travel in a manifest and come back from one. */
   clone?: CloneExchange<Row>;
   restore?: {
@@ -125,6 +128,54 @@ export interface KindExchange<Row, Staged = unknown> {
   manifest(rows: Row[]): Record<string, unknown[]>;
   /** The settings the ingest restores a row of this kind with (see `Exchange.staged`). */
   staged(row: FileRow, fallbackName: string): Staged;
+  /** The file parts a row of this kind brings and is restored from (see `LayerFiles`). */
+  files: LayerFiles<Row>;
+}
+
+/** Which of a room's bulky parts an export holds: the rasters' original GeoTIFFs, their tile pyramids. */
+export interface IncludedParts {
+  tiffs: boolean;
+  tiles: boolean;
+}
+
+/**
+ * A part of the file beyond the layer's row, described for the export to write: `features`
+ * (a feature table, its rows read from the layer's stored features by the export worker) and
+ * `tiles` (a stored raster as a tile pyramid) get a table named after `name` that the row's
+ * `column` names; `file` is a stored file kept in parts of `raster_files` under the row's id.
+ */
+export type LayerPart =
+  | {
+      type: 'features';
+      column: string;
+      name: string;
+      description: string;
+      /** The layer's stored features (their feature table's number). */
+      key: number;
+      featureCount: number;
+      geometryType: GpkgGeometryType;
+      /** The layer's fields (null: read off the features). */
+      fields: LayerField[] | null;
+    }
+  | { type: 'tiles'; column: string; name: string; fileKey: string }
+  | { type: 'file'; fileKey: string };
+
+/**
+ * Where a row of the file is restored from, read by the import and handed to the kind's
+ * ingest step: `features`, the file's feature table of that name (the vector ingest stages
+ * it); `geoTiff`, a GeoTIFF made from the row's parts of `raster_files`, else from the tile
+ * table `tiles` (the raster ingest stages it), or `missing` says why the row is left out.
+ */
+export type LayerSource =
+  | { type: 'features'; table: string }
+  | { type: 'geoTiff'; tiles: string | null; missing: string };
+
+/** A layer kind's file parts (see `KindExchange.files`): what an export writes for a row, what an import restores it from. */
+export interface LayerFiles<Row> {
+  /** The parts a row of this kind adds to an export holding `include`. */
+  exported(row: Row, include: IncludedParts): LayerPart[];
+  /** What a row of the file is restored from (null: nothing, the row is left out). */
+  source(row: FileRow): LayerSource | null;
 }
 
 /**
@@ -138,9 +189,11 @@ export function layerKind<Row extends { id: string; name: string; description: s
   field: string;
   shown(row: Row): Record<string, unknown>;
   restored(row: FileRow): Own;
+  files: LayerFiles<Row>;
 }): KindExchange<Row, { layerName: string; description: string | null } & Own> {
   return {
     kind: spec.kind,
+    files: spec.files,
     manifest: (rows) => ({
       [spec.field]: rows.map((l) => ({ id: l.id, name: l.name, description: l.description, ...spec.shown(l) })),
     }),

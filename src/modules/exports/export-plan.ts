@@ -76,8 +76,3 @@ export function layerValues(fields: LayerField[], properties: Record<string, unk
     }
   });
 }
-
-/** The GeoPackage geometry type of a layer (a layer may mix single and multi parts, so multi types are not assumed). */
-export function layerGeometryType(geometryType: string | null): GpkgGeometryType {
-  return geometryType === 'Point' ? 'GEOMETRY' : 'GEOMETRY';
-}

@@ -3,14 +3,13 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { LayersTable } from '../../db/tables.js';
-import type { LayerField } from '../../geo/feature-fields.js';
 import type { GeoLimits } from '../../config.js';
 import { appendTilePyramid } from '../../geo-engine/gpkg-tiles.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
 import type { Exchange } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { IngestDatabase } from '../layers/vector-ingest.js';
-import { layerGeometryType, type ExportPlan, type FromExportWorker, type PlanValue } from './export-plan.js';
+import type { ExportPlan, FromExportWorker, PlanValue } from './export-plan.js';
 import * as T from './export-tables.js';
 
 export interface ExportOptions {
@@ -38,7 +37,8 @@ const RASTER_PART_BYTES = 32 * 1024 ** 2;
  * export-tables.ts. The small tables are read here; the writing happens in a worker thread
  * (room-export.worker.ts) that reads each vector layer's features itself, and with
  * `includeTiles` GDAL appends each raster as a tile pyramid. The file is written under the
- * temporary folder; the caller streams it and removes it.
+ * temporary folder; the caller streams it and removes it. Which parts a layer brings (feature
+ * table, tile pyramid, GeoTIFF) its kind decides (the layers exchange's `files`); this executes them.
  */
 export class RoomExporter {
   private readonly turn = pLimit(CONCURRENT_EXPORTS);
@@ -80,12 +80,11 @@ export class RoomExporter {
     const outputPath = path.join(folder, `${randomUUID()}.gpkg`);
     const releases: (() => Promise<void>)[] = [];
     try {
-      const { plan, rasters } = await this.plan(roomId, options, outputPath, releases);
+      const { plan, tilePyramids } = await this.plan(roomId, options, outputPath, releases);
       await runWorker(plan, progress, signal);
-      for (const raster of rasters) {
-        if (!options.includeTiles) break;
-        progress?.(1, `Writing the tiles of ${raster.name}`);
-        await appendTilePyramid(outputPath, raster.file, raster.table, { ...this.geo.warp, signal });
+      for (const pyramid of tilePyramids) {
+        progress?.(1, `Writing the tiles of ${pyramid.name}`);
+        await appendTilePyramid(outputPath, pyramid.file, pyramid.table, { ...this.geo.warp, signal });
       }
       return outputPath;
     } catch (error) {
@@ -131,42 +130,32 @@ export class RoomExporter {
     const read = await Promise.all(exchanges.map((e) => (only && e !== layerExchange ? [] : e.rows(roomId))));
     const rowsOf = new Map<Exchange, unknown[]>(exchanges.map((e, i) => [e, read[i]!]));
     const allLayers = (layerExchange ? rowsOf.get(layerExchange) : []) as LayersTable[];
-    const layers = only ? allLayers.filter((l) => l.kind === 'vector' && only.has(l.id)) : allLayers;
+    const layers = only ? allLayers.filter((l) => only.has(l.id)) : allLayers;
     const taken = new Set(exchanges.map((e) => e.table));
     const layerTables: ExportPlan['layerTables'] = [];
-    const rasters: { name: string; file: string; table: string }[] = [];
+    const tilePyramids: { name: string; file: string; table: string }[] = [];
     const rasterFiles: PlanValue[][] = [];
-    const namedLayers: (LayersTable & { table_name: string | null; tiles_table: string | null })[] = [];
+    const include = { tiffs: options.includeTiffs, tiles: options.includeTiles };
+    const namedLayers: Record<string, unknown>[] = [];
+    // Each row's kind says what the file holds of it (LayerFiles); this writes it.
     for (const layer of layers) {
-      let tableName: string | null = null;
-      let tilesTable: string | null = null;
-      if (layer.kind === 'vector' && layer.storage_key !== null) {
-        tableName = T.layerTableName(layer.name, taken);
-        const fields = layer.fields ? (JSON.parse(layer.fields) as LayerField[]) : null;
-        layerTables.push({
-          table: tableName,
-          identifier: tableName,
-          description: layer.description ?? '',
-          key: Number(layer.storage_key),
-          featureCount: Number(layer.feature_count),
-          geometryType: layerGeometryType(layer.geometry_type),
-          fields,
-        });
-      } else if (layer.kind === 'raster' && layer.file_key) {
-        if (options.includeTiles) {
-          tilesTable = T.layerTableName(`${layer.name} tiles`, taken);
-          rasters.push({ name: layer.name, file: await this.localFile(layer.file_key, releases), table: tilesTable });
+      const named: Record<string, unknown> = { ...layer };
+      for (const name of layerExchange?.fileOnly ?? []) named[name] = null;
+      for (const part of layerExchange?.files?.exported(layer, include) ?? []) {
+        if (part.type === 'file') {
+          await this.fileParts(layer.id, await this.localFile(part.fileKey, releases), rasterFiles);
+          continue;
         }
-        const sourceKey = (JSON.parse(layer.raster ?? '{}') as { sourceKey?: string }).sourceKey;
-        if (options.includeTiffs && sourceKey) {
-          const file = await this.localFile(sourceKey, releases);
-          const { size } = await stat(file);
-          for (let start = 0, part = 1; start < size || part === 1; start += RASTER_PART_BYTES, part += 1) {
-            rasterFiles.push([layer.id, part, { file, start, end: Math.min(size, start + RASTER_PART_BYTES) }]);
-          }
+        const table = T.layerTableName(part.name, taken);
+        named[part.column] = table;
+        if (part.type === 'tiles') {
+          tilePyramids.push({ name: layer.name, file: await this.localFile(part.fileKey, releases), table });
+          continue;
         }
+        const { description, key, featureCount, geometryType, fields } = part;
+        layerTables.push({ table, identifier: table, description, key, featureCount, geometryType, fields });
       }
-      namedLayers.push({ ...layer, table_name: tableName, tiles_table: tilesTable });
+      namedLayers.push(named);
     }
     if (layerExchange) rowsOf.set(layerExchange, namedLayers);
     const meta: [string, string][] = [
@@ -202,7 +191,15 @@ export class RoomExporter {
       plan.attributeTables.push({ table, description, columns, rows: values });
     }
     if (options.includeTiffs) plan.attributeTables.push({ ...T.RASTER_FILES, rows: rasterFiles });
-    return { plan, rasters };
+    return { plan, tilePyramids };
+  }
+
+  /** A stored file as rows of `raster_files` under `id`, in parts of `RASTER_PART_BYTES` (at least one). */
+  private async fileParts(id: string, file: string, rows: PlanValue[][]): Promise<void> {
+    const { size } = await stat(file);
+    for (let start = 0, part = 1; start < size || part === 1; start += RASTER_PART_BYTES, part += 1) {
+      rows.push([id, part, { file, start, end: Math.min(size, start + RASTER_PART_BYTES) }]);
+    }
   }
 
   /** A row's values in the file; its BLOB column names the stored file for the worker to read. */

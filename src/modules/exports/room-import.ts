@@ -154,48 +154,47 @@ export class RoomImport {
     fileBytes: number,
   ) {
     const layers = this.exchanges.find((e) => e.source === 'layers') as Exchange<unknown, LayerMeta> | undefined;
-    const layerRows = layers ? gpkg.rows(layers.table, layers.columns) : [];
-    const vectors = layerRows.filter((row) => row.kind === 'vector' && typeof row.table_name === 'string');
-    if (vectors.length > 0) {
+    if (!layers?.files || !layers.staged) return;
+    // Each row's kind says what it is restored from (LayerFiles); the matching ingest stages it.
+    const sources = gpkg.rows(layers.table, layers.columns).flatMap((row) => {
+      const source = layers.files!.source(row);
+      return source ? [{ row, source }] : [];
+    });
+    const features = sources.flatMap(({ row, source }) =>
+      source.type === 'features' ? [{ row, table: source.table }] : [],
+    );
+    if (features.length > 0) {
       const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
-      const wanted = vectors.flatMap((row) => {
-        const table = opened.tables.find((t) => t.name === row.table_name);
-        if (!table)
-          throw invalidFile(`The export names the layer table ${String(row.table_name)}, which it does not hold`);
-        return [
-          {
-            table,
-            meta: layers!.staged!(row, table.name),
-            old: String(row.id),
-          },
-        ];
+      const wanted = features.map(({ row, table: name }) => {
+        const table = opened.tables.find((t) => t.name === name);
+        if (!table) throw invalidFile(`The export names the layer table ${name}, which it does not hold`);
+        return { table, meta: layers.staged!(row, table.name), old: String(row.id) };
       });
       const staged = await this.layers.stage(roomId, actor, wanted, stageId, 'geopackage');
       staged.forEach((row, i) => content.mapLayer(wanted[i]!.old, row.id));
     }
-    for (const row of layerRows.filter((r) => r.kind === 'raster')) {
-      const source = await this.rasterSource(gpkg, row, fileBytes);
-      if (!source) {
-        content.skipped.push({
-          rasterLayer: String(row.name),
-          reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
-        });
+    for (const { row, source } of sources) {
+      if (source.type !== 'geoTiff') continue;
+      const file = await this.geoTiffOf(gpkg, String(row.id), source.tiles, fileBytes);
+      if (!file) {
+        content.skipped.push({ rasterLayer: String(row.name), reason: source.missing });
         continue;
       }
       try {
-        const meta = layers!.staged!(row, 'Raster');
-        const raster = await this.rasters.stage(roomId, actor, { path: source, fileName: 'raster.tif' }, meta, stageId);
+        const meta = layers.staged(row, 'Raster');
+        const raster = await this.rasters.stage(roomId, actor, { path: file, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(String(row.id), raster.id);
       } finally {
-        await rm(source, { force: true });
+        await rm(file, { force: true });
       }
     }
   }
 
-  /** A raster's GeoTIFF on local disk: its original parts concatenated, else its tile pyramid as a GeoTIFF. */
-  private async rasterSource(
+  /** A GeoTIFF on local disk: the row's parts of `raster_files` concatenated, else the tile table `tiles` as a GeoTIFF. */
+  private async geoTiffOf(
     gpkg: GeoPackageFile,
-    row: Record<string, unknown>,
+    id: string,
+    tiles: string | null,
     fileBytes: number,
   ): Promise<string | null> {
     const folder = path.join(this.tmpDir, 'imports');
@@ -203,14 +202,11 @@ export class RoomImport {
     const file = path.join(folder, `${newId('raster')}.tif`);
     try {
       if (gpkg.hasTable(T.RASTER_FILES.table)) {
-        await pipeline(
-          Readable.from(gpkg.rasterParts(T.RASTER_FILES.table, String(row.id), fileBytes)),
-          createWriteStream(file),
-        );
+        await pipeline(Readable.from(gpkg.rasterParts(T.RASTER_FILES.table, id, fileBytes)), createWriteStream(file));
         if ((await stat(file)).size > 0) return file;
       }
-      if (typeof row.tiles_table === 'string' && gpkg.isTileTable(row.tiles_table)) {
-        await tilePyramidToTiff(gpkg.path, row.tiles_table, file, this.geo.warp);
+      if (tiles !== null && gpkg.isTileTable(tiles)) {
+        await tilePyramidToTiff(gpkg.path, tiles, file, this.geo.warp);
         return file;
       }
     } catch (error) {

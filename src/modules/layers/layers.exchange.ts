@@ -1,5 +1,6 @@
 import type { LayersTable } from '../../db/tables.js';
-import { type Exchange, exchangeTable, type KindExchange, layerKind } from '../exchange/exchange.js';
+import type { LayerField } from '../../geo/feature-fields.js';
+import { type Exchange, exchangeTable, type FileRow, type KindExchange, layerKind } from '../exchange/exchange.js';
 import type { LayerMeta } from './layer-ingest.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import type { LayersRepository } from './layers.repository.js';
@@ -8,15 +9,20 @@ import { DEFAULT_STYLE, type StyleInput, styleCheck } from './layers.schemas.js'
 /**
  * Vector layers and rasters: settings, styles, display and facts. `table_name` names a vector
  * layer's feature table and `tiles_table` a raster's tile pyramid in the file (the export
- * fills them in); the features, tiles and GeoTIFFs themselves are written and restored by the
- * export and the import through the layer and raster ingest, and a clone copies what its
- * manifest lists through the same ingest. Each kind's own part (`vectorLayers` here,
- * `rasterLayers` in rasters/) is given by app.ts.
+ * fills them in); each row's kind says which features, tiles and GeoTIFFs the file holds of
+ * it and what the import restores it from (`files`), the export and the import execute that,
+ * and a clone copies what its manifest lists through the ingest. Each kind's own part
+ * (`vectorLayers` here, `rasterLayers` in rasters/) is given by app.ts.
  */
 export function layersExchange(
   layers: LayersRepository,
   kinds: KindExchange<LayersTable, LayerMeta>[],
 ): Exchange<LayersTable, LayerMeta> {
+  const kindOf = (row: FileRow) => {
+    const kind = kinds.find((k) => k.kind === row.kind);
+    if (!kind) throw new Error(`No exchange restores layers of kind ${String(row.kind)}`);
+    return kind;
+  };
   return {
     ...exchangeTable<LayersTable>()({
       table: 'layers',
@@ -46,10 +52,10 @@ export function layersExchange(
       },
     }),
     rows: (roomId) => layers.list(roomId),
-    staged: (row, fallbackName) => {
-      const kind = kinds.find((k) => k.kind === row.kind);
-      if (!kind) throw new Error(`No exchange restores layers of kind ${String(row.kind)}`);
-      return kind.staged(row, fallbackName);
+    staged: (row, fallbackName) => kindOf(row).staged(row, fallbackName),
+    files: {
+      exported: (row, include) => kinds.find((k) => k.kind === row.kind)?.files.exported(row, include) ?? [],
+      source: (row) => kinds.find((k) => k.kind === row.kind)?.files.source(row) ?? null,
     },
     clone: {
       manifest: (rows) => Object.assign({}, ...kinds.map((k) => k.manifest(rows.filter((row) => row.kind === k.kind)))),
@@ -63,6 +69,26 @@ export const vectorLayers: KindExchange<LayersTable, LayerMeta> = layerKind({
   field: 'layers',
   shown: (row: LayersTable) => ({ style: presentVectorLayer(row).style }),
   restored: (row) => ({ style: styleOf(row.style) }),
+  files: {
+    // Its features as a feature table named after it (`table_name`), read by the export worker
+    // from the stored features; a layer may mix single and multi parts, so the type is GEOMETRY.
+    exported: (row) =>
+      row.storage_key === null
+        ? []
+        : [
+            {
+              type: 'features',
+              column: 'table_name',
+              name: row.name,
+              description: row.description ?? '',
+              key: Number(row.storage_key),
+              featureCount: Number(row.feature_count),
+              geometryType: 'GEOMETRY',
+              fields: row.fields ? (JSON.parse(row.fields) as LayerField[]) : null,
+            },
+          ],
+    source: (row) => (typeof row.table_name === 'string' ? { type: 'features', table: row.table_name } : null),
+  },
 });
 
 /** A stored style that is still valid, else the default. */

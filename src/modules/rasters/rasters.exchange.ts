@@ -12,4 +12,22 @@ export const rasterLayers = layerKind({
   field: 'rasterLayers',
   shown: (row: LayersTable) => ({ display: presentRasterLayer(row).display }),
   restored: (row) => ({ display: parsedOrNull(row.display) }),
+  files: {
+    // Its stored raster as a tile pyramid (`tiles_table`), and its original GeoTIFF in parts.
+    exported: (row, include) => {
+      if (!row.file_key) return [];
+      const sourceKey = (JSON.parse(row.raster ?? '{}') as { sourceKey?: string }).sourceKey;
+      return [
+        ...(include.tiles
+          ? [{ type: 'tiles', column: 'tiles_table', name: `${row.name} tiles`, fileKey: row.file_key } as const]
+          : []),
+        ...(include.tiffs && sourceKey ? [{ type: 'file', fileKey: sourceKey } as const] : []),
+      ];
+    },
+    source: (row) => ({
+      type: 'geoTiff',
+      tiles: typeof row.tiles_table === 'string' ? row.tiles_table : null,
+      missing: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+    }),
+  },
 });
