@@ -166,10 +166,13 @@ test("each layer kind states its file parts: a vector layer's feature table, a r
   assert.deepEqual(files.exported(layer({ kind: 'raster', file_key: null }), both), []);
   assert.deepEqual(files.source({ kind: 'vector', table_name: 'roads' }), { type: 'features', table: 'roads' });
   assert.equal(files.source({ kind: 'vector', table_name: null }), null);
-  assert.deepEqual(files.source({ kind: 'raster', tiles_table: 'roads_tiles' }), {
+  assert.deepEqual(files.source({ kind: 'raster', name: 'Relief', tiles_table: 'relief_tiles' }), {
     type: 'geoTiff',
-    tiles: 'roads_tiles',
-    missing: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+    tiles: 'relief_tiles',
+    skipped: {
+      rasterLayer: 'Relief',
+      reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+    },
   });
   assert.equal((files.source({ kind: 'raster' }) as { tiles: string | null }).tiles, null);
   assert.equal(files.source({ kind: 'elevation' }), null);

@@ -164,11 +164,12 @@ export type LayerPart =
  * Where a row of the file is restored from, read by the import and handed to the kind's
  * ingest step: `features`, the file's feature table of that name (the vector ingest stages
  * it); `geoTiff`, a GeoTIFF made from the row's parts of `raster_files`, else from the tile
- * table `tiles` (the raster ingest stages it), or `missing` says why the row is left out.
+ * table `tiles` (the raster ingest stages it), else the row is left out as `skipped` (the
+ * entry of the import's answer naming it and why).
  */
 export type LayerSource =
   | { type: 'features'; table: string }
-  | { type: 'geoTiff'; tiles: string | null; missing: string };
+  | { type: 'geoTiff'; tiles: string | null; skipped: Record<string, string> };
 
 /** A layer kind's file parts (see `KindExchange.files`): what an export writes for a row, what an import restores it from. */
 export interface LayerFiles<Row> {

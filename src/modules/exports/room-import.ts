@@ -177,7 +177,7 @@ export class RoomImport {
       if (source.type !== 'geoTiff') continue;
       const file = await this.geoTiffOf(gpkg, String(row.id), source.tiles, fileBytes);
       if (!file) {
-        content.skipped.push({ rasterLayer: String(row.name), reason: source.missing });
+        content.skipped.push(source.skipped);
         continue;
       }
       try {

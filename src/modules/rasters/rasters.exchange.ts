@@ -27,7 +27,10 @@ export const rasterLayers = layerKind({
     source: (row) => ({
       type: 'geoTiff',
       tiles: typeof row.tiles_table === 'string' ? row.tiles_table : null,
-      missing: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+      skipped: {
+        rasterLayer: String(row.name),
+        reason: 'the export holds neither its GeoTIFF (include_tiffs) nor its tiles (include_tiles)',
+      },
     }),
   },
 });
