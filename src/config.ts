@@ -49,6 +49,12 @@ export const ConfigSchema = Type.Object({
   gdalCacheMb: Type.Integer({ minimum: 16, default: 256 }),
   /** Largest raster accepted, in pixels (a header can claim a million by a million pixels in a few bytes). */
   rasterMaxPixels: Type.Integer({ minimum: 1, default: 2 ** 32 }),
+  /**
+   * Largest GeoTIFF upload made tileable while the client waits, in pixels times bands (alpha
+   * counted); a larger one is a `layer-upload` job (202), whatever its bytes (a header can
+   * declare a billion pixels in a few KB, and the warp writes them all).
+   */
+  rasterSyncMaxPixels: Type.Integer({ minimum: 0, default: 2 ** 24 }),
   /** Zipped shapefiles: largest expansion ratio, expanded size and number of entries (zip bombs). */
   zipMaxRatio: Type.Integer({ minimum: 1, default: 20 }),
   zipMaxExpandedBytes: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
@@ -101,6 +107,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   gdalWarpMemoryBytes: 'GDAL_WARP_MEMORY_BYTES',
   gdalCacheMb: 'GDAL_CACHE_MB',
   rasterMaxPixels: 'RASTER_MAX_PIXELS',
+  rasterSyncMaxPixels: 'RASTER_SYNC_MAX_PIXELS',
   zipMaxRatio: 'ZIP_MAX_RATIO',
   zipMaxExpandedBytes: 'ZIP_MAX_EXPANDED_BYTES',
   zipMaxEntries: 'ZIP_MAX_ENTRIES',
@@ -179,6 +186,8 @@ export interface GeoLimits {
   /** GDAL_CACHEMAX and gdalwarp -wm, in MB. */
   cacheMb: number;
   rasterMaxPixels: number;
+  /** Pixels times bands of the largest GeoTIFF upload processed while the client waits. */
+  rasterSyncMaxPixels: number;
   zip: { maxRatio: number; maxExpandedBytes: number; maxEntries: number };
   maxFeatureChars: number;
 }
@@ -203,6 +212,7 @@ export function geoLimitsOf(config: Config): GeoLimits {
     warp: { timeoutMs: config.gdalJobTimeoutMs, memoryBytes: config.gdalWarpMemoryBytes, maxOutputBytes },
     cacheMb: config.gdalCacheMb,
     rasterMaxPixels: config.rasterMaxPixels,
+    rasterSyncMaxPixels: config.rasterSyncMaxPixels,
     zip: {
       maxRatio: config.zipMaxRatio,
       maxExpandedBytes: config.zipMaxExpandedBytes,

@@ -39,10 +39,13 @@ export interface StagedIngest {
  * One kind of file the ingest takes (vector files: layers/layer-ingest.ts; GeoTIFFs:
  * rasters/raster-ingest.ts). `check` refuses a file before anything is kept and gives what
  * `stageFile` needs; `stageFile` writes everything staged under `stageId`, invisible until the
- * ingest publishes it; `undo` removes what a run under `stageId` wrote.
+ * ingest publishes it; `undo` removes what a run under `stageId` wrote. `needsJob`, when the
+ * step has it, says from what `check` found that the file is too much work to stage while the
+ * client waits, whatever its bytes (a GeoTIFF declaring many pixels).
  */
 export interface IngestStep<Checked, Meta extends IngestMeta, Staged extends StagedIngest> {
   check(source: SourceFile, meta: Meta): Promise<Checked>;
+  needsJob?(checked: Checked): boolean;
   stageFile(
     roomId: string,
     actor: Actor,

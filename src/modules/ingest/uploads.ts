@@ -10,7 +10,7 @@ import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
 import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
 
-/** Files up to this size are processed while the client waits; bigger ones are a job (202). */
+/** Files up to this size may be processed while the client waits; bigger ones are a job (202). */
 export const SYNC_MAX_BYTES = 5 * 1024 * 1024;
 export const LAYER_UPLOAD_KIND = 'layer-upload';
 /** Layer uploads in the job queue. */
@@ -35,9 +35,10 @@ export interface UploadsOptions {
  * `POST /api/layers/upload` and chunked uploads: a file becomes markers, vector layers or a
  * raster layer. The file's type picks the step (a GeoTIFF the raster one, any other file the
  * vector one), the step checks and stages it, the ingest publishes it: one way, no return.
- * Files up to SYNC_MAX_BYTES are processed at once; bigger ones wait in the blob store
- * (counting against the owner's quota) for a `layer-upload` job, which callers poll at
- * /api/layers/jobs/:jobId.
+ * Files up to SYNC_MAX_BYTES are processed at once, unless the step finds them too much work
+ * (`needsJob`: a GeoTIFF declaring more than RASTER_SYNC_MAX_PIXELS pixels times bands); the
+ * others wait in the blob store (counting against the owner's quota) for a `layer-upload`
+ * job, which callers poll at /api/layers/jobs/:jobId.
  */
 export class Uploads {
   constructor(private readonly options: UploadsOptions) {}
@@ -57,6 +58,7 @@ export class Uploads {
     const { ingest } = this.options;
     const step = await this.stepFor(source);
     const checked = await ingest.check(step, source, meta);
+    if (step.needsJob?.(checked)) return { status: 202 as const, body: await this.enqueue(room, caller, source, meta) };
     const target = { roomId: room.id, actor: actorOf(caller), stageId: newId('upload') };
     const staged = await ingest.run(step, target, checked, meta);
     return { status: 200 as const, body: await staged.answer() };
@@ -86,11 +88,16 @@ export class Uploads {
     };
   }
 
-  /** Keeps the file in the blob store and queues its job: 202 `{jobId}`. */
+  /** Checks the file, keeps it in the blob store and queues its job: 202 `{jobId}`. */
   async queue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
-    const { files, ingest } = this.options;
     // A file that is refused is refused now, not in a job.
-    await ingest.check(await this.stepFor(source), source, meta);
+    await this.options.ingest.check(await this.stepFor(source), source, meta);
+    return this.enqueue(room, caller, source, meta);
+  }
+
+  /** Keeps a checked file in the blob store and queues its job. */
+  private async enqueue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
+    const { files } = this.options;
     const jobId = newId('job');
     const fileKey = blobKeys.queuedUpload(room.id, jobId, source.fileName);
     // Counted against the quota while it waits, so that queued files cannot pile up past it.

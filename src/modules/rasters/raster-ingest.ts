@@ -18,6 +18,11 @@ import { presentRasterLayer, type RasterFactsColumn } from './rasters.presenter.
 import type { RasterRow, RastersRepository } from './rasters.repository.js';
 import { refuseProblems } from './rasters.service.js';
 
+/** A GeoTIFF that passed the check, with the pixels times bands its header declares (alpha counted). */
+export interface CheckedRaster extends SourceFile {
+  pixels: number;
+}
+
 export interface RasterIngestOptions {
   db: Db;
   rasters: RastersRepository;
@@ -35,7 +40,7 @@ export interface RasterIngestOptions {
  * (both count against the quota), and stage the layer row under `stageId`, which the ingest
  * publishes (`rasterLayer.created`). `undo(stageId)` removes what a run wrote.
  */
-export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIngest> {
+export class RasterIngest implements IngestStep<CheckedRaster, IngestMeta, StagedIngest> {
   private readonly db: Db;
   private readonly rasters: RastersRepository;
   private readonly files: StoredFiles;
@@ -46,8 +51,11 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
     this.files = options.files;
   }
 
-  /** Refuses a file that is not a georeferenced GeoTIFF, or a display that does not fit it (400 naming the key). */
-  async check(source: SourceFile, meta: IngestMeta): Promise<SourceFile> {
+  /**
+   * Refuses a file that is not a georeferenced GeoTIFF, one over RASTER_MAX_PIXELS, or a display
+   * that does not fit it (400 naming the key); counts the pixels its header declares.
+   */
+  async check(source: SourceFile, meta: IngestMeta): Promise<CheckedRaster> {
     const info = await inspectRaster(source.path, this.options.geo.quick, this.options.geo.rasterMaxPixels).catch(
       (error: unknown) => {
         throw rasterRefusalOf(error);
@@ -56,7 +64,12 @@ export class RasterIngest implements IngestStep<SourceFile, IngestMeta, StagedIn
     const { display } = meta;
     if (display !== null && display !== undefined)
       refuseProblems(displayProblems(display, { ...info, stats: [] }), 'display');
-    return source;
+    return { ...source, pixels: info.width * info.height * (info.bands + (info.hasAlpha ? 1 : 0)) };
+  }
+
+  /** Whether the warp of a checked GeoTIFF is a job's (more than RASTER_SYNC_MAX_PIXELS pixels times bands). */
+  needsJob(checked: CheckedRaster): boolean {
+    return checked.pixels > this.options.geo.rasterSyncMaxPixels;
   }
 
   async stageFile(
