@@ -3568,7 +3568,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file: GeoJSON, zipped shapefile, GeoPackage or point CSV (any CRS), or a GeoTIFF
-         * @description multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional `layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and `display` (JSON, for rasters). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables.
+         * @description multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional `layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and `display` (JSON, for rasters). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB, and GeoTIFFs declaring more than RASTER_SYNC_MAX_PIXELS pixels times bands, answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables / unsupported_raster (a GeoTIFF over RASTER_MAX_PIXELS pixels, among others).
          */
         post: {
             parameters: {
