@@ -31,7 +31,7 @@ import { InProcessScheduler } from './infra/scheduler.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
-import { registerJobKinds, scheduleSweeps } from './jobs.js';
+import { registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
@@ -379,6 +379,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   scheduleSweeps(sweeps, { chunked, exports: exportsService });
   await app.ready();
   try {
+    const undone = await undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
+    if (undone) app.log.warn({ stages: undone }, 'undid staged writes a stopped process left');
     await sweeps.start();
     await jobs.start();
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { StagedJobs } from './db/staged-jobs.js';
 import type { JobQueue } from './infra/job-queue.js';
 import type { Scheduler } from './infra/scheduler.js';
 import { ROOM_CLONE_JOB, type RoomClones } from './modules/exports/room-clones.js';
@@ -27,6 +28,25 @@ export function registerJobKinds(queue: JobQueue, workers: JobWorkers): void {
   queue.register(LAYER_UPLOAD_JOB, workers.layerUploads.worker);
   queue.register(ROOM_EXPORT_JOB, workers.exports.worker);
   queue.register(ROOM_CLONE_JOB, workers.clones.worker);
+}
+
+/** What removes a stage's rows and files (and its `staged_jobs` row): each domain that stages. */
+export interface StageUndo {
+  undo(stageId: string): Promise<void>;
+}
+
+/**
+ * Undoes every stage a previous process left that no job will resume (a synchronous upload
+ * or import cut off mid-way): nothing of it was ever visible. Runs at start, before serving
+ * and before the queue resumes its jobs (which undo or redo their own stages).
+ */
+export async function undoInterruptedStaging(staged: StagedJobs, domains: StageUndo[]): Promise<number> {
+  const stageIds = await staged.interrupted();
+  for (const stageId of stageIds) {
+    for (const domain of domains) await domain.undo(stageId);
+    await staged.end(stageId);
+  }
+  return stageIds.length;
 }
 
 export interface Sweepers {

@@ -24,6 +24,22 @@ export class StagedJobs {
     await trx.deleteFrom('staged_jobs').where('job_id', '=', jobId).execute();
   }
 
+  /**
+   * Stages no job will resume: those of a synchronous upload or import (their stage id is no
+   * job's) or of a job that has ended, left by a process that stopped mid-way. Call at start,
+   * before any job runs or request is served.
+   */
+  async interrupted(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('staged_jobs')
+      .select('job_id')
+      .where((eb) =>
+        eb('job_id', 'not in', eb.selectFrom('jobs').select('id').where('stage', 'in', ['queued', 'processing'])),
+      )
+      .execute();
+    return rows.map((r) => r.job_id);
+  }
+
   /** Forgets the job (after its rows were removed). */
   async end(jobId: string): Promise<void> {
     await this.db.deleteFrom('staged_jobs').where('job_id', '=', jobId).execute();
