@@ -1,3 +1,4 @@
+import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { JobRow } from '../../infra/job-queue.js';
 
@@ -30,13 +31,24 @@ export class ExportJobsRepository {
       .execute();
   }
 
-  /** The room's complete jobs whose artifacts are kept, newest first. */
-  withArtifacts(roomId: string): Promise<JobRow[]> {
+  /**
+   * The caller's export jobs, in any room, that hold or will hold an artifact: waiting or
+   * running, or complete with an artifact that finished at or after `keptSince`.
+   */
+  held(actor: Actor, keptSince: number): Promise<JobRow[]> {
     return this.exportJobs()
-      .where('room_id', '=', roomId)
-      .where('stage', '=', 'complete')
-      .where('artifact_key', 'is not', null)
-      .orderBy('finished_at', 'desc')
+      .where('actor_kind', '=', actor.kind)
+      .where('actor_id', '=', actor.id)
+      .where((eb) =>
+        eb.or([
+          eb('stage', 'in', ['queued', 'processing']),
+          eb.and([
+            eb('stage', '=', 'complete'),
+            eb('artifact_key', 'is not', null),
+            eb('finished_at', '>=', keptSince),
+          ]),
+        ]),
+      )
       .execute();
   }
 

@@ -5,8 +5,8 @@ import type { ExportJob } from './exports.schemas.js';
 export const ARTIFACT_LIFETIME_MS = 24 * 3600 * 1000;
 
 /**
- * A complete job is expired once its artifact was removed (by the sweep, or by newer exports
- * of the room), and from 24 hours after it finished whether or not the sweep has run yet.
+ * A complete job is expired once its artifact was removed (by the sweep), and from 24 hours
+ * after it finished whether or not the sweep has run yet.
  */
 export const hasExpired = (row: JobRow, now = Date.now()) =>
   row.stage === 'complete' &&

@@ -8,7 +8,7 @@ import type { UploadReceiver } from '../../http/uploads.js';
 import type { RoomClones } from './room-clones.js';
 import type { RoomImport } from './room-import.js';
 import * as S from './exports.schemas.js';
-import { optionsOf, type ExportsService } from './exports.service.js';
+import { EXPORTS_PER_CALLER, optionsOf, type ExportsService } from './exports.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['export, import, clone'];
@@ -143,10 +143,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       security,
       summary: 'Export the room in the background',
       description:
-        'Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours.',
+        'Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours. ' +
+        `A caller (a user, or a token) holds at most ${EXPORTS_PER_CALLER} export jobs at once (waiting, running, or ` +
+        'complete with an unexpired artifact): one more is 429 `too_many_requests` with `Retry-After`.',
       params: RoomParams,
       body: S.ExportOptionFields,
-      response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404) },
+      response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404, 429) },
     },
     handler: async (request, reply) =>
       reply.status(202).send(await exports.start(request.room, request.caller, request.body)),

@@ -3,9 +3,9 @@ import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import { actorOf, type Caller } from '../../auth/access.js';
+import { type Actor, actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
-import { AppError, gone, notFound } from '../../errors.js';
+import { AppError, gone, notFound, tooManyRequests } from '../../errors.js';
 import {
   JobFailure,
   jobKind,
@@ -23,8 +23,14 @@ import type { ExportJob, ExportOptionFields } from './exports.schemas.js';
 
 /** Above this estimated size the application uses export jobs (the interface's "about 2 GiB"). */
 export const SYNC_EXPORT_MAX_BYTES = 2 * 1024 ** 3;
-/** Artifacts kept per room: a newer export job's completion removes the oldest beyond these. */
-export const ARTIFACTS_PER_ROOM = 3;
+/**
+ * Export jobs a caller (a user, or a token) may hold at once: waiting, running, or complete
+ * with an artifact not yet expired. One more is 429 until one of them expires; nobody's
+ * artifact is removed before its 24 hours.
+ */
+export const EXPORTS_PER_CALLER = 3;
+/** The Retry-After of a refusal while the caller's held jobs are all still running. */
+const RUNNING_RETRY_S = 60;
 /** A rough size of one marker, drawing or comment row in the file. */
 const BYTES_PER_ROW = 512;
 
@@ -41,8 +47,8 @@ export const optionsOf = (fields: ExportOptionFields): ExportOptions => ({
 /**
  * Exports of a room as one GeoPackage: at once (the file streamed, then removed), or as an
  * export job whose artifact is kept in the blob store for 24 hours, bound to its room. A
- * request for an export job while the same one is still pending joins it, and a room keeps
- * at most ARTIFACTS_PER_ROOM artifacts, so repeated requests cannot fill the disk.
+ * request for an export job while the same one is still pending joins it, and a caller holds
+ * at most EXPORTS_PER_CALLER jobs at once, so repeated requests cannot fill the disk.
  */
 export class ExportsService {
   constructor(
@@ -81,8 +87,10 @@ export class ExportsService {
       return queued.includeTiffs === options.includeTiffs && queued.includeTiles === options.includeTiles;
     });
     if (waiting) return { jobId: waiting.id };
+    const actor = actorOf(caller);
+    await this.assertMayStart(actor);
     const id = randomUUID();
-    await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor: actorOf(caller) });
+    await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor });
     return { jobId: id };
   }
 
@@ -93,10 +101,7 @@ export class ExportsService {
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
     const row = await this.find(room, jobId);
     if (hasExpired(row))
-      throw gone(
-        'export_expired',
-        'The export was removed (24 hours after it finished, or when newer exports of the room replaced it); start a new export job',
-      );
+      throw gone('export_expired', 'The export was removed (24 hours after it finished); start a new export job');
     if (row.stage !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
     const found = await this.files.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
@@ -106,6 +111,18 @@ export class ExportsService {
   /** Removes the artifacts of jobs that finished more than 24 hours ago. */
   async sweep(now = Date.now()): Promise<void> {
     for (const row of await this.jobs.artifactsFinishedBefore(now - ARTIFACT_LIFETIME_MS)) await this.expire(row);
+  }
+
+  /** 429 while the caller holds EXPORTS_PER_CALLER export jobs; Retry-After is when the first of them frees. */
+  private async assertMayStart(actor: Actor, now = Date.now()): Promise<void> {
+    const held = await this.jobs.held(actor, now - ARTIFACT_LIFETIME_MS);
+    if (held.length < EXPORTS_PER_CALLER) return;
+    const frees = held.map((row) =>
+      row.stage === 'complete' && row.finished_at !== null
+        ? Math.ceil((row.finished_at + ARTIFACT_LIFETIME_MS - now) / 1000)
+        : RUNNING_RETRY_S,
+    );
+    throw tooManyRequests(Math.max(1, Math.min(...frees)));
   }
 
   private async expire(row: JobRow): Promise<void> {
@@ -121,16 +138,13 @@ export class ExportsService {
 
   /**
    * The job's work (run again from the start after an interruption): the GeoPackage into the
-   * blob store, kept as the job's artifact; the room's oldest artifacts beyond
-   * ARTIFACTS_PER_ROOM (this one counted) are removed.
+   * blob store, kept as the job's artifact for 24 hours.
    */
   private async run(job: JobContext<ExportOptions>) {
     try {
       const file = await this.exporter.write(job.roomId, job.payload, undefined, job.signal);
       const key = blobKeys.exportArtifact(job.roomId, job.id);
       const bytes = await this.files.putUnrecorded(key, file);
-      for (const old of (await this.jobs.withArtifacts(job.roomId)).slice(ARTIFACTS_PER_ROOM - 1))
-        await this.expire(old);
       return { message: 'Exported', result: { bytes }, artifactKey: key };
     } catch (error) {
       if (job.signal.aborted || error instanceof AppError) throw error;

@@ -7517,7 +7517,7 @@ export interface paths {
         put?: never;
         /**
          * Export the room in the background
-         * @description Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours.
+         * @description Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours. A caller (a user, or a token) holds at most 3 export jobs at once (waiting, running, or complete with an unexpired artifact): one more is 429 `too_many_requests` with `Retry-After`.
          */
         post: {
             parameters: {
@@ -7590,6 +7590,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
