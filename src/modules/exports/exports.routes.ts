@@ -145,7 +145,8 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       description:
         'Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours. ' +
         `A caller (a user, or a token) holds at most ${EXPORTS_PER_CALLER} export jobs at once (waiting, running, or ` +
-        'complete with an unexpired artifact): one more is 429 `too_many_requests` with `Retry-After`.',
+        "complete with an unexpired artifact): one more removes the caller's own oldest artifact (410 from then on), " +
+        'or is 429 `too_many_requests` with `Retry-After` while all of theirs are still in progress.',
       params: RoomParams,
       body: S.ExportOptionFields,
       response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404, 429) },

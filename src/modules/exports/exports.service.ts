@@ -25,11 +25,12 @@ import type { ExportJob, ExportOptionFields } from './exports.schemas.js';
 export const SYNC_EXPORT_MAX_BYTES = 2 * 1024 ** 3;
 /**
  * Export jobs a caller (a user, or a token) may hold at once: waiting, running, or complete
- * with an artifact not yet expired. One more is 429 until one of them expires; nobody's
- * artifact is removed before its 24 hours.
+ * with an artifact not yet expired. One more replaces the caller's own oldest finished
+ * artifact, or is 429 while all of theirs are still in progress; nobody else's artifact is
+ * ever removed early.
  */
 export const EXPORTS_PER_CALLER = 3;
-/** The Retry-After of a refusal while the caller's held jobs are all still running. */
+/** The Retry-After of a refusal while the caller's jobs are all still in progress. */
 const RUNNING_RETRY_S = 60;
 /** A rough size of one marker, drawing or comment row in the file. */
 const BYTES_PER_ROW = 512;
@@ -88,7 +89,7 @@ export class ExportsService {
     });
     if (waiting) return { jobId: waiting.id };
     const actor = actorOf(caller);
-    await this.assertMayStart(actor);
+    await this.makeRoomFor(actor);
     const id = randomUUID();
     await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor });
     return { jobId: id };
@@ -101,7 +102,10 @@ export class ExportsService {
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
     const row = await this.find(room, jobId);
     if (hasExpired(row))
-      throw gone('export_expired', 'The export was removed (24 hours after it finished); start a new export job');
+      throw gone(
+        'export_expired',
+        'The export was removed (24 hours after it finished, or when its requester started newer exports); start a new export job',
+      );
     if (row.stage !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
     const found = await this.files.get(row.artifact_key);
     if (!found) throw notFound('Export artifact');
@@ -113,16 +117,18 @@ export class ExportsService {
     for (const row of await this.jobs.artifactsFinishedBefore(now - ARTIFACT_LIFETIME_MS)) await this.expire(row);
   }
 
-  /** 429 while the caller holds EXPORTS_PER_CALLER export jobs; Retry-After is when the first of them frees. */
-  private async assertMayStart(actor: Actor, now = Date.now()): Promise<void> {
+  /**
+   * Room for one more export job of the caller: beyond EXPORTS_PER_CALLER, the caller's own
+   * oldest finished artifacts go (410 from then on); 429 while all of theirs are in progress.
+   */
+  private async makeRoomFor(actor: Actor, now = Date.now()): Promise<void> {
     const held = await this.jobs.held(actor, now - ARTIFACT_LIFETIME_MS);
-    if (held.length < EXPORTS_PER_CALLER) return;
-    const frees = held.map((row) =>
-      row.stage === 'complete' && row.finished_at !== null
-        ? Math.ceil((row.finished_at + ARTIFACT_LIFETIME_MS - now) / 1000)
-        : RUNNING_RETRY_S,
-    );
-    throw tooManyRequests(Math.max(1, Math.min(...frees)));
+    const finished = held
+      .filter((row) => row.stage === 'complete')
+      .sort((a, b) => (a.finished_at ?? 0) - (b.finished_at ?? 0));
+    const excess = held.length + 1 - EXPORTS_PER_CALLER;
+    if (excess > finished.length) throw tooManyRequests(RUNNING_RETRY_S);
+    for (const row of finished.slice(0, Math.max(0, excess))) await this.expire(row);
   }
 
   private async expire(row: JobRow): Promise<void> {

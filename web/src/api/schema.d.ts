@@ -7517,7 +7517,7 @@ export interface paths {
         put?: never;
         /**
          * Export the room in the background
-         * @description Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours. A caller (a user, or a token) holds at most 3 export jobs at once (waiting, running, or complete with an unexpired artifact): one more is 429 `too_many_requests` with `Retry-After`.
+         * @description Body `{include_tiffs?, include_tiles?}` (booleans, default false). Poll the job; its artifact is kept for 24 hours. A caller (a user, or a token) holds at most 3 export jobs at once (waiting, running, or complete with an unexpired artifact): one more removes the caller's own oldest artifact (410 from then on), or is 429 `too_many_requests` with `Retry-After` while all of theirs are still in progress.
          */
         post: {
             parameters: {
