@@ -3,6 +3,8 @@
  * read-only token that starts one export more than its bound replaces its own oldest
  * artifact (410 from then on) while the owner's artifact still downloads; a caller whose
  * jobs are all still in progress is refused 429 with Retry-After.
+ * Anonymous readers of a public room may start export jobs (they need read), bounded by
+ * client address.
  * Contract: http-interface.md ("Export job"); decisions: docs/decisions.md ("Export jobs").
  */
 import assert from 'node:assert/strict';
@@ -14,9 +16,10 @@ import { assertError, assertOk, call, issueToken, scaffold, type TestApp, type U
 let t: TestApp;
 let users: Users;
 let room: string;
+let publicRoom: string;
 
 before(async () => {
-  ({ t, users, room } = await scaffold());
+  ({ t, users, room, publicRoom } = await scaffold({ rooms: ['room', 'publicRoom'] }));
   assertOk(
     await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
       auth: users.owner.token,
@@ -77,4 +80,48 @@ test('a caller whose export jobs are all in progress is refused 429, and others 
   await exportDone(users.viewer.token);
   await t.database.db.updateTable('jobs').set({ stage: 'complete' }).where('id', 'in', mine).execute();
   await exportDone(users.owner.token);
+});
+
+test('anonymous readers of a public room start export jobs, bounded by client address', async () => {
+  /** An anonymous export job request from `address`, waited for when accepted. */
+  const start = async (address: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/rooms/${publicRoom}/export-jobs`,
+      payload: {},
+      remoteAddress: address,
+    });
+    if (res.statusCode !== 202) return { res, jobId: '' };
+    const { jobId } = res.json();
+    for (let i = 0; i < 300; i++) {
+      const job = assertOk(await call(t.app, 'GET', `/api/rooms/${publicRoom}/export-jobs/${jobId}`));
+      if (job.status === 'complete') break;
+      assert.notEqual(job.status, 'error', JSON.stringify(job));
+      await sleep(50);
+    }
+    return { res, jobId: jobId as string };
+  };
+  const anonymousArtifact = (jobId: string) =>
+    call(t.app, 'GET', `/api/rooms/${publicRoom}/export-jobs/${jobId}/artifact`);
+  const first: string[] = [];
+  for (let i = 0; i < EXPORTS_PER_CALLER; i++) {
+    const { res, jobId } = await start('192.0.2.1');
+    assert.equal(res.statusCode, 202, res.body);
+    first.push(jobId);
+  }
+  // Another address has its own bound: its export replaces nothing of the first address's.
+  assert.equal((await start('192.0.2.2')).res.statusCode, 202);
+  for (const jobId of first) assert.equal((await anonymousArtifact(jobId)).statusCode, 200);
+  // One more from the first address replaces that address's own oldest artifact.
+  assert.equal((await start('192.0.2.1')).res.statusCode, 202);
+  assertError(await anonymousArtifact(first[0]!), 410, 'export_expired');
+  // While all of an address's jobs are in progress, one more is 429.
+  await t.database.db.updateTable('jobs').set({ stage: 'processing' }).where('actor_id', '=', '192.0.2.2').execute();
+  const extra = [await start('192.0.2.2'), await start('192.0.2.2')];
+  for (const { res } of extra) assert.equal(res.statusCode, 202);
+  await t.database.db.updateTable('jobs').set({ stage: 'processing' }).where('actor_id', '=', '192.0.2.2').execute();
+  assertError((await start('192.0.2.2')).res as never, 429, 'too_many_requests');
+  await t.database.db.updateTable('jobs').set({ stage: 'complete' }).where('actor_id', '=', '192.0.2.2').execute();
+  // A private room still refuses an anonymous caller.
+  assertError(await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, { body: {} }), 401, 'unauthorized');
 });

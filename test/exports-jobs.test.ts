@@ -17,6 +17,7 @@ let t: TestApp;
 let users: Users;
 let room: string;
 let otherRoom: string;
+let publicRoom: string;
 let files: ReturnType<typeof scratch>;
 let rasters: ReturnType<typeof makeUploadFixtures>;
 const build: BuildOptions = { jobWorkers: 0 };
@@ -24,7 +25,7 @@ const build: BuildOptions = { jobWorkers: 0 };
 before(async () => {
   files = scratch();
   rasters = makeUploadFixtures();
-  ({ t, users, room, otherRoom } = await scaffold({ rooms: ['room', 'otherRoom'], build }));
+  ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'], build }));
   await fillRoom(t.app, room, users.owner.token, rasters.file('grid-2056.tif'));
 });
 after(async () => {
@@ -33,11 +34,9 @@ after(async () => {
   rasters?.remove();
 });
 
-async function settled(roomId: string, jobId: string) {
+async function settled(roomId: string, jobId: string, auth: string | undefined = users.viewer.token) {
   for (let i = 0; i < 300; i++) {
-    const job = assertOk(
-      await call(t.app, 'GET', `/api/rooms/${roomId}/export-jobs/${jobId}`, { auth: users.viewer.token }),
-    );
+    const job = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/export-jobs/${jobId}`, { auth }));
     if (job.status === 'complete' || job.status === 'error') return job;
     await sleep(100);
   }
@@ -160,4 +159,19 @@ test('an import counts against the owner quota: past it, 413 and nothing importe
   } finally {
     await small.t.close();
   }
+});
+
+test('an anonymous reader of a public room may start an export job, as it may export at once (export jobs need read)', async () => {
+  build.jobWorkers = 1;
+  await t.restart();
+  assert.equal((await call(t.app, 'POST', `/api/rooms/${publicRoom}/export`, { body: {} })).statusCode, 200);
+  const res = await call(t.app, 'POST', `/api/rooms/${publicRoom}/export-jobs`, { body: {} });
+  assert.equal(res.statusCode, 202, res.payload);
+  const { jobId } = res.json();
+  const done = await settled(publicRoom, jobId, undefined);
+  assert.equal(done.status, 'complete', JSON.stringify(done));
+  const artifact = await call(t.app, 'GET', `/api/rooms/${publicRoom}/export-jobs/${jobId}/artifact`);
+  assert.equal(artifact.statusCode, 200);
+  // A private room still refuses the anonymous caller.
+  assertError(await call(t.app, 'POST', `/api/rooms/${room}/export-jobs`, { body: {} }), 401, 'unauthorized');
 });

@@ -8,11 +8,24 @@ import { AppError } from '../errors.js';
 export type JobRow = JobsTable;
 export type JobStage = 'queued' | 'processing' | 'complete' | 'error';
 
+/** Who queued a job: a user or a room token (auth's Actor). */
+export interface JobActor {
+  kind: 'user' | 'token';
+  id: string;
+}
+
+/**
+ * Who queues a job: an actor, or an anonymous reader of a public room, known by its client
+ * address (only for jobs that change nothing, such as an export).
+ */
+export type JobCaller = JobActor | { kind: 'anonymous'; id: string };
+
 export interface JobContext<P = unknown> {
   id: string;
   roomId: string;
   payload: P;
-  actor: { kind: 'user' | 'token'; id: string };
+  /** Who queued it; null for an anonymous reader of a public room (only jobs that change nothing, such as an export). */
+  actor: JobActor | null;
   /** Aborted when the service shuts down; the job is then resumed at the next start. */
   signal: AbortSignal;
   /** Reports progress (0 to 100) and an optional message; cheap to call often. `partial` results show while it runs (e.g. layersCloned). */
@@ -39,7 +52,13 @@ export interface NewJob<P> {
   id: string;
   roomId: string;
   payload: P;
-  actor: { kind: 'user' | 'token'; id: string };
+  actor: JobCaller;
+}
+
+/** The actor a job that changes the room needs; such jobs are never queued by anonymous callers. */
+export function jobActor(job: JobContext): JobActor {
+  if (!job.actor) throw new Error(`Job ${job.id} changes its room but was queued by an anonymous caller`);
+  return job.actor;
 }
 
 /**
@@ -216,7 +235,7 @@ export class InProcessJobQueue implements JobQueue {
       id,
       roomId: row.room_id,
       payload: payload.value,
-      actor: { kind: row.actor_kind as 'user' | 'token', id: row.actor_id },
+      actor: row.actor_kind === 'anonymous' ? null : { kind: row.actor_kind as JobActor['kind'], id: row.actor_id },
       signal: this.abort.signal,
       progress: async (percent, message, partial) => {
         const now = Date.now();

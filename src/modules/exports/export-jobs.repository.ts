@@ -1,6 +1,5 @@
-import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
-import type { JobRow } from '../../infra/job-queue.js';
+import type { JobCaller, JobRow } from '../../infra/job-queue.js';
 
 /** The kind of an export job in the job queue (its payload: ExportJobPayload in exports.service.ts). */
 export const ROOM_EXPORT_KIND = 'room-export';
@@ -35,7 +34,7 @@ export class ExportJobsRepository {
    * The caller's export jobs, in any room, that hold or will hold an artifact: waiting or
    * running, or complete with an artifact that finished at or after `keptSince`.
    */
-  held(actor: Actor, keptSince: number): Promise<JobRow[]> {
+  held(actor: JobCaller, keptSince: number): Promise<JobRow[]> {
     return this.exportJobs()
       .where('actor_kind', '=', actor.kind)
       .where('actor_id', '=', actor.id)

@@ -152,7 +152,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404, 429) },
     },
     handler: async (request, reply) =>
-      reply.status(202).send(await exports.start(request.room, request.caller, request.body)),
+      reply.status(202).send(await exports.start(request.room, request.caller, request.ip, request.body)),
   });
 
   app.get('/api/rooms/:roomId/export-jobs/:jobId', {

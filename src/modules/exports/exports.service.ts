@@ -3,12 +3,13 @@ import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import { type Actor, actorOf, type Caller } from '../../auth/access.js';
+import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { AppError, gone, notFound, tooManyRequests } from '../../errors.js';
 import {
   JobFailure,
   jobKind,
+  type JobCaller,
   type JobContext,
   type JobQueue,
   type JobRow,
@@ -81,14 +82,15 @@ export class ExportsService {
     };
   }
 
-  async start(room: RoomRow, caller: Caller, fields: ExportOptionFields): Promise<{ jobId: string }> {
+  async start(room: RoomRow, caller: Caller, address: string, fields: ExportOptionFields): Promise<{ jobId: string }> {
     const options = optionsOf(fields);
     const waiting = (await this.jobs.notStarted(room.id)).find((job) => {
       const queued = JSON.parse(job.payload) as ExportOptions;
       return queued.includeTiffs === options.includeTiffs && queued.includeTiles === options.includeTiles;
     });
     if (waiting) return { jobId: waiting.id };
-    const actor = actorOf(caller);
+    // Export jobs need read only: an anonymous reader of a public room is bounded by its address.
+    const actor: JobCaller = caller.kind === 'anonymous' ? { kind: 'anonymous', id: address } : actorOf(caller);
     await this.makeRoomFor(actor);
     const id = randomUUID();
     await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor });
@@ -121,7 +123,7 @@ export class ExportsService {
    * Room for one more export job of the caller: beyond EXPORTS_PER_CALLER, the caller's own
    * oldest finished artifacts go (410 from then on); 429 while all of theirs are in progress.
    */
-  private async makeRoomFor(actor: Actor, now = Date.now()): Promise<void> {
+  private async makeRoomFor(actor: JobCaller, now = Date.now()): Promise<void> {
     const held = await this.jobs.held(actor, now - ARTIFACT_LIFETIME_MS);
     const finished = held
       .filter((row) => row.stage === 'complete')

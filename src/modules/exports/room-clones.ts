@@ -8,7 +8,7 @@ import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidGrant } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
+import { jobActor, jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
 import { type Exchange, restoreOrder } from '../exchange/exchange.js';
 import type { WritePath } from '../history/write-path.js';
 import type { LayerIngest } from '../layers/layer-ingest.js';
@@ -131,11 +131,12 @@ export class RoomClones {
   private async run(job: JobContext<Payload>) {
     const { manifest } = job.payload;
     const target = job.roomId;
+    const actor = jobActor(job);
     await this.undo(job.id);
     // Checked again: the room may have been deleted (its grant with it) while the job waited.
     const sourceRoomId = await this.grantedSource(manifest);
     await this.staged.begin(job.id, target);
-    const content = new RestoredContent(target, job.actor, this.sources.files);
+    const content = new RestoredContent(target, actor, this.sources.files);
     try {
       await this.copyObjects(sourceRoomId, manifest, content);
       const total = manifest.layers.length + manifest.rasterLayers.length;
@@ -144,11 +145,11 @@ export class RoomClones {
         cloned += 1;
         await job.progress((90 * cloned) / Math.max(1, total), `Copied ${name}`, { layersCloned: cloned });
       };
-      await this.copyVectorLayers(sourceRoomId, target, job.actor, job.id, manifest, content, step);
-      await this.copyRasters(sourceRoomId, target, job.actor, job.id, manifest, content, step);
+      await this.copyVectorLayers(sourceRoomId, target, actor, job.id, manifest, content, step);
+      await this.copyRasters(sourceRoomId, target, actor, job.id, manifest, content, step);
       await this.sources.files.assertRoomFor(target, 0);
       const summary = { source: 'clone', sourceRoomId, imported: content.counts };
-      await this.writePath.write(target, job.actor, async (trx) => {
+      await this.writePath.write(target, actor, async (trx) => {
         await content.insert(trx, restoreOrder(this.sources.exchanges));
         await this.staged.publish(trx, job.id);
         return {

@@ -4,7 +4,14 @@ import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidField } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { JobFailure, jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
+import {
+  JobFailure,
+  jobActor,
+  jobKind,
+  type JobContext,
+  type JobQueue,
+  type JobWorker,
+} from '../../infra/job-queue.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
@@ -153,7 +160,7 @@ export class Uploads {
     try {
       const step = await this.stepFor(source);
       const checked = await ingest.check(step, source, meta);
-      const target = { roomId: job.roomId, actor: job.actor, stageId: job.id };
+      const target = { roomId: job.roomId, actor: jobActor(job), stageId: job.id };
       const { done } = await ingest.run(step, target, checked, meta, progress);
       await files.discard([fileKey]);
       return done;

@@ -8,7 +8,14 @@ import { featureError, GeoJsonError, pointOf } from '../../geo/geojson-points.js
 import { readFeatures } from '../../geo-engine/geojson-stream.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { newId } from '../../ids.js';
-import { JobFailure, jobKind, type JobContext, type JobQueue, type JobWorker } from '../../infra/job-queue.js';
+import {
+  JobFailure,
+  jobActor,
+  jobKind,
+  type JobContext,
+  type JobQueue,
+  type JobWorker,
+} from '../../infra/job-queue.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
@@ -99,7 +106,7 @@ export class BulkImport {
     try {
       const count = await this.insert(job, fileKey);
       const summary = { source: 'bulk-import', jobId: job.id, markers: count };
-      await this.writePath.write(job.roomId, job.actor, async (trx) => {
+      await this.writePath.write(job.roomId, jobActor(job), async (trx) => {
         await this.staged.publish(trx, job.id);
         return {
           result: null,
@@ -157,7 +164,7 @@ export class BulkImport {
       const imageMeta = pair !== undefined ? metas.get(pair) : null;
       batch.push(
         newMarkerRow(job.roomId, marker, {
-          createdBy: job.actor.id,
+          createdBy: jobActor(job).id,
           createdAt: now + index,
           imageMeta,
           importJobId: job.id,
