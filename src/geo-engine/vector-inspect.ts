@@ -16,6 +16,8 @@ interface RawTable {
   extent: Bbox | null;
   wgs84Extent: Bbox | null;
   firstOutsideLonLat: number | null;
+  /** The first feature with a coordinate that is not finite (0: GDAL's extent saw one, no feature showed it). */
+  firstNonFinite: number | null;
   fidColumn: string | null;
   fidRange: [number, number] | null;
   fields: DeclaredField[];
@@ -53,9 +55,12 @@ export async function inspectSource(
 const fitsLonLat = (e: Bbox) => e[0] >= -180 && e[2] <= 180 && e[1] >= -90 && e[3] <= 90;
 
 function decideTable(source: VectorSource, raw: RawTable): VectorTable {
+  // GDAL names a GeoJSON's or CSV's one table after the file on disk, which is ours.
+  const label = source.format === 'geojson' || source.format === 'csv' ? source.label : raw.name;
   const base = {
     source,
     name: raw.name,
+    label,
     featureCount: raw.featureCount,
     geometryType: foldType(raw.geometryType),
     fidColumn: raw.fidColumn,
@@ -69,7 +74,16 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
       `The table name "${raw.name.slice(0, 100)}" starts with "-"; rename the table`,
       { table: raw.name },
     );
-  const where = `${raw.name}: extent ${JSON.stringify(raw.extent)}`;
+  if (raw.firstNonFinite !== null) {
+    const unit = source.format === 'csv' ? 'row' : 'feature';
+    const at = raw.firstNonFinite > 0 ? `, ${unit} ${raw.firstNonFinite}` : '';
+    throw new VectorRejected(
+      'invalid_file',
+      `${label}${at}: a coordinate is not a finite number (too large, such as 1e309, or not a number)`,
+      raw.firstNonFinite > 0 ? { table: label, [unit]: raw.firstNonFinite } : { table: label },
+    );
+  }
+  const where = `${label}: extent ${JSON.stringify(raw.extent)}`;
   const first = raw.firstOutsideLonLat;
   const firstText = first ? `; first at ${source.format === 'csv' ? 'row' : 'feature'} ${first}` : '';
   if (!raw.crs) {
@@ -77,7 +91,7 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
       throw new VectorRejected(
         'unknown_crs',
         `The file declares no coordinate reference system and its coordinates are not longitude/latitude (${where}${firstText}); add the CRS (for a shapefile its .prj file)`,
-        first ? { table: raw.name, [source.format === 'csv' ? 'row' : 'feature']: first } : { table: raw.name },
+        first ? { table: label, [source.format === 'csv' ? 'row' : 'feature']: first } : { table: label },
       );
     }
     return { ...base, sourceCrs: 'EPSG:4326', crsAssumed: true, bbox: raw.extent };
@@ -89,13 +103,13 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
       throw new VectorRejected(
         'unknown_crs',
         `GeoJSON coordinates must be longitude/latitude (RFC 7946); these look like projected coordinates (${where}) and the file names no CRS`,
-        { table: raw.name },
+        { table: label },
       );
     }
     throw new VectorRejected(
       'invalid_file',
       `Coordinates out of range: longitude must be from -180 to 180 and latitude from -90 to 90 (${where}${firstText})`,
-      first ? { table: raw.name, feature: first } : { table: raw.name },
+      first ? { table: label, feature: first } : { table: label },
     );
   }
   return { ...base, sourceCrs, crsAssumed: false, bbox: raw.wgs84Extent };

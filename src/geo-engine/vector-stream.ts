@@ -163,8 +163,8 @@ async function* readPart(
       if (rest.length > limits.maxFeatureChars) {
         throw new VectorRejected(
           'invalid_file',
-          `${table.name}: a feature after feature ${stats.features} is larger than ${limits.maxFeatureChars / 2 ** 20} MB of GeoJSON`,
-          { table: table.name },
+          `${table.label}: a feature after feature ${stats.features} is larger than ${limits.maxFeatureChars / 2 ** 20} MB of GeoJSON`,
+          { table: table.label },
         );
       }
     }
@@ -204,23 +204,23 @@ function lineParser(table: VectorTable, stats: ReadStats): (line: string) => Str
     } catch {
       throw new VectorRejected(
         'invalid_file',
-        `${table.name}, feature ${position} (in reading order): its coordinates or values cannot be written as JSON`,
-        { table: table.name, feature: position },
+        `${table.label}, feature ${position} (in reading order): its coordinates or values cannot be written as JSON`,
+        { table: table.label, feature: position },
       );
     }
     const id = idOf(parsed, position);
     // A CSV's FIDs are its data rows (1 for the row after the header).
     const where = isCsv ? `row ${id}` : `feature ${id}`;
-    const details = { table: table.name, [isCsv ? 'row' : 'feature']: id };
+    const details = { table: table.label, [isCsv ? 'row' : 'feature']: id };
     let summary;
     try {
       summary = summarizeGeometry(parsed.geometry);
     } catch (error) {
       if (!(error instanceof CoordinateError)) throw error;
-      throw new VectorRejected('invalid_file', `${table.name}, ${where}: ${error.message}`, details);
+      throw new VectorRejected('invalid_file', `${table.label}, ${where}: ${error.message}`, details);
     }
     if (!summary) {
-      if (isCsv) throw new VectorRejected('invalid_file', `${table.name}, ${where}: no valid coordinates`, details);
+      if (isCsv) throw new VectorRejected('invalid_file', `${table.label}, ${where}: no valid coordinates`, details);
       stats.skippedWithoutGeometry += 1;
       return null;
     }
@@ -240,6 +240,6 @@ function refusalOf(error: unknown, table: VectorTable): unknown {
   return new VectorRejected(
     'invalid_file',
     `GDAL could not read ${table.source.label}: ${scrubReason(error.reason, table.source)}`,
-    { table: table.name },
+    { table: table.label },
   );
 }

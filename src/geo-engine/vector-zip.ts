@@ -31,7 +31,7 @@ const refuse = (message: string, details?: Record<string, unknown>) =>
 /**
  * The names of the `.shp` members of a zip (at least one), after checking that the declared
  * expanded size stays under `maxRatio` times the zip's size and `maxExpandedBytes`, that no
- * shapefile part is encrypted or compressed in a way GDAL cannot read, that each part expands
+ * shapefile part is encrypted, a symbolic link (or another non-file type), or compressed in a way GDAL cannot read, that each part expands
  * to exactly its declared size, and that names are relative paths. Members that are not
  * shapefile parts, and macOS metadata, are ignored (GDAL never opens them).
  */
@@ -59,6 +59,8 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promi
       const extension = path.posix.extname(name).toLowerCase();
       if (!SHAPEFILE_PARTS.has(extension)) continue;
       if (entry.isEncrypted()) throw refuse(`${name} is encrypted`, { member: name });
+      const type = memberType(entry);
+      if (type) throw refuse(`${name} in the zip is ${type}, not a file`, { member: name });
       if (!READABLE_METHODS.has(entry.compressionMethod)) {
         throw refuse(`${name} uses zip compression method ${entry.compressionMethod}; use deflate or none`, {
           member: name,
@@ -72,6 +74,21 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promi
   } finally {
     zip.close();
   }
+}
+
+/** The Unix file type a zip member may declare (the high half of its external attributes). */
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
+
+/** What a member is when it declares a Unix type other than a regular file (null for a file, or no Unix type). */
+function memberType(entry: Entry): string | null {
+  const type = (entry.externalFileAttributes >>> 16) & S_IFMT;
+  if (type === 0 || type === S_IFREG) return null;
+  if (type === S_IFLNK) return 'a symbolic link';
+  if (type === S_IFDIR) return 'a directory';
+  return 'a special file (device, pipe or socket)';
 }
 
 /**

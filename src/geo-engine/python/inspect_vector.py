@@ -4,18 +4,21 @@
 
 Opens the file with the one GDAL driver named (so a file cannot pose as another format),
 and prints {"driver", "tables": [{name, featureCount, geometryType, crs, extent,
-wgs84Extent, firstOutsideLonLat, fidColumn, fidRange, fields}]} where fields lists the
+wgs84Extent, firstOutsideLonLat, firstNonFinite, fidColumn, fidRange, fields}]} where fields lists the
 attribute fields as {name, type, subtype} (OGR's type and subtype names), and geometryType is OGR's flattened type name
 ("Unknown" when the table declares none and holds several), crs is {authority, code,
 name, geographic} or null, extent is [minx, miny, maxx, maxy] in the table's own CRS
 (null when it has no geometry) and wgs84Extent the same in longitude/latitude. For a
 table in a geographic CRS or none whose extent passes longitude/latitude bounds,
 firstOutsideLonLat is the position (1-based, reading order) of the first feature that
-does. fidRange is [first, last] FID where a filter on FIDs is fast (GeoPackage,
+does. A table whose coordinates include a number that is not finite (a GeoJSON `1e309` is
+Infinity) has extent and wgs84Extent null and firstNonFinite the position of the first
+feature holding one (else firstNonFinite is null). fidRange is [first, last] FID where a filter on FIDs is fast (GeoPackage,
 shapefile), so that a table can be read in parts. Tables without a geometry column are left out. A failure prints GDAL's reason as "ERROR 1: ..." on stderr
 and exits 1.
 """
 import json
+import math
 import sys
 
 from osgeo import gdal, ogr, osr
@@ -97,6 +100,17 @@ def first_outside_lonlat(layer):
     return None
 
 
+def first_non_finite(layer):
+    """Position (1-based, in reading order) of the first feature with a coordinate that is not
+    a finite number, or 0 when GDAL's extent saw one but no feature's envelope shows it."""
+    layer.ResetReading()
+    for index, feature in enumerate(layer, start=1):
+        envelope = feature.GetGeometryRef().GetEnvelope() if feature.GetGeometryRef() else None
+        if envelope and not all(math.isfinite(value) for value in envelope):
+            return index
+    return 0
+
+
 def fid_range(dataset, layer, count):
     """[first, last] FID of a table whose FIDs can be filtered fast (GeoPackage, shapefile), else None."""
     driver = dataset.GetDriver().ShortName
@@ -125,12 +139,17 @@ def describe(dataset, layer):
             extent = [minx, miny, maxx, maxy]
         except RuntimeError:
             extent = None
+    non_finite = None
+    if extent and not all(math.isfinite(value) for value in extent):
+        non_finite = first_non_finite(layer)
+        extent = None
     outside = None
     if (srs is None or srs.IsGeographic()) and extent and (extent[0] < -180 or extent[2] > 180 or extent[1] < -90 or extent[3] > 90):
         outside = first_outside_lonlat(layer)
     return {
         'name': layer.GetName(),
         'firstOutsideLonLat': outside,
+        'firstNonFinite': non_finite,
         'fidColumn': layer.GetFIDColumn() or None,
         'fidRange': fid_range(dataset, layer, count),
         'featureCount': count,
@@ -170,7 +189,8 @@ def main():
         if layer.GetLayerDefn().GetGeomFieldCount() == 0:
             continue
         tables.append(describe(dataset, layer))
-    json.dump({'driver': dataset.GetDriver().ShortName, 'tables': tables}, sys.stdout)
+    # allow_nan=False: a value that is not finite fails here (exit 1) rather than printing `Infinity`.
+    json.dump({'driver': dataset.GetDriver().ShortName, 'tables': tables}, sys.stdout, allow_nan=False)
 
 
 if __name__ == '__main__':

@@ -4,6 +4,7 @@
  * readable, georeferenced and of a data type the tiles can draw. A refusal is a
  * RasterRejected with GDAL's reason.
  */
+import { withoutSql } from '../gdal-reason.js';
 
 export type RasterRejection = 'invalid_file' | 'unknown_crs' | 'unsupported_raster';
 
@@ -64,9 +65,9 @@ export interface GdalInfoJson {
   wgs84Extent?: { coordinates: number[][][] };
 }
 
-/** GDAL's reason without the files' paths (no path of the service reaches a response). */
+/** GDAL's reason without the files' paths (no path of the service reaches a response) and without the SQL it quotes. */
 export function reasonWithoutPath(reason: string, ...paths: string[]): string {
-  let text = reason;
+  let text = withoutSql(reason);
   for (const path of paths) {
     const name = path.split('/').pop() ?? path;
     text = text.split(path).join('the file').split(name).join('the file');

@@ -1,5 +1,6 @@
 import type { DeclaredField } from '../feature-fields.js';
 import type { LayerGeometryType } from '../feature-summary.js';
+import { withoutSql } from '../gdal-reason.js';
 import type { Bbox } from '../tile-math.js';
 import { GDAL_DRIVERS, type VectorFormat } from './format.js';
 
@@ -13,10 +14,10 @@ export interface VectorSource {
   label: string;
 }
 
-/** GDAL's reason with every path of ours replaced by the source's label. */
+/** GDAL's reason with every path of ours replaced by the source's label, and without the SQL GDAL quotes. */
 export function scrubReason(reason: string, source: VectorSource): string {
   const paths = [source.gdalPath, source.gdalPath.replace(/^CSV:/, ''), source.gdalPath.replace(/^\/vsizip\//, '')];
-  let text = reason;
+  let text = withoutSql(reason);
   for (const found of paths.sort((a, b) => b.length - a.length)) text = text.split(found).join(source.label);
   return text.replace(/\/(?:tmp|var|home|data|srv|opt|root|run)\/[^\s'"`]*/g, source.label);
 }
@@ -24,8 +25,13 @@ export function scrubReason(reason: string, source: VectorSource): string {
 /** One feature table of an uploaded file, as the upload route and the ingest need it. */
 export interface VectorTable {
   source: VectorSource;
-  /** The table's name in the file (a GeoPackage table, a shapefile's base name). */
+  /** The table's name in the file (a GeoPackage table, a shapefile's base name), as GDAL knows it. */
   name: string;
+  /**
+   * The table as messages name it: its name, or the sender's file name where GDAL names the one
+   * table after the file (GeoJSON, CSV), whose name on disk is ours.
+   */
+  label: string;
   featureCount: number;
   /** Multi-parts folded in; null when the table declares no type and holds no geometry. */
   geometryType: LayerGeometryType | null;
