@@ -10,6 +10,17 @@ export const ConfigSchema = Type.Object({
   tmpDir: Type.Optional(Type.String({ minLength: 1 })),
   databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   jwtSecret: Type.Optional(Type.String({ minLength: 32 })),
+  /** Redis (`redis://host:6379/N`): live fan-out, access changes, rate limits and the job queue shared by several instances. */
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** The S3 bucket that holds every stored file (photos, icons, layer sources, rasters, exports); unset: DATA_DIR/blobs. */
+  s3Bucket: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  /** The S3 service's address; unset: AWS. */
+  s3Endpoint: Type.Optional(Type.String({ pattern: '^https?://' })),
+  s3Region: Type.String({ minLength: 1, default: 'us-east-1' }),
+  /** Path-style addresses (`endpoint/bucket/key`), which most stores other than AWS need. */
+  s3ForcePathStyle: Type.Boolean({ default: false }),
+  /** `all` serves requests and runs jobs; `http` only serves; `jobs` only runs jobs and sweeps (and answers /api/health, /api/ready). */
+  instanceRole: Type.Enum(['all', 'http', 'jobs'], { default: 'all' }),
   sessionTtlSeconds: Type.Integer({ minimum: 60, default: 7 * 24 * 3600 }),
   authJwksUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   authIssuer: Type.Optional(Type.String({ minLength: 1 })),
@@ -83,6 +94,12 @@ const ENV_NAMES: Record<keyof Config, string> = {
   tmpDir: 'TMP_DIR',
   databaseUrl: 'DATABASE_URL',
   jwtSecret: 'JWT_SECRET',
+  redisUrl: 'REDIS_URL',
+  s3Bucket: 'S3_BUCKET',
+  s3Endpoint: 'S3_ENDPOINT',
+  s3Region: 'S3_REGION',
+  s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  instanceRole: 'INSTANCE_ROLE',
   sessionTtlSeconds: 'SESSION_TTL_SECONDS',
   authJwksUrl: 'AUTH_JWKS_URL',
   authIssuer: 'AUTH_ISSUER',
@@ -143,11 +160,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       'Invalid configuration: JWT_SECRET is required with DATABASE_URL (several instances must share it)',
     );
   }
+  if (config.redisUrl && !config.databaseUrl) {
+    throw new ConfigError(
+      'Invalid configuration: REDIS_URL needs DATABASE_URL (several instances share a PostgreSQL database)',
+    );
+  }
+  if (config.instanceRole !== 'all' && !config.redisUrl) {
+    throw new ConfigError(
+      `Invalid configuration: INSTANCE_ROLE=${config.instanceRole} needs REDIS_URL (the jobs reach their workers through Redis)`,
+    );
+  }
   if (config.authJwksUrl && (!config.authIssuer || !config.authAudience)) {
     throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');
   }
   return config;
 }
+
+/**
+ * Whether this instance may share its database with others: that takes PostgreSQL, Redis
+ * (live, access changes, rate limits, jobs) and S3 (files every instance reads).
+ */
+export const isScaleOut = (config: Config) => Boolean(config.databaseUrl && config.redisUrl && config.s3Bucket);
 
 /** The SQLite database file (embedded mode). */
 export const sqlitePathOf = (config: Config) => `${config.dataDir.replace(/\/+$/, '')}/maproom.db`;
