@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.js';
 import type { JobsTable } from '../db/tables.js';
-import { AppError } from '../errors.js';
+import { JobRunner } from './job-runner.js';
 
 export type JobRow = JobsTable;
 export type JobStage = 'queued' | 'processing' | 'complete' | 'error';
@@ -81,7 +80,7 @@ export interface JobWorker<P> {
   undo?: (job: JobRow, payload: P) => Promise<void>;
 }
 
-/** Long work that callers poll: in-process with durable rows now, BullMQ later. */
+/** Long work that callers poll: in-process with durable rows (one instance), or BullMQ (several). */
 export interface JobQueue {
   /** Gives a kind its worker; every kind is registered in src/jobs.ts, before `start`. */
   register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void;
@@ -96,92 +95,43 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
-/** An interrupted job is tried again this many times in all before it ends in `error`. */
-const MAX_ATTEMPTS = 3;
-const PROGRESS_INTERVAL_MS = 250;
-
-interface Kind {
-  check: ReturnType<typeof Compile>;
-  // biome-ignore lint/suspicious/noExplicitAny: each kind registers its own payload type
-  worker: JobWorker<any>;
-}
-
+/**
+ * Jobs in this process, with durable rows in `jobs` (one instance per database): `start`
+ * resumes what a previous process left queued or interrupted.
+ */
 export class InProcessJobQueue implements JobQueue {
-  private readonly kinds = new Map<string, Kind>();
+  private readonly runner: JobRunner;
   private readonly waiting: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
 
   constructor(
-    private readonly db: Db,
-    private readonly log: FastifyBaseLogger,
+    db: Db,
+    log: FastifyBaseLogger,
     private readonly concurrency = 1,
-  ) {}
-
-  register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
-    if (this.kinds.has(kind.name)) throw new Error(`The job kind ${kind.name} is registered twice`);
-    this.kinds.set(kind.name, { check: Compile(kind.payload), worker });
+  ) {
+    this.runner = new JobRunner(db, log);
   }
 
-  async enqueue<T extends TSchema>({ name: kind }: JobKind<T>, job: NewJob<Static<T>>): Promise<void> {
-    if (!this.kinds.has(kind)) throw new Error(`No worker is registered for jobs of kind ${kind} (src/jobs.ts)`);
-    const now = Date.now();
-    await this.db
-      .insertInto('jobs')
-      .values({
-        id: job.id,
-        room_id: job.roomId,
-        kind,
-        stage: 'queued',
-        progress: 0,
-        message: 'Waiting to start',
-        payload: JSON.stringify(job.payload),
-        result: null,
-        artifact_key: null,
-        actor_kind: job.actor.kind,
-        actor_id: job.actor.id,
-        attempts: 0,
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        finished_at: null,
-      })
-      .execute();
+  register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
+    this.runner.register(kind, worker);
+  }
+
+  async enqueue<T extends TSchema>(kind: JobKind<T>, job: NewJob<Static<T>>): Promise<void> {
+    await this.runner.insert(kind, job);
     this.waiting.push(job.id);
     this.pump();
   }
 
   find(id: string) {
-    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.runner.find(id);
   }
 
   async start(): Promise<void> {
-    const unfinished = await this.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('stage', 'in', ['queued', 'processing'])
-      .orderBy('created_at')
-      .execute();
-    const unknown = [...new Set(unfinished.map((job) => job.kind))].filter((kind) => !this.kinds.has(kind));
-    if (unknown.length) {
-      const message = `Refusing to start: jobs of kind ${unknown.join(', ')} are waiting, and no worker is registered for them (src/jobs.ts)`;
-      this.log.fatal({ kinds: unknown }, message);
-      throw new Error(message);
-    }
-    for (const job of unfinished) {
-      if (job.attempts >= MAX_ATTEMPTS) {
-        const kind = this.kinds.get(job.kind);
-        const payload = this.payloadOf(job);
-        if (kind?.worker.undo && payload.ok) await kind.worker.undo(job, payload.value);
-        await this.update(job.id, {
-          stage: 'error',
-          message: `Interrupted ${job.attempts} times by restarts; giving up`,
-          finished_at: Date.now(),
-        });
-      } else {
-        await this.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });
-        this.waiting.push(job.id);
-      }
+    for (const job of await this.runner.unfinished()) {
+      if (job.stage === 'processing')
+        await this.runner.update(job.id, { stage: 'queued', message: 'Resuming after a restart' });
+      this.waiting.push(job.id);
     }
     this.pump();
   }
@@ -195,106 +145,14 @@ export class InProcessJobQueue implements JobQueue {
   private pump() {
     while (!this.abort.signal.aborted && this.running.size < this.concurrency && this.waiting.length) {
       const id = this.waiting.shift()!;
-      const run = this.run(id).finally(() => {
-        this.running.delete(id);
-        this.pump();
-      });
+      const run = this.runner
+        .run(id, this.abort.signal)
+        .then(() => undefined)
+        .finally(() => {
+          this.running.delete(id);
+          this.pump();
+        });
       this.running.set(id, run);
     }
-  }
-
-  private async run(id: string): Promise<void> {
-    const row = await this.find(id);
-    if (row?.stage !== 'queued') return;
-    const kind = this.kinds.get(row.kind);
-    if (!kind) {
-      await this.update(id, {
-        stage: 'error',
-        message: `No worker for jobs of kind ${row.kind}`,
-        finished_at: Date.now(),
-      });
-      return;
-    }
-    const payload = this.payloadOf(row);
-    if (!payload.ok) {
-      await this.update(id, {
-        stage: 'error',
-        message: 'The job was queued by another version of the service and cannot run',
-        finished_at: Date.now(),
-      });
-      return;
-    }
-    await this.update(id, {
-      stage: 'processing',
-      attempts: row.attempts + 1,
-      message: 'Processing',
-      started_at: Date.now(),
-    });
-    let lastWrite = 0;
-    const context: JobContext = {
-      id,
-      roomId: row.room_id,
-      payload: payload.value,
-      actor: row.actor_kind === 'anonymous' ? null : { kind: row.actor_kind as JobActor['kind'], id: row.actor_id },
-      signal: this.abort.signal,
-      progress: async (percent, message, partial) => {
-        const now = Date.now();
-        if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;
-        lastWrite = now;
-        await this.update(id, {
-          progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)),
-          ...(message && { message }),
-          ...(partial && { result: JSON.stringify(partial) }),
-        });
-      },
-    };
-    try {
-      const outcome = await kind.worker.run(context);
-      await this.update(id, {
-        stage: 'complete',
-        progress: 100,
-        message: outcome.message,
-        result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
-        artifact_key: outcome.artifactKey ?? null,
-        finished_at: Date.now(),
-      });
-    } catch (error) {
-      if (this.abort.signal.aborted) {
-        // Shutting down: leave it for the next start to resume.
-        await this.update(id, { stage: 'queued', message: 'Interrupted by a shutdown; will resume' }).catch(
-          () => undefined,
-        );
-        return;
-      }
-      const known = error instanceof JobFailure || error instanceof AppError;
-      if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
-      else if (error instanceof JobFailure && error.cause !== undefined)
-        this.log.error({ err: error.cause, jobId: id }, 'job failed');
-      await this.update(id, {
-        stage: 'error',
-        message: known ? (error as Error).message : 'Processing failed unexpectedly',
-        finished_at: Date.now(),
-      });
-    }
-  }
-
-  /** The row's payload, if it fits the schema its kind was registered with. */
-  private payloadOf(row: JobRow): { ok: true; value: unknown } | { ok: false } {
-    const kind = this.kinds.get(row.kind);
-    let value: unknown;
-    try {
-      value = JSON.parse(row.payload);
-    } catch {
-      return { ok: false };
-    }
-    return kind?.check.Check(value) ? { ok: true, value } : { ok: false };
-  }
-
-  private async update(id: string, changes: Partial<JobRow>): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ ...changes, updated_at: Date.now() })
-      .where('id', '=', id)
-      .execute();
   }
 }

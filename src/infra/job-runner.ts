@@ -1,0 +1,198 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import type { Db } from '../db/database.js';
+import { AppError } from '../errors.js';
+import {
+  type JobActor,
+  type JobContext,
+  JobFailure,
+  type JobKind,
+  type JobRow,
+  type JobWorker,
+  type NewJob,
+} from './job-queue.js';
+
+/** A job is started this many times in all (interruptions included) before it ends in `error`. */
+export const MAX_ATTEMPTS = 3;
+const PROGRESS_INTERVAL_MS = 250;
+
+interface Kind {
+  check: ReturnType<typeof Compile>;
+  // biome-ignore lint/suspicious/noExplicitAny: each kind registers its own payload type
+  worker: JobWorker<any>;
+}
+
+/** How a run ended: done (complete or error, or nothing to do), or interrupted by a shutdown (to resume). */
+export type RunEnd = 'done' | 'interrupted';
+
+/**
+ * What every queue shares: the registered kinds and the `jobs` rows, the durable record and
+ * the polled answer. Whatever carries a job to a worker (a list in this process, BullMQ)
+ * calls `run(id)`, which reads the row, runs the worker and writes every state back.
+ */
+export class JobRunner {
+  private readonly kinds = new Map<string, Kind>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
+    if (this.kinds.has(kind.name)) throw new Error(`The job kind ${kind.name} is registered twice`);
+    this.kinds.set(kind.name, { check: Compile(kind.payload), worker });
+  }
+
+  /** Writes the job's row, `queued`; refuses a kind without a worker. */
+  async insert<T extends TSchema>({ name: kind }: JobKind<T>, job: NewJob<Static<T>>): Promise<void> {
+    if (!this.kinds.has(kind)) throw new Error(`No worker is registered for jobs of kind ${kind} (src/jobs.ts)`);
+    const now = Date.now();
+    await this.db
+      .insertInto('jobs')
+      .values({
+        id: job.id,
+        room_id: job.roomId,
+        kind,
+        stage: 'queued',
+        progress: 0,
+        message: 'Waiting to start',
+        payload: JSON.stringify(job.payload),
+        result: null,
+        artifact_key: null,
+        actor_kind: job.actor.kind,
+        actor_id: job.actor.id,
+        attempts: 0,
+        created_at: now,
+        updated_at: now,
+        started_at: null,
+        finished_at: null,
+      })
+      .execute();
+  }
+
+  /** Removes the row of a job that could not be queued. */
+  async remove(id: string): Promise<void> {
+    await this.db.deleteFrom('jobs').where('id', '=', id).execute();
+  }
+
+  find(id: string) {
+    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * Jobs queued or processing, oldest first. Refuses (and logs why) when one of them is of a
+   * kind no worker is registered for.
+   */
+  async unfinished(): Promise<JobRow[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('stage', 'in', ['queued', 'processing'])
+      .orderBy('created_at')
+      .execute();
+    const unknown = [...new Set(rows.map((job) => job.kind))].filter((kind) => !this.kinds.has(kind));
+    if (unknown.length) {
+      const message = `Refusing to start: jobs of kind ${unknown.join(', ')} are waiting, and no worker is registered for them (src/jobs.ts)`;
+      this.log.fatal({ kinds: unknown }, message);
+      throw new Error(message);
+    }
+    return rows;
+  }
+
+  async update(id: string, changes: Partial<JobRow>): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ ...changes, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Runs the job, queued or interrupted (`processing`), from the start; a job that has ended
+   * is left as it is. One started MAX_ATTEMPTS times already is given up: its worker's `undo`
+   * removes its partial work and it ends in `error`. `signal` aborts it for a shutdown: the
+   * row goes back to `queued`, to resume.
+   */
+  async run(id: string, signal: AbortSignal): Promise<RunEnd> {
+    const row = await this.find(id);
+    if (!row || (row.stage !== 'queued' && row.stage !== 'processing')) return 'done';
+    const kind = this.kinds.get(row.kind);
+    if (!kind) return this.fail(id, `No worker for jobs of kind ${row.kind}`);
+    const payload = this.payloadOf(kind, row);
+    if (!payload.ok) return this.fail(id, 'The job was queued by another version of the service and cannot run');
+    if (row.attempts >= MAX_ATTEMPTS) {
+      await kind.worker.undo?.(row, payload.value);
+      return this.fail(id, `Interrupted ${row.attempts} times; giving up`);
+    }
+    await this.update(id, {
+      stage: 'processing',
+      attempts: row.attempts + 1,
+      message: 'Processing',
+      started_at: Date.now(),
+    });
+    try {
+      const outcome = await kind.worker.run(this.contextOf(row, payload.value, signal));
+      await this.update(id, {
+        stage: 'complete',
+        progress: 100,
+        message: outcome.message,
+        result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+        artifact_key: outcome.artifactKey ?? null,
+        finished_at: Date.now(),
+      });
+      return 'done';
+    } catch (error) {
+      if (signal.aborted) {
+        // Shutting down: left for a worker to resume.
+        await this.update(id, { stage: 'queued', message: 'Interrupted by a shutdown; will resume' }).catch(
+          () => undefined,
+        );
+        return 'interrupted';
+      }
+      const known = error instanceof JobFailure || error instanceof AppError;
+      if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
+      else if (error instanceof JobFailure && error.cause !== undefined)
+        this.log.error({ err: error.cause, jobId: id }, 'job failed');
+      return this.fail(id, known ? (error as Error).message : 'Processing failed unexpectedly');
+    }
+  }
+
+  private async fail(id: string, message: string): Promise<RunEnd> {
+    await this.update(id, { stage: 'error', message, finished_at: Date.now() });
+    return 'done';
+  }
+
+  private contextOf(row: JobRow, payload: unknown, signal: AbortSignal): JobContext {
+    const id = row.id;
+    let lastWrite = 0;
+    return {
+      id,
+      roomId: row.room_id,
+      payload,
+      actor: row.actor_kind === 'anonymous' ? null : { kind: row.actor_kind as JobActor['kind'], id: row.actor_id },
+      signal,
+      progress: async (percent, message, partial) => {
+        const now = Date.now();
+        if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;
+        lastWrite = now;
+        await this.update(id, {
+          progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)),
+          ...(message && { message }),
+          ...(partial && { result: JSON.stringify(partial) }),
+        });
+      },
+    };
+  }
+
+  /** The row's payload, if it fits the schema its kind was registered with. */
+  private payloadOf(kind: Kind, row: JobRow): { ok: true; value: unknown } | { ok: false } {
+    let value: unknown;
+    try {
+      value = JSON.parse(row.payload);
+    } catch {
+      return { ok: false };
+    }
+    return kind.check.Check(value) ? { ok: true, value } : { ok: false };
+  }
+}
