@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Type } from 'typebox';
+import type { Db } from '../../src/db/database.js';
+import { JobFailure, type JobQueue, type JobRow, jobKind, type NewJob } from '../../src/infra/job-queue.js';
+import { MAX_ATTEMPTS } from '../../src/infra/job-runner.js';
+import { buildTestApp, createRoom, signup, type TestApp } from '../helpers.js';
+
+/**
+ * What every JobQueue does (src/infra/job-queue.ts), run against each implementation: the
+ * in-process one (test/job-queue-contract.test.ts, both databases) and BullMQ
+ * (test/scale-out/job-queue-bullmq.test.ts). The `jobs` row is the answer, polled from the
+ * database; `shared` implementations also hold with several queues on one database.
+ */
+export interface QueueMaker {
+  /** Several queues (instances) may share one database: BullMQ. */
+  shared: boolean;
+  /** A queue on the database, running `concurrency` jobs at once (0: it only queues). */
+  make(db: Db, concurrency: number): JobQueue;
+}
+
+/** A job that waits for its release, then ends as told. */
+export const Gate = jobKind('contract-gate', Type.Object({ n: Type.Integer() }));
+
+export interface Gates {
+  /** Runs of each job id, in every queue of the test. */
+  runs: Map<string, number>;
+  /** Undos of each job id. */
+  undos: Map<string, number>;
+  /** Lets the job finish (with a failure when given one). */
+  release(id: string, failure?: Error): void;
+}
+
+/** Registers the gate kind on queues, all sharing one record of runs. */
+export function gates() {
+  const runs = new Map<string, number>();
+  const undos = new Map<string, number>();
+  const waiting = new Map<string, { promise: Promise<Error | undefined>; resolve(failure?: Error): void }>();
+  const gateOf = (id: string) => {
+    if (!waiting.has(id)) {
+      let resolve!: (failure?: Error) => void;
+      const promise = new Promise<Error | undefined>((done) => (resolve = done));
+      waiting.set(id, { promise, resolve });
+    }
+    return waiting.get(id)!;
+  };
+  const record: Gates = { runs, undos, release: (id, failure) => gateOf(id).resolve(failure) };
+  const register = (queue: JobQueue) =>
+    queue.register(Gate, {
+      run: async (job) => {
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+        await job.progress(50, 'Halfway');
+        const aborted = new Promise<never>((_, reject) =>
+          job.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        );
+        aborted.catch(() => undefined); // when the gate opens first
+        const failure = await Promise.race([gateOf(job.id).promise, aborted]);
+        if (failure) throw failure;
+        return { message: `Gate ${job.payload.n} passed`, result: { n: job.payload.n } };
+      },
+      undo: async (row) => void undos.set(row.id, (undos.get(row.id) ?? 0) + 1),
+    });
+  return { ...record, register };
+}
+
+/** Polls the row until `done` holds; fails after `ms` (a deadline, not a measurement). */
+export async function rowWhen(db: Db, id: string, done: (row: JobRow) => boolean, ms = 20_000): Promise<JobRow> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    if (row && done(row)) return row;
+    if (Date.now() > deadline) throw new Error(`job ${id} is still ${JSON.stringify(row)}`);
+    await sleep(25);
+  }
+}
+
+const ended = (row: JobRow) => row.stage === 'complete' || row.stage === 'error';
+
+export function jobQueueContract(name: string, maker: QueueMaker) {
+  describe(`job queue contract: ${name}`, () => {
+    let t: TestApp;
+    let db: Db;
+    let roomId: string;
+    const open: JobQueue[] = [];
+    /** A started queue with the gate registered; closed after the test. */
+    const started = async (g: ReturnType<typeof gates>, concurrency = 1) => {
+      const queue = maker.make(db, concurrency);
+      open.push(queue);
+      g.register(queue);
+      await queue.start();
+      return queue;
+    };
+    const newJob = (n: number): NewJob<{ n: number }> => ({
+      id: randomUUID(),
+      roomId,
+      payload: { n },
+      actor: { kind: 'user', id: 'user-1' },
+    });
+
+    before(async () => {
+      t = await buildTestApp({}, { jobWorkers: 0 });
+      db = t.database.db;
+      roomId = await createRoom(t.app, await signup(t.app));
+    });
+    afterEach(async () => {
+      for (const queue of open.splice(0)) await queue.close();
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    test('a job is queued, runs with progress, and its row answers each stage', async () => {
+      const g = gates();
+      const queue = await started(g);
+      const job = newJob(1);
+      await queue.enqueue(Gate, job);
+      const running = await rowWhen(db, job.id, (row) => row.message === 'Halfway');
+      assert.equal(running.stage, 'processing');
+      assert.equal(running.progress, 50);
+      assert.equal(running.attempts, 1);
+      assert.deepEqual(await queue.find(job.id), running);
+      g.release(job.id);
+      const done = await rowWhen(db, job.id, ended);
+      assert.equal(done.stage, 'complete');
+      assert.equal(done.progress, 100);
+      assert.equal(done.message, 'Gate 1 passed');
+      assert.deepEqual(JSON.parse(done.result!), { n: 1 });
+      assert.ok(done.finished_at! >= done.started_at!);
+      assert.equal(g.runs.get(job.id), 1);
+    });
+
+    test('a failure ends in error: a JobFailure with its message, anything else with a general one', async () => {
+      const g = gates();
+      const queue = await started(g);
+      const [known, unknown] = [newJob(2), newJob(3)];
+      await queue.enqueue(Gate, known);
+      await queue.enqueue(Gate, unknown);
+      g.release(known.id, new JobFailure('feature 12: geometry must be a Point'));
+      g.release(unknown.id, new Error('/tmp/secret path'));
+      assert.equal((await rowWhen(db, known.id, ended)).message, 'feature 12: geometry must be a Point');
+      const failed = await rowWhen(db, unknown.id, ended);
+      assert.equal(failed.stage, 'error');
+      assert.equal(failed.message, 'Processing failed unexpectedly');
+    });
+
+    test('a kind without a worker, and an id queued twice, are refused; the job runs once', async () => {
+      const g = gates();
+      const queue = await started(g);
+      const Unknown = jobKind('contract-unknown', Type.Object({}));
+      await assert.rejects(
+        queue.enqueue(Unknown, { ...newJob(0), payload: {} }),
+        /No worker is registered for jobs of kind contract-unknown/,
+      );
+      const job = newJob(4);
+      await queue.enqueue(Gate, job);
+      await assert.rejects(queue.enqueue(Gate, job));
+      g.release(job.id);
+      assert.equal((await rowWhen(db, job.id, ended)).stage, 'complete');
+      assert.equal(g.runs.get(job.id), 1);
+    });
+
+    test('jobs queued while no worker runs stay queued; a worker that starts later runs them', async () => {
+      const g = gates();
+      const queuing = await started(g, 0);
+      const job = newJob(5);
+      await queuing.enqueue(Gate, job);
+      await sleep(300);
+      const waiting = await queuing.find(job.id);
+      assert.equal(waiting?.stage, 'queued');
+      assert.equal(g.runs.get(job.id), undefined);
+      await queuing.close();
+      g.release(job.id);
+      await started(g);
+      assert.equal((await rowWhen(db, job.id, ended)).stage, 'complete');
+      assert.equal(g.runs.get(job.id), 1);
+    });
+
+    test('close interrupts a running job: back to queued, resumed from the start by the next worker', async () => {
+      const g = gates();
+      const first = await started(g);
+      const job = newJob(6);
+      await first.enqueue(Gate, job);
+      await rowWhen(db, job.id, (row) => row.message === 'Halfway');
+      await first.close();
+      const interrupted = await rowWhen(db, job.id, (row) => row.stage === 'queued');
+      assert.equal(interrupted.message, 'Interrupted by a shutdown; will resume');
+      g.release(job.id);
+      await started(g);
+      const done = await rowWhen(db, job.id, ended);
+      assert.equal(done.stage, 'complete');
+      assert.equal(done.attempts, 2);
+      assert.equal(g.runs.get(job.id), 2);
+    });
+
+    test(`a job started ${MAX_ATTEMPTS} times is given up: its worker's undo runs, and it ends in error`, async () => {
+      const g = gates();
+      const queuing = await started(g, 0);
+      const job = newJob(7);
+      await queuing.enqueue(Gate, job);
+      await queuing.close();
+      // As a job interrupted that often leaves its row.
+      await db
+        .updateTable('jobs')
+        .set({ stage: 'processing', attempts: MAX_ATTEMPTS })
+        .where('id', '=', job.id)
+        .execute();
+      await started(g);
+      const given = await rowWhen(db, job.id, ended);
+      assert.equal(given.stage, 'error');
+      assert.match(given.message!, new RegExp(`Interrupted ${MAX_ATTEMPTS} times; giving up`));
+      assert.equal(g.undos.get(job.id), 1);
+      assert.equal(g.runs.get(job.id), undefined);
+    });
+
+    describe('several queues on one database', { skip: !maker.shared && 'one instance per database' }, () => {
+      test('two workers: every job runs exactly once, polled alike from both', async () => {
+        const g = gates();
+        const [a, b] = [await started(g, 2), await started(g, 2)];
+        const jobs = Array.from({ length: 12 }, (_, i) => newJob(100 + i));
+        for (const [i, job] of jobs.entries()) await (i % 2 ? a : b).enqueue(Gate, job);
+        for (const job of jobs) g.release(job.id);
+        for (const job of jobs) {
+          const done = await rowWhen(db, job.id, ended);
+          assert.equal(done.stage, 'complete');
+          assert.deepEqual(await a.find(job.id), await b.find(job.id));
+        }
+        for (const job of jobs) assert.equal(g.runs.get(job.id), 1, `job ${job.id} ran once`);
+      });
+
+      test('a worker that joins leaves the jobs other workers run alone', async () => {
+        const g = gates();
+        const a = await started(g);
+        const job = newJob(200);
+        await a.enqueue(Gate, job);
+        await rowWhen(db, job.id, (row) => row.message === 'Halfway');
+        await started(g); // joins while the job runs
+        const still = await a.find(job.id);
+        assert.equal(still?.stage, 'processing');
+        assert.equal(still?.attempts, 1);
+        g.release(job.id);
+        const done = await rowWhen(db, job.id, ended);
+        assert.equal(done.attempts, 1);
+        assert.equal(g.runs.get(job.id), 1);
+      });
+    });
+  });
+}
