@@ -173,6 +173,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config);
   const { db } = database;
   const app = await createServer(config, options);
+  database.onLockLost((error) =>
+    app.log.fatal(
+      { err: error },
+      'lost the PostgreSQL lock of this instance: restart it (GET /api/health answers 503)',
+    ),
+  );
 
   const live = options.liveHub ?? new InProcessLiveHub();
   const jobs = new InProcessJobQueue(db, app.log, options.jobWorkers ?? 1);
@@ -197,7 +203,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // What a crash left half-written or half-received.
   await Promise.all([blobs.clean(), uploads.clean()]);
   const files = new StoredFiles(db, blobs, config.storageQuotaBytes);
-  const staged = new StagedJobs(db);
+  const staged = new StagedJobs(db, database.instances);
   const content = new RoomContent(db);
 
   // Accounts, rooms, members, tokens and the one access check.
@@ -376,11 +382,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
   registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
-  scheduleSweeps(sweeps, { chunked, exports: exportsService });
+  const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
+  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging });
   await app.ready();
   try {
-    const undone = await undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-    if (undone) app.log.warn({ stages: undone }, 'undid staged writes a stopped process left');
+    const undone = await undoStaging();
+    if (undone) app.log.warn({ stages: undone }, 'undid staged writes a stopped instance left');
     await sweeps.start();
     await jobs.start();
   } catch (error) {

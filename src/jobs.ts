@@ -14,6 +14,7 @@ import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.
  */
 
 const HOUR_MS = 3600_000;
+const MINUTE_MS = 60_000;
 
 export interface JobWorkers {
   bulkImport: BulkImport;
@@ -36,9 +37,10 @@ export interface StageUndo {
 }
 
 /**
- * Undoes every stage a previous process left that no job will resume (a synchronous upload
- * or import cut off mid-way): nothing of it was ever visible. Runs at start, before serving
- * and before the queue resumes its jobs (which undo or redo their own stages).
+ * Undoes every stage that nobody will finish (a synchronous upload or import of an instance
+ * that has stopped, StagedJobs.interrupted): nothing of it was ever visible. Runs at start,
+ * before serving and before the queue resumes its jobs (which undo or redo their own
+ * stages), and as a sweep (an instance that crashed may never start again).
  */
 export async function undoInterruptedStaging(staged: StagedJobs, domains: StageUndo[]): Promise<number> {
   const stageIds = await staged.interrupted();
@@ -52,10 +54,17 @@ export async function undoInterruptedStaging(staged: StagedJobs, domains: StageU
 export interface Sweepers {
   chunked: ChunkedUploads;
   exports: ExportsService;
+  /** undoInterruptedStaging with the service's stages and domains. */
+  undoStaging: () => Promise<number>;
 }
 
-/** Every sweep, run at start and then hourly. */
+/** Every sweep, run at start and then every period. */
 export function scheduleSweeps(scheduler: Scheduler, sweepers: Sweepers): void {
   scheduler.add({ name: 'old upload chunks', everyMs: HOUR_MS, run: () => sweepers.chunked.sweep() });
   scheduler.add({ name: 'expired export artifacts', everyMs: HOUR_MS, run: () => sweepers.exports.sweep() });
+  scheduler.add({
+    name: 'interrupted staging',
+    everyMs: 10 * MINUTE_MS,
+    run: async () => void (await sweepers.undoStaging()),
+  });
 }

@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
+import { LOCK_SPACE } from '../src/db/database-lock.js';
+import { StagedJobs } from '../src/db/staged-jobs.js';
 import { assertOk, call, scaffold, type TestApp, type TestUser } from './helpers.js';
 import { TWO_SQUARES, uploadBytes } from './support/layers.js';
 import { makeUploadFixtures, newRaster } from './support/rasters.js';
@@ -124,4 +127,44 @@ test('the stage of a job that has ended (and will not resume) is undone too', as
     .execute();
   await t.restart();
   assert.deepEqual(await t.database.db.selectFrom('staged_jobs').selectAll().execute(), []);
+});
+
+test('a stage of an instance still running is left alone; one whose instance is gone is undone', async () => {
+  const { db, instances } = t.database;
+  const staged = new StagedJobs(db, instances);
+  const stage = (n: number, instance: number | null) =>
+    db
+      .insertInto('staged_jobs')
+      .values({ job_id: `import-0b7c4d0e-0000-4000-8000-00000000001${n}`, room_id: room, created_at: 0, instance })
+      .returning('job_id')
+      .executeTakeFirstOrThrow()
+      .then((row) => row.job_id);
+  const live = await instances.live();
+  let goneNumber = 7;
+  while (live.has(goneNumber)) goneNumber++;
+  const mine = await stage(1, instances.self);
+  const gone = await stage(2, goneNumber);
+  // On PostgreSQL, another running instance: a session holding its number's lock.
+  let other: pg.Client | undefined;
+  let theirs: string | undefined;
+  if (t.database.dialect === 'postgres') {
+    other = new pg.Client({ connectionString: t.config.databaseUrl });
+    await other.connect();
+    await other.query('SELECT pg_advisory_lock($1, $2)', [LOCK_SPACE, goneNumber + 1]);
+    theirs = await stage(3, goneNumber + 1);
+  }
+  try {
+    const interrupted = await staged.interrupted();
+    assert.ok(interrupted.includes(gone), 'the stage of an instance that is gone is undone');
+    assert.ok(!interrupted.includes(mine), "this instance's own stage is left");
+    if (theirs) {
+      assert.ok(!interrupted.includes(theirs), "a running instance's stage is left");
+      await other!.end();
+      other = undefined;
+      assert.ok((await staged.interrupted()).includes(theirs), 'and undone once that instance is gone');
+    }
+  } finally {
+    await other?.end();
+    await db.deleteFrom('staged_jobs').where('created_at', '=', 0).execute();
+  }
 });

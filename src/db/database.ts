@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { sqlitePathOf, type Config } from '../config.js';
+import { isScaleOut, sqlitePathOf, type Config } from '../config.js';
+import { aloneInstances, DatabaseLock, type LiveInstances } from './database-lock.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrateToLatest, type Dialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
@@ -12,8 +13,12 @@ export type Db = Kysely<Tables>;
 export interface Database {
   db: Db;
   dialect: Dialect;
-  /** Resolves when the database answers a trivial query. */
+  /** Which instances use the database now (this one's number and the others'). */
+  instances: LiveInstances;
+  /** Resolves when the database answers a trivial query (and this instance still holds its lock). */
   ping(): Promise<void>;
+  /** Called if the connection holding the database lock breaks (PostgreSQL). */
+  onLockLost(listener: (error: Error) => void): void;
   close(): Promise<void>;
 }
 
@@ -21,10 +26,14 @@ export interface Database {
 // well inside Number's safe range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. */
+/**
+ * Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. On
+ * PostgreSQL an instance without Redis and S3 must be the database's only user, a scale-out
+ * one shares it with other scale-out ones (DatabaseLock); otherwise this rejects, saying why.
+ */
 export async function openDatabase(config: Config): Promise<Database> {
   const database = config.databaseUrl
-    ? openPostgres(config.databaseUrl, config.pgPoolSize)
+    ? await openPostgres(config.databaseUrl, config.pgPoolSize, isScaleOut(config) ? 'shared' : 'alone')
     : openSqlite(config.dataDir, sqlitePathOf(config));
   try {
     await migrateToLatest(database.db, database.dialect);
@@ -55,7 +64,9 @@ function openSqlite(dataDir: string, file: string): Database {
   return {
     db,
     dialect: 'sqlite',
+    instances: aloneInstances(),
     ping: () => ping(db),
+    onLockLost: () => undefined,
     close: async () => {
       try {
         await db.destroy();
@@ -101,13 +112,36 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
   });
 }
 
-function openPostgres(connectionString: string, poolSize: number): Database {
+async function openPostgres(connectionString: string, poolSize: number, mode: 'alone' | 'shared'): Promise<Database> {
+  const lock = await DatabaseLock.take(connectionString, mode);
+  let lost: Error | null = null;
+  lock.onLost((error) => (lost ??= error));
   const pool = new pg.Pool({ connectionString, max: poolSize });
   // An idle connection the server ends (a restart, an administrator) is dropped by the pool
   // and replaced on demand; without a listener it would crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    instances: lock,
+    ping: async () => {
+      if (lost) throw lost;
+      await ping(db);
+    },
+    onLockLost: (listener) =>
+      lock.onLost((error) => {
+        lost ??= error;
+        listener(error);
+      }),
+    close: async () => {
+      try {
+        await db.destroy();
+      } finally {
+        await lock.release();
+      }
+    },
+  };
 }
 
 const ping = async (db: Db) => {

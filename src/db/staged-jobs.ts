@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from './database.js';
+import type { LiveInstances } from './database-lock.js';
 
 /**
  * Writes that stay invisible until their job is done. A long job (a bulk import, a layer
@@ -9,12 +10,15 @@ import type { Db } from './database.js';
  * read; undoing an interrupted job is deleting its rows, which nobody saw.
  */
 export class StagedJobs {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly instances: LiveInstances,
+  ) {}
 
   async begin(jobId: string, roomId: string): Promise<void> {
     await this.db
       .insertInto('staged_jobs')
-      .values({ job_id: jobId, room_id: roomId, created_at: Date.now() })
+      .values({ job_id: jobId, room_id: roomId, created_at: Date.now(), instance: this.instances.self })
       .onConflict((oc) => oc.column('job_id').doNothing())
       .execute();
   }
@@ -25,19 +29,23 @@ export class StagedJobs {
   }
 
   /**
-   * Stages no job will resume: those of a synchronous upload or import (their stage id is no
-   * job's) or of a job that has ended, left by a process that stopped mid-way. Call at start,
-   * before any job runs or request is served.
+   * Stages nobody will finish: that of a job that has ended, and that of a synchronous upload
+   * or import (its stage id is no job's) whose instance has stopped (it is no longer live, or
+   * the row is older than instance numbers). Stages of queued or running jobs are their jobs'
+   * (a job undoes or redoes its own); those of live instances are still being written.
    */
   async interrupted(): Promise<string[]> {
+    const live = await this.instances.live();
     const rows = await this.db
       .selectFrom('staged_jobs')
-      .select('job_id')
-      .where((eb) =>
-        eb('job_id', 'not in', eb.selectFrom('jobs').select('id').where('stage', 'in', ['queued', 'processing'])),
-      )
+      .leftJoin('jobs', 'jobs.id', 'staged_jobs.job_id')
+      .select(['staged_jobs.job_id', 'staged_jobs.instance', 'jobs.stage'])
       .execute();
-    return rows.map((r) => r.job_id);
+    return rows
+      .filter(({ stage, instance }) =>
+        stage === null ? instance === null || !live.has(Number(instance)) : stage === 'complete' || stage === 'error',
+      )
+      .map((row) => row.job_id);
   }
 
   /** Forgets the job (after its rows were removed). */

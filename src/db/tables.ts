@@ -24,6 +24,8 @@ export interface StagedJobsTable {
   job_id: string;
   room_id: string;
   created_at: number;
+  /** The instance that staged it (db/database-lock.ts); null for rows of earlier versions. */
+  instance: number | null;
 }
 
 export interface RoomsTable {
