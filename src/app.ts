@@ -16,6 +16,7 @@ import { openDatabase, type Database, type Db } from './db/database.js';
 import { RoomTable } from './db/room-table.js';
 import { StagedJobs } from './db/staged-jobs.js';
 import { registerAccessHook } from './http/access-hook.js';
+import { serveOnlyProbes } from './http/instance-role.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -26,12 +27,11 @@ import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
-import { InProcessJobQueue } from './infra/job-queue.js';
-import { InProcessScheduler } from './infra/scheduler.js';
+import { redisProbe } from './infra/redis-probe.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
-import { registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
+import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
 import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
@@ -173,6 +173,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config);
   const { db } = database;
   const app = await createServer(config, options);
+  if (config.instanceRole === 'jobs') serveOnlyProbes(app);
   database.onLockLost((error) =>
     app.log.fatal(
       { err: error },
@@ -181,8 +182,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   const live = options.liveHub ?? new InProcessLiveHub();
-  const jobs = new InProcessJobQueue(db, app.log, options.jobWorkers ?? 1);
-  const sweeps = new InProcessScheduler(app.log);
+  const { jobs, sweeps, runsJobs } = jobSystemOf(config, db, app.log, options.jobWorkers ?? 1);
+  const redis = config.redisUrl ? redisProbe(config.redisUrl) : null;
   const outbox = new Outbox(
     options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)),
     app.log,
@@ -194,6 +195,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await sweeps.close();
     await live.close();
     await outbox.close();
+    redis?.close();
     await database.close();
   });
   const writePath = new WritePath(db, live);
@@ -240,7 +242,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerWriteOnlyAnswers(app);
   refuseNulInUrls(app);
 
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, {
+    database,
+    readiness: { redis: redis?.ping ?? null, objectStore: async () => blobs.ping?.() },
+  });
   await registerWebApp(app, config);
   await app.register(usersRoutes, {
     users: usersService,
@@ -386,9 +391,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging });
   await app.ready();
   try {
-    const undone = await undoStaging();
-    if (undone) app.log.warn({ stages: undone }, 'undid staged writes a stopped instance left');
-    await sweeps.start();
+    if (runsJobs) {
+      const undone = await undoStaging();
+      if (undone) app.log.warn({ stages: undone }, 'undid staged writes a stopped instance left');
+      await sweeps.start();
+    }
     await jobs.start();
   } catch (error) {
     await app.close(); // the database and the data directory's lock with it

@@ -1,6 +1,11 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
 import type { StagedJobs } from './db/staged-jobs.js';
-import type { JobQueue } from './infra/job-queue.js';
-import type { Scheduler } from './infra/scheduler.js';
+import { BullJobQueue } from './infra/bull-job-queue.js';
+import { BullScheduler } from './infra/bull-scheduler.js';
+import { InProcessJobQueue, type JobQueue } from './infra/job-queue.js';
+import { InProcessScheduler, type Scheduler } from './infra/scheduler.js';
 import { ROOM_CLONE_JOB, type RoomClones } from './modules/exports/room-clones.js';
 import { ROOM_EXPORT_JOB, type ExportsService } from './modules/exports/exports.service.js';
 import type { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
@@ -15,6 +20,30 @@ import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.
 
 const HOUR_MS = 3600_000;
 const MINUTE_MS = 60_000;
+
+export interface JobSystem {
+  jobs: JobQueue;
+  sweeps: Scheduler;
+  /** Whether this instance runs jobs and sweeps (INSTANCE_ROLE all or jobs); an `http` one only queues. */
+  runsJobs: boolean;
+}
+
+/**
+ * The job queue and the sweeps' scheduler: in this process without REDIS_URL (one instance
+ * per database), on BullMQ with it, shared by every instance (docs/decisions.md, "Jobs on
+ * BullMQ"). `concurrency` is how many jobs this instance runs at once.
+ */
+export function jobSystemOf(config: Config, db: Db, log: FastifyBaseLogger, concurrency: number): JobSystem {
+  const runsJobs = config.instanceRole !== 'http';
+  if (!config.redisUrl) {
+    return { jobs: new InProcessJobQueue(db, log, concurrency), sweeps: new InProcessScheduler(log), runsJobs };
+  }
+  return {
+    jobs: new BullJobQueue({ db, log, redisUrl: config.redisUrl, concurrency: runsJobs ? concurrency : 0 }),
+    sweeps: new BullScheduler(config.redisUrl, log),
+    runsJobs,
+  };
+}
 
 export interface JobWorkers {
   bulkImport: BulkImport;

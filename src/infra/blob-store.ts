@@ -37,6 +37,8 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Removes what a crash left half-written. */
   clean(): Promise<void>;
+  /** Resolves when the store answers a cheap request (GET /api/ready); rejects when it is unreachable. */
+  ping?(): Promise<void>;
   /**
    * The stored file as a local file, for tools that need a path: on disk, the file itself; a
    * remote store downloads it, so this costs the whole file. Only GDAL's work may ask for it:
@@ -191,6 +193,11 @@ export class FileBlobStore implements BlobStore {
 
   async clean(): Promise<void> {
     await rm(this.tmp, { recursive: true, force: true });
+  }
+
+  /** The root folder is there (or can be made: a fresh service has stored nothing yet). */
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
   }
 
   async localFile(key: string) {

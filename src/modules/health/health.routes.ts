@@ -2,7 +2,47 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+/** A part's liveness check; null when the deployment has no such part (no REDIS_URL). */
+type Check = (() => Promise<void>) | null;
+
+export interface ReadinessChecks {
+  redis: Check;
+  objectStore: Check;
+}
+
+/** How long a part may take to answer before it counts as unavailable. */
+const CHECK_TIMEOUT_MS = 2000;
+
+const PartState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('none')], {
+  description: '`ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part',
+});
+const Readiness = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  database: PartState,
+  redis: PartState,
+  objectStore: PartState,
+});
+
+async function stateOf(check: Check): Promise<'ok' | 'unavailable' | 'none'> {
+  if (!check) return 'none';
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([check(), late]);
+    return 'ok';
+  } catch {
+    return 'unavailable';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; readiness: ReadinessChecks }> = async (
+  app,
+  { database, readiness },
+) => {
   app.get('/api/health', {
     schema: {
       tags: ['service'],
@@ -19,6 +59,29 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
       } catch {
         return reply.status(503).send({ status: 'unavailable' as const, database: database.dialect });
       }
+    },
+  });
+
+  app.get('/api/ready', {
+    schema: {
+      tags: ['service'],
+      summary: 'Readiness: whether each part this instance uses answers',
+      description:
+        'Asks the database, Redis (when REDIS_URL is set) and the object store (S3, or the data directory) ' +
+        'for a cheap answer, each within 2 s. 200 while every configured part answers; 503 while one does not, ' +
+        'so that a load balancer sends no requests to this instance. `GET /api/health` stays the liveness answer.',
+      response: { 200: Readiness, 503: Readiness },
+    },
+    handler: async (_request, reply) => {
+      const [db, redis, objectStore] = await Promise.all([
+        stateOf(() => database.ping()),
+        stateOf(readiness.redis),
+        stateOf(readiness.objectStore),
+      ]);
+      const ready = [db, redis, objectStore].every((state) => state !== 'unavailable');
+      return reply
+        .status(ready ? 200 : 503)
+        .send({ status: ready ? 'ok' : 'unavailable', database: db, redis, objectStore });
     },
   });
 };

@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../errors.js';
+
+/** What an instance of INSTANCE_ROLE=jobs serves: the probes, nothing else. */
+const PROBES = new Set(['/api/health', '/api/ready']);
+
+/**
+ * INSTANCE_ROLE=jobs: every request but the probes is 404 (not_found), before any other hook.
+ * The routes stay registered (the jobs run on the services behind them), they are not served.
+ */
+export function serveOnlyProbes(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (!PROBES.has(request.url.split('?')[0]!.replace(/\/+$/, ''))) throw notFound('Route');
+  });
+}
