@@ -53,6 +53,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: whether each part this instance uses answers
+         * @description Asks the database, Redis (when REDIS_URL is set) and the object store (S3, or the data directory) for a cheap answer, each within 2 s. 200 while every configured part answers; 503 while one does not, so that a load balancer sends no requests to this instance. `GET /api/health` stays the liveness answer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "ok" | "unavailable";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            database: "ok" | "unavailable" | "none";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            redis: "ok" | "unavailable" | "none";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            objectStore: "ok" | "unavailable" | "none";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "ok" | "unavailable";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            database: "ok" | "unavailable" | "none";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            redis: "ok" | "unavailable" | "none";
+                            /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
+                            objectStore: "ok" | "unavailable" | "none";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/signup": {
         parameters: {
             query?: never;
