@@ -29,6 +29,7 @@ import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { redisProbe } from './infra/redis-probe.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
+import { RedisLiveHub } from './infra/redis-live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
@@ -181,7 +182,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ),
   );
 
-  const live = options.liveHub ?? new InProcessLiveHub();
+  const live =
+    options.liveHub ?? (config.redisUrl ? await RedisLiveHub.open(config.redisUrl, app.log) : new InProcessLiveHub());
   const { jobs, sweeps, runsJobs } = jobSystemOf(config, db, app.log, options.jobWorkers ?? 1);
   const redis = config.redisUrl ? redisProbe(config.redisUrl) : null;
   const outbox = new Outbox(

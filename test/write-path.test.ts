@@ -15,7 +15,7 @@ class RecordingHub implements LiveHub {
     this.events.push(event);
   }
   subscribe() {
-    return () => undefined;
+    return { ready: Promise.resolve(), unsubscribe: () => undefined };
   }
   async close() {}
 }

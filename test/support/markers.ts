@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { LiveHub, LiveListener, RoomEvent as LiveEvent } from '../../src/infra/live-hub.js';
+import type { LiveHub, LiveListener, LiveSubscription, RoomEvent as LiveEvent } from '../../src/infra/live-hub.js';
 import { assertOk, call, type HistoryEvent, postMultipart, type TestApp, type Users } from '../helpers.js';
 
 /** What the markers-*.test.ts files share: the marker's shape, photo fixtures and the calls they make. */
@@ -41,8 +41,8 @@ export class SwitchableLiveHub implements LiveHub {
     if (this.failing) throw new Error('live hub unreachable (test)');
     this.published.push(event);
   }
-  subscribe(_roomId: string, _listener: LiveListener): () => void {
-    return () => {};
+  subscribe(_roomId: string, _listener: LiveListener): LiveSubscription {
+    return { ready: Promise.resolve(), unsubscribe: () => {} };
   }
   async close(): Promise<void> {}
 }

@@ -23,7 +23,9 @@ const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
 interface Listener {
   socket: WebSocket;
   credential: string | undefined;
-  /** Sends one change to the client. */
+  /** The version of the last change the client was sent (or the room's version it was told). */
+  lastSent: number;
+  /** Sends one change to the client: the next version, or nothing (a duplicate or a gap). */
   forward(event: RoomEvent): void;
   /** Changes held back while the client is caught up or its access is checked again. */
   held: RoomEvent[] | null;
@@ -36,11 +38,17 @@ function hold(listener: Listener) {
   listener.held ??= [];
 }
 
+/** Ends one hold; after the last, the held changes go out in version order. */
 function release(listener: Listener) {
   if (--listener.holds > 0) return;
-  const events = listener.held ?? [];
+  const events = (listener.held ?? []).sort((a, b) => a.version - b.version);
   listener.held = null;
-  for (const event of events) listener.forward(event);
+  for (const event of events) {
+    // A change that opens a gap holds the rest again while history fills it.
+    const held = listener.held as RoomEvent[] | null;
+    if (held) held.push(event);
+    else listener.forward(event);
+  }
 }
 
 export interface LiveServiceParts {
@@ -116,15 +124,21 @@ export class LiveService {
       refuse(socket, error);
       return;
     }
-    let lastSent = 0;
     const listener: Listener = {
       socket,
       credential,
+      lastSent: 0,
       held: null,
       holds: 0,
       forward: (event) => {
-        if (event.version <= lastSent) return;
-        lastSent = event.version;
+        if (event.version <= listener.lastSent) return; // a duplicate, or replayed already
+        if (event.version > listener.lastSent + 1) {
+          // Changes of other instances can overtake each other: fill the gap from history.
+          void this.catchUp(roomId, listener, send);
+          listener.held?.push(event);
+          return;
+        }
+        listener.lastSent = event.version;
         const { roomId: _, ...message } = event;
         send(message);
       },
@@ -136,30 +150,69 @@ export class LiveService {
     // Subscribe first and hold live events back while the missed ones are replayed, so
     // nothing falls between the replay and the live stream.
     hold(listener);
-    const unsubscribe = this.hub.subscribe(roomId, (event) =>
-      listener.held ? listener.held.push(event) : listener.forward(event),
+    const subscription = this.hub.subscribe(
+      roomId,
+      (event) => (listener.held ? listener.held.push(event) : listener.forward(event)),
+      () => void this.catchUp(roomId, listener, send),
     );
     const heartbeat = this.keepAlive(socket);
     socket.on('close', () => {
-      unsubscribe();
+      subscription.unsubscribe();
       clearInterval(heartbeat);
       sockets.delete(listener);
       if (sockets.size === 0) this.listeners.delete(roomId);
     });
+    try {
+      await subscription.ready;
+    } catch {
+      socket.close(1011, 'The live channel is unavailable; reconnect with ?since=');
+      return;
+    }
 
     const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
-    lastSent = version;
+    listener.lastSent = version;
     if (since !== undefined && since < version) {
-      const missed = await this.history.since(roomId, since, MAX_REPLAY + 1);
-      if (missed.length > MAX_REPLAY || (missed[0] && missed[0].version !== since + 1)) {
-        send({ type: 'resync', version });
-      } else {
-        lastSent = since;
-        for (const row of missed) listener.forward(liveEventOf(row));
-      }
+      listener.lastSent = since;
+      await this.replay(roomId, listener, send);
     }
     release(listener);
+  }
+
+  /**
+   * Sends the changes after `listener.lastSent` from history, or `resync` with the room's
+   * version when they are too many or history has a hole.
+   */
+  private async replay(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+    const from = listener.lastSent;
+    const missed = await this.history.since(roomId, from, MAX_REPLAY + 1);
+    if (missed.length > MAX_REPLAY || missed.some((row, i) => row.version !== from + 1 + i)) {
+      return this.resync(roomId, listener, send);
+    }
+    for (const row of missed) listener.forward(liveEventOf(row));
+  }
+
+  private async resync(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+    const version = await this.rooms.version(roomId);
+    listener.lastSent = version;
+    send({ type: 'resync', version });
+  }
+
+  /**
+   * Holds live changes while the ones the client has not had are read from history and
+   * sent. A held change that history does not reach either is a hole it cannot fill: resync.
+   */
+  private async catchUp(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+    hold(listener);
+    try {
+      await this.replay(roomId, listener, send);
+      const next = Math.min(...(listener.held ?? []).map((event) => event.version));
+      if (next > listener.lastSent + 1 && Number.isFinite(next)) await this.resync(roomId, listener, send);
+    } catch {
+      listener.socket.close(1011, 'The live channel could not catch up; reconnect with ?since=');
+    } finally {
+      release(listener);
+    }
   }
 
   /** Waits for `{"type":"auth","token":"..."}`, checks read access with it, returns the credential. */
