@@ -29,3 +29,39 @@ export async function freshRedisUrl(db: number): Promise<string> {
   }
   return url;
 }
+
+/** Runs `work` with a connection of its own to the test database, then closes it. */
+async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The ids of the connections to the test database (other than the asking one), publishers and subscribers apart. */
+export function redisClientIds(url: string): Promise<{ subscribers: Set<string>; others: Set<string> }> {
+  return withRedis(url, async (redis) => {
+    const db = new URL(url).pathname.slice(1);
+    const own = String(await redis.client('ID'));
+    const lines = String(await redis.client('LIST'))
+      .split('\n')
+      .filter(Boolean);
+    const subscribers = new Set<string>();
+    const others = new Set<string>();
+    for (const line of lines) {
+      const fields = Object.fromEntries(line.split(' ').map((pair) => pair.split('=') as [string, string]));
+      if (fields.id === own || fields.db !== db) continue;
+      (fields.flags?.includes('P') ? subscribers : others).add(fields.id!);
+    }
+    return { subscribers, others };
+  });
+}
+
+/** Drops connections as a network failure would (the server closes them; the clients reconnect). */
+export function killRedisClients(url: string, ids: Iterable<string>): Promise<void> {
+  return withRedis(url, async (redis) => {
+    for (const id of ids) await redis.client('KILL', 'ID', id);
+  });
+}
