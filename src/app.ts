@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CachedAccess } from './auth/access-source.js';
+import { type AccessChange, CachedAccess } from './auth/access-source.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
@@ -29,6 +29,7 @@ import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { redisProbe } from './infra/redis-probe.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
+import { RedisBroadcast } from './infra/redis-broadcast.js';
 import { RedisLiveHub } from './infra/redis-live-hub.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
@@ -103,6 +104,7 @@ import { SlidesService } from './modules/slides/slides.service.js';
 import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
+import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -216,14 +218,22 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const members = new MembersRepository(db);
   const tokens = new TokensRepository(db);
   const slides = new SlidesRepository(db);
+  const revokedSessions = new RevokedSessionsRepository(db);
+  // With Redis, each instance tells the others what it changed (`others`).
+  const accessChanges = config.redisUrl
+    ? await RedisBroadcast.open<AccessChange>(config.redisUrl, 'access-changes', app.log)
+    : undefined;
+  if (accessChanges) app.addHook('onClose', () => accessChanges.close());
   const access = new CachedAccess(
     {
       roomWithRole: (roomId, userId) => rooms.findWithRole(roomId, userId),
       tokenByHash: (hash) => tokens.findByHash(hash),
       userById: (id) => users.findById(id),
       shownByDeck: (roomId, object) => slides.isShown(roomId, object),
+      sessionRevoked: (sessionId) => revokedSessions.isRevoked(sessionId),
     },
     config.accessCacheTtlMs,
+    accessChanges,
   );
   const sessions = new SessionKeys(config);
   const membersService = new MembersService({ members, users, access, outbox, publicUrl });
@@ -234,6 +244,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     sessions,
     passwords: new PasswordHasher(config.passwordHashCost),
     proof: verification,
+    revokedSessions,
+    access,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
@@ -390,7 +402,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
   registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
   const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging });
+  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService });
   await app.ready();
   try {
     if (runsJobs) {

@@ -11,6 +11,7 @@ import { ROOM_EXPORT_JOB, type ExportsService } from './modules/exports/exports.
 import type { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
 import { LAYER_UPLOAD_JOB, type Uploads } from './modules/ingest/uploads.js';
 import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.js';
+import type { UsersService } from './modules/users/users.service.js';
 
 /**
  * The service's background work in one place: every kind of job with the worker that runs
@@ -85,6 +86,7 @@ export interface Sweepers {
   exports: ExportsService;
   /** undoInterruptedStaging with the service's stages and domains. */
   undoStaging: () => Promise<number>;
+  users: UsersService;
 }
 
 /** Every sweep, run at start and then every period. */
@@ -95,5 +97,10 @@ export function scheduleSweeps(scheduler: Scheduler, sweepers: Sweepers): void {
     name: 'interrupted staging',
     everyMs: 10 * MINUTE_MS,
     run: async () => void (await sweepers.undoStaging()),
+  });
+  scheduler.add({
+    name: 'revocations of expired sessions',
+    everyMs: HOUR_MS,
+    run: () => sweepers.users.sweepRevokedSessions(),
   });
 }

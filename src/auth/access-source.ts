@@ -1,4 +1,5 @@
 import type { ApiTokensTable, RoomsTable, SlideObjectType, UsersTable } from '../db/tables.js';
+import type { Broadcast } from '../infra/redis-broadcast.js';
 import { TtlCache } from '../infra/ttl-cache.js';
 import type { Role } from './access.js';
 
@@ -21,6 +22,8 @@ export interface AccessSource {
   userById(id: string): Promise<UsersTable | undefined>;
   /** Whether a slide of the room shows the object (whether the deck is published is the room's). */
   shownByDeck(roomId: string, object: DeckObjectRef): Promise<boolean>;
+  /** Whether the session (a session JWT's id) was ended by logging out. */
+  sessionRevoked(sessionId: string): Promise<boolean>;
 }
 
 /** What a service calls after it changed who may do what (membership, visibility, tokens). */
@@ -29,24 +32,37 @@ export interface AccessChanges {
   forgetRoom(roomId: string): void;
   /** Some room token was revoked or removed. */
   forgetTokens(): void;
+  /** The session was revoked (logged out). */
+  forgetSession(sessionId: string): void;
 }
+
+/** What one instance tells the others after a change of access (`AccessChanges` as a message). */
+export type AccessChange = { room: string } | { tokens: true } | { session: string };
 
 /**
  * The access reads, cached for `ttlMs` (the lookups every request repeats). Services forget
- * what they change at once; the expiry only bounds how long another instance's change goes
- * unseen in scale-out. Listeners hear of every change (live sockets check themselves again).
+ * what they change at once, here and, through `others` (Redis in scale-out), on every other
+ * instance; the expiry only bounds how long a change goes unseen when a message is lost.
+ * Listeners hear of every change (live sockets check themselves again).
  */
 export class CachedAccess implements AccessSource, AccessChanges {
   private readonly rooms: TtlCache<RoomWithRole | undefined>;
   private readonly tokens: TtlCache<ApiTokensTable | undefined>;
+  private readonly revoked: TtlCache<boolean>;
   private readonly listeners = new Set<(roomId: string | null) => void>();
 
   constructor(
     private readonly source: AccessSource,
     ttlMs: number,
+    private readonly others?: Broadcast<AccessChange>,
   ) {
     this.rooms = new TtlCache(ttlMs);
     this.tokens = new TtlCache(ttlMs);
+    this.revoked = new TtlCache(ttlMs);
+    others?.listen(
+      (change) => this.apply(change),
+      () => this.forgetAll(),
+    );
   }
 
   roomWithRole(roomId: string, userId: string | null) {
@@ -66,6 +82,10 @@ export class CachedAccess implements AccessSource, AccessChanges {
     return this.source.shownByDeck(roomId, object);
   }
 
+  sessionRevoked(sessionId: string) {
+    return this.revoked.get(sessionId, () => this.source.sessionRevoked(sessionId));
+  }
+
   /** Tells `listener` when access to a room (or, with null, to any room) may have changed. */
   onChange(listener: (roomId: string | null) => void): () => void {
     this.listeners.add(listener);
@@ -73,12 +93,37 @@ export class CachedAccess implements AccessSource, AccessChanges {
   }
 
   forgetRoom(roomId: string): void {
-    this.rooms.forget(`${roomId}|`);
-    for (const listener of this.listeners) listener(roomId);
+    this.apply({ room: roomId });
+    this.others?.send({ room: roomId });
   }
 
   forgetTokens(): void {
+    this.apply({ tokens: true });
+    this.others?.send({ tokens: true });
+  }
+
+  forgetSession(sessionId: string): void {
+    this.apply({ session: sessionId });
+    this.others?.send({ session: sessionId });
+  }
+
+  private apply(change: AccessChange) {
+    if ('room' in change) {
+      this.rooms.forget(`${change.room}|`);
+      for (const listener of this.listeners) listener(change.room);
+    } else if ('tokens' in change) {
+      this.tokens.forget();
+      for (const listener of this.listeners) listener(null);
+    } else {
+      this.revoked.forget(change.session);
+    }
+  }
+
+  /** Changes may have been missed (the connection to the other instances was lost): forget everything. */
+  private forgetAll() {
+    this.rooms.forget();
     this.tokens.forget();
+    this.revoked.forget();
     for (const listener of this.listeners) listener(null);
   }
 }

@@ -6,7 +6,14 @@ export type Role = 'owner' | 'editor' | 'viewer';
 /** Who is calling: nobody, a signed-in user, or a room API token. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'user'; userId: string; email: string; emailVerified: boolean }
+  | {
+      kind: 'user';
+      userId: string;
+      email: string;
+      emailVerified: boolean;
+      /** The session JWT's id and expiry (what logging out revokes). */
+      session?: { id: string; expiresAt: number };
+    }
   | { kind: 'token'; tokenId: string; roomId: string; permissions: TokenPermission[] };
 
 /** Who made a change, as history records it: a user or a room token. */

@@ -55,6 +55,8 @@ export class Authenticator {
 
   private async session(jwt: string): Promise<Caller> {
     const claims = await this.sessions.verify(jwt);
+    if (await this.source.sessionRevoked(claims.sessionId)) throw invalidSession();
+    const session = { id: claims.sessionId, expiresAt: claims.expiresAt };
     if (claims.external) {
       const key = `${claims.userId}:${claims.issuedAt}`;
       if (!this.seenExternal.has(key)) {
@@ -62,11 +64,17 @@ export class Authenticator {
         if (this.seenExternal.size >= SEEN_EXTERNAL_LIMIT) this.seenExternal.clear();
         this.seenExternal.add(key);
       }
-      return { kind: 'user', userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified };
+      return { kind: 'user', userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified, session };
     }
     const user = await this.source.userById(claims.userId);
     if (!user) throw invalidSession();
     // The address as it is now: verified since the token was issued, or changed.
-    return { kind: 'user', userId: user.id, email: user.email, emailVerified: user.email_verified_at !== null };
+    return {
+      kind: 'user',
+      userId: user.id,
+      email: user.email,
+      emailVerified: user.email_verified_at !== null,
+      session,
+    };
   }
 }

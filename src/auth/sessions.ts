@@ -5,6 +5,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify, SignJWT, type JWTPayload } fr
 import type { Config } from '../config.js';
 import { normalizeEmail } from '../emails.js';
 import { invalidSession, unauthorized } from '../errors.js';
+import { newId, sha256 } from '../ids.js';
 
 export const LOCAL_ISSUER = 'maproom';
 /** Clone grants are signed like sessions but for another audience: one can never pass for the other. */
@@ -18,6 +19,13 @@ export interface SessionClaims {
   /** False when the provider says the e-mail is not verified. */
   emailVerified: boolean;
   issuedAt: number;
+  /**
+   * What logging out revokes: the `jti` of the service's own JWTs; for a JWT without one (an
+   * external provider's, or one issued before sessions had ids) a hash of the JWT itself.
+   */
+  sessionId: string;
+  /** When the JWT expires (ms): its revocation is kept until then. */
+  expiresAt: number;
 }
 
 /** Issues the service's own JWTs and verifies them and, if configured, external ones. */
@@ -38,6 +46,7 @@ export class SessionKeys {
       .setAudience(LOCAL_ISSUER)
       .setIssuedAt()
       .setExpirationTime(`${this.config.sessionTtlSeconds}s`)
+      .setJti(newId('session'))
       .sign(this.secret);
   }
 
@@ -114,6 +123,8 @@ export class SessionKeys {
       external,
       emailVerified: payload.email_verified !== false,
       issuedAt: payload.iat ?? 0,
+      sessionId: !external && typeof payload.jti === 'string' ? payload.jti : `jwt-${sha256(token)}`,
+      expiresAt: (payload.exp ?? 0) * 1000,
     };
   }
 }

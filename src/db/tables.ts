@@ -12,6 +12,12 @@ export interface UsersTable {
   email_verified_at: number | null;
 }
 
+/** A session ended by logging out, kept until its JWT would have expired. */
+export interface RevokedSessionsTable {
+  session_id: string;
+  expires_at: number;
+}
+
 export interface EmailVerificationsTable {
   token_hash: string;
   user_id: string;
@@ -291,6 +297,7 @@ export interface UploadChunksTable {
 export interface Tables {
   users: UsersTable;
   email_verifications: EmailVerificationsTable;
+  revoked_sessions: RevokedSessionsTable;
   staged_jobs: StagedJobsTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;

@@ -38,6 +38,23 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
     handler: async (request) => users.login(request.body),
   });
 
+  app.post('/api/auth/logout', {
+    config: { access: { session: true }, rateLimit },
+    schema: {
+      tags: ['accounts'],
+      summary: 'Log out: end this session on every instance',
+      description:
+        'The session JWT of the request is refused from now on (401 invalid_session), on every instance, ' +
+        'until it would have expired. Other sessions of the user stay valid.',
+      security: [{ bearer: [] }],
+      response: { 204: Type.Null({ description: 'Logged out' }), ...errors(401, 403, 429) },
+    },
+    handler: async (request, reply) => {
+      await users.logout(requireSession(request.caller).session);
+      return reply.status(204).send(null);
+    },
+  });
+
   app.get('/api/auth/me', {
     config: { access: { session: true } },
     schema: {

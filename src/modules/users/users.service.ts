@@ -1,3 +1,4 @@
+import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { SessionClaims, SessionKeys } from '../../auth/sessions.js';
 import { isUniqueViolation } from '../../db/database.js';
@@ -5,6 +6,7 @@ import { normalizeEmail } from '../../emails.js';
 import { conflict, invalidCredentials, invalidSession, notFound, unauthorized } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { presentUser } from './users.presenter.js';
+import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** Where invitations waiting for an address become memberships (the members module). */
@@ -23,6 +25,9 @@ export interface UsersServiceParts {
   sessions: SessionKeys;
   passwords: PasswordHasher;
   proof: AddressProof;
+  revokedSessions: RevokedSessionsRepository;
+  /** Where a logout is forgotten, here and on the other instances. */
+  access: Pick<AccessChanges, 'forgetSession'>;
 }
 
 /** Built-in accounts (sign-up, log-in) and the users that external identity providers vouch for. */
@@ -32,6 +37,8 @@ export class UsersService {
   private readonly sessions: SessionKeys;
   private readonly passwords: PasswordHasher;
   private readonly proof: AddressProof;
+  private readonly revokedSessions: RevokedSessionsRepository;
+  private readonly access: Pick<AccessChanges, 'forgetSession'>;
 
   constructor(parts: UsersServiceParts) {
     ({
@@ -40,6 +47,8 @@ export class UsersService {
       sessions: this.sessions,
       passwords: this.passwords,
       proof: this.proof,
+      revokedSessions: this.revokedSessions,
+      access: this.access,
     } = parts);
   }
 
@@ -76,6 +85,18 @@ export class UsersService {
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
     return { user: presentUser(user) };
+  }
+
+  /** Ends the session on every instance: its JWT is refused from now on, until it expires. */
+  async logout(session: { id: string; expiresAt: number } | undefined): Promise<void> {
+    if (!session) throw invalidSession();
+    await this.revokedSessions.revoke(session.id, session.expiresAt);
+    this.access.forgetSession(session.id);
+  }
+
+  /** Forgets the revocations of sessions that have expired since (an hourly sweep). */
+  async sweepRevokedSessions(): Promise<void> {
+    await this.revokedSessions.sweep();
   }
 
   /**
