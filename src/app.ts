@@ -1,7 +1,6 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -20,6 +19,7 @@ import { serveOnlyProbes } from './http/instance-role.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerRateLimits } from './http/rate-limits.js';
 import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
 import { ErrorBody } from './http/schemas.js';
 import { acceptMultipart, UploadReceiver } from './http/uploads.js';
@@ -143,7 +143,7 @@ async function createServer(config: Config, options: BuildOptions) {
   parseJsonBodies(app);
   app.addSchema(ErrorBody);
   await registerOpenApi(app);
-  await app.register(rateLimit, { global: false });
+  await registerRateLimits(app, config);
   acceptMultipart(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   return app;
