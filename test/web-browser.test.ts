@@ -322,4 +322,19 @@ describe('the web application', { skip }, () => {
     assert.deepEqual(dialogs, []);
     assert.ok(readFileSync(path.join(TEST_OUTPUT, 'room.png')).length > 0);
   });
+
+  test('logging out ends the session at the service, not only in the page', async () => {
+    const watcherToken = await watcher.evaluate(() => JSON.parse(localStorage.getItem('maproom.session')!).token);
+    await watcher.goto(service.url);
+    const loggedOut = watcher.waitForResponse((r) => r.url().endsWith('/api/auth/logout'));
+    await watcher.getByRole('button', { name: 'Log out' }).click();
+    assert.equal((await loggedOut).status(), 204);
+    await watcher.getByRole('button', { name: 'Log in' }).last().waitFor();
+    assert.equal(await watcher.evaluate(() => localStorage.getItem('maproom.session')), null);
+    const me = (bearer: string) =>
+      fetch(`${service.url}/api/auth/me`, { headers: { Authorization: `Bearer ${bearer}` } }).then((r) => r.status);
+    assert.equal(await me(watcherToken), 401, "the watcher's token is refused");
+    assert.equal(await me(token), 200, "Ann's other session stays");
+    assert.deepEqual(dialogs, []);
+  });
 });

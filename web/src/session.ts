@@ -26,6 +26,7 @@ class SessionStore extends Store<Session> {
     localStorage.setItem(KEY, JSON.stringify({ token, user }));
     this.set({ token, user, expired: false });
   }
+  /** Forgets the session in this page; `logOut` (api/client.ts) ends it at the service first. */
   signOut() {
     localStorage.removeItem(KEY);
     this.set({ token: null, user: null, expired: false });

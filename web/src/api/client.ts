@@ -38,6 +38,20 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   );
 }
 
+/**
+ * Logs out: the service ends the session on every instance, then the page forgets it. The page
+ * forgets it even when the service cannot be reached or already refuses the token.
+ */
+export async function logOut(): Promise<void> {
+  try {
+    if (session.get().token) await api.POST('/api/auth/logout');
+  } catch {
+    // offline: the token is forgotten here all the same
+  } finally {
+    session.signOut();
+  }
+}
+
 /** The message of an error for a person to read. */
 export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok } from '../api/client';
+import { api, logOut, ok } from '../api/client';
 import type { MyInvitation, RoomSummary } from '../api/types';
 import { linkClick, navigate } from '../router';
 import { session } from '../session';
@@ -50,7 +50,7 @@ function Rooms() {
         <h1>Your rooms</h1>
         <span>
           {user!.email}{' '}
-          <button type="button" onClick={() => session.signOut()}>
+          <button type="button" onClick={() => void logOut()}>
             Log out
           </button>
         </span>
