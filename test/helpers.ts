@@ -40,12 +40,15 @@ export async function adminQuery(sql: string) {
   }
 }
 
-/** A fresh app with its own data directory and, on PostgreSQL, its own database. */
+/**
+ * A fresh app with its own data directory and, on PostgreSQL, its own database; given a
+ * `databaseUrl`, a second instance on that database (whose `close` leaves it to the first).
+ */
 export async function buildTestApp(overrides: Partial<Config> = {}, options: BuildOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
-  if (TEST_DB === 'postgres') {
+  if (TEST_DB === 'postgres' && !overrides.databaseUrl) {
     dbName = `maproom_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(`CREATE DATABASE ${dbName}`);
     const url = new URL(PG_ADMIN_URL);

@@ -1,0 +1,44 @@
+import type { BuildOptions } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { freshRedisUrl } from './redis.js';
+
+/** Two instances of one deployment, each listening on a loopback port (`wsBase`). */
+export interface TwoInstances {
+  a: TestApp;
+  b: TestApp;
+  wsA: string;
+  wsB: string;
+  redisUrl: string;
+  close(): Promise<void>;
+}
+
+const listen = async (t: TestApp) =>
+  (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws');
+
+/**
+ * Instances A and B on one fresh PostgreSQL database and one Redis database (`redisDb`, a
+ * REDIS_TEST_DB index, emptied first), as two service processes of a deployment would be.
+ */
+export async function twoInstances(
+  redisDb: number,
+  config: Partial<Config> = {},
+  build: { a?: BuildOptions; b?: BuildOptions } = {},
+): Promise<TwoInstances> {
+  const redisUrl = await freshRedisUrl(redisDb);
+  const a = await buildTestApp({ redisUrl, ...config }, build.a);
+  let b: TestApp | undefined;
+  try {
+    b = await buildTestApp(
+      { redisUrl, ...config, databaseUrl: a.config.databaseUrl, jwtSecret: a.config.jwtSecret },
+      build.b,
+    );
+    const [wsA, wsB] = [await listen(a), await listen(b)];
+    const both = b;
+    return { a, b, wsA, wsB, redisUrl, close: async () => void (await both.close(), await a.close()) };
+  } catch (error) {
+    await b?.close();
+    await a.close();
+    throw error;
+  }
+}
