@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LiveHub, LiveListener, RoomEvent } from '../../src/infra/live-hub.js';
 import { RedisLiveHub } from '../../src/infra/redis-live-hub.js';
 import { assertOk, call, createRoom, signup, type TestUser } from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
+import { OvertakingHub } from '../support/overtaking-hub.js';
 import { freshRedisUrl, killRedisClients, REDIS_TEST_DB, redisClientIds } from '../support/redis.js';
 import { type TwoInstances, twoInstances } from '../support/two-instances.js';
 
@@ -14,48 +14,6 @@ import { type TwoInstances, twoInstances } from '../support/two-instances.js';
  */
 
 const silent = { warn() {} };
-
-/**
- * A's hub: the real Redis hub, which can hold one publish back until the next has gone out,
- * as when two instances publish at once and the later change reaches Redis first.
- */
-class OvertakingHub implements LiveHub {
-  private held: (() => void) | null = null;
-  holdNext = false;
-  heldOne: Promise<void> = Promise.resolve();
-  private heldNow = () => {};
-
-  constructor(private readonly hub: LiveHub) {}
-
-  /** The next publish waits until another one went out. */
-  hold() {
-    this.holdNext = true;
-    this.heldOne = new Promise((resolve) => (this.heldNow = resolve));
-  }
-
-  async publish(event: RoomEvent): Promise<void> {
-    if (this.holdNext) {
-      this.holdNext = false;
-      await new Promise<void>((resolve) => {
-        this.held = resolve;
-        this.heldNow();
-      });
-      return this.hub.publish(event);
-    }
-    await this.hub.publish(event);
-    const release = this.held;
-    this.held = null;
-    release?.();
-  }
-
-  subscribe(roomId: string, listener: LiveListener, missed?: () => void) {
-    return this.hub.subscribe(roomId, listener, missed);
-  }
-
-  close() {
-    return this.hub.close();
-  }
-}
 
 let two: TwoInstances;
 let hubA: OvertakingHub;

@@ -13,8 +13,7 @@ export interface TwoInstances {
   close(): Promise<void>;
 }
 
-const listen = async (t: TestApp) =>
-  (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws');
+const listen = async (t: TestApp) => (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace(/^http/, 'ws');
 
 /**
  * Instances A and B on one fresh PostgreSQL database and one Redis database (`redisDb`, a
@@ -35,7 +34,11 @@ export async function twoInstances(
     );
     const [wsA, wsB] = [await listen(a), await listen(b)];
     const both = b;
-    return { a, b, wsA, wsB, redisUrl, close: async () => void (await both.close(), await a.close()) };
+    const close = async () => {
+      await both.close();
+      await a.close();
+    };
+    return { a, b, wsA, wsB, redisUrl, close };
   } catch (error) {
     await b?.close();
     await a.close();
