@@ -12,7 +12,7 @@ import {
   uniqueRoomId,
 } from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
-import { REDIS_TEST_DB } from '../support/redis.js';
+import { killRedisClients, REDIS_TEST_DB, redisClientIds } from '../support/redis.js';
 import { type TwoInstances, twoInstances } from '../support/two-instances.js';
 
 /**
@@ -108,4 +108,19 @@ describe('access changes made on A are refused on B within a second, and B close
     assert.equal(res.statusCode, 404, res.body);
     assert.equal((await socket.closedWithin()).code, 4404);
   });
+});
+
+test('when B loses its Redis subscription, it forgets what it cached: a change it did not hear is refused within a second', async () => {
+  for (const client of clients) client.terminate(); // B's only subscription is then the access changes'
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const roomId = await createRoom(two.a.app, owner);
+  const { token, id } = await issueToken(two.a.app, owner, roomId, ['read']);
+  await cachedOnB(roomId, token);
+  const subscribers = [...(await redisClientIds(two.redisUrl)).subscribers].filter((c) => two.redisClientsOfB.has(c));
+  assert.equal(subscribers.length, 1, "B's subscription to access changes");
+  await killRedisClients(two.redisUrl, subscribers);
+  // Sent while B is away (it reconnects after 50 ms): B never hears of it.
+  assertOk(await call(two.a.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${id}`, { auth: owner.token }));
+  const res = await refusedOnBWithin1s(() => readOnB(roomId, token));
+  assert.equal(res.statusCode, 401, res.body);
 });

@@ -1,7 +1,7 @@
 import type { BuildOptions } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { freshRedisUrl } from './redis.js';
+import { freshRedisUrl, redisClientIds } from './redis.js';
 
 /** Two instances of one deployment, each listening on a loopback port (`wsBase`). */
 export interface TwoInstances {
@@ -10,6 +10,8 @@ export interface TwoInstances {
   wsA: string;
   wsB: string;
   redisUrl: string;
+  /** The ids of B's own connections to Redis (to drop them as a network failure would). */
+  redisClientsOfB: Set<string>;
   close(): Promise<void>;
 }
 
@@ -28,17 +30,21 @@ export async function twoInstances(
   const a = await buildTestApp({ redisUrl, ...config }, build.a);
   let b: TestApp | undefined;
   try {
+    const before = await redisClientIds(redisUrl);
     b = await buildTestApp(
       { redisUrl, ...config, databaseUrl: a.config.databaseUrl, jwtSecret: a.config.jwtSecret },
       build.b,
     );
+    const after = await redisClientIds(redisUrl);
+    const known = new Set([...before.subscribers, ...before.others]);
+    const redisClientsOfB = new Set([...after.subscribers, ...after.others].filter((id) => !known.has(id)));
     const [wsA, wsB] = [await listen(a), await listen(b)];
     const both = b;
     const close = async () => {
       await both.close();
       await a.close();
     };
-    return { a, b, wsA, wsB, redisUrl, close };
+    return { a, b, wsA, wsB, redisUrl, redisClientsOfB, close };
   } catch (error) {
     await b?.close();
     await a.close();
