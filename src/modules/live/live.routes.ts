@@ -28,7 +28,7 @@ on the room (anyone for a public room; a room token needs \`read\`).
 
 **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
 access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-1011 an internal error. The server pings every 30 seconds; a client that does not answer is dropped.`;
+1011 an internal error or the live channel unavailable for a moment (reconnect with \`?since=\`). The server pings every 30 seconds; a client that does not answer is dropped.`;
 
 export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = async (app, { live }) => {
   // Documentation only: the OpenAPI document lists it under components.schemas, and the web

@@ -8060,7 +8060,7 @@ export interface paths {
          *
          *     **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
          *     access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-         *     1011 an internal error. The server pings every 30 seconds; a client that does not answer is dropped.
+         *     1011 an internal error or the live channel unavailable for a moment (reconnect with `?since=`). The server pings every 30 seconds; a client that does not answer is dropped.
          */
         get: {
             parameters: {
