@@ -34,8 +34,13 @@ export class RedisBroadcast<M> implements Broadcast<M> {
     this.channel = `${redisNamespace(url)}${name}`;
     subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
-      const { from, message } = JSON.parse(text) as { from: string; message: M };
-      if (from !== this.from) this.heard(message);
+      let parsed: { from: string; message: M };
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return; // not ours
+      }
+      if (parsed.from !== this.from) this.heard(parsed.message);
     });
     subscriber.on('ready', () => {
       subscriber.subscribe(this.channel).then(

@@ -64,7 +64,12 @@ export class RedisLiveHub implements LiveHub {
   private deliver(channel: string, text: string) {
     const room = this.rooms.get(channel.slice(this.prefix.length));
     if (!room || !channel.startsWith(this.prefix)) return;
-    const event = JSON.parse(text) as RoomEvent;
+    let event: RoomEvent;
+    try {
+      event = JSON.parse(text) as RoomEvent;
+    } catch {
+      return; // not ours: only the write path publishes on these channels
+    }
     for (const listener of room.listeners.keys()) listener(event);
   }
 

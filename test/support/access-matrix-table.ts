@@ -59,6 +59,11 @@ export const ROUTES: Record<string, RouteEntry> = {
     ok: 400,
   },
   'GET /api/auth/me': { rule: { session: true }, probe: () => get('/api/auth/me'), ok: 200 },
+  // Allowed, it ends the matrix users' sessions: the refusals are tested on their own.
+  'POST /api/auth/logout': {
+    rule: { session: true },
+    checkedIn: 'accounts-logout.test.ts (no credential 401, a room token 403, a malformed header 401)',
+  },
   // Every test user is verified: resending answers 409 and sends nothing.
   'POST /api/auth/resend-verification': {
     rule: { session: true },

@@ -124,6 +124,7 @@ export class LiveService {
       refuse(socket, error);
       return;
     }
+    let greeted = false;
     const listener: Listener = {
       socket,
       credential,
@@ -153,7 +154,8 @@ export class LiveService {
     const subscription = this.hub.subscribe(
       roomId,
       (event) => (listener.held ? listener.held.push(event) : listener.forward(event)),
-      () => void this.catchUp(roomId, listener, send),
+      // Before hello, the version read after it covers what was lost.
+      () => greeted && void this.catchUp(roomId, listener, send),
     );
     const heartbeat = this.keepAlive(socket);
     socket.on('close', () => {
@@ -171,6 +173,7 @@ export class LiveService {
 
     const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
+    greeted = true;
     listener.lastSent = version;
     if (since !== undefined && since < version) {
       listener.lastSent = since;
