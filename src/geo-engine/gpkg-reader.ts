@@ -42,7 +42,7 @@ export class GeoPackageFile<C extends GpkgColumn = GpkgColumn> {
     } finally {
       await handle.close();
     }
-    if (header.toString('latin1') !== 'SQLite format 3\0') throw notGeoPackage('it is not an SQLite database');
+    if (header.toString('latin1') !== 'SQLite format 3\0') throw notGeoPackage('its content is not a database');
     let db: SQLite.Database;
     try {
       db = new SQLite(path, { readonly: true, fileMustExist: true });
@@ -61,7 +61,7 @@ export class GeoPackageFile<C extends GpkgColumn = GpkgColumn> {
       }
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw notGeoPackage(`SQLite cannot read it (${(error as Error).message})`);
+      throw notGeoPackage(`it cannot be read (${(error as Error).message})`);
     }
     return new GeoPackageFile(path, db, layout);
   }
