@@ -12,6 +12,6 @@ export const HistoryEvent = Type.Object({
 });
 
 export const HistoryQuery = Type.Object({
-  before: Type.Optional(Type.Integer({ minimum: 1 })),
+  before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 });

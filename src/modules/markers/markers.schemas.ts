@@ -10,7 +10,13 @@ export const MarkerFields = Type.Object({
   description: Nullable(Type.String({ maxLength: 10_000 })),
   color: HexColor,
   tags: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
-  eventDate: Nullable(Type.Integer({ description: 'Epoch milliseconds' })),
+  eventDate: Nullable(
+    Type.Integer({
+      minimum: -8.64e15,
+      maximum: 8.64e15,
+      description: 'Epoch milliseconds, any time a JavaScript date can hold (as an import keeps)',
+    }),
+  ),
   markerIconId: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
   markerIconSize: Nullable(Type.Integer({ minimum: 8, maximum: 256 })),
   imageKey: Nullable(Type.String({ maxLength: 200 })),
