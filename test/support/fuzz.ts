@@ -311,6 +311,8 @@ export function fuzzer(seed: number, known: Known) {
     switch (name) {
       case 'roomName':
         return pick(known.roomId ?? ['x']);
+      case 'fileName':
+        return pick([...(known.fileName ?? []), '../../evil.geojson', 'x'.repeat(300)]);
       case 'uploadId':
         return pick(['fuzz-upload-1', 'fuzz-upload-2', 'short', 'x'.repeat(64), 'bad id!']);
       case 'chunkIndex':
