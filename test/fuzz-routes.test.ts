@@ -10,7 +10,9 @@ import {
   assertOk,
   call,
   createRoom,
+  type FormPart,
   issueToken,
+  labelled,
   postMultipart,
   type Response,
   scaffold,
@@ -113,6 +115,9 @@ async function seedRoom(): Promise<Known> {
     userId: [users.viewer.id, users.stranger.id],
     email: [users.stranger.email, 'invited@example.com'],
     chunkIndex: ['0', '1'],
+    // What upload-chunk is sent (support/fuzz.ts), so that process-chunked assembles it.
+    uploadId: ['fuzz-upload-1', 'fuzz-upload-2'],
+    fileName: ['chunked.geojson', 'chunked.tif', 'chunked.zip', 'chunked.gpkg', 'chunked.csv'],
     z: ['0', '5', '12', '30'],
     x: ['0', '16', '2146'],
     y: ['0', '11', '1438'],
@@ -280,4 +285,28 @@ test('what the fuzz found stays fixed: numbers past a database column, a file th
   );
   assert.equal(notGpkg.statusCode, 400);
   assert.equal(assertErrorBody(notGpkg).error, 'invalid_file');
+});
+
+test('a file part sent with an empty file name is refused with the error body, not a 500', async () => {
+  const auth = users.owner.token;
+  const random = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 37) % 256));
+  const uploads: Array<[string, Record<string, FormPart>]> = [
+    ['/api/layers/upload', { roomName: room, file: { data: random, filename: '' } }],
+    [
+      '/api/layers/upload',
+      { roomName: room, file: { data: '{"type":"FeatureCollection","features":[]}', filename: '' } },
+    ],
+    [`/api/rooms/${room}/import`, { file: { data: random, filename: '' } }],
+    [`/api/rooms/${room}/bulk-import`, { file: { data: random, filename: '' } }],
+    [`/api/rooms/${room}/marker-icons`, { name: 'Pin', size: '24', icon: { data: random, filename: '' } }],
+    [`/api/rooms/${room}/markers/upload-image`, { image: { data: random, filename: '' } }],
+  ];
+  for (const [url, parts] of uploads) {
+    const res = await postMultipart(t.app, url, parts, auth);
+    labelled(url, () => {
+      assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (res.statusCode >= 400) assertErrorBody(res);
+    });
+  }
+  await settleJobs();
 });

@@ -126,7 +126,13 @@ function receiveUpload(request: FastifyRequest, spec: UploadSpec, tmpDir: string
       if (settled) return part.resume();
       if (cap === undefined) return fail(unaccepted(name, spec));
       if (upload.files.has(name)) return fail(repeated(name));
-      const file: UploadedFile = { filename, mimetype, path: path.join(tmpDir, randomUUID()), bytes: 0 };
+      // A part sent with `filename=""` arrives without a name: it is a file with an empty name.
+      const file: UploadedFile = {
+        filename: filename ?? '',
+        mimetype,
+        path: path.join(tmpDir, randomUUID()),
+        bytes: 0,
+      };
       upload.files.set(name, file);
       const counter = new Transform({
         transform(chunk: Buffer, _encoding, done) {
