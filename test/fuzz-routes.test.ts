@@ -16,6 +16,7 @@ import {
   postMultipart,
   type Response,
   scaffold,
+  signup,
   type TestApp,
   type Users,
 } from './helpers.js';
@@ -51,6 +52,8 @@ const REQUEST_BOUND_MS = 60_000;
 /** Routes that remove the room they name: fuzzed on a room made for each request. */
 const ROOM = '{the-room}';
 const DESTRUCTIVE = new Set(['DELETE /api/rooms/{roomId}', 'POST /api/rooms/{roomId}/clear']);
+/** Routes that end the caller's session: fuzzed with a session of a user signed up for the request. */
+const SESSION_ENDING = new Set(['POST /api/auth/logout']);
 
 let t: TestApp;
 let users: Users;
@@ -172,7 +175,9 @@ test(`every route of the OpenAPI document, fuzzed (seed ${SEED}), answers withou
       template.includes(ROOM) && (DESTRUCTIVE.has(route.key) || folds) ? await createRoom(t.app, users.owner) : room;
     const url = template.replaceAll(ROOM, target);
     const headers: Record<string, string> = {};
-    const auth = f.pick(credentials);
+    let auth = f.pick(credentials);
+    if (SESSION_ENDING.has(route.key) && (auth === users.owner.token || auth === users.viewer.token))
+      auth = (await signup(t.app)).token;
     if (auth) headers.authorization = `Bearer ${auth}`;
     let payload: string | Buffer | undefined;
     let shown = '';
