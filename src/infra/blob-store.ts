@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, type FileHandle, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, type FileHandle, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -35,6 +35,12 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Removes every file whose key starts with `prefix` (a folder such as `markers/<roomId>/`). */
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * Stores the files `parts`, in this order, as one file `key` (the parts stay), atomically;
+   * returns the size. Rejects when a part is missing. Chunked uploads are assembled this way,
+   * without passing through the instance (on S3, a multipart upload copying the parts).
+   */
+  concat(key: string, parts: string[]): Promise<number>;
   /** Removes what a crash left half-written. */
   clean(): Promise<void>;
   /** Resolves when the store answers a cheap request (GET /api/ready); rejects when it is unreachable. */
@@ -55,7 +61,7 @@ export function blobMissing(key: string): NodeJS.ErrnoException {
 }
 
 /** Refuses a range that is not `0 <= start <= end + 1` in whole numbers. */
-function assertRange(range: ByteRange): void {
+export function assertRange(range: ByteRange): void {
   const { start, end } = range;
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start - 1) {
     throw new RangeError(`Invalid byte range ${start}-${end}`);
@@ -189,6 +195,21 @@ export class FileBlobStore implements BlobStore {
   async deletePrefix(prefix: string): Promise<void> {
     const folder = prefix.replace(/\/+$/, '');
     await rm(this.file(folder), { recursive: true, force: true });
+  }
+
+  async concat(key: string, parts: string[]): Promise<number> {
+    this.file(key);
+    const files = parts.map((part) => this.file(part));
+    const temporary = await this.temporary();
+    try {
+      for (const [i, file] of files.entries())
+        await pipeline(createReadStream(file), createWriteStream(temporary, { flags: i === 0 ? 'w' : 'a' }));
+      if (files.length === 0) await writeFile(temporary, '');
+      return await this.place(temporary, key);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
   }
 
   async clean(): Promise<void> {

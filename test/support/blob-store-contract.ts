@@ -158,6 +158,31 @@ export function blobStoreContract(name: string, make: () => Promise<StoreUnderTe
       assert.deepEqual(await store.read('contract/local.tif', range(2040, 2047)), bytes(2048).subarray(2040));
     });
 
+    test('concat stores the parts in order as one file, and the parts stay', async () => {
+      await store.put('contract/parts/0', bytes(300));
+      await store.put('contract/parts/1', Buffer.from('middle'));
+      await store.put('contract/parts/2', Buffer.alloc(0));
+      await store.put('contract/parts/3', bytes(7));
+      const parts = ['contract/parts/0', 'contract/parts/1', 'contract/parts/2', 'contract/parts/3'];
+      assert.equal(await store.concat('contract/joined.bin', parts), 313);
+      assert.deepEqual(
+        await store.read('contract/joined.bin'),
+        Buffer.concat([bytes(300), Buffer.from('middle'), bytes(7)]),
+      );
+      assert.equal(await store.size('contract/parts/1'), 6);
+      assert.equal(await store.concat('contract/one.bin', ['contract/parts/1']), 6);
+      assert.equal((await store.read('contract/one.bin'))?.toString(), 'middle');
+    });
+
+    test('concat with a missing part is refused and writes nothing', async () => {
+      await store.put('contract/parts/present', bytes(10));
+      await assert.rejects(
+        store.concat('contract/not-joined.bin', ['contract/parts/present', 'contract/parts/absent']),
+      );
+      assert.equal(await store.size('contract/not-joined.bin'), null);
+      await assert.rejects(store.concat('../outside.bin', ['contract/parts/present']));
+    });
+
     test('clean keeps what is stored', async () => {
       await store.put('contract/clean.bin', bytes(7));
       await store.clean();

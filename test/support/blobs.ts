@@ -12,6 +12,7 @@ export function overriding(store: BlobStore, overrides: Partial<BlobStore>): Blo
     deletePrefix: (prefix) => store.deletePrefix(prefix),
     clean: () => store.clean(),
     localFile: (key) => store.localFile(key),
+    concat: (key, parts) => store.concat(key, parts),
     ...overrides,
   };
 }
