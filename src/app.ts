@@ -28,6 +28,7 @@ import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
 import { redisProbe } from './infra/redis-probe.js';
+import { S3BlobStore, s3ClientFor } from './infra/s3-blob-store.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { RedisBroadcast } from './infra/redis-broadcast.js';
 import { RedisLiveHub } from './infra/redis-live-hub.js';
@@ -168,6 +169,19 @@ export function roomExchanges(db: Db, files: Pick<StoredFiles, 'listKinds'>): Ex
   ];
 }
 
+/** Where files live: the S3 bucket when S3_BUCKET is set, else DATA_DIR/blobs. */
+function blobStoreOf(config: Config): BlobStore {
+  if (!config.s3Bucket) return new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const location = {
+    bucket: config.s3Bucket,
+    endpoint: config.s3Endpoint,
+    region: config.s3Region,
+    forcePathStyle: config.s3ForcePathStyle,
+    tmpDir: tmpDirOf(config),
+  };
+  return new S3BlobStore(s3ClientFor(location), location);
+}
+
 /**
  * The composition root: infrastructure first, then each domain's repository, service and
  * routes. Services receive what they use; nothing reaches for a global.
@@ -203,8 +217,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await database.close();
   });
   const writePath = new WritePath(db, live);
-  const disk = new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  const blobs = options.wrapBlobStore?.(disk) ?? disk;
+  const stored = blobStoreOf(config);
+  const blobs = options.wrapBlobStore?.(stored) ?? stored;
   const uploads = new UploadReceiver(tmpDirOf(config));
   // What a crash left half-written or half-received.
   await Promise.all([blobs.clean(), uploads.clean()]);
