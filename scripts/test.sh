@@ -2,12 +2,13 @@
 # The whole test suite from a fresh clone: installs the system tools the service and the tests
 # need (GDAL, the geo engine; exiftool, to make and check photos; matplotlib, whose colours the
 # raster tiles are checked against; Chromium, the browser the web application's tests drive;
+# OpenStack Swift and memcached, the real S3 server of the scale-out tests;
 # with apt-get, when missing),
 # the locked npm packages, then runs every test on SQLite and again on PostgreSQL.
 set -eu
 cd "$(dirname "$0")/.."
 
-sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium
+sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium python3-swift:import:swift memcached:memcached
 
 npm ci
 npm test
