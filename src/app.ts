@@ -364,7 +364,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       pointAnswers: new TtlCache(10 * 60_000, config.rasterPointCacheEntries),
     }),
   });
-  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads, tmpDirOf(config));
+  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads);
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
 
   // Drawings, slides, comments.

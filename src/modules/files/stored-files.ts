@@ -11,7 +11,7 @@ export type NewFile = {
   kind: string;
   contentType: string;
   meta?: unknown;
-} & ({ data: Buffer } | { path: string; bytes: number });
+} & ({ data: Buffer } | { path: string; bytes: number } | { alreadyStored: true; bytes: number });
 
 const sizeOf = (file: NewFile) => ('data' in file ? file.data.length : file.bytes);
 
@@ -36,6 +36,14 @@ export class StoredFiles {
    */
   putUnrecorded(key: string, file: string): Promise<number> {
     return this.blobs.putFile(key, file);
+  }
+
+  /**
+   * Stores the files `parts` in order as one file `key` without recording it (a chunked
+   * upload's chunks assembled inside the store); the parts stay. Returns the size.
+   */
+  concatUnrecorded(key: string, parts: string[]): Promise<number> {
+    return this.blobs.concat(key, parts);
   }
 
   /** The stored file as a stream (or a range of it), or null when there is none. */
@@ -109,7 +117,8 @@ export class StoredFiles {
 
   /**
    * Stores the files together, or none of them when the quota cannot hold them all. A file
-   * given by `path` (an upload's temporary file) is moved into the store.
+   * given by `path` (an upload's temporary file) is moved into the store; one `alreadyStored`
+   * (assembled by `concatUnrecorded`) is only recorded, and deleted when refused.
    */
   async store(files: NewFile[]): Promise<void> {
     if (files.length === 0) return;
@@ -121,7 +130,7 @@ export class StoredFiles {
     try {
       for (const file of files) {
         if ('data' in file) await this.blobs.put(file.key, file.data);
-        else await this.blobs.putFile(file.key, file.path);
+        else if ('path' in file) await this.blobs.putFile(file.key, file.path);
       }
       await this.db
         .insertInto('stored_files')

@@ -1,7 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
 import { badRequest, invalidField, notFound } from '../../errors.js';
@@ -35,15 +31,16 @@ const integer = (field: string, text: string | undefined, min: number, max: numb
 /**
  * Chunked upload (decisions: "Chunked upload"): a file over 50 MB is sent in chunks of at
  * most 50 MB under a client-chosen `uploadId`; each chunk is kept in the blob store (and
- * counts against the quota) until `process-chunked` assembles them on disk, in order, and
- * hands the file to the same job as a large upload. Sending a chunk again replaces it.
+ * counts against the quota) until `process-chunked` assembles them in order inside the blob
+ * store (BlobStore.concat: on S3 a multipart upload) and hands the file to the same job as a
+ * large upload. Chunks may reach different instances: nothing is kept on one instance's disk
+ * between requests. Sending a chunk again replaces it.
  */
 export class ChunkedUploads {
   constructor(
     private readonly chunkRows: UploadChunksRepository,
     private readonly files: StoredFiles,
     private readonly uploads: Uploads,
-    private readonly tmpDir: string,
   ) {}
 
   async receiveChunk(room: RoomRow, chunk: UploadedFile, fields: ChunkFields) {
@@ -99,26 +96,22 @@ export class ChunkedUploads {
     if (heldBytes > CHUNKED_MAX_BYTES)
       throw badRequest(`The chunks add up to more than ${CHUNKED_MAX_BYTES} bytes (2 GiB)`);
     const meta = this.uploads.metaOf(input, input.fileName);
-    await mkdir(this.tmpDir, { recursive: true });
-    const assembled = path.join(this.tmpDir, newId('assembled'));
+    // Assembled inside the blob store (on S3 a multipart upload): no instance holds the file.
+    const queued = this.uploads.queuedFile(room.id, input.fileName);
+    const chunkKeys = Array.from({ length: total }, (_, i) => byIndex.get(i)!.file_key);
+    const bytes = await this.files.concatUnrecorded(queued.fileKey, chunkKeys).catch((error: NodeJS.ErrnoException) => {
+      // A chunk whose bytes went (its upload was swept meanwhile).
+      if (error.code === 'ENOENT') throw badRequest('A chunk of this upload is missing: send it again');
+      throw error;
+    });
     try {
-      // One write stream per chunk, appending: each closes its descriptor when its pipeline ends or fails.
-      for (let i = 0; i < total; i++) {
-        const part = await this.files.get(byIndex.get(i)!.file_key);
-        if (!part) throw badRequest(`Chunk ${i} of ${total} is missing`);
-        await pipeline(part.stream, createWriteStream(assembled, { flags: i === 0 ? 'w' : 'a' }));
-      }
       // The chunks stop counting before the assembled file is counted in their place (a file
       // that is then refused is refused for good: its chunks are gone with it).
       await this.forget(room.id, input.uploadId);
-      return await this.uploads.queue(
-        room,
-        caller,
-        { path: assembled, fileName: input.fileName, bytes: heldBytes },
-        meta,
-      );
-    } finally {
-      await rm(assembled, { force: true });
+      return await this.uploads.queueStored(room, caller, { ...queued, bytes }, meta);
+    } catch (error) {
+      await this.files.discard([queued.fileKey]);
+      throw error;
     }
   }
 

@@ -25,6 +25,13 @@ export const LAYER_UPLOAD_JOB = jobKind(LAYER_UPLOAD_KIND, UploadJobPayload);
 /** The stored-file kind of an upload waiting for its job. */
 export const QUEUED_UPLOAD_KIND = 'queued-upload';
 
+/** A file waiting in the blob store for its job. */
+export interface QueuedFile {
+  jobId: string;
+  fileName: string;
+  fileKey: string;
+}
+
 /** A step as the upload sees it: what it checked is handed back to it unread. */
 export type UploadStep = IngestStep<unknown, IngestMeta, StagedIngest>;
 
@@ -102,25 +109,54 @@ export class Uploads {
     return this.enqueue(room, caller, source, meta);
   }
 
+  /**
+   * A file already in the blob store under `queuedFile(...)`'s key (a chunked upload, assembled
+   * there): checked from a local copy (on object storage, a download), then queued as `queue`
+   * does. The caller deletes the stored file when this rejects.
+   */
+  async queueStored(room: RoomRow, caller: Caller, stored: QueuedFile & { bytes: number }, meta: IngestMeta) {
+    const { files, ingest } = this.options;
+    const local = await files.localFile(stored.fileKey);
+    try {
+      const source = { path: local.path, fileName: stored.fileName };
+      await ingest.check(await this.stepFor(source), source, meta);
+    } finally {
+      await local.release();
+    }
+    await files.store([{ ...this.queuedRow(room, stored), alreadyStored: true, bytes: stored.bytes }]);
+    return this.enqueueJob(room, caller, stored, meta);
+  }
+
+  /** The job id and blob key of a file that will wait for a job. */
+  queuedFile(roomId: string, fileName: string): QueuedFile {
+    const jobId = newId('job');
+    return { jobId, fileName, fileKey: blobKeys.queuedUpload(roomId, jobId, fileName) };
+  }
+
+  private queuedRow(room: RoomRow, queued: QueuedFile) {
+    return {
+      roomId: room.id,
+      key: queued.fileKey,
+      kind: QUEUED_UPLOAD_KIND,
+      contentType: 'application/octet-stream',
+    };
+  }
+
   /** Keeps a checked file in the blob store and queues its job. */
   private async enqueue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
-    const { files } = this.options;
-    const jobId = newId('job');
-    const fileKey = blobKeys.queuedUpload(room.id, jobId, source.fileName);
+    const queued = this.queuedFile(room.id, source.fileName);
     // Counted against the quota while it waits, so that queued files cannot pile up past it.
-    await files.store([
-      {
-        roomId: room.id,
-        key: fileKey,
-        kind: QUEUED_UPLOAD_KIND,
-        contentType: 'application/octet-stream',
-        path: source.path,
-        bytes: source.bytes,
-      },
-    ]);
+    await this.options.files.store([{ ...this.queuedRow(room, queued), path: source.path, bytes: source.bytes }]);
+    return this.enqueueJob(room, caller, queued, meta);
+  }
+
+  /** Queues the job of a stored, recorded file; the file goes when that fails. */
+  private async enqueueJob(room: RoomRow, caller: Caller, queued: QueuedFile, meta: IngestMeta) {
+    const { files } = this.options;
+    const { jobId, fileKey } = queued;
     const payload = {
       fileKey,
-      fileName: source.fileName,
+      fileName: queued.fileName,
       layerName: meta.layerName,
       description: meta.description ?? null,
       style: meta.style ?? {},
