@@ -5,50 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { BlobStore } from '../src/infra/blob-store.js';
 import { assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
 import { tileAt } from './raster-fixtures.js';
-import { overriding } from './support/blobs.js';
+import { CountingStore } from './support/blobs.js';
 import { fetchTile, makeUploadFixtures, newRaster, type RasterLayer } from './support/rasters.js';
-
-/** The blob store with a record of what was read through it. */
-class CountingStore {
-  /** Bytes read by range, per key. */
-  readonly ranges = new Map<string, number>();
-  /** Keys read whole (get without a range, read without a range) or asked for as a local file. */
-  readonly whole: string[] = [];
-
-  constructor(private readonly inner: BlobStore) {}
-
-  reset() {
-    this.ranges.clear();
-    this.whole.length = 0;
-  }
-
-  wrap(): BlobStore {
-    const inner = this.inner;
-    return overriding(inner, {
-      get: (key, range) => {
-        if (!range) this.whole.push(`get ${key}`);
-        return inner.get(key, range);
-      },
-      read: async (key, range) => {
-        const bytes = await inner.read(key, range);
-        if (!range) this.whole.push(`read ${key}`);
-        else this.ranges.set(key, (this.ranges.get(key) ?? 0) + (bytes?.length ?? 0));
-        return bytes;
-      },
-      localFile: (key) => {
-        this.whole.push(`localFile ${key}`);
-        return inner.localFile(key);
-      },
-    });
-  }
-
-  sizeOf(key: string) {
-    return this.inner.size(key);
-  }
-}
 
 let t: TestApp;
 let users: Users;
