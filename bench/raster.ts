@@ -49,10 +49,10 @@ const WARM_P95_TARGET_MS = 30;
 type RasterKind = 'terrain' | 'rgb';
 const FILE_NAME: Record<RasterKind, string> = { terrain: 'terrain-f32.tif', rgb: 'rgb-u8.tif' };
 const DESCRIPTION: Record<RasterKind, string> = { terrain: 'Float32, 1 band', rgb: 'RGB, 3 x 8-bit' };
-type Bbox = [number, number, number, number];
+export type Bbox = [number, number, number, number];
 
 /** The generated inputs, written once per scale and reused while `complete.json` matches them. */
-async function rasterData(): Promise<Record<RasterKind, string>> {
+export async function rasterData(): Promise<Record<RasterKind, string>> {
   const dir = path.join(DATA_CACHE, `rasters-${SCALE}`);
   const files = { terrain: path.join(dir, FILE_NAME.terrain), rgb: path.join(dir, FILE_NAME.rgb) };
   const marker = path.join(dir, 'complete.json');
@@ -88,7 +88,7 @@ async function gdalwarpPeer(input: string): Promise<PeerIngest> {
   return { seconds, maxRssMb, cog };
 }
 
-interface RasterLayer {
+export interface RasterLayer {
   id: string;
   bbox: Bbox;
   display: Record<string, unknown>;
@@ -96,7 +96,7 @@ interface RasterLayer {
   tileUrl: string;
 }
 
-interface TileStats {
+export interface TileStats {
   p50: number;
   p95: number;
   empty: number;
@@ -109,7 +109,7 @@ function statsOf(times: number[], empty: number, bytes: number): TileStats {
 }
 
 /** Maproom's tiles, one request at a time, timed to the last byte. */
-async function ourTiles(
+export async function ourTiles(
   server: Server,
   token: string,
   layer: RasterLayer,
@@ -190,7 +190,7 @@ async function peerTiles(
 }
 
 /** Random tiles: a uniformly random zoom from 8 to 16, then a random tile of it within the bbox. */
-function randomTiles(bbox: Bbox, count: number): [number, number, number][] {
+export function randomTiles(bbox: Bbox, count: number): [number, number, number][] {
   const random = seededRandom(SEED);
   return Array.from({ length: count }, () =>
     randomTile(bbox, ZOOMS[0] + Math.floor(random() * (ZOOMS[1] - ZOOMS[0] + 1)), random),

@@ -10,7 +10,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
- *   BENCH_ONLY=http,bulk,vector,raster,export,web   run only these parts (default: all six)
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web   run only these parts (default: all seven)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -55,11 +55,12 @@ import {
 import { runExportBench } from './export.js';
 import { runWebBench } from './web.js';
 import { runRasterBench } from './raster.js';
+import { runS3Bench } from './s3.js';
 import { runVectorBench } from './vector.js';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
-const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,export,web').split(',').map((s) => s.trim()));
+const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web').split(',').map((s) => s.trim()));
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -230,6 +231,10 @@ async function main() {
     console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
   if (ONLY.has('export'))
     console.log("- peer of the export part: `ogr2ogr -f GPKG` of the export's feature tables into a new GeoPackage");
+  if (ONLY.has('s3'))
+    console.log(
+      '- peer of the S3 part: the same service with its files on local disk; S3 is OpenStack Swift on loopback',
+    );
   if (ONLY.has('raster'))
     console.log(
       '- peers of the raster part: `gdalwarp -t_srs EPSG:3857 -of COG` of the same file; `gdal_translate -of PNG -projwin` of the same tiles',
@@ -341,6 +346,11 @@ async function main() {
     const raster = await runRasterBench();
     rows.push(...raster.rows);
     missed.push(...raster.missed);
+  }
+  if (ONLY.has('s3')) {
+    const s3 = await runS3Bench();
+    rows.push(...s3.rows);
+    missed.push(...s3.missed);
   }
   if (ONLY.has('export')) {
     const exported = await runExportBench();
