@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
@@ -86,9 +86,11 @@ export class S3BlobStore implements BlobStore {
     let bytes = 0;
     let source: Buffer | Readable = body;
     if (!Buffer.isBuffer(body)) {
-      const counted = new PassThrough();
-      counted.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          done(null, chunk);
+        },
       });
       body.on('error', (error) => counted.destroy(error));
       source = body.pipe(counted);
