@@ -9,6 +9,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -140,6 +141,11 @@ export class S3BlobStore implements BlobStore {
     const chunks: Buffer[] = [];
     for await (const chunk of got.stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
+  }
+
+  /** Readiness: the bucket answers (HeadBucket, no data read). */
+  async ping(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
   async size(key: string): Promise<number | null> {
