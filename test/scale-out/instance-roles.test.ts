@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { after, afterEach, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
@@ -47,13 +47,32 @@ async function start(config: Config) {
   return app;
 }
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
+/**
+ * A loopback relay to the machine's Redis that can be cut, as a network failure would: the
+ * service starts through it (it refuses to start without Redis), then loses Redis.
+ */
+async function redisRelay(): Promise<{ port: number; cut(): void }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(6379, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return {
+    port: (server.address() as { port: number }).port,
+    cut() {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }
 
 test('an http instance queues a job and runs none; the next instance that runs jobs does', async () => {
@@ -117,8 +136,14 @@ test('a jobs instance serves only /api/health and /api/ready, and runs the jobs 
 
 test('/api/ready answers 503 naming Redis while Redis is unreachable', async () => {
   const { config } = await stoppedWorld();
-  const down = `redis://127.0.0.1:${await closedPort()}/${REDIS_TEST_DB.jobQueue}`;
-  const http = await start({ ...config, redisUrl: down, instanceRole: 'http' });
+  const relay = await redisRelay();
+  const http = await start({
+    ...config,
+    redisUrl: `redis://127.0.0.1:${relay.port}/${REDIS_TEST_DB.jobQueue}`,
+    instanceRole: 'http',
+  });
+  assert.equal((await call(http.app, 'GET', '/api/ready')).statusCode, 200);
+  relay.cut();
   const res = await call(http.app, 'GET', '/api/ready');
   assert.equal(res.statusCode, 503, res.body);
   assert.deepEqual(res.json(), { status: 'unavailable', database: 'ok', redis: 'unavailable', objectStore: 'ok' });

@@ -2,6 +2,7 @@ import type { BuildOptions } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { freshRedisUrl, redisClientIds } from './redis.js';
+import { s3TestServer } from './swift.js';
 
 /** Two instances of one deployment, each listening on a loopback port (`wsBase`). */
 export interface TwoInstances {
@@ -27,12 +28,15 @@ export async function twoInstances(
   build: { a?: BuildOptions; b?: BuildOptions } = {},
 ): Promise<TwoInstances> {
   const redisUrl = await freshRedisUrl(redisDb);
-  const a = await buildTestApp({ redisUrl, ...config }, build.a);
+  // Instances share a database only with Redis and S3 both (docs/decisions.md): a bucket of their own.
+  const s3 = await s3TestServer();
+  const shared = { redisUrl, s3Bucket: await s3.newBucket(), s3Endpoint: s3.endpoint, s3ForcePathStyle: true };
+  const a = await buildTestApp({ ...shared, ...config }, build.a);
   let b: TestApp | undefined;
   try {
     const before = await redisClientIds(redisUrl);
     b = await buildTestApp(
-      { redisUrl, ...config, databaseUrl: a.config.databaseUrl, jwtSecret: a.config.jwtSecret },
+      { ...shared, ...config, databaseUrl: a.config.databaseUrl, jwtSecret: a.config.jwtSecret },
       build.b,
     );
     const after = await redisClientIds(redisUrl);
@@ -43,11 +47,13 @@ export async function twoInstances(
     const close = async () => {
       await both.close();
       await a.close();
+      await s3.stop();
     };
     return { a, b, wsA, wsB, redisUrl, redisClientsOfB, close };
   } catch (error) {
     await b?.close();
     await a.close();
+    await s3.stop();
     throw error;
   }
 }
