@@ -10,7 +10,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
- *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web   run only these parts (default: all seven)
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live   run only these parts (default: all eight)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -53,6 +53,7 @@ import {
   type Server,
 } from './harness.js';
 import { runExportBench } from './export.js';
+import { runLiveBench } from './live-fanout.js';
 import { runWebBench } from './web.js';
 import { runRasterBench } from './raster.js';
 import { runS3Bench } from './s3.js';
@@ -60,7 +61,7 @@ import { runVectorBench } from './vector.js';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
-const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web').split(',').map((s) => s.trim()));
+const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live').split(',').map((s) => s.trim()));
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -361,6 +362,11 @@ async function main() {
     const web = await runWebBench();
     rows.push(...web.rows);
     missed.push(...web.missed);
+  }
+  if (ONLY.has('live')) {
+    const live = await runLiveBench();
+    rows.push(...live);
+    for (const row of live) if (row[5] === 'NO') missed.push(row[0]);
   }
 
   console.log('## Results\n');
