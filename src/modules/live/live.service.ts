@@ -9,6 +9,7 @@ import type { HistoryRepository } from '../history/history.repository.js';
 import { liveEventOf } from '../history/history.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
 import type { LiveEvent } from './live-events.js';
+import { type FeedReceiver, RoomFeed } from './room-feed.js';
 
 /** How long an anonymous connection may take to send its credential as first message. */
 const AUTH_TIMEOUT_MS = 10_000;
@@ -25,8 +26,8 @@ interface Listener {
   credential: string | undefined;
   /** The version of the last change the client was sent (or the room's version it was told). */
   lastSent: number;
-  /** Sends one change to the client: the next version, or nothing (a duplicate or a gap). */
-  forward(event: RoomEvent): void;
+  /** Sends one change to the client (as `text` when its JSON is made already): the next version, or nothing (a duplicate or a gap). */
+  forward(event: RoomEvent, text?: string): void;
   /** Changes held back while the client is caught up or its access is checked again. */
   held: RoomEvent[] | null;
   /** How many reasons there are to hold (the replay, checks in flight). */
@@ -65,6 +66,8 @@ export interface LiveServiceParts {
  */
 export class LiveService {
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** Each room's one subscription to the hub on this instance, shared by its sockets. */
+  private readonly feeds = new Map<string, RoomFeed>();
 
   private readonly hub: LiveHub;
   private readonly history: HistoryRepository;
@@ -124,22 +127,25 @@ export class LiveService {
       refuse(socket, error);
       return;
     }
-    let greeted = false;
     const listener: Listener = {
       socket,
       credential,
       lastSent: 0,
       held: null,
       holds: 0,
-      forward: (event) => {
+      forward: (event, text) => {
         if (event.version <= listener.lastSent) return; // a duplicate, or replayed already
         if (event.version > listener.lastSent + 1) {
-          // Changes of other instances can overtake each other: fill the gap from history.
+          // Only when the room's feed started after this socket: fill the gap from history.
           void this.catchUp(roomId, listener, send);
           listener.held?.push(event);
           return;
         }
         listener.lastSent = event.version;
+        if (text !== undefined) {
+          if (socket.readyState === socket.OPEN) socket.send(text);
+          return;
+        }
         const { roomId: _, ...message } = event;
         send(message);
       },
@@ -151,21 +157,23 @@ export class LiveService {
     // Subscribe first and hold live events back while the missed ones are replayed, so
     // nothing falls between the replay and the live stream.
     hold(listener);
-    const subscription = this.hub.subscribe(
-      roomId,
-      (event) => (listener.held ? listener.held.push(event) : listener.forward(event)),
-      // Before hello, the version read after it covers what was lost.
-      () => greeted && void this.catchUp(roomId, listener, send),
-    );
+    const feed = this.feedOf(roomId);
+    const receiver: FeedReceiver = (event, text) =>
+      listener.held ? listener.held.push(event) : listener.forward(event, text);
+    feed.add(receiver);
     const heartbeat = this.keepAlive(socket);
     socket.on('close', () => {
-      subscription.unsubscribe();
+      feed.remove(receiver);
+      if (feed.size === 0 && this.feeds.get(roomId) === feed) {
+        feed.close();
+        this.feeds.delete(roomId);
+      }
       clearInterval(heartbeat);
       sockets.delete(listener);
       if (sockets.size === 0) this.listeners.delete(roomId);
     });
     try {
-      await subscription.ready;
+      await feed.ready;
     } catch {
       socket.close(1011, 'The live channel is unavailable; reconnect with ?since=');
       return;
@@ -173,13 +181,20 @@ export class LiveService {
 
     const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
-    greeted = true;
+    feed.startAt(version);
     listener.lastSent = version;
     if (since !== undefined && since < version) {
       listener.lastSent = since;
       await this.replay(roomId, listener, send);
     }
     release(listener);
+  }
+
+  /** The room's feed on this instance, subscribed with its first socket. */
+  private feedOf(roomId: string): RoomFeed {
+    let feed = this.feeds.get(roomId);
+    if (!feed) this.feeds.set(roomId, (feed = new RoomFeed(roomId, this.hub, this.history)));
+    return feed;
   }
 
   /**
