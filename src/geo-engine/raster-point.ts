@@ -41,7 +41,9 @@ export class RasterPoints {
     this.turn = pLimit(concurrency);
   }
 
-  valuesAt(path: string, lon: number, lat: number, source: PointSource, extraNodata: number | null) {
-    return this.turn(() => sourceValuesAt(path, lon, lat, source, extraNodata, this.limits));
+  /** `env`: GDAL configuration to reach `path` (an object store's virtual path). */
+  valuesAt(path: string, lon: number, lat: number, source: PointSource, extraNodata: number | null, env = {}) {
+    const limits = { ...this.limits, env: { ...this.limits.env, ...env } };
+    return this.turn(() => sourceValuesAt(path, lon, lat, source, extraNodata, limits));
   }
 }

@@ -53,6 +53,18 @@ export interface BlobStore {
    * or `read`. Rejects when there is no such file; call `release` when done with it.
    */
   localFile(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  /**
+   * Where GDAL can read the stored file by byte ranges without a download (an object store's
+   * virtual path, such as `/vsis3/bucket/key`, and the GDAL configuration that reaches it), or
+   * none: then `localFile` is the way. For small reads of big files: the raster point query.
+   */
+  gdalSource?(key: string): GdalSource;
+}
+
+/** A path GDAL opens by itself, with the configuration options (environment) it needs. */
+export interface GdalSource {
+  path: string;
+  env: Record<string, string>;
 }
 
 /** The error of a missing key where there is no null to answer (`localFile`). */

@@ -17,7 +17,14 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { assertRange, assertSafeKey, type BlobStore, blobMissing, type ByteRange } from './blob-store.js';
+import {
+  assertRange,
+  assertSafeKey,
+  type BlobStore,
+  blobMissing,
+  type ByteRange,
+  type GdalSource,
+} from './blob-store.js';
 import { S3MultipartConcat } from './s3-concat.js';
 
 /** Where the store's objects live; credentials come from the AWS SDK's default chain. */
@@ -141,6 +148,37 @@ export class S3BlobStore implements BlobStore {
     const chunks: Buffer[] = [];
     for await (const chunk of got.stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
+  }
+
+  /**
+   * The object as GDAL's /vsis3/ path, read by ranges like the tiles are: the same bucket,
+   * endpoint, region and addressing, and the credentials the SDK's default chain reads from
+   * the environment (GDAL reads a profile or an instance role itself when they are absent).
+   */
+  gdalSource(key: string): GdalSource {
+    assertSafeKey(key);
+    const env: Record<string, string> = {
+      AWS_REGION: this.location.region,
+      AWS_VIRTUAL_HOSTING: this.location.forcePathStyle ? 'FALSE' : 'TRUE',
+      GDAL_DISABLE_READDIR_ON_OPEN: 'EMPTY_DIR',
+      // The geo engine turns GDAL's network off for files people upload (geo-engine/gdal-process.ts);
+      // this path is the service's own store, which GDAL must reach.
+      GDAL_HTTP_PROXY: '',
+      GDAL_HTTPS_PROXY: '',
+      GDAL_HTTP_TIMEOUT: '30',
+      GDAL_HTTP_MAX_RETRY: '2',
+      CPL_VSIL_CURL_ALLOWED_EXTENSIONS: path.extname(key) || '.tif',
+    };
+    if (this.location.endpoint) {
+      const endpoint = new URL(this.location.endpoint);
+      env.AWS_S3_ENDPOINT = endpoint.host;
+      env.AWS_HTTPS = endpoint.protocol === 'https:' ? 'YES' : 'NO';
+    }
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) {
+      const value = process.env[name];
+      if (value) env[name] = value;
+    }
+    return { path: `/vsis3/${this.bucket}/${key}`, env };
   }
 
   /** Readiness: the bucket answers (HeadBucket, no data read). */

@@ -5,6 +5,7 @@
  * layer, clearing the room, the 24-hour sweep and deleting the room remove the objects, until
  * the bucket is empty. Every object is followed in the bucket itself.
  */
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -149,6 +150,27 @@ test('raster tiles read small byte ranges of the object, through the block cache
     [],
     'only the tileable file',
   );
+});
+
+test('the raster point query reads the source object by ranges (GDAL /vsis3/), answering what GDAL answers for the file', async () => {
+  const [lon, lat] = [(raster.bbox[0]! + raster.bbox[2]!) / 2, (raster.bbox[1]! + raster.bbox[3]!) / 2];
+  counting.reset();
+  const res = await call(t.app, 'GET', `/api/rooms/${room}/raster-layers/${raster.id}/point?lon=${lon}&lat=${lat}`, {
+    auth: users.owner.token,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(counting.whole, [], 'no download of the source');
+  const expected = execFileSync(
+    'gdallocationinfo',
+    ['-valonly', '-wgs84', rasters.file('big-2056.tif'), String(lon), String(lat)],
+    {
+      encoding: 'utf8',
+    },
+  )
+    .trim()
+    .split('\n')
+    .map(Number);
+  assert.deepEqual(res.json().values, expected);
 });
 
 test('an export artifact is an object, served back as a valid GeoPackage', async () => {

@@ -13,6 +13,8 @@ export function overriding(store: BlobStore, overrides: Partial<BlobStore>): Blo
     clean: () => store.clean(),
     localFile: (key) => store.localFile(key),
     concat: (key, parts) => store.concat(key, parts),
+    ...(store.gdalSource && { gdalSource: (key: string) => store.gdalSource!(key) }),
+    ...(store.ping && { ping: () => store.ping!() }),
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { quotaExceeded } from '../../errors.js';
-import type { BlobStore, ByteRange } from '../../infra/blob-store.js';
+import type { BlobStore, ByteRange, GdalSource } from '../../infra/blob-store.js';
 import { blobKeys } from './blob-keys.js';
 
 export type NewFile = {
@@ -63,6 +63,11 @@ export class StoredFiles {
       if (!bytes) throw new Error(`The stored file ${key} is missing`);
       return bytes;
     };
+  }
+
+  /** Where GDAL reads the stored file by ranges without a download (object storage), or null: use `localFile`. */
+  gdalSource(key: string): GdalSource | null {
+    return this.blobs.gdalSource?.(key) ?? null;
   }
 
   /**

@@ -133,6 +133,9 @@ export class RastersService {
     };
     const hidden = rasterDisplayOf(row).nodata ?? null;
     const values = await this.pointAnswers.get(`${facts.sourceKey}|${hidden}|${lon}|${lat}`, async () => {
+      // On object storage GDAL reads the few blocks it needs; a download would cost the whole file.
+      const remote = this.files.gdalSource(facts.sourceKey);
+      if (remote) return this.points.valuesAt(remote.path, lon, lat, source, hidden, remote.env);
       const local = await this.files.localFile(facts.sourceKey);
       try {
         return await this.points.valuesAt(local.path, lon, lat, source, hidden);
