@@ -108,6 +108,7 @@ export class CachedAccess implements AccessSource, AccessChanges {
   }
 
   private apply(change: AccessChange) {
+    if (!isAccessChange(change)) return; // another deployment's or version's message: not ours
     if ('room' in change) {
       this.rooms.forget(`${change.room}|`);
       for (const listener of this.listeners) listener(change.room);
@@ -126,4 +127,15 @@ export class CachedAccess implements AccessSource, AccessChanges {
     this.revoked.forget();
     for (const listener of this.listeners) listener(null);
   }
+}
+
+/** Whether a message from another instance is an access change this version knows. */
+function isAccessChange(value: unknown): value is AccessChange {
+  if (typeof value !== 'object' || value === null) return false;
+  const change = value as Record<string, unknown>;
+  return (
+    (typeof change.room === 'string' && change.room !== '') ||
+    change.tokens === true ||
+    (typeof change.session === 'string' && change.session !== '')
+  );
 }

@@ -40,7 +40,12 @@ export class RedisBroadcast<M> implements Broadcast<M> {
       } catch {
         return; // not ours
       }
-      if (parsed.from !== this.from) this.heard(parsed.message);
+      if (parsed?.from === this.from) return;
+      try {
+        this.heard(parsed?.message);
+      } catch (error) {
+        this.log.warn({ err: error, channel }, 'a broadcast message could not be applied');
+      }
     });
     subscriber.on('ready', () => {
       subscriber.subscribe(this.channel).then(

@@ -25,6 +25,7 @@ export class RedisLiveHub implements LiveHub {
     url: string,
     private readonly publisher: Redis,
     private readonly subscriber: Redis,
+    private readonly log: Log,
   ) {
     this.prefix = `${redisNamespace(url)}live:`;
     subscriber.on('message', (channel: string, text: string) => this.deliver(channel, text));
@@ -34,7 +35,7 @@ export class RedisLiveHub implements LiveHub {
   /** Connects both connections; rejects when Redis does not answer. */
   static async open(url: string, log: Log): Promise<RedisLiveHub> {
     const [publisher, subscriber] = await Promise.all([readyRedisConnection(url, log), readyRedisConnection(url, log)]);
-    return new RedisLiveHub(url, publisher, subscriber);
+    return new RedisLiveHub(url, publisher, subscriber, log);
   }
 
   async publish(event: RoomEvent): Promise<void> {
@@ -64,13 +65,22 @@ export class RedisLiveHub implements LiveHub {
   private deliver(channel: string, text: string) {
     const room = this.rooms.get(channel.slice(this.prefix.length));
     if (!room || !channel.startsWith(this.prefix)) return;
-    let event: RoomEvent;
+    let event: unknown;
     try {
-      event = JSON.parse(text) as RoomEvent;
+      event = JSON.parse(text);
     } catch {
       return; // not ours: only the write path publishes on these channels
     }
-    for (const listener of room.listeners.keys()) listener(event);
+    // Whoever else can publish on the server (another deployment, an older version) must not
+    // reach the sockets or stop the process: only a change of this channel's room goes on.
+    if (!isRoomEvent(event, channel.slice(this.prefix.length))) return;
+    for (const listener of room.listeners.keys()) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.warn({ err: error }, 'a live listener failed');
+      }
+    }
   }
 
   /** After a lost connection: the rooms' channels again, then every listener catches up. */
@@ -93,4 +103,19 @@ export class RedisLiveHub implements LiveHub {
     this.subscriber.disconnect();
     await this.publisher.quit().catch(() => this.publisher.disconnect());
   }
+}
+
+/** A change as the write path publishes it: of `roomId`, with a version and the event's names. */
+function isRoomEvent(value: unknown, roomId: string): value is RoomEvent {
+  const event = value as Partial<Record<'roomId' | 'type' | 'objectType' | 'objectId' | 'version', unknown>> | null;
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    event.roomId === roomId &&
+    typeof event.type === 'string' &&
+    typeof event.objectType === 'string' &&
+    typeof event.objectId === 'string' &&
+    Number.isSafeInteger(event.version) &&
+    (event.version as number) > 0
+  );
 }

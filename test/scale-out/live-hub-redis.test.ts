@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { redisNamespace } from '../../src/infra/redis.js';
 import { RedisLiveHub } from '../../src/infra/redis-live-hub.js';
 import { uniqueRoomId } from '../helpers.js';
 import { change, Heard, liveHubContract } from '../support/live-hub-contract.js';
@@ -109,4 +111,37 @@ describe('Redis live hub: lost connections', () => {
       await hub.close();
     }
   });
+});
+
+test('messages on a room channel that are not a change of that room are dropped, not delivered and not a crash', async () => {
+  const url = await freshRedisUrl(REDIS_TEST_DB.liveHub);
+  const hub = await RedisLiveHub.open(url, silent);
+  const roomId = uniqueRoomId();
+  const heard = new Heard();
+  const subscription = hub.subscribe(roomId, heard.listener);
+  await subscription.ready;
+  const raw = new Redis(url);
+  try {
+    const channel = `${redisNamespace(url)}live:${roomId}`;
+    for (const text of [
+      'null',
+      '"text"',
+      '[]',
+      '{}',
+      JSON.stringify(change('otherRoom1', 5)),
+      JSON.stringify({ ...change(roomId, 7), version: 'x' }),
+    ])
+      await raw.publish(channel, text);
+    await hub.publish(change(roomId, 1));
+    const events = await heard.until(1);
+    assert.deepEqual(
+      events.map((e) => [e.roomId, e.version]),
+      [[roomId, 1]],
+      'only the real change of the room',
+    );
+  } finally {
+    raw.disconnect();
+    subscription.unsubscribe();
+    await hub.close();
+  }
 });
