@@ -92,6 +92,18 @@ test('a JWT issued before sessions had ids still works, and logging out ends it 
   assert.equal((await me(user.token)).statusCode, 200);
 });
 
+test('a logged-out JWT without an id stays refused when its signature is spelled another way', async () => {
+  const user = await signup(t.app);
+  const old = await jwtWithoutSessionId(user);
+  assert.equal((await logout(old)).statusCode, 204);
+  // The last base64url character of an HS256 signature carries 2 spare bits: other spellings
+  // of the same bytes still verify.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(old.at(-1)!);
+  const respelled = [1, 2, 3].map((spare) => `${old.slice(0, -1)}${alphabet[(last & ~3) | ((last + spare) & 3)]}`);
+  for (const token of respelled) assertError(await me(token), 401, 'unauthorized');
+});
+
 test("the hourly sweep removes the revocations of sessions that have expired since, and keeps the others'", async () => {
   const [a, b] = [await signup(t.app), await signup(t.app)];
   assert.equal((await logout(a.token)).statusCode, 204);

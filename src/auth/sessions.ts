@@ -123,10 +123,21 @@ export class SessionKeys {
       external,
       emailVerified: payload.email_verified !== false,
       issuedAt: payload.iat ?? 0,
-      sessionId: !external && typeof payload.jti === 'string' ? payload.jti : `jwt-${sha256(token)}`,
+      sessionId: sessionIdOf(token, payload, external),
       expiresAt: (payload.exp ?? 0) * 1000,
     };
   }
+}
+
+/**
+ * What a log-out revokes: our token's `jti`; a provider's `iss` and `jti`; else the token's
+ * signed part (header and claims). Never the whole token text: a signature's last character
+ * has spare bits, so one token has several spellings, and each would hash apart.
+ */
+function sessionIdOf(token: string, payload: JWTPayload, external: boolean): string {
+  if (typeof payload.jti === 'string' && payload.jti !== '')
+    return external ? `ext-${sha256(`${payload.iss ?? ''}|${payload.jti}`)}` : payload.jti;
+  return `jwt-${sha256(token.slice(0, token.lastIndexOf('.')))}`;
 }
 
 /** The signing secret kept in DATA_DIR when JWT_SECRET is not configured. */
