@@ -22,6 +22,8 @@ export function loggerOptions(config: Config) {
         '*.token',
         '*.jwtSecret',
         '*.databaseUrl',
+        '*.redisUrl',
+        '*.smtpUrl',
       ],
       censor: '[REDACTED]',
     },
