@@ -51,6 +51,7 @@ function mayView(body: Record<string, unknown>, reader: Reader) {
 
 export const ROUTES: Record<string, RouteEntry> = {
   'GET /api/health': { rule: { public: true }, probe: () => get('/api/health'), ok: 200 },
+  'GET /api/ready': { rule: { public: true }, probe: () => get('/api/ready'), ok: 200 },
   'POST /api/auth/signup': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/signup'), ok: 400 },
   'POST /api/auth/login': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/login'), ok: 400 },
   'POST /api/auth/verify-email': {
