@@ -209,11 +209,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const publicUrl = publicUrlOf(config);
   // Stop taking jobs (a running one is left to resume) and sweeping, then live clients and mail, then the database.
   app.addHook('onClose', async () => {
-    await jobs.close();
-    await sweeps.close();
-    await live.close();
-    await outbox.close();
-    redis?.close();
+    // Each part closes even when another cannot (Redis gone while stopping); the database always, last.
+    const parts: [string, () => unknown][] = [
+      ['jobs', () => jobs.close()],
+      ['sweeps', () => sweeps.close()],
+      ['live', () => live.close()],
+      ['mail', () => outbox.close()],
+      ['redis probe', () => redis?.close()],
+    ];
+    for (const [name, close] of parts) {
+      try {
+        await close();
+      } catch (error) {
+        app.log.warn({ err: error }, `closing ${name} failed`);
+      }
+    }
     await database.close();
   });
   const writePath = new WritePath(db, live);

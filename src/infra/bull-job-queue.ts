@@ -93,8 +93,11 @@ export class BullJobQueue implements JobQueue {
   /** Stops taking jobs; a running one is aborted and handed back to the queue, to resume. */
   async close(): Promise<void> {
     this.abort.abort();
-    await this.worker?.close();
-    await this.queue.close();
+    // The worker first (a running job goes back to waiting), then the queue; both even when
+    // Redis is gone (closing then fails: there is nothing left to close).
+    // A connection that cannot say goodbye is dropped, so that nothing keeps reconnecting.
+    await this.worker?.close().catch(() => this.worker?.disconnect());
+    await this.queue.close().catch(() => this.queue.disconnect());
   }
 
   private async add(kind: string, id: string): Promise<void> {

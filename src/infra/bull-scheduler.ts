@@ -51,8 +51,11 @@ export class BullScheduler implements Scheduler {
   }
 
   async close(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    // The worker first (a running job goes back to waiting), then the queue; both even when
+    // Redis is gone (closing then fails: there is nothing left to close).
+    // A connection that cannot say goodbye is dropped, so that nothing keeps reconnecting.
+    await this.worker?.close().catch(() => this.worker?.disconnect());
+    await this.queue.close().catch(() => this.queue.disconnect());
   }
 
   private async run(name: string): Promise<void> {
