@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import { startInstance } from './instances.js';
 
 /**
  * What crash.test.ts needs: a real service process on a data directory that outlives it,
@@ -12,9 +11,7 @@ import SQLite from 'better-sqlite3';
  * directory, and the checks that nothing it was doing is half-visible afterwards.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Guards against hangs (not timing assertions). */
-const START_MS = 60_000;
 const SETTLE_MS = 300_000;
 
 export interface Service {
@@ -26,45 +23,8 @@ export interface Service {
 
 /** Starts `src/server.ts` on `dataDir` (SQLite) and resolves once it listens. */
 export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      PASSWORD_HASH_COST: '12',
-      AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${output}`)), START_MS);
-    child.stdout!.on('data', () => {
-      const match = /Maproom is running at (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited (${code ?? signal}) before it listened:\n${output}`));
-    });
-  });
-  return { url, output: () => output, kill: () => killed(child) };
-}
-
-async function killed(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await gone;
+  const instance = await startInstance('crash', { DATA_DIR: dataDir, ...env });
+  return { url: instance.url, output: instance.output, kill: () => instance.stop('SIGKILL') };
 }
 
 /** A read-only look into the service's SQLite file (never a write: the service owns it). */
