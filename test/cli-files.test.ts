@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeRasterFixtures } from './raster-fixtures.js';
-import { call, createRoom, issueToken, scaffold, type TestApp, type TestUser } from './helpers.js';
-import { buildCli, type CliOptions, cliRoomId, configHome, runCli, startCli } from './support/cli.js';
+import { call, createRoom, issueToken, type TestApp, type TestUser } from './helpers.js';
+import { type CliOptions, type CliWorld, cliRoomId, cliWorld, runCli, startCli } from './support/cli.js';
 import { makeVectorFixtures } from './vector-fixtures.js';
 
 let t: TestApp;
@@ -20,32 +20,25 @@ let owner: TestUser;
 let room: string;
 let url: string;
 let token: string;
-let home: { dir: string; remove(): void };
+let home: string;
+let world: CliWorld;
 let vectors: ReturnType<typeof makeVectorFixtures>;
 let rasters: ReturnType<typeof makeRasterFixtures>;
 
 const cli = (args: string[], options: Partial<CliOptions> = {}) =>
-  runCli(args, { url, configHome: home.dir, token, ...options });
+  runCli(args, { url, configHome: home, token, ...options });
 
 before(async () => {
-  await buildCli();
-  let wsBase: string;
-  ({
-    t,
-    users: { owner },
-    wsBase,
-  } = await scaffold({ users: ['owner'], rooms: [], listen: true }));
+  world = await cliWorld();
+  ({ t, owner, url, home } = world);
   room = await createRoom(t.app, owner, cliRoomId());
-  url = wsBase.replace(/^ws/, 'http');
   ({ token } = await issueToken(t.app, owner, room, ['read', 'write', 'upload']));
-  home = configHome();
   vectors = makeVectorFixtures();
   rasters = makeRasterFixtures();
 });
 
 after(async () => {
-  await t?.close();
-  home?.remove();
+  await world?.close();
   vectors?.remove();
   rasters?.remove();
 });
@@ -102,7 +95,7 @@ describe('upload', () => {
   });
 
   test('an interrupted 60 MB upload resumes: only the chunks not acknowledged are sent again', async () => {
-    const file = path.join(home.dir, 'padded.geojson');
+    const file = path.join(home, 'padded.geojson');
     paddedGeoJson(file, 60 * 1024 * 1024);
     const env = { MAPROOM_CHUNK_BYTES: String(5 * 1024 * 1024) };
     let chunkRequests = 0;
@@ -110,7 +103,7 @@ describe('upload', () => {
       if (request.url === '/api/layers/upload-chunk') chunkRequests++;
     });
 
-    const first = startCli(['upload', room, file, '--name', 'Padded'], { url, configHome: home.dir, token, env });
+    const first = startCli(['upload', room, file, '--name', 'Padded'], { url, configHome: home, token, env });
     await first.waitFor('stderr', /chunk 1 of 12 sent/);
     first.child.kill('SIGKILL');
     await first.done;
@@ -135,7 +128,7 @@ describe('export, import and clone', () => {
       auth: token,
       body: { latitude: 46.9, longitude: 7.4, title: 'Bern' },
     });
-    const file = path.join(home.dir, 'room.gpkg');
+    const file = path.join(home, 'room.gpkg');
     const run = await cli(['export', room, '-o', file]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`^Wrote ${file} \\(\\d+ kB\\)\\n$`));
@@ -164,7 +157,7 @@ describe('export, import and clone', () => {
 
 describe('watch', () => {
   test('prints the changes made meanwhile, one JSON line each, and catches up after the service restarts', async () => {
-    const watch = startCli(['watch', room], { url, configHome: home.dir, token });
+    const watch = startCli(['watch', room], { url, configHome: home, token });
     try {
       await watch.waitFor('stderr', /Watching .* from version \d+/);
       const first = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {

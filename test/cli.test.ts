@@ -8,33 +8,25 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call, issueToken, PASSWORD, scaffold, TOKEN_ERRORS, type TestApp, type TestUser } from './helpers.js';
-import { buildCli, type CliOptions, cliRoomId, configHome, runCli } from './support/cli.js';
+import { call, issueToken, PASSWORD, TOKEN_ERRORS, type TestApp, type TestUser } from './helpers.js';
+import { type CliOptions, type CliWorld, cliRoomId, cliWorld, runCli } from './support/cli.js';
 
 let t: TestApp;
 let owner: TestUser;
 let url: string;
-let home: { dir: string; remove(): void };
+let home: string;
+let world: CliWorld;
 const roomId = cliRoomId();
 
-const cli = (args: string[], options: Partial<CliOptions> = {}) =>
-  runCli(args, { url, configHome: home.dir, ...options });
+const cli = (args: string[], options: Partial<CliOptions> = {}) => runCli(args, { url, configHome: home, ...options });
 
 before(async () => {
-  await buildCli();
-  let wsBase: string;
-  ({
-    t,
-    users: { owner },
-    wsBase,
-  } = await scaffold({ users: ['owner'], rooms: [], listen: true }));
-  url = wsBase.replace(/^ws/, 'http');
-  home = configHome();
+  world = await cliWorld();
+  ({ t, owner, url, home } = world);
 });
 
 after(async () => {
-  await t?.close();
-  home?.remove();
+  await world?.close();
 });
 
 describe('usage', () => {
@@ -94,7 +86,7 @@ describe('usage', () => {
 });
 
 describe('login, rooms, tokens, logout', () => {
-  const credentials = () => path.join(home.dir, 'maproom', 'credentials.json');
+  const credentials = () => path.join(home, 'maproom', 'credentials.json');
 
   test('a wrong password exits 1 with the service message and stores nothing', async () => {
     const run = await cli(['login'], { input: `${owner.email}\nwrong password\n` });
@@ -191,7 +183,7 @@ describe('markers import and export', () => {
     const geojson = await cli(['markers', 'import', roomId, writePoints()], { token });
     assert.equal(geojson.code, 0, geojson.stderr);
     assert.equal(geojson.stdout, 'Imported 2 markers\n');
-    const csvFile = path.join(home.dir, 'sites.csv');
+    const csvFile = path.join(home, 'sites.csv');
     writeFileSync(csvFile, 'Name,title,LAT,lon,tags,eventDate\nx,Basel,47.56,7.59,old;river,2026-05-01\n');
     const csv = await cli(['--json', 'markers', 'import', roomId, csvFile], { token });
     assert.equal(csv.code, 0, csv.stderr);
@@ -205,7 +197,7 @@ describe('markers import and export', () => {
     assert.equal(basel.properties.eventDate, Date.parse('2026-05-01'));
     assert.deepEqual(collection.features.map((f: any) => f.properties.title).sort(), ['Basel', 'Bern', 'Zurich']);
 
-    const file = path.join(home.dir, 'out.csv');
+    const file = path.join(home, 'out.csv');
     const written = await cli(['markers', 'export', roomId, '-o', file], { token });
     assert.equal(written.stdout, `Wrote 3 markers to ${file}\n`);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
@@ -227,7 +219,7 @@ describe('markers import and export', () => {
   });
 
   test('an invalid point fails the job with its message, exit 1', async () => {
-    const file = path.join(home.dir, 'bad.csv');
+    const file = path.join(home, 'bad.csv');
     writeFileSync(file, 'lat,lon,title\n95,7,Nowhere\n');
     const run = await cli(['markers', 'import', roomId, file], { token });
     assert.equal(run.code, 1);
@@ -237,7 +229,7 @@ describe('markers import and export', () => {
 
 /** A GeoJSON file of two points, written in the config directory. */
 function writePoints(): string {
-  const file = path.join(home.dir, 'points.geojson');
+  const file = path.join(home, 'points.geojson');
   const point = (lon: number, lat: number, title: string) => ({
     type: 'Feature',
     geometry: { type: 'Point', coordinates: [lon, lat] },

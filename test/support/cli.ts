@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { uniqueRoomId } from '../helpers.js';
+import { scaffold, type TestApp, type TestUser, uniqueRoomId } from '../helpers.js';
 
 /**
  * The `maproom` command line as a process, for tests: built once (`npm run build:cli`, as
@@ -145,8 +145,30 @@ export function runCli(args: string[], options: CliOptions): Promise<CliRun> {
   return running.done.finally(() => clearTimeout(timer));
 }
 
-/** A fresh config directory; `remove()` deletes it. */
-export function configHome(): { dir: string; remove(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'maproom-cli-'));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+/** What a test file of the command line works with: a listening service, its owner, and a config directory of its own. */
+export interface CliWorld {
+  t: TestApp;
+  owner: TestUser;
+  /** The service's address (http://127.0.0.1:port). */
+  url: string;
+  /** The config directory (XDG_CONFIG_HOME) the commands run with; also a place for test files. */
+  home: string;
+  close(): Promise<void>;
+}
+
+/** Builds the command line and starts a service listening on a loopback port, with one user. */
+export async function cliWorld(): Promise<CliWorld> {
+  await buildCli();
+  const { t, users, wsBase } = await scaffold({ users: ['owner'], rooms: [], listen: true });
+  const home = mkdtempSync(path.join(tmpdir(), 'maproom-cli-'));
+  return {
+    t,
+    owner: users.owner,
+    url: wsBase.replace(/^ws/, 'http'),
+    home,
+    async close() {
+      await t.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
