@@ -20,10 +20,10 @@ async function askLogin(email: string | undefined): Promise<{ email: string; pas
     return { email: (first ?? '').trim(), password: second ?? '' };
   }
   const ask = { input: process.stdin, output: process.stderr };
-  return {
-    email: email ?? (await read({ ...ask, prompt: 'E-mail: ' })).trim(),
-    password: await read({ ...ask, prompt: 'Password: ', silent: true, replace: '' }),
-  };
+  const asked = email ?? (await read({ ...ask, prompt: 'E-mail: ' })).trim();
+  const password = await read({ ...ask, prompt: 'Password: ', silent: true, replace: '' });
+  process.stderr.write('\n'); // the Enter that was not echoed
+  return { email: asked, password };
 }
 
 export function authCommands(program: Command): void {
