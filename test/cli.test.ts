@@ -170,6 +170,12 @@ describe('login, rooms, tokens, logout', () => {
     assert.equal(existsSync(credentials()), false);
     assert.equal((await call(t.app, 'GET', '/api/auth/me', { auth: token })).statusCode, 401);
     assert.equal((await cli(['logout'])).stdout, 'Not logged in\n');
+    const anonymous = await cli(['rooms']);
+    assert.equal(anonymous.code, 1);
+    assert.match(
+      anonymous.stderr,
+      /^maproom: .+ \(no credential was sent: maproom login, --token or MAPROOM_TOKEN\)\n$/,
+    );
   });
 });
 

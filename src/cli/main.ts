@@ -9,7 +9,7 @@ import { layerCommands } from './commands/layers.js';
 import { markerCommands } from './commands/markers.js';
 import { roomCommands } from './commands/rooms.js';
 import { watchCommand } from './commands/watch.js';
-import { DEFAULT_URL } from './credentials.js';
+import { DEFAULT_URL, resolveCredentials } from './credentials.js';
 
 /** The exit codes: success, refused or failed, wrong usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -70,6 +70,11 @@ function messageOf(error: unknown): string | undefined {
 
 /** Runs the command line on `argv` (as process.argv) and resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
+  // A reader that stopped early (`maproom markers export ... | head`) ends the command quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.ok);
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
@@ -77,8 +82,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     // Commander has already printed its message (and the help, when asked).
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    const message = messageOf(error);
+    let message = messageOf(error);
     if (message === undefined) throw error;
+    if (error instanceof ApiError && error.status === 401 && !resolveCredentials(program.opts()).token)
+      message += ' (no credential was sent: maproom login, --token or MAPROOM_TOKEN)';
     if (program.opts().json) {
       const status = error instanceof ApiError ? { status: error.status, error: error.code } : {};
       process.stderr.write(`${JSON.stringify({ ...status, message })}\n`);
