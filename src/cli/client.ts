@@ -1,6 +1,6 @@
 import { createWriteStream, openAsBlob } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../../web/src/api/schema.js';
@@ -64,14 +64,14 @@ async function blobOf(part: FilePart): Promise<Blob> {
   return whole.slice(part.start ?? 0, part.end ?? whole.size);
 }
 
-/** Counts the bytes passing through, for a progress bar. */
-const counter = (onBytes: (bytes: number) => void) => {
+/** Counts the bytes passing through a web stream, for a progress bar (backpressure kept). */
+const webCounter = (onBytes: (bytes: number) => void) => {
   let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length;
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
       onBytes(seen);
-      done(null, chunk);
+      controller.enqueue(chunk);
     },
   });
 };
@@ -116,9 +116,7 @@ export class Api {
     if (file) form.append(file.field, await blobOf(file), file.name);
     // The form encoded by fetch's own FormData, streamed through a counter.
     const encoded = new Response(form);
-    const body = onBytes
-      ? Readable.toWeb(Readable.fromWeb(encoded.body as never).pipe(counter(onBytes)))
-      : encoded.body;
+    const body = onBytes ? encoded.body!.pipeThrough(webCounter(onBytes)) : encoded.body;
     const response = await fetch(new URL(path, this.credentials.url), {
       method: 'POST',
       headers: { ...this.headers(), 'content-type': encoded.headers.get('content-type')! },
@@ -137,14 +135,13 @@ export class Api {
     const partial = `${file}.part`;
     let got = 0;
     try {
-      await pipeline(
-        Readable.fromWeb(response.body as never),
-        counter((n) => {
+      const counted = response.body.pipeThrough(
+        webCounter((n) => {
           got = n;
           onBytes?.(n, total);
         }),
-        createWriteStream(partial),
       );
+      await pipeline(Readable.fromWeb(counted as never), createWriteStream(partial));
       await rename(partial, file);
     } catch (error) {
       await rm(partial, { force: true });
