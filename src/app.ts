@@ -75,6 +75,8 @@ import { styleCheck } from './modules/layers/layers.schemas.js';
 import { LayersService } from './modules/layers/layers.service.js';
 import { PointImport } from './modules/layers/point-import.js';
 import { liveRoutes } from './modules/live/live.routes.js';
+import { ogcRoutes } from './modules/ogc/ogc.routes.js';
+import { OgcService } from './modules/ogc/ogc.service.js';
 import { rasterLayers } from './modules/rasters/rasters.exchange.js';
 import { rasterContent } from './modules/rasters/raster-content.js';
 import { RasterIngest } from './modules/rasters/raster-ingest.js';
@@ -388,6 +390,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(commentsRoutes, {
     comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, layers),
   });
+  await app.register(ogcRoutes, { ogc: new OgcService({ layers, featureTables, markers, drawings }) });
 
   // Export, import and clone of whole rooms.
   const exchanges = roomExchanges(db, files);

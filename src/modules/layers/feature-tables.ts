@@ -8,6 +8,27 @@ import { featuresTable, indexTable, PG_MINZOOM_BUCKETS } from './feature-writers
 
 type TileRow = { id: number; w: number; s: number; e: number; n: number; geometry: string; properties: string };
 type Row = { id: number; detail_zoom: number; geometry: string; properties: string };
+type PageRow = Row & { row: number };
+
+/** A property that must equal a value (a JSON number, string or boolean) in a page of features. */
+export interface PropertyEquals {
+  name: string;
+  value: string | number | boolean;
+}
+
+/** Which features a page or a count takes: in a bbox (by each feature's bbox), with properties equal to values. */
+export interface FeatureFilter {
+  bbox?: Bbox;
+  equals?: PropertyEquals[];
+}
+
+/** A page of features in row order: after `afterRow`, at most `limit`, only in `rowRanges` when given. */
+export interface FeaturePage extends FeatureFilter {
+  afterRow: number;
+  limit: number;
+  /** Runs of rows that can hold the filter's features (the chunks touching its bbox). */
+  rowRanges?: [number, number][];
+}
 
 const storedRow = (r: Row): StoredFeatureRow => ({
   id: Number(r.id),
@@ -75,6 +96,74 @@ export class FeatureTablesRepository {
     const { rows } = await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
       WHERE row BETWEEN ${first} AND ${last} ORDER BY row`.execute(this.db);
     return rows.map(storedRow);
+  }
+
+  /**
+   * A page of features in row order (keyset on the row: a page deep in a big layer costs what
+   * the first does). With a bbox, rows are walked in order within `rowRanges` and each is
+   * checked against its bbox in the index (SQLite: one R*Tree lookup by row, forced by CROSS
+   * JOIN; PostgreSQL: the `bbox` column), so the cost grows with the rows passed, not with the
+   * features in the bbox.
+   */
+  async page(key: number, page: FeaturePage): Promise<(StoredFeatureRow & { row: number })[]> {
+    const f = sql.table(featuresTable(key));
+    const conditions = [sql`f.row > ${page.afterRow}`, ...this.filterConditions(page)];
+    if (page.rowRanges)
+      conditions.push(
+        page.rowRanges.length === 0
+          ? sql`0 = 1`
+          : sql`(${sql.join(
+              page.rowRanges.map(([first, last]) => sql`f.row BETWEEN ${first} AND ${last}`),
+              sql` OR `,
+            )})`,
+      );
+    const from =
+      this.dialect === 'sqlite' && page.bbox
+        ? sql`${f} f CROSS JOIN ${sql.table(indexTable(key))} i ON i.row = f.row`
+        : sql`${f} f`;
+    const { rows } = await sql<PageRow>`SELECT f.row, f.id, f.detail_zoom, f.geometry, f.properties FROM ${from}
+      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY f.row LIMIT ${page.limit}`.execute(this.db);
+    return rows.map((r) => ({ ...storedRow(r), row: Number(r.row) }));
+  }
+
+  /** How many features the filter takes (the spatial index answers a bbox alone). */
+  async count(key: number, filter: FeatureFilter): Promise<number> {
+    const f = sql.table(featuresTable(key));
+    const conditions = this.filterConditions(filter);
+    const from =
+      this.dialect !== 'sqlite' || !filter.bbox
+        ? sql`${f} f`
+        : filter.equals?.length
+          ? sql`${sql.table(indexTable(key))} i JOIN ${f} f ON f.row = i.row`
+          : sql`${sql.table(indexTable(key))} i`;
+    const where = conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql``;
+    const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM ${from} ${where}`.execute(this.db);
+    return Number(rows[0]!.n);
+  }
+
+  /** The feature with this id (its stable id, GDAL's FID), through the index on `id`. */
+  async byId(key: number, id: number): Promise<StoredFeatureRow | undefined> {
+    const { rows } = await sql<Row>`SELECT id, detail_zoom, geometry, properties FROM ${sql.table(featuresTable(key))}
+      WHERE id = ${id} LIMIT 1`.execute(this.db);
+    return rows[0] && storedRow(rows[0]);
+  }
+
+  /** The conditions of a filter on `f` (the features) and, on SQLite with a bbox, `i` (its R*Tree). */
+  private filterConditions({ bbox, equals = [] }: FeatureFilter) {
+    const conditions = equals.map(({ name, value }) =>
+      this.dialect === 'sqlite'
+        ? sql`json_extract(f.properties, ${`$."${name}"`}) = ${typeof value === 'boolean' ? Number(value) : value}`
+        : sql`f.properties::jsonb -> ${name} = ${JSON.stringify(value)}::jsonb`,
+    );
+    if (bbox) {
+      const [w, s, e, n] = bbox;
+      conditions.push(
+        this.dialect === 'sqlite'
+          ? sql`i.max_lon >= ${w} AND i.min_lon <= ${e} AND i.max_lat >= ${s} AND i.min_lat <= ${n}`
+          : sql`f.bbox && box(point(${e}, ${n}), point(${w}, ${s}))`,
+      );
+    }
+    return conditions;
   }
 
   /** Removes a layer's tables (inside the caller's transaction when given one). */

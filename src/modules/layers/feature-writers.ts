@@ -24,6 +24,8 @@ export interface FeatureRow {
 
 export const featuresTable = (key: number) => `layer_${key}_features`;
 export const indexTable = (key: number) => `layer_${key}_index`;
+/** The index on a feature table's `id` (a feature addressed by its id: OGC API's `/items/:featureId`). */
+export const idIndex = (key: number) => `layer_${key}_features_id`;
 
 /** The partial spatial indexes PostgreSQL keeps for low zooms (a tile at zoom z uses the first >= z). */
 export const PG_MINZOOM_BUCKETS = [5, 7, 9, 11] as const;
@@ -60,8 +62,10 @@ export class SqliteFeatureWriter implements FeatureWriter {
   }
 
   async finish(key: number) {
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${idIndex(key)} ON ${featuresTable(key)} (id)`);
     const names = [
       featuresTable(key),
+      idIndex(key),
       indexTable(key),
       `${indexTable(key)}_node`,
       `${indexTable(key)}_rowid`,
@@ -116,6 +120,7 @@ export class PostgresFeatureWriter implements FeatureWriter {
   async finish(key: number) {
     const table = featuresTable(key);
     await this.client.query(`CREATE INDEX ${table}_bbox ON ${table} USING gist (bbox)`);
+    await this.client.query(`CREATE INDEX IF NOT EXISTS ${idIndex(key)} ON ${table} (id)`);
     for (const z of PG_MINZOOM_BUCKETS) {
       await this.client.query(`CREATE INDEX ${table}_bbox_z${z} ON ${table} USING gist (bbox) WHERE minzoom <= ${z}`);
     }

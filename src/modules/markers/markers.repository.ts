@@ -1,9 +1,71 @@
 import type { Db } from '../../db/database.js';
 import { RoomTable } from '../../db/room-table.js';
+import { notStaged } from '../../db/staged-jobs.js';
+import type { MarkersTable } from '../../db/tables.js';
+import type { Bbox } from '../../geo/tile-math.js';
+
+/** Which markers a page or a count takes: in a bbox, with an event date in `[from, to]` (either end open). */
+export interface MarkerFilter {
+  bbox?: Bbox;
+  eventDate?: { from: number | null; to: number | null };
+}
+
+/** The room's markers' extent: their bbox and the range of their event dates (null where none has one). */
+export interface MarkerExtent {
+  bbox: Bbox | null;
+  eventDates: [number, number] | null;
+}
 
 export class MarkersRepository extends RoomTable<'markers'> {
   constructor(db: Db) {
     super(db, 'markers', 'created_at', 'import_job_id');
+  }
+
+  /** A page of the room's markers in id order, after `afterId` (keyset). */
+  page(roomId: string, filter: MarkerFilter, afterId: string | null, limit: number): Promise<MarkersTable[]> {
+    let query = this.filtered(roomId, filter).selectAll().orderBy('id').limit(limit);
+    if (afterId !== null) query = query.where('id', '>', afterId);
+    return query.execute();
+  }
+
+  async countWhere(roomId: string, filter: MarkerFilter): Promise<number> {
+    const row = await this.filtered(roomId, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async extent(roomId: string): Promise<MarkerExtent> {
+    const row = await this.filtered(roomId, {})
+      .select((eb) => [
+        eb.fn.min('longitude').as('w'),
+        eb.fn.min('latitude').as('s'),
+        eb.fn.max('longitude').as('e'),
+        eb.fn.max('latitude').as('n'),
+        eb.fn.min('event_date').as('first'),
+        eb.fn.max('event_date').as('last'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      bbox: row.w === null ? null : [Number(row.w), Number(row.s), Number(row.e), Number(row.n)],
+      eventDates: row.first === null ? null : [Number(row.first), Number(row.last)],
+    };
+  }
+
+  private filtered(roomId: string, { bbox, eventDate }: MarkerFilter) {
+    let query = this.db.selectFrom('markers').where('room_id', '=', roomId).where(notStaged('import_job_id'));
+    if (bbox)
+      query = query
+        .where('longitude', '>=', bbox[0])
+        .where('latitude', '>=', bbox[1])
+        .where('longitude', '<=', bbox[2])
+        .where('latitude', '<=', bbox[3]);
+    if (eventDate) {
+      query = query.where('event_date', 'is not', null);
+      if (eventDate.from !== null) query = query.where('event_date', '>=', eventDate.from);
+      if (eventDate.to !== null) query = query.where('event_date', '<=', eventDate.to);
+    }
+    return query;
   }
 
   /** Undoes what an interrupted bulk import wrote. */

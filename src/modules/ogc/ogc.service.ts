@@ -1,0 +1,258 @@
+import type { RoomTable } from '../../db/room-table.js';
+import type { RoomRow } from '../../db/tables.js';
+import { invalidField, notFound } from '../../errors.js';
+import type { LayerField } from '../../geo/feature-fields.js';
+import { type AnyGeometry, growBbox, summarizeGeometry } from '../../geo/feature-summary.js';
+import { bboxesTouch } from '../../geo/layer-answers.js';
+import { featureText } from '../../geo/layer-rows.js';
+import type { Bbox } from '../../geo/tile-math.js';
+import type { FeatureTablesRepository } from '../layers/feature-tables.js';
+import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
+import type { MarkersRepository } from '../markers/markers.repository.js';
+import { ogcOpenApi } from './ogc-openapi.js';
+import {
+  bboxOf,
+  cursorOf,
+  cursorText,
+  datetimeOf,
+  pageSize,
+  propertyFilters,
+  refuseOtherParameters,
+} from './ogc-query.js';
+import {
+  type CollectionInfo,
+  collectionDocument,
+  collectionsDocument,
+  DRAWING_PROPERTIES,
+  drawingFeatureText,
+  featureSchema,
+  fieldSchemas,
+  type ItemsPage,
+  itemText,
+  itemsText,
+  landingPage,
+  MARKER_PROPERTIES,
+  markerFeatureText,
+} from './ogc.presenter.js';
+import type { ItemsQuery } from './ogc.schemas.js';
+
+export interface OgcServiceParts {
+  layers: LayersRepository;
+  featureTables: FeatureTablesRepository;
+  markers: MarkersRepository;
+  drawings: RoomTable<'drawings'>;
+}
+
+/** Where a request is: its room, and the room's endpoint as an absolute URL. */
+export interface OgcRequest {
+  room: RoomRow;
+  base: string;
+}
+
+const MARKERS = 'markers';
+const DRAWINGS = 'drawings';
+const noTime = () =>
+  invalidField('querystring.datetime', 'applies to markers only: this collection has no time (their eventDate)');
+
+/**
+ * OGC API – Features over a room's content: markers, drawings and each vector layer are
+ * collections. Layers page by row (keyset: a page deep in a million features costs what the
+ * first does); their `numberMatched` is the stored feature count, or, filtered, a count made
+ * on the first page and carried in the cursor. Markers page by id in the database; drawings,
+ * few and drawn by hand, in memory.
+ */
+export class OgcService {
+  constructor(private readonly parts: OgcServiceParts) {}
+
+  landing({ room, base }: OgcRequest) {
+    return landingPage(base, room.name ?? room.id);
+  }
+
+  async api({ room, base }: OgcRequest) {
+    const ids = (await this.infos(room.id)).map((info) => info.id);
+    return ogcOpenApi(base, room.name ?? room.id, ids);
+  }
+
+  async collections({ room, base }: OgcRequest) {
+    return collectionsDocument(await this.infos(room.id), base);
+  }
+
+  async collection({ room, base }: OgcRequest, collectionId: string) {
+    return collectionDocument(await this.info(room.id, collectionId), base);
+  }
+
+  async schema({ room, base }: OgcRequest, collectionId: string) {
+    return featureSchema(await this.info(room.id, collectionId), base);
+  }
+
+  async items({ room, base }: OgcRequest, collectionId: string, query: ItemsQuery, search: string): Promise<string> {
+    const page =
+      collectionId === MARKERS
+        ? await this.markerItems(room.id, query)
+        : collectionId === DRAWINGS
+          ? await this.drawingItems(room.id, query)
+          : await this.layerItems(await this.layer(room.id, collectionId), query);
+    return itemsText(page, base, collectionId, search);
+  }
+
+  async item({ room, base }: OgcRequest, collectionId: string, featureId: string): Promise<string> {
+    return itemText(await this.feature(room.id, collectionId, featureId), base, collectionId, featureId);
+  }
+
+  private async feature(roomId: string, collectionId: string, featureId: string): Promise<string> {
+    if (collectionId === MARKERS) {
+      const marker = await this.parts.markers.find(roomId, featureId);
+      if (!marker) throw notFound('Feature');
+      return markerFeatureText(marker);
+    }
+    if (collectionId === DRAWINGS) {
+      const drawing = await this.parts.drawings.find(roomId, featureId);
+      if (!drawing) throw notFound('Feature');
+      return drawingFeatureText(drawing);
+    }
+    const layer = await this.layer(roomId, collectionId);
+    const id = /^\d{1,15}$/.test(featureId) ? Number(featureId) : null;
+    const row = id === null ? undefined : await this.parts.featureTables.byId(layer.storage_key, id);
+    if (!row) throw notFound('Feature');
+    return featureText(row.id, row.geometry, row.properties);
+  }
+
+  private async infos(roomId: string): Promise<CollectionInfo[]> {
+    const layers = await this.parts.layers.listOfKind(roomId);
+    return [
+      await this.markersInfo(roomId),
+      await this.drawingsInfo(roomId),
+      ...layers.filter((row) => row.storage_key !== null).map(layerInfo),
+    ];
+  }
+
+  private async info(roomId: string, collectionId: string): Promise<CollectionInfo> {
+    if (collectionId === MARKERS) return this.markersInfo(roomId);
+    if (collectionId === DRAWINGS) return this.drawingsInfo(roomId);
+    return layerInfo(await this.layer(roomId, collectionId));
+  }
+
+  private async layer(roomId: string, collectionId: string): Promise<LayerRow & { storage_key: number }> {
+    const row = await this.parts.layers.findOfKind(roomId, collectionId);
+    if (!row || row.storage_key === null) throw notFound('Collection');
+    return { ...row, storage_key: Number(row.storage_key) };
+  }
+
+  private async markersInfo(roomId: string): Promise<CollectionInfo> {
+    const extent = await this.parts.markers.extent(roomId);
+    return {
+      id: MARKERS,
+      title: 'Markers',
+      description: "The room's markers (points); datetime filters on their eventDate",
+      bbox: extent.bbox,
+      interval: extent.eventDates,
+      properties: MARKER_PROPERTIES,
+      idType: 'string',
+    };
+  }
+
+  private async drawingsInfo(roomId: string): Promise<CollectionInfo> {
+    let bbox: Bbox | null = null;
+    for (const { geometry } of await this.parts.drawings.list(roomId)) {
+      const summary = summarizeGeometry(JSON.parse(geometry) as AnyGeometry);
+      if (summary) bbox = bbox ? growBbox(bbox, summary.bbox) : [...summary.bbox];
+    }
+    return {
+      id: DRAWINGS,
+      title: 'Drawings',
+      description: "The room's drawn shapes",
+      bbox,
+      interval: null,
+      properties: DRAWING_PROPERTIES,
+      idType: 'string',
+    };
+  }
+
+  private async markerItems(roomId: string, query: ItemsQuery): Promise<ItemsPage> {
+    refuseOtherParameters(query);
+    const filter = { bbox: bboxOf(query), eventDate: datetimeOf(query) };
+    const cursor = cursorOf(query, 'id');
+    const limit = pageSize(query);
+    const matched = cursor?.matched ?? (await this.parts.markers.countWhere(roomId, filter));
+    const rows = await this.parts.markers.page(roomId, filter, (cursor?.after as string) ?? null, limit + 1);
+    const shown = rows.slice(0, limit);
+    return {
+      features: shown.map(markerFeatureText),
+      numberMatched: matched,
+      next: rows.length > limit ? cursorText({ after: shown.at(-1)!.id, matched }) : null,
+    };
+  }
+
+  private async drawingItems(roomId: string, query: ItemsQuery): Promise<ItemsPage> {
+    refuseOtherParameters(query);
+    if (query.datetime !== undefined) throw noTime();
+    const bbox = bboxOf(query);
+    const cursor = cursorOf(query, 'id');
+    const limit = pageSize(query);
+    const matching = (await this.parts.drawings.list(roomId))
+      .filter((row) => {
+        if (!bbox) return true;
+        const summary = summarizeGeometry(JSON.parse(row.geometry) as AnyGeometry);
+        return summary !== null && bboxesTouch(summary.bbox, bbox);
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rest = cursor ? matching.filter((row) => row.id > (cursor.after as string)) : matching;
+    const shown = rest.slice(0, limit);
+    return {
+      features: shown.map(drawingFeatureText),
+      numberMatched: matching.length,
+      next: rest.length > limit ? cursorText({ after: shown.at(-1)!.id, matched: matching.length }) : null,
+    };
+  }
+
+  private async layerItems(layer: LayerRow & { storage_key: number }, query: ItemsQuery): Promise<ItemsPage> {
+    if (query.datetime !== undefined) throw noTime();
+    const equals = propertyFilters(query, fieldsOf(layer));
+    const asked = bboxOf(query);
+    const layerBbox = layer.bbox === null ? null : (JSON.parse(layer.bbox) as Bbox);
+    // A bbox holding the whole layer filters nothing: the stored count and the plain walk serve it.
+    const bbox = asked && !(layerBbox && contains(asked, layerBbox)) ? asked : undefined;
+    const filter = { ...(bbox && { bbox }), ...(equals.length && { equals }) };
+    const cursor = cursorOf(query, 'row');
+    const limit = pageSize(query);
+    const filtered = bbox !== undefined || equals.length > 0;
+    const { featureTables } = this.parts;
+    const matched = !filtered
+      ? Number(layer.feature_count)
+      : (cursor?.matched ?? (await featureTables.count(layer.storage_key, filter)));
+    const rowRanges = bbox
+      ? (await this.parts.layers.chunks(layer.id))
+          .filter((c) => bboxesTouch([c.min_lon, c.min_lat, c.max_lon, c.max_lat], bbox))
+          .map((c): [number, number] => [Number(c.first_row), Number(c.last_row)])
+      : undefined;
+    const rows = await featureTables.page(layer.storage_key, {
+      ...filter,
+      afterRow: (cursor?.after as number) ?? 0,
+      limit: limit + 1,
+      ...(rowRanges && { rowRanges }),
+    });
+    const shown = rows.slice(0, limit);
+    return {
+      features: shown.map((row) => featureText(row.id, row.geometry, row.properties)),
+      numberMatched: matched,
+      next: rows.length > limit ? cursorText({ after: shown.at(-1)!.row, matched }) : null,
+    };
+  }
+}
+
+const fieldsOf = (layer: LayerRow): LayerField[] => (layer.fields ? (JSON.parse(layer.fields) as LayerField[]) : []);
+
+const contains = (outer: Bbox, inner: Bbox) =>
+  outer[0] <= inner[0] && outer[1] <= inner[1] && outer[2] >= inner[2] && outer[3] >= inner[3];
+
+function layerInfo(layer: LayerRow): CollectionInfo {
+  return {
+    id: layer.id,
+    title: layer.name,
+    ...(layer.description && { description: layer.description }),
+    bbox: layer.bbox === null ? null : (JSON.parse(layer.bbox) as Bbox),
+    interval: null,
+    properties: fieldSchemas(fieldsOf(layer)),
+    idType: 'integer',
+  };
+}
