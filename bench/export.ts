@@ -95,7 +95,7 @@ export async function addMarkers(server: Server, token: string, count: number) {
 }
 
 /** POSTs the export and streams the answer into `file`; throws unless it is 200. */
-function download(server: Server, token: string, file: string): Promise<void> {
+export function download(server: Server, token: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${server.url}/api/rooms/${ROOM_ID}/export?include_tiffs=true`, {
       method: 'POST',
@@ -116,7 +116,7 @@ function download(server: Server, token: string, file: string): Promise<void> {
 }
 
 /** Feature counts of a GeoPackage's feature tables (those with a geometry), by `ogrinfo -so` (GDAL reads the file, not us). */
-function featureCounts(file: string): Map<string, number> {
+export function featureCounts(file: string): Map<string, number> {
   const out = spawnSync('ogrinfo', ['-ro', '-so', '-al', file], { encoding: 'utf8', maxBuffer: 64 * 1024 ** 2 });
   if (out.status !== 0) throw new Error(`ogrinfo ${file}: ${out.stderr}`);
   const counts = new Map<string, number>();

@@ -10,7 +10,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
- *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live   run only these parts (default: all eight)
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc   run only these parts (default: all nine)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -53,6 +53,7 @@ import {
   type Server,
 } from './harness.js';
 import { runExportBench } from './export.js';
+import { runOgcBench } from './ogc.js';
 import { runLiveBench } from './live-fanout.js';
 import { runWebBench } from './web.js';
 import { runRasterBench } from './raster.js';
@@ -61,7 +62,9 @@ import { runVectorBench } from './vector.js';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
-const ONLY = new Set((env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live').split(',').map((s) => s.trim()));
+const ONLY = new Set(
+  (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc').split(',').map((s) => s.trim()),
+);
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -232,6 +235,8 @@ async function main() {
     console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
   if (ONLY.has('export'))
     console.log("- peer of the export part: `ogr2ogr -f GPKG` of the export's feature tables into a new GeoPackage");
+  if (ONLY.has('ogc'))
+    console.log("- peer of the OGC part: `ogr2ogr -f GPKG` of the layer's table in the room's GeoPackage export");
   if (ONLY.has('s3'))
     console.log(
       '- peer of the S3 part: the same service with its files on local disk; S3 is OpenStack Swift on loopback',
@@ -362,6 +367,11 @@ async function main() {
     const web = await runWebBench();
     rows.push(...web.rows);
     missed.push(...web.missed);
+  }
+  if (ONLY.has('ogc')) {
+    const ogc = await runOgcBench();
+    rows.push(...ogc.rows);
+    missed.push(...ogc.missed);
   }
   if (ONLY.has('live')) {
     const live = await runLiveBench();

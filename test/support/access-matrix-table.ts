@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { base, get, invalid, type Reader, type RouteEntry } from './access-matrix-routes.js';
 import { CONTENT_ROUTES } from './access-matrix-content.js';
 import { LAYER_ROUTES } from './access-matrix-layers.js';
+import { OGC_ROUTES } from './access-matrix-ogc.js';
 import { EXPORT_ROUTES } from './access-matrix-exports.js';
 import { RASTER_ROUTES } from './access-matrix-rasters.js';
 
@@ -191,6 +192,7 @@ export const ROUTES: Record<string, RouteEntry> = {
 
   ...CONTENT_ROUTES,
   ...LAYER_ROUTES,
+  ...OGC_ROUTES,
   ...RASTER_ROUTES,
   ...EXPORT_ROUTES,
 };
