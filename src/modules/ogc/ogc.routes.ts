@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../http/schemas.js';
 import { GEOJSON_TYPE, OPENAPI_TYPE, SCHEMA_TYPE } from './ogc.presenter.js';
 import * as S from './ogc.schemas.js';
@@ -19,6 +19,8 @@ const where = (request: FastifyRequest): OgcRequest => ({
   base: `${request.protocol}://${request.host}/api/rooms/${request.room.id}/ogc`,
 });
 const searchOf = (request: FastifyRequest) => request.url.split('?')[1] ?? '';
+/** A document sent as text of its own media type. */
+const sendAs = (reply: FastifyReply, type: string, text: string) => reply.headers(HEADERS).type(type).send(text);
 
 /**
  * OGC API – Features for every room (Part 1: core, GeoJSON, OpenAPI 3.0): GDAL's OAPIF driver
@@ -62,11 +64,7 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService }> = async (
       produces: [OPENAPI_TYPE],
       response: errors(400, 401, 403, 404),
     },
-    handler: async (request, reply) =>
-      reply
-        .headers(HEADERS)
-        .type(OPENAPI_TYPE)
-        .send(JSON.stringify(await ogc.api(where(request)))),
+    handler: async (request, reply) => sendAs(reply, OPENAPI_TYPE, JSON.stringify(await ogc.api(where(request)))),
   });
 
   app.get('/api/rooms/:roomId/ogc/collections', {
@@ -108,10 +106,7 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService }> = async (
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) =>
-      reply
-        .headers(HEADERS)
-        .type(SCHEMA_TYPE)
-        .send(JSON.stringify(await ogc.schema(where(request), request.params.collectionId))),
+      sendAs(reply, SCHEMA_TYPE, JSON.stringify(await ogc.schema(where(request), request.params.collectionId))),
   });
 
   app.get('/api/rooms/:roomId/ogc/collections/:collectionId/items', {
@@ -130,10 +125,11 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService }> = async (
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) =>
-      reply
-        .headers(HEADERS)
-        .type(GEOJSON_TYPE)
-        .send(await ogc.items(where(request), request.params.collectionId, request.query, searchOf(request))),
+      sendAs(
+        reply,
+        GEOJSON_TYPE,
+        await ogc.items(where(request), request.params.collectionId, request.query, searchOf(request)),
+      ),
   });
 
   app.get('/api/rooms/:roomId/ogc/collections/:collectionId/items/:featureId', {
@@ -148,9 +144,10 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService }> = async (
       response: errors(400, 401, 403, 404),
     },
     handler: async (request, reply) =>
-      reply
-        .headers(HEADERS)
-        .type(GEOJSON_TYPE)
-        .send(await ogc.item(where(request), request.params.collectionId, request.params.featureId)),
+      sendAs(
+        reply,
+        GEOJSON_TYPE,
+        await ogc.item(where(request), request.params.collectionId, request.params.featureId),
+      ),
   });
 };
