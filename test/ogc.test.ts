@@ -9,8 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { up as indexFeatureIds } from '../src/db/migrations/0011_feature_id_indexes.js';
 import { assertError, assertFieldError, assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
-import type { Layer } from './support/layers.js';
+import { type Layer, storageKeyOf } from './support/layers.js';
 import { makeParcels, uploadOneLayer } from './support/ogc.js';
 
 const COUNT = 2_500;
@@ -210,4 +212,21 @@ test('refusals are 400 validation_error naming the parameter', async () => {
   assertFieldError(await items('markers', 'datetime=yesterday'), 'querystring.datetime');
   assertFieldError(await items('markers', 'datetime=2025-01-01/2024-01-01'), 'querystring.datetime');
   assertFieldError(await items('markers', 'limit=0'), 'querystring.limit');
+});
+
+test("the ingest indexes the features' ids, and migration 0011 indexes the ids of a layer that has no index", async () => {
+  const index = `layer_${await storageKeyOf(t, layer.id)}_features_id`;
+  const db = t.database.db;
+  const exists = async () =>
+    (
+      await (t.database.dialect === 'sqlite'
+        ? sql`SELECT name FROM sqlite_master WHERE type = 'index' AND name = ${index}`
+        : sql`SELECT indexname FROM pg_indexes WHERE indexname = ${index}`
+      ).execute(db)
+    ).rows.length === 1;
+  assert.ok(await exists(), 'made by the ingest');
+  await sql`DROP INDEX ${sql.id(index)}`.execute(db);
+  assert.equal(await exists(), false);
+  await indexFeatureIds(db, t.database.dialect);
+  assert.ok(await exists(), 'made by the migration');
 });
