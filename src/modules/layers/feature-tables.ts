@@ -100,29 +100,35 @@ export class FeatureTablesRepository {
 
   /**
    * A page of features in row order (keyset on the row: a page deep in a big layer costs what
-   * the first does). With a bbox, rows are walked in order within `rowRanges` and each is
-   * checked against its bbox in the index (SQLite: one R*Tree lookup by row, forced by CROSS
-   * JOIN; PostgreSQL: the `bbox` column), so the cost grows with the rows passed, not with the
-   * features in the bbox.
+   * the first does). With `rowRanges` (ascending, disjoint), each range from the cursor on is
+   * read by its own seek on the row until the page is full, so rows outside them are never
+   * read; with a bbox each row is checked against its bbox in the index (SQLite: one R*Tree
+   * lookup by row, forced by CROSS JOIN; PostgreSQL: the `bbox` column).
    */
   async page(key: number, page: FeaturePage): Promise<(StoredFeatureRow & { row: number })[]> {
-    const f = sql.table(featuresTable(key));
-    const conditions = [sql`f.row > ${page.afterRow}`, ...this.filterConditions(page)];
-    if (page.rowRanges)
-      conditions.push(
-        page.rowRanges.length === 0
-          ? sql`0 = 1`
-          : sql`(${sql.join(
-              page.rowRanges.map(([first, last]) => sql`f.row BETWEEN ${first} AND ${last}`),
-              sql` OR `,
-            )})`,
+    if (!page.rowRanges) return this.rowsBetween(key, page, page.afterRow, null, page.limit);
+    const found: (StoredFeatureRow & { row: number })[] = [];
+    for (const [first, last] of page.rowRanges) {
+      if (last <= page.afterRow) continue;
+      found.push(
+        ...(await this.rowsBetween(key, page, Math.max(page.afterRow, first - 1), last, page.limit - found.length)),
       );
+      if (found.length >= page.limit) break;
+    }
+    return found;
+  }
+
+  /** At most `limit` features of the filter with `after < row <= last`, in row order. */
+  private async rowsBetween(key: number, filter: FeatureFilter, after: number, last: number | null, limit: number) {
+    const f = sql.table(featuresTable(key));
+    const conditions = [sql`f.row > ${after}`, ...this.filterConditions(filter)];
+    if (last !== null) conditions.push(sql`f.row <= ${last}`);
     const from =
-      this.dialect === 'sqlite' && page.bbox
+      this.dialect === 'sqlite' && filter.bbox
         ? sql`${f} f CROSS JOIN ${sql.table(indexTable(key))} i ON i.row = f.row`
         : sql`${f} f`;
     const { rows } = await sql<PageRow>`SELECT f.row, f.id, f.detail_zoom, f.geometry, f.properties FROM ${from}
-      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY f.row LIMIT ${page.limit}`.execute(this.db);
+      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY f.row LIMIT ${limit}`.execute(this.db);
     return rows.map((r) => ({ ...storedRow(r), row: Number(r.row) }));
   }
 
