@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { up as indexFeatureIds } from '../src/db/migrations/0011_feature_id_indexes.js';
+import { up as addPagingIndexes } from '../src/db/migrations/0011_ogc_paging_indexes.js';
 import { assertError, assertFieldError, assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
 import { type Layer, storageKeyOf } from './support/layers.js';
 import { makeParcels, uploadOneLayer } from './support/ogc.js';
@@ -227,6 +227,6 @@ test("the ingest indexes the features' ids, and migration 0011 indexes the ids o
   assert.ok(await exists(), 'made by the ingest');
   await sql`DROP INDEX ${sql.id(index)}`.execute(db);
   assert.equal(await exists(), false);
-  await indexFeatureIds(db, t.database.dialect);
+  await addPagingIndexes(db, t.database.dialect);
   assert.ok(await exists(), 'made by the migration');
 });

@@ -9,7 +9,7 @@ import * as m0007 from './0007_export_jobs_are_jobs.js';
 import * as m0008 from './0008_slide_objects.js';
 import * as m0009 from './0009_staged_jobs_instance.js';
 import * as m0010 from './0010_revoked_sessions.js';
-import * as m0011 from './0011_feature_id_indexes.js';
+import * as m0011 from './0011_ogc_paging_indexes.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -32,7 +32,7 @@ const STEPS: Record<string, Step> = {
   '0008_slide_objects': m0008,
   '0009_staged_jobs_instance': m0009,
   '0010_revoked_sessions': m0010,
-  '0011_feature_id_indexes': m0011,
+  '0011_ogc_paging_indexes': m0011,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

@@ -2,11 +2,14 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from './index.js';
 
 /**
- * An index on `id` in every vector layer's feature table that exists already (new layers get
- * it when their ingest finishes, layers/feature-writers.ts), so that OGC API's
- * `/items/:featureId` finds a feature without reading the whole table.
+ * What OGC API – Features pages by: markers by room and id (a keyset page of a room's markers
+ * reads only its rows, in order), and an index on `id` in every vector layer's feature table
+ * that exists already (new layers get it when their ingest finishes,
+ * layers/feature-writers.ts), so that `/items/:featureId` finds a feature without reading the
+ * whole table.
  */
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  await db.schema.createIndex('markers_room_id').ifNotExists().on('markers').columns(['room_id', 'id']).execute();
   const layers = await db
     .selectFrom('layers')
     .select('storage_key')
