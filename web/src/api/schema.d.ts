@@ -6987,6 +6987,705 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rooms/{roomId}/ogc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: the room's landing page
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Links to the OpenAPI 3.0 document (`/ogc/api`), the conformance classes and the collections.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            title: string;
+                            description: string;
+                            links: {
+                                href: string;
+                                rel: string;
+                                type?: string;
+                                title?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/conformance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: conformance classes (core, GeoJSON, OpenAPI 3.0)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            conformsTo: string[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: the OpenAPI 3.0 document of the room's endpoint
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Its collection ids, and the page size's default and maximum.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/vnd.oai.openapi+json;version=3.0": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/vnd.oai.openapi+json;version=3.0": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/vnd.oai.openapi+json;version=3.0": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/vnd.oai.openapi+json;version=3.0": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: the collections (`markers`, `drawings`, each vector layer by its id)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Each with its extent (spatial; temporal from the markers' eventDate) and links.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            links: {
+                                href: string;
+                                rel: string;
+                                type?: string;
+                                title?: string;
+                            }[];
+                            collections: {
+                                id: string;
+                                title: string;
+                                description?: string;
+                                links: {
+                                    href: string;
+                                    rel: string;
+                                    type?: string;
+                                    title?: string;
+                                }[];
+                                extent?: {
+                                    spatial?: {
+                                        bbox: number[][];
+                                        crs: string;
+                                    };
+                                    temporal?: {
+                                        interval: (string | null)[][];
+                                        trs: string;
+                                    };
+                                };
+                                /** @enum {string} */
+                                itemType: "feature";
+                                crs: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/collections/{collectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: one collection
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            title: string;
+                            description?: string;
+                            links: {
+                                href: string;
+                                rel: string;
+                                type?: string;
+                                title?: string;
+                            }[];
+                            extent?: {
+                                spatial?: {
+                                    bbox: number[][];
+                                    crs: string;
+                                };
+                                temporal?: {
+                                    interval: (string | null)[][];
+                                    trs: string;
+                                };
+                            };
+                            /** @enum {string} */
+                            itemType: "feature";
+                            crs: string[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/collections/{collectionId}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: the JSON schema of a collection's features (its `describedby` link)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A vector layer's properties are its recorded fields, typed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/schema+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/schema+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/schema+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/schema+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/collections/{collectionId}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: a page of features (GeoJSON, longitude/latitude)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. `numberMatched`, `numberReturned`, and a `next` link while more follow (keyset paging: every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other parameter filters a vector layer's features by equality on that recorded field.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Features per page, default 100; above 10000 a page has 10000 */
+                    limit?: number;
+                    /** @description minLon,minLat,maxLon,maxLat in CRS84 (6 numbers with heights are taken without them); features whose bbox meets it */
+                    bbox?: string;
+                    /** @description Only http://www.opengis.net/def/crs/OGC/1.3/CRS84; any other CRS is refused (400) */
+                    "bbox-crs"?: string;
+                    /** @description Markers only: an RFC 3339 instant or interval (`a/b`, `../b`, `a/..`) that the marker `eventDate` falls in */
+                    datetime?: string;
+                    /** @description Where a `next` link continues (opaque) */
+                    cursor?: string;
+                    /** @description Only GeoJSON is served */
+                    f?: "json" | "geojson";
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    collectionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/ogc/collections/{collectionId}/items/{featureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OGC API – Features: one feature (a layer feature by its integer id, a marker or drawing by its id)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    collectionId: string;
+                    featureId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms/{roomId}/import": {
         parameters: {
             query?: never;
