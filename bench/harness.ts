@@ -4,6 +4,7 @@
  * multipart uploads streamed from disk, and the RSS of a server read from /proc.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import {
   copyFileSync,
@@ -24,6 +25,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -209,6 +211,31 @@ export async function startMaproom(name: string, extraEnv: Record<string, string
 export async function restartMaproom(server: Server): Promise<Server> {
   await stopServer(server, { keepData: true });
   return startServer(server.name, prepareMaproom().args, { DATA_DIR: server.dataDir!, LOG_LEVEL, DATABASE_URL: '' });
+}
+
+const PG_ADMIN_URL = env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function adminQuery(text: string) {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh PostgreSQL database on PG_ADMIN_URL's server: its URL, the environment of a Maproom on it, and how to drop it. */
+export async function freshPostgres() {
+  const name = `maproom_bench_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    env: { DATABASE_URL: url.toString(), JWT_SECRET: randomBytes(32).toString('base64url') },
+    drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 // ---------------------------------------------------------------- HTTP set-up, as a script would

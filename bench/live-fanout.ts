@@ -19,8 +19,19 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
-import pg from 'pg';
-import { api, fmt, ROOM_ID, ROOT, type Row, setUp, sleep, startMaproom, stopServer, type Server } from './harness.js';
+import {
+  api,
+  fmt,
+  freshPostgres,
+  ROOM_ID,
+  ROOT,
+  type Row,
+  setUp,
+  sleep,
+  startMaproom,
+  stopServer,
+  type Server,
+} from './harness.js';
 
 const env = process.env;
 const CLIENTS = Number(env.BENCH_LIVE_CLIENTS ?? 1000);
@@ -28,7 +39,6 @@ const RATE = Number(env.BENCH_LIVE_RATE ?? 100);
 const SECONDS = Number(env.BENCH_LIVE_SECONDS ?? 30);
 const PROCESSES = Number(env.BENCH_LIVE_PROCESSES ?? 2);
 const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
-const PG_ADMIN_URL = env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface ClientProcess {
   child: ChildProcess;
@@ -122,25 +132,6 @@ async function measure(label: string, servers: Server[], token: string): Promise
   ];
 }
 
-async function freshDatabase() {
-  const name = `maproom_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 /** An S3 store for the deployment: the environment's, or a Swift server started here. */
 async function objectStore(): Promise<{ env: Record<string, string>; stop(): Promise<void> }> {
   if (env.S3_BUCKET) return { env: {}, stop: async () => undefined };
@@ -164,7 +155,7 @@ export async function runLiveBench(): Promise<Row[]> {
   const jwtSecret = randomBytes(32).toString('base64url');
 
   // One instance on PostgreSQL, live in its own process.
-  const single = await freshDatabase();
+  const single = await freshPostgres();
   const one = await startMaproom('maproom-live-1', { DATABASE_URL: single.url, JWT_SECRET: jwtSecret });
   try {
     const token = await setUp(one.url);
@@ -178,7 +169,7 @@ export async function runLiveBench(): Promise<Row[]> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();
-  const shared = await freshDatabase();
+  const shared = await freshPostgres();
   const store = await objectStore();
   const deployment = { DATABASE_URL: shared.url, JWT_SECRET: jwtSecret, REDIS_URL, ...store.env };
   const servers: Server[] = [];

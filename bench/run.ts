@@ -14,7 +14,8 @@
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
- *   BENCH_ROUNDS=1         measure peer, GET and POST in turn this many times; report each one's median
+ *   BENCH_ROUNDS=1         measure peer, GET, POST and concurrent creates in turn this many times; report each one's median
+ *   BENCH_HTTP_DBS=sqlite,postgres   the databases of the HTTP part (PostgreSQL: a fresh database on PG_ADMIN_URL)
  *   BENCH_SERVER=dist|tsx  run Maproom from dist/ (built first when stale; default) or from src/ with tsx
  *   BENCH_LOG_LEVEL=warn   LOG_LEVEL of the Maproom server
  *   BENCH_CPU_PROF=<dir>   start the Maproom servers with --cpu-prof, profiles written to <dir>
@@ -24,17 +25,14 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import {
   api,
   cleanUp,
-  cpuMs,
   CPU_PROF,
   fmt,
   label,
   LOG_LEVEL,
   mb,
-  pct,
   prepareMaproom,
   ROOM_ID,
   ROOT,
@@ -43,16 +41,15 @@ import {
   setUp,
   sleep,
   startMaproom,
-  startServer,
   stopServer,
   TMP,
   TRACE,
   uploadMultipart,
   writePointsGeoJson,
   type Row,
-  type Server,
 } from './harness.js';
 import { runExportBench } from './export.js';
+import { CONNECTIONS, DURATION, type Load, PIPELINING, ROUNDS, runHttpBench, WARMUP } from './http.js';
 import { runOgcBench } from './ogc.js';
 import { runLiveBench } from './live-fanout.js';
 import { runWebBench } from './web.js';
@@ -65,54 +62,7 @@ const QUICK = env.BENCH_QUICK === '1';
 const ONLY = new Set(
   (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc').split(',').map((s) => s.trim()),
 );
-const DURATION = Number(env.BENCH_DURATION ?? 10);
-const WARMUP = Number(env.BENCH_WARMUP ?? 3);
-const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
-const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
-const PIPELINING = 1;
 const BULK_SIZES = QUICK ? [100_000] : [100_000, 1_000_000];
-
-// ---------------------------------------------------------------- autocannon
-
-interface Load {
-  label: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  total: number;
-  /** CPU time (user + system) the server process spent per request, in microseconds. */
-  cpuPerRequest: number;
-  problems: string;
-}
-
-async function load(label: string, server: Server, options: autocannon.Options): Promise<Load> {
-  const base = { connections: CONNECTIONS, pipelining: PIPELINING, ...options };
-  if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
-  const cpu0 = cpuMs(server.pid);
-  const r = await autocannon({ ...base, duration: DURATION });
-  const cpu = cpuMs(server.pid) - cpu0;
-  const problems = [
-    r.non2xx && `${r.non2xx} non-2xx`,
-    r.errors && `${r.errors} errors`,
-    r.timeouts && `${r.timeouts} timeouts`,
-  ]
-    .filter(Boolean)
-    .join(', ');
-  const out: Load = {
-    label,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    total: r.requests.total,
-    cpuPerRequest: (cpu * 1000) / Math.max(1, r.requests.total),
-    problems,
-  };
-  console.log(
-    `   ${label}: ${fmt(out.rps)} req/s (latency p50 ${out.p50} ms, p99 ${out.p99} ms, ${out.total} requests, ` +
-      `server CPU ${fmt(out.cpuPerRequest)} µs/request)${problems ? `  !! ${problems}` : ''}`,
-  );
-  return out;
-}
 
 // ---------------------------------------------------------------- bulk import
 
@@ -252,68 +202,10 @@ async function main() {
   const missed: string[] = [];
 
   if (ONLY.has('http')) {
-    console.log('## HTTP');
-    // Both servers run side by side (an idle one costs nothing); with BENCH_ROUNDS > 1 the
-    // routes are measured in turn, round after round, and each reports its median round.
-    const peer = await startServer('fastify hello-world', [path.join('bench', 'peer-hello.mjs')], {});
-    const server = await startMaproom('maproom');
-    const runs: Record<'hello' | 'read' | 'create', Load[]> = { hello: [], read: [], create: [] };
-    try {
-      const token = await setUp(server.url);
-      const { marker } = await api(server.url, 'POST', `/api/rooms/${ROOM_ID}/markers`, {
-        token,
-        body: {
-          latitude: 48.8584,
-          longitude: 2.2945,
-          title: 'Eiffel Tower',
-          description: 'A marker to read',
-          color: '#e74c3c',
-          tags: ['bench'],
-        },
-      });
-      const headers = { authorization: `Bearer ${token}` };
-      for (let round = 1; round <= ROUNDS; round++) {
-        if (ROUNDS > 1) console.log(`   round ${round} of ${ROUNDS}`);
-        runs.hello.push(await load('fastify hello-world GET /', peer, { url: `${peer.url}/` }));
-        runs.read.push(
-          await load(`maproom GET /api/rooms/${ROOM_ID}/markers/:markerId`, server, {
-            url: `${server.url}/api/rooms/${ROOM_ID}/markers/${marker.id}`,
-            headers,
-          }),
-        );
-        runs.create.push(
-          await load(`maproom POST /api/rooms/${ROOM_ID}/markers`, server, {
-            url: `${server.url}/api/rooms/${ROOM_ID}/markers`,
-            method: 'POST',
-            headers: { ...headers, 'content-type': 'application/json' },
-            body: JSON.stringify({ latitude: 45.764, longitude: 4.8357, title: 'Bench marker', tags: ['bench'] }),
-          }),
-        );
-      }
-    } finally {
-      await stopServer(server);
-      await stopServer(peer);
-    }
-    const median = (list: Load[]) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
-    const [hello, read, create] = [median(runs.hello), median(runs.read), median(runs.create)];
-    loads.push(hello, read, create);
-    for (const [name, result, target] of [
-      ['GET marker (req/s)', read, 0.4],
-      ['POST marker (req/s)', create, 0.25],
-    ] as const) {
-      const ratio = result.rps / hello.rps;
-      const ok = ratio >= target && !result.problems;
-      if (!ok) missed.push(name);
-      rows.push([
-        name,
-        fmt(result.rps) + (result.problems ? ` (${result.problems})` : ''),
-        `${fmt(hello.rps)} (fastify hello-world)`,
-        pct(ratio),
-        `>= ${target * 100}% of peer`,
-        ok ? 'yes' : 'NO',
-      ]);
-    }
-    console.log();
+    const http = await runHttpBench();
+    rows.push(...http.rows);
+    missed.push(...http.missed);
+    loads.push(...http.loads);
   }
 
   if (ONLY.has('bulk')) {
@@ -389,7 +281,7 @@ async function main() {
     console.log('|---|---|---|---|---|');
     for (const l of loads) {
       console.log(
-        `| ${l.label} | ${fmt(l.rps)} | ${l.p50} / ${l.p99} | ${fmt(l.cpuPerRequest)} | ${(l.cpuPerRequest / peer.cpuPerRequest).toFixed(1)}x |`,
+        `| ${l.label} | ${fmt(l.rps)} | ${Number.isNaN(l.p50) ? 'n/a' : `${l.p50} / ${l.p99}`} | ${fmt(l.cpuPerRequest)} | ${(l.cpuPerRequest / peer.cpuPerRequest).toFixed(1)}x |`,
       );
     }
   }
