@@ -1,5 +1,6 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Db } from './database.js';
+import { PreparedQuery } from './prepared-query.js';
 import { notStaged } from './staged-jobs.js';
 import type { Tables } from './tables.js';
 
@@ -22,6 +23,11 @@ type RoomScoped = { [K in keyof Tables]: Tables[K] extends { id: string; room_id
  * a job still staged (db/staged-jobs.ts) are not read.
  */
 export class RoomTable<T extends RoomScoped> {
+  /** `find`, compiled once: the read of every GET of one object. */
+  private findQuery?: PreparedQuery<{ roomId: string; id: string }, Tables[T]>;
+  /** Single-row inserts, compiled once per set of columns. */
+  private readonly rowInserts = new Map<string, PreparedQuery<Record<string, unknown>, unknown>>();
+
   constructor(
     protected readonly db: Db,
     private readonly table: T,
@@ -48,8 +54,13 @@ export class RoomTable<T extends RoomScoped> {
     return this.rows(db, roomId).selectAll().orderBy(this.orderBy).orderBy('id').execute() as Promise<Tables[T][]>;
   }
 
-  find(roomId: string, id: string, db: Db = this.db): Promise<Tables[T] | undefined> {
-    return this.rows(db, roomId).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Tables[T] | undefined>;
+  async find(roomId: string, id: string, db: Db = this.db): Promise<Tables[T] | undefined> {
+    this.findQuery ??= new PreparedQuery(
+      this.db,
+      ['roomId', 'id'],
+      (values, db) => this.rows(db, values.roomId).selectAll().where('id', '=', values.id) as never,
+    );
+    return (await this.findQuery.execute(db, { roomId, id })).rows[0];
   }
 
   /** The room's rows among `ids` (in the table's order within each piece of the list). */
@@ -79,7 +90,20 @@ export class RoomTable<T extends RoomScoped> {
   }
 
   async insert(db: Db, rows: Tables[T][]): Promise<void> {
-    if (rows.length) await this.q(db).insertInto(this.name).values(rows).execute();
+    if (rows.length === 1 && isPlain(rows[0]!)) await this.insertOne(db, rows[0] as unknown as Record<string, unknown>);
+    else if (rows.length) await this.q(db).insertInto(this.name).values(rows).execute();
+  }
+
+  /** One row (a create) through an insert compiled once for its columns. */
+  private async insertOne(db: Db, row: Record<string, unknown>): Promise<void> {
+    const columns = Object.keys(row).filter((column) => row[column] !== undefined);
+    const key = columns.join(',');
+    let insert = this.rowInserts.get(key);
+    if (!insert) {
+      insert = new PreparedQuery(this.db, columns, (values, db) => this.q(db).insertInto(this.name).values(values));
+      this.rowInserts.set(key, insert);
+    }
+    await insert.execute(db, row);
   }
 
   /** Writes the whole row: concurrent changes resolve last-write-wins, never torn. */
@@ -113,4 +137,11 @@ export class RoomTable<T extends RoomScoped> {
     const result = await this.q(db).deleteFrom(this.name).where('room_id', '=', roomId).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/** A row of plain values (no SQL expression among them), which a compiled insert can take. */
+function isPlain(row: object): boolean {
+  return Object.values(row).every(
+    (value) => typeof value !== 'object' || value === null || !('toOperationNode' in value),
+  );
 }
