@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Db } from '../src/db/database.js';
 import { AppError } from '../src/errors.js';
 import type { LiveHub, RoomEvent as LiveEvent } from '../src/infra/live-hub.js';
 import { presentDrawing } from '../src/modules/drawings/drawings.presenter.js';
@@ -191,5 +192,96 @@ describe('WritePath', () => {
       Array.from({ length: 20 }, (_, i) => i + 1),
     );
     assert.equal(await roomVersion(roomId), 20);
+  });
+
+  const createDrawing = (roomId: string, id: string) => async (trx: Db) => {
+    await trx.insertInto('drawings').values(drawingRow(roomId, id)).execute();
+    return {
+      result: id,
+      changes: [
+        {
+          type: 'drawing.created' as const,
+          objectType: 'drawing' as const,
+          objectId: id,
+          data: presentDrawing(drawingRow(roomId, id)),
+        },
+      ],
+    };
+  };
+  const drawingIds = async (roomId: string) =>
+    (await t.database.db.selectFrom('drawings').select('id').where('room_id', '=', roomId).orderBy('id').execute()).map(
+      (r) => r.id,
+    );
+
+  test('writes that arrive together: one that fails half-way is undone alone, the others keep their order', async () => {
+    const roomId = await createRoom(t.app, owner);
+    hub.events = [];
+    // Called in one turn of the event loop: they share one group.
+    const outcomes = await Promise.allSettled([
+      writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-drawing-1`)),
+      writePath.write(roomId, actor, async (trx) => {
+        await createDrawing(roomId, `${roomId}-drawing-half`)(trx);
+        throw new Error('refused after writing');
+      }),
+      writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-drawing-2`)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : String((o.reason as Error).message))),
+      [`${roomId}-drawing-1`, 'refused after writing', `${roomId}-drawing-2`],
+      'each caller gets its own result or its own error',
+    );
+    assert.deepEqual(
+      await drawingIds(roomId),
+      [`${roomId}-drawing-1`, `${roomId}-drawing-2`],
+      "the failed write's row is undone",
+    );
+    assert.deepEqual(
+      (await historyOf(roomId)).map((h) => [Number(h.version), h.object_id]),
+      [
+        [1, `${roomId}-drawing-1`],
+        [2, `${roomId}-drawing-2`],
+      ],
+    );
+    assert.equal(await roomVersion(roomId), 2);
+    assert.deepEqual(
+      hub.events.map((e) => [e.version, e.objectId]),
+      [
+        [1, `${roomId}-drawing-1`],
+        [2, `${roomId}-drawing-2`],
+      ],
+    );
+  });
+
+  test('a group that fails as a whole (a change history cannot hold) runs each write alone: only the bad one fails', async () => {
+    const roomId = await createRoom(t.app, owner);
+    hub.events = [];
+    const outcomes = await Promise.allSettled([
+      writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-drawing-a`)),
+      writePath.write(roomId, actor, async (trx) => {
+        const { changes } = await createDrawing(roomId, `${roomId}-drawing-bad`)(trx);
+        // history.object_id is NOT NULL: the group's history insert fails, not this work.
+        return { result: 'bad', changes: [{ ...changes[0]!, objectId: null as unknown as string }] };
+      }),
+      writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-drawing-b`)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await drawingIds(roomId), [`${roomId}-drawing-a`, `${roomId}-drawing-b`]);
+    assert.deepEqual(
+      (await historyOf(roomId)).map((h) => [Number(h.version), h.object_id]),
+      [
+        [1, `${roomId}-drawing-a`],
+        [2, `${roomId}-drawing-b`],
+      ],
+    );
+    assert.deepEqual(
+      hub.events.map((e) => [e.version, e.objectId]),
+      [
+        [1, `${roomId}-drawing-a`],
+        [2, `${roomId}-drawing-b`],
+      ],
+    );
   });
 });

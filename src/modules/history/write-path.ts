@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { CompiledQuery, type Insertable, sql } from 'kysely';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
+import type { HistoryTable } from '../../db/tables.js';
 import { broadcastFailed } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
@@ -23,68 +25,186 @@ export interface WorkResult<T> {
   changes: Change[];
 }
 
+type Work<T> = (trx: Db) => Promise<WorkResult<T>>;
+
+/** A write waiting for its room's next group. */
+interface Queued {
+  actor: Actor;
+  work: Work<unknown>;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** What one write of a group came to inside the transaction. */
+type Outcome = { result: unknown; actor: Actor; changes: Change[] } | { error: unknown };
+
+const SAVEPOINT = CompiledQuery.raw('savepoint write_path');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint write_path');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint write_path');
+
+/** Most writes of one room that share a transaction. */
+const MAX_GROUP = 100;
+
 /**
  * The one write path for room content. In one transaction it runs the caller's writes,
  * advances the room's version and appends one history entry per change; after commit it
  * publishes the changes to live clients. A change that was saved but could not be
  * broadcast answers 502 (the interface's Events section); it stays saved and in history.
+ *
+ * Group commit: the writes of one room that arrive together (while the room's previous group
+ * runs, or in the same turn of the event loop) share one transaction, in the order they
+ * came, each inside its own savepoint: a write that fails is undone alone and its caller gets
+ * its error, the others go on. Each caller is answered with its own result once the group
+ * has committed, in order. Should the group fail as a whole (its history or its commit), each
+ * of its writes runs again alone, as if it had come by itself.
  */
 export class WritePath {
+  /** The writes waiting per room; a room is here while a group of it is scheduled or running. */
+  private readonly waiting = new Map<string, Queued[]>();
+  /** Advances a room's version by `count`, answering the new one. */
+  private readonly advance: PreparedQuery<{ roomId: string; count: number }, { version: number }>;
+  private readonly appendHistory: PreparedQuery<HistoryRow, unknown>;
+
   constructor(
     private readonly db: Db,
     private readonly live: LiveHub,
-  ) {}
-
-  async write<T>(roomId: string, actor: Actor, work: (trx: Db) => Promise<WorkResult<T>>): Promise<T> {
-    const { result, events } = await this.db.transaction().execute(async (trx) => {
-      const { result, changes } = await work(trx);
-      return { result, events: await this.record(trx, roomId, actor, changes) };
-    });
-    await this.broadcast(events);
-    return result;
+  ) {
+    this.advance = new PreparedQuery(db, ['roomId', 'count'], ({ roomId, count }, db) =>
+      db
+        .updateTable('rooms')
+        .set({ version: sql`version + ${count}` })
+        .where('id', '=', roomId)
+        .returning('version'),
+    );
+    this.appendHistory = new PreparedQuery(db, HISTORY_COLUMNS, (row, db) => db.insertInto('history').values(row));
   }
 
-  private async record(trx: Db, roomId: string, actor: Actor, changes: Change[]): Promise<RoomEvent[]> {
-    if (changes.length === 0) return [];
-    const { version } = await trx
-      .updateTable('rooms')
-      .set({ version: sql`version + ${changes.length}` })
-      .where('id', '=', roomId)
-      .returning('version')
-      .executeTakeFirstOrThrow();
+  write<T>(roomId: string, actor: Actor, work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const queued = { actor, work, resolve: resolve as (result: unknown) => void, reject };
+      const queue = this.waiting.get(roomId);
+      if (queue) return void queue.push(queued);
+      this.waiting.set(roomId, [queued]);
+      // Requests read in this turn of the event loop reach here before it ends: they join the group.
+      setImmediate(() => void this.run(roomId));
+    });
+  }
+
+  /** Commits the room's waiting writes group after group, until none waits. */
+  private async run(roomId: string): Promise<void> {
+    const queue = this.waiting.get(roomId)!;
+    while (queue.length > 0) await this.commit(roomId, queue.splice(0, MAX_GROUP));
+    this.waiting.delete(roomId);
+  }
+
+  private async commit(roomId: string, group: Queued[]): Promise<void> {
+    let outcomes: Outcome[];
+    let events: RoomEvent[][];
+    try {
+      ({ outcomes, events } = await this.db.transaction().execute(async (trx) => {
+        const outcomes = group.length === 1 ? [await this.alone(trx, group[0]!)] : await this.together(trx, group);
+        return { outcomes, events: await this.record(trx, roomId, outcomes) };
+      }));
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      for (const queued of group) await this.commit(roomId, [queued]);
+      return;
+    }
+    // Published in version order; the room's next group need not wait for the hub.
+    outcomes.forEach((outcome, i) => {
+      const queued = group[i]!;
+      if ('error' in outcome) return queued.reject(outcome.error);
+      this.broadcast(events[i]!).then(() => queued.resolve(outcome.result), queued.reject);
+    });
+  }
+
+  /** A write on its own: a failure rolls the whole transaction back. */
+  private async alone(trx: Db, queued: Queued): Promise<Outcome> {
+    const { result, changes } = await queued.work(trx);
+    return { result, actor: queued.actor, changes };
+  }
+
+  /** The writes of a group, each in a savepoint that a failure rolls back. */
+  private async together(trx: Db, group: Queued[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const queued of group) {
+      await trx.executeQuery(SAVEPOINT);
+      try {
+        outcomes.push(await this.alone(trx, queued));
+      } catch (error) {
+        await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
+        outcomes.push({ error });
+      }
+      await trx.executeQuery(RELEASE_SAVEPOINT);
+    }
+    return outcomes;
+  }
+
+  /** Advances the room's version once for every change, appends their history; the events of each outcome. */
+  private async record(trx: Db, roomId: string, outcomes: Outcome[]): Promise<RoomEvent[][]> {
+    const count = outcomes.reduce((n, outcome) => n + ('changes' in outcome ? outcome.changes.length : 0), 0);
+    if (count === 0) return outcomes.map(() => []);
+    const advanced = (await this.advance.execute(trx, { roomId, count })).rows[0];
+    if (!advanced) throw new Error(`room ${roomId} not found`);
+    const version = advanced.version;
     const at = Date.now();
-    const first = Number(version) - changes.length + 1;
-    const events = changes.map(
-      // Only the event's own fields reach live readers, whatever else a change carries.
-      ({ type, objectType, objectId, data }, i) =>
-        ({ roomId, type, objectType, objectId, data: data ?? null, version: first + i, at }) as RoomEvent,
-    );
-    await trx
-      .insertInto('history')
-      .values(
-        changes.map((change, i) => ({
-          id: newId('event'),
-          room_id: roomId,
-          version: first + i,
-          type: change.type,
-          object_type: change.objectType,
-          object_id: change.objectId,
-          actor_kind: actor.kind,
-          actor_id: actor.id,
-          at,
-          changes: change.changes ? JSON.stringify(change.changes) : null,
-          data: change.data === undefined ? null : JSON.stringify(change.data),
-        })),
-      )
-      .execute();
+    let next = Number(version) - count + 1;
+    const rows: HistoryRow[] = [];
+    const events = outcomes.map((outcome) => {
+      if (!('changes' in outcome)) return [];
+      return outcome.changes.map((change) => {
+        const stamped = { version: next++, at };
+        rows.push(historyRow(roomId, outcome.actor, change, stamped));
+        // Only the event's own fields reach live readers, whatever else a change carries.
+        const { type, objectType, objectId, data } = change;
+        return { roomId, type, objectType, objectId, data: data ?? null, ...stamped } as RoomEvent;
+      });
+    });
+    for (const row of rows) await this.appendHistory.execute(trx, row);
     return events;
   }
 
   private async broadcast(events: RoomEvent[]): Promise<void> {
     try {
-      for (const event of events) await this.live.publish(event);
+      await Promise.all(events.map((event) => this.live.publish(event)));
     } catch {
       throw broadcastFailed();
     }
   }
+}
+
+type HistoryRow = Insertable<HistoryTable> & Record<string, unknown>;
+const HISTORY_COLUMNS = [
+  'id',
+  'room_id',
+  'version',
+  'type',
+  'object_type',
+  'object_id',
+  'actor_kind',
+  'actor_id',
+  'at',
+  'changes',
+  'data',
+] as const;
+
+function historyRow(
+  roomId: string,
+  actor: Actor,
+  change: Change,
+  { version, at }: { version: number; at: number },
+): HistoryRow {
+  return {
+    id: newId('event'),
+    room_id: roomId,
+    version,
+    type: change.type,
+    object_type: change.objectType,
+    object_id: change.objectId,
+    actor_kind: actor.kind,
+    actor_id: actor.id,
+    at,
+    changes: change.changes ? JSON.stringify(change.changes) : null,
+    data: change.data === undefined ? null : JSON.stringify(change.data),
+  };
 }
