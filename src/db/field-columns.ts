@@ -6,12 +6,14 @@
  */
 export class FieldColumns<Field extends string, Column extends string> {
   private readonly entries: [Field, Column][];
+  private readonly nullRow: Record<Column, null>;
 
   constructor(
     map: Record<Field, Column>,
     private readonly json: ReadonlySet<Field> = new Set(),
   ) {
     this.entries = Object.entries(map) as [Field, Column][];
+    this.nullRow = Object.fromEntries(this.entries.map(([, column]) => [column, null])) as Record<Column, null>;
   }
 
   /** The columns of the fields present in `input` (undefined fields are left out; null stays null). */
@@ -37,6 +39,6 @@ export class FieldColumns<Field extends string, Column extends string> {
 
   /** Every column set to null (a new row's starting point). */
   nulls(): Record<Column, null> {
-    return Object.fromEntries(this.entries.map(([, column]) => [column, null])) as Record<Column, null>;
+    return { ...this.nullRow };
   }
 }
