@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call, issueToken, PASSWORD, TOKEN_ERRORS, type TestApp, type TestUser } from './helpers.js';
+import { assertOk, call, issueToken, PASSWORD, TOKEN_ERRORS, type TestApp, type TestUser } from './helpers.js';
 import { type CliOptions, type CliWorld, cliRoomId, cliWorld, runCli } from './support/cli.js';
 
 let t: TestApp;
@@ -230,6 +230,23 @@ describe('markers import and export', () => {
     const run = await cli(['markers', 'import', roomId, file], { token });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^maproom: .*Feature 1/m);
+  });
+});
+
+describe('text from the service', () => {
+  test('control characters in names reach the terminal escaped, not obeyed; --json keeps their value', async () => {
+    // A member names a room: set the window title, write the clipboard (OSC 52), clear the screen, C1 CSI, RLO.
+    const name = 'Evil\u001b]0;owned\u0007\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\u202eend';
+    const evil = cliRoomId();
+    assertOk(await call(t.app, 'POST', `/api/rooms/${evil}`, { auth: owner.token, body: { name } }));
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+    const table = await cli(['rooms'], { token: owner.token });
+    assert.equal(table.code, 0, table.stderr);
+    assert.doesNotMatch(table.stdout, controls);
+    assert.match(table.stdout, new RegExp(`\\n${evil}\\s+Evil\\\\u001b\\]0;owned\\\\u0007`));
+    const json = await cli(['--json', 'rooms'], { token: owner.token });
+    assert.doesNotMatch(json.stdout, controls);
+    assert.equal(JSON.parse(json.stdout).find((r: { roomId: string }) => r.roomId === evil).name, name);
   });
 });
 

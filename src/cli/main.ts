@@ -10,6 +10,7 @@ import { markerCommands } from './commands/markers.js';
 import { roomCommands } from './commands/rooms.js';
 import { watchCommand } from './commands/watch.js';
 import { DEFAULT_URL, resolveCredentials } from './credentials.js';
+import { printable, printableJson } from './output.js';
 
 /** The exit codes: success, refused or failed, wrong usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -88,8 +89,8 @@ export async function run(argv: string[]): Promise<number> {
       message += ' (no credential was sent: maproom login, --token or MAPROOM_TOKEN)';
     if (program.opts().json) {
       const status = error instanceof ApiError ? { status: error.status, error: error.code } : {};
-      process.stderr.write(`${JSON.stringify({ ...status, message })}\n`);
-    } else process.stderr.write(`maproom: ${message}\n`);
+      process.stderr.write(`${printableJson({ ...status, message })}\n`);
+    } else process.stderr.write(`maproom: ${printable(message)}\n`);
     return EXIT.failed;
   }
 }

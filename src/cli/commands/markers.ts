@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { contextOf } from '../context.js';
 import { followJob } from '../jobs.js';
 import { csvToGeoJson, markersCsv, markersGeoJson } from '../marker-files.js';
+import { printableJson } from '../output.js';
 
 type Format = 'geojson' | 'csv';
 
@@ -54,7 +55,7 @@ export function markerCommands(program: Command): void {
         api.client.GET('/api/rooms/{roomId}/markers', { params: { path: { roomId } } }),
       );
       const format = options.format ?? (options.output?.toLowerCase().endsWith('.csv') ? 'csv' : 'geojson');
-      const text = format === 'csv' ? markersCsv(list) : `${JSON.stringify(markersGeoJson(list), null, 2)}\n`;
+      const text = format === 'csv' ? markersCsv(list) : `${printableJson(markersGeoJson(list), 2)}\n`;
       if (!options.output) return void process.stdout.write(text);
       writeFileSync(options.output, text);
       out.result({ file: options.output, format, markers: list.length }, () =>
