@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { openSync, writeSync, closeSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -119,6 +120,38 @@ describe('upload', () => {
     const layer = (await layersOf(room)).vector.find((l: { name: string }) => l.name === 'Padded');
     assert.equal(layer.featureCount, 1);
     assert.match(second.stdout, new RegExp(`vector layer ${layer.id} "Padded"`));
+  });
+
+  test('a resume state that does not describe the file (edited, damaged) is not trusted: the whole file is sent', async () => {
+    const file = path.join(home, 'tampered.geojson');
+    paddedGeoJson(file, 51 * 1024 * 1024);
+    const chunk = 5 * 1024 * 1024;
+    const env = { MAPROOM_CHUNK_BYTES: String(chunk) };
+    const own = await createRoom(t.app, owner, cliRoomId()); // the export below counts this room's layers
+    // The state file of this upload (its key: service, room, path, size, modification time), saying the
+    // file has 2 chunks of which the first is sent, when it has 11.
+    const info = statSync(file);
+    const key = [url, own, path.resolve(file), info.size, info.mtimeMs].join('\n');
+    const stateFile = path.join(home, 'maproom', 'uploads', `${createHash('sha256').update(key).digest('hex')}.json`);
+    mkdirSync(path.dirname(stateFile), { recursive: true });
+    const uploadId = randomUUID().replace(/-/g, '');
+    writeFileSync(stateFile, JSON.stringify({ uploadId, totalChunks: 2, chunkBytes: chunk, sent: [0] }));
+    let chunkRequests = 0;
+    const count = (request: { url?: string }) => {
+      if (request.url === '/api/layers/upload-chunk') chunkRequests++;
+    };
+    t.app.server.on('request', count);
+    try {
+      const run = await cli(['upload', own, file, '--name', 'Tampered'], { env, token: owner.token });
+      assert.equal(run.code, 0, run.stderr);
+      assert.doesNotMatch(run.stderr, /Resuming/);
+      assert.equal(chunkRequests, 11);
+      const layer = (await layersOf(own)).vector.find((l: { name: string }) => l.name === 'Tampered');
+      assert.equal(layer.featureCount, 1);
+      assert.equal(existsSync(stateFile), false);
+    } finally {
+      t.app.server.off('request', count);
+    }
   });
 });
 

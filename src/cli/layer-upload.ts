@@ -11,6 +11,9 @@ export const CHUNKED_ABOVE = 50 * 1024 * 1024;
 /** The size of a chunk: 16 MiB, or `MAPROOM_CHUNK_BYTES` (at most 50 MB). */
 const chunkBytes = () => Math.min(Number(process.env.MAPROOM_CHUNK_BYTES) || 16 * 1024 * 1024, CHUNKED_ABOVE);
 
+/** The upload ids `ChunkedUpload.fresh` makes: a UUID's 32 hex digits. */
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
 /** The form's optional fields; `style` and `display` are JSON texts. */
 export interface LayerFields {
   layerName?: string;
@@ -167,19 +170,36 @@ class ChunkedUpload {
     }
   }
 
+  /**
+   * The state of an earlier run, when it describes this file as it would be sent now: the
+   * same chunk size and number of chunks, an upload id as `fresh` makes them, and chunk
+   * indexes within the file. Anything else (a damaged or edited file) starts over, so that
+   * a state can never make the upload send fewer chunks than the file has.
+   */
   private resumed(): ChunkedState | undefined {
+    let state: Partial<ChunkedState>;
     try {
-      const state = JSON.parse(readFileSync(this.stateFile, 'utf8')) as ChunkedState;
-      return state.chunkBytes === chunkBytes() ? state : undefined;
+      state = JSON.parse(readFileSync(this.stateFile, 'utf8')) as Partial<ChunkedState>;
     } catch {
       return undefined;
     }
+    const { uploadId, sent } = state ?? {};
+    const bytes = chunkBytes();
+    const totalChunks = Math.ceil(this.size / bytes);
+    const valid =
+      state?.chunkBytes === bytes &&
+      state.totalChunks === totalChunks &&
+      typeof uploadId === 'string' &&
+      UPLOAD_ID.test(uploadId) &&
+      Array.isArray(sent) &&
+      sent.every((index) => Number.isInteger(index) && index >= 0 && index < totalChunks);
+    return valid ? { uploadId, totalChunks, chunkBytes: bytes, sent: [...new Set(sent)] } : undefined;
   }
 
   private fresh(): ChunkedState {
     const bytes = chunkBytes();
     return {
-      uploadId: randomUUID().replace(/-/g, ''),
+      uploadId: randomUUID().replace(/-/g, ''), // UPLOAD_ID
       totalChunks: Math.ceil(this.size / bytes),
       chunkBytes: bytes,
       sent: [],
