@@ -3,13 +3,14 @@
  *
  * Compares, on this machine, Maproom's marker read-one and create routes with a bare Fastify
  * hello-world server (the named peer), measures bulk imports of 100,000 and 1,000,000
- * points (wall time and the server's peak RSS), and vector layers (bench/vector.ts: ingest of
+ * points against ogr2ogr (bench/bulk.ts: wall time and the server's peak RSS), and vector layers (bench/vector.ts: ingest of
  * 1,000,000 polygons against ogr2ogr, bbox queries and vector tiles). Every server is its own
  * child process on 127.0.0.1 with a fresh DATA_DIR (SQLite unless a part says otherwise);
  * autocannon runs here with the same settings for all. Shared helpers: bench/harness.ts.
  *
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
+ *   BENCH_BULK_PG=auto     the 1,000,000-point import on PostgreSQL too: when reachable (auto), never (0), or required (1)
  *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc   run only these parts (default: all nine)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
@@ -22,32 +23,11 @@
  *   BENCH_NODE_ARGS="..."  more node options for the Maproom servers (experiments, e.g. --import a preload)
  *   BENCH_TRACE=<dir>      write each server's output, and the RSS samples of each import (CSV), to <dir>
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  api,
-  cleanUp,
-  CPU_PROF,
-  fmt,
-  label,
-  LOG_LEVEL,
-  mb,
-  prepareMaproom,
-  ROOM_ID,
-  ROOT,
-  RSS_LIMIT_MB,
-  sampleRss,
-  setUp,
-  sleep,
-  startMaproom,
-  stopServer,
-  TMP,
-  TRACE,
-  uploadMultipart,
-  writePointsGeoJson,
-  type Row,
-} from './harness.js';
+import { cleanUp, CPU_PROF, fmt, LOG_LEVEL, prepareMaproom, ROOT, type Row } from './harness.js';
+import { runBulkBench } from './bulk.js';
 import { runExportBench } from './export.js';
 import { CONNECTIONS, DURATION, type Load, PIPELINING, ROUNDS, runHttpBench, WARMUP } from './http.js';
 import { runOgcBench } from './ogc.js';
@@ -58,95 +38,9 @@ import { runS3Bench } from './s3.js';
 import { runVectorBench } from './vector.js';
 
 const env = process.env;
-const QUICK = env.BENCH_QUICK === '1';
 const ONLY = new Set(
   (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc').split(',').map((s) => s.trim()),
 );
-const BULK_SIZES = QUICK ? [100_000] : [100_000, 1_000_000];
-
-// ---------------------------------------------------------------- bulk import
-
-/** The bench process's own peak RSS, to show that generating and uploading stream. */
-let ownPeakRss = 0;
-const ownSampler = setInterval(() => (ownPeakRss = Math.max(ownPeakRss, process.memoryUsage.rss() / 1024 ** 2)), 50);
-ownSampler.unref();
-
-interface BulkResult {
-  size: number;
-  bytes: number;
-  seconds: number;
-  uploadSeconds: number;
-  idleRss: number;
-  peakRss: number;
-  hwm: number;
-  /** VmHWM before the import (start-up and set-up). */
-  startupHwm: number;
-  hwmReset: boolean;
-  created: number;
-}
-
-async function bulkImport(size: number, file: string): Promise<BulkResult> {
-  const server = await startMaproom(`maproom (bulk ${label(size)})`);
-  try {
-    const token = await setUp(server.url);
-    await sleep(500); // let start-up garbage settle before the idle reading
-    const startupHwm = Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]) / 1024;
-    let phase = 'uploading';
-    const rss = sampleRss(server.pid, () => phase, TRACE && path.join(TRACE, `rss-${label(size)}.csv`));
-    const t0 = performance.now();
-    const upload = await uploadMultipart(`${server.url}/api/rooms/${ROOM_ID}/bulk-import`, token, {
-      field: 'file',
-      path: file,
-      contentType: 'application/geo+json',
-    });
-    const uploadSeconds = (performance.now() - t0) / 1000;
-    if (upload.status !== 200) throw new Error(`bulk import upload: ${upload.status} ${upload.body}`);
-    const { jobId } = JSON.parse(upload.body) as { jobId: string };
-    let job: { stage: string; message: string | null; markersCreated?: number };
-    let lastMessage = '';
-    const deadline = Date.now() + 60 * 60_000;
-    for (;;) {
-      if (Date.now() > deadline) throw new Error(`bulk import job ${jobId} still ${lastMessage} after an hour`);
-      job = await api(server.url, 'GET', `/api/jobs/${jobId}`, { token });
-      if (job.stage === 'complete' || job.stage === 'error') break;
-      if (job.message && job.message !== lastMessage && process.stdout.isTTY)
-        process.stdout.write(`\r   ${job.message}          `);
-      lastMessage = job.message ?? '';
-      phase = `${job.stage}: ${lastMessage}`;
-      await sleep(100);
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    if (process.stdout.isTTY) process.stdout.write('\r');
-    const memory = rss.stop();
-    if (job.stage !== 'complete') throw new Error(`bulk import job ended in ${job.stage}: ${job.message}`);
-    const result: BulkResult = {
-      size,
-      bytes: statSync(file).size,
-      seconds,
-      uploadSeconds,
-      idleRss: rss.start,
-      peakRss: memory.peak,
-      hwm: memory.hwm,
-      startupHwm,
-      hwmReset: memory.hwmReset,
-      created: Number(job.markersCreated ?? NaN),
-    };
-    console.log(
-      `   ${label(size)} points (${mb(result.bytes)} MB file): ${result.seconds.toFixed(1)} s ` +
-        `(upload ${result.uploadSeconds.toFixed(1)} s), server RSS idle ${mb(result.idleRss, false)} MB, ` +
-        `peak ${mb(result.peakRss, false)} MB (${memory.samples} samples), VmHWM ${mb(result.hwm, false)} MB ` +
-        `(${result.hwmReset ? 'reset before the upload; ' : 'not resettable, includes start-up; '}start-up VmHWM ${mb(startupHwm, false)} MB), ` +
-        `${result.created} markers created`,
-    );
-    if (result.created !== size) throw new Error(`expected ${size} markers, the job says ${result.created}`);
-    const room = await api<{ counts?: { markers?: number } }>(server.url, 'GET', `/api/rooms/${ROOM_ID}`, { token });
-    if (room.counts?.markers !== size)
-      throw new Error(`expected ${size} markers in the room, it counts ${room.counts?.markers}`);
-    return result;
-  } finally {
-    await stopServer(server);
-  }
-}
 
 // ---------------------------------------------------------------- main
 
@@ -181,6 +75,8 @@ async function main() {
     console.log(
       '- peer of the HTTP part: bare Fastify hello-world (`node bench/peer-hello.mjs`), GET / -> {"hello":"world"}',
     );
+  if (ONLY.has('bulk'))
+    console.log('- peer of the bulk-import part: `ogr2ogr -f GPKG out.gpkg points.geojson` of the same file');
   if (ONLY.has('vector'))
     console.log('- peer of the vector part: `ogr2ogr -f GPKG -t_srs EPSG:4326` of the same file (GDAL from Debian)');
   if (ONLY.has('export'))
@@ -209,32 +105,10 @@ async function main() {
   }
 
   if (ONLY.has('bulk')) {
-    console.log('## Bulk import');
-    for (const size of BULK_SIZES) {
-      const file = path.join(TMP, `points-${label(size)}.geojson`);
-      const t = performance.now();
-      await writePointsGeoJson(file, size);
-      console.log(
-        `   generated ${file} (${mb(statSync(file).size)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-      );
-      const result = await bulkImport(size, file);
-      rmSync(file, { force: true });
-      const ok = result.peakRss < RSS_LIMIT_MB && result.hwm < RSS_LIMIT_MB && result.startupHwm < RSS_LIMIT_MB;
-      const name = `bulk import ${label(size)} points (s, peak RSS MB)`;
-      if (!ok) missed.push(name);
-      rows.push([
-        name,
-        `${result.seconds.toFixed(1)} s, ${mb(result.peakRss, false)} MB ` +
-          `(VmHWM ${mb(result.hwm, false)} during import, ${mb(result.startupHwm, false)} at start-up)`,
-        'n/a',
-        'n/a',
-        `peak RSS < ${RSS_LIMIT_MB} MB`,
-        ok ? 'yes' : 'NO',
-      ]);
-    }
-    console.log(`   bench process peak RSS while generating and uploading: ${mb(ownPeakRss, false)} MB\n`);
+    const bulk = await runBulkBench();
+    rows.push(...bulk.rows);
+    missed.push(...bulk.missed);
   }
-
   if (ONLY.has('vector')) {
     const vector = await runVectorBench();
     rows.push(...vector.rows);

@@ -67,14 +67,19 @@ async function adminQuery(sql: string) {
   }
 }
 
-/** A fresh PostgreSQL database for one server, or null when PostgreSQL does not answer (and may be skipped). */
-async function freshDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> } | null> {
-  if (PG_MODE === '0') return null;
+/**
+ * A fresh PostgreSQL database for one server, or null when PostgreSQL does not answer (and may
+ * be skipped): `mode` is `auto`, `0` (never) or `1` (required).
+ */
+export async function freshDatabase(
+  mode = PG_MODE,
+): Promise<{ env: Record<string, string>; drop: () => Promise<void> } | null> {
+  if (mode === '0') return null;
   const name = `maproom_bench_${randomBytes(5).toString('hex')}`;
   try {
     await adminQuery(`CREATE DATABASE ${name}`);
   } catch (error) {
-    if (PG_MODE === '1') throw error;
+    if (mode === '1') throw error;
     console.log(
       `   PostgreSQL rows skipped: ${PG_ADMIN_URL.replace(/:[^:@/]*@/, ':***@')} did not answer (${(error as Error).message})`,
     );
