@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Db } from './database.js';
 import { PreparedQuery } from './prepared-query.js';
 import { notStaged } from './staged-jobs.js';
@@ -104,6 +104,36 @@ export class RoomTable<T extends RoomScoped> {
       this.rowInserts.set(key, insert);
     }
     await insert.execute(db, row);
+  }
+
+  /** Multi-row inserts compiled once: by row count and column list, their SQL text. */
+  private readonly compiledInserts = new Map<string, string>();
+
+  /**
+   * Inserts many rows that have the same columns in the same order (a bulk import's
+   * batches): the statement's text is compiled once per row count, then only the values
+   * change. Building each query anew costs more than the database's own work.
+   */
+  async insertMany(db: Db, rows: Tables[T][]): Promise<void> {
+    if (!rows.length) return;
+    const columns = Object.keys(rows[0]!);
+    const key = `${rows.length} ${columns.join()}`;
+    let text = this.compiledInserts.get(key);
+    if (text === undefined) {
+      const compiled = this.q(db).insertInto(this.name).values(rows).compile();
+      if (compiled.parameters.length !== rows.length * columns.length) {
+        await db.executeQuery(compiled); // some value is not a plain parameter: no reuse
+        return;
+      }
+      if (this.compiledInserts.size >= 8) this.compiledInserts.clear();
+      this.compiledInserts.set(key, compiled.sql);
+      text = compiled.sql;
+    }
+    const parameters: unknown[] = new Array(rows.length * columns.length);
+    let i = 0;
+    for (const row of rows as unknown as Record<string, unknown>[])
+      for (const column of columns) parameters[i++] = row[column];
+    await db.executeQuery(CompiledQuery.raw(text, parameters));
   }
 
   /** Writes the whole row: concurrent changes resolve last-write-wins, never torn. */

@@ -5,9 +5,9 @@ import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
 import { featureError, GeoJsonError, pointOf } from '../../geo/geojson-points.js';
-import { readFeatures } from '../../geo-engine/geojson-stream.js';
+import { readFeatureBatches } from '../../geo-engine/geojson-stream.js';
 import type { UploadedFile } from '../../http/uploads.js';
-import { newId } from '../../ids.js';
+import { newId, newIdSequence } from '../../ids.js';
 import {
   JobFailure,
   jobActor,
@@ -30,6 +30,8 @@ export const BULK_IMPORT_KIND = 'bulk-import';
 /** The largest GeoJSON file a bulk import takes (about 5 million points). */
 export const BULK_IMPORT_MAX_BYTES = 1024 ** 3;
 const BATCH = 1000;
+/** Features read between two progress reports. */
+const PROGRESS_EVERY = 2_000;
 
 const Payload = Type.Object({ fileKey: Type.String() });
 type Payload = { fileKey: string };
@@ -134,64 +136,77 @@ export class BulkImport {
 
   /**
    * One pass over the file: each feature is checked (with the icons and images it names)
-   * and inserted in batches, each its own short transaction; returns how many.
+   * and inserted in batches, each its own short transaction; returns how many. The markers'
+   * ids follow each other (`newIdSequence`), so the id index takes them in order.
    */
   private async insert(job: JobContext<Payload>, fileKey: string): Promise<number> {
     const icons = new Map<string, boolean>();
     const metas = new Map<string, ImageMeta | null>();
     const now = Date.now();
+    const createdBy = jobActor(job).id;
+    const nextId = newIdSequence('marker');
     let batch: MarkerRow[] = [];
     let count = 0;
     const flush = async () => {
       const rows = batch;
       batch = [];
-      await this.db.transaction().execute((trx) => this.markers.insert(trx, rows));
+      await this.db.transaction().execute((trx) => this.markers.insertMany(trx, rows));
     };
-    for await (const { index, marker } of this.features(job, fileKey)) {
-      const iconId = marker.markerIconId;
-      if (iconId != null) {
-        if (!icons.has(iconId)) icons.set(iconId, await this.icons.exists(job.roomId, iconId));
-        if (!icons.get(iconId)) throw featureError(index, `markerIconId ${iconId} is not an icon of this room`);
-      }
-      const pair = marker.imageKey != null ? `${marker.imageKey}|${marker.thumbnailKey}` : undefined;
-      if (pair !== undefined && !metas.has(pair)) {
-        try {
-          metas.set(pair, await this.images.metaForPair(job.roomId, marker.imageKey!, marker.thumbnailKey!));
-        } catch (error) {
-          throw featureError(index, (error as Error).message);
+    for await (const features of this.featureBatches(job, fileKey)) {
+      for (const feature of features) {
+        const index = count;
+        const marker = importedMarkerOf(pointOf(feature, index), index);
+        const iconId = marker.markerIconId;
+        if (iconId != null) {
+          if (!icons.has(iconId)) icons.set(iconId, await this.icons.exists(job.roomId, iconId));
+          if (!icons.get(iconId)) throw featureError(index, `markerIconId ${iconId} is not an icon of this room`);
         }
+        const pair = marker.imageKey != null ? `${marker.imageKey}|${marker.thumbnailKey}` : undefined;
+        if (pair !== undefined && !metas.has(pair)) {
+          try {
+            metas.set(pair, await this.images.metaForPair(job.roomId, marker.imageKey!, marker.thumbnailKey!));
+          } catch (error) {
+            throw featureError(index, (error as Error).message);
+          }
+        }
+        const imageMeta = pair !== undefined ? metas.get(pair) : null;
+        batch.push(
+          newMarkerRow(job.roomId, marker, {
+            id: nextId(),
+            createdBy,
+            createdAt: now + index,
+            imageMeta,
+            importJobId: job.id,
+          }),
+        );
+        count++;
+        if (batch.length === BATCH) await flush();
       }
-      const imageMeta = pair !== undefined ? metas.get(pair) : null;
-      batch.push(
-        newMarkerRow(job.roomId, marker, {
-          createdBy: jobActor(job).id,
-          createdAt: now + index,
-          imageMeta,
-          importJobId: job.id,
-        }),
-      );
-      count++;
-      if (batch.length === BATCH) await flush();
     }
     if (batch.length) await flush();
     return count;
   }
 
-  /** The file's markers, reporting progress by the share of the file read. */
-  private async *features(job: JobContext<Payload>, fileKey: string) {
+  /** The file's features in batches, reporting progress by the share of the file read. */
+  private async *featureBatches(job: JobContext<Payload>, fileKey: string) {
     const stored = await this.files.get(fileKey);
     if (!stored) throw new JobFailure('The uploaded file is no longer available; upload it again');
     let bytes = 0;
+    let read = 0;
+    let reported = 0;
     const counted = new PassThrough();
     stored.stream.on('error', (error) => counted.destroy(error));
     stored.stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
     stored.stream.pipe(counted);
     try {
-      for await (const { index, feature } of readFeatures(counted)) {
+      for await (const features of readFeatureBatches(counted)) {
         if (job.signal.aborted) throw new Error('Shutting down');
-        yield { index, marker: importedMarkerOf(pointOf(feature, index), index) };
-        if (index % 1000 === 0)
-          await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Read ${index} markers so far`);
+        yield features;
+        read += features.length;
+        if (read - reported >= PROGRESS_EVERY) {
+          reported = read;
+          await job.progress((100 * bytes) / Math.max(1, stored.bytes), `Read ${read} markers so far`);
+        }
       }
     } finally {
       stored.stream.destroy();
