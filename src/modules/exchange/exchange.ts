@@ -66,6 +66,11 @@ export interface Exchange<Row = unknown, Staged = unknown> {
   geometry?: { type: GpkgGeometryType; of(row: Row): GeoJsonGeometry | null };
   /** The BLOB column `data`: the stored file of a row (export), and the file's column finding it (import). */
   blob?: { key(row: Row): string; lookup: string };
+  /**
+   * The row as the export writes it when stored files it names are not in the file (`gone`:
+   * their keys, deleted while the export ran): it names them no more.
+   */
+  filesGone?(row: Row, gone: ReadonlySet<string>): Row;
   /** The room's rows, in the file's order. */
   rows(roomId: string): Promise<Row[]>;
   /** How many rows the room has, for the estimate of an export's size (tables of many small rows). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { LayersTable } from '../../db/tables.js';
@@ -78,7 +78,7 @@ export class RoomExporter {
     const folder = path.join(this.tmpDir, 'exports');
     await mkdir(folder, { recursive: true });
     const outputPath = path.join(folder, `${randomUUID()}.gpkg`);
-    const releases: (() => Promise<void>)[] = [];
+    const releases: (() => Promise<void>)[] = [() => rm(`${outputPath}.files`, { recursive: true, force: true })];
     try {
       const { plan, tilePyramids } = await this.plan(roomId, options, outputPath, releases);
       await runWorker(plan, progress, signal);
@@ -131,7 +131,7 @@ export class RoomExporter {
     const rowsOf = new Map<Exchange, unknown[]>(exchanges.map((e, i) => [e, read[i]!]));
     const allLayers = (layerExchange ? rowsOf.get(layerExchange) : []) as LayersTable[];
     const layers = only ? allLayers.filter((l) => only.has(l.id)) : allLayers;
-    const taken = new Set(exchanges.map((e) => e.table));
+    const tableNames = new Set(exchanges.map((e) => e.table));
     const layerTables: ExportPlan['layerTables'] = [];
     const tilePyramids: { name: string; file: string; table: string }[] = [];
     const rasterFiles: PlanValue[][] = [];
@@ -146,7 +146,7 @@ export class RoomExporter {
           await this.fileParts(layer.id, await this.localFile(part.fileKey, releases), rasterFiles);
           continue;
         }
-        const table = T.layerTableName(part.name, taken);
+        const table = T.layerTableName(part.name, tableNames);
         named[part.column] = table;
         if (part.type === 'tiles') {
           tilePyramids.push({ name: layer.name, file: await this.localFile(part.fileKey, releases), table });
@@ -158,6 +158,19 @@ export class RoomExporter {
       namedLayers.push(named);
     }
     if (layerExchange) rowsOf.set(layerExchange, namedLayers);
+    // Stored files (photos, icons) are taken before any row is written: a file deleted since
+    // its row was read is left out, and rows naming it say so (`filesGone`).
+    const taken = new Map<unknown, string>();
+    const gone = new Set<string>();
+    for (const exchange of exchanges) {
+      if (!exchange.blob) continue;
+      for (const row of rowsOf.get(exchange)!) {
+        const key = exchange.blob.key(row);
+        const file = await this.takeFile(key, `${outputPath}.files`, releases);
+        if (file === null) gone.add(key);
+        else taken.set(row, file);
+      }
+    }
     const meta: [string, string][] = [
       ['format', T.EXPORT_FORMAT],
       ['version', String(T.EXPORT_VERSION)],
@@ -174,8 +187,9 @@ export class RoomExporter {
       layerTables,
     };
     for (const exchange of exchanges) {
-      const { table, description, columns, geometry } = exchange;
-      const rows = rowsOf.get(exchange)!;
+      const { table, description, columns, geometry, filesGone } = exchange;
+      const read = rowsOf.get(exchange)!;
+      const rows = filesGone && gone.size ? read.map((row) => filesGone(row, gone)) : read;
       if (geometry) {
         plan.featureTables.push({
           table,
@@ -187,7 +201,10 @@ export class RoomExporter {
         continue;
       }
       const values: PlanValue[][] = [];
-      for (const row of rows) values.push(await this.valuesOf(exchange, row, releases));
+      rows.forEach((row, i) => {
+        const file = taken.get(read[i]);
+        if (!exchange.blob || file !== undefined) values.push(this.valuesOf(exchange, row, file)); // else its file is gone
+      });
       plan.attributeTables.push({ table, description, columns, rows: values });
     }
     if (options.includeTiffs) plan.attributeTables.push({ ...T.RASTER_FILES, rows: rasterFiles });
@@ -202,12 +219,36 @@ export class RoomExporter {
     }
   }
 
-  /** A row's values in the file; its BLOB column names the stored file for the worker to read. */
-  private async valuesOf(exchange: Exchange, row: unknown, releases: (() => Promise<void>)[]): Promise<PlanValue[]> {
+  /** A row's values in the file; its BLOB column names the taken file for the worker to read. */
+  private valuesOf(exchange: Exchange, row: unknown, file: string | undefined): PlanValue[] {
     const values: PlanValue[] = T.valuesOf(exchange.columns, row as object);
     const blob = exchange.columns.findIndex((c) => c.type === 'BLOB');
-    if (blob >= 0 && exchange.blob) values[blob] = { file: await this.localFile(exchange.blob.key(row), releases) };
+    if (blob >= 0 && file !== undefined) values[blob] = { file };
     return values;
+  }
+
+  /**
+   * A stored file, held for this export: a hard link in `folder` (so that deleting the file
+   * meanwhile does not take it from the worker), else the local file itself. Null when the
+   * file is gone (deleted since its row was read).
+   */
+  private async takeFile(key: string, folder: string, releases: (() => Promise<void>)[]): Promise<string | null> {
+    let local: string;
+    try {
+      local = await this.localFile(key, releases);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const held = path.join(folder, randomUUID());
+    try {
+      await mkdir(folder, { recursive: true });
+      await link(local, held);
+      return held;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      return local; // another file system (or no hard links): read in place
+    }
   }
 }
 

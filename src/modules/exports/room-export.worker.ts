@@ -40,6 +40,17 @@ function fileValue(value: PlanValue): SqlValue {
   return buffer;
 }
 
+/** A row's values with its files read; null when a whole stored file it names is gone (deleted meanwhile): the row is left out. */
+function valuesOrGone(row: PlanValue[]): SqlValue[] | null {
+  try {
+    return row.map(fileValue);
+  } catch (error) {
+    const whole = row.some((v) => v !== null && typeof v === 'object' && !Buffer.isBuffer(v) && v.start === undefined);
+    if (whole && (error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 async function readerOf(): Promise<{ read: RowReader; close(): Promise<void> }> {
   const sqlText = (key: number, p: (n: number) => string) =>
     `SELECT id, geometry, properties FROM ${featuresTable(key)} WHERE row BETWEEN ${p(1)} AND ${p(2)} ORDER BY row`;
@@ -81,7 +92,10 @@ async function main() {
   try {
     for (const table of plan.attributeTables) {
       const out = writer.attributeTable(table.table, table.columns, { description: table.description });
-      for (const row of table.rows) out.add(row.map(fileValue));
+      for (const row of table.rows) {
+        const values = valuesOrGone(row);
+        if (values) out.add(values);
+      }
     }
     for (const table of plan.featureTables) {
       const out = writer.featureTable(table.table, table.geometryType, table.columns, {
