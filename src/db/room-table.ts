@@ -6,6 +6,8 @@ import type { Tables } from './tables.js';
 
 /** Lists of ids go to the database in pieces this large (both engines cap bound values). */
 const IDS_PER_QUERY = 1000;
+/** Values one multi-row insert binds (`RoomTable.insertMany`). */
+const VALUES_PER_STATEMENT = 2000;
 
 export function inChunks<T>(items: T[], size = IDS_PER_QUERY): T[][] {
   const chunks: T[][] = [];
@@ -112,11 +114,20 @@ export class RoomTable<T extends RoomScoped> {
   /**
    * Inserts many rows that have the same columns in the same order (a bulk import's
    * batches): the statement's text is compiled once per row count, then only the values
-   * change. Building each query anew costs more than the database's own work.
+   * change (building each query anew costs more than the database's own work). Statements
+   * bind at most `VALUES_PER_STATEMENT` values, whatever the table's width (both engines cap
+   * bound values: SQLite at 32,766, PostgreSQL at 65,535).
    */
   async insertMany(db: Db, rows: Tables[T][]): Promise<void> {
     if (!rows.length) return;
     const columns = Object.keys(rows[0]!);
+    const perStatement = Math.max(1, Math.floor(VALUES_PER_STATEMENT / columns.length));
+    for (let first = 0; first < rows.length; first += perStatement) {
+      await this.insertRows(db, rows.slice(first, first + perStatement), columns);
+    }
+  }
+
+  private async insertRows(db: Db, rows: Tables[T][], columns: string[]): Promise<void> {
     const key = `${rows.length} ${columns.join()}`;
     let text = this.compiledInserts.get(key);
     if (text === undefined) {
