@@ -97,7 +97,7 @@ function packagesAndFilesOf(file: string): string[] {
  */
 const IMPURE = [
   /^(node:)?(fs|fs\/promises|child_process|worker_threads|stream|stream\/promises|net|http|https|os|readline|zlib)$/,
-  /^(sharp|better-sqlite3|geotiff|yauzl|stream-json)(\/|$)/,
+  /^(sharp|better-sqlite3|geotiff|yauzl)(\/|$)/,
 ];
 
 /** The domain of a file under src/modules. */
