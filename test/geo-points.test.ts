@@ -46,6 +46,85 @@ describe('readFeatures', () => {
   });
 });
 
+describe('readFeatures: the file cut into feature texts', () => {
+  const bytesOf = (text: string, size: number) => {
+    const all = Buffer.from(text, 'utf8');
+    const parts: Buffer[] = [];
+    for (let i = 0; i < all.length; i += size) parts.push(all.subarray(i, i + size));
+    return parts;
+  };
+  const collectBytes = async (text: string, size: number) => {
+    const out: unknown[] = [];
+    for await (const { feature } of readFeatures(Readable.from(bytesOf(text, size)))) out.push(feature);
+    return out;
+  };
+
+  test('strings holding brackets, commas, quotes and characters of several bytes, cut anywhere, come back as written', async () => {
+    const features = [
+      point(1, 2, { title: 'a ] } , [ { "quoted" \\ back\\slash', description: 'Zürich – 東京 😀' }),
+      point(3, 4, { tags: ['x,y', '}{'], nested: { deep: [[1, [2, { k: ']' }]]] } }),
+      point(-5.5e-3, 1e2),
+    ];
+    const text = JSON.stringify({ name: 'a "features": [', bbox: [0, 0, 1, 1], type: 'FeatureCollection', features });
+    for (const size of [1, 2, 3, 5, 7, 64, 1 << 16])
+      assert.deepEqual(await collectBytes(text, size), features, `size ${size}`);
+  });
+
+  test('a byte-order mark and whitespace around the values are accepted; a features key elsewhere is not the features', async () => {
+    const features = [point(1, 2)];
+    const text = `\ufeff \n{ "crs" : {"features": [1, 2]} ,\n "features" :\n [\n ${JSON.stringify(features[0])} \n ] ,"type":"FeatureCollection"}\n`;
+    assert.deepEqual(await collect(text), features);
+  });
+
+  test('numbers are read as JSON.parse reads them: 1e309 is Infinity, which the point check refuses', async () => {
+    const [feature] = await collect(
+      '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1e309,0]}}]}',
+    );
+    assert.equal((feature as { geometry: { coordinates: number[] } }).geometry.coordinates[0], Infinity);
+    assert.throws(() => pointOf(feature, 0), /Feature 1 \(features\[0\]\): longitude must be a number/);
+  });
+
+  test('what is not JSON fails, wherever it is', async () => {
+    const f = JSON.stringify(point(1, 2));
+    for (const text of [
+      `{"type":"FeatureCollection","features":[${f},]}`,
+      `{"type":"FeatureCollection","features":[,${f}]}`,
+      `{"type":"FeatureCollection","features":[${f},,${f}]}`,
+      `{"type":"FeatureCollection","features":[${f} ${f}]}`,
+      `{"type":"FeatureCollection","features":[${f}}}`,
+      `{"type":"FeatureCollection","features":[${f}]} trailing`,
+      `{"type":"FeatureCollection" "features":[${f}]}`,
+      `{"type":"FeatureCollection","features":[${f}]`,
+      '',
+      '   ',
+    ]) {
+      await assert.rejects(collect(text), /not valid JSON/, text);
+    }
+  });
+
+  test('other JSON than an object is not a FeatureCollection', async () => {
+    for (const text of [
+      '[]',
+      '"FeatureCollection"',
+      '42',
+      'null',
+      '{"type":"FeatureCollection","features":{}}'.replace('FeatureCollection', 'Feature'),
+    ]) {
+      await assert.rejects(collect(text), /must be a GeoJSON FeatureCollection/, text);
+    }
+  });
+
+  test('a feature of more than 16 MiB of text, or a file with more than 1 MiB outside its features, is refused', async () => {
+    const big = `{"type":"Feature","properties":{"junk":"${'x'.repeat(17 * 1024 ** 2)}"}}`;
+    await assert.rejects(
+      collect(`{"type":"FeatureCollection","features":[${big}]}`),
+      /Feature 1 \(features\[0\]\) is too large/,
+    );
+    const outside = `{"type":"FeatureCollection","name":"${'n'.repeat(1024 ** 2 + 10)}","features":[]}`;
+    await assert.rejects(collect(outside), /more than 1 MiB of JSON outside its "features" array/);
+  });
+});
+
 describe('pointOf and importedMarkerOf', () => {
   test('maps the listed properties and ignores others', () => {
     const marker = pointMarkerOf(
