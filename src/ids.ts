@@ -1,4 +1,4 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 const ID_BYTES = 12;
 /** Random bytes for ids, drawn from the system 256 ids at a time (a call per id was 2-3% of a marker create). */
