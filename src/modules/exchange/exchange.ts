@@ -67,10 +67,10 @@ export interface Exchange<Row = unknown, Staged = unknown> {
   /** The BLOB column `data`: the stored file of a row (export), and the file's column finding it (import). */
   blob?: { key(row: Row): string; lookup: string };
   /**
-   * The row as the export writes it when stored files it names are not in the file (`gone`:
-   * their keys, deleted while the export ran): it names them no more.
+   * The row as the export writes it, given the keys of the stored files the export holds
+   * (`held`): a file it names that is not held (deleted while the export ran) is named no more.
    */
-  filesGone?(row: Row, gone: ReadonlySet<string>): Row;
+  filesGone?(row: Row, held: ReadonlySet<string>): Row;
   /** The room's rows, in the file's order. */
   rows(roomId: string): Promise<Row[]>;
   /** How many rows the room has, for the estimate of an export's size (tables of many small rows). */

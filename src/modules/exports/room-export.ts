@@ -159,16 +159,18 @@ export class RoomExporter {
     }
     if (layerExchange) rowsOf.set(layerExchange, namedLayers);
     // Stored files (photos, icons) are taken before any row is written: a file deleted since
-    // its row was read is left out, and rows naming it say so (`filesGone`).
+    // its row was read is left out, and rows naming a file the export does not hold (deleted
+    // before or while the rows were read, in whatever order) say so (`filesGone`).
     const taken = new Map<unknown, string>();
-    const gone = new Set<string>();
+    const held = new Set<string>();
     for (const exchange of exchanges) {
       if (!exchange.blob) continue;
       for (const row of rowsOf.get(exchange)!) {
         const key = exchange.blob.key(row);
         const file = await this.takeFile(key, `${outputPath}.files`, releases);
-        if (file === null) gone.add(key);
-        else taken.set(row, file);
+        if (file === null) continue;
+        taken.set(row, file);
+        held.add(key);
       }
     }
     const meta: [string, string][] = [
@@ -189,7 +191,7 @@ export class RoomExporter {
     for (const exchange of exchanges) {
       const { table, description, columns, geometry, filesGone } = exchange;
       const read = rowsOf.get(exchange)!;
-      const rows = filesGone && gone.size ? read.map((row) => filesGone(row, gone)) : read;
+      const rows = filesGone ? read.map((row) => filesGone(row, held)) : read;
       if (geometry) {
         plan.featureTables.push({
           table,
