@@ -390,7 +390,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(commentsRoutes, {
     comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, layers),
   });
-  await app.register(ogcRoutes, { ogc: new OgcService({ layers, featureTables, markers, drawings }) });
+  await app.register(ogcRoutes, {
+    ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),
+  });
 
   // Export, import and clone of whole rooms.
   const exchanges = roomExchanges(db, files);

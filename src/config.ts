@@ -82,6 +82,8 @@ export const ConfigSchema = Type.Object({
   rasterPointConcurrency: Type.Integer({ minimum: 1, default: 2 }),
   /** Answers of raster point queries kept in memory, per instance. */
   rasterPointCacheEntries: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** Most rows one filtered OGC API items request reads (property filters, bbox); past it the page ends early with a next link. */
+  ogcScanRows: Type.Integer({ minimum: 1, default: 50_000 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -134,6 +136,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rasterTileCacheBytes: 'RASTER_TILE_CACHE_BYTES',
   rasterPointConcurrency: 'RASTER_POINT_CONCURRENCY',
   rasterPointCacheEntries: 'RASTER_POINT_CACHE_ENTRIES',
+  ogcScanRows: 'OGC_SCAN_ROWS',
 };
 
 export class ConfigError extends Error {}

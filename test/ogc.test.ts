@@ -2,7 +2,9 @@
  * OGC API – Features over HTTP: the documents (landing page, conformance, the room's OpenAPI
  * 3.0 document, collections with extents and the links the standard requires, the JSON schema
  * of a layer's fields), paging by `next` links (every feature once, `numberMatched` on every
- * page, a larger limit served as 10,000), property filters by equality, `datetime` on markers,
+ * page, a larger limit served as 10,000), property filters by equality (each request reading
+ * at most OGC_SCAN_ROWS rows, set low here: short pages with next links, no numberMatched),
+ * `datetime` on markers,
  * single features, and the refusals (a bad bbox, another bbox-crs, a forged cursor, an unknown
  * parameter, datetime on a layer) as the service's error body.
  * Contract: docs/decisions.md ("OGC API – Features"), issue 22.
@@ -16,6 +18,8 @@ import { type Layer, storageKeyOf } from './support/layers.js';
 import { makeParcels, uploadOneLayer } from './support/ogc.js';
 
 const COUNT = 2_500;
+/** The most rows a filtered request reads (OGC_SCAN_ROWS), far below COUNT so that filters end pages early. */
+const SCAN_ROWS = 400;
 let t: TestApp;
 let users: Users;
 let room: string;
@@ -25,7 +29,7 @@ const markerDates = [Date.UTC(2024, 0, 1), Date.UTC(2024, 5, 15, 12), Date.UTC(2
 
 before(async () => {
   parcels = makeParcels(COUNT);
-  ({ t, users, room } = await scaffold());
+  ({ t, users, room } = await scaffold({ config: { ogcScanRows: SCAN_ROWS } }));
   layer = await uploadOneLayer(t.app, room, parcels.file, users.owner.token);
   for (const [i, eventDate] of markerDates.entries())
     assertOk(
@@ -138,31 +142,61 @@ test('paging by next links: every feature exactly once, numberMatched on every p
   assert.equal(relOf(big, 'next'), undefined);
 });
 
-test('a bbox and property filters page through their own features, counted once on the first page', async () => {
-  const bbox = '6.5,46,8,47';
+type ParcelFeature = { id: number; geometry: { coordinates: number[][][] }; properties: Record<string, unknown> };
+const codesOf = (features: ParcelFeature[]) => features.map((f) => f.properties.code as number).sort((a, b) => a - b);
+const touches = (f: ParcelFeature, [w, s, e, n]: number[]) => {
+  const lons = f.geometry.coordinates[0]!.map((c) => c[0]!);
+  const lats = f.geometry.coordinates[0]!.map((c) => c[1]!);
+  return Math.max(...lons) >= w! && Math.min(...lons) <= e! && Math.max(...lats) >= s! && Math.min(...lats) <= n!;
+};
+
+test('property filters read at most OGC_SCAN_ROWS rows a request: short pages with next links, each match once, uncounted', async () => {
+  // The whole layer unfiltered in one page (an unfiltered walk is not bounded) is what the filters are checked against.
+  const all: ParcelFeature[] = assertOk(await items(layer.id, 'limit=10000')).features;
+  assert.equal(all.length, COUNT);
+  const bbox = [6.5, 46, 8, 47];
   const pages = await allPages(ogc(`/collections/${layer.id}/items?bbox=${bbox}&flag=true&limit=60`));
-  const features = pages.flatMap((p) => p.features);
-  assert.ok(features.length > 60, 'more than a page');
-  assert.ok(pages.every((p) => p.numberMatched === features.length));
-  for (const f of features) {
-    assert.equal(f.properties.flag, true);
-    const lons = f.geometry.coordinates[0].map((c: number[]) => c[0]);
-    const lats = f.geometry.coordinates[0].map((c: number[]) => c[1]);
-    assert.ok(Math.max(...lons) >= 6.5 && Math.min(...lons) <= 8 && Math.max(...lats) >= 46 && Math.min(...lats) <= 47);
-  }
-  assert.ok(relOf(pages[0], 'next')!.href.includes('flag=true'), 'the next link keeps the filters');
-  const one = assertOk(await items(layer.id, 'code=42'));
-  assert.deepEqual(
-    one.features.map((f: { id: number; properties: { code: number } }) => f.properties.code),
-    [42],
+  const features: ParcelFeature[] = pages.flatMap((p) => p.features);
+  const expected = all.filter((f) => f.properties.flag === true && touches(f, bbox));
+  assert.ok(expected.length > 60, 'more than a page');
+  assert.deepEqual(codesOf(features), codesOf(expected), 'every match exactly once');
+  assert.ok(pages.every((p) => !('numberMatched' in p) && p.features.length === p.numberReturned));
+  assert.ok(
+    pages.some((p) => p.numberReturned < 60 && relOf(p, 'next')),
+    'a page ended early at the scan bound still links the next',
   );
-  assert.equal(one.numberMatched, 1);
-  assert.equal(assertOk(await items(layer.id, 'name=Parzelle%2043%20%C3%BC&height=10.875')).numberMatched, 1);
-  assert.equal(assertOk(await items(layer.id, 'name=Parzelle%2043%20%C3%BC&height=11')).numberMatched, 0);
+  assert.ok(relOf(pages[0], 'next')!.href.includes('flag=true'), 'the next link keeps the filters');
+
+  // One match in 2,500 rows: pages of no features with next links until the scan reaches it, then on to the end.
+  const one = await allPages(ogc(`/collections/${layer.id}/items?code=42`));
+  assert.deepEqual(codesOf(one.flatMap((p) => p.features)), [42]);
+  assert.equal(one.length, Math.ceil(COUNT / SCAN_ROWS), 'each request read SCAN_ROWS rows, the last the rest');
+  assert.ok(one.some((p) => p.numberReturned === 0 && relOf(p, 'next')));
+  assert.ok(one.every((p) => !('numberMatched' in p)));
+  assert.equal(relOf(one.at(-1), 'next'), undefined);
+  const byName = (query: string) => allPages(ogc(`/collections/${layer.id}/items?${query}`));
+  assert.equal((await byName('name=Parzelle%2043%20%C3%BC&height=10.875')).flatMap((p) => p.features).length, 1);
+  assert.equal((await byName('name=Parzelle%2043%20%C3%BC&height=11')).flatMap((p) => p.features).length, 0);
+});
+
+test('a bbox alone is counted up to OGC_SCAN_ROWS on the first page, the count carried to the next; a larger one is not', async () => {
+  const all: ParcelFeature[] = assertOk(await items(layer.id, 'limit=10000')).features;
+  const small = [7, 46.5, 7.5, 47];
+  const inSmall = all.filter((f) => touches(f, small)).length;
+  assert.ok(inSmall > 20 && inSmall <= SCAN_ROWS, `${inSmall}`);
+  const pages = await allPages(ogc(`/collections/${layer.id}/items?bbox=${small}&limit=20`));
+  assert.ok(pages.length > 1 && pages.every((p) => p.numberMatched === inSmall));
+  assert.equal(pages.flatMap((p) => p.features).length, inSmall);
+  const large = [6, 45.9, 9.5, 47.8];
+  const inLarge = all.filter((f) => touches(f, large));
+  assert.ok(inLarge.length > SCAN_ROWS && inLarge.length < COUNT, `${inLarge.length}`);
+  const largePages = await allPages(ogc(`/collections/${layer.id}/items?bbox=${large}&limit=1000`));
+  assert.ok(largePages.every((p) => !('numberMatched' in p)));
+  assert.deepEqual(codesOf(largePages.flatMap((p) => p.features)), codesOf(inLarge));
 });
 
 test('one feature by its id: a layer feature by its integer id, a marker by its id; others are 404', async () => {
-  const first = assertOk(await items(layer.id, 'code=3')).features[0];
+  const [first] = (await allPages(ogc(`/collections/${layer.id}/items?code=3`))).flatMap((p) => p.features);
   const feature = assertOk(await get(ogc(`/collections/${layer.id}/items/${first.id}`)));
   assert.equal(feature.properties.code, 3);
   assert.deepEqual(feature.geometry, first.geometry);

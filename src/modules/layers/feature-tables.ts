@@ -26,8 +26,18 @@ export interface FeatureFilter {
 export interface FeaturePage extends FeatureFilter {
   afterRow: number;
   limit: number;
-  /** Runs of rows that can hold the filter's features (the chunks touching its bbox). */
+  /** Runs of rows that can hold the filter's features (the chunks touching its bbox, or all rows). */
   rowRanges?: [number, number][];
+  /** With `rowRanges`: the most rows read (matching or not); past it the page ends early. */
+  scanRows?: number;
+  /** Read on past `scanRows` until one feature is found: a page is empty only when it is the last. */
+  neverEmpty?: boolean;
+}
+
+/** A page's features, and the row a short page stopped at when it read `scanRows` rows before it was full (else null). */
+export interface PageRows {
+  rows: (StoredFeatureRow & { row: number })[];
+  stoppedAfter: number | null;
 }
 
 const storedRow = (r: Row): StoredFeatureRow => ({
@@ -101,21 +111,33 @@ export class FeatureTablesRepository {
   /**
    * A page of features in row order (keyset on the row: a page deep in a big layer costs what
    * the first does). With `rowRanges` (ascending, disjoint), each range from the cursor on is
-   * read by its own seek on the row until the page is full, so rows outside them are never
-   * read; with a bbox each row is checked against its bbox in the index (SQLite: one R*Tree
-   * lookup by row, forced by CROSS JOIN; PostgreSQL: the `bbox` column).
+   * read by its own seek on the row until the page is full or `scanRows` rows (rows are
+   * numbered 1..n, so a run's width is what it reads) have been read: then the page is short
+   * (even empty, unless `neverEmpty`) and `stoppedAfter` says where to go on. With a bbox each row is checked against its bbox in
+   * the index (SQLite: one R*Tree lookup by row, forced by CROSS JOIN; PostgreSQL: the `bbox`
+   * column).
    */
-  async page(key: number, page: FeaturePage): Promise<(StoredFeatureRow & { row: number })[]> {
-    if (!page.rowRanges) return this.rowsBetween(key, page, page.afterRow, null, page.limit);
-    const found: (StoredFeatureRow & { row: number })[] = [];
+  async page(key: number, page: FeaturePage): Promise<PageRows> {
+    if (!page.rowRanges)
+      return { rows: await this.rowsBetween(key, page, page.afterRow, null, page.limit), stoppedAfter: null };
+    const rows: (StoredFeatureRow & { row: number })[] = [];
+    const scanRows = page.scanRows ?? Number.POSITIVE_INFINITY;
+    let budget = scanRows;
     for (const [first, last] of page.rowRanges) {
-      if (last <= page.afterRow) continue;
-      found.push(
-        ...(await this.rowsBetween(key, page, Math.max(page.afterRow, first - 1), last, page.limit - found.length)),
-      );
-      if (found.length >= page.limit) break;
+      let from = Math.max(page.afterRow, first - 1);
+      while (from < last) {
+        if (budget <= 0) {
+          if (rows.length > 0 || !page.neverEmpty) return { rows, stoppedAfter: from };
+          budget = scanRows;
+        }
+        const to = Math.min(last, from + budget);
+        rows.push(...(await this.rowsBetween(key, page, from, to, page.limit - rows.length)));
+        if (rows.length >= page.limit) return { rows, stoppedAfter: null };
+        budget -= to - from;
+        from = to;
+      }
     }
-    return found;
+    return { rows, stoppedAfter: null };
   }
 
   /** At most `limit` features of the filter with `after < row <= last`, in row order. */
@@ -132,19 +154,17 @@ export class FeatureTablesRepository {
     return rows.map((r) => ({ ...storedRow(r), row: Number(r.row) }));
   }
 
-  /** How many features the filter takes (the spatial index answers a bbox alone). */
-  async count(key: number, filter: FeatureFilter): Promise<number> {
-    const f = sql.table(featuresTable(key));
-    const conditions = this.filterConditions(filter);
-    const from =
-      this.dialect !== 'sqlite' || !filter.bbox
-        ? sql`${f} f`
-        : filter.equals?.length
-          ? sql`${sql.table(indexTable(key))} i JOIN ${f} f ON f.row = i.row`
-          : sql`${sql.table(indexTable(key))} i`;
-    const where = conditions.length ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql``;
-    const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM ${from} ${where}`.execute(this.db);
-    return Number(rows[0]!.n);
+  /** How many features have their bbox in `bbox` (the spatial index answers), or null when more than `max`. */
+  async countInBbox(key: number, bbox: Bbox, max: number): Promise<number | null> {
+    const inBbox =
+      this.dialect === 'sqlite'
+        ? sql`SELECT 1 FROM ${sql.table(indexTable(key))} i WHERE ${this.filterConditions({ bbox })[0]}`
+        : sql`SELECT 1 FROM ${sql.table(featuresTable(key))} f WHERE ${this.filterConditions({ bbox })[0]}`;
+    const { rows } = await sql<{
+      n: number | string;
+    }>`SELECT count(*) AS n FROM (${inBbox} LIMIT ${max + 1}) t`.execute(this.db);
+    const n = Number(rows[0]!.n);
+    return n > max ? null : n;
   }
 
   /** The feature with this id (its stable id, GDAL's FID), through the index on `id`. */

@@ -10,10 +10,10 @@ import { CRS84, DEFAULT_ITEMS_LIMIT, ITEMS_PARAMETERS, type ItemsQuery, MAX_ITEM
  * `validation_error` naming the parameter.
  */
 
-/** Where a page continues: after this row (layers) or id (markers, drawings), and the count of the first page. */
+/** Where a page continues: after this row (layers) or id (markers, drawings), and the count of the first page (null: not counted). */
 export interface Cursor {
   after: number | string;
-  matched: number;
+  matched: number | null;
 }
 
 export const pageSize = (query: ItemsQuery) => Math.min(query.limit ?? DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT);
@@ -80,8 +80,12 @@ export function cursorOf(query: ItemsQuery, kind: 'row' | 'id'): Cursor | null {
   } catch {
     parsed = null;
   }
-  if (Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[1]) && parsed[1] >= 0) {
-    const [after, matched] = parsed as [unknown, number];
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 2 &&
+    (parsed[1] === null || (Number.isSafeInteger(parsed[1]) && parsed[1] >= 0))
+  ) {
+    const [after, matched] = parsed as [unknown, number | null];
     if (kind === 'row' && Number.isSafeInteger(after) && (after as number) >= 0)
       return { after: after as number, matched };
     if (kind === 'id' && typeof after === 'string' && after.length <= 100) return { after, matched };

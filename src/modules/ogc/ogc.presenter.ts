@@ -164,7 +164,8 @@ export function drawingFeatureText(row: DrawingsTable): string {
 /** A page of `/items`. */
 export interface ItemsPage {
   features: string[];
-  numberMatched: number;
+  /** Left out when not counted (property filters, a bbox holding more than a request may read). */
+  numberMatched: number | null;
   /** The cursor of the next page, or null on the last. */
   next: string | null;
 }
@@ -182,7 +183,7 @@ export function itemsText(page: ItemsPage, base: string, collectionId: string, s
     links.push({ href: `${items}?${params}`, rel: 'next', type: GEOJSON_TYPE, title: 'The next page' });
   }
   const meta = JSON.stringify({
-    numberMatched: page.numberMatched,
+    ...(page.numberMatched !== null && { numberMatched: page.numberMatched }),
     numberReturned: page.features.length,
     timeStamp: new Date().toISOString(),
     links,

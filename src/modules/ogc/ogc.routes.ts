@@ -118,7 +118,9 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService }> = async (
       description:
         `${READ_RULE} \`numberMatched\`, \`numberReturned\`, and a \`next\` link while more follow (keyset paging: ` +
         'every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other ' +
-        "parameter filters a vector layer's features by equality on that recorded field.",
+        "parameter filters a vector layer's features by equality on that recorded field. A filtered request reads at " +
+        'most OGC_SCAN_ROWS rows: its page may be short (with property filters even empty) while a next link follows; ' +
+        'property-filtered answers have no numberMatched.',
       params: S.CollectionParams,
       querystring: S.ItemsQuery,
       produces: [GEOJSON_TYPE],

@@ -41,6 +41,8 @@ export interface OgcServiceParts {
   featureTables: FeatureTablesRepository;
   markers: MarkersRepository;
   drawings: RoomTable<'drawings'>;
+  /** The most rows a filtered layer request reads (config `ogcScanRows`). */
+  scanRows: number;
 }
 
 /** Where a request is: its room, and the room's endpoint as an absolute URL. */
@@ -57,8 +59,10 @@ const noTime = () =>
 /**
  * OGC API – Features over a room's content: markers, drawings and each vector layer are
  * collections. Layers page by row (keyset: a page deep in a million features costs what the
- * first does); their `numberMatched` is the stored feature count, or, filtered, a count made
- * on the first page and carried in the cursor. Markers page by id in the database; drawings,
+ * first does); a filtered request reads at most `scanRows` rows and may answer a short page
+ * with a next link. Their `numberMatched` is the stored feature count, or, with a bbox alone, a
+ * count of at most `scanRows` made on the first page and carried in the cursor; property filters
+ * are not counted. Markers page by id in the database; drawings,
  * few and drawn by hand, in memory.
  */
 export class OgcService {
@@ -215,27 +219,37 @@ export class OgcService {
     const filter = { ...(bbox && { bbox }), ...(equals.length && { equals }) };
     const cursor = cursorOf(query, 'row');
     const limit = pageSize(query);
-    const filtered = bbox !== undefined || equals.length > 0;
-    const { featureTables } = this.parts;
-    const matched = !filtered
-      ? Number(layer.feature_count)
-      : (cursor?.matched ?? (await featureTables.count(layer.storage_key, filter)));
+    const { featureTables, scanRows } = this.parts;
+    const key = layer.storage_key;
+    const matched = cursor
+      ? cursor.matched
+      : equals.length > 0
+        ? null
+        : bbox
+          ? await featureTables.countInBbox(key, bbox, scanRows)
+          : Number(layer.feature_count);
+    if (matched === 0) return { features: [], numberMatched: 0, next: null };
+    // Filtered, a request reads at most scanRows rows: those of the chunks touching the bbox, or all.
     const rowRanges = bbox
       ? (await this.parts.layers.chunks(layer.id))
           .filter((c) => bboxesTouch([c.min_lon, c.min_lat, c.max_lon, c.max_lat], bbox))
           .map((c): [number, number] => [Number(c.first_row), Number(c.last_row)])
-      : undefined;
-    const rows = await featureTables.page(layer.storage_key, {
+      : equals.length > 0
+        ? [[1, Number(layer.feature_count)] as [number, number]]
+        : undefined;
+    const { rows, stoppedAfter } = await featureTables.page(key, {
       ...filter,
       afterRow: (cursor?.after as number) ?? 0,
       limit: limit + 1,
-      ...(rowRanges && { rowRanges }),
+      // GDAL's OAPIF driver (3.6) takes an empty page for the end; it sends bboxes, never property filters.
+      ...(rowRanges && { rowRanges, scanRows, neverEmpty: equals.length === 0 }),
     });
     const shown = rows.slice(0, limit);
+    const after = rows.length > limit ? shown.at(-1)!.row : stoppedAfter;
     return {
       features: shown.map((row) => featureText(row.id, row.geometry, row.properties)),
       numberMatched: matched,
-      next: rows.length > limit ? cursorText({ after: shown.at(-1)!.row, matched }) : null,
+      next: after === null ? null : cursorText({ after, matched }),
     };
   }
 }
