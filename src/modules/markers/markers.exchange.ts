@@ -87,7 +87,8 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
     geometry: { type: 'POINT', of: (row) => ({ type: 'Point', coordinates: [row.longitude, row.latitude] }) },
     // A photo deleted while the room is exported: the marker goes without it, as a marker without a photo.
     filesGone: (row, held) =>
-      (row.image_key !== null && !held.has(row.image_key)) || (row.thumbnail_key !== null && !held.has(row.thumbnail_key))
+      (row.image_key !== null && !held.has(row.image_key)) ||
+      (row.thumbnail_key !== null && !held.has(row.thumbnail_key))
         ? { ...row, image_key: null, thumbnail_key: null, image_meta: null }
         : row,
     clone: {
