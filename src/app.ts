@@ -262,7 +262,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     accessChanges,
   );
   const sessions = new SessionKeys(config);
-  const membersService = new MembersService({ members, users, access, outbox, publicUrl });
+  const membersService = new MembersService({ members, users, access, outbox, publicUrl, writePath });
   const verification = new EmailVerification(users, outbox, membersService, publicUrl);
   const usersService = new UsersService({
     users,

@@ -154,6 +154,11 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('POST', `${base(r)}/invite`),
     ok: 400,
   },
+  'PATCH /api/rooms/{roomId}/members/{userId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'PATCH', url: `${base(r)}/members/user-absent000000000`, body: { role: 'viewer' } }),
+    ok: 404,
+  },
   'DELETE /api/rooms/{roomId}/members/{userId}': {
     rule: { need: 'owner' },
     probe: (r) => ({ method: 'DELETE', url: `${base(r)}/members/user-absent000000000` }),

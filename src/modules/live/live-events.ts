@@ -5,6 +5,7 @@ import { ImportReply } from '../exports/exports.schemas.js';
 import { Icon } from '../icons/icons.schemas.js';
 import { VectorLayer } from '../layers/layers.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
+import { RoleChange } from '../members/members.schemas.js';
 import { RasterLayer } from '../rasters/rasters.schemas.js';
 import { RoomSettings } from '../rooms/rooms.schemas.js';
 import { OrderBody, Slide } from '../slides/slides.schemas.js';
@@ -60,6 +61,7 @@ export const LiveChange = Type.Union([
   change('comment.deleted', 'comment', Deleted),
   change('reply.created', 'reply', Reply),
   change('reply.deleted', 'reply', Deleted),
+  change('member.updated', 'member', RoleChange),
   change('room.updated', 'room', RoomSettings),
   change('room.cleared', 'room', Deleted),
   change('room.imported', 'room', ImportSummary),

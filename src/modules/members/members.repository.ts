@@ -9,7 +9,11 @@ export class MembersRepository {
 
   /** Members with their e-mail, the owner first, then by time added. */
   list(roomId: string) {
-    return this.db
+    return this.withEmail(this.db, roomId).orderBy('room_members.added_at').orderBy('room_members.user_id').execute();
+  }
+
+  private withEmail(db: Db, roomId: string) {
+    return db
       .selectFrom('room_members')
       .innerJoin('users', 'users.id', 'room_members.user_id')
       .select([
@@ -19,9 +23,20 @@ export class MembersRepository {
         'room_members.added_at',
         'room_members.added_by',
       ])
-      .where('room_members.room_id', '=', roomId)
-      .orderBy('room_members.added_at')
-      .orderBy('room_members.user_id')
+      .where('room_members.room_id', '=', roomId);
+  }
+
+  /** One member with its e-mail, as the list answers it. */
+  find(roomId: string, userId: string, db: Db = this.db) {
+    return this.withEmail(db, roomId).where('room_members.user_id', '=', userId).executeTakeFirst();
+  }
+
+  async setRole(trx: Db, roomId: string, userId: string, role: Role): Promise<void> {
+    await trx
+      .updateTable('room_members')
+      .set({ role })
+      .where('room_id', '=', roomId)
+      .where('user_id', '=', userId)
       .execute();
   }
 

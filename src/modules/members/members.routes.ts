@@ -2,11 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import { Invitation, InviteBody, InviteReply, Member, MyInvitation } from './members.schemas.js';
+import { Invitation, InviteBody, InviteReply, Member, MyInvitation, RoleBody } from './members.schemas.js';
 import type { MembersService } from './members.service.js';
 
 const security = [{ bearer: [] }];
 const tags = ['members'];
+const MemberParams = Type.Object({
+  roomId: RoomParams.properties.roomId,
+  userId: Type.String({ minLength: 1, maxLength: 255 }),
+});
 
 export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService }> = async (app, { members }) => {
   app.get('/api/rooms/:roomId/members', {
@@ -34,16 +38,30 @@ export const membersRoutes: FastifyPluginAsyncTypebox<{ members: MembersService 
     handler: async (request) => members.invite(request.room, requireSession(request.caller), request.body),
   });
 
+  app.patch('/api/rooms/:roomId/members/:userId', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: "Change a member's role (owner); the owner's own role never changes",
+      description:
+        'Effective at once on every instance; recorded in history and sent live as `member.updated` ' +
+        '(`{userId, role}`). The same role again answers the member and records nothing.',
+      params: MemberParams,
+      body: RoleBody,
+      response: { 200: Member, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) =>
+      members.changeRole(request.room, request.caller, request.params.userId, request.body.role),
+  });
+
   app.delete('/api/rooms/:roomId/members/:userId', {
     config: { access: { room: 'owner' } },
     schema: {
       tags,
       security,
       summary: 'Remove a member (owner); the owner can never be removed',
-      params: Type.Object({
-        roomId: RoomParams.properties.roomId,
-        userId: Type.String({ minLength: 1, maxLength: 255 }),
-      }),
+      params: MemberParams,
       response: { 200: Type.Object({ success: Type.Boolean(), userId: Type.String() }), ...errors(400, 401, 403, 404) },
     },
     handler: async (request) => members.remove(request.room, request.params.userId),

@@ -21,6 +21,12 @@ export const InviteBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** `PATCH /members/:userId`: the member's new role (the owner's never changes). */
+export const RoleBody = Type.Object({ role: InviteBody.properties.role }, { additionalProperties: false });
+
+/** A role change as history and the live channel carry it (`member.updated`): no e-mail, which public rooms' readers would see. */
+export const RoleChange = Type.Object({ userId: Type.String(), role: InviteBody.properties.role });
+
 export const InviteReply = Type.Object({
   success: Type.Boolean(),
   status: Type.Union([Type.Literal('added'), Type.Literal('pending')], {

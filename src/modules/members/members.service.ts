@@ -1,9 +1,10 @@
-import type { Role } from '../../auth/access.js';
+import { actorOf, type Caller, type Role } from '../../auth/access.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import { normalizeEmail } from '../../emails.js';
 import { conflict, emailNotVerified, forbidden, notFound } from '../../errors.js';
 import type { Outbox } from '../../infra/mailer.js';
 import type { RoomRow } from '../../db/tables.js';
+import type { WritePath } from '../history/write-path.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import { invitationMail } from './invitation-mail.js';
 import { presentInvitation, presentMember, presentMyInvitation } from './members.presenter.js';
@@ -17,6 +18,7 @@ export interface MembersServiceParts {
   access: AccessChanges;
   outbox: Outbox;
   publicUrl: string;
+  writePath: WritePath;
 }
 
 /** Members and invitations of rooms. Every change of membership forgets cached access at once. */
@@ -26,6 +28,7 @@ export class MembersService {
   private readonly access: AccessChanges;
   private readonly outbox: Outbox;
   private readonly publicUrl: string;
+  private readonly writePath: WritePath;
 
   constructor(parts: MembersServiceParts) {
     ({
@@ -34,6 +37,7 @@ export class MembersService {
       access: this.access,
       outbox: this.outbox,
       publicUrl: this.publicUrl,
+      writePath: this.writePath,
     } = parts);
   }
 
@@ -88,6 +92,29 @@ export class MembersService {
     await this.members.remove(room.id, userId);
     this.access.forgetRoom(room.id);
     return { success: true, userId };
+  }
+
+  /**
+   * Changes a member's role in place: one `member.updated` history entry and live change, then
+   * every instance forgets the room's cached access, so the new role holds from the next request
+   * and the member's open sockets check themselves again. The same role again changes nothing.
+   */
+  async changeRole(room: RoomRow, caller: Caller, userId: string, role: InvitedRole) {
+    const member = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const member = await this.members.find(room.id, userId, trx);
+      if (!member) throw notFound('Member');
+      if (member.role === 'owner') throw forbidden("The room owner's role cannot change");
+      if (member.role === role) return { result: member, changes: [] };
+      await this.members.setRole(trx, room.id, userId, role);
+      return {
+        result: { ...member, role },
+        changes: [
+          { type: 'member.updated', objectType: 'member', objectId: userId, changes: { role }, data: { userId, role } },
+        ],
+      };
+    });
+    this.access.forgetRoom(room.id);
+    return presentMember(member);
   }
 
   async listInvitations(room: RoomRow) {

@@ -1874,7 +1874,86 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a member's role (owner); the owner's own role never changes
+         * @description Effective at once on every instance; recorded in history and sent live as `member.updated` (`{userId, role}`). The same role again answers the member and records nothing.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        role: "editor" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            userId: string;
+                            email: string;
+                            role: string;
+                            addedAt: number;
+                            addedBy?: string;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/rooms/{roomId}/pending-invitations": {
@@ -9496,6 +9575,21 @@ export interface components {
             objectType: "reply";
             objectId: string;
             data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+        } | {
+            /** @enum {string} */
+            type: "member.updated";
+            /** @enum {string} */
+            objectType: "member";
+            objectId: string;
+            data: {
+                userId: string;
+                /** @enum {unknown} */
+                role: "editor" | "viewer";
+            };
             /** @description The room's version after this change */
             version: number;
             /** @description Epoch milliseconds */

@@ -71,6 +71,8 @@ function changed(state: RoomState, change: LiveChange): RoomState | null {
       const { requiresAuth: _, ...settings } = change.data;
       return { ...state, room: { ...state.room, ...settings } };
     }
+    case 'member.updated':
+      return state;
     case 'room.cleared':
     case 'room.imported':
       return null;

@@ -73,6 +73,7 @@ const DESCRIPTIONS: Record<LiveChange['type'], string> = {
   'reply.created': 'Reply created',
   'reply.deleted': 'Reply deleted',
   'icon.created': 'Icon created',
+  'member.updated': 'Member role changed',
   'room.updated': 'Room updated',
   'room.cleared': 'Room cleared',
   'room.imported': 'Room imported',
