@@ -48,6 +48,13 @@ import { HistoryRepository } from './modules/history/history.repository.js';
 import { historyRoutes } from './modules/history/history.routes.js';
 import { HistoryService } from './modules/history/history.service.js';
 import { WritePath } from './modules/history/write-path.js';
+import { RestoreService } from './modules/history/restore.service.js';
+import { markerRestorable } from './modules/markers/markers.restore.js';
+import { drawingRestorable } from './modules/drawings/drawings.restore.js';
+import { commentRestorables } from './modules/comments/comments.restore.js';
+import { slideRestorable } from './modules/slides/slides.restore.js';
+import { layerRestorable } from './modules/layers/layers.restore.js';
+import { rasterRestorable } from './modules/rasters/rasters.restore.js';
 import { iconsExchange } from './modules/icons/icons.exchange.js';
 import { IconsRepository } from './modules/icons/icons.repository.js';
 import { iconsRoutes } from './modules/icons/icons.routes.js';
@@ -382,13 +389,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Drawings, slides, comments.
   const drawings = new RoomTable(db, 'drawings');
   const comments = new CommentsRepository(db);
+  const replies = new RoomTable(db, 'comment_replies');
   content.register(contentOf('drawings', drawings));
   content.register(contentOf('slides', slides));
   content.register(contentOf('comments', comments));
   await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
   await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
   await app.register(commentsRoutes, {
-    comments: new CommentsService(comments, new RoomTable(db, 'comment_replies'), writePath, layers),
+    comments: new CommentsService(comments, replies, writePath, layers),
   });
   await app.register(ogcRoutes, {
     ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),
@@ -423,7 +431,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // History and the live channel.
   const history = new HistoryRepository(db);
-  await app.register(historyRoutes, { history: new HistoryService(history) });
+  const restore = new RestoreService(history, writePath, [
+    markerRestorable(markers, markerImages, icons),
+    drawingRestorable(drawings),
+    ...commentRestorables(comments, replies),
+    slideRestorable({ slides, markers, drawings, layers }),
+    layerRestorable(layers),
+    rasterRestorable(rasters),
+  ]);
+  await app.register(historyRoutes, { history: new HistoryService(history), restore });
   await app.register(liveRoutes, {
     live: new LiveService({ hub: live, history, rooms, authenticator, access }),
   });

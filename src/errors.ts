@@ -82,6 +82,12 @@ export const notFound = (what: string) => new AppError(404, 'not_found', `${what
 
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
 
+/** 409: a history entry whose object cannot be put back (a deleted layer's features, a clear). */
+export const notRestorable = (message: string) => conflict('not_restorable', message);
+
+/** 409: a restore's precondition failed: the object changed after the version the caller named. */
+export const changedSince = (message: string) => conflict('changed_since', message);
+
 /** A file the service cannot read as what it claims to be. */
 export const invalidFile = (message: string) => new AppError(400, 'invalid_file', message);
 

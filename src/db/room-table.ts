@@ -158,6 +158,15 @@ export class RoomTable<T extends RoomScoped> {
       .execute();
   }
 
+  /** Writes the row whole, replacing the room's row of that id or inserting it; answers the row it replaced. */
+  async put(db: Db, row: Tables[T]): Promise<Tables[T] | undefined> {
+    const { id, room_id: roomId } = row as Tables[T] & { id: string; room_id: string };
+    const previous = await this.find(roomId, id, db);
+    if (previous) await this.replace(db, row);
+    else await this.insert(db, [row]);
+    return previous;
+  }
+
   async delete(db: Db, roomId: string, id: string): Promise<boolean> {
     const result = await this.q(db)
       .deleteFrom(this.name)

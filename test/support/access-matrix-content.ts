@@ -33,7 +33,35 @@ const newComment = (ctx: WriteOnlyContext) =>
 const SENT_COMMENT = { objectId: 'marker-sent', objectType: 'marker', body: 'sent by the token' };
 const uploadForm = async () => ({ image: await jpeg(), thumbnail: await jpeg() });
 
+/** The id of the history entry of a marker's deletion, made by the owner. */
+async function deletedMarkerEntry(ctx: WriteOnlyContext) {
+  const { marker } = await newMarker(ctx);
+  await ctx.asOwner('DELETE', `${ctx.base}/markers/${marker.id}`);
+  const { events } = await ctx.asOwner('GET', `${ctx.base}/history?limit=1`);
+  return events[0].id as string;
+}
+
 export const CONTENT_ROUTES: Record<string, RouteEntry> = {
+  // Restore from history: a valid request restores a marker the owner deleted.
+  'POST /api/rooms/{roomId}/history/{entryId}/restore': {
+    rule: { need: 'write' },
+    probe: (r) => ({ method: 'POST', url: `${base(r)}/history/event-absent000000000/restore` }),
+    ok: 404,
+    writeOnly: {
+      request: async (ctx) => ({ method: 'POST', url: `${ctx.base}/history/${await deletedMarkerEntry(ctx)}/restore` }),
+      status: 200,
+      answer: {
+        success: 'value',
+        objectType: 'value',
+        objectId: 'value',
+        restoredFrom: 'value',
+        object: ['id'],
+        notes: 'value',
+        overwrote: 'value',
+      },
+    },
+  },
+
   // Markers, images, icons, bulk import and its jobs.
   'GET /api/rooms/{roomId}/markers': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/markers`), ok: 200 },
   'POST /api/rooms/{roomId}/markers': {

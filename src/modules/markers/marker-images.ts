@@ -50,6 +50,15 @@ export class MarkerImages {
     return image.meta ? (JSON.parse(image.meta) as ImageMeta) : null;
   }
 
+  /** Whether both files of a photo are still stored in the room (a restored marker may name a removed one). */
+  async stillStored(roomId: string, imageKey: string, thumbnailKey: string): Promise<boolean> {
+    const [image, thumbnail] = await Promise.all([
+      this.files.find(roomId, imageKey),
+      this.files.find(roomId, thumbnailKey),
+    ]);
+    return image?.kind === 'marker-image' && thumbnail?.kind === 'marker-thumbnail';
+  }
+
   /** Deletes those of `keys` that no marker of the room references any more. */
   async releaseUnreferenced(roomId: string, keys: (string | null)[]): Promise<void> {
     const candidates = [...new Set(keys.filter((k): k is string => Boolean(k)))];

@@ -14,6 +14,23 @@ import { presentSlide, slideColumns } from './slides.presenter.js';
 import type { SlidesRepository } from './slides.repository.js';
 import type { CreateSlideInput, SlideInput } from './slides.schemas.js';
 
+/** The id lists of a slide, each with a lookup of which of its ids name objects of the room. */
+export function referenceLookups(
+  parts: Pick<SlidesServiceParts, 'markers' | 'drawings' | 'layers'>,
+  roomId: string,
+): [SlideReferenceField, (ids: string[]) => Promise<Set<string>>][] {
+  const kindOf = (kind: 'vector' | 'raster') => async (ids: string[]) =>
+    new Set((await parts.layers.findMany(roomId, ids)).filter((l) => l.kind === kind).map((l) => l.id));
+  return [
+    ['markerIds', (ids) => parts.markers.existing(roomId, ids)],
+    ['drawingIds', (ids) => parts.drawings.existing(roomId, ids)],
+    ['layerIds', kindOf('vector')],
+    ['rasterLayerIds', kindOf('raster')],
+  ];
+}
+
+export type SlideReferenceField = 'markerIds' | 'drawingIds' | 'layerIds' | 'rasterLayerIds';
+
 export interface SlidesServiceParts {
   slides: SlidesRepository;
   markers: RoomTable<'markers'>;
@@ -156,18 +173,10 @@ export class SlidesService {
 
   /** Markers and drawings a slide shows must exist in the room. */
   private async checkReferences(roomId: string, input: SlideInput) {
-    const kindOf = (kind: 'vector' | 'raster') => async (ids: string[]) =>
-      new Set((await this.layers.findMany(roomId, ids)).filter((l) => l.kind === kind).map((l) => l.id));
-    const lookups = {
-      markerIds: (ids: string[]) => this.markers.existing(roomId, ids),
-      drawingIds: (ids: string[]) => this.drawings.existing(roomId, ids),
-      layerIds: kindOf('vector'),
-      rasterLayerIds: kindOf('raster'),
-    };
-    for (const [field, existing] of Object.entries(lookups) as [
-      keyof typeof lookups,
-      (ids: string[]) => Promise<Set<string>>,
-    ][]) {
+    for (const [field, existing] of referenceLookups(
+      { markers: this.markers, drawings: this.drawings, layers: this.layers },
+      roomId,
+    )) {
       const wanted = input[field] ?? [];
       if (wanted.length === 0) continue;
       const found = await existing(wanted);

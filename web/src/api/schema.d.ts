@@ -8808,6 +8808,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rooms/{roomId}/history/{entryId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an object back as a history entry kept it (write)
+         * @description The object (marker, drawing, comment, reply, slide, vector layer or raster metadata) returns to its state right after the entry; for a `*.deleted` entry, to its state before the delete, with the same id. The restore is a new history entry and live change (`<objectType>.created` when the object came back, `.updated` otherwise) whose `changes` name `restoredFrom`. `notes` say what could not come back (a photo that left storage, an object a slide showed that is gone). `overwrote` is the object's newest entry when later changes were overwritten; with `ifLatestVersion` the restore is refused instead (409 `changed_since`) unless the newest entry has that version. 409 `not_restorable`: a deleted layer or raster (its features or files left with it), an entry of a room clear, import, settings or slide order, a deletion whose earlier state history does not hold (an imported object), or a reply whose comment is gone.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                    entryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Restore only if the object's newest history entry still has this version (an undo that must not overwrite someone's later change); otherwise 409 `changed_since` */
+                        ifLatestVersion?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            objectType: string;
+                            objectId: string;
+                            /** @description The id of the entry whose state came back */
+                            restoredFrom: string;
+                            /** @description The object as its routes answer it now (a marker, drawing, comment, reply, slide, layer or raster) */
+                            object: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What did not come back, e.g. a photo that left storage */
+                            notes: string[];
+                            overwrote: {
+                                id: string;
+                                /** @description The room's state version after this change */
+                                version: number;
+                                /** @description `<objectType>.<created|updated|deleted>`, `room.cleared` or `room.imported` */
+                                type: string;
+                                objectType: string;
+                                objectId: string;
+                                actor: {
+                                    /** @enum {unknown} */
+                                    kind: "user" | "token";
+                                    id: string;
+                                };
+                                at: number;
+                                changes?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description How many entries of the object came after the restored one */
+                                laterEntries: number;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms/{roomId}/live": {
         parameters: {
             query?: never;

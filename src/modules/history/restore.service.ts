@@ -1,0 +1,80 @@
+import { actorOf, type Caller } from '../../auth/access.js';
+import type { RoomRow } from '../../db/tables.js';
+import { changedSince, notFound, notRestorable } from '../../errors.js';
+import type { HistoryRepository } from './history.repository.js';
+import { presentHistoryEvent } from './history.presenter.js';
+import type { KeptState, Restorable } from './restorable.js';
+import type { WritePath } from './write-path.js';
+
+/**
+ * Puts an object back as a history entry kept it: the state right after that entry, or, for
+ * a deletion, the state it had before (its newest earlier entry that kept one), with the same
+ * id. The restore is itself one change through the write path (history and live), recorded as
+ * the object's `.created` (it came back) or `.updated`, with `changes.restoredFrom`.
+ */
+export class RestoreService {
+  private readonly kinds: Map<string, Restorable>;
+
+  constructor(
+    private readonly history: HistoryRepository,
+    private readonly writePath: WritePath,
+    restorables: Restorable[],
+  ) {
+    this.kinds = new Map(restorables.map((r) => [r.objectType, r]));
+  }
+
+  async restore(room: RoomRow, caller: Caller, entryId: string, ifLatestVersion?: number) {
+    const entry = await this.history.find(room.id, entryId);
+    if (!entry) throw notFound('History entry');
+    const kind = this.kinds.get(entry.object_type);
+    if (!kind) throw notRestorable(`A ${entry.type} entry cannot be restored`);
+    const kept = await this.keptState(room.id, entry);
+    const { state, notes } = kind.prepare ? await kind.prepare(room.id, kept) : { state: kept, notes: [] };
+    const { restored, overwrote } = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      const newest = await this.history.newestOf(trx, room.id, entry.object_type, entry.object_id);
+      if (ifLatestVersion !== undefined && newest && Number(newest.version) !== ifLatestVersion) {
+        throw changedSince(
+          `The ${entry.object_type} changed after version ${ifLatestVersion}: its newest entry is version ${newest.version}`,
+        );
+      }
+      const later = await this.history.countAfter(trx, room.id, entry.object_type, entry.object_id, entry.version);
+      const restored = await kind.restore(trx, room.id, state);
+      restored.change.changes = {
+        restoredFrom: entry.id,
+        restoredVersion: Number(entry.version),
+        ...(notes.length > 0 && { notes }),
+        ...(later > 0 && newest && { overwroteVersion: Number(newest.version) }),
+      };
+      const overwrote = later > 0 && newest ? { ...presentHistoryEvent(newest), laterEntries: later } : null;
+      return { result: { restored, overwrote }, changes: [restored.change] };
+    });
+    await restored.after?.();
+    return {
+      success: true,
+      objectType: entry.object_type,
+      objectId: entry.object_id,
+      restoredFrom: entry.id,
+      object: restored.change.data as Record<string, unknown>,
+      notes,
+      overwrote,
+    };
+  }
+
+  /** The state to put back: after the entry, or, for a deletion, before it. */
+  private async keptState(
+    roomId: string,
+    entry: { type: string; object_type: string; object_id: string; version: number; data: string | null },
+  ) {
+    if (!entry.type.endsWith('.deleted')) {
+      if (entry.data === null) throw notRestorable(`The ${entry.type} entry kept no state to restore`);
+      return JSON.parse(entry.data) as KeptState;
+    }
+    const before = await this.history.stateBefore(roomId, entry.object_type, entry.object_id, entry.version);
+    if (!before?.data) {
+      throw notRestorable(
+        `History holds no state of ${entry.object_id} before its deletion (it came in with an import); it cannot be restored`,
+      );
+    }
+    return JSON.parse(before.data) as KeptState;
+  }
+}
