@@ -49,6 +49,8 @@ import { historyRoutes } from './modules/history/history.routes.js';
 import { HistoryService } from './modules/history/history.service.js';
 import { WritePath } from './modules/history/write-path.js';
 import { RestoreService } from './modules/history/restore.service.js';
+import { snapshotRoutes } from './modules/snapshot/snapshot.routes.js';
+import { SnapshotService } from './modules/snapshot/snapshot.service.js';
 import { markerRestorable } from './modules/markers/markers.restore.js';
 import { drawingRestorable } from './modules/drawings/drawings.restore.js';
 import { commentRestorables } from './modules/comments/comments.restore.js';
@@ -440,6 +442,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     rasterRestorable(rasters),
   ]);
   await app.register(historyRoutes, { history: new HistoryService(history), restore });
+  await app.register(snapshotRoutes, { snapshot: new SnapshotService({ history, markers, drawings, layers }) });
   await app.register(liveRoutes, {
     live: new LiveService({ hub: live, history, rooms, authenticator, access }),
   });

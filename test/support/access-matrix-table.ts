@@ -141,6 +141,11 @@ export const ROUTES: Record<string, RouteEntry> = {
     destructive: true,
   },
   'GET /api/rooms/{roomId}/history': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/history`), ok: 200 },
+  'GET /api/rooms/{roomId}/history/snapshot': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/history/snapshot?at=${Date.now()}`),
+    ok: 200,
+  },
   'GET /api/rooms/{roomId}/live': {
     rule: { listen: true },
     checkedIn:

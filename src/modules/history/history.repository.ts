@@ -60,6 +60,74 @@ export class HistoryRepository {
     return Number(row.n);
   }
 
+  /** The room's version at the moment `at` (epoch ms): its newest entry's then, 0 before any. */
+  async versionAt(roomId: string, at: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('history')
+      .select((eb) => eb.fn.max('version').as('v'))
+      .where('room_id', '=', roomId)
+      .where('at', '<=', at)
+      .executeTakeFirst();
+    return Number(row?.v ?? 0);
+  }
+
+  /** Each object's newest entry of these types at or before `version` (one per object). */
+  newestEach(roomId: string, objectTypes: string[], version: number) {
+    return this.db
+      .selectFrom('history as h')
+      .selectAll('h')
+      .where('h.room_id', '=', roomId)
+      .where('h.object_type', 'in', objectTypes)
+      .where('h.version', '<=', version)
+      .where(({ eb, selectFrom }) =>
+        eb(
+          'h.version',
+          '=',
+          selectFrom('history as n')
+            .select((e) => e.fn.max('n.version').as('v'))
+            .whereRef('n.room_id', '=', 'h.room_id')
+            .whereRef('n.object_id', '=', 'h.object_id')
+            .whereRef('n.object_type', '=', 'h.object_type')
+            .where('n.version', '<=', version),
+        ),
+      )
+      .execute();
+  }
+
+  /** Each object's first entry of these types after `version` (what came next for it). */
+  firstAfterEach(roomId: string, objectTypes: string[], version: number) {
+    return this.db
+      .selectFrom('history as h')
+      .select(['h.object_type', 'h.object_id', 'h.type'])
+      .where('h.room_id', '=', roomId)
+      .where('h.object_type', 'in', objectTypes)
+      .where('h.version', '>', version)
+      .where(({ eb, selectFrom }) =>
+        eb(
+          'h.version',
+          '=',
+          selectFrom('history as n')
+            .select((e) => e.fn.min('n.version').as('v'))
+            .whereRef('n.room_id', '=', 'h.room_id')
+            .whereRef('n.object_id', '=', 'h.object_id')
+            .whereRef('n.object_type', '=', 'h.object_type')
+            .where('n.version', '>', version),
+        ),
+      )
+      .execute();
+  }
+
+  /** The versions of the room's clears and imports, oldest first. */
+  roomWide(roomId: string) {
+    return this.db
+      .selectFrom('history')
+      .select(['type', 'version'])
+      .where('room_id', '=', roomId)
+      .where('type', 'in', ['room.cleared', 'room.imported'])
+      .orderBy('version')
+      .execute();
+  }
+
   private ofObject(db: Db, roomId: string, objectType: string, objectId: string) {
     return db
       .selectFrom('history')

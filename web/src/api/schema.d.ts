@@ -8938,6 +8938,235 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rooms/{roomId}/history/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The room's markers, drawings, layers and rasters as they were at a moment (read)
+         * @description Read from the states history keeps: each object as its newest entry at or before `at` left it. A moment in the future answers the current state; one before the first change, an empty room with version 0.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The moment, in epoch milliseconds */
+                    at: number;
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The room's version at that moment (0 before any change) */
+                            version: number;
+                            at: number;
+                            /** @description false when objects that came in with an import (which history keeps as one `room.imported` entry, not object by object) may be missing or shown wrongly: an imported object changed or deleted since, an import after the moment, or a clear after it of a room that had imports */
+                            complete: boolean;
+                            markers: {
+                                /** @description `marker-<suffix>` */
+                                id: string;
+                                latitude?: number;
+                                longitude?: number;
+                                title?: string | null;
+                                description?: string | null;
+                                color?: string | null;
+                                tags?: string[] | null;
+                                eventDate?: number | null;
+                                markerIconId?: string | null;
+                                markerIconSize?: number | null;
+                                imageKey?: string | null;
+                                thumbnailKey?: string | null;
+                                embeddedMediaUrl?: string | null;
+                                mediaSize?: ("sm" | "md" | "lg") | null;
+                                imageMeta?: {
+                                    takenAt: number | null;
+                                    camera: {
+                                        make: string | null;
+                                        model: string | null;
+                                    } | null;
+                                    gps: {
+                                        /** @description Signed decimal degrees */
+                                        latitude: number;
+                                        /** @description Signed decimal degrees */
+                                        longitude: number;
+                                        altitude: number | null;
+                                    } | null;
+                                } | null;
+                                createdBy?: string;
+                                createdAt?: number;
+                                updatedAt?: number;
+                            }[];
+                            drawings: {
+                                /** @description `drawing-<suffix>` */
+                                id: string;
+                                /** @description GeoJSON Point, LineString or Polygon in longitude/latitude; polygon rings closed, at least 4 positions */
+                                geometry: unknown;
+                                label: string | null;
+                                style: {
+                                    /** @example #e74c3c */
+                                    color?: string;
+                                    /** @example #e74c3c */
+                                    fillColor?: string;
+                                    opacity?: number;
+                                    strokeWeight?: number;
+                                } | null;
+                                createdBy: string;
+                                createdAt: number;
+                                updatedAt: number;
+                            }[];
+                            layers: {
+                                /** @description `layer-<suffix>` */
+                                id: string;
+                                name: string;
+                                description: string | null;
+                                featureCount: number;
+                                geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                                bbox: number[] | null;
+                                style: {
+                                    /**
+                                     * @description Hex digits without #
+                                     * @example 3388ff
+                                     */
+                                    color: string;
+                                    opacity: number;
+                                    strokeWeight: number;
+                                    fillOpacity: number;
+                                    visible: boolean;
+                                };
+                                /** @enum {unknown} */
+                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                                sourceCrs: string | null;
+                                sizeBytes: number;
+                                createdBy: string;
+                                createdAt: number;
+                                updatedAt: number;
+                            }[];
+                            rasterLayers: {
+                                /** @description `layer-<suffix>` */
+                                id: string;
+                                name: string;
+                                description: string | null;
+                                /** @description Raster display settings */
+                                display: {
+                                    /** @description a colormap name (viridis, plasma, inferno, magma, ... see GET /api/colormaps; a "_r" suffix reverses) */
+                                    colormap?: string;
+                                    /** @description a band number from 1, for single-band rendering */
+                                    band?: number;
+                                    /** @description a number (stretch start), or null for the automatic stretch */
+                                    vmin?: number | null;
+                                    /** @description a number (stretch end), or null for the automatic stretch */
+                                    vmax?: number | null;
+                                    /** @description a number from 0 to 1 */
+                                    opacity?: number;
+                                    /** @description "single" (one band through a colormap) or "rgb" (a composite of rgbBands) */
+                                    renderMode?: "single" | "rgb";
+                                    /** @description three band numbers from 1: red, green, blue */
+                                    rgbBands?: number[];
+                                    /** @description a number shown transparent (besides the file's own nodata), or null */
+                                    nodata?: number | null;
+                                    /** @description true or false: reverses the colormap */
+                                    reverse?: boolean;
+                                    /** @description "nearest" or "bilinear" */
+                                    resampling?: "nearest" | "bilinear";
+                                    /** @description a number or three numbers (stretch start of red, green, blue), or null for automatic */
+                                    rgbMin?: (number | number[]) | null;
+                                    /** @description a number or three numbers (stretch end of red, green, blue), or null for automatic */
+                                    rgbMax?: (number | number[]) | null;
+                                };
+                                /** @description Pixels of the uploaded GeoTIFF */
+                                width: number;
+                                height: number;
+                                /** @description Data bands (an alpha band is not counted) */
+                                bands: number;
+                                /** @description GDAL's type: Byte, Int16, UInt16, Int32, UInt32, Float32 or Float64 */
+                                dataType: string;
+                                nodata: number | null;
+                                bbox: number[] | null;
+                                sourceCrs: string | null;
+                                /** @description Per band, of the original pixels (null when a band has no valid pixel) */
+                                stats: {
+                                    min: number | null;
+                                    max: number | null;
+                                    mean: number | null;
+                                }[];
+                                /** @description Coarsest zoom with an overview of its own (tiles exist below it too) */
+                                minZoom: number;
+                                /** @description Zoom of the full resolution (tiles above it are enlarged) */
+                                maxZoom: number;
+                                /** @description The tile template, relative to the service */
+                                tileUrl: string;
+                                /** @description Bytes stored: the uploaded GeoTIFF and its tileable copy */
+                                sizeBytes: number;
+                                createdBy: string;
+                                createdAt: number;
+                                updatedAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms/{roomId}/live": {
         parameters: {
             query?: never;
