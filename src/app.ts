@@ -32,6 +32,10 @@ import { S3BlobStore, s3ClientFor } from './infra/s3-blob-store.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { RedisBroadcast } from './infra/redis-broadcast.js';
 import { RedisLiveHub } from './infra/redis-live-hub.js';
+import { InProcessPresence } from './infra/presence.js';
+import { RedisPresence } from './infra/redis-presence.js';
+import { type PresenceNotice, RoomPresence } from './modules/live/room-presence.js';
+import { ActorNames } from './modules/users/actor-names.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
@@ -443,8 +447,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   ]);
   await app.register(historyRoutes, { history: new HistoryService(history), restore });
   await app.register(snapshotRoutes, { snapshot: new SnapshotService({ history, markers, drawings, layers }) });
+  const presence = new RoomPresence(
+    config.redisUrl ? await RedisPresence.open(config.redisUrl, app.log) : new InProcessPresence(),
+    new ActorNames(users, tokens),
+    config.redisUrl ? await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', app.log) : undefined,
+  );
+  app.addHook('onClose', () => presence.close());
   await app.register(liveRoutes, {
-    live: new LiveService({ hub: live, history, rooms, authenticator, access }),
+    live: new LiveService({ hub: live, history, rooms, authenticator, access, presence }),
   });
 
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.

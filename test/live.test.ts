@@ -568,7 +568,7 @@ describe('live channel: as plain HTTP and in the API reference', () => {
       .filter((p: { in: string }) => p.in === 'query')
       .map((p: { name: string }) => p.name)
       .sort();
-    assert.deepEqual(query, ['access_token', 'since']);
+    assert.deepEqual(query, ['access_token', 'presence', 'since']);
     // The refusals before the upgrade are documented with the error body.
     for (const status of ['400', '401', '403', '404', '426']) {
       assert.ok(live.responses[status]?.content?.['application/json'], `${status} documented with the JSON error body`);

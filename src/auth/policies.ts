@@ -1,4 +1,4 @@
-import { forbidden } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { actorOf, type Actor, type Caller, type Capability, type Grant } from './access.js';
 
 /**
@@ -37,4 +37,18 @@ export function authorizeDeleteAuthored(
   if (author.kind === actor.kind && author.id === actor.id) return;
   if (caller.kind === 'token') throw forbidden(`A room token may delete only the ${what} it wrote`);
   if (!grant.capabilities.has('write')) throw forbidden(`The ${grant.role} role may delete only its own ${what}`);
+}
+
+/**
+ * Presence (who has the room open, their pointers) is among the room's members and tokens: a
+ * signed-in non-member or an anonymous reader of a public room is neither listed nor told, and
+ * does not learn the members' names or e-mails.
+ */
+export const takesPartInPresence = (caller: Caller, grant: Grant): boolean =>
+  caller.kind === 'token' || (caller.kind === 'user' && grant.role !== 'none');
+
+/** `GET /presence`: members and the room's tokens (with read, which the route asks first). */
+export function authorizePresence(caller: Caller, grant: Grant): void {
+  if (caller.kind === 'anonymous') throw unauthorized();
+  if (!takesPartInPresence(caller, grant)) throw forbidden('Only members of the room and its tokens see who is here');
 }

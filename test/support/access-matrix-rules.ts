@@ -61,6 +61,7 @@ export type Need =
   | 'write'
   | 'upload'
   | 'member'
+  | 'presence'
   | 'editor'
   | 'owner';
 
@@ -115,15 +116,28 @@ const TOKEN_PERMISSION: Record<Need, Permission | null> = {
   write: 'write',
   upload: 'upload',
   member: null,
+  presence: 'read', // members and the room's tokens with read (docs/decisions.md, Presence)
   editor: null,
   owner: null,
 };
 
 /** What each member role may do (decisions.md "Rooms"; rule 8). */
 const ROLE_NEEDS: Record<Exclude<UserRole, 'stranger'>, readonly Need[]> = {
-  owner: ['info', 'authenticated', 'read', 'deck', 'comment', 'write', 'upload', 'member', 'editor', 'owner'],
-  editor: ['info', 'authenticated', 'read', 'deck', 'comment', 'write', 'upload', 'member', 'editor'],
-  viewer: ['info', 'authenticated', 'read', 'deck', 'comment', 'member'],
+  owner: [
+    'info',
+    'authenticated',
+    'read',
+    'deck',
+    'comment',
+    'write',
+    'upload',
+    'member',
+    'presence',
+    'editor',
+    'owner',
+  ],
+  editor: ['info', 'authenticated', 'read', 'deck', 'comment', 'write', 'upload', 'member', 'presence', 'editor'],
+  viewer: ['info', 'authenticated', 'read', 'deck', 'comment', 'member', 'presence'],
 };
 
 /** What anyone may read without being a member: public rooms, and the deck when it is public. */

@@ -146,6 +146,12 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: (r) => get(`${base(r)}/history/snapshot?at=${Date.now()}`),
     ok: 200,
   },
+  // Read, and only for members and the room's tokens: anonymous and non-member readers of a public room are refused.
+  'GET /api/rooms/{roomId}/presence': {
+    rule: { need: 'presence' },
+    probe: (r) => get(`${base(r)}/presence`),
+    ok: 200,
+  },
   'GET /api/rooms/{roomId}/live': {
     rule: { listen: true },
     checkedIn:

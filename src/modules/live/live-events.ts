@@ -82,8 +82,57 @@ const Refusal = Type.Object(
   { description: 'Just before the server closes the socket' },
 );
 
+/** Who a presence message is about: a signed-in user (name, else e-mail) or a room token (its name). */
+const Who = {
+  kind: Type.Enum(['user', 'token']),
+  id: Type.String(),
+  name: Type.String(),
+};
+export const Present = Type.Object({
+  ...Who,
+  since: Type.Integer({ description: 'Epoch milliseconds: when their first open socket joined' }),
+});
+const PresenceJoined = Type.Object(
+  { type: Type.Literal('presence.joined'), ...Present.properties },
+  { description: 'A user or token opened the room (their first socket in it)' },
+);
+const PresenceLeft = Type.Object(
+  { type: Type.Literal('presence.left'), ...Who },
+  { description: 'A user or token closed their last socket in the room (or lost it)' },
+);
+
+/** Where a client points, or what it looks at: sent by a client, relayed to the room's other sockets. */
+const PointerFields = {
+  lng: Type.Number({ minimum: -180, maximum: 180 }),
+  lat: Type.Number({ minimum: -90, maximum: 90 }),
+};
+const ViewFields = {
+  ...PointerFields,
+  zoom: Type.Number({ minimum: 0, maximum: 24 }),
+  bearing: Type.Optional(Type.Number({ minimum: -360, maximum: 360 })),
+  pitch: Type.Optional(Type.Number({ minimum: 0, maximum: 85 })),
+};
+/** What a client may send after it is admitted (not stored; at most one of each type per 50 ms is relayed). */
+export const ClientMessage = Type.Union([
+  Type.Object({ type: Type.Literal('pointer'), ...PointerFields }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('view'), ...ViewFields }, { additionalProperties: false }),
+]);
+export type ClientMessage = Static<typeof ClientMessage>;
+const From = Type.Object(Who, { description: 'Who sent it' });
+const Pointer = Type.Object(
+  { type: Type.Literal('pointer'), from: From, ...PointerFields },
+  { description: "Another member's pointer on the map" },
+);
+const View = Type.Object(
+  { type: Type.Literal('view'), from: From, ...ViewFields },
+  { description: "Another member's map view" },
+);
+/** Presence news and relayed pointers: not changes of the room (no version, not in history). */
+export const PresenceEvent = Type.Union([PresenceJoined, PresenceLeft, Pointer, View]);
+export type PresenceEvent = Static<typeof PresenceEvent>;
+
 /** Every message the live channel sends, told apart by `type`. */
-export const LiveEvent = Type.Union([Hello, Resync, Refusal, ...LiveChange.anyOf], {
+export const LiveEvent = Type.Union([Hello, Resync, Refusal, ...LiveChange.anyOf, ...PresenceEvent.anyOf], {
   $id: 'LiveEvent',
   description:
     'A message of the live channel (`GET /api/rooms/{roomId}/live`), told apart by `type`. A change carries the ' +

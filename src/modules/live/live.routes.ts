@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { upgradeRequired } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import { LiveEvent } from './live-events.js';
+import { LiveEvent, Present } from './live-events.js';
 import type { LiveService } from './live.service.js';
 
 const DESCRIPTION = `A WebSocket (\`ws://\` or \`wss://\`): the upgrade answers 101 Switching Protocols.
@@ -28,7 +28,12 @@ on the room (anyone for a public room; a room token needs \`read\`).
 
 **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
 access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-1011 an internal error or the live channel unavailable for a moment (reconnect with \`?since=\`). The server pings every 30 seconds; a client that does not answer is dropped.`;
+1011 an internal error or the live channel unavailable for a moment (reconnect with \`?since=\`). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
+
+**Presence**: with \`?presence=true\` the socket also gets \`presence.joined\` / \`presence.left\` (members and the room's tokens
+coming and going) and the others' \`pointer\` / \`view\`. A member's or token's socket may send
+\`{"type":"pointer","lng","lat"}\` and \`{"type":"view","lng","lat","zoom","bearing"?,"pitch"?}\`: relayed to the room's other
+sockets, never stored, at most one of each per 50 ms; anything else is ignored. See \`GET /api/rooms/{roomId}/presence\`.`;
 
 export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = async (app, { live }) => {
   // Documentation only: the OpenAPI document lists it under components.schemas, and the web
@@ -49,6 +54,12 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       querystring: Type.Object({
         since: Type.Optional(Type.Integer({ minimum: 0, description: 'The last version the client saw' })),
         access_token: Type.Optional(Type.String({ description: 'A session JWT or room token' })),
+        presence: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description: "true: also send `presence.joined`, `presence.left` and the others' `pointer` and `view`",
+          }),
+        ),
       }),
       response: errors(400, 401, 403, 404, 426),
     },
@@ -56,12 +67,35 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       throw upgradeRequired();
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
-      const { since, access_token: queryToken } = request.query as { since?: number; access_token?: string };
+      const {
+        since,
+        access_token: queryToken,
+        presence,
+      } = request.query as { since?: number; access_token?: string; presence?: boolean };
       const credential = request.headers.authorization ?? (queryToken ? `Bearer ${queryToken}` : undefined);
-      void live.open(socket, request.room.id, request.caller, request.grant, since, credential).catch((error) => {
-        request.log.error({ err: error }, 'live channel failed');
-        socket.close(1011, 'Internal error');
-      });
+      void live
+        .open(socket, request.room.id, request.caller, request.grant, since, credential, presence)
+        .catch((error) => {
+          request.log.error({ err: error }, 'live channel failed');
+          socket.close(1011, 'Internal error');
+        });
     },
+  });
+
+  app.get('/api/rooms/:roomId/presence', {
+    config: { access: { room: 'read' } },
+    schema: {
+      tags: ['live'],
+      security: [{ bearer: [] }],
+      summary: "Who has the room's live channel open now",
+      description:
+        'One entry per signed-in user (named by their name, else their e-mail) or room token (its name) with a socket ' +
+        "open on any instance, `since` their first. Members and the room's tokens only: anonymous and non-member " +
+        'readers of a public room are neither listed nor allowed to list (401/403). A socket lost without closing is ' +
+        'gone within 30 seconds.',
+      params: RoomParams,
+      response: { 200: Type.Object({ present: Type.Array(Present) }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => ({ present: await live.present(request.room.id, request.caller, request.grant) }),
   });
 };

@@ -1,7 +1,8 @@
 import type { WebSocket } from 'ws';
-import type { Caller, Grant } from '../../auth/access.js';
+import { actorOf, type Caller, type Grant } from '../../auth/access.js';
 import type { CachedAccess } from '../../auth/access-source.js';
 import type { Authenticator } from '../../auth/authenticator.js';
+import { authorizePresence, takesPartInPresence } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
 import { AppError, unauthorized } from '../../errors.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
@@ -10,12 +11,14 @@ import { liveEventOf } from '../history/history.presenter.js';
 import type { RoomsRepository } from '../rooms/rooms.repository.js';
 import type { LiveEvent } from './live-events.js';
 import { type FeedReceiver, RoomFeed } from './room-feed.js';
+import type { RoomPresence } from './room-presence.js';
 
 /** How long an anonymous connection may take to send its credential as first message. */
 const AUTH_TIMEOUT_MS = 10_000;
 /** A client further behind than this is told to reload instead of replaying. */
 const MAX_REPLAY = 1000;
-const HEARTBEAT_MS = 30_000;
+/** A client that does not answer a ping is dropped at the next one: within 30 s, so presence forgets it by then. */
+const HEARTBEAT_MS = 15_000;
 
 /** Close codes: 4401 no valid credential, 4403 no read access, 4404 room gone. */
 const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
@@ -58,6 +61,7 @@ export interface LiveServiceParts {
   rooms: RoomsRepository;
   authenticator: Authenticator;
   access: CachedAccess;
+  presence: RoomPresence;
 }
 
 /**
@@ -74,6 +78,7 @@ export class LiveService {
   private readonly rooms: RoomsRepository;
   private readonly authenticator: Authenticator;
   private readonly access: CachedAccess;
+  private readonly presence: RoomPresence;
 
   constructor(parts: LiveServiceParts) {
     ({
@@ -82,6 +87,7 @@ export class LiveService {
       rooms: this.rooms,
       authenticator: this.authenticator,
       access: this.access,
+      presence: this.presence,
     } = parts);
     // A room made private, a member removed, a token revoked, a room deleted: the sockets
     // admitted under the old state are checked again and closed when they may not read.
@@ -112,6 +118,7 @@ export class LiveService {
     grant: Grant,
     since: number | undefined,
     credential: string | undefined,
+    presenceNews = false,
   ): Promise<void> {
     const send = (message: LiveEvent) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -120,8 +127,8 @@ export class LiveService {
       if (!grant.capabilities.has('read')) {
         // A credential came with the request but does not allow reading: refuse now.
         // Without one, the client may still send it as its first message.
-        if (caller.kind !== 'anonymous') await authorizeRoom(this.access, roomId, caller, 'read');
-        else credential = await this.authenticateByFirstMessage(socket, roomId);
+        if (caller.kind !== 'anonymous') ({ grant } = await authorizeRoom(this.access, roomId, caller, 'read'));
+        else ({ credential, caller, grant } = await this.authenticateByFirstMessage(socket, roomId));
       }
     } catch (error) {
       refuse(socket, error);
@@ -188,6 +195,28 @@ export class LiveService {
       await this.replay(roomId, listener, send);
     }
     release(listener);
+    if (takesPartInPresence(caller, grant)) await this.enterPresence(socket, roomId, caller, presenceNews);
+  }
+
+  /**
+   * A socket of a member or token is present in the room while it is open, and may send pointers;
+   * with `?presence=true` it is also told who comes and goes and where the others point.
+   */
+  private async enterPresence(socket: WebSocket, roomId: string, caller: Caller, news: boolean) {
+    if (socket.readyState !== socket.OPEN) return;
+    const send = (text: string) => {
+      if (socket.readyState === socket.OPEN) socket.send(text);
+    };
+    const visitor = await this.presence.enter(roomId, actorOf(caller), news ? send : undefined);
+    if (socket.readyState !== socket.OPEN) return void (await visitor.leave());
+    socket.on('message', (raw) => visitor.received(String(raw)));
+    socket.once('close', () => void visitor.leave().catch(() => {}));
+  }
+
+  /** Who has the room open now: for its members and tokens. */
+  present(roomId: string, caller: Caller, grant: Grant) {
+    authorizePresence(caller, grant);
+    return this.presence.list(roomId);
   }
 
   /** The room's feed on this instance, subscribed with its first socket. */
@@ -233,8 +262,11 @@ export class LiveService {
     }
   }
 
-  /** Waits for `{"type":"auth","token":"..."}`, checks read access with it, returns the credential. */
-  private authenticateByFirstMessage(socket: WebSocket, roomId: string): Promise<string> {
+  /** Waits for `{"type":"auth","token":"..."}`, checks read access with it, returns the credential and its caller. */
+  private authenticateByFirstMessage(
+    socket: WebSocket,
+    roomId: string,
+  ): Promise<{ credential: string; caller: Caller; grant: Grant }> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(unauthorized()), AUTH_TIMEOUT_MS);
       socket.once('message', async (raw) => {
@@ -246,8 +278,8 @@ export class LiveService {
           }
           const credential = `Bearer ${message.token}`;
           const caller = await this.authenticator.resolve(credential);
-          await authorizeRoom(this.access, roomId, caller, 'read');
-          resolve(credential);
+          const { grant } = await authorizeRoom(this.access, roomId, caller, 'read');
+          resolve({ credential, caller, grant });
         } catch (error) {
           reject(error instanceof SyntaxError ? unauthorized('The first message must be JSON') : error);
         }

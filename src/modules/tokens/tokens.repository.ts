@@ -14,6 +14,12 @@ export class TokensRepository {
     return this.db.selectFrom('api_tokens').selectAll().where('room_id', '=', roomId).orderBy('created_at').execute();
   }
 
+  /** The names of these tokens (those not revoked). */
+  async namesOf(ids: string[]) {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('api_tokens').select(['id', 'name']).where('id', 'in', ids).execute();
+  }
+
   /** The token with this secret hash. */
   findByHash(hash: string) {
     return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();

@@ -10,6 +10,12 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The names and e-mails of these users (those that exist). */
+  async namesOf(ids: string[]) {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+  }
+
   findByEmail(email: string) {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   }

@@ -9197,7 +9197,12 @@ export interface paths {
          *
          *     **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
          *     access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-         *     1011 an internal error or the live channel unavailable for a moment (reconnect with `?since=`). The server pings every 30 seconds; a client that does not answer is dropped.
+         *     1011 an internal error or the live channel unavailable for a moment (reconnect with `?since=`). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
+         *
+         *     **Presence**: with `?presence=true` the socket also gets `presence.joined` / `presence.left` (members and the room's tokens
+         *     coming and going) and the others' `pointer` / `view`. A member's or token's socket may send
+         *     `{"type":"pointer","lng","lat"}` and `{"type":"view","lng","lat","zoom","bearing"?,"pitch"?}`: relayed to the room's other
+         *     sockets, never stored, at most one of each per 50 ms; anything else is ignored. See `GET /api/rooms/{roomId}/presence`.
          */
         get: {
             parameters: {
@@ -9206,6 +9211,8 @@ export interface paths {
                     since?: number;
                     /** @description A session JWT or room token */
                     access_token?: string;
+                    /** @description true: also send `presence.joined`, `presence.left` and the others' `pointer` and `view` */
+                    presence?: boolean;
                 };
                 header?: never;
                 path: {
@@ -9257,6 +9264,96 @@ export interface paths {
                 };
                 /** @description Every error response */
                 426: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who has the room's live channel open now
+         * @description One entry per signed-in user (named by their name, else their e-mail) or room token (its name) with a socket open on any instance, `since` their first. Members and the room's tokens only: anonymous and non-member readers of a public room are neither listed nor allowed to list (401/403). A socket lost without closing is gone within 30 seconds.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            present: {
+                                /** @enum {unknown} */
+                                kind: "user" | "token";
+                                id: string;
+                                name: string;
+                                /** @description Epoch milliseconds: when their first open socket joined */
+                                since: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10028,6 +10125,49 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+        } | {
+            /** @enum {string} */
+            type: "presence.joined";
+            /** @enum {unknown} */
+            kind: "user" | "token";
+            id: string;
+            name: string;
+            /** @description Epoch milliseconds: when their first open socket joined */
+            since: number;
+        } | {
+            /** @enum {string} */
+            type: "presence.left";
+            /** @enum {unknown} */
+            kind: "user" | "token";
+            id: string;
+            name: string;
+        } | {
+            /** @enum {string} */
+            type: "pointer";
+            /** @description Who sent it */
+            from: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+                name: string;
+            };
+            lng: number;
+            lat: number;
+        } | {
+            /** @enum {string} */
+            type: "view";
+            /** @description Who sent it */
+            from: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+                name: string;
+            };
+            lng: number;
+            lat: number;
+            zoom: number;
+            bearing?: number;
+            pitch?: number;
         };
     };
     responses: never;

@@ -55,6 +55,11 @@ export class LiveChannel {
         return;
       case 'error':
         return; // the close that follows says what to do
+      case 'presence.joined':
+      case 'presence.left':
+      case 'pointer':
+      case 'view':
+        return; // who is here and where they point: not shown by this page yet
       default:
         await this.model.apply(message);
     }

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Value } from 'typebox/value';
+import type { Actor } from '../../auth/access.js';
+import type { Presence } from '../../infra/presence.js';
+import type { Broadcast } from '../../infra/redis-broadcast.js';
+import type { ActorNames } from '../users/actor-names.js';
+import { ClientMessage, PresenceEvent } from './live-events.js';
+
+/** A presence message for a room's sockets, as instances tell each other. */
+export interface PresenceNotice {
+  roomId: string;
+  event: PresenceEvent;
+}
+
+/** At most one pointer and one view per socket in this time is relayed; the rest are dropped. */
+const RELAY_EVERY_MS = 50;
+
+/** One socket in the room, as presence sees it. */
+export interface Visitor {
+  /** A message the client sent: a pointer or view is relayed (throttled); anything else is ignored. */
+  received(raw: string): void;
+  /** The socket closed. */
+  leave(): Promise<void>;
+}
+
+/**
+ * Who is in a room, and what they point at. Each identified socket (a user or token; anonymous
+ * readers of a public room are not listed) is an entry of `Presence`; the first socket of a person
+ * or token tells the room `presence.joined`, their last `presence.left`. Pointer and view messages
+ * are relayed to the room's other sockets, never stored. Other instances hear everything through
+ * `others` (Redis in scale-out).
+ */
+export class RoomPresence {
+  /** The sockets of each room that asked for presence news. */
+  private readonly sockets = new Map<string, Map<string, (text: string) => void>>();
+
+  constructor(
+    private readonly presence: Presence,
+    private readonly names: ActorNames,
+    private readonly others?: Broadcast<PresenceNotice>,
+  ) {
+    others?.listen(
+      (notice) => {
+        if (isNotice(notice)) this.deliver(notice);
+      },
+      () => {},
+    );
+  }
+
+  list(roomId: string) {
+    return this.presence.list(roomId);
+  }
+
+  async close() {
+    await Promise.all([this.presence.close(), this.others?.close()]);
+  }
+
+  /** A socket of the room is present; with `send` it is told presence news and others' pointers. */
+  async enter(roomId: string, actor: Actor, send?: (text: string) => void): Promise<Visitor> {
+    const connectionId = randomUUID();
+    const who = { kind: actor.kind, id: actor.id, name: await this.names.one(actor) };
+    let room = this.sockets.get(roomId);
+    if (!room) this.sockets.set(roomId, (room = new Map()));
+    if (send) room.set(connectionId, send);
+    const since = Date.now();
+    if (await this.presence.join(roomId, connectionId, { ...who, since })) {
+      // To the others: the new socket reads who is there from GET /presence.
+      this.tell({ roomId, event: { type: 'presence.joined', ...who, since } }, connectionId);
+    }
+    const lastRelayed = { pointer: 0, view: 0 };
+    return {
+      received: (raw) => {
+        let message: unknown;
+        try {
+          message = JSON.parse(raw);
+        } catch {
+          return;
+        }
+        if (!Value.Check(ClientMessage, message)) return;
+        const now = Date.now();
+        if (now - lastRelayed[message.type] < RELAY_EVERY_MS) return;
+        lastRelayed[message.type] = now;
+        this.tell({ roomId, event: { ...message, from: who } }, connectionId);
+      },
+      leave: async () => {
+        room.delete(connectionId);
+        if (room.size === 0 && this.sockets.get(roomId) === room) this.sockets.delete(roomId);
+        if (await this.presence.leave(roomId, connectionId)) {
+          this.tell({ roomId, event: { type: 'presence.left', ...who } });
+        }
+      },
+    };
+  }
+
+  /** To this instance's sockets of the room (but the sender's) and to the other instances. */
+  private tell(notice: PresenceNotice, except?: string) {
+    this.deliver(notice, except);
+    this.others?.send(notice);
+  }
+
+  private deliver(notice: PresenceNotice, except?: string) {
+    const text = JSON.stringify(notice.event);
+    for (const [connectionId, send] of this.sockets.get(notice.roomId) ?? []) if (connectionId !== except) send(text);
+  }
+}
+
+/** Whether another instance's message is a presence notice this version knows. */
+function isNotice(value: unknown): value is PresenceNotice {
+  const notice = value as Partial<PresenceNotice> | null;
+  return typeof notice?.roomId === 'string' && Value.Check(PresenceEvent, notice.event);
+}

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, test } from 'node:test';
+import {
+  addMember,
+  assertError,
+  assertOk,
+  call,
+  createRoom,
+  followVerificationLink,
+  issueToken,
+  PASSWORD,
+  scaffold,
+  type TestApp,
+  type TestUser,
+  uniqueEmail,
+  type Users,
+} from './helpers.js';
+import { LiveClient, type LiveMessage } from './support/live-client.js';
+
+/**
+ * Presence (issue 21): `GET /api/rooms/:roomId/presence` lists who has the room's live socket
+ * open; the channel tells `presence.joined` / `presence.left` and relays `pointer` and `view`
+ * messages to the room's other sockets (docs/decisions.md, "Presence").
+ */
+
+let t: TestApp;
+let users: Users;
+let wsBase: string;
+/** A member with a display name (the others have only their e-mail). */
+let ann: TestUser;
+const clients: LiveClient[] = [];
+
+before(async () => {
+  ({ t, users, wsBase } = await scaffold({ rooms: [], listen: true }));
+  const res = await call(t.app, 'POST', '/api/auth/signup', {
+    body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann' },
+  });
+  const { token, user } = assertOk(res, 201);
+  await followVerificationLink(t.app, user.email);
+  ann = { token, id: user.id, email: user.email };
+});
+afterEach(() => {
+  for (const client of clients.splice(0)) client.terminate();
+});
+after(() => t.close());
+
+async function freshRoom(body: object = {}) {
+  const roomId = await createRoom(t.app, users.owner, undefined, body);
+  await addMember(t.app, users.owner, roomId, ann, 'editor');
+  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  return roomId;
+}
+
+/** A socket of the room that asked for presence news (or not), once it has been greeted. */
+async function open(roomId: string, token?: string, news = true): Promise<LiveClient> {
+  const query = new URLSearchParams({ ...(token && { access_token: token }), ...(news && { presence: 'true' }) });
+  const client = new LiveClient(`${wsBase}/api/rooms/${roomId}/live?${query}`);
+  clients.push(client);
+  await client.at(0);
+  return client;
+}
+
+const present = async (roomId: string, auth = users.owner.token) =>
+  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth })).present as {
+    kind: string;
+    id: string;
+    name: string;
+    since: number;
+  }[];
+
+/** Waits until presence lists exactly these ids (sockets enter presence just after their hello). */
+async function waitForPresent(roomId: string, ids: string[]) {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const list = await present(roomId);
+    if (JSON.stringify(list.map((p) => p.id)) === JSON.stringify(ids)) return list;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.deepEqual(
+    (await present(roomId)).map((p) => p.id),
+    ids,
+  );
+  return [];
+}
+
+const ofType = (client: LiveClient, type: string) => client.messages.filter((m: LiveMessage) => m.type === type);
+
+test('presence lists who has the room open, by name, e-mail or token name, and tells joins and leaves', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  await waitForPresent(roomId, [users.owner.id]);
+  const annSocket = await open(roomId, ann.token);
+  const joined = await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
+  assert.deepEqual(Object.keys(joined).sort(), ['id', 'kind', 'name', 'since', 'type']);
+  assert.equal(joined.name, 'Ann');
+
+  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read']);
+  await open(roomId, token);
+  const list = await waitForPresent(roomId, [users.owner.id, ann.id, tokenId]);
+  assert.deepEqual(
+    list.map((p) => [p.kind, p.id, p.name]).sort(),
+    [
+      ['token', tokenId, 'token read'],
+      ['user', ann.id, 'Ann'],
+      ['user', users.owner.id, users.owner.email],
+    ].sort(),
+  );
+
+  annSocket.ws.close();
+  const left = await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left');
+  assert.deepEqual(left, { type: 'presence.left', kind: 'user', id: ann.id, name: 'Ann' });
+  await waitForPresent(roomId, [users.owner.id, tokenId]);
+});
+
+test('a second socket of the same person is listed once; they leave with their last socket', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  const first = await open(roomId, ann.token);
+  await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
+  const second = await open(roomId, ann.token);
+  const list = await waitForPresent(roomId, [users.owner.id, ann.id]);
+  assert.equal(list.length, 2);
+
+  first.ws.close();
+  await first.closed;
+  // A change sent after the close reaches the owner after any presence news about it.
+  assertOk(
+    await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+      auth: users.owner.token,
+      body: { latitude: 1, longitude: 1 },
+    }),
+    201,
+  );
+  await owner.waitUntil((m) => m.type === 'marker.created', 'the marker');
+  await owner.settled();
+  assert.equal(ofType(owner, 'presence.joined').filter((m) => m.id === ann.id).length, 1, 'joined once');
+  assert.equal(ofType(owner, 'presence.left').length, 0, 'still there with the second socket');
+  await waitForPresent(roomId, [users.owner.id, ann.id]);
+
+  second.ws.close();
+  await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left with her last socket');
+});
+
+test('pointer and view messages are relayed to the others, with who sent them; bad ones are ignored', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  const viewer = await open(roomId, users.viewer.token);
+  await waitForPresent(roomId, [users.owner.id, users.viewer.id]);
+
+  // A viewer (read only) may point: pointers need read, not write.
+  viewer.send({ type: 'pointer', lng: 7.44, lat: 46.95 });
+  const pointer = await owner.waitUntil((m) => m.type === 'pointer', 'the pointer');
+  assert.deepEqual(pointer, {
+    type: 'pointer',
+    lng: 7.44,
+    lat: 46.95,
+    from: { kind: 'user', id: users.viewer.id, name: users.viewer.email },
+  });
+  viewer.send('not json');
+  viewer.send({ type: 'pointer', lng: 7, lat: 91 });
+  viewer.send({ type: 'pointer', lng: 7, lat: 46, secret: 'x' });
+  viewer.send({ type: 'marker.created', objectId: 'marker-x' });
+  viewer.send({ type: 'view', lng: 7.5, lat: 47, zoom: 12, bearing: 30 });
+  const view = await owner.waitUntil((m) => m.type === 'view', 'the view');
+  assert.deepEqual(view.from, { kind: 'user', id: users.viewer.id, name: users.viewer.email });
+  assert.equal(view.zoom, 12);
+  await owner.settled();
+  assert.equal(ofType(owner, 'pointer').length, 1, 'the bad messages were not relayed');
+  assert.equal(ofType(owner, 'marker.created').length, 0);
+  await viewer.settled();
+  assert.equal(ofType(viewer, 'pointer').length + ofType(viewer, 'view').length, 0, 'not echoed to the sender');
+  assert.equal(viewer.ws.readyState, viewer.ws.OPEN, 'bad messages do not close the socket');
+});
+
+test('pointers are throttled: a burst is not relayed message by message', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  const annSocket = await open(roomId, ann.token);
+  await waitForPresent(roomId, [users.owner.id, ann.id]);
+  for (let i = 0; i < 20; i++) annSocket.send({ type: 'pointer', lng: i, lat: 0 });
+  // The view marks the end of the burst (its own throttle is separate).
+  annSocket.send({ type: 'view', lng: 0, lat: 0, zoom: 3 });
+  await owner.waitUntil((m) => m.type === 'view', 'the view after the burst');
+  const relayed = ofType(owner, 'pointer');
+  assert.ok(relayed.length >= 1 && relayed.length < 20, `${relayed.length} of 20 pointers relayed`);
+  assert.equal(relayed[0]!.lng, 0, 'the first of a burst goes through');
+});
+
+test('presence is among members and tokens: anonymous and non-member readers of a public room are not listed nor told', async () => {
+  const roomId = await freshRoom({ isPublic: true });
+  const anonymous = await open(roomId);
+  const stranger = await open(roomId, users.stranger.token);
+  const owner = await open(roomId, users.owner.token);
+  await waitForPresent(roomId, [users.owner.id]);
+  owner.send({ type: 'pointer', lng: 1, lat: 1 });
+  stranger.send({ type: 'pointer', lng: 2, lat: 2 });
+  // A change after the pointers: each socket has had whatever it was going to get before it.
+  assertOk(
+    await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+      auth: users.owner.token,
+      body: { latitude: 1, longitude: 1 },
+    }),
+    201,
+  );
+  for (const client of [anonymous, stranger, owner]) {
+    await client.waitUntil((m) => m.type === 'marker.created', 'the marker');
+    await client.settled();
+  }
+  for (const client of [anonymous, stranger]) {
+    assert.deepEqual(
+      client.messages.map((m) => m.type),
+      ['hello', 'marker.created'],
+      'no presence news nor pointers for readers who are not members',
+    );
+  }
+  assert.equal(ofType(owner, 'pointer').length, 0, "a non-member's pointer is not relayed");
+
+  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/presence`), 401, 'unauthorized');
+  assertError(
+    await call(t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth: users.stranger.token }),
+    403,
+    'forbidden',
+  );
+  assert.deepEqual(
+    (await present(roomId, users.viewer.token)).map((p) => p.id),
+    [users.owner.id],
+  );
+});
+
+test('a socket that did not ask for presence news is listed, gets none, and may still point', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  const quiet = await open(roomId, ann.token, false);
+  await waitForPresent(roomId, [users.owner.id, ann.id]);
+  await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
+  quiet.send({ type: 'pointer', lng: 3, lat: 4 });
+  await owner.waitUntil((m) => m.type === 'pointer' && m.from.id === ann.id, "Ann's pointer");
+  owner.send({ type: 'pointer', lng: 5, lat: 6 });
+  owner.ws.close();
+  await waitForPresent(roomId, [ann.id]);
+  await quiet.settled();
+  assert.deepEqual(
+    quiet.messages.map((m) => m.type),
+    ['hello'],
+  );
+});
+
+test('a member whose access ends leaves presence', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, users.owner.token);
+  const annSocket = await open(roomId, ann.token);
+  await waitForPresent(roomId, [users.owner.id, ann.id]);
+  assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/members/${ann.id}`, { auth: users.owner.token }));
+  await annSocket.closedWithin();
+  await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left when removed');
+  await waitForPresent(roomId, [users.owner.id]);
+});
