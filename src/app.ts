@@ -258,6 +258,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const tokens = new TokensRepository(db);
   const slides = new SlidesRepository(db);
   const revokedSessions = new RevokedSessionsRepository(db);
+  const actorNames = new ActorNames(users, tokens);
   // With Redis, each instance tells the others what it changed (`others`).
   const accessChanges = config.redisUrl
     ? await RedisBroadcast.open<AccessChange>(config.redisUrl, 'access-changes', app.log)
@@ -402,7 +403,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
   await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
   await app.register(commentsRoutes, {
-    comments: new CommentsService(comments, replies, writePath, layers),
+    comments: new CommentsService({ comments, replies, writePath, layers, names: actorNames }),
   });
   await app.register(ogcRoutes, {
     ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),
@@ -440,16 +441,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const restore = new RestoreService(history, writePath, [
     markerRestorable(markers, markerImages, icons),
     drawingRestorable(drawings),
-    ...commentRestorables(comments, replies),
+    ...commentRestorables(comments, replies, actorNames),
     slideRestorable({ slides, markers, drawings, layers }),
     layerRestorable(layers),
     rasterRestorable(rasters),
   ]);
-  await app.register(historyRoutes, { history: new HistoryService(history), restore });
+  await app.register(historyRoutes, { history: new HistoryService(history, actorNames), restore });
   await app.register(snapshotRoutes, { snapshot: new SnapshotService({ history, markers, drawings, layers }) });
   const presence = new RoomPresence(
     config.redisUrl ? await RedisPresence.open(config.redisUrl, app.log) : new InProcessPresence(),
-    new ActorNames(users, tokens),
+    actorNames,
     config.redisUrl ? await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', app.log) : undefined,
   );
   app.addHook('onClose', () => presence.close());

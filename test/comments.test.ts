@@ -69,7 +69,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
     assert.equal(comment.lat, 46.95);
     assert.equal(comment.lng, 7.45);
     assert.equal(comment.resolved, false);
-    assert.deepEqual(comment.author, { kind: 'user', id: users.owner.id });
+    assert.deepEqual(comment.author, { kind: 'user', id: users.owner.id, name: users.owner.email });
     assert.ok(Number.isInteger(comment.createdAt) && comment.createdAt > 0);
     assert.ok(Number.isInteger(comment.updatedAt) && comment.updatedAt >= comment.createdAt);
     assert.deepEqual(comment.replies, []);
@@ -89,7 +89,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
     assert.equal(layer.lat, null);
     assert.equal(layer.lng, null);
     assert.equal(layer.body, '  spaced  ');
-    assert.deepEqual(layer.author, { kind: 'user', id: users.editor.id });
+    assert.deepEqual(layer.author, { kind: 'user', id: users.editor.id, name: users.editor.email });
     const drawing = await createComment(roomId, users.viewer.token, {
       objectId: 'drawing-1',
       objectType: 'drawing',
@@ -97,7 +97,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
     });
     assert.equal(drawing.objectType, 'drawing');
     assert.equal(drawing.body, 'ünïcödé ✓\nline two');
-    assert.deepEqual(drawing.author, { kind: 'user', id: users.viewer.id });
+    assert.deepEqual(drawing.author, { kind: 'user', id: users.viewer.id, name: users.viewer.email });
     assert.deepEqual(ids(await list(roomId)), ids([layer, drawing]));
   });
 
@@ -107,7 +107,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
     const comment = await createComment(roomId, token.token);
     assert.deepEqual(Object.keys(comment).sort(), ['body', 'id', 'objectId', 'objectType']);
     const stored = (await list(roomId)).find((c) => c.id === comment.id);
-    assert.deepEqual(stored?.author, { kind: 'token', id: token.id });
+    assert.deepEqual(stored?.author, { kind: 'token', id: token.id, name: 'token write' });
   });
 
   test('boundaries are accepted: body of 5000, objectName of 500, lat/lng at the extremes', async () => {
@@ -279,7 +279,7 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
     assert.match(reply.id, /^reply-.+/);
     assert.equal(reply.commentId, comment.id);
     assert.equal(reply.body, 'Yes, it is.');
-    assert.deepEqual(reply.author, { kind: 'user', id: users.viewer.id });
+    assert.deepEqual(reply.author, { kind: 'user', id: users.viewer.id, name: users.viewer.email });
     assert.ok(Number.isInteger(reply.createdAt) && reply.createdAt > 0);
     assert.deepEqual((await find(roomId, comment.id))!.replies, [reply]);
 
@@ -292,7 +292,7 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
     );
     const replies = (await find(roomId, comment.id))!.replies;
     assert.deepEqual(ids(replies), ids([reply, byToken]));
-    assert.deepEqual(replies[1]!.author, { kind: 'token', id: token.id });
+    assert.deepEqual(replies[1]!.author, { kind: 'token', id: token.id, name: 'token write' });
   });
 
   test("a comment of another room, addressed through this room's path, or an unknown comment is 404", async () => {

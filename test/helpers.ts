@@ -284,7 +284,8 @@ export interface HistoryEvent {
   type: string;
   objectType: string;
   objectId: string;
-  actor: { kind: string; id: string };
+  actor: { kind: string; id: string; name?: string };
+  objectName?: string | null;
   at: number;
   changes?: Record<string, unknown>;
 }

@@ -108,7 +108,7 @@ describe('POST /api/rooms/:roomId/layers (inline GeoJSON)', () => {
       assert.equal(event!.type, 'layer.created');
       assert.equal(event!.objectType, 'layer');
       assert.equal(event!.objectId, layer.id);
-      assert.deepEqual(event!.actor, { kind: 'user', id: users.editor.id });
+      assert.deepEqual(event!.actor, { kind: 'user', id: users.editor.id, name: users.editor.email });
       const message = await live.waitUntil(
         (m) => m.type === 'layer.created' && m.objectId === layer.id,
         'layer.created',
@@ -241,7 +241,7 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
       const [event] = await history();
       assert.equal(event!.type, 'layer.updated');
       assert.equal(event!.objectId, layer.id);
-      assert.deepEqual(event!.actor, { kind: 'token', id: token.id });
+      assert.deepEqual(event!.actor, { kind: 'token', id: token.id, name: 'token read+write' });
       assert.deepEqual(event!.changes, { name: 'After', style: { color: '112233', fillOpacity: 0.9 } });
       const message = await live.waitUntil(
         (m) => m.type === 'layer.updated' && m.objectId === layer.id,
@@ -370,7 +370,7 @@ describe('DELETE /api/layers/:layerId', () => {
       const [event] = await history();
       assert.equal(event!.type, 'layer.deleted');
       assert.equal(event!.objectId, layer.id);
-      assert.deepEqual(event!.actor, { kind: 'user', id: users.owner.id });
+      assert.deepEqual(event!.actor, { kind: 'user', id: users.owner.id, name: users.owner.email });
       const message = await live.waitUntil(
         (m) => m.type === 'layer.deleted' && m.objectId === layer.id,
         'layer.deleted',

@@ -532,7 +532,8 @@ describe('live channel: fan-out and history', () => {
       live.map((e) => e.type),
       ['marker.created', 'marker.created', 'marker.updated', 'marker.updated', 'marker.deleted'],
     );
-    for (const event of events) assert.deepEqual(event.actor, { kind: 'user', id: users.owner.id });
+    for (const event of events)
+      assert.deepEqual(event.actor, { kind: 'user', id: users.owner.id, name: users.owner.email });
     // Nothing newer than the live stream in history.
     assert.equal(await currentVersion(room), v + 5);
   });

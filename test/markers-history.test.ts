@@ -35,7 +35,7 @@ before(async () => {
 after(() => t?.close());
 
 describe('GET /api/rooms/:roomId/history', () => {
-  const KEYS = new Set(['id', 'version', 'type', 'objectType', 'objectId', 'actor', 'at', 'changes']);
+  const KEYS = new Set(['id', 'version', 'type', 'objectType', 'objectId', 'actor', 'objectName', 'at', 'changes']);
 
   test('create, each PATCH and each DELETE write exactly one entry, newest first, with actor and changes', async () => {
     const start = await history(room);
@@ -46,7 +46,8 @@ describe('GET /api/rooms/:roomId/history', () => {
     assert.equal(events[0]!.type, 'marker.created');
     assert.equal(events[0]!.objectType, 'marker');
     assert.equal(events[0]!.objectId, marker.id);
-    assert.deepEqual(events[0]!.actor, { kind: 'user', id: users.editor.id });
+    assert.deepEqual(events[0]!.actor, { kind: 'user', id: users.editor.id, name: users.editor.email });
+    assert.equal(events[0]!.objectName, 'History');
 
     const sessionChange = { title: 'By session', tags: ['a', 'b'], description: null };
     assertOk(await patchMarker(room, marker.id, sessionChange, users.editor.token));
@@ -56,7 +57,8 @@ describe('GET /api/rooms/:roomId/history', () => {
     assert.equal(updated.type, 'marker.updated');
     assert.equal(updated.objectType, 'marker');
     assert.equal(updated.objectId, marker.id);
-    assert.deepEqual(updated.actor, { kind: 'user', id: users.editor.id });
+    assert.deepEqual(updated.actor, { kind: 'user', id: users.editor.id, name: users.editor.email });
+    assert.equal(updated.objectName, 'By session');
     assert.deepEqual(updated.changes, sessionChange);
     assert.equal(typeof updated.id, 'string');
     assert.ok(Number.isInteger(updated.at));
@@ -67,7 +69,7 @@ describe('GET /api/rooms/:roomId/history', () => {
     assertOk(await patchMarker(room, marker.id, tokenChange, token.token));
     events = await history(room);
     assert.equal(events.length, start.length + 3);
-    assert.deepEqual(events[0]!.actor, { kind: 'token', id: token.id });
+    assert.deepEqual(events[0]!.actor, { kind: 'token', id: token.id, name: 'token read+write' });
     assert.deepEqual(events[0]!.changes, tokenChange);
     assert.equal(events[0]!.type, 'marker.updated');
 
@@ -77,7 +79,8 @@ describe('GET /api/rooms/:roomId/history', () => {
     assert.equal(events[0]!.type, 'marker.deleted');
     assert.equal(events[0]!.objectType, 'marker');
     assert.equal(events[0]!.objectId, marker.id);
-    assert.deepEqual(events[0]!.actor, { kind: 'token', id: token.id });
+    assert.deepEqual(events[0]!.actor, { kind: 'token', id: token.id, name: 'token read+write' });
+    assert.equal(events[0]!.objectName, 'By session', 'a deletion is named as the object was');
 
     assert.deepEqual(
       events.slice(0, 4).map((e) => e.type),
@@ -232,7 +235,7 @@ describe('a change that cannot be broadcast', () => {
       assert.equal(after[0]!.type, 'marker.updated');
       assert.equal(after[0]!.objectId, marker.id);
       assert.deepEqual(after[0]!.changes, change);
-      assert.deepEqual(after[0]!.actor, { kind: 'user', id: owner.id });
+      assert.deepEqual(after[0]!.actor, { kind: 'user', id: owner.id, name: owner.email });
     } finally {
       failHub.failing = false;
     }

@@ -83,8 +83,8 @@ test('an editor made viewer loses write at once, gets it back when made editor a
   assert.deepEqual(
     roleEntries.map((e) => [e.objectType, e.objectId, e.actor, e.changes]),
     [
-      ['member', users.editor.id, { kind: 'user', id: users.owner.id }, { role: 'editor' }],
-      ['member', users.editor.id, { kind: 'user', id: users.owner.id }, { role: 'viewer' }],
+      ['member', users.editor.id, { kind: 'user', id: users.owner.id, name: users.owner.email }, { role: 'editor' }],
+      ['member', users.editor.id, { kind: 'user', id: users.owner.id, name: users.owner.email }, { role: 'viewer' }],
     ],
   );
 });

@@ -104,7 +104,7 @@ describe('PATCH /api/rooms/:roomId', () => {
       {
         objectType: 'room',
         objectId: roomId,
-        actor: { kind: 'user', id: users.owner.id },
+        actor: { kind: 'user', id: users.owner.id, name: users.owner.email },
         changes: { name: 'After', description: 'Renamed' },
         version: hello.version + 1,
       },

@@ -1,20 +1,32 @@
 import type { Actor } from '../../auth/access.js';
 import type { CommentRepliesTable, CommentsTable } from '../../db/tables.js';
+import { nameKey } from '../users/actor-names.js';
 
 export const authorOf = (row: { author_kind: string; author_id: string }): Actor => ({
   kind: row.author_kind as Actor['kind'],
   id: row.author_id,
 });
 
-export const presentReply = (row: CommentRepliesTable) => ({
+/** The author with their display name when `names` knows it (ActorNames). */
+const namedAuthorOf = (row: { author_kind: string; author_id: string }, names?: Map<string, string>) => {
+  const author = authorOf(row);
+  const name = names?.get(nameKey(author));
+  return name === undefined ? author : { ...author, name };
+};
+
+export const presentReply = (row: CommentRepliesTable, names?: Map<string, string>) => ({
   id: row.id,
   commentId: row.comment_id,
   body: row.body,
-  author: authorOf(row),
+  author: namedAuthorOf(row, names),
   createdAt: row.created_at,
 });
 
-export const presentComment = (row: CommentsTable, replies: CommentRepliesTable[] = []) => ({
+export const presentComment = (
+  row: CommentsTable,
+  replies: CommentRepliesTable[] = [],
+  names?: Map<string, string>,
+) => ({
   id: row.id,
   objectId: row.object_id,
   objectType: row.object_type,
@@ -23,19 +35,19 @@ export const presentComment = (row: CommentsTable, replies: CommentRepliesTable[
   lat: row.lat,
   lng: row.lng,
   resolved: row.resolved === 1,
-  author: authorOf(row),
+  author: namedAuthorOf(row, names),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
-  replies: replies.map(presentReply),
+  replies: replies.map((reply) => presentReply(reply, names)),
 });
 
 /** Comments with their replies, in order, replies grouped in one pass. */
-export function presentThreads(comments: CommentsTable[], replies: CommentRepliesTable[]) {
+export function presentThreads(comments: CommentsTable[], replies: CommentRepliesTable[], names?: Map<string, string>) {
   const byComment = new Map<string, CommentRepliesTable[]>();
   for (const reply of replies) {
     const list = byComment.get(reply.comment_id);
     if (list) list.push(reply);
     else byComment.set(reply.comment_id, [reply]);
   }
-  return comments.map((row) => presentComment(row, byComment.get(row.id)));
+  return comments.map((row) => presentComment(row, byComment.get(row.id), names));
 }

@@ -1,6 +1,12 @@
 import { Type, type Static } from 'typebox';
 
-const Author = Type.Object({ kind: Type.Enum(['user', 'token']), id: Type.String() });
+const Author = Type.Object({
+  kind: Type.Enum(['user', 'token']),
+  id: Type.String(),
+  name: Type.Optional(
+    Type.String({ description: "The user's name, else e-mail; the token's name (left out for a revoked token)" }),
+  ),
+});
 const Body = Type.String({
   minLength: 1,
   maxLength: 5000,

@@ -5,6 +5,7 @@ import type { CommentRepliesTable, CommentsTable } from '../../db/tables.js';
 import { badRequest, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { WritePath } from '../history/write-path.js';
+import type { ActorNames } from '../users/actor-names.js';
 import type { RoomRow } from '../../db/tables.js';
 import { authorOf, presentComment, presentReply, presentThreads } from './comments.presenter.js';
 import type { CommentsRepository } from './comments.repository.js';
@@ -20,14 +21,32 @@ function checkBody(body: string) {
  * wrote; owners and editors (any user session with write) may delete anything; a room token
  * deletes only what it wrote (auth/policies.ts). Resolving needs write.
  */
+export interface CommentsServiceParts {
+  comments: CommentsRepository;
+  replies: RoomTable<'comment_replies'>;
+  writePath: WritePath;
+  /** The room's layers (vector and raster): a comment on a layer must name one of them. */
+  layers: Pick<RoomTable<'layers'>, 'existing'>;
+  /** Authors' display names. */
+  names: ActorNames;
+}
+
 export class CommentsService {
-  constructor(
-    private readonly comments: CommentsRepository,
-    private readonly replies: RoomTable<'comment_replies'>,
-    private readonly writePath: WritePath,
-    /** The room's layers (vector and raster): a comment on a layer must name one of them. */
-    private readonly layers: Pick<RoomTable<'layers'>, 'existing'>,
-  ) {}
+  private readonly comments: CommentsRepository;
+  private readonly replies: RoomTable<'comment_replies'>;
+  private readonly writePath: WritePath;
+  private readonly layers: Pick<RoomTable<'layers'>, 'existing'>;
+  private readonly names: ActorNames;
+
+  constructor(parts: CommentsServiceParts) {
+    ({
+      comments: this.comments,
+      replies: this.replies,
+      writePath: this.writePath,
+      layers: this.layers,
+      names: this.names,
+    } = parts);
+  }
 
   async list(room: RoomRow, filter: CommentQuery) {
     const rows = await this.comments.listFiltered(room.id, filter);
@@ -35,7 +54,16 @@ export class CommentsService {
       room.id,
       rows.map((r) => r.id),
     );
-    return { comments: presentThreads(rows, replies) };
+    return { comments: presentThreads(rows, replies, await this.names.of([...rows, ...replies].map(authorOf))) };
+  }
+
+  /** The names of a thread's authors (read before a write that presents it: the write's transaction reads nothing else). */
+  private async threadNames(roomId: string, commentId: string) {
+    const [comment, replies] = await Promise.all([
+      this.comments.find(roomId, commentId),
+      this.comments.repliesOf(roomId, [commentId]),
+    ]);
+    return this.names.of([...(comment ? [comment] : []), ...replies].map(authorOf));
   }
 
   async create(room: RoomRow, caller: Caller, input: CreateCommentInput) {
@@ -69,7 +97,7 @@ export class CommentsService {
       created_at: now,
       updated_at: now,
     };
-    const comment = presentComment(row);
+    const comment = presentComment(row, [], await this.names.of([actor]));
     await this.writePath.write(room.id, actor, async (trx) => {
       await this.comments.insert(trx, [row]);
       return {
@@ -94,7 +122,7 @@ export class CommentsService {
       author_id: actor.id,
       created_at: Date.now(),
     };
-    const reply = presentReply(row);
+    const reply = presentReply(row, await this.names.of([actor]));
     await this.writePath.write(room.id, actor, async (trx) => {
       if (!(await this.comments.find(room.id, commentId, trx))) throw notFound('Comment');
       await this.replies.insert(trx, [row]);
@@ -109,12 +137,13 @@ export class CommentsService {
   }
 
   async resolve(room: RoomRow, caller: Caller, commentId: string, resolved: boolean) {
+    const names = await this.threadNames(room.id, commentId);
     const comment = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const previous = await this.comments.find(room.id, commentId, trx);
       if (!previous) throw notFound('Comment');
       const row = { ...previous, resolved: resolved ? 1 : 0, updated_at: Date.now() };
       await this.comments.replace(trx, row);
-      const comment = presentComment(row, await this.comments.repliesOf(room.id, [commentId], trx));
+      const comment = presentComment(row, await this.comments.repliesOf(room.id, [commentId], trx), names);
       return {
         result: comment,
         changes: [

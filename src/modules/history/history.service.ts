@@ -1,12 +1,35 @@
 import type { RoomRow } from '../../db/tables.js';
-import { presentHistoryEvent } from './history.presenter.js';
+import { type ActorNames, nameKey } from '../users/actor-names.js';
+import { actorOfEntry, objectNameOf, presentHistoryEvent } from './history.presenter.js';
 import type { HistoryRepository } from './history.repository.js';
 
-/** The room's timeline, newest first. */
+/** The room's timeline, newest first, with who did it and what it was called. */
 export class HistoryService {
-  constructor(private readonly history: HistoryRepository) {}
+  constructor(
+    private readonly history: HistoryRepository,
+    private readonly names: ActorNames,
+  ) {}
 
   async page(room: RoomRow, limit: number, before?: number) {
-    return { events: (await this.history.page(room.id, limit, before)).map(presentHistoryEvent) };
+    const rows = await this.history.page(room.id, limit, before);
+    // A role change is about a user: named like an actor.
+    const members = rows.filter((row) => row.object_type === 'member');
+    const actors = await this.names.of([
+      ...rows.map(actorOfEntry),
+      ...members.map((row) => ({ kind: 'user' as const, id: row.object_id })),
+    ]);
+    const objects = new Map<string, string | null>();
+    await Promise.all(
+      rows.map(async (row) => {
+        if (row.object_type === 'member') {
+          objects.set(row.id, actors.get(nameKey({ kind: 'user', id: row.object_id })) ?? null);
+        } else if (row.type.endsWith('.deleted')) {
+          // A deletion kept nothing: the name is the one the object had before.
+          const before = await this.history.stateBefore(room.id, row.object_type, row.object_id, row.version);
+          objects.set(row.id, objectNameOf(before?.data ?? null));
+        } else objects.set(row.id, objectNameOf(row.data));
+      }),
+    );
+    return { events: rows.map((row) => presentHistoryEvent(row, { actors, objects })) };
   }
 }

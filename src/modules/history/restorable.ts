@@ -4,6 +4,13 @@ import type { Change } from './write-path.js';
 /** An object as a history entry kept it (`data`): the API object, with its `id`. */
 export type KeptState = Record<string, unknown> & { id: string };
 
+/** The state to restore, what was left out, and the display names its answer shows (ActorNames). */
+export interface Prepared {
+  state: KeptState;
+  notes: string[];
+  names?: Map<string, string>;
+}
+
 /** What a domain did to put an object back. */
 export interface Restored {
   /** The change to record: `<objectType>.created` when the object came back, `.updated` when it existed. */
@@ -24,7 +31,7 @@ export interface Restorable {
    * a layer's stored data); answers the state to restore and what was left out. Throws a
    * named error when the object cannot come back at all.
    */
-  prepare?(roomId: string, state: KeptState): Promise<{ state: KeptState; notes: string[] }>;
+  prepare?(roomId: string, state: KeptState): Promise<Prepared>;
   /** Writes the object as `state` inside the restore's transaction. */
-  restore(trx: Db, roomId: string, state: KeptState): Promise<Restored>;
+  restore(trx: Db, roomId: string, state: KeptState, names?: Map<string, string>): Promise<Restored>;
 }

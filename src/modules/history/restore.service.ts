@@ -29,7 +29,9 @@ export class RestoreService {
     const kind = this.kinds.get(entry.object_type);
     if (!kind) throw notRestorable(`A ${entry.type} entry cannot be restored`);
     const kept = await this.keptState(room.id, entry);
-    const { state, notes } = kind.prepare ? await kind.prepare(room.id, kept) : { state: kept, notes: [] };
+    const { state, notes, names } = kind.prepare
+      ? await kind.prepare(room.id, kept)
+      : { state: kept, notes: [], names: undefined };
     const { restored, overwrote } = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
       const newest = await this.history.newestOf(trx, room.id, entry.object_type, entry.object_id);
       if (ifLatestVersion !== undefined && newest && Number(newest.version) !== ifLatestVersion) {
@@ -38,7 +40,7 @@ export class RestoreService {
         );
       }
       const later = await this.history.countAfter(trx, room.id, entry.object_type, entry.object_id, entry.version);
-      const restored = await kind.restore(trx, room.id, state);
+      const restored = await kind.restore(trx, room.id, state, names);
       restored.change.changes = {
         restoredFrom: entry.id,
         restoredVersion: Number(entry.version),

@@ -6477,6 +6477,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
                                 createdAt: number;
                                 updatedAt: number;
@@ -6489,6 +6491,8 @@ export interface paths {
                                         /** @enum {unknown} */
                                         kind: "user" | "token";
                                         id: string;
+                                        /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                        name?: string;
                                     };
                                     createdAt: number;
                                 }[];
@@ -6586,6 +6590,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
                                 createdAt: number;
                                 updatedAt: number;
@@ -6598,6 +6604,8 @@ export interface paths {
                                         /** @enum {unknown} */
                                         kind: "user" | "token";
                                         id: string;
+                                        /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                        name?: string;
                                     };
                                     createdAt: number;
                                 }[];
@@ -6708,6 +6716,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
                                 createdAt: number;
                             };
@@ -6903,6 +6913,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
                                 createdAt: number;
                                 updatedAt: number;
@@ -6915,6 +6927,8 @@ export interface paths {
                                         /** @enum {unknown} */
                                         kind: "user" | "token";
                                         id: string;
+                                        /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                        name?: string;
                                     };
                                     createdAt: number;
                                 }[];
@@ -8753,7 +8767,11 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
+                                /** @description The object's title or name as the entry left it (before a deletion: as it was): a marker's or slide's title, a drawing's label, a layer's or room's name, a member's name, a comment's first 80 characters */
+                                objectName?: string | null;
                                 at: number;
                                 changes?: {
                                     [key: string]: unknown;
@@ -8874,7 +8892,11 @@ export interface paths {
                                     /** @enum {unknown} */
                                     kind: "user" | "token";
                                     id: string;
+                                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                                    name?: string;
                                 };
+                                /** @description The object's title or name as the entry left it (before a deletion: as it was): a marker's or slide's title, a drawing's label, a layer's or room's name, a member's name, a comment's first 80 characters */
+                                objectName?: string | null;
                                 at: number;
                                 changes?: {
                                     [key: string]: unknown;
@@ -9931,6 +9953,8 @@ export interface components {
                     /** @enum {unknown} */
                     kind: "user" | "token";
                     id: string;
+                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                    name?: string;
                 };
                 createdAt: number;
                 updatedAt: number;
@@ -9943,6 +9967,8 @@ export interface components {
                         /** @enum {unknown} */
                         kind: "user" | "token";
                         id: string;
+                        /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                        name?: string;
                     };
                     createdAt: number;
                 }[];
@@ -9971,6 +9997,8 @@ export interface components {
                     /** @enum {unknown} */
                     kind: "user" | "token";
                     id: string;
+                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                    name?: string;
                 };
                 createdAt: number;
                 updatedAt: number;
@@ -9983,6 +10011,8 @@ export interface components {
                         /** @enum {unknown} */
                         kind: "user" | "token";
                         id: string;
+                        /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                        name?: string;
                     };
                     createdAt: number;
                 }[];
@@ -10017,6 +10047,8 @@ export interface components {
                     /** @enum {unknown} */
                     kind: "user" | "token";
                     id: string;
+                    /** @description The user's name, else e-mail; the token's name (left out for a revoked token) */
+                    name?: string;
                 };
                 createdAt: number;
             };

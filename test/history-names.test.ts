@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  addMember,
+  assertOk,
+  call,
+  createRoom,
+  followVerificationLink,
+  type HistoryEvent,
+  issueToken,
+  PASSWORD,
+  roomHistory,
+  scaffold,
+  type TestApp,
+  type TestUser,
+  uniqueEmail,
+  type Users,
+} from './helpers.js';
+import { createInlineLayer } from './support/layers.js';
+
+/**
+ * Names everywhere (issue 21): history entries carry the actor's display name (a user's name,
+ * else e-mail; a token's name) and the object's title or name; comments and replies their
+ * authors' names, for every member (docs/decisions.md, "Names in answers").
+ */
+
+let t: TestApp;
+let users: Users;
+let ann: TestUser;
+
+before(async () => {
+  ({ t, users } = await scaffold({ rooms: [] }));
+  const { token, user } = assertOk(
+    await call(t.app, 'POST', '/api/auth/signup', {
+      body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann Example' },
+    }),
+    201,
+  );
+  await followVerificationLink(t.app, user.email);
+  ann = { token, id: user.id, email: user.email };
+});
+after(() => t.close());
+
+async function freshRoom() {
+  const roomId = await createRoom(t.app, users.owner);
+  await addMember(t.app, users.owner, roomId, ann, 'editor');
+  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  return roomId;
+}
+
+/** [type, actor's name, object's name] of each entry, oldest first, as the viewer reads them. */
+const named = async (roomId: string) =>
+  (await roomHistory(t.app, roomId, users.viewer.token))
+    .reverse()
+    .map((e: HistoryEvent) => [e.type, e.actor.name, e.objectName]);
+
+test('history names who did it and what it was called, deletions as the object was', async () => {
+  const roomId = await freshRoom();
+  const as = (auth: string, method: string, url: string, body?: unknown) =>
+    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
+  const { marker } = assertOk(
+    await as(ann.token, 'POST', '/markers', { latitude: 1, longitude: 2, title: 'Well' }),
+    201,
+  );
+  const { marker: untitled } = assertOk(await as(ann.token, 'POST', '/markers', { latitude: 1, longitude: 2 }), 201);
+  const { drawing } = assertOk(
+    await as(users.owner.token, 'POST', '/drawings', {
+      geometry: { type: 'Point', coordinates: [1, 2] },
+      label: 'Pin',
+    }),
+    201,
+  );
+  assertOk(await as(users.owner.token, 'DELETE', `/drawings/${drawing.id}`));
+  await createInlineLayer(t.app, roomId, ann.token, { name: 'Rivers' });
+  const long = 'x'.repeat(100);
+  assertOk(
+    await as(users.viewer.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: long }),
+    201,
+  );
+  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['write']);
+  assertOk(await as(token, 'PATCH', `/markers/${untitled.id}`, { title: 'Named by a script' }));
+  assertOk(await as(users.owner.token, 'PATCH', `/members/${ann.id}`, { role: 'viewer' }));
+
+  assert.deepEqual(await named(roomId), [
+    ['marker.created', 'Ann Example', 'Well'],
+    ['marker.created', 'Ann Example', null],
+    ['drawing.created', users.owner.email, 'Pin'],
+    ['drawing.deleted', users.owner.email, 'Pin'],
+    ['layer.created', 'Ann Example', 'Rivers'],
+    ['comment.created', users.viewer.email, 'x'.repeat(80)],
+    ['marker.updated', 'token write', 'Named by a script'],
+    ['member.updated', users.owner.email, 'Ann Example'],
+  ]);
+
+  // A revoked token's entries keep its id; its name went with it.
+  assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${tokenId}`, { auth: users.owner.token }));
+  const [, scripted] = (await roomHistory(t.app, roomId, users.viewer.token)) as HistoryEvent[];
+  assert.deepEqual(scripted?.actor, { kind: 'token', id: tokenId });
+});
+
+test('comments and replies name their authors, for every member', async () => {
+  const roomId = await freshRoom();
+  const { comment } = assertOk(
+    await call(t.app, 'POST', `/api/rooms/${roomId}/comments`, {
+      auth: ann.token,
+      body: { objectId: 'marker-x', objectType: 'marker', body: 'Look here' },
+    }),
+    201,
+  );
+  assert.deepEqual(comment.author, { kind: 'user', id: ann.id, name: 'Ann Example' });
+  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read', 'write']);
+  const { reply } = assertOk(
+    await call(t.app, 'POST', `/api/rooms/${roomId}/comments/${comment.id}/replies`, {
+      auth: token,
+      body: { body: 'Seen by the script' },
+    }),
+    201,
+  );
+  assert.deepEqual(reply.author, { kind: 'token', id: tokenId, name: 'token read+write' });
+  const resolved = assertOk(
+    await call(t.app, 'PATCH', `/api/rooms/${roomId}/comments/${comment.id}`, {
+      auth: users.owner.token,
+      body: { resolved: true },
+    }),
+  ).comment;
+  assert.equal(resolved.replies[0].author.name, 'token read+write');
+
+  const [listed] = assertOk(
+    await call(t.app, 'GET', `/api/rooms/${roomId}/comments`, { auth: users.viewer.token }),
+  ).comments;
+  assert.equal(listed.author.name, 'Ann Example');
+  assert.deepEqual(
+    listed.replies.map((r: { author: { name: string } }) => r.author.name),
+    ['token read+write'],
+  );
+});
