@@ -15,6 +15,8 @@ export const REDIS_TEST_DB = {
   rateLimits: 13,
   twoInstances: 14,
   sessions: 15,
+  /** Shares the access file's index: scale-out files run one at a time (scripts/test-scale-out.sh). */
+  presence: 12,
 } as const;
 
 /** The URL of a test file's Redis database, emptied first. */
