@@ -81,6 +81,8 @@ class RoomWatch {
       this.lastError = event.message;
       return;
     }
+    // Presence news and pointers (sent only with ?presence=true, which watch does not ask) are not changes.
+    if (!('version' in event)) return;
     this.version = event.version;
     this.out.line(JSON.stringify(event));
   }
