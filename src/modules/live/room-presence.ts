@@ -38,6 +38,8 @@ export class RoomPresence {
     private readonly presence: Presence,
     private readonly names: ActorNames,
     private readonly others?: Broadcast<PresenceNotice>,
+    /** Epoch milliseconds now (tests give their own clock). */
+    private readonly now: () => number = Date.now,
   ) {
     others?.listen(
       (notice) => {
@@ -62,7 +64,7 @@ export class RoomPresence {
     let room = this.sockets.get(roomId);
     if (!room) this.sockets.set(roomId, (room = new Map()));
     if (send) room.set(connectionId, send);
-    const since = Date.now();
+    const since = this.now();
     if (await this.presence.join(roomId, connectionId, { ...who, since })) {
       // To the others: the new socket reads who is there from GET /presence.
       this.tell({ roomId, event: { type: 'presence.joined', ...who, since } }, connectionId);
@@ -77,7 +79,7 @@ export class RoomPresence {
           return;
         }
         if (!Value.Check(ClientMessage, message)) return;
-        const now = Date.now();
+        const now = this.now();
         if (now - lastRelayed[message.type] < RELAY_EVERY_MS) return;
         lastRelayed[message.type] = now;
         this.tell({ roomId, event: { ...message, from: who } }, connectionId);
