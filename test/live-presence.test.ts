@@ -71,7 +71,7 @@ const present = async (roomId: string, auth = users.owner.token) =>
     since: number;
   }[];
 
-/** Waits until presence lists exactly these ids (sockets enter presence just after their hello). */
+/** Waits until presence lists exactly these ids (a socket is listed before its hello; leaving takes a moment). */
 async function waitForPresent(roomId: string, ids: string[]) {
   // A guard against hangs on a loaded machine, not a timing assertion.
   for (const started = Date.now(); Date.now() - started < 20_000; ) {

@@ -186,8 +186,14 @@ export class LiveService {
       return;
     }
 
+    // Present before the hello, so that a client that has its hello is listed (and `since`
+    // follows the order of connections); presence news wait for the hello.
+    const greeted = takesPartInPresence(caller, grant)
+      ? await this.enterPresence(socket, roomId, caller, presenceNews)
+      : undefined;
     const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
+    greeted?.();
     feed.startAt(version);
     listener.lastSent = version;
     if (since !== undefined && since < version) {
@@ -195,22 +201,34 @@ export class LiveService {
       await this.replay(roomId, listener, send);
     }
     release(listener);
-    if (takesPartInPresence(caller, grant)) await this.enterPresence(socket, roomId, caller, presenceNews);
   }
 
   /**
    * A socket of a member or token is present in the room while it is open, and may send pointers;
    * with `?presence=true` it is also told who comes and goes and where the others point.
    */
-  private async enterPresence(socket: WebSocket, roomId: string, caller: Caller, news: boolean) {
-    if (socket.readyState !== socket.OPEN) return;
+  private async enterPresence(
+    socket: WebSocket,
+    roomId: string,
+    caller: Caller,
+    news: boolean,
+  ): Promise<(() => void) | undefined> {
+    if (socket.readyState !== socket.OPEN) return undefined;
+    let early: string[] | undefined = [];
     const send = (text: string) => {
-      if (socket.readyState === socket.OPEN) socket.send(text);
+      if (early) early.push(text);
+      else if (socket.readyState === socket.OPEN) socket.send(text);
     };
     const visitor = await this.presence.enter(roomId, actorOf(caller), news ? send : undefined);
     if (socket.readyState !== socket.OPEN) return void (await visitor.leave());
     socket.on('message', (raw) => visitor.received(String(raw)));
     socket.once('close', () => void visitor.leave().catch(() => {}));
+    /** After the hello: the news that came meanwhile, then the rest as they come. */
+    return () => {
+      const waiting = early ?? [];
+      early = undefined;
+      for (const text of waiting) send(text);
+    };
   }
 
   /** Who has the room open now: for its members and tokens. */
