@@ -234,7 +234,7 @@ describe('room counts and clear', () => {
     assert.equal(after[0]!.type, 'room.cleared');
     assert.equal(after[0]!.objectType, 'room');
     assert.equal(after[0]!.objectId, room);
-    assert.deepEqual(after[0]!.actor, { kind: 'user', id: users.owner.id });
+    assert.deepEqual(after[0]!.actor, { kind: 'user', id: users.owner.id, name: users.owner.email });
     assert.deepEqual(after.slice(1), before);
   });
 });
