@@ -7,6 +7,8 @@ import type { SessionClaims, SessionKeys } from './sessions.js';
 /** `lastUsedAt` is written at most once a minute per token, to keep reads cheap. */
 const LAST_USED_PRECISION_MS = 60_000;
 const SEEN_EXTERNAL_LIMIT = 10_000;
+/** Room token secrets whose hash is remembered (a hash is cheap, but not free on every request). */
+const TOKEN_HASHES_LIMIT = 1_000;
 
 /**
  * What authenticating a caller records. The authenticator only reads; the services that own
@@ -22,6 +24,12 @@ export interface SignInRecords {
 export class Authenticator {
   /** External session tokens already handled (`sub:iat`): their user exists, invitations are accepted. */
   private readonly seenExternal = new Set<string>();
+  /**
+   * Secret to hash, for the tokens in use: SHA-256 on every request cost more than the cached
+   * lookup it leads to. Only the hash is looked up (and cached) as the token, so revoking one
+   * still takes effect at once; the secrets stay in this process's memory, never in a log.
+   */
+  private readonly tokenHashes = new Map<string, string>();
 
   constructor(
     private readonly sessions: SessionKeys,
@@ -38,7 +46,7 @@ export class Authenticator {
   }
 
   private async roomToken(secret: string): Promise<Caller> {
-    const row = await this.source.tokenByHash(hashRoomToken(secret));
+    const row = await this.source.tokenByHash(this.hashOf(secret));
     const now = Date.now();
     if (!row || row.expires_at <= now) throw invalidApiToken();
     if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS) {
@@ -51,6 +59,16 @@ export class Authenticator {
       roomId: row.room_id,
       permissions: row.permissions.split(',') as TokenPermission[],
     };
+  }
+
+  private hashOf(secret: string): string {
+    let hash = this.tokenHashes.get(secret);
+    if (hash === undefined) {
+      hash = hashRoomToken(secret);
+      if (this.tokenHashes.size >= TOKEN_HASHES_LIMIT) this.tokenHashes.clear();
+      this.tokenHashes.set(secret, hash);
+    }
+    return hash;
   }
 
   private async session(jwt: string): Promise<Caller> {
