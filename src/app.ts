@@ -17,7 +17,7 @@ import { StagedJobs } from './db/staged-jobs.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { serveOnlyProbes } from './http/instance-role.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
@@ -153,6 +153,7 @@ async function createServer(config: Config, options: BuildOptions) {
     // Path parameters may be long (e-mail addresses are up to 254 characters, encoded longer).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    childLoggerFactory: requestLogger,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidators(app);
   registerErrorHandling(app);

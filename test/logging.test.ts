@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
+import Fastify from 'fastify';
+import { requestLogger } from '../src/http/logging.js';
 import { buildTestApp, call, createRoom, issueToken, signup } from './helpers.js';
 
 test('logs never carry passwords, session tokens or room token secrets', async () => {
@@ -26,4 +28,28 @@ test('logs never carry passwords, session tokens or room token secrets', async (
   } finally {
     await t.close();
   }
+});
+
+test('a request logger made lazily (at warn) still logs its lines with the request id, and only the enabled levels', () => {
+  const lines: string[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (chunk) => lines.push(chunk.toString()));
+  const parent = Fastify({ logger: { level: 'warn', stream } }).log;
+  const child = requestLogger(parent, { reqId: 'req-7' }, {});
+  child.info('not at warn');
+  child.error({ code: 42 }, 'request failed');
+  child.child({ part: 'inner' }).warn('from a child');
+  const logged = lines
+    .join('')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    logged.map(({ reqId, msg, code, part }) => ({ reqId, msg, code, part })),
+    [
+      { reqId: 'req-7', msg: 'request failed', code: 42, part: undefined },
+      { reqId: 'req-7', msg: 'from a child', code: undefined, part: 'inner' },
+    ],
+  );
+  assert.equal(child.level, 'warn');
 });

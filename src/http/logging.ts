@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 
 /** Query parameters that carry credentials and must never reach a log line. */
@@ -35,4 +36,63 @@ export function loggerOptions(config: Config) {
       }),
     },
   };
+}
+
+type Logger = FastifyBaseLogger;
+/** Fastify's logger is pino, which says whether a level is logged (another logger: assume so). */
+const enabled = (logger: Logger, level: string) =>
+  (logger as Partial<{ isLevelEnabled(level: string): boolean }>).isLevelEnabled?.(level) ?? true;
+type ChildOptions = Parameters<Logger['child']>[1];
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * A request's logger, made when the request logs something: pino's child (the request id
+ * bound and serialised, the redaction rebuilt) cost about 4% of a marker read, and at the
+ * levels where requests are not logged (warn and above) most requests log nothing.
+ */
+class LazyChild {
+  private made?: Logger;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: ChildOptions,
+  ) {}
+
+  get level(): string {
+    return this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  child(bindings: Record<string, unknown>, options?: ChildOptions): Logger {
+    return this.logger().child(bindings, options);
+  }
+
+  private logger(): Logger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  static {
+    for (const level of LEVELS) {
+      Object.defineProperty(LazyChild.prototype, level, {
+        value(this: LazyChild, ...args: unknown[]) {
+          if (this.made === undefined && !enabled(this.parent, level)) return;
+          (this.logger()[level] as (...args: unknown[]) => void)(...args);
+        },
+      });
+    }
+  }
+}
+
+/**
+ * Fastify's `childLoggerFactory`: pino's child at once where every request logs (info and
+ * below, or a route's own level), else a `LazyChild` that becomes one on its first line.
+ */
+export function requestLogger(parent: Logger, bindings: Record<string, unknown>, options: ChildOptions): Logger {
+  if (options?.level !== undefined || enabled(parent, 'info')) return parent.child(bindings, options);
+  return new LazyChild(parent, bindings, options) as unknown as Logger;
 }
