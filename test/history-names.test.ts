@@ -134,3 +134,34 @@ test('comments and replies name their authors, for every member', async () => {
     ['token read+write'],
   );
 });
+
+test("a public room's anonymous readers and tokens never see members' e-mails (names only)", async () => {
+  const roomId = await createRoom(t.app, users.owner, undefined, { isPublic: true });
+  await addMember(t.app, users.owner, roomId, users.editor, 'editor');
+  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  const as = (auth: string | undefined, method: string, url: string, body?: unknown) =>
+    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
+  const { marker } = assertOk(await as(users.editor.token, 'POST', '/markers', { latitude: 1, longitude: 2 }), 201);
+  const { comment } = assertOk(
+    await as(users.editor.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: 'Hi' }),
+    201,
+  );
+  assertOk(await as(users.viewer.token, 'POST', `/comments/${comment.id}/replies`, { body: 'Yes' }), 201);
+  assertOk(await as(users.owner.token, 'PATCH', `/members/${users.viewer.id}`, { role: 'editor' }));
+  const { token } = await issueToken(t.app, users.owner, roomId, ['read']);
+  const emails = [users.owner.email, users.editor.email, users.viewer.email];
+  for (const auth of [undefined, token]) {
+    for (const url of ['/history?limit=500', '/comments']) {
+      const res = await as(auth, 'GET', url);
+      assert.equal(res.statusCode, 200);
+      for (const email of emails)
+        assert.ok(!res.body.includes(email), `${url} shows ${email} to ${auth ?? 'anonymous'}`);
+    }
+  }
+  // A comment's answer and live change (what history stores) carry no e-mail either.
+  assert.deepEqual(comment.author, { kind: 'user', id: users.editor.id });
+  // Members still see them.
+  const [roleChange] = await roomHistory(t.app, roomId, users.viewer.token);
+  assert.equal(roleChange?.objectName, users.viewer.email);
+  assert.equal(roleChange?.actor.name, users.owner.email);
+});

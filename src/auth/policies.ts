@@ -52,3 +52,11 @@ export function authorizePresence(caller: Caller, grant: Grant): void {
   if (caller.kind === 'anonymous') throw unauthorized();
   if (!takesPartInPresence(caller, grant)) throw forbidden('Only members of the room and its tokens see who is here');
 }
+
+/**
+ * Whether answers may name a member by e-mail (a user without a name): as `GET /members`, for a
+ * member's session only. A public room's anonymous or non-member readers and room tokens read
+ * history and comments, but never members' e-mails.
+ */
+export const seesMemberEmails = (caller: Caller, grant: Grant): boolean =>
+  caller.kind === 'user' && grant.role !== 'none';

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { seesMemberEmails } from '../../auth/policies.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import { HistoryEvent, HistoryQuery } from './history.schemas.js';
 import type { HistoryService } from './history.service.js';
@@ -21,7 +22,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ history: HistoryService;
       querystring: HistoryQuery,
       response: { 200: Type.Object({ events: Type.Array(HistoryEvent) }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => history.page(request.room, request.query.limit ?? 50, request.query.before),
+    handler: async (request) =>
+      history.page(
+        request.room,
+        request.query.limit ?? 50,
+        request.query.before,
+        seesMemberEmails(request.caller, request.grant),
+      ),
   });
 
   app.post('/api/rooms/:roomId/history/:entryId/restore', {

@@ -10,14 +10,14 @@ export class HistoryService {
     private readonly names: ActorNames,
   ) {}
 
-  async page(room: RoomRow, limit: number, before?: number) {
+  async page(room: RoomRow, limit: number, before?: number, emails = false) {
     const rows = await this.history.page(room.id, limit, before);
     // A role change is about a user: named like an actor.
     const members = rows.filter((row) => row.object_type === 'member');
-    const actors = await this.names.of([
-      ...rows.map(actorOfEntry),
-      ...members.map((row) => ({ kind: 'user' as const, id: row.object_id })),
-    ]);
+    const actors = await this.names.of(
+      [...rows.map(actorOfEntry), ...members.map((row) => ({ kind: 'user' as const, id: row.object_id }))],
+      { emails },
+    );
     const objects = new Map<string, string | null>();
     await Promise.all(
       rows.map(async (row) => {

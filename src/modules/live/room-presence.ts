@@ -60,7 +60,7 @@ export class RoomPresence {
   /** A socket of the room is present; with `send` it is told presence news and others' pointers. */
   async enter(roomId: string, actor: Actor, send?: (text: string) => void): Promise<Visitor> {
     const connectionId = randomUUID();
-    const who = { kind: actor.kind, id: actor.id, name: await this.names.one(actor) };
+    const who = { kind: actor.kind, id: actor.id, name: await this.names.one(actor, { emails: true }) };
     let room = this.sockets.get(roomId);
     if (!room) this.sockets.set(roomId, (room = new Map()));
     if (send) room.set(connectionId, send);

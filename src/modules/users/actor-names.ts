@@ -4,9 +4,12 @@ import type { TokensRepository } from '../tokens/tokens.repository.js';
 import type { UsersRepository } from './users.repository.js';
 
 /**
- * Display names of who acted: a user's name, else their e-mail; a room token's name. Read when
- * an answer is made (history, comments, presence), so a renamed user shows the new name. A token
- * that was revoked (its row is gone) or a user that no longer exists is named by its id.
+ * Display names of who acted: a user's name, else (only with `emails`) their e-mail; a room
+ * token's name. Read when an answer is made (history, comments, presence), so a renamed user
+ * shows the new name. A token that was revoked (its row is gone) or a user that no longer exists
+ * is named by its id. E-mails are for those who may list the members (a member's session,
+ * `seesMemberEmails`) and presence (members and tokens only): never for a public room's readers,
+ * nor in what history stores or the live channel sends to every reader.
  */
 export class ActorNames {
   constructor(
@@ -15,13 +18,15 @@ export class ActorNames {
   ) {}
 
   /** The names of these actors, keyed by `nameKey`. */
-  async of(actors: Iterable<Actor>): Promise<Map<string, string>> {
+  async of(actors: Iterable<Actor>, { emails = false }: { emails?: boolean } = {}): Promise<Map<string, string>> {
     const ids = { user: new Set<string>(), token: new Set<string>() };
     for (const actor of actors) ids[actor.kind].add(actor.id);
     const names = new Map<string, string>();
     for (const chunk of inChunks([...ids.user])) {
-      for (const user of await this.users.namesOf(chunk))
-        names.set(nameKey({ kind: 'user', id: user.id }), user.name || user.email);
+      for (const user of await this.users.namesOf(chunk)) {
+        const name = user.name || (emails ? user.email : '');
+        if (name) names.set(nameKey({ kind: 'user', id: user.id }), name);
+      }
     }
     for (const chunk of inChunks([...ids.token])) {
       for (const token of await this.tokens.namesOf(chunk))
@@ -31,8 +36,8 @@ export class ActorNames {
   }
 
   /** One actor's name (its id when it has none any more). */
-  async one(actor: Actor): Promise<string> {
-    return (await this.of([actor])).get(nameKey(actor)) ?? actor.id;
+  async one(actor: Actor, options: { emails?: boolean } = {}): Promise<string> {
+    return (await this.of([actor], options)).get(nameKey(actor)) ?? actor.id;
   }
 }
 
