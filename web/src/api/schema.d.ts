@@ -7626,7 +7626,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: a page of features (GeoJSON, longitude/latitude)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. `numberMatched`, `numberReturned`, and a `next` link while more follow (keyset paging: every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other parameter filters a vector layer's features by equality on that recorded field.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. `numberMatched`, `numberReturned`, and a `next` link while more follow (keyset paging: every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other parameter filters a vector layer's features by equality on that recorded field. A filtered request reads at most OGC_SCAN_ROWS rows: its page may be short (with property filters even empty) while a next link follows; property-filtered answers have no numberMatched.
          */
         get: {
             parameters: {
