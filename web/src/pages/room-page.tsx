@@ -10,6 +10,8 @@ import { RoomMembers } from '../room/actions/members';
 import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
 import { RoomLayout } from '../room/room-layout';
+import type { TimeView } from '../room/time-view';
+import { UndoHistory } from '../room/undo';
 import { InlineError } from '../ui/inline-error';
 import { attemptWith, explain, type Notify } from '../ui/notices';
 import { AuthForm } from './auth-form';
@@ -103,6 +105,8 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
   const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
   const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
   const members = useMemo(() => new RoomMembers(model.roomId), [model]);
+  const timeView = useMemo(() => new Store<TimeView>({ mode: 'current' }), [model]);
+  const undo = useMemo(() => new UndoHistory(model, () => session.get().user?.id ?? null), [model]);
   const context = useMemo<RoomContextValue>(() => {
     const notify: Notify = (message, kind = 'info') => {
       setToast({ message, kind });
@@ -116,13 +120,15 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
       selection: new Store<Selection>(null),
       mode: new Store<Mode>('browse'),
       hidden: new Store(new Set<string>()),
+      timeView,
+      undo,
       role,
       canEdit: role === 'owner' || role === 'editor',
       isOwner: role === 'owner',
       notify,
       attempt: attemptWith(notify),
     };
-  }, [model, members, role]);
+  }, [model, members, timeView, undo, role]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />

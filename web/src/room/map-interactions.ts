@@ -2,6 +2,7 @@ import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEve
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
 import { createMarker, moveMarker } from './actions/markers';
 import type { RoomContextValue } from './room-context';
+import { showsPast } from './time-view';
 
 /**
  * Clicks and drags on the map: select a marker, drawing or layer feature; zoom into a cluster;
@@ -17,7 +18,8 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
       .filter((id) => map.getLayer(id));
 
   const onClick = async (event: MapMouseEvent) => {
-    if (mode.get() === 'draw') return;
+    // A past view is only looked at: nothing is selected or added.
+    if (mode.get() === 'draw' || showsPast(room.timeView.get())) return;
     if (mode.get() === 'add-marker') {
       mode.set('browse');
       const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
@@ -51,7 +53,7 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
   const showDrag = (lng: number, lat: number) =>
     dragSource().setData({ type: 'Feature', geometry: { type: 'Point', coordinates: [lng, lat] }, properties: {} });
   const onDown = (event: MapLayerMouseEvent) => {
-    if (!canEdit || mode.get() !== 'browse' || !event.features?.[0]) return;
+    if (!canEdit || showsPast(room.timeView.get()) || mode.get() !== 'browse' || !event.features?.[0]) return;
     event.preventDefault();
     dragging = { id: event.features[0].properties.id as string, moved: false };
     map.getCanvas().style.cursor = 'grabbing';

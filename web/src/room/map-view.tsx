@@ -9,6 +9,7 @@ import { useRoom, type RoomContextValue } from './room-context';
 import { useStore } from '../store';
 import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
+import { shownState } from './time-view';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -36,7 +37,9 @@ export function MapView({ info }: { info: RoomInfo }) {
 /** Keeps the map in step with the room's state and binds the map's clicks; returns the undo. */
 function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const { model } = room;
-  const icons = new IconImages(map, room.roomId, () => setMarkers(map, model.get()!.markers.values(), icons.loaded));
+  // The room now, or as the timeline's slider shows it (a past moment, the markers still ahead).
+  const shown = () => shownState(model.get()!, room.timeView.get(), Date.now());
+  const icons = new IconImages(map, room.roomId, () => setMarkers(map, shown().markers.values(), icons.loaded));
   const clusters = new ClusterCounts(map);
   const labels = new DrawingLabels(map);
   let last: RoomState | null = null;
@@ -45,7 +48,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   let layersShown = false;
   map.once('idle', () => {
     layersShown = true;
-    draw(model.get()!);
+    draw(shown());
     map.once('idle', () => performance.mark('maproom:map-idle'));
   });
   const draw = (state: RoomState) => {
@@ -70,9 +73,10 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     last = state;
   };
   markWhenDrawn(map);
-  draw(model.get()!);
-  const stopModel = model.subscribe((state) => state && draw(state));
-  const stopHidden = room.hidden.subscribe(() => draw(model.get()!));
+  draw(shown());
+  const stopModel = model.subscribe((state) => state && draw(shown()));
+  const stopHidden = room.hidden.subscribe(() => draw(shown()));
+  const stopTime = room.timeView.subscribe(() => draw(shown()));
   const stopInteractions = bindMapInteractions(map, room);
   const stopSelection = highlightSelection(map, room);
   room.map.set(map);
@@ -80,6 +84,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   return () => {
     stopModel();
     stopHidden();
+    stopTime();
     stopInteractions();
     stopSelection();
     clusters.remove();

@@ -5,6 +5,8 @@ import type { Store } from '../store';
 import type { Attempt, Notify } from '../ui/notices';
 import type { RoomMembers } from './actions/members';
 import type { RoomModel } from './room-model';
+import type { TimeView } from './time-view';
+import type { UndoHistory } from './undo';
 
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
 export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string } | null;
@@ -22,6 +24,10 @@ export interface RoomContextValue {
   mode: Store<Mode>;
   /** Layers and rasters hidden on this page only (the stored visibility is the layer's style). */
   hidden: Store<Set<string>>;
+  /** What the map shows: the room now, at a past moment, or the markers still ahead (room/time-view.ts). */
+  timeView: Store<TimeView>;
+  /** Undo and redo of the person's own changes (room/undo.ts). */
+  undo: UndoHistory;
   role: 'owner' | 'editor' | 'viewer';
   canEdit: boolean;
   isOwner: boolean;

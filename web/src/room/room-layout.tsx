@@ -14,13 +14,15 @@ import { DrawPanel } from './panels/draw-panel';
 import { SlidesPanel } from './panels/slides-panel';
 import { HistoryPanel } from './panels/history-panel';
 import { SettingsPanel } from './panels/settings-panel';
+import { TimeBar } from './time-bar';
+import { showsPast } from './time-view';
 
 const TABS = [
   ['markers', 'Markers'],
   ['layers', 'Layers'],
   ['draw', 'Draw'],
   ['slides', 'Slides'],
-  ['history', 'History'],
+  ['history', 'Timeline'],
   ['settings', 'Settings'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -42,6 +44,8 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   const selected = useStore(selection);
   const { user } = useStore(session);
   const [tab, setTab] = useState<Tab>('markers');
+  // A past view is only looked at: the panels' controls are off, but for the timeline's.
+  const past = showsPast(useStore(useRoom().timeView));
   const tabs = TABS.filter(([id]) => (id === 'draw' ? canEdit : true));
   return (
     <div class="room">
@@ -57,11 +61,12 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
       </header>
       <main class="room-main">
         <MapView info={info} />
+        {state && <TimeBar />}
         <aside class="side" aria-label="Room panels">
           {!state && <p>Loading the room…</p>}
           {state && (
             <>
-              {selected && <SelectionPanel />}
+              {selected && !past && <SelectionPanel />}
               <div class="tabs" role="tablist">
                 {tabs.map(([id, label]) => (
                   <button
@@ -78,12 +83,14 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
                 ))}
               </div>
               <section id="panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
-                {tab === 'markers' && <MarkersPanel />}
-                {tab === 'layers' && <LayersPanel />}
-                {tab === 'draw' && <DrawPanel />}
-                {tab === 'slides' && <SlidesPanel />}
-                {tab === 'history' && <HistoryPanel />}
-                {tab === 'settings' && <SettingsPanel />}
+                <fieldset class="plain" disabled={past && tab !== 'history'}>
+                  {tab === 'markers' && <MarkersPanel />}
+                  {tab === 'layers' && <LayersPanel />}
+                  {tab === 'draw' && <DrawPanel />}
+                  {tab === 'slides' && <SlidesPanel />}
+                  {tab === 'history' && <HistoryPanel />}
+                  {tab === 'settings' && <SettingsPanel />}
+                </fieldset>
               </section>
             </>
           )}

@@ -25,6 +25,14 @@ export async function setCameraSettings(
   await model.reloadRoom();
 }
 
+export async function setTimelineSettings(
+  model: RoomModel,
+  body: BodyOf<'/api/rooms/{roomId}/timeline-settings', 'patch'>,
+) {
+  await ok(api.PATCH('/api/rooms/{roomId}/timeline-settings', { ...model.path, body }));
+  await model.reloadRoom();
+}
+
 /** Removes all content; the page loads the (empty) room again. */
 export async function clearRoom(model: RoomModel) {
   await ok(api.POST('/api/rooms/{roomId}/clear', model.path));

@@ -1,16 +1,35 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { HistoryEvent, LiveChange } from '../../api/types';
+import type { HistoryEvent } from '../../api/types';
 import { useStore } from '../../store';
-import { HISTORY_PAGE, readHistory } from '../actions/history';
-import { loadMembers } from '../actions/members';
+import { HISTORY_PAGE, readHistory, restoreEntry } from '../actions/history';
 import { useRoom } from '../room-context';
+import { showMoment } from '../time-bar';
+import {
+  actorName,
+  dateOf,
+  describeEntry,
+  filterEntries,
+  formatDateTime,
+  groupEntries,
+  isRestorable,
+  objectLabel,
+  type TimelineSettings,
+} from '../timeline';
+import { TimeSlider } from './time-slider';
 
-/** The room's timeline, newest first, with who made each change and when; pages back on demand. */
+type Restored = Awaited<ReturnType<typeof restoreEntry>>;
+
+/**
+ * The room's timeline: its changes in words, grouped, filtered and dated as the room's timeline
+ * settings say; each can show the map right after it, and a restorable one can be restored.
+ */
 export function HistoryPanel() {
-  const { model, members, isOwner, attempt } = useRoom();
-  const { version } = useStore(model)!;
+  const { model, attempt } = useRoom();
+  const { version, room, markers } = useStore(model)!;
+  const settings = room.timelineSettings;
   const [events, setEvents] = useState<HistoryEvent[]>([]);
   const [more, setMore] = useState(false);
+  const [restored, setRestored] = useState<{ entry: HistoryEvent; answer: Restored } | null>(null);
   const load = async (before?: number) => {
     const page = await attempt(() => readHistory(model, before));
     if (!page) return;
@@ -18,23 +37,36 @@ export function HistoryPanel() {
     setMore(page.length === HISTORY_PAGE);
   };
   useEffect(() => void load(), [version]);
-  // The owner sees who made each change by address; others see ids.
-  useEffect(() => void (isOwner && !members.get() && loadMembers(members).catch(() => undefined)), [isOwner]);
+  const dated = filterEntries(events, settings).map((entry) => ({
+    entry,
+    date: dateOf(entry, settings.dateDisplayMode, markers.get(entry.objectId)?.eventDate),
+  }));
+  const groups = groupEntries(dated, settings.groupingMode, settings.dateTimeFormat);
   return (
     <div>
-      <h2>History</h2>
-      <ol class="history" data-testid="history">
-        {events.map((e) => (
-          <li key={e.id}>
-            <strong>{describe(e.type)}</strong> <span class="muted">{e.objectId}</span>
-            <br />
-            <span class="muted">
-              by {e.actor.kind === 'token' ? `API token ${e.actor.id}` : <Actor id={e.actor.id} />},{' '}
-              {new Date(e.at).toLocaleString()}
-            </span>
-          </li>
+      <h2>Timeline</h2>
+      <TimeSlider />
+      <p class="muted">{summary(settings)}</p>
+      {restored && <RestoreReport {...restored} format={settings.dateTimeFormat} onClose={() => setRestored(null)} />}
+      <div data-testid="history">
+        {groups.length === 0 && <p class="muted">No changes to show.</p>}
+        {groups.map((group) => (
+          <section key={group.heading ?? 'all'} class="timeline-group">
+            {group.heading && <h3 class="timeline-heading">{group.heading}</h3>}
+            <ol class="history">
+              {group.entries.map(({ entry, date }) => (
+                <TimelineEntry
+                  key={entry.id}
+                  entry={entry}
+                  date={date}
+                  settings={settings}
+                  onRestored={(answer) => setRestored({ entry, answer })}
+                />
+              ))}
+            </ol>
+          </section>
         ))}
-      </ol>
+      </div>
       {more && (
         <button type="button" onClick={() => load(events[events.length - 1]!.version)}>
           Older changes
@@ -44,44 +76,90 @@ export function HistoryPanel() {
   );
 }
 
-function Actor({ id }: { id: string }) {
-  const lists = useStore(useRoom().members);
-  return <>{lists?.members.find((m) => m.userId === id)?.email ?? id}</>;
+function TimelineEntry({
+  entry,
+  date,
+  settings,
+  onRestored,
+}: {
+  entry: HistoryEvent;
+  date: number;
+  settings: TimelineSettings;
+  onRestored: (answer: Restored) => void;
+}) {
+  const room = useRoom();
+  const restore = async () => {
+    const answer = await room.attempt(() => restoreEntry(room.model, entry.id));
+    if (answer) onRestored(answer);
+  };
+  const byEvent = date !== entry.at;
+  return (
+    <li data-testid="history-entry">
+      <span>{describeEntry(entry)}</span>
+      <br />
+      <span class="muted">
+        {byEvent ? 'Event date ' : ''}
+        {formatDateTime(date, settings.dateTimeFormat)}
+      </span>
+      <span class="entry-actions">
+        <button type="button" class="link" onClick={() => showMoment(room, entry.at)}>
+          Map then
+        </button>
+        {room.canEdit && isRestorable(entry) && (
+          <button type="button" class="link" onClick={restore} aria-label={`Restore: ${describeEntry(entry)}`}>
+            Restore
+          </button>
+        )}
+      </span>
+    </li>
+  );
 }
 
-/** What each change is called; a change type the service adds must be named here. */
-const DESCRIPTIONS: Record<LiveChange['type'], string> = {
-  'marker.created': 'Marker created',
-  'marker.updated': 'Marker updated',
-  'marker.deleted': 'Marker deleted',
-  'drawing.created': 'Drawing created',
-  'drawing.updated': 'Drawing updated',
-  'drawing.deleted': 'Drawing deleted',
-  'layer.created': 'Layer created',
-  'layer.updated': 'Layer updated',
-  'layer.deleted': 'Layer deleted',
-  'rasterLayer.created': 'Raster created',
-  'rasterLayer.updated': 'Raster updated',
-  'rasterLayer.deleted': 'Raster deleted',
-  'slide.created': 'Slide created',
-  'slide.updated': 'Slide updated',
-  'slide.deleted': 'Slide deleted',
-  'presentation.updated': 'Slide order updated',
-  'comment.created': 'Comment created',
-  'comment.updated': 'Comment updated',
-  'comment.deleted': 'Comment deleted',
-  'reply.created': 'Reply created',
-  'reply.deleted': 'Reply deleted',
-  'icon.created': 'Icon created',
-  'member.updated': 'Member role changed',
-  'room.updated': 'Room updated',
-  'room.cleared': 'Room cleared',
-  'room.imported': 'Room imported',
-};
+/** What a restore did: what came back, what did not (notes), and whose later changes it replaced. */
+function RestoreReport({
+  entry,
+  answer,
+  format,
+  onClose,
+}: {
+  entry: HistoryEvent;
+  answer: Restored;
+  format: TimelineSettings['dateTimeFormat'];
+  onClose: () => void;
+}) {
+  const overwrote = answer.overwrote;
+  return (
+    <div class="card restore-report" role="status" data-testid="restore-report">
+      <p>
+        Restored {objectLabel(entry)} as it was {entry.type.endsWith('.deleted') ? 'before it was deleted' : 'then'}.
+      </p>
+      {answer.notes.length > 0 && (
+        <ul>
+          {answer.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
+      {overwrote && (
+        <p>
+          This replaced {overwrote.laterEntries === 1 ? 'a later change' : `${overwrote.laterEntries} later changes`},
+          the newest by {actorName(overwrote)} on {formatDateTime(overwrote.at, format)}.
+        </p>
+      )}
+      <button type="button" onClick={onClose}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
 
-const isChangeType = (type: string): type is LiveChange['type'] => Object.hasOwn(DESCRIPTIONS, type);
-
-/** The history's `type` is a string in its schema; one the page does not know is shown as it is. */
-function describe(type: HistoryEvent['type']) {
-  return isChangeType(type) ? DESCRIPTIONS[type] : type;
+/** The room's timeline settings in words. */
+function summary(settings: TimelineSettings) {
+  const parts = [
+    settings.groupingMode === 'none' ? 'Not grouped' : `Grouped by ${settings.groupingMode}`,
+    settings.showMarkersOnly ? 'markers only' : null,
+    settings.showAdditionsOnly ? 'additions only' : null,
+    settings.dateDisplayMode === 'event' ? "dated by the marker's event date" : 'dated by the change',
+  ];
+  return `${parts.filter(Boolean).join(', ')}. The room's owner sets these in Settings.`;
 }

@@ -9,6 +9,7 @@ import { useRoom } from '../room-context';
 import { MembersSection } from './members-section';
 import { TokensSection } from './tokens-section';
 import { ExportImportSection } from './export-import-section';
+import { TimelineSettingsSection } from './timeline-settings-section';
 
 /** The room's settings: the owner changes them; everyone sees export (and editors import). */
 export function SettingsPanel() {
@@ -21,6 +22,7 @@ export function SettingsPanel() {
       ) : (
         <p class="muted">Only the room's owner changes its settings, members and tokens.</p>
       )}
+      {isOwner && <TimelineSettingsSection />}
       {isOwner && <MembersSection />}
       {isOwner && <TokensSection />}
       <ExportImportSection />

@@ -1,0 +1,166 @@
+// `.js`: test/web-timeline-model.test.ts imports this file, type-checked under NodeNext.
+import type { HistoryEvent, Room } from '../api/types.js';
+
+/** The room's timeline settings (the owner's choice; defaults in docs/decisions.md). */
+export type TimelineSettings = Room['timelineSettings'];
+export type DateTimeFormat = TimelineSettings['dateTimeFormat'];
+
+/** The entries the settings keep: markers only, additions only, or all. */
+export function filterEntries(entries: HistoryEvent[], settings: TimelineSettings): HistoryEvent[] {
+  return entries.filter(
+    (e) =>
+      (!settings.showMarkersOnly || e.objectType === 'marker') &&
+      (!settings.showAdditionsOnly || e.type.endsWith('.created')),
+  );
+}
+
+/**
+ * The date an entry is shown with: its marker's event date (as the change set it, else as the
+ * marker has it now) when the room dates by event, else (and for every entry without one) the
+ * moment the change was made.
+ */
+export function dateOf(entry: HistoryEvent, mode: TimelineSettings['dateDisplayMode'], eventDateNow?: number | null) {
+  if (mode === 'event' && entry.objectType === 'marker') {
+    const set = entry.changes?.eventDate;
+    if (typeof set === 'number') return set;
+    if (typeof eventDateNow === 'number') return eventDateNow;
+  }
+  return entry.at;
+}
+
+export interface TimelineGroup {
+  /** The group's heading (a day, month or year in the room's format); null without grouping. */
+  heading: string | null;
+  entries: { entry: HistoryEvent; date: number }[];
+}
+
+/** The entries newest first by their shown date, in groups of a day, month or year (one group for `none`). */
+export function groupEntries(
+  entries: { entry: HistoryEvent; date: number }[],
+  grouping: TimelineSettings['groupingMode'],
+  format: DateTimeFormat,
+): TimelineGroup[] {
+  const sorted = [...entries].sort((a, b) => b.date - a.date || b.entry.version - a.entry.version);
+  if (grouping === 'none') return sorted.length ? [{ heading: null, entries: sorted }] : [];
+  const groups: TimelineGroup[] = [];
+  for (const item of sorted) {
+    const heading = headingOf(item.date, grouping, format);
+    const last = groups[groups.length - 1];
+    if (last?.heading === heading) last.entries.push(item);
+    else groups.push({ heading, entries: [item] });
+  }
+  return groups;
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** A day, month or year heading in the room's format, in the page's time zone. */
+export function headingOf(ms: number, grouping: 'day' | 'month' | 'year', format: DateTimeFormat): string {
+  const d = new Date(ms);
+  if (grouping === 'year') return String(d.getFullYear());
+  if (grouping === 'month')
+    return format === 'iso'
+      ? `${d.getFullYear()}-${two(d.getMonth() + 1)}`
+      : `${MONTHS[d.getMonth()]} ${d.getFullYear()}`;
+  return formatDate(ms, format);
+}
+
+/** A date: 26/11/2026 (dmy), 11/26/2026 (mdy), 2026-11-26 (iso). */
+export function formatDate(ms: number, format: DateTimeFormat): string {
+  const d = new Date(ms);
+  const [day, month, year] = [two(d.getDate()), two(d.getMonth() + 1), d.getFullYear()];
+  if (format === 'dmy') return `${day}/${month}/${year}`;
+  if (format === 'mdy') return `${month}/${day}/${year}`;
+  return `${year}-${month}-${day}`;
+}
+
+/** A date and time: 26/11/2026 14:05 (dmy), 11/26/2026 2:05 PM (mdy), 2026-11-26 14:05 (iso). */
+export function formatDateTime(ms: number, format: DateTimeFormat): string {
+  const d = new Date(ms);
+  if (format === 'mdy') {
+    const hours = d.getHours() % 12 || 12;
+    return `${formatDate(ms, format)} ${hours}:${two(d.getMinutes())} ${d.getHours() < 12 ? 'AM' : 'PM'}`;
+  }
+  return `${formatDate(ms, format)} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+const NOUNS: Record<string, string> = {
+  marker: 'marker',
+  drawing: 'drawing',
+  layer: 'layer',
+  rasterLayer: 'raster',
+  slide: 'slide',
+  comment: 'comment',
+  reply: 'reply',
+  icon: 'icon',
+};
+
+/** Who made a change, by name: a user's name or e-mail, a token's name. */
+export function actorName(entry: Pick<HistoryEvent, 'actor'>): string {
+  return entry.actor.name ?? (entry.actor.kind === 'token' ? 'An API token' : 'Someone');
+}
+
+/** The object an entry changed, by its title or name: "marker 'Bern'", "an untitled marker". */
+export function objectLabel(entry: Pick<HistoryEvent, 'objectType' | 'objectName'>): string {
+  const noun = NOUNS[entry.objectType] ?? entry.objectType;
+  return entry.objectName ? `${noun} '${entry.objectName}'` : `an untitled ${noun}`;
+}
+
+/** One change in words, with names rather than ids: "Ann moved marker 'Bern'". */
+export function describeEntry(entry: HistoryEvent): string {
+  return `${actorName(entry)} ${describeChange(entry)}`;
+}
+
+/** One change in words without its actor: "moved marker 'Bern'". */
+export function describeChange(entry: HistoryEvent): string {
+  const changes = entry.changes ?? {};
+  switch (entry.type) {
+    case 'room.updated':
+      return "changed the room's settings";
+    case 'room.cleared':
+      return 'cleared the room';
+    case 'room.imported':
+      return 'imported into the room';
+    case 'presentation.updated':
+      return 'reordered the slides';
+    case 'member.updated': {
+      const role = typeof changes.role === 'string' ? changes.role : null;
+      const who = entry.objectName ?? 'a member';
+      return role ? `made ${who} ${role === 'editor' ? 'an editor' : `a ${role}`}` : `changed the role of ${who}`;
+    }
+  }
+  const object = objectLabel(entry);
+  if (typeof changes.restoredFrom === 'string') return `restored ${object}`;
+  if (entry.type.endsWith('.created')) return `added ${object}`;
+  if (entry.type.endsWith('.deleted')) return `deleted ${object}`;
+  const keys = Object.keys(changes);
+  if (entry.objectType === 'marker' && keys.length > 0 && keys.every((k) => k === 'latitude' || k === 'longitude'))
+    return `moved ${object}`;
+  if (entry.objectType === 'comment' && typeof changes.resolved === 'boolean')
+    return `${changes.resolved ? 'resolved' : 'reopened'} ${object}`;
+  return `edited ${object}`;
+}
+
+/** Whether the service can put the entry's object back (docs/decisions.md, "Restore from history"). */
+export function isRestorable(entry: Pick<HistoryEvent, 'type' | 'objectType'>): boolean {
+  const action = entry.type.slice(entry.type.lastIndexOf('.') + 1);
+  if (['marker', 'drawing', 'comment', 'reply', 'slide'].includes(entry.objectType))
+    return ['created', 'updated', 'deleted'].includes(action);
+  if (entry.objectType === 'layer' || entry.objectType === 'rasterLayer')
+    return action === 'created' || action === 'updated';
+  return false;
+}
