@@ -129,7 +129,7 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
     await ann.getByTestId('restore-report').getByRole('button', { name: 'Dismiss' }).click();
   });
 
-  test("Ann's Ctrl+Z undoes her edit and Ctrl+Shift+Z redoes it; Bob sees both live", async () => {
+  test("Ann's Ctrl+Z undoes her edit and Ctrl+Shift+Z redoes it, and Ctrl+Z brings back what she deleted; Bob sees it all live", async () => {
     await ann.getByRole('tab', { name: 'Markers' }).click();
     const marker = await createMarker(annSession, 'Bärengraben');
     await markerList(bob).getByText('Bärengraben').waitFor();
@@ -145,6 +145,14 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
 
     await ann.keyboard.press('Control+Shift+Z');
     await ann.getByText("Redone: edited marker 'Bear pit'").waitFor();
+    await markerList(bob).getByText('Bear pit').waitFor({ timeout: 5000 });
+    assert.equal((await markerNow(marker.id)).title, 'Bear pit');
+
+    // The undo of a delete restores the marker, with its id.
+    await call(annSession, 'DELETE', `/api/rooms/${roomId}/markers/${marker.id}`);
+    await markerList(bob).getByText('Bear pit').waitFor({ state: 'detached' });
+    await ann.keyboard.press('Control+z');
+    await ann.getByText("Undone: deleted marker 'Bear pit'").waitFor();
     await markerList(bob).getByText('Bear pit').waitFor({ timeout: 5000 });
     assert.equal((await markerNow(marker.id)).title, 'Bear pit');
   });
