@@ -43,6 +43,14 @@ export function TimeBar() {
           </button>
         </div>
       )}
+      {view.mode === 'future' && (
+        <section class="past-view" role="status" aria-label="Events ahead">
+          <strong>Events ahead</strong>: the map shows only the markers whose event date is still to come.{' '}
+          <button type="button" onClick={() => timeView.set({ mode: 'current' })}>
+            Show all
+          </button>
+        </section>
+      )}
       {view.mode === 'past' && view.at !== null && settings && (
         <section class="past-view" role="status" aria-label="Past view" data-testid="past-view">
           <strong>Past view</strong>: the room as it was on {formatDateTime(view.at, settings.dateTimeFormat)}. Editing
