@@ -262,6 +262,9 @@ describe('the web application', { skip }, () => {
     await comment.getByPlaceholder('Reply…').fill('Yes, north of the river');
     await comment.getByRole('button', { name: 'Reply' }).click();
     await comment.getByTestId('reply').filter({ hasText: 'Yes, north of the river' }).waitFor();
+    // Comments and replies name their author, not an id.
+    assert.equal(await comment.locator(':scope > .muted .author').textContent(), 'Ann');
+    assert.equal(await comment.getByTestId('reply').locator('.author').textContent(), 'Ann');
     await comment.getByRole('button', { name: 'Resolve' }).click();
     await comment.getByText('resolved', { exact: false }).waitFor();
   });

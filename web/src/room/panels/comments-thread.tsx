@@ -71,14 +71,16 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
     <li class={comment.resolved ? 'resolved' : ''} data-testid="comment">
       <p class="body">{comment.body}</p>
       <p class="muted">
-        {when(comment.createdAt)}
+        <span class="author">{authorName(comment.author)}</span> · {when(comment.createdAt)}
         {comment.resolved && ' · resolved'}
       </p>
       <ul class="replies">
         {comment.replies.map((r) => (
           <li key={r.id} data-testid="reply">
             <p class="body">{r.body}</p>
-            <p class="muted">{when(r.createdAt)}</p>
+            <p class="muted">
+              <span class="author">{authorName(r.author)}</span> · {when(r.createdAt)}
+            </p>
             {canDeleteReply(r) && (
               <button type="button" class="link" onClick={() => act(() => deleteReply(model, comment.id, r.id))}>
                 Delete reply
@@ -131,5 +133,9 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
     </li>
   );
 }
+
+/** Who wrote a comment: the name the service gives (a revoked token has none). */
+const authorName = (author: Comment['author']) =>
+  author.name ?? (author.kind === 'token' ? 'a revoked token' : 'Someone');
 
 export const when = (ms: number) => new Date(ms).toLocaleString();
