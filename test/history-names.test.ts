@@ -17,6 +17,11 @@ import {
   type Users,
 } from './helpers.js';
 import { createInlineLayer } from './support/layers.js';
+import { HistoryRepository } from '../src/modules/history/history.repository.js';
+import { HistoryService } from '../src/modules/history/history.service.js';
+import { TokensRepository } from '../src/modules/tokens/tokens.repository.js';
+import { ActorNames } from '../src/modules/users/actor-names.js';
+import { UsersRepository } from '../src/modules/users/users.repository.js';
 
 /**
  * Names everywhere (issue 21): history entries carry the actor's display name (a user's name,
@@ -96,6 +101,63 @@ test('history names who did it and what it was called, deletions as the object w
   assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${tokenId}`, { auth: users.owner.token }));
   const [, scripted] = (await roomHistory(t.app, roomId, users.viewer.token)) as HistoryEvent[];
   assert.deepEqual(scripted?.actor, { kind: 'token', id: tokenId });
+});
+
+test('deletions are named as each object was just before, read in one go for the page (no query per deletion)', async () => {
+  const roomId = await freshRoom();
+  const as = (method: string, url: string, body?: unknown) =>
+    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth: users.owner.token, body });
+  const titles = ['One', 'Two', 'Three', 'Four'];
+  const ids: string[] = [];
+  for (const title of titles)
+    ids.push(assertOk(await as('POST', '/markers', { latitude: 1, longitude: 2, title }), 201).marker.id);
+  assertOk(await as('PATCH', `/markers/${ids[1]}`, { title: 'Two renamed' }));
+  for (const id of ids) assertOk(await as('DELETE', `/markers/${id}`));
+  // Deleted, restored, renamed, deleted again: each deletion is named as the marker was before it.
+  const [firstDeletion] = (await roomHistory(t.app, roomId, users.owner.token)).filter(
+    (e: HistoryEvent) => e.objectId === ids[0] && e.type === 'marker.deleted',
+  );
+  assertOk(await as('POST', `/history/${firstDeletion.id}/restore`));
+  assertOk(await as('PATCH', `/markers/${ids[0]}`, { title: 'One again' }));
+  assertOk(await as('DELETE', `/markers/${ids[0]}`));
+  const { marker: untitled } = assertOk(await as('POST', '/markers', { latitude: 1, longitude: 2 }), 201);
+  assertOk(await as('DELETE', `/markers/${untitled.id}`));
+
+  const deletions = [
+    ['marker.deleted', 'One'],
+    ['marker.deleted', 'Two renamed'],
+    ['marker.deleted', 'Three'],
+    ['marker.deleted', 'Four'],
+    ['marker.deleted', 'One again'],
+    ['marker.deleted', null],
+  ];
+  const deletedNames = (events: { type: string; objectName?: string | null }[]) =>
+    events
+      .filter((e) => e.type.endsWith('.deleted'))
+      .reverse()
+      .map((e) => [e.type, e.objectName]);
+  assert.deepEqual(deletedNames(await roomHistory(t.app, roomId, users.owner.token)), deletions);
+
+  // The same page read by the service with its repository's reads counted.
+  const db = t.database.db;
+  const repository = new HistoryRepository(db);
+  let reads = 0;
+  const counted = new Proxy(repository, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      return typeof value === 'function'
+        ? (...args: unknown[]) => {
+            reads++;
+            return value.apply(target, args);
+          }
+        : value;
+    },
+  });
+  const service = new HistoryService(counted, new ActorNames(new UsersRepository(db), new TokensRepository(db)));
+  const room = { id: roomId } as Parameters<HistoryService['page']>[0];
+  const { events } = await service.page(room, 50);
+  assert.deepEqual(deletedNames(events), deletions);
+  assert.ok(reads <= 2, `the page and its deletions' earlier states: ${reads} reads of history, not one per deletion`);
 });
 
 test('comments and replies name their authors, for every member', async () => {

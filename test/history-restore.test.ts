@@ -240,3 +240,42 @@ test('restore needs write: a viewer is refused; a token with write restores; wri
   assert.equal(newest.actor.kind, 'token');
   assert.equal(assertOk(await owner('GET', `/markers/${marker.id}`)).marker.title, 'Secret');
 });
+
+test('a room token restores only the comments and replies it wrote, as it deletes only those', async () => {
+  const { marker } = assertOk(await owner('POST', '/markers', { latitude: 7, longitude: 8 }), 201);
+  const { token } = await issueToken(t.app, users.owner, room, ['read', 'write']);
+  const comment = async (auth: string, body: string) =>
+    assertOk(await as(auth, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body }), 201).comment;
+  const reply = async (auth: string, commentId: string, body: string) =>
+    assertOk(await as(auth, 'POST', `/comments/${commentId}/replies`, { body }), 201).reply;
+
+  // Another's comment and reply, deleted by the owner: the token may not bring them back.
+  const theirs = await comment(users.editor.token, 'By the editor');
+  const theirReply = await reply(users.editor.token, theirs.id, 'Reply by the editor');
+  assertOk(await owner('DELETE', `/comments/${theirs.id}/replies/${theirReply.id}`));
+  const refusedReply = assertError(
+    await restore((await entryOf(theirReply.id, 'reply.deleted')).id, undefined, token),
+    403,
+    'forbidden',
+  );
+  assert.match(refusedReply.message, /replies it wrote/);
+  assertOk(await owner('DELETE', `/comments/${theirs.id}`));
+  assertError(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, token), 403, 'forbidden');
+  // Nor an earlier state of another's comment that is still there.
+  const standing = await comment(users.editor.token, 'Standing');
+  assertError(await restore((await entryOf(standing.id, 'comment.created')).id, undefined, token), 403, 'forbidden');
+  const listed = assertOk(await owner('GET', '/comments')).comments.map((c: { id: string }) => c.id);
+  assert.ok(!listed.includes(theirs.id), 'the refused restore changed nothing');
+
+  // Its own come back.
+  const mine = await comment(token, 'By the token');
+  const myReply = await reply(token, mine.id, 'Reply by the token');
+  assertOk(await as(token, 'DELETE', `/comments/${mine.id}/replies/${myReply.id}`));
+  assertOk(await restore((await entryOf(myReply.id, 'reply.deleted')).id, undefined, token));
+  assertOk(await as(token, 'DELETE', `/comments/${mine.id}`));
+  const back = assertOk(await restore((await entryOf(mine.id, 'comment.deleted')).id, undefined, token));
+  assert.equal(back.object.body, 'By the token');
+
+  // A member with write restores another's.
+  assertOk(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, users.editor.token));
+});

@@ -176,7 +176,7 @@ test('pointer and view messages are relayed to the others, with who sent them; b
   assert.equal(viewer.ws.readyState, viewer.ws.OPEN, 'bad messages do not close the socket');
 });
 
-test('pointers are throttled: one of each type per 50 ms per socket is relayed, the rest dropped', async () => {
+test('pointers are throttled: one of each type per 50 ms per person or token is relayed, the rest dropped', async () => {
   // RoomPresence on its own, with a clock of the test's: no wall-clock time is involved.
   let now = 1_000;
   const names = { one: async (actor: { id: string }) => `name of ${actor.id}` } as unknown as ActorNames;
@@ -200,6 +200,37 @@ test('pointers are throttled: one of each type per 50 ms per socket is relayed, 
       ['view', 4],
       ['pointer', 5],
     ],
+  );
+  await presence.close();
+});
+
+test("the throttle is the person's or token's, not the socket's: more sockets do not relay more", async () => {
+  let now = 1_000;
+  const names = { one: async (actor: { id: string }) => `name of ${actor.id}` } as unknown as ActorNames;
+  const presence = new RoomPresence(new InProcessPresence(), names, undefined, () => now);
+  const heard: { type: string; lng: number }[] = [];
+  for (const room of ['throttled2', 'throttled3'])
+    await presence.enter(room, { kind: 'user', id: 'user-listener' }, (text) => heard.push(JSON.parse(text)));
+  const sockets = await Promise.all(
+    [1, 2, 3].map(() => presence.enter('throttled2', { kind: 'token', id: 'token-many' })),
+  );
+  // The same token in another room has a throttle of its own.
+  const elsewhere = await presence.enter('throttled3', { kind: 'token', id: 'token-many' });
+  heard.length = 0;
+  const point = (socket: (typeof sockets)[number], lng: number) =>
+    socket.received(JSON.stringify({ type: 'pointer', lng, lat: 0 }));
+  sockets.forEach((socket, i) => point(socket, i + 1));
+  point(elsewhere, 9);
+  now += 50;
+  point(sockets[2], 4);
+  point(sockets[0], 5);
+  // Its sockets leave one by one; the last one's leaving forgets the throttle, a new socket starts afresh.
+  for (const socket of sockets) await socket.leave();
+  const again = await presence.enter('throttled2', { kind: 'token', id: 'token-many' });
+  point(again, 6);
+  assert.deepEqual(
+    heard.filter((m) => m.type === 'pointer').map((m) => m.lng),
+    [1, 9, 4, 6],
   );
   await presence.close();
 });

@@ -40,6 +40,18 @@ export function authorizeDeleteAuthored(
 }
 
 /**
+ * Restoring something authored (a comment, a reply) edits it: as with deleting, a room token
+ * restores only what it wrote; a user session with write (owner, editor) restores any.
+ */
+export function authorizeRestoreAuthored(caller: Caller, author: Actor, what: 'comments' | 'replies'): void {
+  if (caller.kind !== 'token') return;
+  const actor = actorOf(caller);
+  if (author.kind !== actor.kind || author.id !== actor.id) {
+    throw forbidden(`A room token may restore only the ${what} it wrote`);
+  }
+}
+
+/**
  * Presence (who has the room open, their pointers) is among the room's members and tokens: a
  * signed-in non-member or an anonymous reader of a public room is neither listed nor told, and
  * does not learn the members' names or e-mails.

@@ -4,12 +4,14 @@ import { notRestorable } from '../../errors.js';
 import type { Restorable } from '../history/restorable.js';
 import type { ActorNames } from '../users/actor-names.js';
 import type { Actor } from '../../auth/access.js';
+import { authorizeRestoreAuthored } from '../../auth/policies.js';
 import { authorOf, presentComment, presentReply } from './comments.presenter.js';
 import type { CommentsRepository } from './comments.repository.js';
 import type { Comment, Reply } from './comments.schemas.js';
 import type { Static } from 'typebox';
 
 type KeptReply = Static<typeof Reply>;
+type KeptComment = Static<typeof Comment>;
 
 const replyRow = (roomId: string, reply: KeptReply): CommentRepliesTable => ({
   id: reply.id,
@@ -35,6 +37,8 @@ export function commentRestorables(
     actorNames.of([...kept, ...(await comments.repliesOf(roomId, [commentId])).map(authorOf)]);
   const comment: Restorable = {
     objectType: 'comment',
+    authorize: (caller, state) =>
+      authorizeRestoreAuthored(caller, (state as typeof state & KeptComment).author, 'comments'),
     async prepare(roomId, state) {
       const kept = state as typeof state & Static<typeof Comment>;
       const authors = [kept.author, ...kept.replies.map((r) => r.author)];
@@ -80,6 +84,8 @@ export function commentRestorables(
   };
   const reply: Restorable = {
     objectType: 'reply',
+    authorize: (caller, state) =>
+      authorizeRestoreAuthored(caller, (state as typeof state & KeptReply).author, 'replies'),
     async prepare(_roomId, state) {
       return { state, notes: [], names: await actorNames.of([(state as typeof state & KeptReply).author]) };
     },

@@ -42,6 +42,50 @@ export class HistoryRepository {
       .executeTakeFirst();
   }
 
+  /**
+   * For each deletion, the `data` of its object's newest earlier entry that kept one (what
+   * `stateBefore` answers for one), in two queries whatever their number: keyed by deletion
+   * version; a deletion with no earlier state is left out.
+   */
+  async statesBefore(
+    roomId: string,
+    deletions: { objectType: string; objectId: string; version: number }[],
+  ): Promise<Map<number, string>> {
+    const found = new Map<number, string>();
+    if (deletions.length === 0) return found;
+    const candidates = await this.db
+      .selectFrom('history')
+      .select(['object_type', 'object_id', 'version'])
+      .where('room_id', '=', roomId)
+      .where('object_id', 'in', [...new Set(deletions.map((d) => d.objectId))])
+      .where('version', '<', Math.max(...deletions.map((d) => d.version)))
+      .where('data', 'is not', null)
+      .execute();
+    const wanted = new Map<number, number>();
+    for (const deletion of deletions) {
+      let newest = 0;
+      for (const row of candidates) {
+        const version = Number(row.version);
+        if (row.object_id !== deletion.objectId || row.object_type !== deletion.objectType) continue;
+        if (version < deletion.version && version > newest) newest = version;
+      }
+      if (newest > 0) wanted.set(deletion.version, newest);
+    }
+    if (wanted.size === 0) return found;
+    const rows = await this.db
+      .selectFrom('history')
+      .select(['version', 'data'])
+      .where('room_id', '=', roomId)
+      .where('version', 'in', [...new Set(wanted.values())])
+      .execute();
+    const dataOf = new Map(rows.map((row) => [Number(row.version), row.data]));
+    for (const [deletion, version] of wanted) {
+      const data = dataOf.get(version);
+      if (data) found.set(deletion, data);
+    }
+    return found;
+  }
+
   /** The object's newest entry (what a restore's precondition compares with). */
   newestOf(trx: Db, roomId: string, objectType: string, objectId: string) {
     return this.ofObject(trx, roomId, objectType, objectId)

@@ -18,18 +18,20 @@ export class HistoryService {
       [...rows.map(actorOfEntry), ...members.map((row) => ({ kind: 'user' as const, id: row.object_id }))],
       { emails },
     );
-    const objects = new Map<string, string | null>();
-    await Promise.all(
-      rows.map(async (row) => {
-        if (row.object_type === 'member') {
-          objects.set(row.id, actors.get(nameKey({ kind: 'user', id: row.object_id })) ?? null);
-        } else if (row.type.endsWith('.deleted')) {
-          // A deletion kept nothing: the name is the one the object had before.
-          const before = await this.history.stateBefore(room.id, row.object_type, row.object_id, row.version);
-          objects.set(row.id, objectNameOf(before?.data ?? null));
-        } else objects.set(row.id, objectNameOf(row.data));
-      }),
+    // A deletion kept nothing: its name is the one the object had before (one read for the page).
+    const deletions = rows.filter((row) => row.type.endsWith('.deleted') && row.object_type !== 'member');
+    const earlier = await this.history.statesBefore(
+      room.id,
+      deletions.map((row) => ({ objectType: row.object_type, objectId: row.object_id, version: Number(row.version) })),
     );
+    const objects = new Map<string, string | null>();
+    for (const row of rows) {
+      if (row.object_type === 'member') {
+        objects.set(row.id, actors.get(nameKey({ kind: 'user', id: row.object_id })) ?? null);
+      } else if (row.type.endsWith('.deleted'))
+        objects.set(row.id, objectNameOf(earlier.get(Number(row.version)) ?? null));
+      else objects.set(row.id, objectNameOf(row.data));
+    }
     return { events: rows.map((row) => presentHistoryEvent(row, { actors, objects })) };
   }
 }

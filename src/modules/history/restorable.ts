@@ -1,3 +1,4 @@
+import type { Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { Change } from './write-path.js';
 
@@ -26,6 +27,8 @@ export interface Restored {
  */
 export interface Restorable {
   objectType: string;
+  /** Refuses a caller who may not put this state back (a token restores only the comments and replies it wrote). */
+  authorize?(caller: Caller, state: KeptState): void;
   /**
    * Checks, before the write, what the state refers to outside the object (a photo, an icon,
    * a layer's stored data); answers the state to restore and what was left out. Throws a

@@ -29,6 +29,7 @@ export class RestoreService {
     const kind = this.kinds.get(entry.object_type);
     if (!kind) throw notRestorable(`A ${entry.type} entry cannot be restored`);
     const kept = await this.keptState(room.id, entry);
+    kind.authorize?.(caller, kept);
     const { state, notes, names } = kind.prepare
       ? await kind.prepare(room.id, kept)
       : { state: kept, notes: [], names: undefined };

@@ -112,7 +112,7 @@ const ViewFields = {
   bearing: Type.Optional(Type.Number({ minimum: -360, maximum: 360 })),
   pitch: Type.Optional(Type.Number({ minimum: 0, maximum: 85 })),
 };
-/** What a client may send after it is admitted (not stored; at most one of each type per 50 ms is relayed). */
+/** What a client may send after it is admitted (not stored; at most one of each type per 50 ms per person or token is relayed). */
 export const ClientMessage = Type.Union([
   Type.Object({ type: Type.Literal('pointer'), ...PointerFields }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('view'), ...ViewFields }, { additionalProperties: false }),

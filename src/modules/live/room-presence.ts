@@ -12,8 +12,18 @@ export interface PresenceNotice {
   event: PresenceEvent;
 }
 
-/** At most one pointer and one view per socket in this time is relayed; the rest are dropped. */
+/**
+ * At most one pointer and one view per person or token in a room in this time is relayed (on
+ * this instance), whatever their number of sockets; the rest are dropped.
+ */
 const RELAY_EVERY_MS = 50;
+
+/** When a person's or token's last pointer and view in a room were relayed, and by how many of their sockets here. */
+interface Relayed {
+  pointer: number;
+  view: number;
+  sockets: number;
+}
 
 /** One socket in the room, as presence sees it. */
 export interface Visitor {
@@ -33,6 +43,8 @@ export interface Visitor {
 export class RoomPresence {
   /** The sockets of each room that asked for presence news. */
   private readonly sockets = new Map<string, Map<string, (text: string) => void>>();
+  /** Each room's people and tokens on this instance (`roomId|kind|id`): their throttle, shared by their sockets. */
+  private readonly relayed = new Map<string, Relayed>();
 
   constructor(
     private readonly presence: Presence,
@@ -69,7 +81,12 @@ export class RoomPresence {
       // To the others: the new socket reads who is there from GET /presence.
       this.tell({ roomId, event: { type: 'presence.joined', ...who, since } }, connectionId);
     }
-    const lastRelayed = { pointer: 0, view: 0 };
+    const throttleKey = `${roomId}|${actor.kind}|${actor.id}`;
+    let lastRelayed = this.relayed.get(throttleKey);
+    if (!lastRelayed) this.relayed.set(throttleKey, (lastRelayed = { pointer: 0, view: 0, sockets: 0 }));
+    lastRelayed.sockets++;
+    const relayed = lastRelayed;
+    let left = false;
     return {
       received: (raw) => {
         let message: unknown;
@@ -80,11 +97,14 @@ export class RoomPresence {
         }
         if (!Value.Check(ClientMessage, message)) return;
         const now = this.now();
-        if (now - lastRelayed[message.type] < RELAY_EVERY_MS) return;
-        lastRelayed[message.type] = now;
+        if (now - relayed[message.type] < RELAY_EVERY_MS) return;
+        relayed[message.type] = now;
         this.tell({ roomId, event: { ...message, from: who } }, connectionId);
       },
       leave: async () => {
+        if (left) return;
+        left = true;
+        if (--relayed.sockets === 0 && this.relayed.get(throttleKey) === relayed) this.relayed.delete(throttleKey);
         room.delete(connectionId);
         if (room.size === 0 && this.sockets.get(roomId) === room) this.sockets.delete(roomId);
         if (await this.presence.leave(roomId, connectionId)) {
