@@ -9,6 +9,7 @@ import { LiveChannel } from '../room/live';
 import { RoomMembers } from '../room/actions/members';
 import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
+import { RoomPresence } from '../room/presence';
 import { RoomLayout } from '../room/room-layout';
 import type { TimeView } from '../room/time-view';
 import { UndoHistory } from '../room/undo';
@@ -31,6 +32,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
   const [access, setAccess] = useState<Access>({ state: 'checking' });
   const [live, setLive] = useState<LiveChannel | null>(null);
   const model = useMemo(() => new RoomModel(roomId), [roomId, token]);
+  const presence = useMemo(() => new RoomPresence(roomId), [model]);
 
   useEffect(() => {
     let live: LiveChannel | null = null;
@@ -57,7 +59,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
       const loading = model.load(version);
       setAccess({ state: 'open', info });
       await loading;
-      live = new LiveChannel(model);
+      live = new LiveChannel(model, presence, Boolean(info.isPublic));
       live.open();
       setLive(live);
     })().catch((error) =>
@@ -97,16 +99,36 @@ export function RoomPage({ roomId }: { roomId: string }) {
       </main>
     );
   }
-  return <OpenRoom model={model} live={live} info={access.info} />;
+  return <OpenRoom model={model} presence={presence} live={live} info={access.info} />;
 }
 
-function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel | null; info: RoomInfo }) {
+function OpenRoom({
+  model,
+  presence,
+  live,
+  info,
+}: {
+  model: RoomModel;
+  presence: RoomPresence;
+  live: LiveChannel | null;
+  info: RoomInfo;
+}) {
   const state = useStore(model);
   const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
   const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
   const members = useMemo(() => new RoomMembers(model.roomId), [model]);
   const timeView = useMemo(() => new Store<TimeView>({ mode: 'current' }), [model]);
   const undo = useMemo(() => new UndoHistory(model, () => session.get().user?.id ?? null), [model]);
+  // The page's own stores outlive a change of role (the owner may change it while the page is open).
+  const stores = useMemo(
+    () => ({
+      map: new Store<MapLibreMap | null>(null),
+      selection: new Store<Selection>(null),
+      mode: new Store<Mode>('browse'),
+      hidden: new Store(new Set<string>()),
+    }),
+    [model],
+  );
   const context = useMemo<RoomContextValue>(() => {
     const notify: Notify = (message, kind = 'info') => {
       setToast({ message, kind });
@@ -116,10 +138,8 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
       roomId: model.roomId,
       model,
       members,
-      map: new Store<MapLibreMap | null>(null),
-      selection: new Store<Selection>(null),
-      mode: new Store<Mode>('browse'),
-      hidden: new Store(new Set<string>()),
+      presence,
+      ...stores,
       timeView,
       undo,
       role,
@@ -128,7 +148,7 @@ function OpenRoom({ model, live, info }: { model: RoomModel; live: LiveChannel |
       notify,
       attempt: attemptWith(notify),
     };
-  }, [model, members, timeView, undo, role]);
+  }, [model, members, presence, stores, timeView, undo, role]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />

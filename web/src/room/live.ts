@@ -2,6 +2,7 @@ import { session } from '../session';
 import { Store } from '../store';
 import type { LiveEvent } from '../api/types';
 import type { RoomModel } from './room-model';
+import type { Outgoing, RoomPresence } from './presence';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline' | 'refused';
 
@@ -17,27 +18,43 @@ export class LiveChannel {
   private closed = false;
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly model: RoomModel) {}
+  constructor(
+    private readonly model: RoomModel,
+    private readonly presence?: RoomPresence,
+    /**
+     * A public room admits a socket without credential at once, as an anonymous reader: a member
+     * there sends theirs in the query (the service keeps it out of its logs) to be present.
+     */
+    private readonly credentialInQuery = false,
+  ) {}
 
   open() {
     const since = this.model.get()?.version ?? 0;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${this.model.roomId}/live?since=${since}`);
+    const token = session.get().token;
+    const query = new URLSearchParams({ since: String(since), presence: String(Boolean(this.presence)) });
+    if (token && this.credentialInQuery) query.set('access_token', token);
+    const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${this.model.roomId}/live?${query}`);
     this.socket = socket;
     this.status.set('connecting');
     socket.onopen = () => {
-      const token = session.get().token;
-      if (token) socket.send(JSON.stringify({ type: 'auth', token }));
+      if (token && !this.credentialInQuery) socket.send(JSON.stringify({ type: 'auth', token }));
     };
     socket.onmessage = (event) => {
       // The service's LiveEvent schema: what it sends, typed by the generated API types.
       const message: LiveEvent = JSON.parse(String(event.data));
+      if (isPresence(message)) {
+        // Not room content: shown at once, not queued behind the changes being applied.
+        this.presence?.handle(message);
+        return;
+      }
       this.queue = this.queue.then(() => this.handle(message)).catch(() => this.reconnectSoon());
     };
     socket.onclose = (event) => {
       if (this.closed) return;
       if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
         this.status.set('refused');
+        this.presence?.connected(null);
         return;
       }
       this.reconnectSoon();
@@ -49,6 +66,13 @@ export class LiveChannel {
       case 'hello':
         this.retry = 0;
         this.status.set('live');
+        if (this.presence) {
+          const socket = this.socket;
+          this.presence.connected((message: Outgoing) => {
+            if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+          });
+          void this.presence.load().catch(() => {});
+        }
         return;
       case 'resync':
         await this.model.load(message.version);
@@ -59,7 +83,7 @@ export class LiveChannel {
       case 'presence.left':
       case 'pointer':
       case 'view':
-        return; // who is here and where they point: not shown by this page yet
+        return; // handled as they come (onmessage)
       default:
         await this.model.apply(message);
     }
@@ -67,6 +91,7 @@ export class LiveChannel {
 
   private reconnectSoon() {
     this.status.set('offline');
+    this.presence?.connected(null);
     this.socket?.close();
     const delay = Math.min(10_000, 500 * 2 ** this.retry++);
     setTimeout(() => !this.closed && this.open(), delay);
@@ -74,6 +99,13 @@ export class LiveChannel {
 
   close() {
     this.closed = true;
+    this.presence?.connected(null);
     this.socket?.close();
   }
 }
+
+const PRESENCE_TYPES = new Set(['presence.joined', 'presence.left', 'pointer', 'view']);
+const isPresence = (
+  message: LiveEvent,
+): message is Extract<LiveEvent, { type: 'presence.joined' | 'presence.left' | 'pointer' | 'view' }> =>
+  PRESENCE_TYPES.has(message.type);

@@ -30,7 +30,8 @@ export function MapView({ info }: { info: RoomInfo }) {
     return () => created.remove();
   }, []);
   const loaded = state !== null;
-  useEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded]);
+  // Bound again when the role changes (the owner may change it while the page is open).
+  useEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
   return <div ref={container} class="map" role="application" aria-label="Map of the room" data-testid="map" />;
 }
 

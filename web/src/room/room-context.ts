@@ -7,6 +7,7 @@ import type { RoomMembers } from './actions/members';
 import type { RoomModel } from './room-model';
 import type { TimeView } from './time-view';
 import type { UndoHistory } from './undo';
+import type { RoomPresence } from './presence';
 
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
 export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string } | null;
@@ -19,6 +20,8 @@ export interface RoomContextValue {
   model: RoomModel;
   /** The room's members and invitations, read when the owner's views need them (room/actions/members.ts). */
   members: RoomMembers;
+  /** Who is in the room, their cursors and views, whom this page follows (room/presence.ts). */
+  presence: RoomPresence;
   map: Store<MapLibreMap | null>;
   selection: Store<Selection>;
   mode: Store<Mode>;

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { linkClick } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
@@ -6,6 +6,8 @@ import type { LiveChannel, LiveStatus } from './live';
 import type { RoomInfo } from '../api/types';
 import { Store } from '../store';
 import { MapView } from './map-view';
+import { PresenceAvatars } from './presence-avatars';
+import { bindPresence } from './presence-map';
 import { useRoom } from './room-context';
 import { SelectionPanel } from './panels/selection-panel';
 import { MarkersPanel } from './panels/markers-panel';
@@ -38,15 +40,22 @@ const LIVE_LABEL = {
 
 /** The room: a header, the map, and a side panel (below the map on a phone). */
 export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
-  const { model, selection, canEdit, role } = useRoom();
+  const { model, selection, canEdit, role, presence, map, mode } = useRoom();
   const state = useStore(model);
   const status = useStore(live?.status ?? CONNECTING);
   const selected = useStore(selection);
   const { user } = useStore(session);
-  const [tab, setTab] = useState<Tab>('markers');
+  const [chosenTab, setTab] = useState<Tab>('markers');
   // A past view is only looked at: the panels' controls are off, but for the timeline's.
   const past = showsPast(useStore(useRoom().timeView));
   const tabs = TABS.filter(([id]) => (id === 'draw' ? canEdit : true));
+  // A tab that went away with the role (the owner made this page's person a viewer) falls back.
+  const tab = tabs.some(([id]) => id === chosenTab) ? chosenTab : 'markers';
+  useEffect(() => {
+    if (!canEdit) mode.set('browse');
+  }, [canEdit]);
+  const shownMap = useStore(map);
+  useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   return (
     <div class="room">
       <header class="room-header">
@@ -54,6 +63,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
           Maproom
         </a>
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
+        <PresenceAvatars presence={presence} />
         <span class={`live ${status}`} data-testid="live-status">
           {LIVE_LABEL[status]}
         </span>

@@ -1,5 +1,6 @@
 import { api, ok } from '../api/client';
 import type { LiveChange } from '../api/types';
+import { session } from '../session';
 import { Store } from '../store';
 import { applyChange, type RoomState } from './room-state';
 
@@ -77,5 +78,7 @@ export class RoomModel extends Store<RoomState | null> {
     const next = applyChange(state, change);
     if (next === null) await this.load(change.version);
     else if (next !== state) this.set(next);
+    // This page's own role changed: what it may do comes from the room record (`userRole`).
+    if (change.type === 'member.updated' && change.data.userId === session.get().user?.id) await this.reloadRoom();
   }
 }

@@ -43,6 +43,17 @@ export async function removeMember(lists: RoomMembers, userId: string) {
   await loadMembers(lists);
 }
 
+/** The owner gives a member another role (the owner's own cannot change). */
+export async function changeRole(lists: RoomMembers, userId: string, role: 'editor' | 'viewer') {
+  await ok(
+    api.PATCH('/api/rooms/{roomId}/members/{userId}', {
+      params: { path: { roomId: lists.roomId, userId } },
+      body: { role },
+    }),
+  );
+  await loadMembers(lists);
+}
+
 export async function revokeInvitation(lists: RoomMembers, email: string) {
   await ok(
     api.DELETE('/api/rooms/{roomId}/pending-invitations/{email}', {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useStore } from '../../store';
-import { inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
+import { changeRole, inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
 import { useRoom } from '../room-context';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
@@ -24,7 +24,26 @@ export function MembersSection() {
         {members.map((m) => (
           <li key={m.userId}>
             <span>
-              {m.email} <span class="muted">{m.role}</span>
+              {m.email}{' '}
+              {m.role === 'owner' ? (
+                <span class="muted">owner</span>
+              ) : (
+                <select
+                  class="role"
+                  aria-label={`Role of ${m.email}`}
+                  value={m.role}
+                  onChange={(e) => {
+                    const next = e.currentTarget.value as 'editor' | 'viewer';
+                    void attempt(
+                      () => changeRole(lists, m.userId, next),
+                      `${m.email} is now ${next === 'editor' ? 'an editor' : 'a viewer'}`,
+                    );
+                  }}
+                >
+                  <option value="editor">editor</option>
+                  <option value="viewer">viewer</option>
+                </select>
+              )}
             </span>
             {m.role !== 'owner' && (
               <button

@@ -1,0 +1,80 @@
+import { useState } from 'preact/hooks';
+import { session } from '../session';
+import { useStore } from '../store';
+import { colourOf, initialsOf, keyOf, type Present, type RoomPresence } from './presence';
+
+const sinceFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/**
+ * Who has the room open: an avatar each (initials in their colour, name and since when on
+ * hover); a click opens a menu to follow their view, or to stop. The one followed is ringed.
+ */
+export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
+  const people = useStore(presence.people);
+  const following = useStore(presence.following);
+  const { user } = useStore(session);
+  const [open, setOpen] = useState<string | null>(null);
+  if (people.length === 0) return null;
+  const me = user ? keyOf({ kind: 'user', id: user.id }) : null;
+  const followed = people.find((p) => keyOf(p) === following);
+  return (
+    <div class="presence" data-testid="presence">
+      {followed && (
+        <span class="following" data-testid="following">
+          Following {followed.name}
+          <button type="button" class="link" onClick={() => presence.following.set(null)}>
+            Stop
+          </button>
+        </span>
+      )}
+      <ul class="avatars" aria-label="In the room now">
+        {people.map((person) => {
+          const key = keyOf(person);
+          return (
+            <li key={key}>
+              <button
+                type="button"
+                class={`avatar${key === following ? ' followed' : ''}`}
+                style={{ background: colourOf(key) }}
+                title={describe(person, key === me)}
+                aria-label={describe(person, key === me)}
+                aria-expanded={open === key}
+                data-name={person.name}
+                onClick={() => setOpen(open === key ? null : key)}
+              >
+                {initialsOf(person.name)}
+              </button>
+              {open === key && (
+                <div class="avatar-menu" role="menu">
+                  <strong>{person.name}</strong>
+                  <span class="muted">{describeSince(person)}</span>
+                  {key === me ? (
+                    <span class="muted">This is you</span>
+                  ) : (
+                    <button
+                      type="button"
+                      role="menuitem"
+                      onClick={() => {
+                        presence.toggleFollow(key);
+                        setOpen(null);
+                      }}
+                    >
+                      {key === following ? 'Stop following' : 'Follow'}
+                    </button>
+                  )}
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+const describeSince = (person: Present) => `here since ${sinceFormat.format(new Date(person.since))}`;
+
+function describe(person: Present, isMe: boolean) {
+  const who = person.kind === 'token' ? `${person.name} (room token)` : person.name;
+  return `${who}${isMe ? ' (you)' : ''}, ${describeSince(person)}`;
+}
