@@ -7,7 +7,8 @@
  * /r/<room> with the owner's session, five times, and reports the time from navigation start
  * until the first frame with the markers drawn (the page's `maproom:markers-drawn` User Timing
  * mark); then the frames drawn while the map is dragged for 3 seconds; and the gzipped size
- * of the application's JavaScript.
+ * of the application's JavaScript; and the presence pointer latency between two browsers
+ * (bench/web-presence.ts).
  *
  * Environment:
  *   BENCH_WEB_COUNT=1000000   polygons in the layer (BENCH_QUICK=1: 100,000)
@@ -34,6 +35,7 @@ import {
 } from './harness.js';
 import { vectorData } from './vector-data.js';
 import { ingestByChunks } from './vector-upload.js';
+import { measurePresenceLatency } from './web-presence.js';
 
 const env = process.env;
 const COUNT = Number(env.BENCH_WEB_COUNT ?? (env.BENCH_QUICK === '1' ? 100_000 : 1_000_000));
@@ -181,6 +183,7 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       }
       await context.close();
     }
+    const presence = await measurePresenceLatency(browser, server.url, session);
     const js = gzippedJs();
     console.log(`   JavaScript (gzip -9): ${js.files.join(', ')}`);
     const drawnMs = median(drawn);
@@ -218,8 +221,10 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
         'none',
         'n/a',
       ],
+      ...presence.rows,
     ];
-    return { rows, missed: met ? [] : [`markers drawn in ${drawnMs.toFixed(0)} ms (target < ${DRAWN_TARGET_MS} ms)`] };
+    const missed = met ? [] : [`markers drawn in ${drawnMs.toFixed(0)} ms (target < ${DRAWN_TARGET_MS} ms)`];
+    return { rows, missed: [...missed, ...presence.missed] };
   } finally {
     await browser.close();
     await stopServer(server);
