@@ -158,6 +158,7 @@ describe('presence, cursors, follow and roles in the web application', { skip },
   test("following someone moves the follower's map with their view, until the follower moves it", async () => {
     const vic = people.vic.page;
     await vic.getByTestId('presence').locator('.avatar[data-name=Olive]').click();
+    await vic.screenshot({ path: path.join(TEST_OUTPUT, 'presence-menu.png') });
     await vic.getByRole('menuitem', { name: 'Follow' }).click();
     await vic.getByTestId('following').getByText('Following Olive').waitFor();
 
