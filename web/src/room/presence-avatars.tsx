@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from '../session';
 import { useStore } from '../store';
 import { colourOf, initialsOf, keyOf, type Present, type RoomPresence } from './presence';
@@ -14,11 +14,26 @@ export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
   const following = useStore(presence.following);
   const { user } = useStore(session);
   const [open, setOpen] = useState<string | null>(null);
+  const element = useRef<HTMLDivElement>(null);
+  // An open menu closes on Escape or a click elsewhere.
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !element.current?.contains(event.target as Node))
+        setOpen(null);
+    };
+    document.addEventListener('keydown', close);
+    document.addEventListener('pointerdown', close);
+    return () => {
+      document.removeEventListener('keydown', close);
+      document.removeEventListener('pointerdown', close);
+    };
+  }, [open]);
   if (people.length === 0) return null;
   const me = user ? keyOf({ kind: 'user', id: user.id }) : null;
   const followed = people.find((p) => keyOf(p) === following);
   return (
-    <div class="presence" data-testid="presence">
+    <div class="presence" data-testid="presence" ref={element}>
       {followed && (
         <span class="following" data-testid="following">
           Following {followed.name}
