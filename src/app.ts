@@ -278,7 +278,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   const sessions = new SessionKeys(config);
   const membersService = new MembersService({ members, users, access, outbox, publicUrl, writePath });
-  const verification = new EmailVerification(users, outbox, membersService, publicUrl);
+  const verification = new EmailVerification(users, outbox, membersService, {
+    publicUrl,
+    resendIntervalMs: config.verificationResendSeconds * 1000,
+  });
   const usersService = new UsersService({
     users,
     invitations: membersService,

@@ -28,6 +28,8 @@ export const ConfigSchema = Type.Object({
   logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   storageQuotaBytes: Type.Integer({ minimum: 0, default: 5 * 1024 ** 3 }),
   authRateLimitPerMinute: Type.Integer({ minimum: 1, default: 30 }),
+  /** Least time between two confirmation links of one account (`resend-verification`). */
+  verificationResendSeconds: Type.Integer({ minimum: 0, default: 60 }),
   /** log2 of scrypt's N for new password hashes (17 is OWASP's recommendation). */
   passwordHashCost: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
   trustProxy: Type.Boolean({ default: false }),
@@ -109,6 +111,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   logLevel: 'LOG_LEVEL',
   storageQuotaBytes: 'STORAGE_QUOTA_BYTES',
   authRateLimitPerMinute: 'AUTH_RATE_LIMIT_PER_MINUTE',
+  verificationResendSeconds: 'VERIFICATION_RESEND_SECONDS',
   passwordHashCost: 'PASSWORD_HASH_COST',
   trustProxy: 'TRUST_PROXY',
   publicUrl: 'PUBLIC_URL',

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openApiTypes } from '../scripts/web-api-types.mjs';
+import { limitsOf } from '../scripts/web-api-limits.mjs';
+import { openApiDocument, openApiTypes } from '../scripts/web-api-types.mjs';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { TEST_DB } from './helpers.js';
@@ -32,4 +33,20 @@ test('web/src/api/schema.d.ts is generated from the current OpenAPI document', {
         `First difference at line ${first + 1}:\n  committed: ${lines[0][first]}\n  generated: ${lines[1][first]}`,
     );
   }
+});
+
+test('web/src/api/limits.ts holds the limits of the current OpenAPI document, files included', {
+  skip: TEST_DB !== 'sqlite' && 'the OpenAPI document does not depend on the database',
+}, async () => {
+  const document = await openApiDocument(buildApp, loadConfig);
+  const generated = limitsOf(document);
+  // What the web's forms rely on: the room's name, a photo's cap (documented as x-upload), the room id.
+  assert.match(generated, /"PATCH \/api\/rooms\/\{roomId\}": \{\s+"name": \{\s+"minLength": 1,\s+"maxLength": 100/);
+  const photo = document.paths['/api/rooms/{roomId}/markers/upload-image'].post['x-upload'];
+  assert.deepEqual(photo?.files.image, { maxBytes: 20 * 1024 * 1024 }, 'the route documents the cap it receives with');
+  const current = readFileSync(path.join(path.dirname(committed), 'limits.ts'), 'utf8');
+  assert.ok(
+    current === generated,
+    'web/src/api/limits.ts is stale: run `npx tsc -p tsconfig.build.json && node scripts/web-api-types.mjs` and commit it.',
+  );
 });

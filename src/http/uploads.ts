@@ -13,7 +13,23 @@ import { AppError, badRequest, fileTooLarge, invalidBody, invalidField, unsuppor
 export interface UploadSpec {
   files: Record<string, { maxBytes: number }>;
   fields?: Record<string, { maxLength: number }>;
+  /** Chunks of one file (upload-chunk): what they may add up to, checked when they are assembled. */
+  assembledMaxBytes?: number;
 }
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** A multipart route's parts and caps, shown in the OpenAPI document as the operation's `x-upload`. */
+    'x-upload'?: UploadSpec;
+  }
+}
+
+/**
+ * The schema part of a multipart route: its content type and its spec, which the OpenAPI
+ * document shows as `x-upload` (the web application reads its caps from there, so it refuses
+ * an oversized file before sending it). The route receives with the same spec.
+ */
+export const multipart = (spec: UploadSpec) => ({ consumes: ['multipart/form-data'], 'x-upload': spec });
 
 /** A file part, streamed to a temporary file while it arrived. */
 export interface UploadedFile {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import type { RoomClones } from './room-clones.js';
 import type { RoomImport } from './room-import.js';
 import * as S from './exports.schemas.js';
@@ -30,6 +30,7 @@ function sendGeoPackage(reply: FastifyReply, roomId: string, file: { stream: Rea
 
 /** The largest GeoPackage an import takes. */
 export const IMPORT_MAX_BYTES = 2 * 1024 ** 3;
+const IMPORT_FORM: UploadSpec = { files: { file: { maxBytes: IMPORT_MAX_BYTES } } };
 /** A manifest of a big room (100,000 markers) is tens of megabytes of JSON. */
 const MANIFEST_MAX_BYTES = 64 * 1024 ** 2;
 
@@ -49,12 +50,12 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
         'multipart/form-data, the file in the field `file` (at most 2 GiB). A Maproom export is restored (every object under a new id); ' +
         'any other GeoPackage gives one vector layer per feature table. All of it appears at once (history `room.imported`). ' +
         "A file that is not a GeoPackage, or a damaged one, is 400 `invalid_file` and nothing is imported; 413 `quota_exceeded` past the owner's quota.",
-      consumes: ['multipart/form-data'],
+      ...multipart(IMPORT_FORM),
       params: RoomParams,
       response: { 200: S.ImportReply, ...errors(400, 401, 403, 404, 413, 415, 502) },
     },
     handler: async (request) => {
-      const upload = await receiver.receive(request, { files: { file: { maxBytes: IMPORT_MAX_BYTES } } });
+      const upload = await receiver.receive(request, IMPORT_FORM);
       try {
         const file = upload.files.get('file');
         if (!file) throw invalidField('file', 'is required');

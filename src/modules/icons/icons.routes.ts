@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badRequest } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import { Icon } from './icons.schemas.js';
 import { ICON_NAME_MAX, ICON_SIZE, MAX_ICON_BYTES, type IconsService } from './icons.service.js';
 
@@ -19,6 +19,11 @@ const ICON_HEADERS = {
   'cache-control': 'private, max-age=31536000, immutable',
 };
 
+const ICON_FORM: UploadSpec = {
+  files: { icon: { maxBytes: MAX_ICON_BYTES } },
+  fields: { name: { maxLength: ICON_NAME_MAX }, size: { maxLength: 10 } },
+};
+
 const invalid = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
 
 export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploads: UploadReceiver }> = async (
@@ -33,15 +38,12 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
       summary: 'Register a marker icon (multipart: `icon` SVG or PNG file at most 1 MB, `name`, `size` 8 to 256)',
       description:
         'SVG is sanitised before it is stored (no script, event handler, foreign object or external reference).',
-      consumes: ['multipart/form-data'],
+      ...multipart(ICON_FORM),
       params: RoomParams,
       response: { 201: Type.Object({ iconId: Type.String() }), ...errors(400, 401, 403, 404, 413, 415) },
     },
     handler: async (request, reply) => {
-      const form = await uploads.receive(request, {
-        files: { icon: { maxBytes: MAX_ICON_BYTES } },
-        fields: { name: { maxLength: ICON_NAME_MAX }, size: { maxLength: 10 } },
-      });
+      const form = await uploads.receive(request, ICON_FORM);
       try {
         const file = form.files.get('icon');
         if (!file) throw invalid('icon', 'is required');

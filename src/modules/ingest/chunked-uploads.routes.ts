@@ -2,13 +2,25 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
 import { errors, RoomId } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
-import type { ChunkedUploads } from './chunked-uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
+import { CHUNKED_MAX_BYTES, type ChunkedUploads } from './chunked-uploads.js';
 import { UPLOAD_MAX_BYTES } from './uploads.schemas.js';
 
 const security = [{ bearer: [] }];
 const tags = ['layers'];
 const JsonOrText = Type.Union([Type.String({ maxLength: 4000 }), Type.Record(Type.String(), Type.Unknown())]);
+
+const CHUNK_FORM: UploadSpec = {
+  files: { chunk: { maxBytes: UPLOAD_MAX_BYTES } },
+  fields: {
+    roomName: { maxLength: 10 },
+    uploadId: { maxLength: 64 },
+    chunkIndex: { maxLength: 10 },
+    totalChunks: { maxLength: 10 },
+    fileName: { maxLength: 255 },
+  },
+  assembledMaxBytes: CHUNKED_MAX_BYTES,
+};
 
 export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
   chunked: ChunkedUploads;
@@ -23,7 +35,7 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
       description:
         'multipart/form-data: `roomName`, `uploadId` (yours to choose: 8 to 64 of A-Z a-z 0-9 _ -), `chunkIndex` (from 0), `totalChunks`, ' +
         '`fileName`, and the file part `chunk` (at most 50 MB). Sending a chunk again replaces it. Chunks not processed within 24 hours are removed.',
-      consumes: ['multipart/form-data'],
+      ...multipart(CHUNK_FORM),
       response: {
         200: Type.Object({
           uploadId: Type.String(),
@@ -34,16 +46,7 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     handler: async (request) => {
-      const form = await receiver.receive(request, {
-        files: { chunk: { maxBytes: UPLOAD_MAX_BYTES } },
-        fields: {
-          roomName: { maxLength: 10 },
-          uploadId: { maxLength: 64 },
-          chunkIndex: { maxLength: 10 },
-          totalChunks: { maxLength: 10 },
-          fileName: { maxLength: 255 },
-        },
-      });
+      const form = await receiver.receive(request, CHUNK_FORM);
       try {
         await request.authorizeRoom(form.fields.get('roomName') ?? '');
         const chunk = form.files.get('chunk');

@@ -2,12 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
 import { errors } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import type { Uploads } from './uploads.js';
 import { UPLOAD_FIELDS, UPLOAD_MAX_BYTES } from './uploads.schemas.js';
 
 const security = [{ bearer: [] }];
 const tags = ['layers'];
+
+const LAYER_FORM: UploadSpec = { files: { file: { maxBytes: UPLOAD_MAX_BYTES } }, fields: UPLOAD_FIELDS };
 
 export const uploadsRoutes: FastifyPluginAsyncTypebox<{ uploads: Uploads; receiver: UploadReceiver }> = async (
   app,
@@ -27,7 +29,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<{ uploads: Uploads; receiv
         'RASTER_SYNC_MAX_PIXELS pixels times bands, answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. ' +
         'Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables / unsupported_raster ' +
         '(a GeoTIFF over RASTER_MAX_PIXELS pixels, among others).',
-      consumes: ['multipart/form-data'],
+      ...multipart(LAYER_FORM),
       response: {
         200: Type.Unknown(),
         202: Type.Object({ jobId: Type.String() }),
@@ -35,10 +37,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<{ uploads: Uploads; receiv
       },
     },
     handler: async (request, reply) => {
-      const form = await receiver.receive(request, {
-        files: { file: { maxBytes: UPLOAD_MAX_BYTES } },
-        fields: UPLOAD_FIELDS,
-      });
+      const form = await receiver.receive(request, LAYER_FORM);
       try {
         await request.authorizeRoom(form.fields.get('roomName') ?? '');
         const file = form.files.get('file');

@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import { BULK_IMPORT_MAX_BYTES, type BulkImport } from './bulk-import.js';
+
+const BULK_IMPORT_FORM: UploadSpec = { files: { file: { maxBytes: BULK_IMPORT_MAX_BYTES } } };
 
 export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImport; uploads: UploadReceiver }> = async (
   app,
@@ -20,7 +22,7 @@ export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImpor
         'tags, eventDate, imageKey, thumbnailKey, markerIconId and markerIconSize. Poll GET /api/jobs/{jobId}; a file with an ' +
         'invalid feature ends the job in `error` naming the feature, and imports nothing. The markers appear all at once when ' +
         'the job completes.',
-      consumes: ['multipart/form-data'],
+      ...multipart(BULK_IMPORT_FORM),
       params: RoomParams,
       response: {
         200: Type.Object({ jobId: Type.String({ description: '`bulk-import-<suffix>`' }) }),
@@ -28,7 +30,7 @@ export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImpor
       },
     },
     handler: async (request) => {
-      const upload = await uploads.receive(request, { files: { file: { maxBytes: BULK_IMPORT_MAX_BYTES } } });
+      const upload = await uploads.receive(request, BULK_IMPORT_FORM);
       try {
         const file = upload.files.get('file');
         if (!file) throw invalidField('file', 'is required');

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalidField, notFound } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
-import type { UploadReceiver } from '../../http/uploads.js';
+import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import { MAX_IMAGE_BYTES, type MarkerImages } from './marker-images.js';
 import { ImageMetaSchema } from './markers.schemas.js';
 
@@ -14,6 +14,10 @@ const UploadReply = Type.Object({
   thumbnailKey: Type.String({ description: '`markers/<roomId>/<uuid>_thumb.jpg`' }),
   exif: ImageMetaSchema,
 });
+
+const PHOTO_FORM: UploadSpec = {
+  files: { image: { maxBytes: MAX_IMAGE_BYTES }, thumbnail: { maxBytes: MAX_IMAGE_BYTES } },
+};
 
 /** Headers of a served image: keys are never reused, so the bytes never change. */
 const IMAGE_HEADERS = {
@@ -39,14 +43,12 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
         'JPEG, PNG, WebP, or HEIC/AVIF where the image library reads it. Both are stored as JPEG without ' +
         'EXIF, XMP or ICC data; the provenance is answered as `exif`. Without `thumbnail`, one is made ' +
         'from the image (longest side 256 px).',
-      consumes: ['multipart/form-data'],
+      ...multipart(PHOTO_FORM),
       params: RoomParams,
       response: { 200: UploadReply, ...errors(400, 401, 403, 404, 413, 415) },
     },
     handler: async (request) => {
-      const upload = await uploads.receive(request, {
-        files: { image: { maxBytes: MAX_IMAGE_BYTES }, thumbnail: { maxBytes: MAX_IMAGE_BYTES } },
-      });
+      const upload = await uploads.receive(request, PHOTO_FORM);
       try {
         const image = upload.files.get('image');
         if (!image) throw invalidField('image', 'is required');

@@ -8,8 +8,11 @@ import type { PendingInvitations } from './users.service.js';
 
 /** A verification link is good for this long, and once. */
 const LINK_LIFETIME_MS = 24 * 3600 * 1000;
-/** At most one new link per user this often. */
-const RESEND_INTERVAL_MS = 60_000;
+/** Where links lead, and how often one account may ask for a new one (VERIFICATION_RESEND_SECONDS). */
+export interface VerificationLinks {
+  publicUrl: string;
+  resendIntervalMs: number;
+}
 
 /**
  * Proof that a built-in account owns its e-mail address: a link with a single-use secret,
@@ -20,7 +23,7 @@ export class EmailVerification {
     private readonly users: UsersRepository,
     private readonly outbox: Outbox,
     private readonly invitations: PendingInvitations,
-    private readonly publicUrl: string,
+    private readonly links: VerificationLinks,
   ) {}
 
   /** Makes a new link for the user's address and e-mails it. */
@@ -34,7 +37,7 @@ export class EmailVerification {
       created_at: now,
       expires_at: now + LINK_LIFETIME_MS,
     });
-    const link = `${this.publicUrl}/verify-email?token=${secret}`;
+    const link = `${this.links.publicUrl}/verify-email?token=${secret}`;
     this.outbox.post({
       to: user.email,
       subject: 'Confirm your e-mail address for Maproom',
@@ -60,14 +63,14 @@ export class EmailVerification {
     return { success: true, user: presentUser(verified) };
   }
 
-  /** A new link, at most once a minute (429 with Retry-After otherwise). */
+  /** A new link, at most once per interval (a minute by default; 429 with Retry-After otherwise). */
   async resend(userId: string) {
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
     if (!user.password_hash) throw forbidden("This account's address is confirmed by its identity provider");
     if (user.email_verified_at !== null) throw conflict('already_verified', 'This e-mail address is already confirmed');
     const last = await this.users.lastVerificationAt(user.id);
-    const wait = last === null ? 0 : last + RESEND_INTERVAL_MS - Date.now();
+    const wait = last === null ? 0 : last + this.links.resendIntervalMs - Date.now();
     if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
     await this.send(user);
     return { success: true };
