@@ -86,6 +86,8 @@ function assertPage(res: Response, url: string) {
   assert.ok(![...csp.values()].some((sources) => sources.includes("'unsafe-eval'")), `${url}: no eval`);
   assert.deepEqual(csp.get('object-src'), ["'none'"], url);
   assert.deepEqual(csp.get('frame-ancestors'), ["'none'"], url);
+  // Frames: only the video players a marker's embeddedMediaUrl is shown in (web/src/ui/media-embed.ts).
+  assert.deepEqual(csp.get('frame-src'), ['https://www.youtube-nocookie.com', 'https://player.vimeo.com'], url);
   return csp;
 }
 

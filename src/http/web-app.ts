@@ -75,8 +75,15 @@ export function webConfigOf(config: Config): WebConfig {
 }
 
 /**
+ * The video players a marker's `embeddedMediaUrl` is shown in (web/src/ui/media-embed.ts turns
+ * YouTube and Vimeo addresses into these); any other address is shown as a link, never framed.
+ */
+export const EMBED_ORIGINS = ['https://www.youtube-nocookie.com', 'https://player.vimeo.com'];
+
+/**
  * The Content-Security-Policy of the pages: scripts, styles and connections only from this
- * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers.
+ * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers, frames
+ * only from the video players of EMBED_ORIGINS.
  */
 export function contentSecurityPolicy(config: Config): string {
   const origins = webConfigOf(config).baseLayers.flatMap((layer) =>
@@ -90,6 +97,7 @@ export function contentSecurityPolicy(config: Config): string {
     `img-src 'self' data: blob:${tiles}`,
     `connect-src 'self'${tiles}`,
     "worker-src 'self' blob:",
+    `frame-src ${EMBED_ORIGINS.join(' ')}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",

@@ -2,12 +2,13 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import { session } from '../session';
 
-/** An error answer of the service: its status and `{error, message}` body. */
+/** An error answer of the service: its status and `{error, message, details?}` body (ui/error-words.ts words it). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -29,12 +30,13 @@ api.use(authorize);
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  const body = (error ?? {}) as { error?: string; message?: string };
+  const body = (error ?? {}) as { error?: string; message?: string; details?: unknown };
   if (response.status === 401 && session.get().token) session.expired();
   throw new ApiError(
     response.status,
     body.error ?? 'error',
     body.message ?? `${response.status} ${response.statusText}`,
+    body.details,
   );
 }
 

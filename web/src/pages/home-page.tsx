@@ -5,7 +5,9 @@ import { linkClick, navigate } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { inputLimits, paramInputLimits } from '../ui/limits';
 import { AuthForm } from './auth-form';
+import { ConfirmAddress, refreshUser } from './confirm-address';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
 export function HomePage() {
@@ -33,6 +35,8 @@ function Rooms() {
   const [invitations, setInvitations] = useState<MyInvitation[]>([]);
   const { error, attempt } = useInlineError();
   const load = async () => {
+    // The address may have been confirmed elsewhere since this session began.
+    await refreshUser();
     setRooms((await ok(api.GET('/api/rooms'))).rooms);
     setInvitations((await ok(api.GET('/api/users/pending-invitations'))).invitations);
   };
@@ -55,9 +59,7 @@ function Rooms() {
           </button>
         </span>
       </header>
-      {!user!.emailVerified && (
-        <p class="note">Confirm your address with the link we e-mailed you, to receive invitations to it.</p>
-      )}
+      {!user!.emailVerified && <ConfirmAddress email={user!.email} />}
       <InlineError message={error} />
       {invitations.length > 0 && (
         <section aria-labelledby="invitations">
@@ -68,9 +70,13 @@ function Rooms() {
                 <span>
                   {i.roomName ?? i.roomId} as {i.role}
                 </span>
-                <button type="button" onClick={() => accept(i.roomId)}>
-                  Accept
-                </button>
+                {user!.emailVerified ? (
+                  <button type="button" onClick={() => accept(i.roomId)}>
+                    Accept
+                  </button>
+                ) : (
+                  <span class="muted">Opens once your address is confirmed</span>
+                )}
               </li>
             ))}
           </ul>
@@ -128,14 +134,20 @@ function CreateRoom() {
       <h2 id="new-room">New room</h2>
       <form onSubmit={submit} class="form">
         <label>
-          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} required />
+          Name{' '}
+          <input
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...inputLimits('POST /api/rooms/{roomId}', 'name')}
+            required
+          />
         </label>
         <label>
           Room id (10 characters: letters, digits, _ or -)
           <input
             value={roomId}
             onInput={(e) => setRoomId(e.currentTarget.value)}
-            pattern="[A-Za-z0-9_\-]{10}"
+            {...paramInputLimits('roomId')}
             required
           />
         </label>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { api, ok } from '../api/client';
-import type { RoomInfo } from '../api/types';
+import type { MyInvitation, RoomInfo } from '../api/types';
 import { linkClick } from '../router';
 import { session } from '../session';
 import { Store, useStore } from '../store';
@@ -14,14 +14,17 @@ import { RoomLayout } from '../room/room-layout';
 import type { TimeView } from '../room/time-view';
 import { UndoHistory } from '../room/undo';
 import { InlineError } from '../ui/inline-error';
-import { attemptWith, explain, type Notify } from '../ui/notices';
+import { attemptWith, explain } from '../ui/notices';
+import { useNotices } from '../ui/notice-toast';
 import { AuthForm } from './auth-form';
+import { myInvitationTo, RoomInvitation } from './confirm-address';
 import { prewarm } from 'maplibre-gl';
 
 type Access =
   | { state: 'checking' }
   | { state: 'login'; info: RoomInfo }
   | { state: 'refused'; info?: RoomInfo; message: string }
+  | { state: 'invited'; info: RoomInfo; invitation: MyInvitation }
   | { state: 'open'; info: RoomInfo };
 
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
@@ -44,14 +47,18 @@ export function RoomPage({ roomId }: { roomId: string }) {
         model.currentVersion().catch(() => undefined),
       ]);
       if (info.requiresAuth) {
+        // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
+        const invitation = token ? await myInvitationTo(roomId) : undefined;
         setAccess(
-          token
-            ? {
-                state: 'refused',
-                info,
-                message: 'This room is private and you are not a member. Ask its owner for an invitation.',
-              }
-            : { state: 'login', info },
+          !token
+            ? { state: 'login', info }
+            : invitation
+              ? { state: 'invited', info, invitation }
+              : {
+                  state: 'refused',
+                  info,
+                  message: 'This room is private and you are not a member. Ask its owner for an invitation.',
+                },
         );
         return;
       }
@@ -81,6 +88,9 @@ export function RoomPage({ roomId }: { roomId: string }) {
         <h1>Room {roomId}</h1>
         {access.state === 'refused' && <InlineError message={access.message} />}
         {access.state === 'login' && <p>This room is private. Log in to open it.</p>}
+        {access.state === 'invited' && (
+          <RoomInvitation invitation={access.invitation} onAccepted={() => location.reload()} />
+        )}
         {info?.presentationIsPublic && (
           <p>
             Its presentation is public:{' '}
@@ -114,7 +124,7 @@ function OpenRoom({
   info: RoomInfo;
 }) {
   const state = useStore(model);
-  const [toast, setToast] = useState<{ message: string; kind: 'info' | 'error' } | null>(null);
+  const { notify, toast } = useNotices();
   const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
   const members = useMemo(() => new RoomMembers(model.roomId), [model]);
   const timeView = useMemo(() => new Store<TimeView>({ mode: 'current' }), [model]);
@@ -130,10 +140,6 @@ function OpenRoom({
     [model],
   );
   const context = useMemo<RoomContextValue>(() => {
-    const notify: Notify = (message, kind = 'info') => {
-      setToast({ message, kind });
-      setTimeout(() => setToast((t) => (t?.message === message ? null : t)), 5000);
-    };
     return {
       roomId: model.roomId,
       model,
@@ -148,15 +154,11 @@ function OpenRoom({
       notify,
       attempt: attemptWith(notify),
     };
-  }, [model, members, presence, stores, timeView, undo, role]);
+  }, [model, members, presence, stores, timeView, undo, role, notify]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />
-      {toast && (
-        <div role={toast.kind === 'error' ? 'alert' : 'status'} class={`toast ${toast.kind}`}>
-          {toast.message}
-        </div>
-      )}
+      {toast}
     </RoomContext.Provider>
   );
 }

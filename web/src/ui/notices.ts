@@ -1,4 +1,5 @@
 import { ApiError, messageOf } from '../api/client';
+import { errorWords } from './error-words';
 
 /** Shows a short message to the person (a failed save, a finished upload). */
 export type Notify = (message: string, kind?: 'info' | 'error') => void;
@@ -9,9 +10,13 @@ export type Attempt = <T>(work: () => Promise<T>, done?: string) => Promise<T | 
 /** Words of a page for some of the service's error statuses (a 404 that means "no such room"). */
 export type WordsByStatus = Partial<Record<number, string>>;
 
-/** The message of a failure for a person to read: the page's words for its status, else the service's message. */
+/**
+ * The message of a failure for a person to read: the page's words for its status, else the
+ * service's answer in words (the field named as the page calls it, sizes in MB: error-words.ts).
+ */
 export function explain(error: unknown, byStatus: WordsByStatus = {}): string {
-  return (error instanceof ApiError && byStatus[error.status]) || messageOf(error);
+  if (!(error instanceof ApiError)) return messageOf(error);
+  return byStatus[error.status] || errorWords(error.code, error.message, error.details);
 }
 
 /**

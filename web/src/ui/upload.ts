@@ -17,11 +17,16 @@ export function postForm<T>(
     if (onProgress)
       request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     request.onload = () => {
-      const body = request.response as (T & { error?: string; message?: string }) | null;
+      const body = request.response as (T & { error?: string; message?: string; details?: unknown }) | null;
       if (request.status >= 200 && request.status < 300) resolve({ status: request.status, body: body as T });
       else
         reject(
-          new ApiError(request.status, body?.error ?? 'error', body?.message ?? `Upload failed (${request.status})`),
+          new ApiError(
+            request.status,
+            body?.error ?? 'error',
+            body?.message ?? `Upload failed (${request.status})`,
+            body?.details,
+          ),
         );
     };
     request.onerror = () => reject(new ApiError(0, 'network', 'The connection was lost during the upload'));

@@ -2,9 +2,10 @@ import { api, ok } from '../../api/client';
 import type { Job } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
+import { CHUNKED_FILE_MAX_BYTES, fileLimit, refuseOversized } from '../../ui/limits';
 
-/** Files above this go in chunks (the service takes at most 50 MB per request). */
-export const CHUNKED_ABOVE = 50 * 1024 * 1024;
+/** Files above this go in chunks: the most the service takes in one request. */
+export const CHUNKED_ABOVE = fileLimit('POST /api/layers/upload', 'file');
 const CHUNK_BYTES = 16 * 1024 * 1024;
 
 export interface UploadProgress {
@@ -25,6 +26,7 @@ export async function uploadLayerFile(
   color: string,
   onProgress: (p: UploadProgress) => void,
 ): Promise<void> {
+  refuseOversized(file, CHUNKED_FILE_MAX_BYTES, { the: 'The file', plural: 'layer files' });
   const roomId = model.roomId;
   const style = JSON.stringify({ color });
   let jobId: string | undefined;
@@ -66,7 +68,8 @@ async function followJob(jobId: string, onProgress: (p: UploadProgress) => void)
     const job: Job = await ok(api.GET('/api/layers/jobs/{jobId}', { params: { path: { jobId } } }));
     if (job.stage === 'error') throw new Error(job.message ?? 'Processing failed');
     if (job.stage === 'complete') return;
-    onProgress({ phase: 'processing', fraction: job.progress / 100, message: job.message ?? job.stage });
+    const message = job.stage === 'queued' ? 'waiting to start' : (job.message ?? undefined);
+    onProgress({ phase: 'processing', fraction: job.progress / 100, message });
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

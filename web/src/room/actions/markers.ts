@@ -3,6 +3,7 @@ import type { BodyOf, Marker } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 import { withMarker, withoutMarker } from '../room-state';
+import { fileLimit, refuseOversized } from '../../ui/limits';
 
 type MarkerPatch = BodyOf<'/api/rooms/{roomId}/markers/{markerId}', 'patch'>;
 
@@ -32,8 +33,11 @@ export async function moveMarker(model: RoomModel, markerId: string, at: { latit
   }
 }
 
-/** Sends a photo (with progress), then sets it on the marker. */
+const PHOTO_MAX_BYTES = fileLimit('POST /api/rooms/{roomId}/markers/upload-image', 'image');
+
+/** Sends a photo (with progress), then sets it on the marker; a photo over the service's cap is refused before sending. */
 export async function addMarkerPhoto(model: RoomModel, markerId: string, file: File, onProgress: (f: number) => void) {
+  refuseOversized(file, PHOTO_MAX_BYTES, { the: 'The photo', plural: 'photos' });
   const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(
     `/api/rooms/${model.roomId}/markers/upload-image`,
     formOf('image', file, file.name),

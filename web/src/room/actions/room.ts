@@ -2,6 +2,7 @@ import { api, authHeaders, ok } from '../../api/client';
 import type { BodyOf } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
+import { fileLimit, refuseOversized } from '../../ui/limits';
 
 /**
  * The one place the page changes the room itself: its settings (then the room record is read
@@ -53,7 +54,7 @@ export async function exportRoomFile(model: RoomModel, onStatus: (jobStatus: str
     const job = await ok(api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', jobPath));
     if (job.status === 'complete') break;
     if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? 'The export failed');
-    onStatus(job.status);
+    onStatus(job.status === 'pending' ? 'waiting to start' : 'in progress');
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const response = await fetch(`/api/rooms/${model.roomId}/export-jobs/${jobId}/artifact`, { headers: authHeaders() });
@@ -63,6 +64,10 @@ export async function exportRoomFile(model: RoomModel, onStatus: (jobStatus: str
 
 /** Imports a GeoPackage (with progress of the sending); the page loads the room again. */
 export async function importRoomFile(model: RoomModel, file: File, onProgress: (f: number) => void) {
+  refuseOversized(file, fileLimit('POST /api/rooms/{roomId}/import', 'file'), {
+    the: 'The GeoPackage',
+    plural: 'imported GeoPackages',
+  });
   const { body } = await postForm<{ imported: Record<string, number> }>(
     `/api/rooms/${model.roomId}/import`,
     formOf('file', file, file.name),
@@ -74,6 +79,10 @@ export async function importRoomFile(model: RoomModel, file: File, onProgress: (
 
 /** Registers a marker icon (SVG or PNG) and reads the room's icons again. */
 export async function registerIcon(model: RoomModel, file: File, name: string) {
+  refuseOversized(file, fileLimit('POST /api/rooms/{roomId}/marker-icons', 'icon'), {
+    the: 'The icon file',
+    plural: 'icon files',
+  });
   const { body } = await postForm<{ iconId: string }>(
     `/api/rooms/${model.roomId}/marker-icons`,
     formOf('icon', file, file.name, { name, size: '32' }),

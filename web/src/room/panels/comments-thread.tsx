@@ -5,6 +5,7 @@ import { useStore } from '../../store';
 import { deleteComment, deleteReply, postComment, postReply, resolveComment } from '../actions/comments';
 import type { RoomModel } from '../room-model';
 import { useRoom } from '../room-context';
+import { inputLimits } from '../../ui/limits';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
 export function CommentsThread({
@@ -47,7 +48,13 @@ export function CommentsThread({
       {user && (
         <form class="form" onSubmit={post} aria-label="New comment">
           <label>
-            Comment <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} maxLength={5000} />
+            Comment{' '}
+            <textarea
+              value={body}
+              onInput={(e) => setBody(e.currentTarget.value)}
+              rows={2}
+              {...inputLimits('POST /api/rooms/{roomId}/comments', 'body')}
+            />
           </label>
           <button type="submit">Post comment</button>
         </form>
@@ -107,7 +114,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
             placeholder="Reply…"
             value={reply}
             onInput={(e) => setReply(e.currentTarget.value)}
-            maxLength={5000}
+            {...inputLimits('POST /api/rooms/{roomId}/comments/{commentId}/replies', 'body')}
           />
           <button type="submit">Reply</button>
         </form>

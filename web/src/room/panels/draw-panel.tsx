@@ -3,6 +3,10 @@ import { useStore } from '../../store';
 import { drawShape, type ShapeKind } from '../drawing-tools';
 import { createDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
+import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
+
+const LABEL = inputLimits('POST /api/rooms/{roomId}/drawings', 'label');
+const WEIGHT = attributesOf(fieldLimits('POST /api/rooms/{roomId}/drawings', 'style').fields?.strokeWeight);
 
 const KINDS: [ShapeKind | 'label', string][] = [
   ['point', 'Point'],
@@ -78,20 +82,14 @@ export function DrawPanel() {
       )}
       <label>
         Label (optional; required for a label){' '}
-        <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} />
+        <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} {...LABEL} />
       </label>
       <label>
         Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
       </label>
       <label>
         Line width{' '}
-        <input
-          type="number"
-          min={1}
-          max={20}
-          value={weight}
-          onInput={(e) => setWeight(Number(e.currentTarget.value))}
-        />
+        <input type="number" {...WEIGHT} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} />
       </label>
       <h3>Drawings ({drawings.size})</h3>
       <ul class="list">

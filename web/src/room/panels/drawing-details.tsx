@@ -4,6 +4,12 @@ import { deleteDrawing, updateDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 import { editShape } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
+import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
+
+const LABEL = inputLimits('PATCH /api/rooms/{roomId}/drawings/{drawingId}', 'label');
+const WEIGHT = attributesOf(
+  fieldLimits('PATCH /api/rooms/{roomId}/drawings/{drawingId}', 'style').fields?.strokeWeight,
+);
 
 /** A drawing: its label and style; editors change them, reshape it or delete it. */
 export function DrawingDetails({ drawingId }: { drawingId: string }) {
@@ -39,20 +45,14 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
       {canEdit && (
         <form class="form" onSubmit={save} aria-label="Edit drawing">
           <label>
-            Label <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} maxLength={200} />
+            Label <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} {...LABEL} />
           </label>
           <label>
             Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
           </label>
           <label>
             Line width{' '}
-            <input
-              type="number"
-              min={1}
-              max={20}
-              value={weight}
-              onInput={(e) => setWeight(Number(e.currentTarget.value))}
-            />
+            <input type="number" {...WEIGHT} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} />
           </label>
           <div class="row">
             <button type="submit">Save</button>

@@ -5,6 +5,7 @@ import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { RasterDisplayForm } from './raster-display-form';
+import { CHUNKED_FILE_MAX_BYTES, megabytes } from '../../ui/limits';
 
 /** The room's vector layers and rasters: show or hide, opacity and style; upload a new file. */
 export function LayersPanel() {
@@ -39,7 +40,8 @@ function UploadForm() {
     <details class="upload">
       <summary>Upload a layer</summary>
       <p class="muted">
-        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to 2 GiB.
+        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to{' '}
+        {megabytes(CHUNKED_FILE_MAX_BYTES)}.
       </p>
       <label>
         Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
@@ -64,7 +66,7 @@ function UploadForm() {
           <span>
             {progress.phase === 'sending'
               ? `Sending ${Math.round(progress.fraction * 100)}%`
-              : `Processing ${Math.round(progress.fraction * 100)}% ${progress.message ?? ''}`}
+              : `Processing ${Math.round(progress.fraction * 100)}%${progress.message ? `: ${progress.message}` : ''}`}
           </span>
         </div>
       )}

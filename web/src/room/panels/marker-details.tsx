@@ -6,6 +6,13 @@ import { addMarkerPhoto, deleteMarker, updateMarker } from '../actions/markers';
 import { useRoom } from '../room-context';
 import { IconPicker } from './icon-picker';
 import { colourInput } from '../../ui/colour';
+import { fieldLimits, inputLimits } from '../../ui/limits';
+import { MarkerMedia } from './marker-media';
+
+const PATCH = 'PATCH /api/rooms/{roomId}/markers/{markerId}';
+/** The media sizes the service takes, as the page names them. */
+const SIZE_NAMES: Record<string, string> = { sm: 'Small', md: 'Medium', lg: 'Large' };
+const MEDIA_SIZES = (fieldLimits(PATCH, 'mediaSize').enum ?? []) as string[];
 
 /** A marker's panel: what it says, its photo, and (for editors) a form to change or delete it. */
 export function MarkerDetails({ markerId }: { markerId: string }) {
@@ -16,6 +23,7 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
     <div class="marker-details" data-testid="marker-details">
       <h2 data-testid="marker-title">{marker.title}</h2>
       {marker.thumbnailKey && <Photo marker={marker} />}
+      <MarkerMedia marker={marker} />
       {marker.description && <p class="description">{marker.description}</p>}
       {marker.tags && marker.tags.length > 0 && (
         <ul class="tags">
@@ -71,6 +79,8 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   const [color, setColor] = useState(colourInput(marker.color, '#3388ff'));
   const [iconId, setIconId] = useState(marker.markerIconId ?? null);
   const [iconSize, setIconSize] = useState(marker.markerIconSize ?? 32);
+  const [media, setMedia] = useState(marker.embeddedMediaUrl ?? '');
+  const [mediaSize, setMediaSize] = useState(marker.mediaSize ?? 'md');
   const [progress, setProgress] = useState<number | null>(null);
 
   const save = async (event: Event) => {
@@ -86,6 +96,8 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
       color,
       markerIconId: iconId,
       markerIconSize: iconId ? iconSize : null,
+      embeddedMediaUrl: media.trim() || null,
+      mediaSize: media.trim() ? mediaSize : null,
     };
     if (await attempt(() => updateMarker(model, marker.id, body))) onDone();
   };
@@ -102,7 +114,13 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   return (
     <form class="form" onSubmit={save} aria-label="Edit marker">
       <label>
-        Title <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} />
+        Title{' '}
+        <input
+          name="title"
+          value={title}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+          {...inputLimits(PATCH, 'title')}
+        />
       </label>
       <label>
         Description{' '}
@@ -111,6 +129,7 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
           value={description}
           onInput={(e) => setDescription(e.currentTarget.value)}
           rows={3}
+          {...inputLimits(PATCH, 'description')}
         />
       </label>
       <label>
@@ -128,11 +147,37 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
           Icon size (px){' '}
           <input
             type="number"
-            min={8}
-            max={128}
+            {...inputLimits(PATCH, 'markerIconSize')}
             value={iconSize}
             onInput={(e) => setIconSize(Number(e.currentTarget.value))}
           />
+        </label>
+      )}
+      <label>
+        Video or page link{' '}
+        <input
+          type="url"
+          name="embeddedMediaUrl"
+          placeholder="https://www.youtube.com/watch?v=…"
+          value={media}
+          onInput={(e) => setMedia(e.currentTarget.value)}
+          {...inputLimits(PATCH, 'embeddedMediaUrl')}
+        />
+      </label>
+      {media.trim() && (
+        <label>
+          Media size{' '}
+          <select
+            name="mediaSize"
+            value={mediaSize}
+            onChange={(e) => setMediaSize(e.currentTarget.value as typeof mediaSize)}
+          >
+            {MEDIA_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {SIZE_NAMES[size] ?? size}
+              </option>
+            ))}
+          </select>
         </label>
       )}
       <label>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { changeRole, inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
 import { useRoom } from '../room-context';
+import { inputLimits } from '../../ui/limits';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
@@ -86,6 +87,7 @@ export function MembersSection() {
           value={email}
           onInput={(e) => setEmail(e.currentTarget.value)}
           required
+          {...inputLimits('POST /api/rooms/{roomId}/invite', 'email')}
         />
         <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as 'editor' | 'viewer')}>
           <option value="editor">Editor</option>

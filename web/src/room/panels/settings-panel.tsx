@@ -10,6 +10,7 @@ import { MembersSection } from './members-section';
 import { TokensSection } from './tokens-section';
 import { ExportImportSection } from './export-import-section';
 import { TimelineSettingsSection } from './timeline-settings-section';
+import { inputLimits } from '../../ui/limits';
 
 /** The room's settings: the owner changes them; everyone sees export (and editors import). */
 export function SettingsPanel() {
@@ -47,7 +48,13 @@ function RoomSettings() {
         }}
       >
         <label>
-          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={100} required />
+          Name{' '}
+          <input
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...inputLimits('PATCH /api/rooms/{roomId}', 'name')}
+            required
+          />
         </label>
         <button type="submit">Rename</button>
       </form>

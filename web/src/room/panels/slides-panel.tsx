@@ -5,6 +5,7 @@ import { useStore } from '../../store';
 import { DeckPlayer } from '../deck-player';
 import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions/slides';
 import { useRoom } from '../room-context';
+import { inputLimits } from '../../ui/limits';
 
 /** The room's slides: make one from the current view and selection, reorder, present, publish. */
 export function SlidesPanel() {
@@ -87,10 +88,21 @@ export function SlidesPanel() {
           <h3>New slide from this view</h3>
           <label>
             Title{' '}
-            <input name="slide-title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} maxLength={200} />
+            <input
+              name="slide-title"
+              value={title}
+              onInput={(e) => setTitle(e.currentTarget.value)}
+              {...inputLimits('POST /api/rooms/{roomId}/presentation/slides', 'title')}
+            />
           </label>
           <label>
-            Text <textarea value={body} onInput={(e) => setBody(e.currentTarget.value)} rows={2} />
+            Text{' '}
+            <textarea
+              value={body}
+              onInput={(e) => setBody(e.currentTarget.value)}
+              rows={2}
+              {...inputLimits('POST /api/rooms/{roomId}/presentation/slides', 'body')}
+            />
           </label>
           <p class="muted">
             It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone

@@ -3,6 +3,9 @@ import type { RoomToken } from '../../api/types';
 import { useStore } from '../../store';
 import { createToken, loadTokens, RoomTokens, revokeToken } from '../actions/tokens';
 import { useRoom } from '../room-context';
+import { inputLimits } from '../../ui/limits';
+
+const NEW_TOKEN = 'POST /api/rooms/{roomId}/api-tokens';
 
 const PERMISSIONS = ['read', 'write', 'upload'] as const;
 
@@ -75,7 +78,13 @@ export function TokensSection() {
       </ul>
       <form class="form" onSubmit={create} aria-label="New token">
         <label>
-          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} />
+          Name{' '}
+          <input
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            required
+            {...inputLimits(NEW_TOKEN, 'name')}
+          />
         </label>
         <fieldset class="row">
           <legend>Permissions</legend>
@@ -88,7 +97,12 @@ export function TokensSection() {
         </fieldset>
         <label>
           Expires in (days){' '}
-          <input type="number" min={1} max={365} value={days} onInput={(e) => setDays(Number(e.currentTarget.value))} />
+          <input
+            type="number"
+            {...inputLimits(NEW_TOKEN, 'expiresInDays')}
+            value={days}
+            onInput={(e) => setDays(Number(e.currentTarget.value))}
+          />
         </label>
         <button type="submit" disabled={permissions.size === 0}>
           Create token

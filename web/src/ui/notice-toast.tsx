@@ -1,0 +1,37 @@
+import { useMemo, useState } from 'preact/hooks';
+import type { Notify } from './notices';
+
+/** How long a notice that something worked stays; an error stays until it is dismissed. */
+const INFO_MS = 5000;
+
+interface Notice {
+  message: string;
+  kind: 'info' | 'error';
+}
+
+/**
+ * The room's notices: `notify` shows one (the newest replaces the one shown); render `toast`.
+ * A success goes by itself after 5 s; an error stays until the person dismisses it, so that
+ * it can be read (and a new error is not missed while the person looks elsewhere).
+ */
+export function useNotices(): { notify: Notify; toast: preact.JSX.Element | null } {
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const notify = useMemo<Notify>(
+    () =>
+      (message, kind = 'info') => {
+        const shown = { message, kind };
+        setNotice(shown);
+        if (kind === 'info') setTimeout(() => setNotice((n) => (n === shown ? null : n)), INFO_MS);
+      },
+    [],
+  );
+  const toast = notice && (
+    <div role={notice.kind === 'error' ? 'alert' : 'status'} class={`toast ${notice.kind}`}>
+      <span>{notice.message}</span>
+      <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => setNotice(null)}>
+        ×
+      </button>
+    </div>
+  );
+  return { notify, toast };
+}
