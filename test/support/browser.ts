@@ -21,12 +21,13 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(): Promise<RunningService> {
+/** `env`: settings beside the tests' own (e.g. VERIFICATION_RESEND_SECONDS). */
+export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
   if (!existsSync(path.join(ROOT, 'dist/web/index.html')))
     execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-browser-'));
   let output = '';
-  let running = await spawnService(dataDir, '0', (text) => (output += text));
+  let running = await spawnService(dataDir, '0', env, (text) => (output += text));
   const url = running.url;
   const stopChild = async () => {
     if (running.child.exitCode !== null) return;
@@ -39,7 +40,7 @@ export async function startService(): Promise<RunningService> {
     output: () => output,
     async restart() {
       await stopChild();
-      running = await spawnService(dataDir, new URL(url).port, (text) => (output += text));
+      running = await spawnService(dataDir, new URL(url).port, env, (text) => (output += text));
     },
     async stop() {
       await stopChild();
@@ -51,6 +52,7 @@ export async function startService(): Promise<RunningService> {
 async function spawnService(
   dataDir: string,
   port: string,
+  env: Record<string, string>,
   log: (text: string) => void,
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -66,6 +68,7 @@ async function spawnService(
       DATABASE_URL: '',
       SMTP_URL: '',
       PUBLIC_URL: '',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
