@@ -5,7 +5,11 @@ import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { RasterDisplayForm } from './raster-display-form';
-import { CHUNKED_FILE_MAX_BYTES, megabytes } from '../../ui/limits';
+import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
+
+const STROKE_WEIGHT = attributesOf(
+  fieldLimits('PATCH /api/rooms/{roomId}/layers/{layerId}', 'style').fields?.strokeWeight,
+);
 
 /** The room's vector layers and rasters: show or hide, opacity and style; upload a new file. */
 export function LayersPanel() {
@@ -159,8 +163,7 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
             Line width{' '}
             <input
               type="number"
-              min={0}
-              max={20}
+              {...STROKE_WEIGHT}
               value={layer.style.strokeWeight}
               onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })}
             />
