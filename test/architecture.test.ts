@@ -226,7 +226,15 @@ const WEB_MAY_IMPORT: Record<string, string[]> = {
   root: ['base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
 };
 
-const MODEL_FILES = new Set(['room/room-model.ts', 'room/room-state.ts', 'room/live.ts']);
+// The room's state outside the panels: its model, the live channel and who is present on it,
+// and the pure steps of a past or future view (time-view.ts).
+const MODEL_FILES = new Set([
+  'room/room-model.ts',
+  'room/room-state.ts',
+  'room/live.ts',
+  'room/presence.ts',
+  'room/time-view.ts',
+]);
 
 function webPartOf(file: string): string {
   const relative = path.relative(WEB, file).split(path.sep).join('/');
