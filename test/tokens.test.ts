@@ -346,6 +346,34 @@ describe('Authentication rules for room tokens', () => {
     );
   });
 
+  test("answers decided from cached access stay each caller's own (tokens of one room, HEAD as GET, write-only answers)", async () => {
+    const r = await createRoom(t.app, owner);
+    const reader = await issueToken(t.app, owner, r, ['read']);
+    const writer = await issueToken(t.app, owner, r, ['write']);
+    const markers = `/api/rooms/${r}/markers`;
+    const body = { latitude: 1, longitude: 2, title: 'Cached' };
+    // The first round reads the tokens and the room; the later ones are decided from the cache.
+    for (let round = 0; round < 3; round++) {
+      assert.equal((await call(t.app, 'GET', markers, { auth: reader.token })).statusCode, 200);
+      assertError(await call(t.app, 'GET', markers, { auth: writer.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+      assertError(
+        await call(t.app, 'POST', markers, { auth: reader.token, body }),
+        403,
+        'forbidden',
+        TOKEN_ERRORS.lacksWrite,
+      );
+      const created = await call(t.app, 'POST', markers, { auth: writer.token, body });
+      assert.equal(created.statusCode, 201, created.body);
+      // Write without read: only the id and the fields sent come back.
+      assert.deepEqual(Object.keys(created.json().marker).sort(), ['id', 'latitude', 'longitude', 'title']);
+      const full = await call(t.app, 'POST', markers, { auth: owner.token, body });
+      assert.ok('createdAt' in full.json().marker, full.body);
+      assert.equal((await call(t.app, 'HEAD', markers, { auth: reader.token })).statusCode, 200);
+      assert.equal((await call(t.app, 'HEAD', markers, { auth: writer.token })).statusCode, 403);
+      assert.equal((await call(t.app, 'HEAD', markers)).statusCode, 401);
+    }
+  });
+
   test('a read token may read room metadata', async () => {
     const tok = await issueToken(t.app, owner, room, ['read']);
     const res = await call(t.app, 'GET', `/api/rooms/${room}`, { auth: tok.token });

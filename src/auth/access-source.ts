@@ -24,6 +24,10 @@ export interface AccessSource {
   shownByDeck(roomId: string, object: DeckObjectRef): Promise<boolean>;
   /** Whether the session (a session JWT's id) was ended by logging out. */
   sessionRevoked(sessionId: string): Promise<boolean>;
+  /** `roomWithRole`'s answer when it is at hand (a cache), without waiting; undefined when it must be read. */
+  knownRoomWithRole?(roomId: string, userId: string | null): { readonly value: RoomWithRole | undefined } | undefined;
+  /** `tokenByHash`'s answer when it is at hand, without waiting; undefined when it must be read. */
+  knownTokenByHash?(hash: string): { readonly value: ApiTokensTable | undefined } | undefined;
 }
 
 /** What a service calls after it changed who may do what (membership, visibility, tokens). */
@@ -71,6 +75,14 @@ export class CachedAccess implements AccessSource, AccessChanges {
 
   tokenByHash(hash: string) {
     return this.tokens.get(hash, () => this.source.tokenByHash(hash));
+  }
+
+  knownRoomWithRole(roomId: string, userId: string | null) {
+    return this.rooms.known(`${roomId}|${userId ?? ''}`);
+  }
+
+  knownTokenByHash(hash: string) {
+    return this.tokens.known(hash);
   }
 
   userById(id: string) {

@@ -99,16 +99,31 @@ const TOKEN_PERMISSION_FOR: Record<Capability, TokenPermission> = {
   owner: 'write',
 };
 
+/** The grants every request shares (never changed): one per role, and those of callers without one. */
+const ROLE_GRANTS: Record<Role, Grant> = {
+  owner: { role: 'owner', capabilities: new Set(ROLE_CAPABILITIES.owner) },
+  editor: { role: 'editor', capabilities: new Set(ROLE_CAPABILITIES.editor) },
+  viewer: { role: 'viewer', capabilities: new Set(ROLE_CAPABILITIES.viewer) },
+};
+const PUBLIC_GRANT: Grant = { role: 'none', capabilities: new Set(['read']) };
+const NO_GRANT: Grant = { role: 'none', capabilities: new Set() };
+/** A room token's grant, made once per caller (the authenticator keeps one caller per token in use). */
+const tokenGrants = new WeakMap<Caller, Grant>();
+
+/** What the caller may do in the room; the answer is shared between requests and must not be changed. */
 export function capabilitiesOf(room: RoomFacts, caller: Caller): Grant {
   if (caller.kind === 'token') {
-    const caps = new Set<Capability>(caller.permissions);
-    if (caps.has('write')) caps.add('comment');
-    return { role: 'none', capabilities: caps };
+    let grant = tokenGrants.get(caller);
+    if (!grant) {
+      const caps = new Set<Capability>(caller.permissions);
+      if (caps.has('write')) caps.add('comment');
+      grant = { role: 'none', capabilities: caps };
+      tokenGrants.set(caller, grant);
+    }
+    return grant;
   }
-  if (caller.kind === 'user' && room.role) {
-    return { role: room.role, capabilities: new Set(ROLE_CAPABILITIES[room.role]) };
-  }
-  return { role: 'none', capabilities: new Set(room.isPublic ? ['read'] : []) };
+  if (caller.kind === 'user' && room.role) return ROLE_GRANTS[room.role];
+  return room.isPublic ? PUBLIC_GRANT : NO_GRANT;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { invalidApiToken, invalidSession, unauthorized } from '../errors.js';
+import type { ApiTokensTable } from '../db/tables.js';
 import type { Caller } from './access.js';
 import type { AccessSource } from './access-source.js';
 import { hashRoomToken, isRoomToken, type TokenPermission } from './room-tokens.js';
@@ -20,16 +21,21 @@ export interface SignInRecords {
   externalSignIn(claims: SessionClaims): Promise<void>;
 }
 
+/** The caller without a credential (shared, never changed). */
+const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
+
 /** Turns an Authorization header into a caller, or throws 401. */
 export class Authenticator {
   /** External session tokens already handled (`sub:iat`): their user exists, invitations are accepted. */
   private readonly seenExternal = new Set<string>();
   /**
-   * Secret to hash, for the tokens in use: SHA-256 on every request cost more than the cached
+   * Authorization header to its secret's hash, for the tokens in use: SHA-256 on every request cost more than the cached
    * lookup it leads to. Only the hash is looked up (and cached) as the token, so revoking one
    * still takes effect at once; the secrets stay in this process's memory, never in a log.
    */
   private readonly tokenHashes = new Map<string, string>();
+  /** The caller of each token row the source holds: made once, not on every request. */
+  private readonly tokenCallers = new WeakMap<ApiTokensTable, Caller>();
 
   constructor(
     private readonly sessions: SessionKeys,
@@ -38,35 +44,63 @@ export class Authenticator {
   ) {}
 
   async resolve(header: string | undefined): Promise<Caller> {
-    if (header === undefined || header === '') return { kind: 'anonymous' };
+    if (header === undefined || header === '') return ANONYMOUS;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer <token>"');
     const bearer = match[1]!;
-    return isRoomToken(bearer) ? this.roomToken(bearer) : this.session(bearer);
+    return isRoomToken(bearer) ? this.roomToken(header, bearer) : this.session(bearer);
   }
 
-  private async roomToken(secret: string): Promise<Caller> {
-    const row = await this.source.tokenByHash(this.hashOf(secret));
+  /**
+   * `resolve` without waiting, when all it needs is at hand: no credential, or a room token
+   * whose row the source holds and whose use was recorded within the minute. Undefined
+   * otherwise (and for every refusal): then `resolve` decides. Allocates nothing.
+   */
+  resolveNow(header: string | undefined): Caller | undefined {
+    if (header === undefined || header === '') return ANONYMOUS;
+    const hash = this.tokenHashes.get(header);
+    const known = hash === undefined ? undefined : this.source.knownTokenByHash?.(hash);
+    const row = known?.value;
+    if (!row) return undefined;
+    const now = Date.now();
+    if (row.expires_at <= now || row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS)
+      return undefined;
+    return this.callerOf(row);
+  }
+
+  private async roomToken(header: string, secret: string): Promise<Caller> {
+    const row = await this.source.tokenByHash(this.hashOf(header, secret));
     const now = Date.now();
     if (!row || row.expires_at <= now) throw invalidApiToken();
     if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS) {
       row.last_used_at = now; // the cached row too, so the next request does not write again
       await this.records.tokenUsed(row.id, now);
     }
-    return {
-      kind: 'token',
-      tokenId: row.id,
-      roomId: row.room_id,
-      permissions: row.permissions.split(',') as TokenPermission[],
-    };
+    return this.callerOf(row);
   }
 
-  private hashOf(secret: string): string {
-    let hash = this.tokenHashes.get(secret);
+  /** The token's caller, one per row the source holds (shared by its requests, never changed). */
+  private callerOf(row: ApiTokensTable): Caller {
+    let caller = this.tokenCallers.get(row);
+    if (!caller) {
+      caller = {
+        kind: 'token',
+        tokenId: row.id,
+        roomId: row.room_id,
+        permissions: row.permissions.split(',') as TokenPermission[],
+      };
+      this.tokenCallers.set(row, caller);
+    }
+    return caller;
+  }
+
+  /** The hash of a room token's secret, remembered by the Authorization header that carried it. */
+  private hashOf(header: string, secret: string): string {
+    let hash = this.tokenHashes.get(header);
     if (hash === undefined) {
       hash = hashRoomToken(secret);
       if (this.tokenHashes.size >= TOKEN_HASHES_LIMIT) this.tokenHashes.clear();
-      this.tokenHashes.set(secret, hash);
+      this.tokenHashes.set(header, hash);
     }
     return hash;
   }

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSessionOnly, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
 import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { authorizeRoom, type DeckObject } from '../auth/room-access.js';
+import { authorizeKnownRoom, authorizeRoom, type DeckObject } from '../auth/room-access.js';
 import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized } from '../errors.js';
 import { isRoomId } from '../ids.js';
 
@@ -79,19 +79,60 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
   });
 
   // preParsing: the caller is known, and refused, before a byte of the body is read or parsed.
-  app.addHook('preParsing', async (request: FastifyRequest) => {
-    const spec = request.routeOptions.config.access;
+  // The hook is the route's own, made once with its `config.access` when the route is added
+  // (Fastify builds `request.routeOptions` anew on every access); routes without one get none.
+  app.addHook('onRoute', (route) => {
+    const spec = (route.config as { access?: RouteAccess } | undefined)?.access;
     if (!spec) return;
-    const roomParam = 'roomParam' in spec && spec.roomParam ? spec.roomParam : 'roomId';
+    // A new array: Fastify copies a GET route's options for its HEAD route before this runs.
+    route.preParsing = [accessCheckOf(spec, authenticator, source), ...[route.preParsing ?? []].flat()];
+  });
+}
+
+/**
+ * The access check of a route that declares `spec`. When what it needs is at hand (no
+ * credential or a room token in use, and a room the cache holds) it decides at once, without
+ * a promise; otherwise it waits for the reads.
+ */
+function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: AccessSource) {
+  const roomParam = 'roomParam' in spec && spec.roomParam ? spec.roomParam : 'roomId';
+  const deckRoute = 'deckObject' in spec ? spec.deckObject : undefined;
+  const roomOf = 'room' in spec ? spec.roomOf : undefined;
+  const credentialInQuery = 'credentialInQuery' in spec;
+
+  const roomIdOf = (request: FastifyRequest) => {
     const roomId = (request.params as Record<string, unknown>)[roomParam];
-    if (roomId !== undefined && !isRoomId(roomId)) {
-      throw invalidField(roomParam, ROOM_ID_PROBLEM);
-    }
+    if (roomId !== undefined && !isRoomId(roomId)) throw invalidField(roomParam, ROOM_ID_PROBLEM);
+    return roomId as string | undefined;
+  };
+  const headerOf = (request: FastifyRequest) => {
+    if (request.headers.authorization !== undefined || !credentialInQuery) return request.headers.authorization;
     const queryToken = (request.query as { access_token?: unknown }).access_token;
-    const header =
-      request.headers.authorization ??
-      ('credentialInQuery' in spec && typeof queryToken === 'string' ? `Bearer ${queryToken}` : undefined);
-    request.caller = await authenticator.resolve(header);
+    return typeof queryToken === 'string' ? `Bearer ${queryToken}` : undefined;
+  };
+
+  /** Decides without waiting when it can: true when decided (a refusal is thrown). */
+  const checkNow = (request: FastifyRequest): boolean => {
+    const roomId = roomIdOf(request);
+    const caller = authenticator.resolveNow(headerOf(request));
+    if (!caller) return false;
+    request.caller = caller;
+    if ('session' in spec) {
+      requireSession(caller);
+    } else if ('roomInBody' in spec) {
+      if (caller.kind === 'anonymous') throw unauthorized();
+      if (caller.kind === 'token') return false;
+    } else if ('room' in spec && !(roomOf || deckRoute)) {
+      if (!authorizeKnownRoom(source, roomId as string, caller, spec.room, request)) return false;
+    } else if ('room' in spec) {
+      return false;
+    }
+    return true;
+  };
+
+  const check = async (request: FastifyRequest) => {
+    const roomId = roomIdOf(request);
+    request.caller = await authenticator.resolve(headerOf(request));
     if ('session' in spec) {
       requireSession(request.caller);
       return;
@@ -105,12 +146,12 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       return;
     }
     if (!('room' in spec)) return;
-    const deckObject = 'deckObject' in spec ? deckObjectOf(spec.deckObject, request) : undefined;
-    const { room, grant } = spec.roomOf
+    const deckObject = deckRoute ? deckObjectOf(deckRoute, request) : undefined;
+    const { room, grant } = roomOf
       ? await authorizeObject(
           source,
-          spec.roomOf,
-          (request.params as Record<string, string>)[spec.roomOf.param],
+          roomOf,
+          (request.params as Record<string, string>)[roomOf.param],
           request.caller,
           spec.room,
           deckObject,
@@ -118,7 +159,21 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
       : await authorizeRoom(source, roomId as string, request.caller, spec.room, deckObject);
     request.grant = grant;
     if (room) request.room = room;
-  });
+  };
+
+  return function accessCheck(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    _payload: unknown,
+    done: (error?: Error | null) => void,
+  ) {
+    try {
+      if (checkNow(request)) return done();
+    } catch (error) {
+      return done(error as Error);
+    }
+    check(request).then(() => done(), done);
+  };
 }
 
 /** The object a `shownByDeck` request names; a missing, empty or repeated parameter names none. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -53,10 +53,17 @@ export function writeOnlyAnswer(payload: unknown, submitted: Json): unknown {
  * serialised as is (the route's response schema describes the full object).
  */
 export function registerWriteOnlyAnswers(app: FastifyInstance) {
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    if (!CHANGES.has(request.method) || !request.grant || request.grant.capabilities.has('read')) return payload;
-    if (reply.statusCode >= 400) return payload;
-    reply.serializer((reduced: unknown) => JSON.stringify(reduced));
-    return writeOnlyAnswer(payload, submittedBody(request));
+  // Only routes that change a room carry the hook (a read has nothing to reduce); added to
+  // each when it is registered, so that a read pays nothing for it.
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => CHANGES.has(method))) return;
+    route.preSerialization = [...[route.preSerialization ?? []].flat(), reduceForWriteOnly];
   });
+}
+
+async function reduceForWriteOnly(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (!CHANGES.has(request.method) || !request.grant || request.grant.capabilities.has('read')) return payload;
+  if (reply.statusCode >= 400) return payload;
+  reply.serializer((reduced: unknown) => JSON.stringify(reduced));
+  return writeOnlyAnswer(payload, submittedBody(request));
 }

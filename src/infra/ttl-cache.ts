@@ -24,6 +24,12 @@ export class TtlCache<V> {
     return value;
   }
 
+  /** The fresh entry of `key` without waiting (nothing allocated), or undefined when `get` would load it. */
+  known(key: string): { readonly value: V } | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expires > Date.now() ? hit : undefined;
+  }
+
   /** Forgets the keys that start with `prefix` (all keys when empty). */
   forget(prefix = ''): void {
     this.generation++;
