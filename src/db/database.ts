@@ -7,6 +7,7 @@ import { aloneInstances, DatabaseLock, type LiveInstances } from './database-loc
 import { lockDataDir } from './data-dir-lock.js';
 import { migrateToLatest, type Dialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
+import { checkpointInBackground } from './wal-checkpointer.js';
 
 export type Db = Kysely<Tables>;
 
@@ -60,6 +61,7 @@ function openSqlite(dataDir: string, file: string): Database {
     unlock();
     throw error;
   }
+  const stopCheckpointer = checkpointInBackground(sqlite, file);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
@@ -69,6 +71,7 @@ function openSqlite(dataDir: string, file: string): Database {
     onLockLost: () => undefined,
     close: async () => {
       try {
+        await stopCheckpointer();
         await db.destroy();
       } finally {
         unlock();
