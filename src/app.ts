@@ -83,6 +83,8 @@ import { layerContent } from './modules/layers/layer-content.js';
 import { LayerIngest } from './modules/layers/layer-ingest.js';
 import { layersExchange, vectorLayers } from './modules/layers/layers.exchange.js';
 import { LayersRepository } from './modules/layers/layers.repository.js';
+import { FeatureAttributesRepository } from './modules/layers/feature-attributes.js';
+import { LayerAttributes } from './modules/layers/layer-attributes.js';
 import { layersRoutes } from './modules/layers/layers.routes.js';
 import { styleCheck } from './modules/layers/layers.schemas.js';
 import { LayersService } from './modules/layers/layers.service.js';
@@ -383,7 +385,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   content.register(rasterContent(rasters, files));
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
   await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
-  await app.register(layersRoutes, { layers: layersService, layerRoom });
+  const attributes = new LayerAttributes({
+    layers,
+    attributes: new FeatureAttributesRepository(db, database.dialect),
+    scanRows: config.attributesScanRows,
+  });
+  await app.register(layersRoutes, { layers: layersService, attributes, layerRoom });
   await app.register(rastersRoutes, {
     rasters: new RastersService({
       rasters,

@@ -86,6 +86,8 @@ export const ConfigSchema = Type.Object({
   rasterPointCacheEntries: Type.Integer({ minimum: 0, default: 10_000 }),
   /** Most rows one filtered OGC API items request reads (property filters, bbox); past it the page ends early with a next link. */
   ogcScanRows: Type.Integer({ minimum: 1, default: 50_000 }),
+  /** Most rows one text-filtered attribute table page reads per run of its order; past it the page ends early with a next. */
+  attributesScanRows: Type.Integer({ minimum: 1, default: 10_000 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -140,6 +142,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rasterPointConcurrency: 'RASTER_POINT_CONCURRENCY',
   rasterPointCacheEntries: 'RASTER_POINT_CACHE_ENTRIES',
   ogcScanRows: 'OGC_SCAN_ROWS',
+  attributesScanRows: 'ATTRIBUTES_SCAN_ROWS',
 };
 
 export class ConfigError extends Error {}

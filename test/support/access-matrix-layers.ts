@@ -85,6 +85,11 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => get(`${layer(r)}/features/chunks/0`),
     ok: 200,
   },
+  'GET /api/layers/{layerId}/attributes': {
+    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    probe: (r) => get(`${layer(r)}/attributes?limit=1`),
+    ok: 200,
+  },
   'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': {
     rule: { need: 'read', byId: true, shownByPublicDeck: true },
     probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`),

@@ -26,6 +26,12 @@ export class LayersRepository extends LayerKindTable {
     return row?.room_id;
   }
 
+  /** A published vector layer of the room with its tables' key, or undefined. */
+  async findVector(roomId: string, layerId: string): Promise<(LayerRow & { storage_key: number }) | undefined> {
+    const row = await this.findOfKind(roomId, layerId);
+    return row && row.storage_key !== null ? { ...row, storage_key: Number(row.storage_key) } : undefined;
+  }
+
   chunks(layerId: string): Promise<LayerChunksTable[]> {
     return this.db
       .selectFrom('layer_chunks')

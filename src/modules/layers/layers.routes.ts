@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import { UPLOAD_MAX_BYTES } from '../ingest/uploads.schemas.js';
+import type { LayerAttributes } from './layer-attributes.js';
 import type { LayersService } from './layers.service.js';
 import * as S from './layers.schemas.js';
 
@@ -21,8 +22,9 @@ const FEATURES_DESCRIPTION =
 
 export const layersRoutes: FastifyPluginAsyncTypebox<{
   layers: LayersService;
+  attributes: LayerAttributes;
   layerRoom: ObjectRoom;
-}> = async (app, { layers, layerRoom }) => {
+}> = async (app, { layers, attributes, layerRoom }) => {
   /** Layer data: read on the layer's room, or anyone when a slide of its public deck shows the layer. */
   const shownByDeck = {
     access: {
@@ -120,6 +122,26 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
         .headers(DATA_HEADERS)
         .type('application/geo+json')
         .send(await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
+  });
+
+  app.get('/api/layers/:layerId/attributes', {
+    config: shownByDeck,
+    schema: {
+      tags,
+      security,
+      summary: "A page of the layer's attribute table: its fields, and features' id, properties and bbox",
+      description:
+        "Read access as the layer's features. Keyset pages: pass `next` as `after` for the next page, with the same " +
+        '`sort`, `order` and `q`; a page deep in a million features costs what the first does. `sort` is `id` or a ' +
+        "recorded field (not one of type json); features without the field's value come last. The first sort by a " +
+        "field builds that field's index (seconds on a million features; later pages and sorts are index seeks). " +
+        '`q` reads at most ATTRIBUTES_SCAN_ROWS rows per run of the order (the rows after the cursor with its value, with later values, without a value): a page may be short, even empty, while `next` is not null.',
+      params: S.LayerIdParams,
+      querystring: S.AttributesQuery,
+      response: { 200: S.AttributesPage, ...errors(400, 401, 404) },
+    },
+    handler: async (request, reply) =>
+      reply.headers(DATA_HEADERS).send(await attributes.page(request.room.id, request.params.layerId, request.query)),
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {

@@ -108,3 +108,61 @@ export const TileParams = Type.Object({
   x: Type.Integer({ minimum: 0 }),
   y: Type.Integer({ minimum: 0 }),
 });
+
+export const MAX_ATTRIBUTES_LIMIT = 500;
+export const DEFAULT_ATTRIBUTES_LIMIT = 50;
+
+/** `GET /api/layers/:layerId/attributes`: a page of the attribute table. */
+export const AttributesQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_ATTRIBUTES_LIMIT,
+        description: `Rows per page, default ${DEFAULT_ATTRIBUTES_LIMIT}`,
+      }),
+    ),
+    after: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'The `next` of the previous page, as it was' }),
+    ),
+    sort: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'A recorded field of the layer, or `id` (the default)',
+      }),
+    ),
+    order: Type.Optional(
+      Type.Enum(['asc', 'desc'], { description: 'Default `asc`; features without a value come last' }),
+    ),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'A text found, case-insensitively, in any text field (a field of type `string`)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AttributesQuery = Static<typeof AttributesQuery>;
+
+export const LayerFieldSchema = Type.Object({
+  name: Type.String(),
+  type: Type.Enum(['integer', 'real', 'string', 'boolean', 'date', 'datetime', 'json']),
+});
+
+export const AttributesPage = Type.Object({
+  fields: Type.Array(LayerFieldSchema, { description: "The layer's recorded fields, in the file's order" }),
+  rows: Type.Array(
+    Type.Object({
+      id: Type.Integer({ description: "The feature's id (as in the features, tiles and OGC API)" }),
+      properties: Type.Record(Type.String(), Type.Unknown()),
+      bbox: BboxSchema,
+    }),
+  ),
+  next: Nullable(
+    Type.String({ description: 'Pass as `after` for the next page (same sort, order and q); null on the last page' }),
+  ),
+});
+export type AttributesPage = Static<typeof AttributesPage>;

@@ -122,9 +122,9 @@ export class LayersService {
 
   /** A vector layer of the room, or 404. */
   private async vector(roomId: string, layerId: string): Promise<LayerRow & { storage_key: number }> {
-    const row = await this.layers.findOfKind(roomId, layerId);
-    if (!row || row.storage_key === null) throw notFound('Layer');
-    return { ...row, storage_key: Number(row.storage_key) };
+    const row = await this.layers.findVector(roomId, layerId);
+    if (!row) throw notFound('Layer');
+    return row;
   }
 
   private async chunksOf(layerId: string): Promise<ChunkSummary[]> {

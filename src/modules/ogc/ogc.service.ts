@@ -137,9 +137,9 @@ export class OgcService {
   }
 
   private async layer(roomId: string, collectionId: string): Promise<LayerRow & { storage_key: number }> {
-    const row = await this.parts.layers.findOfKind(roomId, collectionId);
-    if (!row || row.storage_key === null) throw notFound('Collection');
-    return { ...row, storage_key: Number(row.storage_key) };
+    const row = await this.parts.layers.findVector(roomId, collectionId);
+    if (!row) throw notFound('Collection');
+    return row;
   }
 
   private async markersInfo(roomId: string): Promise<CollectionInfo> {

@@ -4455,6 +4455,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/layers/{layerId}/attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the layer's attribute table: its fields, and features' id, properties and bbox
+         * @description Read access as the layer's features. Keyset pages: pass `next` as `after` for the next page, with the same `sort`, `order` and `q`; a page deep in a million features costs what the first does. `sort` is `id` or a recorded field (not one of type json); features without the field's value come last. The first sort by a field builds that field's index (seconds on a million features; later pages and sorts are index seeks). `q` reads at most ATTRIBUTES_SCAN_ROWS rows per run of the order (the rows after the cursor with its value, with later values, without a value): a page may be short, even empty, while `next` is not null.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Rows per page, default 50 */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was */
+                    after?: string;
+                    /** @description A recorded field of the layer, or `id` (the default) */
+                    sort?: string;
+                    /** @description Default `asc`; features without a value come last */
+                    order?: "asc" | "desc";
+                    /** @description A text found, case-insensitively, in any text field (a field of type `string`) */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    layerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The layer's recorded fields, in the file's order */
+                            fields: {
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "integer" | "real" | "string" | "boolean" | "date" | "datetime" | "json";
+                            }[];
+                            rows: {
+                                /** @description The feature's id (as in the features, tiles and OGC API) */
+                                id: number;
+                                properties: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description [minLon, minLat, maxLon, maxLat] */
+                                bbox: number[];
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt": {
         parameters: {
             query?: never;
