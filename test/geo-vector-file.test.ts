@@ -93,8 +93,8 @@ describe('openVectorFile: refusals', () => {
   test('formats that are not accepted are unsupported_format, naming the accepted ones', async () => {
     await refused('junk.shp', 'unsupported_format', /\.zip.*accepted formats: GeoJSON/);
     await refused('plain.sqlite', 'unsupported_format', /not a GeoPackage/);
-    writeFileSync(fixtures.file('notes.kml'), '<kml></kml>');
-    await refused('notes.kml', 'unsupported_format', /accepted formats/);
+    writeFileSync(fixtures.file('notes.svg'), '<svg xmlns="http://www.w3.org/2000/svg"></svg>');
+    await refused('notes.svg', 'unsupported_format', /XML but neither KML nor GPX.*accepted formats/);
   });
 
   test('an empty file, broken GeoJSON and junk named .shp in a zip are invalid_file with GDAL reason', async () => {
@@ -131,9 +131,13 @@ describe('openVectorFile: refusals', () => {
   });
 
   test('coordinates that are not longitude/latitude: unknown_crs without a CRS, invalid_file naming the feature otherwise', async () => {
-    await refused('no_prj_projected.zip', 'unknown_crs', /declares no coordinate reference system/);
+    await refused('no_prj_projected.zip', 'unknown_crs', /unknown: .*names no coordinate reference system.*sourceCrs/);
     await refused('projected.csv', 'unknown_crs', /not longitude\/latitude/);
-    await refused('projected.geojson', 'unknown_crs', /GeoJSON coordinates must be longitude\/latitude/);
+    await refused(
+      'projected.geojson',
+      'unknown_crs',
+      /projected\.geojson names no coordinate reference system.*look projected/,
+    );
     await refused('out_of_range.geojson', 'invalid_file', /out of range.*first at feature 2/);
     await refused('out_of_range.csv', 'unknown_crs', /first at row 2/);
   });

@@ -52,7 +52,7 @@ function assertNothingInternal(body: string, label: string) {
   }
 }
 
-const ACCEPTED = ['GeoJSON', 'shapefile', 'GeoPackage', 'CSV'];
+const ACCEPTED = ['GeoJSON', 'shapefile', 'GeoPackage', 'CSV', 'KML', 'GPX', 'FlatGeobuf'];
 
 describe('hostile and unreadable files are refused with the documented error', () => {
   // [what, fixture, status, code, words the message must hold]
@@ -76,13 +76,7 @@ describe('hostile and unreadable files are refused with the documented error', (
     ['a shapefile in metres without its .prj', 'no_prj_projected.zip', 400, 'unknown_crs', /\.prj/],
     ['truncated GeoJSON', 'truncated.geojson', 400, 'invalid_file', /GDAL cannot read truncated\.geojson/],
     ['an SQLite database that is not a GeoPackage', 'plain.sqlite', 415, 'unsupported_format', /not a GeoPackage/],
-    [
-      'KML (GDAL reads it; uploads do not take it)',
-      'places.kml',
-      415,
-      'unsupported_format',
-      /not in an accepted format/,
-    ],
+    ['XML that is neither KML nor GPX (an SVG)', 'drawing.svg', 415, 'unsupported_format', /neither KML nor GPX/],
     ['a CSV row without valid coordinates', 'bad_coordinates.csv', 400, 'invalid_file', /row 2/],
     ['a CSV latitude of 95.5 (not longitude/latitude, no CRS)', 'out_of_range.csv', 400, 'unknown_crs', /row 2/],
     ['a CSV in projected metres', 'projected.csv', 400, 'unknown_crs', /coordinate reference system/],

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GdalError, runGdal, type GdalLimits } from './gdal-process.js';
 import type { LayerGeometryType } from '../geo/feature-summary.js';
@@ -36,7 +37,12 @@ export async function inspectSource(
   source: VectorSource,
   limits: GdalLimits & { maxOutputBytes: number },
 ): Promise<VectorTable[]> {
-  const request = JSON.stringify({ path: source.gdalPath, driver: source.driver, openOptions: source.openOptions });
+  const request = JSON.stringify({
+    path: source.gdalPath,
+    driver: source.driver,
+    openOptions: source.openOptions,
+    ...(source.assignedCrs && { assignCrs: source.assignedCrs }),
+  });
   let stdout: string;
   try {
     ({ stdout } = await runGdal('python3', [SCRIPT, request], limits));
@@ -48,15 +54,33 @@ export async function inspectSource(
       );
     throw error;
   }
-  const { tables } = JSON.parse(stdout) as { tables: RawTable[] };
+  const { tables, unknownCrs } = JSON.parse(stdout) as { tables: RawTable[]; unknownCrs?: boolean };
+  if (unknownCrs)
+    throw new VectorRejected(
+      'invalid_source_crs',
+      `sourceCrs ${source.assignedCrs} is not a coordinate reference system GDAL knows; give an EPSG code such as 2056 (Swiss LV95)`,
+      { field: 'sourceCrs' },
+    );
   return tables.map((raw) => decideTable(source, raw));
 }
+
+/**
+ * `unknown_crs`: the message says so in words and how to go on; `details.field` names the
+ * upload field that resolves it (`sourceCrs`), which the page asks for.
+ */
+const unknownCrs = (what: string, details: Record<string, unknown>) =>
+  new VectorRejected(
+    'unknown_crs',
+    `The coordinate reference system is unknown: ${what}. Upload it again with sourceCrs, the EPSG code of its coordinates (e.g. 2056 for Swiss LV95), or add the CRS to the file (for a shapefile its .prj)`,
+    { ...details, field: 'sourceCrs' },
+  );
 
 const fitsLonLat = (e: Bbox) => e[0] >= -180 && e[2] <= 180 && e[1] >= -90 && e[3] <= 90;
 
 function decideTable(source: VectorSource, raw: RawTable): VectorTable {
-  // GDAL names a GeoJSON's or CSV's one table after the file on disk, which is ours.
-  const label = source.format === 'geojson' || source.format === 'csv' ? source.label : raw.name;
+  // GDAL names a GeoJSON's or CSV's one table (and a FlatGeobuf's without a name) after the file on disk, which is ours.
+  const onDisk = path.basename(source.gdalPath).replace(/\.[^.]*$/, '');
+  const label = source.format === 'geojson' || source.format === 'csv' || raw.name === onDisk ? source.label : raw.name;
   const base = {
     source,
     name: raw.name,
@@ -88,10 +112,9 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
   const firstText = first ? `; first at ${source.format === 'csv' ? 'row' : 'feature'} ${first}` : '';
   if (!raw.crs) {
     if (raw.extent && !fitsLonLat(raw.extent)) {
-      throw new VectorRejected(
-        'unknown_crs',
-        `The file declares no coordinate reference system and its coordinates are not longitude/latitude (${where}${firstText}); add the CRS (for a shapefile its .prj file)`,
-        first ? { table: label, [source.format === 'csv' ? 'row' : 'feature']: first } : { table: label },
+      throw unknownCrs(
+        `${label} names no coordinate reference system and its coordinates are not longitude/latitude (extent ${JSON.stringify(raw.extent)}${firstText})`,
+        { table: label, extent: raw.extent, ...(first && { [source.format === 'csv' ? 'row' : 'feature']: first }) },
       );
     }
     return { ...base, sourceCrs: 'EPSG:4326', crsAssumed: true, bbox: raw.extent };
@@ -100,10 +123,9 @@ function decideTable(source: VectorSource, raw: RawTable): VectorTable {
   if (raw.crs.geographic && raw.extent && !fitsLonLat(raw.extent)) {
     const projected = Math.max(...raw.extent.map(Math.abs)) > 1000;
     if (source.format === 'geojson' && projected) {
-      throw new VectorRejected(
-        'unknown_crs',
-        `GeoJSON coordinates must be longitude/latitude (RFC 7946); these look like projected coordinates (${where}) and the file names no CRS`,
-        { table: label },
+      throw unknownCrs(
+        `${label} names no coordinate reference system and its coordinates look projected, not longitude/latitude as GeoJSON's must be (RFC 7946; extent ${JSON.stringify(raw.extent)})`,
+        { table: label, extent: raw.extent },
       );
     }
     throw new VectorRejected(

@@ -5,7 +5,7 @@ import { GDAL_DRIVERS, type VectorFormat } from '../geo/vector/format.js';
 import type { VectorSource, VectorTable } from '../geo/vector/tables.js';
 import { detectVectorFormat } from './vector-format.js';
 import { inspectSource } from './vector-inspect.js';
-import { shapefilesInZip, vsizipPath, type ZipLimits } from './vector-zip.js';
+import { vectorMembersInZip, vsizipPath, type ZipLimits } from './vector-zip.js';
 
 /**
  * The entry to an uploaded vector file: which format it is, and which feature tables it
@@ -16,6 +16,11 @@ import { shapefilesInZip, vsizipPath, type ZipLimits } from './vector-zip.js';
 export { ACCEPTED_VECTOR_FORMATS, VectorRejected, type VectorRejection } from '../geo/vector/errors.js';
 export type { VectorFormat } from '../geo/vector/format.js';
 export type { VectorSource, VectorTable } from '../geo/vector/tables.js';
+
+export interface OpenOptions {
+  /** `EPSG:nnnn` the file's coordinates are in, whatever it declares (an upload's `sourceCrs`). */
+  sourceCrs?: string | null;
+}
 
 export interface OpenedVectorFile {
   format: VectorFormat;
@@ -41,7 +46,22 @@ const NO_TABLES: Record<VectorFormat, string> = {
   csv: 'The CSV has no longitude/latitude columns (longitude, lon, lng, long or x with latitude, lat or y) and no WKT column (wkt, geometry, geom)',
   geojson: 'The GeoJSON holds no features GDAL can read',
   shapefile: 'The shapefile holds no features GDAL can read',
+  kml: 'The KML holds no placemarks GDAL can read',
+  gpx: 'The GPX holds no waypoints, routes or tracks',
+  flatgeobuf: 'The FlatGeobuf holds no features GDAL can read',
 };
+
+/** GPX tables GDAL derives from routes and tracks (each of their points again): not layers of their own. */
+const DERIVED_GPX_TABLES = new Set(['route_points', 'track_points']);
+
+/**
+ * Tables that are not layers: a GPX's derived point tables, and the empty tables KML folders
+ * and GPX files always declare (a GPX has its five tables whatever it holds).
+ */
+const isLayerTable = (table: VectorTable) =>
+  table.source.format === 'gpx'
+    ? !DERIVED_GPX_TABLES.has(table.name) && table.featureCount > 0
+    : table.source.format !== 'kml' || table.featureCount > 0;
 
 /**
  * Detects the format of the file at `filePath` (uploaded as `originalName`) and lists its
@@ -52,13 +72,17 @@ export async function openVectorFile(
   filePath: string,
   originalName: string,
   limits: GeoLimits,
+  options: OpenOptions = {},
 ): Promise<OpenedVectorFile> {
-  const format = await detectVectorFormat(filePath, originalName);
-  const sources = await sourcesOf(format, path.resolve(filePath), originalName, limits.zip);
+  const detected = await detectVectorFormat(filePath, originalName);
+  const sources = await sourcesOf(detected, path.resolve(filePath), originalName, limits.zip, options);
+  // A zip is a shapefile or, holding KML instead, a KMZ.
+  const format = sources[0]?.format ?? detected;
   const tables: VectorTable[] = [];
   for (const source of sources) tables.push(...(await inspectSource(source, limits.inspect)));
-  if (tables.length === 0) throw new VectorRejected('no_feature_tables', NO_TABLES[format]);
-  return { format, tables };
+  const layers = tables.filter(isLayerTable);
+  if (layers.length === 0) throw new VectorRejected('no_feature_tables', NO_TABLES[format]);
+  return { format, tables: layers };
 }
 
 async function sourcesOf(
@@ -66,24 +90,30 @@ async function sourcesOf(
   filePath: string,
   originalName: string,
   zipLimits: ZipLimits,
+  { sourceCrs }: OpenOptions,
 ): Promise<VectorSource[]> {
-  const driver = GDAL_DRIVERS[format];
   const label = path.basename(originalName) || 'the file';
+  const source = (of: VectorFormat, gdalPath: string, name: string, openOptions: string[] = []): VectorSource => ({
+    format: of,
+    driver: GDAL_DRIVERS[of],
+    gdalPath,
+    openOptions,
+    label: name,
+    ...(sourceCrs && { assignedCrs: sourceCrs }),
+  });
   switch (format) {
     case 'shapefile': {
-      const members = await shapefilesInZip(filePath, zipLimits);
-      return members.map((member) => ({
-        format,
-        driver,
-        gdalPath: vsizipPath(filePath, member),
-        openOptions: [],
-        label: `${label}/${member}`,
-      }));
+      const { shapefiles, kml } = await vectorMembersInZip(filePath, zipLimits);
+      if (shapefiles.length > 0)
+        return shapefiles.map((member) => source('shapefile', vsizipPath(filePath, member), `${label}/${member}`));
+      // A KMZ: LIBKML opens a .kmz only under that extension, so each KML document is opened in the zip.
+      if (kml.length > 0) return kml.map((member) => source('kml', vsizipPath(filePath, member), `${label}/${member}`));
+      throw new VectorRejected('invalid_zip', 'The zip holds no shapefile (.shp) and no KML (.kml, as in a KMZ)');
     }
     case 'csv':
       // The prefix makes GDAL read it as CSV whatever the stored file's name.
-      return [{ format, driver, gdalPath: `CSV:${filePath}`, openOptions: CSV_OPEN_OPTIONS, label }];
+      return [source(format, `CSV:${filePath}`, label, CSV_OPEN_OPTIONS)];
     default:
-      return [{ format, driver, gdalPath: filePath, openOptions: [], label }];
+      return [source(format, filePath, label)];
   }
 }

@@ -64,7 +64,11 @@ export function geoJsonSeqArguments(table: VectorTable, fids?: [number, number])
     source.gdalPath,
     table.name,
     ...source.openOptions.flatMap((option) => ['-oo', option]),
-    ...(table.crsAssumed ? ['-a_srs', 'EPSG:4326'] : ['-t_srs', 'EPSG:4326']),
+    ...(source.assignedCrs
+      ? ['-s_srs', source.assignedCrs, '-t_srs', 'EPSG:4326']
+      : table.crsAssumed
+        ? ['-a_srs', 'EPSG:4326']
+        : ['-t_srs', 'EPSG:4326']),
     ...(hasFids(table) ? ['-preserve_fid'] : []),
     '-lco',
     'COORDINATE_PRECISION=7',

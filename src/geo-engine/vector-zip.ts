@@ -21,6 +21,8 @@ export interface ZipLimits {
 
 /** Members a shapefile is made of; other members (a README, a PDF, a .vrt) are never opened. */
 const SHAPEFILE_PARTS = new Set(['.shp', '.shx', '.dbf', '.prj', '.cpg', '.qix', '.sbn', '.sbx', '.xml', '.qmd']);
+/** KML documents of a KMZ; its images and other members are never opened. */
+const KML_EXTENSION = '.kml';
 /** Stored and deflated: the methods /vsizip/ reads. */
 const READABLE_METHODS = new Set([0, 8]);
 
@@ -36,6 +38,16 @@ const refuse = (message: string, details?: Record<string, unknown>) =>
  * shapefile parts, and macOS metadata, are ignored (GDAL never opens them).
  */
 export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promise<string[]> {
+  const { shapefiles } = await vectorMembersInZip(zipPath, limits);
+  if (shapefiles.length === 0) throw refuse('The zip holds no shapefile (.shp)');
+  return shapefiles;
+}
+
+/** The zip's members GDAL may read: its `.shp` files and its `.kml` files (a KMZ), each list sorted; checked as above. */
+export async function vectorMembersInZip(
+  zipPath: string,
+  limits: ZipLimits,
+): Promise<{ shapefiles: string[]; kml: string[] }> {
   const zipBytes = (await stat(zipPath)).size;
   const cap = Math.min(limits.maxExpandedBytes, limits.maxRatio * zipBytes);
   const zip = await openZip(zipPath);
@@ -44,6 +56,7 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promi
       throw refuse(`The zip holds ${zip.entryCount} files; at most ${limits.maxEntries} are accepted`);
     let declared = 0;
     const shapefiles: string[] = [];
+    const kml: string[] = [];
     for await (const entry of entriesOf(zip)) {
       declared += entry.uncompressedSize;
       if (declared > cap) {
@@ -57,7 +70,7 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promi
       const name = entry.fileName;
       if (name.endsWith('/') || name.startsWith('__MACOSX/') || path.posix.basename(name).startsWith('._')) continue;
       const extension = path.posix.extname(name).toLowerCase();
-      if (!SHAPEFILE_PARTS.has(extension)) continue;
+      if (!SHAPEFILE_PARTS.has(extension) && extension !== KML_EXTENSION) continue;
       if (entry.isEncrypted()) throw refuse(`${name} is encrypted`, { member: name });
       const type = memberType(entry);
       if (type) throw refuse(`${name} in the zip is ${type}, not a file`, { member: name });
@@ -68,9 +81,9 @@ export async function shapefilesInZip(zipPath: string, limits: ZipLimits): Promi
       }
       await verifySize(zip, entry);
       if (extension === '.shp') shapefiles.push(name);
+      if (extension === KML_EXTENSION) kml.push(name);
     }
-    if (shapefiles.length === 0) throw refuse('The zip holds no shapefile (.shp)');
-    return shapefiles.sort();
+    return { shapefiles: shapefiles.sort(), kml: kml.sort() };
   } finally {
     zip.close();
   }

@@ -15,7 +15,8 @@ does. A table whose coordinates include a number that is not finite (a GeoJSON `
 Infinity) has extent and wgs84Extent null and firstNonFinite the position of the first
 feature holding one (else firstNonFinite is null). fidRange is [first, last] FID where a filter on FIDs is fast (GeoPackage,
 shapefile), so that a table can be read in parts. Tables without a geometry column are left out. A failure prints GDAL's reason as "ERROR 1: ..." on stderr
-and exits 1.
+and exits 1. With "assignCrs" (e.g. "EPSG:2056") every table is taken to be in that CRS,
+whatever it declares; a CRS PROJ does not know prints {"unknownCrs": true, "tables": []}.
 """
 import json
 import math
@@ -129,9 +130,9 @@ def fid_range(dataset, layer, count):
     return [int(low), int(high)] if low is not None else None
 
 
-def describe(dataset, layer):
+def describe(dataset, layer, assigned):
     count = layer.GetFeatureCount(True)
-    srs = layer.GetSpatialRef()
+    srs = assigned or layer.GetSpatialRef()
     extent = None
     if count > 0:
         try:
@@ -177,6 +178,15 @@ def fields_of(layer):
 
 def main():
     request = json.loads(sys.argv[1])
+    assigned = None
+    if request.get('assignCrs'):
+        assigned = osr.SpatialReference()
+        try:
+            assigned.SetFromUserInput(request['assignCrs'])
+        except RuntimeError:
+            json.dump({'unknownCrs': True, 'tables': []}, sys.stdout)
+            return
+        assigned.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
     dataset = gdal.OpenEx(
         request['path'],
         gdal.OF_VECTOR | gdal.OF_READONLY | gdal.OF_VERBOSE_ERROR,
@@ -188,7 +198,7 @@ def main():
         layer = dataset.GetLayer(index)
         if layer.GetLayerDefn().GetGeomFieldCount() == 0:
             continue
-        tables.append(describe(dataset, layer))
+        tables.append(describe(dataset, layer, assigned))
     # allow_nan=False: a value that is not finite fails here (exit 1) rather than printing `Infinity`.
     json.dump({'driver': dataset.GetDriver().ShortName, 'tables': tables}, sys.stdout, allow_nan=False)
 

@@ -1,7 +1,7 @@
 /**
  * Refusals of an uploaded vector file, each with a stable code the routes answer with:
- * `unsupported_format` is 415; `invalid_file`, `invalid_zip`, `unknown_crs` and
- * `no_feature_tables` are 400. The message is fit for the person who sent the file: GDAL's
+ * `unsupported_format` is 415; `invalid_file`, `invalid_zip`, `unknown_crs`,
+ * `invalid_source_crs` (a `sourceCrs` GDAL does not know) and `no_feature_tables` are 400. The message is fit for the person who sent the file: GDAL's
  * reason and, where known, the place (a feature's position or a zip member's name).
  */
 export type VectorRejection =
@@ -9,11 +9,12 @@ export type VectorRejection =
   | 'invalid_file'
   | 'invalid_zip'
   | 'unknown_crs'
+  | 'invalid_source_crs'
   | 'no_feature_tables';
 
 /** The formats a vector upload may be in, as the refusal names them. */
 export const ACCEPTED_VECTOR_FORMATS =
-  'GeoJSON (.geojson, .json), zipped shapefile (.zip), GeoPackage (.gpkg), point CSV (.csv)';
+  'GeoJSON (.geojson, .json), zipped shapefile (.zip), GeoPackage (.gpkg), point CSV (.csv), KML (.kml, .kmz), GPX (.gpx), FlatGeobuf (.fgb)';
 
 export class VectorRejected extends Error {
   constructor(

@@ -12,6 +12,8 @@ export interface VectorSource {
   openOptions: string[];
   /** The file as its sender knows it (the uploaded name, or the zip member): paths of ours never reach a message. */
   label: string;
+  /** `EPSG:nnnn` the sender says the coordinates are in (`sourceCrs`), taken over what the file declares. */
+  assignedCrs?: string;
 }
 
 /** GDAL's reason with every path of ours replaced by the source's label, and without the SQL GDAL quotes. */

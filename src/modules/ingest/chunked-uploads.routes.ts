@@ -73,6 +73,13 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
           description: Type.Optional(Type.String({ maxLength: 2000 })),
           style: Type.Optional(JsonOrText),
           display: Type.Optional(JsonOrText),
+          sourceCrs: Type.Optional(
+            Type.String({
+              maxLength: 20,
+              description:
+                "The EPSG code of a vector file's coordinates (`2056` or `EPSG:2056`), taken over what it declares",
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -16,6 +16,8 @@ export interface IngestMeta {
   description?: string | null;
   style?: Record<string, unknown>;
   display?: unknown;
+  /** `EPSG:nnnn` the sender says a vector file's coordinates are in (an upload's `sourceCrs`), or null. */
+  sourceCrs?: string | null;
 }
 
 export interface IngestProgress {

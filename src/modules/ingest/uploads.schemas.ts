@@ -10,6 +10,7 @@ export const UPLOAD_FIELDS = {
   description: { maxLength: 2000 },
   style: { maxLength: 2000 },
   display: { maxLength: 4000 },
+  sourceCrs: { maxLength: 20 },
 };
 
 /** What an upload's form says besides the file (`style` and `display` are JSON texts). */
@@ -18,6 +19,8 @@ export interface UploadFields {
   description?: string;
   style?: string;
   display?: string;
+  /** The EPSG code of the file's coordinates (`2056` or `EPSG:2056`), for files that name none. */
+  sourceCrs?: string;
 }
 
 /** The payload of a `layer-upload` job: the file waiting in the blob store, and the form's fields. */
@@ -28,5 +31,6 @@ export const UploadJobPayload = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   style: Type.Record(Type.String(), Type.Unknown()),
   display: Type.Union([Type.Unknown(), Type.Null()]),
+  sourceCrs: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type UploadJobPayload = Static<typeof UploadJobPayload>;

@@ -99,6 +99,7 @@ export class Uploads {
       description: fields.description?.trim() || null,
       style: style as Record<string, unknown>,
       display: parse('display') ?? null,
+      sourceCrs: sourceCrsOf(fields.sourceCrs),
     };
   }
 
@@ -161,6 +162,7 @@ export class Uploads {
       description: meta.description ?? null,
       style: meta.style ?? {},
       display: meta.display,
+      sourceCrs: meta.sourceCrs ?? null,
     };
     try {
       await this.options.jobs.enqueue(LAYER_UPLOAD_JOB, {
@@ -218,6 +220,15 @@ export class Uploads {
     await files.uncount(job.roomId, payload.fileKey);
     await files.discard([payload.fileKey]);
   }
+}
+
+/** An upload's `sourceCrs` (`2056`, `EPSG:2056`, any case) as `EPSG:2056`; null when not given. */
+function sourceCrsOf(text: string | undefined): string | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  const code = /^(?:epsg:)?(\d{4,6})$/i.exec(trimmed)?.[1];
+  if (!code) throw invalidField('sourceCrs', 'must be an EPSG code, such as 2056 or EPSG:2056 (Swiss LV95)');
+  return `EPSG:${Number(code)}`;
 }
 
 /** Whether a file starts like a TIFF or BigTIFF (`II*\0`, `MM\0*`, `II+\0`, `MM\0+`). */

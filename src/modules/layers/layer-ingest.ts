@@ -59,14 +59,14 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
   }
 
   /** Opens the file: refuses it (VectorRejected) when it is not a vector file the service takes. */
-  check(source: SourceFile): Promise<OpenedVectorFile> {
-    return openVectorFile(source.path, source.fileName, this.options.geo);
+  check(source: SourceFile, meta?: LayerMeta): Promise<OpenedVectorFile> {
+    return openVectorFile(source.path, source.fileName, this.options.geo, { sourceCrs: meta?.sourceCrs ?? null });
   }
 
   /** Opens the file, or refuses it with the documented error (415, 400). */
-  async open(source: SourceFile): Promise<OpenedVectorFile> {
+  async open(source: SourceFile, meta?: LayerMeta): Promise<OpenedVectorFile> {
     try {
-      return await this.check(source);
+      return await this.check(source, meta);
     } catch (error) {
       throw refusalOf(error);
     }

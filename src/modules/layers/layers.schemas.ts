@@ -49,7 +49,7 @@ export const VectorLayer = Type.Object({
   geometryType: Nullable(Type.Enum(['Point', 'LineString', 'Polygon', 'Mixed'])),
   bbox: Nullable(BboxSchema),
   style: LayerStyle,
-  sourceFormat: Type.Enum(['geojson', 'shapefile', 'geopackage', 'csv', 'inline']),
+  sourceFormat: Type.Enum(['geojson', 'shapefile', 'geopackage', 'csv', 'kml', 'gpx', 'flatgeobuf', 'inline']),
   sourceCrs: Nullable(Type.String()),
   sizeBytes: Type.Integer(),
   createdBy: Type.String(),

@@ -3774,8 +3774,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a file: GeoJSON, zipped shapefile, GeoPackage or point CSV (any CRS), or a GeoTIFF
-         * @description multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional `layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and `display` (JSON, for rasters). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB, and GeoTIFFs declaring more than RASTER_SYNC_MAX_PIXELS pixels times bands, answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs / no_feature_tables / unsupported_raster (a GeoTIFF over RASTER_MAX_PIXELS pixels, among others).
+         * Upload a file: GeoJSON, zipped shapefile, GeoPackage, point CSV, KML/KMZ, GPX or FlatGeobuf (any CRS), or a GeoTIFF
+         * @description multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional `layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and `display` (JSON, for rasters) and `sourceCrs` (the EPSG code of a vector file's coordinates, `2056` or `EPSG:2056`, taken over what the file declares: for files that name no CRS). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB, and GeoTIFFs declaring more than RASTER_SYNC_MAX_PIXELS pixels times bands, answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs (send `sourceCrs`) / invalid_source_crs / no_feature_tables / unsupported_raster (a GeoTIFF over RASTER_MAX_PIXELS pixels, among others).
          */
         post: {
             parameters: {
@@ -3943,7 +3943,7 @@ export interface paths {
                                     visible: boolean;
                                 };
                                 /** @enum {unknown} */
-                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
                                 sizeBytes: number;
                                 createdBy: string;
@@ -4065,7 +4065,7 @@ export interface paths {
                                     visible: boolean;
                                 };
                                 /** @enum {unknown} */
-                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
                                 sizeBytes: number;
                                 createdBy: string;
@@ -4197,7 +4197,7 @@ export interface paths {
                                     visible: boolean;
                                 };
                                 /** @enum {unknown} */
-                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
                                 sizeBytes: number;
                                 createdBy: string;
@@ -5285,6 +5285,8 @@ export interface paths {
                         display?: string | {
                             [key: string]: unknown;
                         };
+                        /** @description The EPSG code of a vector file's coordinates (`2056` or `EPSG:2056`), taken over what it declares */
+                        sourceCrs?: string;
                     };
                 };
             };
@@ -9169,7 +9171,7 @@ export interface paths {
                                     visible: boolean;
                                 };
                                 /** @enum {unknown} */
-                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
                                 sizeBytes: number;
                                 createdBy: string;
@@ -9708,7 +9710,7 @@ export interface components {
                     visible: boolean;
                 };
                 /** @enum {unknown} */
-                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                 sourceCrs: string | null;
                 sizeBytes: number;
                 createdBy: string;
@@ -9745,7 +9747,7 @@ export interface components {
                     visible: boolean;
                 };
                 /** @enum {unknown} */
-                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "inline";
+                sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                 sourceCrs: string | null;
                 sizeBytes: number;
                 createdBy: string;
