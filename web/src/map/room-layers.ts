@@ -113,6 +113,33 @@ export function addContentLayers(map: MapLibreMap) {
     },
     'slot-markers',
   );
+  map.addSource('feature-highlight', { type: 'geojson', data: empty() });
+  map.addLayer({
+    id: 'feature-highlight-fill',
+    type: 'fill',
+    source: 'feature-highlight',
+    filter: ['==', ['geometry-type'], 'Polygon'],
+    paint: { 'fill-color': '#f6ad55', 'fill-opacity': 0.35 },
+  });
+  map.addLayer({
+    id: 'feature-highlight-line',
+    type: 'line',
+    source: 'feature-highlight',
+    filter: ['!=', ['geometry-type'], 'Point'],
+    paint: { 'line-color': '#dd6b20', 'line-width': 3 },
+  });
+  map.addLayer({
+    id: 'feature-highlight-point',
+    type: 'circle',
+    source: 'feature-highlight',
+    filter: ['==', ['geometry-type'], 'Point'],
+    paint: {
+      'circle-color': '#f6ad55',
+      'circle-radius': 8,
+      'circle-stroke-color': '#dd6b20',
+      'circle-stroke-width': 3,
+    },
+  });
   map.addSource('marker-drag', { type: 'geojson', data: empty() });
   map.addLayer({
     id: 'marker-drag',
@@ -123,6 +150,12 @@ export function addContentLayers(map: MapLibreMap) {
 }
 
 const empty = (): GeoJSON.FeatureCollection => ({ type: 'FeatureCollection', features: [] });
+
+/** Outlines one layer feature (the inspected one) above the layers; null clears it. */
+export function setHighlight(map: MapLibreMap, geometry: GeoJSON.Geometry | null) {
+  const source = map.getSource('feature-highlight') as GeoJSONSource | undefined;
+  source?.setData(geometry ? { type: 'Feature', geometry, properties: {} } : empty());
+}
 
 /** Markers as GeoJSON features: colour, icon and size (`markerIconSize`, px) as stored. */
 export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<string>): GeoJSON.FeatureCollection {

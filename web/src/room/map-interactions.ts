@@ -43,7 +43,9 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     } else if (DRAWING_LAYERS.includes(hit.layer.id)) {
       selection.set({ kind: 'drawing', id: hit.properties.id as string });
     } else {
-      selection.set({ kind: 'layer', id: hit.layer.id.replace(/^vector-(.*)-(fill|line|point)$/, '$1') });
+      const layerId = hit.layer.id.replace(/^vector-(.*)-(fill|line|point)$/, '$1');
+      // Tiles carry each feature's id: its attributes are shown, the feature highlighted.
+      selection.set({ kind: 'layer', id: layerId, ...(typeof hit.id === 'number' && { featureId: hit.id }) });
     }
   };
 

@@ -9,8 +9,8 @@ import type { TimeView } from './time-view';
 import type { UndoHistory } from './undo';
 import type { RoomPresence } from './presence';
 
-/** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads). */
-export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string } | null;
+/** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads); a layer with the clicked feature's id. */
+export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string; featureId?: number } | null;
 
 /** What a click on the map does: select, add a marker, or draw. */
 export type Mode = 'browse' | 'add-marker' | 'draw';

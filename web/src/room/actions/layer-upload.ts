@@ -1,4 +1,4 @@
-import { api, ok } from '../../api/client';
+import { ApiError, api, ok } from '../../api/client';
 import type { Job } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
@@ -15,16 +15,38 @@ export interface UploadProgress {
   message?: string;
 }
 
+/** How an upload ended: on the map, or refused because the file's CRS is unknown (the service's words). */
+export type UploadOutcome = { done: true } | { crsUnknown: string };
+
 /**
- * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV or GeoTIFF): in one request
- * up to 50 MB, else in 16 MB chunks; then follows the processing job, if any, until it is done.
- * The layer it makes reaches the model through the live channel.
+ * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV, KML/KMZ, GPX, FlatGeobuf or
+ * GeoTIFF): in one request up to 50 MB, else in 16 MB chunks; then follows the processing job,
+ * if any, until it is done. The layer it makes reaches the model through the live channel.
+ * `sourceCrs` (an EPSG code) says which CRS the file's coordinates are in; a file that names
+ * none and is not in longitude/latitude answers `crsUnknown`, for the page to ask for one.
  */
 export async function uploadLayerFile(
   model: RoomModel,
   file: File,
   color: string,
   onProgress: (p: UploadProgress) => void,
+  sourceCrs?: string,
+): Promise<UploadOutcome> {
+  try {
+    await sendLayerFile(model, file, color, onProgress, sourceCrs);
+    return { done: true };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'unknown_crs') return { crsUnknown: error.message };
+    throw error;
+  }
+}
+
+async function sendLayerFile(
+  model: RoomModel,
+  file: File,
+  color: string,
+  onProgress: (p: UploadProgress) => void,
+  sourceCrs: string | undefined,
 ): Promise<void> {
   refuseOversized(file, CHUNKED_FILE_MAX_BYTES, { the: 'The file', plural: 'layer files' });
   const roomId = model.roomId;
@@ -33,7 +55,7 @@ export async function uploadLayerFile(
   if (file.size <= CHUNKED_ABOVE) {
     const { status, body } = await postForm<{ jobId?: string }>(
       '/api/layers/upload',
-      formOf('file', file, file.name, { roomName: roomId, style }),
+      formOf('file', file, file.name, { roomName: roomId, style, sourceCrs }),
       (f) => onProgress({ phase: 'sending', fraction: f }),
     );
     if (status === 202) jobId = body.jobId;
@@ -55,7 +77,9 @@ export async function uploadLayerFile(
     }
     jobId = (
       await ok(
-        api.POST('/api/layers/process-chunked', { body: { roomName: roomId, uploadId, fileName: file.name, style } }),
+        api.POST('/api/layers/process-chunked', {
+          body: { roomName: roomId, uploadId, fileName: file.name, style, ...(sourceCrs && { sourceCrs }) },
+        }),
       )
     ).jobId;
   }

@@ -33,19 +33,26 @@ export function LayersPanel() {
 }
 
 function UploadForm() {
-  const { model, attempt } = useRoom();
+  const { model, attempt, notify } = useRoom();
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [color, setColor] = useState('#d03030');
-  const upload = async (file: File) => {
-    await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress), `${file.name} is on the map`);
+  // A file whose CRS the service could not tell: the page asks for its EPSG code and sends it again.
+  const [crsAsked, setCrsAsked] = useState<{ file: File; message: string } | null>(null);
+  const upload = async (file: File, sourceCrs?: string) => {
+    const outcome = await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress, sourceCrs));
     setProgress(null);
+    if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file, message: outcome.crsUnknown });
+    else if (outcome) {
+      setCrsAsked(null);
+      notify(`${file.name} is on the map`);
+    }
   };
   return (
     <details class="upload">
       <summary>Upload a layer</summary>
       <p class="muted">
-        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, or GeoTIFF; any projection; up to{' '}
-        {megabytes(CHUNKED_FILE_MAX_BYTES)}.
+        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, KML/KMZ, GPX, FlatGeobuf or GeoTIFF; any
+        projection; up to {megabytes(CHUNKED_FILE_MAX_BYTES)}.
       </p>
       <label>
         Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
@@ -55,11 +62,31 @@ function UploadForm() {
         <input
           type="file"
           name="layer-file"
-          accept=".geojson,.json,.zip,.gpkg,.csv,.tif,.tiff"
+          accept=".geojson,.json,.zip,.gpkg,.csv,.kml,.kmz,.gpx,.fgb,.tif,.tiff"
           disabled={!!progress}
           onChange={(e) => e.currentTarget.files?.[0] && upload(e.currentTarget.files[0])}
         />
       </label>
+      {crsAsked && (
+        <form
+          class="crs-ask"
+          aria-label="Coordinate reference system"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const code = new FormData(e.currentTarget).get('sourceCrs');
+            void upload(crsAsked.file, String(code ?? ''));
+          }}
+        >
+          <p role="alert">{crsAsked.message}</p>
+          <label>
+            EPSG code of {crsAsked.file.name}
+            <input name="sourceCrs" required placeholder="2056" inputMode="numeric" disabled={!!progress} />
+          </label>
+          <button type="submit" disabled={!!progress}>
+            Upload with this CRS
+          </button>
+        </form>
+      )}
       {progress && (
         <div role="status">
           <progress

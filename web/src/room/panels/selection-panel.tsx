@@ -3,6 +3,7 @@ import { useRoom } from '../room-context';
 import { MarkerDetails } from './marker-details';
 import { DrawingDetails } from './drawing-details';
 import { CommentsThread } from './comments-thread';
+import { FeatureAttributes } from './feature-attributes';
 
 /** The selected marker, drawing or layer, with its comment thread. */
 export function SelectionPanel() {
@@ -38,6 +39,9 @@ export function SelectionPanel() {
           <p class="muted">
             {layer.featureCount} features, {layer.geometryType ?? 'empty'}
           </p>
+          {selected.featureId !== undefined && (
+            <FeatureAttributes key={selected.featureId} layerId={layer.id} featureId={selected.featureId} />
+          )}
         </>
       )}
       <CommentsThread key={`c-${selected.id}`} objectType={selected.kind} objectId={selected.id} />

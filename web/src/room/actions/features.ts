@@ -1,0 +1,19 @@
+import { api, ok } from '../../api/client';
+import type { RoomModel } from '../room-model';
+
+/** One feature of a vector layer as stored: its id, geometry (longitude/latitude) and typed properties. */
+export interface StoredFeature {
+  id: number;
+  geometry: GeoJSON.Geometry;
+  properties: Record<string, unknown>;
+}
+
+/** A feature of a layer by its id (the room's OGC API item), for the inspect panel (a read, for display). */
+export async function readFeature(model: RoomModel, layerId: string, featureId: number): Promise<StoredFeature> {
+  const path = { roomId: model.roomId, collectionId: layerId, featureId: String(featureId) };
+  // The route answers application/geo+json, which the OpenAPI document cannot type.
+  const feature = (await ok(
+    api.GET('/api/rooms/{roomId}/ogc/collections/{collectionId}/items/{featureId}', { params: { path } }),
+  )) as unknown as { id: number; geometry: GeoJSON.Geometry; properties: Record<string, unknown> | null };
+  return { id: Number(feature.id), geometry: feature.geometry, properties: feature.properties ?? {} };
+}

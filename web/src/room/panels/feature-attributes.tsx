@@ -1,0 +1,78 @@
+import { useEffect, useState } from 'preact/hooks';
+import { setHighlight } from '../../map/room-layers';
+import { readFeature, type StoredFeature } from '../actions/features';
+import { useRoom } from '../room-context';
+
+/** Values longer than this are folded (a summary line, the rest on demand). */
+const FOLD_ABOVE = 80;
+
+/** A value's type as the table shows it: number, text, yes/no, list, object or empty. */
+function typeOf(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'boolean') return 'yes/no';
+  if (Array.isArray(value)) return 'list';
+  return typeof value === 'object' ? 'object' : 'text';
+}
+
+function textOf(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function Value({ value }: { value: unknown }) {
+  const text = textOf(value);
+  if (text.length <= FOLD_ABOVE) return <span>{text}</span>;
+  return (
+    <details>
+      <summary>{text.slice(0, FOLD_ABOVE)}…</summary>
+      <span>{text}</span>
+    </details>
+  );
+}
+
+/** The clicked feature of a layer: every recorded property with its type, long values folded; highlighted on the map. */
+export function FeatureAttributes({ layerId, featureId }: { layerId: string; featureId: number }) {
+  const { model, map, attempt } = useRoom();
+  const [feature, setFeature] = useState<StoredFeature | null>(null);
+  useEffect(() => {
+    let current = true;
+    void attempt(() => readFeature(model, layerId, featureId)).then((found) => {
+      if (!current || !found) return;
+      setFeature(found);
+      const shown = map.get();
+      if (shown) setHighlight(shown, found.geometry);
+    });
+    return () => {
+      current = false;
+      const shown = map.get();
+      if (shown) setHighlight(shown, null);
+    };
+  }, [layerId, featureId]);
+  if (!feature) return <p class="muted">Reading feature {featureId}…</p>;
+  const entries = Object.entries(feature.properties);
+  return (
+    <section aria-label="Feature attributes">
+      <h3>Feature {feature.id}</h3>
+      {entries.length === 0 ? (
+        <p class="muted">This feature has no attributes.</p>
+      ) : (
+        <table class="attributes">
+          <tbody>
+            {entries.map(([name, value]) => (
+              <tr key={name}>
+                <th scope="row">{name}</th>
+                <td>
+                  <Value value={value} />
+                </td>
+                <td class="muted">{typeOf(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
