@@ -234,6 +234,96 @@ describe('the web application', { skip }, () => {
     await ann.screenshot({ path: path.join(TEST_OUTPUT, 'room.png') });
   });
 
+  test('a clicked layer feature shows its attributes, highlighted; the attribute table sorts, filters and shows a row; an LV95 file is placed after the page asks for its CRS', async () => {
+    await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 13 } });
+    await ann.reload();
+    await mapReady(ann);
+    await ann.waitForTimeout(1000);
+    // District 1 spans longitudes 7.45 to 7.465: about 59 px east of the centre (7.4474) at zoom 13.
+    const { x, y } = await mapCentre(ann);
+    await ann.mouse.click(x + 59, y);
+    const attributes = ann.getByRole('region', { name: 'Feature attributes' });
+    await attributes.getByRole('row', { name: /name\s+district 1\s+text/ }).waitFor({ timeout: 10_000 });
+    // The feature is outlined in the highlight's orange (#dd6b20).
+    await ann.waitForTimeout(300);
+    const { data, info } = await sharp(await ann.getByTestId('map').screenshot())
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    let orange = 0;
+    for (let i = 0; i < data.length; i += info.channels)
+      if (data[i]! > 190 && data[i + 1]! > 80 && data[i + 1]! < 140 && data[i + 2]! < 80) orange++;
+    assert.ok(orange > 200, `the clicked feature is highlighted (${orange} orange pixels)`);
+    await ann.getByRole('button', { name: 'Close' }).first().click();
+
+    // The attribute table: sorted by a column both ways, filtered, a row click shows its feature.
+    await ann.getByRole('tab', { name: 'Layers' }).click();
+    await ann.getByTestId('layer').filter({ hasText: 'districts' }).getByRole('button', { name: 'Table' }).click();
+    const table = ann.getByRole('region', { name: 'Attribute table of districts' });
+    const firstName = () => table.locator('tbody tr').first().locator('td').nth(1);
+    await table.getByRole('button', { name: 'name' }).click();
+    await table.getByRole('columnheader', { name: /name ▲/ }).waitFor();
+    assert.equal(await firstName().textContent(), 'district 0');
+    await table.getByRole('button', { name: /name/ }).click();
+    await table.getByRole('columnheader', { name: /name ▼/ }).waitFor();
+    assert.equal(await firstName().textContent(), 'district 1');
+    await table.getByLabel('Filter features').fill('DISTRICT 0');
+    await table.getByLabel('Filter features').press('Enter');
+    await table.locator('tbody tr').nth(1).waitFor({ state: 'detached' });
+    assert.equal(await firstName().textContent(), 'district 0');
+    await table.locator('tbody tr').first().click();
+    await attributes.getByRole('row', { name: /name\s+district 0\s+text/ }).waitFor();
+    await table.getByRole('button', { name: 'Close the table' }).click();
+    await ann.getByRole('button', { name: 'Close' }).first().click();
+
+    const lv95 = path.join(rasters.dir, 'parcels-lv95.geojson');
+    writeFileSync(
+      lv95,
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            properties: { name: 'LV95 parcel' },
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [2600000, 1199700],
+                  [2600300, 1199700],
+                  [2600300, 1200000],
+                  [2600000, 1200000],
+                  [2600000, 1199700],
+                ],
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    await ann.getByRole('tab', { name: 'Layers' }).click();
+    await ann.getByText('Upload a layer').click();
+    await ann.getByLabel('File').setInputFiles(lv95);
+    const asked = ann.getByRole('form', { name: 'Coordinate reference system' });
+    await asked
+      .getByRole('alert')
+      .filter({ hasText: /coordinate reference system is unknown: parcels-lv95\.geojson/ })
+      .waitFor({ timeout: 15_000 });
+    await asked.getByLabel(/EPSG code of parcels-lv95\.geojson/).fill('2056');
+    await asked.getByRole('button', { name: 'Upload with this CRS' }).click();
+    await ann.getByTestId('layer').filter({ hasText: 'parcels-lv95' }).waitFor({ timeout: 30_000 });
+    const placed = (await api('GET', `/api/layers/${roomId}`)).body.layers as unknown as {
+      name: string;
+      sourceCrs: string;
+      bbox: number[];
+    }[];
+    const layer = placed.find((l) => l.name === 'parcels-lv95')!;
+    assert.equal(layer.sourceCrs, 'EPSG:2056');
+    assert.ok(
+      Math.abs(layer.bbox[0]! - 7.4386) < 0.001 && Math.abs(layer.bbox[1]! - 46.9511) < 0.003,
+      `in Bern: ${layer.bbox}`,
+    );
+  });
+
   test('a polygon is drawn, and commented on with a reply', async () => {
     await ann.getByRole('tab', { name: 'Draw' }).click();
     await ann.getByRole('button', { name: 'Polygon' }).click();

@@ -17,3 +17,34 @@ export async function readFeature(model: RoomModel, layerId: string, featureId: 
   )) as unknown as { id: number; geometry: GeoJSON.Geometry; properties: Record<string, unknown> | null };
   return { id: Number(feature.id), geometry: feature.geometry, properties: feature.properties ?? {} };
 }
+
+/** A page of a layer's attribute table (fields, rows, the cursor of the next page). */
+export interface AttributesPage {
+  fields: { name: string; type: string }[];
+  rows: { id: number; properties: Record<string, unknown>; bbox: number[] }[];
+  next: string | null;
+}
+
+/** The attribute table's order and filter. */
+export interface AttributesView {
+  sort: string;
+  order: 'asc' | 'desc';
+  q: string;
+}
+
+/** A page of a layer's attribute table (keyset: `after` is the previous page's `next`), a read for display. */
+export async function readAttributes(
+  layerId: string,
+  view: AttributesView,
+  after?: string,
+  limit = 50,
+): Promise<AttributesPage> {
+  const query = {
+    limit,
+    sort: view.sort,
+    order: view.order,
+    ...(view.q.trim() && { q: view.q.trim() }),
+    ...(after && { after }),
+  };
+  return ok(api.GET('/api/layers/{layerId}/attributes', { params: { path: { layerId }, query } }));
+}

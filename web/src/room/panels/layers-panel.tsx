@@ -4,6 +4,7 @@ import { useStore } from '../../store';
 import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
+import { AttributeTable } from './attribute-table';
 import { RasterDisplayForm } from './raster-display-form';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
 
@@ -122,6 +123,7 @@ function useHidden(id: string): [boolean, () => void] {
 function VectorLayerItem({ layer }: { layer: Layer }) {
   const { model, canEdit, isOwner, attempt, map, selection } = useRoom();
   const [isHidden, toggle] = useHidden(layer.id);
+  const [tableOpen, setTableOpen] = useState(false);
   const change = (style: Partial<Layer['style']>) => attempt(() => updateLayerStyle(model, layer.id, style));
   const remove = async () => {
     if (confirm(`Delete the layer "${layer.name}"?`)) await attempt(() => deleteLayer(model, layer.id));
@@ -152,7 +154,11 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
           Comments
         </button>
+        <button type="button" class="link" onClick={() => setTableOpen(!tableOpen)}>
+          Table
+        </button>
       </div>
+      {tableOpen && <AttributeTable layer={layer} onClose={() => setTableOpen(false)} />}
       {canEdit && (
         <details>
           <summary>Style</summary>

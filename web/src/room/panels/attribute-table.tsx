@@ -1,0 +1,96 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Layer } from '../../api/types';
+import { type AttributesPage, type AttributesView, readAttributes } from '../actions/features';
+import { useRoom } from '../room-context';
+
+const CELL_CHARS = 40;
+
+const cellText = (value: unknown) => {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS)}…` : text;
+};
+
+/**
+ * A layer's attribute table over the map: pages of 50 features (more on demand, keyset paged by
+ * the service), sorted by a column (click its header; again for the other order), filtered by a
+ * text; a row click zooms to its feature and shows its attributes.
+ */
+export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () => void }) {
+  const { map, selection, attempt } = useRoom();
+  const [view, setView] = useState<AttributesView>({ sort: 'id', order: 'asc', q: '' });
+  const [page, setPage] = useState<AttributesPage | null>(null);
+  useEffect(() => {
+    void attempt(() => readAttributes(layer.id, view)).then((first) => first && setPage(first));
+  }, [layer.id, view]);
+  const more = async () => {
+    if (!page?.next) return;
+    const next = await attempt(() => readAttributes(layer.id, view, page.next!));
+    if (next) setPage({ ...next, rows: [...page.rows, ...next.rows] });
+  };
+  const sortBy = (sort: string) =>
+    setView({ ...view, sort, order: view.sort === sort && view.order === 'asc' ? 'desc' : 'asc' });
+  const show = (row: AttributesPage['rows'][number]) => {
+    const [w, s, e, n] = row.bbox as [number, number, number, number];
+    map.get()?.fitBounds([w, s, e, n], { padding: 80, maxZoom: 17 });
+    selection.set({ kind: 'layer', id: layer.id, featureId: row.id });
+  };
+  const columns = ['id', ...(page?.fields.map((f) => f.name) ?? [])];
+  const arrow = (column: string) => (view.sort === column ? (view.order === 'asc' ? ' ▲' : ' ▼') : '');
+  return (
+    <section class="attribute-table" aria-label={`Attribute table of ${layer.name}`}>
+      <header class="row">
+        <strong>{layer.name}</strong>
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setView({ ...view, q: String(new FormData(e.currentTarget).get('q') ?? '') });
+          }}
+        >
+          <input name="q" type="search" aria-label="Filter features" placeholder="Filter…" />
+        </form>
+        <span class="muted">{layer.featureCount} features</span>
+        <button type="button" class="close" aria-label="Close the table" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th
+                  key={column}
+                  scope="col"
+                  aria-sort={view.sort === column ? (view.order === 'asc' ? 'ascending' : 'descending') : undefined}
+                >
+                  <button type="button" class="link" onClick={() => sortBy(column)}>
+                    {column}
+                    {arrow(column)}
+                  </button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {page?.rows.map((row) => (
+              <tr key={row.id} onClick={() => show(row)} tabIndex={0} onKeyDown={(e) => e.key === 'Enter' && show(row)}>
+                <td>{row.id}</td>
+                {page.fields.map((f) => (
+                  <td key={f.name}>{cellText(row.properties[f.name])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {page && page.rows.length === 0 && !page.next && <p class="muted">No feature matches.</p>}
+        {page?.next && (
+          <button type="button" onClick={() => void more()}>
+            More
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}
