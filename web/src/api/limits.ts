@@ -325,6 +325,9 @@ export const bodyLimits = {
     },
     "description": {
       "maxLength": 2000
+    },
+    "sourceCrs": {
+      "maxLength": 20
     }
   },
   "POST /api/rooms/{roomId}": {
@@ -827,6 +830,9 @@ export const uploadLimits = {
       },
       "display": {
         "maxLength": 4000
+      },
+      "sourceCrs": {
+        "maxLength": 20
       }
     }
   },
