@@ -87,7 +87,7 @@ export const ConfigSchema = Type.Object({
   /** Most rows one filtered OGC API items request reads (property filters, bbox); past it the page ends early with a next link. */
   ogcScanRows: Type.Integer({ minimum: 1, default: 50_000 }),
   /** Most rows one text-filtered attribute table page reads per run of its order; past it the page ends early with a next. */
-  attributesScanRows: Type.Integer({ minimum: 1, default: 10_000 }),
+  attributesScanRows: Type.Integer({ minimum: 1, default: 5_000 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

@@ -105,43 +105,47 @@ export class FeatureAttributesRepository {
   private async read(key: number, page: AttributePage, segment: Segment, limit: number): Promise<AttributeRows> {
     const f = sql.table(featuresTable(key));
     const value = this.sortValue(page.sort);
-    const conditions = [...segment.conditions];
-    // With a text filter, the segment ends at its scanRows-th row: where the next page goes on.
-    let bound: AttributeKey | null = null;
-    if (page.q) {
-      const { rows } = await sql<{ v: unknown; row: number }>`SELECT ${value} AS v, f.row FROM ${f} f
-        WHERE ${sql.join(conditions, sql` AND `)} ORDER BY ${segment.order} LIMIT 1 OFFSET ${page.scanRows - 1}`.execute(
-        this.db,
-      );
-      if (rows[0]) {
-        bound = { value: segment.nulls ? null : keyValue(rows[0].v), row: Number(rows[0].row) };
-        const [upTo, before] = page.descending ? [sql`>=`, sql`>`] : [sql`<=`, sql`<`];
-        if (segment.nulls) conditions.push(sql`f.row ${upTo} ${bound.row}`);
-        else {
-          // The first condition bounds the index range; the second the rows of the bound's own value.
-          const v = this.bound(page.sort, bound.value);
-          conditions.push(sql`${value} ${upTo} ${v}`, sql`(${value} ${before} ${v} OR f.row ${upTo} ${bound.row})`);
-        }
-      }
-      conditions.push(this.matches(page.q.text, page.q.textFields));
-    }
+    const where = sql.join(segment.conditions, sql` AND `);
     const box =
       this.dialect === 'sqlite'
         ? sql`i.min_lon AS w, i.min_lat AS s, i.max_lon AS e, i.max_lat AS n`
         : sql`(f.bbox[1])[0] AS w, (f.bbox[1])[1] AS s, (f.bbox[0])[0] AS e, (f.bbox[0])[1] AS n`;
-    const from =
-      this.dialect === 'sqlite' ? sql`${f} f CROSS JOIN ${sql.table(indexTable(key))} i ON i.row = f.row` : sql`${f} f`;
-    // The index is walked in the sort's order; on SQLite each row's bbox is one R*Tree lookup.
-    const { rows } = await sql<Raw>`SELECT f.row, f.id, ${value} AS v, f.properties, ${box} FROM ${from}
-      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY ${segment.order} LIMIT ${limit}`.execute(this.db);
+    // On SQLite each row's bbox is one R*Tree lookup.
+    const withBox = (rows: RawBuilder<unknown>) =>
+      this.dialect === 'sqlite'
+        ? sql`${rows} f CROSS JOIN ${sql.table(indexTable(key))} i ON i.row = f.row`
+        : sql`${rows} f`;
+    const direction = page.descending ? sql`DESC` : sql`ASC`;
+    let found: Raw[];
+    if (!page.q) {
+      // The index is walked in the sort's order.
+      ({ rows: found } = await sql<Raw>`SELECT f.row, f.id, ${value} AS v, f.properties, ${box} FROM ${withBox(f)}
+        WHERE ${where} ORDER BY ${segment.order} LIMIT ${limit}`.execute(this.db));
+    } else {
+      // The segment's first scanRows rows in the index's order (a window the planner walks by the
+      // index whatever it thinks of the filter), then those holding the text.
+      const window = sql`(SELECT f.row, f.id, ${value} AS v, f.properties${this.dialect === 'postgres' ? sql`, f.bbox` : sql``}
+        FROM ${f} f WHERE ${where} ORDER BY ${segment.order} LIMIT ${page.scanRows})`;
+      const order = segment.nulls ? sql`f.row ${direction}` : sql`f.v ${direction}, f.row ${direction}`;
+      ({ rows: found } = await sql<Raw>`SELECT f.row, f.id, f.v, f.properties, ${box} FROM ${withBox(window)}
+        WHERE ${this.matches(page.q.text, page.q.textFields)} ORDER BY ${order} LIMIT ${limit}`.execute(this.db));
+    }
+    // A short page of a text filter ends where its window did, when the segment goes on past it.
+    let stoppedAfter: AttributeKey | null = null;
+    if (page.q && found.length < limit) {
+      const { rows } = await sql<{ v: unknown; row: number }>`SELECT ${value} AS v, f.row FROM ${f} f
+        WHERE ${where} ORDER BY ${segment.order} LIMIT 2 OFFSET ${page.scanRows - 1}`.execute(this.db);
+      if (rows.length === 2)
+        stoppedAfter = { value: segment.nulls ? null : keyValue(rows[0]!.v), row: Number(rows[0]!.row) };
+    }
     return {
-      rows: rows.map((r) => ({
+      rows: found.map((r) => ({
         id: Number(r.id),
         properties: r.properties,
         bbox: [Number(r.w), Number(r.s), Number(r.e), Number(r.n)],
         key: { value: segment.nulls ? null : keyValue(r.v), row: Number(r.row) },
       })),
-      stoppedAfter: bound && rows.length < limit ? bound : null,
+      stoppedAfter,
     };
   }
 
@@ -171,7 +175,14 @@ export class FeatureAttributesRepository {
         ? sql`instr(lower(json_extract(f.properties, ${`$."${name}"`})), ${needle}) > 0`
         : sql`strpos(lower(f.properties::jsonb ->> ${name}), ${needle}) > 0`,
     );
-    return sql`(${sql.join(each, sql` OR `)})`;
+    // First the stored JSON text as a whole (one cheap search, no parsing): a text that is in a
+    // value is in the text, unless JSON escapes it (quotes, backslashes, control characters).
+    const plain = !/["\\\u0000-\u001f]/.test(text);
+    const anywhere =
+      this.dialect === 'sqlite'
+        ? sql`instr(lower(f.properties), ${needle}) > 0`
+        : sql`strpos(lower(f.properties), ${needle}) > 0`;
+    return plain ? sql`(${anywhere} AND (${sql.join(each, sql` OR `)}))` : sql`(${sql.join(each, sql` OR `)})`;
   }
 
   /** Builds the index of a field's sort value once (concurrent requests wait for the same build). */
@@ -180,8 +191,11 @@ export class FeatureAttributesRepository {
     let building = this.built.get(index);
     if (!building) {
       const value = this.sortValue({ by: 'field', name }, sql``);
-      building = sql`CREATE INDEX IF NOT EXISTS ${sql.id(index)} ON ${sql.table(featuresTable(key))} (${value}, row)`
+      const table = sql.table(featuresTable(key));
+      building = sql`CREATE INDEX IF NOT EXISTS ${sql.id(index)} ON ${table} (${value}, row)`
         .execute(this.db)
+        // PostgreSQL keeps statistics of an index's expression only once analysed (the planner needs them).
+        .then(() => (this.dialect === 'postgres' ? sql`ANALYZE ${table}`.execute(this.db) : undefined))
         .then(() => undefined);
       this.built.set(index, building);
       building.catch(() => this.built.delete(index));
