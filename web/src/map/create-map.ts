@@ -34,6 +34,15 @@ export function createMap(
   return map;
 }
 
+/**
+ * Calls `ready` once the map's style is loaded: the moment content can be added. Not MapLibre's
+ * `load`, which also waits for every base map tile, and a tile server that cannot be reached
+ * (no internet) holds it back for many seconds.
+ */
+export function whenStyleReady(map: MapLibreMap, ready: () => void) {
+  map.once('style.load', ready);
+}
+
 /** Switches the base layer under the room's content. */
 export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme: string | null) {
   const style = baseStyle(baseLayerFor(baseLayerId), theme);

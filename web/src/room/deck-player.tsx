@@ -5,7 +5,8 @@ import { setBaseLayer } from '../map/create-map';
 
 /**
  * Presents slides full screen over a map: each slide flies the map to its view (an animated
- * transition); arrow keys, space and the buttons move, Escape ends.
+ * transition; none when the map is there already); arrow keys, space and the buttons move,
+ * Escape ends. `onShow` hears each slide as it comes (the public deck shows its objects).
  */
 export function DeckPlayer({
   map,
@@ -13,12 +14,14 @@ export function DeckPlayer({
   start = 0,
   onClose,
   theme,
+  onShow,
 }: {
   map: MapLibreMap;
   slides: Slide[];
   start?: number;
   onClose?: () => void;
   theme?: string | null;
+  onShow?: (slide: Slide) => void;
 }) {
   const [index, setIndex] = useState(start);
   const root = useRef<HTMLDivElement>(null);
@@ -27,7 +30,9 @@ export function DeckPlayer({
     if (!slide) return;
     const { lat, lng, zoom, bearing, pitch } = slide.view;
     if (slide.baseLayer) setBaseLayer(map, slide.baseLayer, theme ?? null);
-    map.flyTo({ center: [lng, lat], zoom, bearing: bearing ?? 0, pitch: pitch ?? 0, duration: 2000, essential: true });
+    onShow?.(slide);
+    const target = { center: [lng, lat] as [number, number], zoom, bearing: bearing ?? 0, pitch: pitch ?? 0 };
+    if (!isAt(map, target)) map.flyTo({ ...target, duration: 2000, essential: true });
   }, [index, slide?.id]);
   useEffect(() => {
     const container = map.getContainer().parentElement!;
@@ -92,5 +97,17 @@ export function DeckPlayer({
         )}
       </div>
     </div>
+  );
+}
+
+/** Whether the map shows the view already (a deck opens at its first slide's view). */
+function isAt(map: MapLibreMap, view: { center: [number, number]; zoom: number; bearing: number; pitch: number }) {
+  const centre = map.project(view.center);
+  const middle = map.project(map.getCenter());
+  return (
+    Math.hypot(centre.x - middle.x, centre.y - middle.y) < 1 &&
+    Math.abs(map.getZoom() - view.zoom) < 0.01 &&
+    Math.abs(map.getBearing() - view.bearing) < 0.1 &&
+    Math.abs(map.getPitch() - view.pitch) < 0.1
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { createMap, setBaseLayer } from '../map/create-map';
+import { createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
 import { ClusterCounts, DrawingLabels } from '../map/map-labels';
 import { IconImages } from '../map/icon-images';
@@ -23,7 +23,7 @@ export function MapView({ info }: { info: RoomInfo }) {
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
         : { lat: 20, lng: 0, zoom: 1.5 };
     const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
-    created.on('load', () => {
+    whenStyleReady(created, () => {
       addContentLayers(created);
       setMap(created);
     });
@@ -44,14 +44,14 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const clusters = new ClusterCounts(map);
   const labels = new DrawingLabels(map);
   let last: RoomState | null = null;
-  // Layers wait until the markers are drawn: MapLibre parses tiles and clusters markers in the
+  // Layers wait until the markers are loaded: MapLibre parses tiles and clusters markers in the
   // same worker, and a big layer's first tiles would hold the room's markers back.
   let layersShown = false;
-  map.once('idle', () => {
+  const showLayers = () => {
     layersShown = true;
     draw(shown());
     map.once('idle', () => performance.mark('maproom:map-idle'));
-  });
+  };
   const draw = (state: RoomState) => {
     const hidden = room.hidden.get();
     icons.want(state.icons);
@@ -75,6 +75,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   };
   markWhenDrawn(map);
   draw(shown());
+  whenMarkersLoaded(map, showLayers);
   const stopModel = model.subscribe((state) => state && draw(shown()));
   const stopHidden = room.hidden.subscribe(() => draw(shown()));
   const stopTime = room.timeView.subscribe(() => draw(shown()));
@@ -106,6 +107,16 @@ function markWhenDrawn(map: MapLibreMap) {
     map.once('render', () => performance.mark('maproom:markers-drawn'));
   };
   map.on('sourcedata', loaded);
+}
+
+/** Calls `loaded` once the markers' source has its data and tiles (not waiting for the base map's tiles). */
+function whenMarkersLoaded(map: MapLibreMap, loaded: () => void) {
+  const check = () => {
+    if (!map.isSourceLoaded('markers')) return;
+    map.off('sourcedata', check);
+    loaded();
+  };
+  map.on('sourcedata', check);
 }
 
 /** Outlines the selected marker. */
