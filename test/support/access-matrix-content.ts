@@ -64,6 +64,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
 
   // Markers, images, icons, bulk import and its jobs.
   'GET /api/rooms/{roomId}/markers': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/markers`), ok: 200 },
+  'GET /api/rooms/{roomId}/markers/feed': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/markers/feed`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/markers': {
     rule: { need: 'write' },
     probe: (r) => invalid('POST', `${base(r)}/markers`),

@@ -1,7 +1,15 @@
 import { FieldColumns } from '../../db/field-columns.js';
 import type { MarkersTable } from '../../db/tables.js';
 import { newId } from '../../ids.js';
-import type { CreateMarkerInput, ImageMeta, MarkerField, MarkerInput, StoredMarker } from './markers.schemas.js';
+import type { MarkerFeedRow } from './markers.repository.js';
+import type {
+  CreateMarkerInput,
+  ImageMeta,
+  MarkerFeed,
+  MarkerField,
+  MarkerInput,
+  StoredMarker,
+} from './markers.schemas.js';
 
 export type MarkerRow = MarkersTable;
 
@@ -34,6 +42,47 @@ export function presentMarker(row: MarkerRow): StoredMarker & { id: string } {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The markers feed: one column per field, colours and icons as indexes into their lists. */
+export function presentMarkerFeed(rows: MarkerFeedRow[]): MarkerFeed {
+  const palette = new Indexes();
+  const iconIds = new Indexes();
+  const feed: MarkerFeed = {
+    count: rows.length,
+    ids: new Array(rows.length),
+    latitudes: new Array(rows.length),
+    longitudes: new Array(rows.length),
+    colors: new Array(rows.length),
+    palette: palette.values,
+    icons: new Array(rows.length),
+    iconIds: iconIds.values,
+    iconSizes: new Array(rows.length),
+  };
+  rows.forEach((row, i) => {
+    feed.ids[i] = row.id;
+    feed.latitudes[i] = row.latitude;
+    feed.longitudes[i] = row.longitude;
+    feed.colors[i] = palette.of(row.color);
+    feed.icons[i] = iconIds.of(row.marker_icon_id);
+    feed.iconSizes[i] = row.marker_icon_size;
+  });
+  return feed;
+}
+
+/** Distinct values in the order first seen, and each one's index. */
+class Indexes {
+  readonly values: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(value: string | null): number | null {
+    if (value === null) return null;
+    let i = this.index.get(value);
+    if (i === undefined) {
+      i = this.values.push(value) - 1;
+      this.index.set(value, i);
+    }
+    return i;
+  }
 }
 
 /** The columns for the API fields present in `input` (absent fields are left out). */

@@ -16,9 +16,23 @@ export interface MarkerExtent {
   eventDates: [number, number] | null;
 }
 
+export type MarkerFeedRow = Pick<
+  MarkersTable,
+  'id' | 'latitude' | 'longitude' | 'color' | 'marker_icon_id' | 'marker_icon_size'
+>;
+
 export class MarkersRepository extends RoomTable<'markers'> {
   constructor(db: Db) {
     super(db, 'markers', 'created_at', 'import_job_id');
+  }
+
+  /** What the markers feed answers of each marker, in the list's order (oldest first). */
+  feed(roomId: string): Promise<MarkerFeedRow[]> {
+    return this.filtered(roomId, {})
+      .select(['id', 'latitude', 'longitude', 'color', 'marker_icon_id', 'marker_icon_size'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   /** A page of the room's markers in id order, after `afterId` (keyset). */

@@ -24,6 +24,25 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
     handler: async (request) => markers.list(request.room),
   });
 
+  app.get('/api/rooms/:roomId/markers/feed', {
+    config: { access: { room: 'read' } },
+    schema: {
+      tags,
+      security,
+      summary: "The room's markers in columns: what a map draws (anonymous for public rooms)",
+      description:
+        'Every marker of the room, in the order of `GET /markers`, as columns: `ids`, `latitudes`, `longitudes`, ' +
+        '`colors` (indexes into `palette`), `icons` (indexes into `iconIds`) and `iconSizes`; entry i of each column ' +
+        'is the marker ids[i]. A page draws the room from it and reads the other fields of a marker with ' +
+        '`GET /markers/{markerId}` (or all of them with `GET /markers`).',
+      params: RoomParams,
+      response: { 200: S.MarkerFeed, ...errors(400, 401, 403, 404) },
+    },
+    // Like the list: the presenter gives exactly the schema's fields, and tens of thousands of them.
+    serializerCompiler: () => JSON.stringify,
+    handler: async (request) => markers.feed(request.room),
+  });
+
   app.post('/api/rooms/:roomId/markers', {
     config: { access: { room: 'write' } },
     preValidation: async (request) => checkMarkerBody(request.body, { patch: false }),

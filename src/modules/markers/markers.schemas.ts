@@ -96,6 +96,24 @@ export const Marker = Type.Object({
   ...Type.Partial(StoredMarker).properties,
 });
 
+/**
+ * The room's markers as columns, for a map to draw at once (decisions.md, "The markers feed"):
+ * entry `i` of each column belongs to the marker `ids[i]`; colours and icons are indexes into
+ * `palette` and `iconIds`, null where the marker has none. The other fields are read per marker.
+ */
+export const MarkerFeed = Type.Object({
+  count: Type.Integer({ description: 'How many markers: the length of every column' }),
+  ids: Type.Array(Marker.properties.id),
+  latitudes: Type.Array(MarkerFields.properties.latitude),
+  longitudes: Type.Array(MarkerFields.properties.longitude),
+  colors: Type.Array(Nullable(Type.Integer({ minimum: 0 })), { description: 'Index into `palette`' }),
+  palette: Type.Array(MarkerFields.properties.color, { description: 'The colours the markers use, each once' }),
+  icons: Type.Array(Nullable(Type.Integer({ minimum: 0 })), { description: 'Index into `iconIds`' }),
+  iconIds: Type.Array(Type.String(), { description: 'The `markerIconId`s the markers use, each once' }),
+  iconSizes: Type.Array(MarkerFields.properties.markerIconSize, { description: '`markerIconSize`' }),
+});
+export type MarkerFeed = Static<typeof MarkerFeed>;
+
 export const MarkerReply = Type.Object({ success: Type.Boolean(), marker: Marker });
 export const MarkerList = Type.Object({ count: Type.Integer(), markers: Type.Array(Marker) });
 export const DeleteReply = Type.Object({ success: Type.Boolean(), markerId: Type.String() });

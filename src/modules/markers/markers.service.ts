@@ -4,7 +4,7 @@ import type { RoomRow } from '../../db/tables.js';
 import type { WritePath } from '../history/write-path.js';
 import type { IconsRepository } from '../icons/icons.repository.js';
 import type { MarkerImages } from './marker-images.js';
-import { markerColumns, newMarkerRow, presentMarker, type MarkerRow } from './markers.presenter.js';
+import { markerColumns, newMarkerRow, presentMarker, presentMarkerFeed, type MarkerRow } from './markers.presenter.js';
 import type { MarkersRepository } from './markers.repository.js';
 import {
   NOT_CLEARABLE,
@@ -58,6 +58,10 @@ export class MarkersService {
   async list(room: RoomRow) {
     const rows = await this.markers.list(room.id);
     return { count: rows.length, markers: rows.map(presentMarker) };
+  }
+
+  async feed(room: RoomRow) {
+    return presentMarkerFeed(await this.markers.feed(room.id));
   }
 
   async get(room: RoomRow, markerId: string) {

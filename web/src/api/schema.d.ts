@@ -2753,6 +2753,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rooms/{roomId}/markers/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The room's markers in columns: what a map draws (anonymous for public rooms)
+         * @description Every marker of the room, in the order of `GET /markers`, as columns: `ids`, `latitudes`, `longitudes`, `colors` (indexes into `palette`), `icons` (indexes into `iconIds`) and `iconSizes`; entry i of each column is the marker ids[i]. A page draws the room from it and reads the other fields of a marker with `GET /markers/{markerId}` (or all of them with `GET /markers`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many markers: the length of every column */
+                            count: number;
+                            ids: string[];
+                            latitudes: number[];
+                            longitudes: number[];
+                            /** @description Index into `palette` */
+                            colors: (number | null)[];
+                            /** @description The colours the markers use, each once */
+                            palette: string[];
+                            /** @description Index into `iconIds` */
+                            icons: (number | null)[];
+                            /** @description The `markerIconId`s the markers use, each once */
+                            iconIds: string[];
+                            /** @description `markerIconSize` */
+                            iconSizes: (number | null)[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms/{roomId}/markers/{markerId}": {
         parameters: {
             query?: never;
