@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Comment, Drawing, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../web/src/api/types.js';
-import { applyChange, type RoomState } from '../web/src/room/room-state.js';
+import {
+  applyChange,
+  hasDetails,
+  markersOfFeed,
+  type RoomState,
+  withMarkerDetails,
+} from '../web/src/room/room-state.js';
 
 /**
  * How the web application's RoomModel applies the live channel's changes (the pure step in
@@ -310,5 +316,58 @@ describe('RoomModel.apply: order and catch-up', () => {
     assert.equal(caughtUp.version, 13);
     const again = missed.reduce((s, change) => applyChange(s, change) ?? s, caughtUp);
     assert.equal(again, caughtUp, 'a replay after a reconnect is ignored');
+  });
+});
+
+describe('markers from the feed, then whole', () => {
+  const whole = (id: string, title: string, updatedAt: number): Marker => ({
+    ...marker(id, title),
+    color: '#e53e3e',
+    tags: ['t'],
+    createdBy: 'user-a',
+    createdAt: 1,
+    updatedAt,
+  });
+
+  test("the feed's columns become markers with the fields it carries, colours and icons looked up", () => {
+    const markers = markersOfFeed({
+      count: 3,
+      ids: ['marker-a', 'marker-b', 'marker-c'],
+      latitudes: [1, 2, 3],
+      longitudes: [4, 5, 6],
+      colors: [1, null, 0],
+      palette: ['#111111', '#222222'],
+      icons: [null, 0, null],
+      iconIds: ['icon-api-x'],
+      iconSizes: [null, 48, null],
+    });
+    assert.deepEqual(
+      [...markers.values()],
+      [
+        { id: 'marker-a', latitude: 1, longitude: 4, color: '#222222', markerIconId: null, markerIconSize: null },
+        { id: 'marker-b', latitude: 2, longitude: 5, color: null, markerIconId: 'icon-api-x', markerIconSize: 48 },
+        { id: 'marker-c', latitude: 3, longitude: 6, color: '#111111', markerIconId: null, markerIconSize: null },
+      ],
+    );
+    assert.ok(![...markers.values()].some(hasDetails), 'none is whole yet');
+  });
+
+  test("whole markers read later fill in the feed's, without bringing back a deleted one or undoing a newer change", () => {
+    const fed: RoomState = {
+      ...state(),
+      markers: new Map([
+        ['marker-a', { id: 'marker-a', latitude: 1, longitude: 2, color: null }],
+        ['marker-b', { id: 'marker-b', latitude: 1, longitude: 2, color: null }],
+        ['marker-c', whole('marker-c', 'changed live', 50)],
+      ]),
+    };
+    const read = [whole('marker-a', 'A', 10), whole('marker-c', 'C before the change', 40), whole('marker-d', 'D', 10)];
+    const next = withMarkerDetails(fed, read);
+    assert.notEqual(next.markers, fed.markers, 'a new collection');
+    assert.deepEqual(next.markers.get('marker-a'), read[0]);
+    assert.equal(hasDetails(next.markers.get('marker-b')!), false, 'not read yet');
+    assert.equal(next.markers.get('marker-c')!.title, 'changed live', 'the newer state stays');
+    assert.equal(next.markers.has('marker-d'), false, 'deleted meanwhile: stays deleted');
+    assert.equal(withMarkerDetails(fed, [whole('marker-c', 'C again', 60)]).markers.get('marker-c')!.title, 'C again');
   });
 });

@@ -20,6 +20,7 @@ export type Room = Get<'/api/rooms/{roomId}'>;
 export type RoomInfo = Get<'/api/rooms/{roomId}/info'>;
 export type RoomSummary = Get<'/api/rooms'>['rooms'][number];
 export type Marker = Get<'/api/rooms/{roomId}/markers'>['markers'][number];
+export type MarkerFeed = Get<'/api/rooms/{roomId}/markers/feed'>;
 export type MarkerInput = NonNullable<
   paths['/api/rooms/{roomId}/markers']['post']['requestBody']
 >['content']['application/json'];

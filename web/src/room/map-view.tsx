@@ -49,6 +49,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   let layersShown = false;
   const showLayers = () => {
     layersShown = true;
+    model.markersDrawn();
     draw(shown());
     map.once('idle', () => performance.mark('maproom:map-idle'));
   };

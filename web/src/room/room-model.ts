@@ -2,7 +2,7 @@ import { api, ok } from '../api/client';
 import type { LiveChange } from '../api/types';
 import { session } from '../session';
 import { Store } from '../store';
-import { applyChange, type RoomState } from './room-state';
+import { applyChange, markersOfFeed, withMarkerDetails, type RoomState } from './room-state';
 
 export type { RoomState } from './room-state';
 
@@ -12,6 +12,15 @@ export type { RoomState } from './room-state';
  * keep copies of it.
  */
 export class RoomModel extends Store<RoomState | null> {
+  /** The read of every marker's whole fields, once asked for (`loadMarkerDetails`). */
+  private details: Promise<void> | null = null;
+  private drawn!: () => void;
+  /** Resolved when the map has drawn the markers (or after a few seconds without a map). */
+  private readonly markersShown = Promise.race([
+    new Promise<void>((resolve) => (this.drawn = resolve)),
+    new Promise<void>((resolve) => setTimeout(resolve, 5000)),
+  ]);
+
   constructor(readonly roomId: string) {
     super(null);
   }
@@ -23,14 +32,15 @@ export class RoomModel extends Store<RoomState | null> {
 
   /**
    * Loads everything (first open, and after a `resync`). The version is read first, so the
-   * live channel, listening from it, brings every change the reads might have missed.
+   * live channel, listening from it, brings every change the reads might have missed. Markers
+   * come from the feed (what the map draws); the rest of each is read when asked for.
    */
   async load(version?: number) {
     const p = this.path;
     version ??= await this.currentVersion();
     const [room, markers, icons, layers, rasters, drawings, slides, comments] = await Promise.all([
       ok(api.GET('/api/rooms/{roomId}', p)),
-      ok(api.GET('/api/rooms/{roomId}/markers', p)),
+      ok(api.GET('/api/rooms/{roomId}/markers/feed', p)),
       ok(api.GET('/api/rooms/{roomId}/marker-icons', p)),
       ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: this.roomId } } })),
       ok(api.GET('/api/rooms/{roomId}/raster-layers', p)),
@@ -40,7 +50,7 @@ export class RoomModel extends Store<RoomState | null> {
     ]);
     this.set({
       room,
-      markers: new Map(markers.markers.map((m) => [m.id, m])),
+      markers: markersOfFeed(markers),
       icons: icons.icons,
       layers: layers.layers,
       rasters: rasters.rasterLayers,
@@ -49,6 +59,41 @@ export class RoomModel extends Store<RoomState | null> {
       comments: comments.comments,
       version,
     });
+    if (this.details) {
+      this.details = null;
+      void this.loadMarkerDetails().catch(() => undefined);
+    }
+  }
+
+  /** The map has drawn the markers: the reads of their other fields may go now. */
+  markersDrawn() {
+    this.drawn();
+  }
+
+  /**
+   * Reads every marker whole (`GET /markers`, the interface's list) once the map has drawn
+   * them, for what needs more than the feed (the Markers panel searches titles and tags).
+   * Once per load; again after a failure.
+   */
+  loadMarkerDetails(): Promise<void> {
+    this.details ??= this.markersShown
+      .then(() => ok(api.GET('/api/rooms/{roomId}/markers', this.path)))
+      .then(({ markers }) => this.change((state) => withMarkerDetails(state, markers)))
+      .catch((error) => {
+        this.details = null;
+        throw error;
+      });
+    return this.details;
+  }
+
+  /** Reads one marker whole (its panel opened); a marker deleted meanwhile is left to the live channel. */
+  async loadMarker(markerId: string) {
+    const read = await api.GET('/api/rooms/{roomId}/markers/{markerId}', {
+      params: { path: { roomId: this.roomId, markerId } },
+    });
+    if (read.response.status === 404) return;
+    const { marker } = await ok(Promise.resolve(read));
+    this.change((state) => withMarkerDetails(state, [marker]));
   }
 
   /** The room's latest change version (0 before the first change). */

@@ -1,5 +1,16 @@
 // `.js`: test/web-room-model.test.ts imports this file, type-checked under NodeNext.
-import type { Comment, Drawing, Icon, Layer, LiveChange, Marker, RasterLayer, Room, Slide } from '../api/types.js';
+import type {
+  Comment,
+  Drawing,
+  Icon,
+  Layer,
+  LiveChange,
+  Marker,
+  MarkerFeed,
+  RasterLayer,
+  Room,
+  Slide,
+} from '../api/types.js';
 
 /** Everything of a room the page shows; each collection is replaced as a whole when it changes. */
 export interface RoomState {
@@ -152,6 +163,45 @@ export const withoutReply = (state: RoomState, id: string): RoomState => ({
     c.replies.some((r) => r.id === id) ? { ...c, replies: c.replies.filter((r) => r.id !== id) } : c,
   ),
 });
+
+/**
+ * The room's markers as the feed gives them: id, position, colour and icon, what the map draws.
+ * Their other fields come later (`withMarkerDetails`).
+ */
+export function markersOfFeed(feed: MarkerFeed): Map<string, Marker> {
+  const markers = new Map<string, Marker>();
+  feed.ids.forEach((id, i) => {
+    const color = feed.colors[i];
+    const icon = feed.icons[i];
+    markers.set(id, {
+      id,
+      latitude: feed.latitudes[i],
+      longitude: feed.longitudes[i],
+      color: color == null ? null : feed.palette[color],
+      markerIconId: icon == null ? null : feed.iconIds[icon],
+      markerIconSize: feed.iconSizes[i],
+    });
+  });
+  return markers;
+}
+
+/** Whether a marker's fields beyond the feed's have been read (every whole marker has `updatedAt`). */
+export const hasDetails = (marker: Marker) => marker.updatedAt !== undefined;
+
+/**
+ * Whole markers read after the feed (the list, or one marker) filled in: a marker the state no
+ * longer has stays gone, and one the state already holds whole and newer (a live change applied
+ * meanwhile) stays as it is.
+ */
+export const withMarkerDetails = (state: RoomState, read: Marker[]): RoomState => {
+  const markers = new Map(state.markers);
+  for (const marker of read) {
+    const held = markers.get(marker.id);
+    if (!held || (hasDetails(held) && held.updatedAt! > marker.updatedAt!)) continue;
+    markers.set(marker.id, marker);
+  }
+  return { ...state, markers };
+};
 
 function upsert<T>(list: T[], item: T, key: (x: T) => string): T[] {
   const id = key(item);

@@ -4,6 +4,7 @@ import type { Marker } from '../../api/types';
 import { useStore } from '../../store';
 import { addMarkerPhoto, deleteMarker, updateMarker } from '../actions/markers';
 import { useRoom } from '../room-context';
+import { hasDetails } from '../room-state';
 import { IconPicker } from './icon-picker';
 import { colourInput } from '../../ui/colour';
 import { fieldLimits, inputLimits } from '../../ui/limits';
@@ -16,9 +17,20 @@ const MEDIA_SIZES = (fieldLimits(PATCH, 'mediaSize').enum ?? []) as string[];
 
 /** A marker's panel: what it says, its photo, and (for editors) a form to change or delete it. */
 export function MarkerDetails({ markerId }: { markerId: string }) {
-  const { model, canEdit } = useRoom();
+  const { model, canEdit, attempt } = useRoom();
   const marker = useStore(model)!.markers.get(markerId)!;
   const [editing, setEditing] = useState(false);
+  const whole = hasDetails(marker);
+  // The page drew the marker from the feed: its other fields are read now.
+  useEffect(() => {
+    if (!whole) void attempt(() => model.loadMarker(markerId));
+  }, [markerId]);
+  if (!whole)
+    return (
+      <div class="marker-details" data-testid="marker-details">
+        <p class="muted">Loading the marker…</p>
+      </div>
+    );
   return (
     <div class="marker-details" data-testid="marker-details">
       <h2 data-testid="marker-title">{marker.title}</h2>

@@ -1,13 +1,16 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { useRoom } from '../room-context';
+import { hasDetails } from '../room-state';
 
 const SHOWN = 100;
 
 /** Add a marker by clicking the map; find markers by title or tag (the keyboard's way to them). */
 export function MarkersPanel() {
-  const { model, mode, canEdit, selection, map } = useRoom();
+  const { model, mode, canEdit, selection, map, attempt } = useRoom();
   const { markers } = useStore(model)!;
+  // The map draws the markers from the feed; their titles and tags come after.
+  useEffect(() => void attempt(() => model.loadMarkerDetails()), [model]);
   const current = useStore(mode);
   const [query, setQuery] = useState('');
   const needle = query.trim().toLowerCase();
@@ -48,7 +51,7 @@ export function MarkersPanel() {
           <li key={m.id}>
             <button type="button" class="link" onClick={() => select(m.id)}>
               <span class="swatch" style={{ background: m.color ?? '#3388ff' }} />
-              {m.title ?? 'Untitled'}
+              {m.title ?? (hasDetails(m) ? 'Untitled' : '…')}
             </button>
           </li>
         ))}
