@@ -161,6 +161,21 @@ describe('the web application', { skip }, () => {
     await ann.getByRole('button', { name: 'Cancel' }).click();
   });
 
+  test('a page opening the room draws its markers from the feed, then shows a marker whole when it is opened', async () => {
+    const feed = watcher.waitForResponse((r) => new URL(r.url()).pathname === `/api/rooms/${roomId}/markers/feed`);
+    await watcher.reload();
+    await mapReady(watcher);
+    assert.equal((await feed).status(), 200);
+    await watcher.getByRole('tab', { name: 'Markers' }).click();
+    await watcher.getByTestId('marker-list').getByText('New marker').waitFor({ timeout: 10_000 });
+    // The marker the photo test made, where Ann clicked: the same view and size in both browsers.
+    const centre = await mapCentre(watcher);
+    await watcher.mouse.click(centre.x - 80, centre.y + 40);
+    await watcher.getByTestId('marker-title').filter({ hasText: 'New marker' }).waitFor();
+    await watcher.getByTestId('marker-photo').waitFor({ timeout: 10_000 });
+    await watcher.getByRole('button', { name: 'Close' }).click();
+  });
+
   test('a polygon layer and a GeoTIFF are uploaded and drawn; the raster is restyled', async () => {
     const polygons = path.join(rasters.dir, 'districts.geojson');
     const square = (x: number, y: number, d: number) => [

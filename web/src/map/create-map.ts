@@ -1,4 +1,11 @@
-import { Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
+import {
+  Map as MapLibreMap,
+  NavigationControl,
+  type RasterSourceSpecification,
+  type RasterTileSource,
+  ScaleControl,
+  type StyleSpecification,
+} from 'maplibre-gl';
 import { authHeaders } from '../api/client';
 import { baseLayerFor, baseStyle } from './base-layers';
 
@@ -43,22 +50,27 @@ export function whenStyleReady(map: MapLibreMap, ready: () => void) {
   map.once('style.load', ready);
 }
 
-/** Switches the base layer under the room's content. */
+/** Switches the base layer under the room's content (nothing is loaded again when it is the one shown). */
 export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme: string | null) {
   const style = baseStyle(baseLayerFor(baseLayerId), theme);
+  setBackground(map, style);
+  const source = style.sources.base as RasterSourceSpecification | undefined;
+  if (source?.tiles?.[0] === (map.getSource('base') as RasterTileSource | undefined)?.tiles?.[0]) return;
   if (map.getLayer('base')) map.removeLayer('base');
   if (map.getSource('base')) map.removeSource('base');
-  map.setPaintProperty(
-    'background',
-    'background-color',
-    (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color'],
-  );
-  const source = style.sources.base;
   if (source) {
     map.addSource('base', source);
     const first = map.getStyle().layers[1]?.id;
     map.addLayer({ id: 'base', type: 'raster', source: 'base' }, first);
   }
+}
+
+function setBackground(map: MapLibreMap, style: StyleSpecification) {
+  map.setPaintProperty(
+    'background',
+    'background-color',
+    (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color'],
+  );
 }
 
 export function viewOf(map: MapLibreMap): View {

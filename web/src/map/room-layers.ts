@@ -177,8 +177,16 @@ export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<strin
   return { type: 'FeatureCollection', features };
 }
 
+/** What each map's markers source was last given: the same again is not sent (clustering 10,000 markers is not free). */
+const markersShown = new WeakMap<MapLibreMap, string>();
+
 export function setMarkers(map: MapLibreMap, markers: Iterable<Marker>, loadedIcons: Set<string>) {
-  (map.getSource('markers') as GeoJSONSource).setData(markerFeatures(markers, loadedIcons));
+  const features = markerFeatures(markers, loadedIcons);
+  // Whole markers read after the feed (titles, tags) change nothing the map draws.
+  const key = JSON.stringify(features.features);
+  if (markersShown.get(map) === key) return;
+  markersShown.set(map, key);
+  (map.getSource('markers') as GeoJSONSource).setData(features);
 }
 
 export function setDrawings(map: MapLibreMap, drawings: Iterable<Drawing>) {

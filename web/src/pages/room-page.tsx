@@ -42,10 +42,8 @@ export function RoomPage({ roomId }: { roomId: string }) {
     setAccess({ state: 'checking' });
     (async () => {
       // The version is read before the content (see RoomModel.load), beside the room's info.
-      const [info, version] = await Promise.all([
-        ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } })),
-        model.currentVersion().catch(() => undefined),
-      ]);
+      const version = model.currentVersion().catch(() => undefined);
+      const info = await ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
         const invitation = token ? await myInvitationTo(roomId) : undefined;
@@ -62,8 +60,8 @@ export function RoomPage({ roomId }: { roomId: string }) {
         );
         return;
       }
-      // The content's requests go out first; the map starts (from the room's view) while they load.
-      const loading = model.load(version);
+      // The map starts (from the room's view) while the version and then the content load.
+      const loading = version.then((v) => model.load(v));
       setAccess({ state: 'open', info });
       await loading;
       live = new LiveChannel(model, presence, Boolean(info.isPublic));
