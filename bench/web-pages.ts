@@ -106,7 +106,7 @@ export async function openToMark(
     const start = (part) => Math.round(Math.min(1e9, ...r.filter((e) => e.name.includes(part)).map((e) => e.startTime)));
     const api = r.filter((e) => e.name.includes('/api/'));
     return 'scripts ' + Math.round(Math.max(...r.filter((e) => e.initiatorType === 'script' || e.name.endsWith('.js') || e.name.endsWith('.mjs')).map((e) => e.responseEnd))) +
-      (api.length ? ', first API request ' + start('/api/') + ', markers answered ' + end('/markers') + ', last API answer ' + Math.round(Math.max(...api.map((e) => e.responseEnd))) : '');
+      (api.length ? ', first API request ' + start('/api/') + ', feed answered ' + end('/markers/feed') + ', last API answer ' + Math.round(Math.max(...api.map((e) => e.responseEnd))) : '');
   })()`)) as string;
   return { ms, phases, page, close: () => context.close() };
 }

@@ -178,15 +178,32 @@ export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<strin
 }
 
 /** What each map's markers source was last given: the same again is not sent (clustering 10,000 markers is not free). */
-const markersShown = new WeakMap<MapLibreMap, string>();
+const markersShown = new WeakMap<MapLibreMap, GeoJSON.Feature[]>();
 
 export function setMarkers(map: MapLibreMap, markers: Iterable<Marker>, loadedIcons: Set<string>) {
-  const features = markerFeatures(markers, loadedIcons);
+  const { features } = markerFeatures(markers, loadedIcons);
   // Whole markers read after the feed (titles, tags) change nothing the map draws.
-  const key = JSON.stringify(features.features);
-  if (markersShown.get(map) === key) return;
-  markersShown.set(map, key);
-  (map.getSource('markers') as GeoJSONSource).setData(features);
+  const shown = markersShown.get(map);
+  if (shown && sameFeatures(shown, features)) return;
+  markersShown.set(map, features);
+  (map.getSource('markers') as GeoJSONSource).setData({ type: 'FeatureCollection', features });
+}
+
+function sameFeatures(a: GeoJSON.Feature[], b: GeoJSON.Feature[]) {
+  if (a.length !== b.length) return false;
+  return a.every((f, i) => {
+    const g = b[i]!;
+    const [x, y] = (f.geometry as GeoJSON.Point).coordinates;
+    const [u, v] = (g.geometry as GeoJSON.Point).coordinates;
+    const p = f.properties!;
+    const q = g.properties!;
+    return (
+      x === u &&
+      y === v &&
+      Object.keys(p).length === Object.keys(q).length &&
+      Object.keys(p).every((key) => p[key] === q[key])
+    );
+  });
 }
 
 export function setDrawings(map: MapLibreMap, drawings: Iterable<Drawing>) {

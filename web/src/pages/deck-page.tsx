@@ -19,10 +19,17 @@ export function DeckPage({ roomId }: { roomId: string }) {
     void attempt(() => ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } })).then(setDeck));
   }, [roomId]);
   // The map is made at once, blank, while the deck loads; the first slide's view and base map come with it.
+  // In a task of its own: making it takes a while, and the deck's request goes out first.
   useEffect(() => {
-    const created = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
-    whenStyleReady(created, () => setMap(created));
-    return () => created.remove();
+    let created: MapLibreMap | undefined;
+    const timer = setTimeout(() => {
+      created = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
+      whenStyleReady(created, () => setMap(created!));
+    });
+    return () => {
+      clearTimeout(timer);
+      created?.remove();
+    };
   }, []);
   const content = useMemo(() => {
     if (!map || !deck) return null;
