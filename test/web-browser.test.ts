@@ -275,16 +275,23 @@ describe('the web application', { skip }, () => {
     await ann.getByTestId('layer').filter({ hasText: 'districts' }).getByRole('button', { name: 'Table' }).click();
     const table = ann.getByRole('region', { name: 'Attribute table of districts' });
     const firstName = () => table.locator('tbody tr').first().locator('td').nth(1);
+    // The header shows the new order before the new page arrives: wait for the page itself.
+    const firstNameIs = async (name: string) => {
+      await firstName()
+        .filter({ hasText: new RegExp(`^${name}$`) })
+        .waitFor({ timeout: 10_000 });
+      assert.equal(await firstName().textContent(), name);
+    };
     await table.getByRole('button', { name: 'name' }).click();
     await table.getByRole('columnheader', { name: /name ▲/ }).waitFor();
-    assert.equal(await firstName().textContent(), 'district 0');
+    await firstNameIs('district 0');
     await table.getByRole('button', { name: /name/ }).click();
     await table.getByRole('columnheader', { name: /name ▼/ }).waitFor();
-    assert.equal(await firstName().textContent(), 'district 1');
+    await firstNameIs('district 1');
     await table.getByLabel('Filter features').fill('DISTRICT 0');
     await table.getByLabel('Filter features').press('Enter');
     await table.locator('tbody tr').nth(1).waitFor({ state: 'detached' });
-    assert.equal(await firstName().textContent(), 'district 0');
+    await firstNameIs('district 0');
     await table.locator('tbody tr').first().click();
     await attributes.getByRole('row', { name: /name\s+district 0\s+text/ }).waitFor();
     await table.getByRole('button', { name: 'Close the table' }).click();
