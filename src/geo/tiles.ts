@@ -1,6 +1,8 @@
 import { geoJSONToTile, type GeoJSONVTFeature } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import type { AnyGeometry } from './feature-summary.js';
+import { DEFAULT_THINNING } from './thinning.js';
+import { cellAt, coverageRings, hasNeighbour, type CellGrid } from './tile-coverage.js';
 import { latToY, lonToX, type Bbox } from './tile-math.js';
 
 /**
@@ -14,6 +16,11 @@ import { latToY, lonToX, type Bbox } from './tile-math.js';
  * instead (a square or dash of about one pixel at its centre), so that a zoomed-out view
  * still shows where the features are; marks are built from the bbox alone, without parsing
  * the geometry, which is most of the work on low-zoom tiles of big layers.
+ *
+ * On thinned tiles (below the thinning's maxZoom) a small polygon (under 2 px) is the first of
+ * its thinning cell's features and stands for all of them: the cells of those that have a
+ * neighbour are merged into coverage polygons (property `maproom:coverage`, no id), so a dense
+ * layer shows its shape instead of a sparse grid of dots; a lone one keeps its mark.
  */
 export const TILE_LAYER_NAME = 'features';
 export const TILE_EXTENT = 4096;
@@ -31,6 +38,16 @@ const MARK_BELOW = 4;
 const MARK_SIZE = 8;
 /** Features smaller than this that simplification dropped get a mark (larger ones were clipped away). */
 const RESCUE_BELOW = 16;
+/** Below this zoom the tile's features were thinned to one small feature per cell (thinning.ts). */
+const THINNED_BELOW = DEFAULT_THINNING.maxZoom;
+/** The thinning's cells; each small polygon shown stands for the features of its cell. */
+const COVERAGE_GRID: CellGrid = {
+  cellsPerSide: 2 ** DEFAULT_THINNING.cellsPerTileLog2,
+  extent: TILE_EXTENT,
+  buffer: TILE_BUFFER,
+};
+/** The property that tells a coverage polygon (many features, merged) from a feature. */
+export const COVERAGE_PROPERTY = 'maproom:coverage';
 
 export interface TileFeature {
   /** A non-negative integer (MVT ids are unsigned); other ids are left out of the tile. */
@@ -56,13 +73,19 @@ export function encodeTile(features: Iterable<TileFeature>, z: number, x: number
   const marks: GeoJSONVTFeature[] = [];
   const detailed: { feature: TileFeature; type: string }[] = [];
   const collection = { type: 'FeatureCollection', features: [] as unknown[] };
+  const coverage = new Coverage();
   for (const feature of features) {
     const type = typeof feature.geometry === 'string' ? typeOfText(feature.geometry) : feature.geometry.type;
     if (z < FULL_DETAIL_ZOOM && !type.endsWith('Point')) {
       const box = toTile(feature.bbox);
-      if (Math.max(box.maxX - box.minX, box.maxY - box.minY) < MARK_BELOW) {
-        const mark = markOf(feature, type, box);
-        if (mark) marks.push(mark);
+      const size = Math.max(box.maxX - box.minX, box.maxY - box.minY);
+      const covered = z < THINNED_BELOW && type.endsWith('Polygon') && size < RESCUE_BELOW;
+      if (covered) coverage.add(feature, type, box);
+      if (size < MARK_BELOW) {
+        if (!covered) {
+          const mark = markOf(feature, type, box);
+          if (mark) marks.push(mark);
+        }
         continue;
       }
     }
@@ -88,8 +111,8 @@ export function encodeTile(features: Iterable<TileFeature>, z: number, x: number
         })
       : null;
   const drawn = tile?.features ?? [];
-  if (z < FULL_DETAIL_ZOOM) marks.push(...marksForDropped(detailed, drawn, toTile));
-  const all = [...drawn, ...marks];
+  if (z < FULL_DETAIL_ZOOM) marks.push(...marksForDropped(detailed, drawn, toTile, coverage));
+  const all = [...coverage.features(), ...drawn, ...marks];
   if (all.length === 0) return null;
   return fromGeojsonVt({ [TILE_LAYER_NAME]: { features: all } as never }, { version: 2, extent: TILE_EXTENT });
 }
@@ -147,16 +170,62 @@ function marksForDropped(
   sent: { feature: TileFeature; type: string }[],
   drawn: GeoJSONVTFeature[],
   toTile: (bbox: Bbox) => TileBox,
+  coverage: Coverage,
 ): GeoJSONVTFeature[] {
   if (sent.length === drawn.length) return [];
   const drawnIds = new Set(drawn.map((feature) => feature.id));
   const marks: GeoJSONVTFeature[] = [];
   for (const { feature, type } of sent) {
     if (validId(feature.id) === undefined || drawnIds.has(feature.id) || type.endsWith('Point')) continue;
+    if (coverage.covers(feature)) continue;
     const box = toTile(feature.bbox);
     if (Math.max(box.maxX - box.minX, box.maxY - box.minY) >= RESCUE_BELOW) continue;
     const mark = markOf(feature, type, box);
     if (mark) marks.push(mark);
   }
   return marks;
+}
+
+/**
+ * The thinning cells of a tile's small polygons (tile-coverage.ts): those with an occupied
+ * neighbour become merged coverage polygons, a lone one is drawn as its feature's mark.
+ */
+class Coverage {
+  private readonly cells = new Map<number, { feature: TileFeature; type: string; box: TileBox }>();
+  private readonly cellOf = new Map<TileFeature, number>();
+
+  add(feature: TileFeature, type: string, box: TileBox): void {
+    const cell = cellAt(COVERAGE_GRID, (box.minX + box.maxX) / 2, (box.minY + box.maxY) / 2);
+    if (cell === null) return;
+    this.cellOf.set(feature, cell);
+    if (!this.cells.has(cell)) this.cells.set(cell, { feature, type, box });
+  }
+
+  /** Whether the feature's cell is drawn as coverage (it needs no mark of its own). */
+  covers(feature: TileFeature): boolean {
+    const cell = this.cellOf.get(feature);
+    return cell !== undefined && this.isCovered(cell);
+  }
+
+  private isCovered(cell: number): boolean {
+    return hasNeighbour(this.cells, cell);
+  }
+
+  /** The coverage polygons, then the marks of lone sub-pixel features. */
+  features(): GeoJSONVTFeature[] {
+    if (this.cells.size === 0) return [];
+    const covered = new Set<number>();
+    const lone: GeoJSONVTFeature[] = [];
+    for (const [cell, { feature, type, box }] of this.cells) {
+      if (this.isCovered(cell)) covered.add(cell);
+      else if (Math.max(box.maxX - box.minX, box.maxY - box.minY) < MARK_BELOW) {
+        const mark = markOf(feature, type, box);
+        if (mark) lone.push(mark);
+      }
+    }
+    const polygons = coverageRings(COVERAGE_GRID, covered).map(
+      (rings) => ({ type: 3, tags: { [COVERAGE_PROPERTY]: true }, geometry: rings }) as unknown as GeoJSONVTFeature,
+    );
+    return [...polygons, ...lone];
+  }
 }
