@@ -131,7 +131,7 @@ describe('placement and colours', () => {
     await restyle(layer, { opacity: 0 });
     const { res, tile } = await fetchTile(t.app, room, layer.id, z, ...tileXY(layer, z), owner());
     assert.equal(res.headers['x-tile-empty'], '1');
-    assert.deepEqual(tile.at(128, 128), [0, 0, 0, 0]);
+    assert.equal(tile.at(128, 128)[3], 0);
   });
 });
 
@@ -145,19 +145,15 @@ describe('transparency', () => {
   test('nodata of the file and of the display, and everything outside the data, are transparent', async () => {
     const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), { vmin: 0, vmax: 80 });
     const z = layer.maxZoom + 1;
-    assert.deepEqual(await cellColour(layer, 'grid-2056.tif', z, 5, 2), [0, 0, 0, 0], "cell 25 is the file's nodata");
+    assert.equal((await cellColour(layer, 'grid-2056.tif', z, 5, 2))[3], 0, "cell 25 is the file's nodata");
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 0, 3))[3], 255, 'cell 30 is drawn');
     await restyle(layer, { nodata: 30 });
-    assert.deepEqual(
-      await cellColour(layer, 'grid-2056.tif', z, 0, 3),
-      [0, 0, 0, 0],
-      "cell 30 is the display's nodata",
-    );
+    assert.equal((await cellColour(layer, 'grid-2056.tif', z, 0, 3))[3], 0, "cell 30 is the display's nodata");
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 1, 3))[3], 255, 'cell 31 is drawn');
     // Just outside the raster's corner, in the same tile as its first pixel.
     const [[lon, lat]] = where(fixtures.file('grid-2056.tif'), [[-3, -3]]);
     const { x, y, px, py } = tileAt(lon!, lat!, z);
-    assert.deepEqual((await fetchTile(t.app, room, layer.id, z, x, y, owner())).tile.at(px, py), [0, 0, 0, 0]);
+    assert.equal((await fetchTile(t.app, room, layer.id, z, x, y, owner())).tile.at(px, py)[3], 0);
   });
 
   test('a tile with no data is a transparent 256 px PNG marked X-Tile-Empty', async () => {
@@ -169,7 +165,7 @@ describe('transparency', () => {
       [128, 128],
       [255, 255],
     ])
-      assert.deepEqual(tile.at(px!, py!), [0, 0, 0, 0]);
+      assert.equal(tile.at(px!, py!)[3], 0);
     assertError(
       await call(t.app, 'GET', tilePath(room, layer.id, 2, 4, 0), { auth: owner() }),
       400,
@@ -245,6 +241,60 @@ describe('caching', () => {
       const { x, y, px, py } = tileAt(...middle, z);
       const { tile } = await fetchTile(t.app, room, layer.id, z, x, y, owner());
       assert.equal(tile.at(px, py)[3], 255, `z${z} shows the middle of the raster`);
+    }
+  });
+});
+
+describe('edges', () => {
+  /** The tiles over the layer at zoom z, stitched: `at(i, j)` is the RGBA of mosaic pixel (i, j), null off the mosaic. */
+  async function mosaic(layer: RasterLayer, z: number) {
+    const [w, s, e, n] = layer.bbox as number[];
+    const low = tileAt(w!, n!, z);
+    const high = tileAt(e!, s!, z);
+    const width = (high.x - low.x + 1) * 256;
+    const height = (high.y - low.y + 1) * 256;
+    const tiles = new Map<string, Awaited<ReturnType<typeof fetchTile>>['tile']>();
+    for (let y = low.y; y <= high.y; y++)
+      for (let x = low.x; x <= high.x; x++)
+        tiles.set(`${x - low.x}/${y - low.y}`, (await fetchTile(t.app, room, layer.id, z, x, y, owner())).tile);
+    const at = (i: number, j: number) =>
+      i < 0 || j < 0 || i >= width || j >= height
+        ? null
+        : tiles.get(`${Math.floor(i / 256)}/${Math.floor(j / 256)}`)!.at(i % 256, j % 256);
+    return { width, height, at };
+  }
+
+  test('no transparent or dark line along or inside the raster, across tile edges, at and past its own zoom', async () => {
+    const layer = await newRaster(t.app, room, owner(), fixtures.file('rgb-2056.tif'));
+    for (const z of [layer.maxZoom, layer.maxZoom + 2]) {
+      const { width, height, at } = await mosaic(layer, z);
+      let edges = 0;
+      for (let j = 0; j < height; j++) {
+        // The footprint is convex and has no nodata: the drawn pixels of a row are one run.
+        const row = Array.from({ length: width }, (_, i) => at(i, j)![3]);
+        const first = row.findIndex((a) => a > 0);
+        const last = row.length - 1 - [...row].reverse().findIndex((a) => a > 0);
+        if (first < 0) continue;
+        assert.ok(
+          row.slice(first, last + 1).every((a) => a === 255),
+          `z${z} row ${j}: a transparent gap inside the raster`,
+        );
+        // A map samples tiles linearly without premultiplying: the transparent pixel next to the data
+        // must carry the data's colour, else the blend of the two is a dark line along the edge.
+        for (const [inside, outside] of [
+          [first, first - 1],
+          [last, last + 1],
+        ] as const) {
+          const beside = at(outside, j);
+          if (!beside) continue;
+          edges++;
+          const drawn = at(inside, j)!;
+          const blend = [0, 1, 2].reduce((sum, c) => sum + (drawn[c]! + beside[c]!) / 2, 0);
+          const brightness = drawn[0]! + drawn[1]! + drawn[2]!;
+          assert.ok(blend >= brightness * 0.75, `z${z} row ${j}: the edge blends to ${blend} from ${brightness}`);
+        }
+      }
+      assert.ok(edges > 20, `z${z}: ${edges} edge pixels checked`);
     }
   });
 });

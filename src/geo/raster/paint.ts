@@ -113,3 +113,65 @@ export function paintRgb(rgba: Buffer, bands: Float32Array[], display: ResolvedD
   }
   return drawn && display.alpha > 0;
 }
+
+/** How far (pixels) colours reach into the transparent pixels around the data; see bleedColours. */
+export const BLEED_PIXELS = 4;
+
+/**
+ * Gives the transparent pixels next to the data (up to `passes` pixels away) the colour of
+ * their drawn neighbours, alpha left at 0. A map draws tiles with linear filtering and
+ * mipmaps on unpremultiplied PNGs (MapLibre's raster layer premultiplies after sampling), so
+ * a transparent black neighbour darkens the data's outermost pixels: a dark 1 to 2 px line
+ * along the raster's edges. With the colour carried over only the alpha fades there.
+ */
+export function bleedColours(rgba: Buffer, passes = BLEED_PIXELS): void {
+  const side = TILE_SIZE;
+  // 1: has a colour (drawn, or filled by an earlier pass); 0: transparent and not yet filled.
+  const coloured = new Uint8Array(PIXELS);
+  let transparent = 0;
+  for (let k = 0; k < PIXELS; k++) {
+    if (rgba[k * 4 + 3] > 0) coloured[k] = 1;
+    else transparent++;
+  }
+  if (transparent === 0 || transparent === PIXELS) return;
+  let frontier: number[] = [];
+  for (let k = 0; k < PIXELS; k++) if (!coloured[k] && hasColouredNeighbour(coloured, k, side)) frontier.push(k);
+  for (let pass = 0; pass < passes && frontier.length > 0; pass++) {
+    for (const k of frontier) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let n = 0;
+      for (const m of neighbours(k, side)) {
+        if (coloured[m] !== 1) continue;
+        r += rgba[m * 4];
+        g += rgba[m * 4 + 1];
+        b += rgba[m * 4 + 2];
+        n++;
+      }
+      rgba[k * 4] = Math.round(r / n);
+      rgba[k * 4 + 1] = Math.round(g / n);
+      rgba[k * 4 + 2] = Math.round(b / n);
+    }
+    // Marked after the pass, so a pass reads only colours of the passes before it.
+    for (const k of frontier) coloured[k] = 1;
+    const next = new Set<number>();
+    for (const k of frontier) for (const m of neighbours(k, side)) if (!coloured[m]) next.add(m);
+    frontier = [...next];
+  }
+}
+
+/** The 4-neighbours of pixel k inside the tile. */
+function neighbours(k: number, side: number): number[] {
+  const x = k % side;
+  const list: number[] = [];
+  if (x > 0) list.push(k - 1);
+  if (x < side - 1) list.push(k + 1);
+  if (k >= side) list.push(k - side);
+  if (k < PIXELS - side) list.push(k + side);
+  return list;
+}
+
+function hasColouredNeighbour(coloured: Uint8Array, k: number, side: number): boolean {
+  return neighbours(k, side).some((m) => coloured[m] === 1);
+}
