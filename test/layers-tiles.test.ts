@@ -147,6 +147,48 @@ describe('vector tiles', () => {
   });
 });
 
+describe('big layers at low zooms', () => {
+  test('a dense layer covers its area at a low zoom (merged coverage), not one pixel per thinning cell', async () => {
+    // 40 x 40 buildings of about 7 m, 300 m apart, in the middle of Bern's tile at zoom 10.
+    const tile = tileOf(BERN[0], BERN[1], 10);
+    const lonAt = (x: number) => (x / 2 ** 10) * 360 - 180;
+    const latAt = (y: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / 2 ** 10))) * 180) / Math.PI;
+    const [west, east] = [lonAt(tile.x + 0.25), lonAt(tile.x + 0.75)];
+    const [north, south] = [latAt(tile.y + 0.25), latAt(tile.y + 0.75)];
+    const buildings = [];
+    for (let i = 0; i < 40; i++)
+      for (let j = 0; j < 40; j++)
+        buildings.push(
+          squareFeature(west + ((i + 0.5) * (east - west)) / 40, south + ((j + 0.5) * (north - south)) / 40, 0.00005, {
+            n: i * 40 + j,
+          }),
+        );
+    const dense = await createInlineLayer(t.app, room, users.owner.token, {
+      name: 'Buildings',
+      geojson: { type: 'FeatureCollection', features: buildings },
+    });
+    const res = await getTile(tileUrl(dense.id, tile));
+    assert.equal(res.statusCode, 200);
+    const decoded = decode(res).layers.features!;
+    let painted = 0;
+    for (let i = 0; i < decoded.length; i++)
+      for (const ring of decoded.feature(i).loadGeometry()) {
+        let sum = 0;
+        for (let a = 0, b = ring.length - 1; a < ring.length; b = a++)
+          sum += (ring[b]!.x - ring[a]!.x) * (ring[a]!.y + ring[b]!.y);
+        painted += sum / 2;
+      }
+    // The block is half the tile on each side: a quarter of 4096 x 4096 units.
+    const block = (4096 * 4096) / 4;
+    assert.ok(painted > 0.8 * block, `${Math.round(painted)} of ${block} tile units painted`);
+    assert.ok(painted < 1.2 * block, `${Math.round(painted)} of ${block} tile units painted: no more than the block`);
+    // Zoomed in, the buildings are themselves again, with their ids and properties.
+    const close = decode(await getTile(tileUrl(dense.id, tileOf(west + 0.0001, north - 0.0001, 16)))).layers.features!;
+    assert.ok(close.length >= 1);
+    assert.equal(typeof close.feature(0).properties.n, 'number');
+  });
+});
+
 describe('caching', () => {
   test('an ETag; If-None-Match with it is 304; a PATCH of the layer changes it', async () => {
     const url = tileUrl(layer.id, tileOf(BERN[0], BERN[1], 12));
