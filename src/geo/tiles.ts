@@ -23,6 +23,8 @@ import { latToY, lonToX, type Bbox } from './tile-math.js';
  * layer shows its shape instead of a sparse grid of dots; a lone one keeps its mark.
  */
 export const TILE_LAYER_NAME = 'features';
+/** Named by tiles' ETags: changes when the same features encode differently (2: coverage polygons). */
+export const TILE_ENCODING = 2;
 export const TILE_EXTENT = 4096;
 /** Buffer around the tile, in extent units (clipped geometry reaches this far past the edge). */
 export const TILE_BUFFER = 64;

@@ -12,7 +12,7 @@ import {
 } from '../../geo/layer-answers.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import { isValidTile, tileBbox, type Bbox } from '../../geo/tile-math.js';
-import { encodeTile, TILE_BUFFER_FRACTION } from '../../geo/tiles.js';
+import { encodeTile, TILE_BUFFER_FRACTION, TILE_ENCODING } from '../../geo/tiles.js';
 import { newId } from '../../ids.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -188,7 +188,7 @@ export class LayersService {
   ): Promise<{ tile: Uint8Array | null; version: string }> {
     if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
     const layer = await this.vector(roomId, layerId);
-    const version = `${layer.storage_key}-${layer.updated_at}`;
+    const version = `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
     const found = await this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z);
     return { tile: encodeTile(found, z, x, y), version };
   }
@@ -196,7 +196,7 @@ export class LayersService {
   /** The version a tile's ETag names, without encoding it (a conditional request). */
   async tileVersion(roomId: string, layerId: string): Promise<string> {
     const layer = await this.vector(roomId, layerId);
-    return `${layer.storage_key}-${layer.updated_at}`;
+    return `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
   }
 }
 

@@ -15,6 +15,9 @@ import type { WritePath } from '../history/write-path.js';
 import { presentRasterLayer, rasterDisplayOf, rasterFactsOf } from './rasters.presenter.js';
 import type { RasterRow, RastersRepository } from './rasters.repository.js';
 
+/** Named by every tile's ETag: changes when the renderer draws the same display differently (2: colours bled past the edges). */
+const RASTER_RENDERING = 2;
+
 /** A rendered tile, or `notModified` when the caller's copy (If-None-Match) is current. */
 export type TileAnswer =
   | { etag: string; notModified: true }
@@ -109,7 +112,7 @@ export class RastersService {
     const { z, x, y } = tile;
     if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
     const row = await this.raster(roomId, layerId);
-    const etag = `"${createHash('sha256').update(`${row.file_key}|${row.display}`).digest('base64url').slice(0, 22)}"`;
+    const etag = `"${createHash('sha256').update(`${row.file_key}|${row.display}|${RASTER_RENDERING}`).digest('base64url').slice(0, 22)}"`;
     if (ifNoneMatch && matches(ifNoneMatch, etag)) return { etag, notModified: true };
     const display = resolveDisplay(rasterDisplayOf(row), factsOf(row));
     const png = await this.tiles.renderTile(this.tileable(row), z, x, y, display);
