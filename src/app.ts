@@ -24,6 +24,7 @@ import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
 import { ErrorBody } from './http/schemas.js';
 import { acceptMultipart, UploadReceiver } from './http/uploads.js';
 import { registerValidators } from './http/validation.js';
+import { registerOfflineBasemap } from './http/offline-basemap.js';
 import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
@@ -307,6 +308,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     readiness: { redis: redis?.ping ?? null, objectStore: async () => blobs.ping?.() },
   });
   await registerWebApp(app, config);
+  await registerOfflineBasemap(app);
   await app.register(usersRoutes, {
     users: usersService,
     verification,

@@ -48,6 +48,10 @@ export const ConfigSchema = Type.Object({
   webDir: Type.Optional(Type.String({ minLength: 1 })),
   /** The web map's base layers: `builtin` (OpenStreetMap, CARTO, Esri, swisstopo tiles) or `none` (a blank map, for installs without internet). */
   basemaps: Type.Enum(['builtin', 'none'], { default: 'builtin' }),
+  /** An own tile server for the web map (`https://tiles.example/{z}/{x}/{y}.png`), offered first as "Own tiles". */
+  basemapTiles: Type.Optional(Type.String({ pattern: '^https?://[^\\s]*\\{z\\}[^\\s]*$' })),
+  /** The attribution shown with `basemapTiles`. */
+  basemapAttribution: Type.String({ default: '' }),
   /** GDAL's time for a quick look at one file: an upload's header, the tileable file's description, one point query. */
   gdalQuickTimeoutMs: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** GDAL's time to inspect an uploaded vector file (counting a big GeoJSON's features reads all of it). */
@@ -124,6 +128,8 @@ const ENV_NAMES: Record<keyof Config, string> = {
   accessCacheTtlMs: 'ACCESS_CACHE_TTL_MS',
   webDir: 'WEB_DIR',
   basemaps: 'BASEMAPS',
+  basemapTiles: 'BASEMAP_TILES',
+  basemapAttribution: 'BASEMAP_ATTRIBUTION',
   gdalQuickTimeoutMs: 'GDAL_QUICK_TIMEOUT_MS',
   gdalInspectTimeoutMs: 'GDAL_INSPECT_TIMEOUT_MS',
   gdalJobTimeoutMs: 'GDAL_JOB_TIMEOUT_MS',

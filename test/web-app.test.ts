@@ -124,13 +124,13 @@ describe('the pages of the web application', () => {
     assert.ok(res.headers['content-security-policy']);
   });
 
-  test("with basemaps 'none' the only base layer is the blank map, and the policy names no tile server", async () => {
+  test("with basemaps 'none' the base layers are the offline map and the blank one, and the policy names no tile server", async () => {
     for (const url of PAGES) {
       const res = await get(offline, url);
       const csp = assertPage(res, url);
       assert.deepEqual(
         pageConfig(res).baseLayers.map((layer) => layer.id),
-        ['blank'],
+        ['offline', 'blank'],
         url,
       );
       for (const directive of ['img-src', 'connect-src']) {

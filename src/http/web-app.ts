@@ -18,12 +18,14 @@ function defaultWebDir() {
   return path.join(root, 'dist', 'web');
 }
 
-/** A base layer the map offers: raster tiles, or none (a plain background). */
+/** A base layer the map offers: raster tiles, the offline vector map this service ships (`vector`), or none (a plain background). */
 export interface BaseLayer {
   id: string;
   name: string;
   tiles: string | null;
   attribution: string;
+  /** The service's own TopoJSON (land, countries) the browser draws itself; needs no internet. */
+  vector?: string;
 }
 
 /** What the page needs to know before its first request: the base layers this install offers. */
@@ -69,9 +71,23 @@ const BUILTIN_BASE_LAYERS: BaseLayer[] = [
   },
 ];
 const BLANK: BaseLayer = { id: 'blank', name: 'Blank', tiles: null, attribution: '' };
+/** Natural Earth's land and borders (world-atlas, 1:50m), served by this service: the map needs no internet. */
+export const OFFLINE_BASEMAP_FILE = 'countries-50m.json';
+const OFFLINE: BaseLayer = {
+  id: 'offline',
+  name: 'Offline',
+  tiles: null,
+  attribution: 'Natural Earth',
+  vector: `/basemap/${OFFLINE_BASEMAP_FILE}`,
+};
 
+/** The base layers offered: an own tile server first when configured, the public ones unless `BASEMAPS=none`, then always Offline and Blank. */
 export function webConfigOf(config: Config): WebConfig {
-  return { baseLayers: config.basemaps === 'none' ? [BLANK] : [...BUILTIN_BASE_LAYERS, BLANK] };
+  const own: BaseLayer[] = config.basemapTiles
+    ? [{ id: 'own', name: 'Own tiles', tiles: config.basemapTiles, attribution: config.basemapAttribution }]
+    : [];
+  const builtin = config.basemaps === 'none' ? [] : BUILTIN_BASE_LAYERS;
+  return { baseLayers: [...own, ...builtin, OFFLINE, BLANK] };
 }
 
 /**

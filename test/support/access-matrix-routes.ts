@@ -135,7 +135,15 @@ export const DOCUMENTATION_ROUTES = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|
  * Routes the matrix does not walk, because they are the web application's pages and files, not
  * the interface (src/http/web-app.ts): each page answers the same index.html to anyone, and the
  * application then calls the interface, where the rules apply; `/assets/*` (registered by
- * @fastify/static, only when the application is built) serves its scripts and styles.
- * test/web-app.test.ts checks them.
+ * @fastify/static, only when the application is built) serves its scripts and styles;
+ * `/basemap/{file}` the offline base map, the same public file to anyone.
+ * test/web-app.test.ts and test/offline-basemap.test.ts check them.
  */
-export const WEB_APP_ROUTES = [/^\/$/, /^\/r\/\{roomId\}$/, /^\/p\/\{roomId\}$/, /^\/verify-email$/, /^\/assets\/\*$/];
+export const WEB_APP_ROUTES = [
+  /^\/$/,
+  /^\/r\/\{roomId\}$/,
+  /^\/p\/\{roomId\}$/,
+  /^\/verify-email$/,
+  /^\/assets\/\*$/,
+  /^\/basemap\/\{file\}$/,
+];
