@@ -5,6 +5,8 @@ export interface BaseLayer {
   name: string;
   tiles: string | null;
   attribution: string;
+  /** The service's offline map (TopoJSON of land and countries) the page draws itself. */
+  vector?: string;
 }
 
 /** The base layers this install offers (written into the page by the service). */
@@ -20,17 +22,12 @@ export function baseLayerFor(id: string | null | undefined): BaseLayer {
   return offered.find((layer) => layer.id === id) ?? offered[0]!;
 }
 
-/** A MapLibre style with only the base layer; the room's content is added on top. */
-export function baseStyle(layer: BaseLayer, theme: string | null | undefined): StyleSpecification {
+/** A MapLibre style with only a background; BaseMap (base-map.ts) adds the base layer, the room its content on top. */
+export function baseStyle(theme: string | null | undefined): StyleSpecification {
   const background = theme === 'dark' ? '#1d2026' : '#eef0ee';
   return {
     version: 8,
-    sources: layer.tiles
-      ? { base: { type: 'raster', tiles: [layer.tiles], tileSize: 256, attribution: layer.attribution, maxzoom: 19 } }
-      : {},
-    layers: [
-      { id: 'background', type: 'background', paint: { 'background-color': background } },
-      ...(layer.tiles ? [{ id: 'base', type: 'raster' as const, source: 'base' }] : []),
-    ],
+    sources: {},
+    layers: [{ id: 'background', type: 'background', paint: { 'background-color': background } }],
   };
 }

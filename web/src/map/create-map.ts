@@ -1,13 +1,9 @@
-import {
-  Map as MapLibreMap,
-  NavigationControl,
-  type RasterSourceSpecification,
-  type RasterTileSource,
-  ScaleControl,
-  type StyleSpecification,
-} from 'maplibre-gl';
+import { Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
 import { authHeaders } from '../api/client';
-import { baseLayerFor, baseStyle } from './base-layers';
+import { baseStyle } from './base-layers';
+import { BaseMap } from './base-map';
+
+const baseMaps = new WeakMap<MapLibreMap, BaseMap>();
 
 export interface View {
   lat: number;
@@ -26,7 +22,7 @@ export function createMap(
 ): MapLibreMap {
   const map = new MapLibreMap({
     container,
-    style: baseStyle(baseLayerFor(baseLayerId), theme),
+    style: baseStyle(theme),
     center: [view.lng, view.lat],
     zoom: view.zoom,
     bearing: view.bearing ?? 0,
@@ -38,6 +34,11 @@ export function createMap(
   });
   map.addControl(new NavigationControl(), 'top-right');
   map.addControl(new ScaleControl(), 'bottom-left');
+  const baseMap = new BaseMap(map);
+  baseMaps.set(map, baseMap);
+  map.addControl(baseMap.control(), 'top-right');
+  baseMap.show(baseLayerId, theme);
+  map.once('remove', () => baseMap.remove());
   return map;
 }
 
@@ -50,27 +51,9 @@ export function whenStyleReady(map: MapLibreMap, ready: () => void) {
   map.once('style.load', ready);
 }
 
-/** Switches the base layer under the room's content (nothing is loaded again when it is the one shown). */
+/** Switches the base layer under the room's content (the offline map when its tile server does not answer). */
 export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme: string | null) {
-  const style = baseStyle(baseLayerFor(baseLayerId), theme);
-  setBackground(map, style);
-  const source = style.sources.base as RasterSourceSpecification | undefined;
-  if (source?.tiles?.[0] === (map.getSource('base') as RasterTileSource | undefined)?.tiles?.[0]) return;
-  if (map.getLayer('base')) map.removeLayer('base');
-  if (map.getSource('base')) map.removeSource('base');
-  if (source) {
-    map.addSource('base', source);
-    const first = map.getStyle().layers[1]?.id;
-    map.addLayer({ id: 'base', type: 'raster', source: 'base' }, first);
-  }
-}
-
-function setBackground(map: MapLibreMap, style: StyleSpecification) {
-  map.setPaintProperty(
-    'background',
-    'background-color',
-    (style.layers[0] as unknown as { paint: Record<string, string> }).paint['background-color'],
-  );
+  baseMaps.get(map)?.show(baseLayerId, theme);
 }
 
 export function viewOf(map: MapLibreMap): View {

@@ -1,0 +1,207 @@
+import type { GeoJSONSource, IControl, Map as MapLibreMap } from 'maplibre-gl';
+import { feature, mesh } from 'topojson-client';
+import type { GeometryCollection, Topology } from 'topojson-specification';
+import { type BaseLayer, baseLayerFor, baseLayers } from './base-layers';
+
+/** The ids of the map's own base layers and sources: everything else is the room's content. */
+const BASE_IDS = ['base', 'base-land', 'base-coast', 'base-borders'];
+/** How long a tile server has to answer the first tile before the offline map is shown instead. */
+const PROBE_TIMEOUT_MS = 4000;
+/** Failed tiles of a server that answered the probe before it is given up for this page. */
+const MAX_TILE_ERRORS = 3;
+
+const dead = new Set<string>();
+const probes = new Map<string, Promise<boolean>>();
+let offlineData: Promise<{ land: GeoJSON.FeatureCollection | GeoJSON.Feature; borders: GeoJSON.Geometry }> | null =
+  null;
+
+/** Whether a tile server answers one tile in time (an opaque answer counts: only the network failing does not). */
+function probe(tiles: string): Promise<boolean> {
+  let answer = probes.get(tiles);
+  if (!answer) {
+    const url = tiles.replace('{z}', '0').replace('{x}', '0').replace('{y}', '0');
+    answer = fetch(url, { mode: 'no-cors', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), credentials: 'omit' }).then(
+      () => true,
+      () => false,
+    );
+    probes.set(tiles, answer);
+  }
+  return answer;
+}
+
+/** Natural Earth's land and borders, from the TopoJSON this service serves, converted once per page. */
+function loadOffline(url: string) {
+  offlineData ??= fetch(url)
+    .then((response) => {
+      if (!response.ok) throw new Error(`The offline base map answered ${response.status}`);
+      return response.json() as Promise<Topology>;
+    })
+    .then((topology) => {
+      const countries = topology.objects.countries as GeometryCollection;
+      return {
+        land: feature(topology, topology.objects.land!),
+        borders: mesh(topology, countries, (a, b) => a !== b),
+      };
+    });
+  return offlineData;
+}
+
+/** The colours of the offline map: sea, land, coastline, borders. */
+function offlineColours(theme: string | null) {
+  return theme === 'dark'
+    ? { sea: '#1b2836', land: '#2b2f36', coast: '#52606e', borders: '#6b6f78' }
+    : { sea: '#b9d3e6', land: '#f2efe6', coast: '#7f9bb0', borders: '#a08fa8' };
+}
+
+/**
+ * The base map under a room's content: the chosen layer, the offline map instead (with a notice)
+ * when its tile server does not answer, and a menu offering every base layer of this install.
+ */
+export class BaseMap {
+  private wanted: string | null = null;
+  private picked: string | null = null;
+  private theme: string | null = null;
+  private generation = 0;
+  private errors = 0;
+  private notice: HTMLElement | null = null;
+  private select: HTMLSelectElement | null = null;
+
+  constructor(private readonly map: MapLibreMap) {
+    map.on('error', this.onError);
+  }
+
+  /** The room's (or slide's) base layer; a layer the viewer picked in the menu stays until this changes. */
+  show(id: string | null, theme: string | null) {
+    if (id !== this.wanted) this.picked = null;
+    this.wanted = id;
+    this.theme = theme;
+    void this.apply(baseLayerFor(this.picked ?? id));
+  }
+
+  /** The menu of base layers, a MapLibre control. */
+  control(): IControl {
+    return {
+      onAdd: () => {
+        const box = document.createElement('div');
+        box.className = 'maplibregl-ctrl maplibregl-ctrl-group base-map-menu';
+        const select = document.createElement('select');
+        select.setAttribute('aria-label', 'Base map');
+        for (const layer of baseLayers()) select.append(new Option(layer.name, layer.id));
+        select.addEventListener('change', () => {
+          this.picked = select.value;
+          this.hideNotice();
+          void this.apply(baseLayerFor(select.value));
+        });
+        this.select = select;
+        box.append(select);
+        return box;
+      },
+      onRemove: () => this.select?.parentElement?.remove(),
+    };
+  }
+
+  private async apply(layer: BaseLayer): Promise<void> {
+    const generation = ++this.generation;
+    if (layer.tiles && (dead.has(layer.tiles) || !(await probe(layer.tiles)))) {
+      if (generation !== this.generation) return;
+      dead.add(layer.tiles);
+      this.showNotice(`${layer.name} does not answer: showing the offline base map.`);
+      return this.apply(baseLayers().find((l) => l.vector) ?? baseLayerFor('blank'));
+    }
+    if (generation !== this.generation) return;
+    this.draw(layer);
+  }
+
+  private draw(layer: BaseLayer) {
+    const { map } = this;
+    if (!map.isStyleLoaded() && !map.loaded()) {
+      map.once('style.load', () => this.draw(layer));
+      return;
+    }
+    for (const id of BASE_IDS) if (map.getLayer(id)) map.removeLayer(id);
+    for (const id of ['base', 'base-offline']) if (map.getSource(id)) map.removeSource(id);
+    this.errors = 0;
+    const colours = offlineColours(this.theme);
+    const background = layer.vector ? colours.sea : this.theme === 'dark' ? '#1d2026' : '#eef0ee';
+    map.setPaintProperty('background', 'background-color', background);
+    const before = map.getStyle().layers.find((l) => l.id !== 'background' && !BASE_IDS.includes(l.id))?.id;
+    if (layer.tiles) {
+      map.addSource('base', {
+        type: 'raster',
+        tiles: [layer.tiles],
+        tileSize: 256,
+        attribution: layer.attribution,
+        maxzoom: 19,
+      });
+      map.addLayer({ id: 'base', type: 'raster', source: 'base' }, before);
+    } else if (layer.vector) {
+      const empty: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
+      map.addSource('base-offline', { type: 'geojson', data: empty, attribution: layer.attribution });
+      map.addSource('base', { type: 'geojson', data: empty });
+      map.addLayer(
+        { id: 'base-land', type: 'fill', source: 'base-offline', paint: { 'fill-color': colours.land } },
+        before,
+      );
+      map.addLayer(
+        { id: 'base-coast', type: 'line', source: 'base-offline', paint: { 'line-color': colours.coast } },
+        before,
+      );
+      map.addLayer(
+        {
+          id: 'base-borders',
+          type: 'line',
+          source: 'base',
+          paint: { 'line-color': colours.borders, 'line-dasharray': [3, 2] },
+        },
+        before,
+      );
+      const generation = this.generation;
+      loadOffline(layer.vector).then(
+        ({ land, borders }) => {
+          if (generation !== this.generation) return;
+          (map.getSource('base-offline') as GeoJSONSource | undefined)?.setData(land);
+          (map.getSource('base') as GeoJSONSource | undefined)?.setData(borders);
+        },
+        () => this.showNotice('The offline base map could not be loaded.'),
+      );
+    }
+    map.getContainer().dataset.baseMap = layer.id;
+    if (this.select) this.select.value = layer.id;
+  }
+
+  /** A tile server that answered the probe and then fails: after a few tiles, the offline map for the rest of the page. */
+  private readonly onError = (event: object) => {
+    const source = (event as { sourceId?: string }).sourceId === 'base' ? this.map.getSource('base') : undefined;
+    if (source?.type !== 'raster' || ++this.errors < MAX_TILE_ERRORS) return;
+    const tiles = (source.serialize() as { tiles?: string[] }).tiles?.[0];
+    if (tiles) dead.add(tiles);
+    void this.apply(baseLayerFor(this.picked ?? this.wanted));
+  };
+
+  private showNotice(text: string) {
+    if (!this.notice) {
+      this.notice = document.createElement('div');
+      this.notice.className = 'map-notice';
+      this.notice.setAttribute('role', 'status');
+      this.notice.dataset.testid = 'base-map-notice';
+      this.map.getContainer().append(this.notice);
+    }
+    this.notice.replaceChildren(text, ' ');
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.textContent = 'Dismiss';
+    close.addEventListener('click', () => this.hideNotice());
+    this.notice.append(close);
+  }
+
+  private hideNotice() {
+    this.notice?.remove();
+    this.notice = null;
+  }
+
+  remove() {
+    this.generation++;
+    this.map.off('error', this.onError);
+    this.hideNotice();
+  }
+}
