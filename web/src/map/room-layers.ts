@@ -168,6 +168,7 @@ export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<strin
       geometry: { type: 'Point', coordinates: [m.longitude, m.latitude] },
       properties: {
         id: m.id,
+        ...(m.title && { title: m.title }),
         color: m.color ?? '#3388ff',
         radius: Math.max(4, Math.min(16, (m.markerIconSize ?? 28) / 4)),
         ...(icon && { icon, iconScale: Math.max(0.25, Math.min(3, (m.markerIconSize ?? 32) / 32)) }),
