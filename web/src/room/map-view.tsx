@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
-import { ClusterCounts, DrawingLabels } from '../map/map-labels';
+import { ClusterCounts, DrawingLabels, MarkerLabels } from '../map/map-labels';
 import { IconImages } from '../map/icon-images';
 import { bindMapInteractions } from './map-interactions';
 import { useRoom, type RoomContextValue } from './room-context';
@@ -10,6 +10,7 @@ import { useStore } from '../store';
 import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
 import { shownState } from './time-view';
+import { openAtContent } from './zoom-to-content';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -43,6 +44,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const icons = new IconImages(map, room.roomId, () => setMarkers(map, shown().markers.values(), icons.loaded));
   const clusters = new ClusterCounts(map);
   const labels = new DrawingLabels(map);
+  const titles = new MarkerLabels(map);
   let last: RoomState | null = null;
   // Layers wait until the markers are loaded: MapLibre parses tiles and clusters markers in the
   // same worker, and a big layer's first tiles would hold the room's markers back.
@@ -77,6 +79,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   markWhenDrawn(map);
   draw(shown());
   whenMarkersLoaded(map, showLayers);
+  openAtContent(map, model.get()!);
   const stopModel = model.subscribe((state) => state && draw(shown()));
   const stopHidden = room.hidden.subscribe(() => draw(shown()));
   const stopTime = room.timeView.subscribe(() => draw(shown()));
@@ -92,6 +95,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     stopSelection();
     clusters.remove();
     labels.remove();
+    titles.remove();
     room.map.set(null);
   };
 }

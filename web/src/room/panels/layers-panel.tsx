@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Layer, RasterLayer } from '../../api/types';
 import { useStore } from '../../store';
 import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
+import { layerIds, zoomToNewLayer } from '../zoom-to-content';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { AttributeTable } from './attribute-table';
@@ -34,18 +35,21 @@ export function LayersPanel() {
 }
 
 function UploadForm() {
-  const { model, attempt, notify } = useRoom();
+  const room = useRoom();
+  const { model, attempt, notify } = room;
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [color, setColor] = useState('#d03030');
   // A file whose CRS the service could not tell: the page asks for its EPSG code and sends it again.
   const [crsAsked, setCrsAsked] = useState<{ file: File; message: string } | null>(null);
   const upload = async (file: File, sourceCrs?: string) => {
+    const known = layerIds(model.get());
     const outcome = await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress, sourceCrs));
     setProgress(null);
     if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file, message: outcome.crsUnknown });
     else if (outcome) {
       setCrsAsked(null);
       notify(`${file.name} is on the map`);
+      zoomToNewLayer(room, known);
     }
   };
   return (
