@@ -36,19 +36,29 @@ function toolOf(map: MapLibreMap): TerraDraw {
   return draw;
 }
 
-/** Draws one shape; `onShape` receives its geometry when it is finished. Returns a function that cancels. */
+/**
+ * Draws one shape; `onShape` receives its geometry when it is finished, `onChange` the shape so
+ * far while it is drawn (to measure it). Returns a function that cancels and clears the shape.
+ */
 export function drawShape(
   map: MapLibreMap,
   kind: ShapeKind,
   onShape: (geometry: GeoJSON.Geometry) => void,
+  onChange?: (geometry: GeoJSON.Geometry) => void,
 ): () => void {
   const draw = toolOf(map);
   draw.clear();
   draw.setMode(kind);
+  const changed = (ids: (string | number)[]) => {
+    const feature = ids.length ? draw.getSnapshotFeature(ids[0]!) : undefined;
+    if (feature && onChange) onChange(feature.geometry as GeoJSON.Geometry);
+  };
+  if (onChange) draw.on('change', changed);
   const finished = (id: string | number, context: { action: string }) => {
     if (context.action !== 'draw') return;
     const feature = draw.getSnapshotFeature(id);
     draw.off('finish', finished);
+    draw.off('change', changed);
     draw.clear();
     draw.setMode('static');
     if (feature) onShape(feature.geometry as GeoJSON.Geometry);
@@ -56,6 +66,7 @@ export function drawShape(
   draw.on('finish', finished);
   return () => {
     draw.off('finish', finished);
+    draw.off('change', changed);
     draw.clear();
     draw.setMode('static');
   };

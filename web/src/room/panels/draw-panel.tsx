@@ -3,6 +3,7 @@ import { useStore } from '../../store';
 import { drawShape, type ShapeKind } from '../drawing-tools';
 import { createDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
+import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
 
 const LABEL = inputLimits('POST /api/rooms/{roomId}/drawings', 'label');
@@ -19,7 +20,9 @@ const KINDS: [ShapeKind | 'label', string][] = [
 export function DrawPanel() {
   const { map, model, notify, attempt, selection, mode } = useRoom();
   const { drawings } = useStore(model)!;
-  const [active, setActive] = useState<ShapeKind | 'label' | null>(null);
+  const [active, setActive] = useState<ShapeKind | 'label' | 'measure-line' | 'measure-area' | null>(null);
+  /** The shape being drawn or measured, measured (geodesic, metric and imperial). */
+  const [measure, setMeasure] = useState('');
   const [label, setLabel] = useState('');
   const [color, setColor] = useState('#7b3fe4');
   const [weight, setWeight] = useState(3);
@@ -39,25 +42,53 @@ export function DrawPanel() {
       return;
     }
     setActive(kind);
+    setMeasure('');
     mode.set('draw');
-    cancel.current = drawShape(map.get()!, kind === 'label' ? 'point' : kind, async (geometry) => {
-      setActive(null);
-      mode.set('browse');
-      cancel.current = null;
-      const style = { color, strokeWeight: weight };
-      const body = { geometry: geometry as never, label: label.trim() || null, style };
-      const drawing = await attempt(() => createDrawing(model, body));
-      if (!drawing) return;
-      selection.set({ kind: 'drawing', id: drawing.id });
-      setLabel('');
-    });
+    const measured = (geometry: GeoJSON.Geometry) => setMeasure(describeMeasure(geometry));
+    cancel.current = drawShape(
+      map.get()!,
+      kind === 'label' ? 'point' : kind,
+      async (geometry) => {
+        setActive(null);
+        setMeasure('');
+        mode.set('browse');
+        cancel.current = null;
+        const style = { color, strokeWeight: weight };
+        const body = { geometry: geometry as never, label: label.trim() || null, style };
+        const drawing = await attempt(() => createDrawing(model, body));
+        if (!drawing) return;
+        selection.set({ kind: 'drawing', id: drawing.id });
+        setLabel('');
+      },
+      measured,
+    );
+  };
+  /** The measure tool: draws a line or an area only to measure it; nothing is saved, and closing clears it. */
+  const startMeasure = (kind: 'linestring' | 'polygon') => {
+    cancel.current?.();
+    setActive(kind === 'linestring' ? 'measure-line' : 'measure-area');
+    setMeasure('');
+    mode.set('draw');
+    const measured = (geometry: GeoJSON.Geometry) => setMeasure(describeMeasure(geometry));
+    cancel.current = drawShape(
+      map.get()!,
+      kind,
+      (geometry) => {
+        measured(geometry);
+        mode.set('browse');
+        cancel.current = null;
+      },
+      measured,
+    );
   };
   const stop = () => {
     cancel.current?.();
     cancel.current = null;
     setActive(null);
+    setMeasure('');
     mode.set('browse');
   };
+  const measuring = active === 'measure-line' || active === 'measure-area';
   return (
     <div>
       <h2>Draw</h2>
@@ -68,7 +99,7 @@ export function DrawPanel() {
           </button>
         ))}
       </div>
-      {active && (
+      {active && !measuring && (
         <p class="note" role="status">
           {active === 'polygon'
             ? 'Click the corners; click the first corner again to finish.'
@@ -77,6 +108,23 @@ export function DrawPanel() {
               : 'Click the map.'}{' '}
           <button type="button" onClick={stop}>
             Cancel
+          </button>
+          {measure && <span class="measure"> {measure}</span>}
+        </p>
+      )}
+      <div class="row" role="group" aria-label="Measure">
+        <button type="button" aria-pressed={active === 'measure-line'} onClick={() => startMeasure('linestring')}>
+          Measure distance
+        </button>
+        <button type="button" aria-pressed={active === 'measure-area'} onClick={() => startMeasure('polygon')}>
+          Measure area
+        </button>
+      </div>
+      {measuring && (
+        <p class="note" role="status" data-testid="measure-result">
+          {measure || 'Click the points; click the last point again to finish.'}{' '}
+          <button type="button" onClick={stop}>
+            Close
           </button>
         </p>
       )}

@@ -4,6 +4,7 @@ import { deleteDrawing, updateDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 import { editShape } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
+import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
 
 const LABEL = inputLimits('PATCH /api/rooms/{roomId}/drawings/{drawingId}', 'label');
@@ -42,6 +43,11 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
     <div>
       <h2>{drawing.label ?? kind}</h2>
       <p class="muted">{kind} drawing</p>
+      {kind !== 'Point' && (
+        <p class="measure" data-testid="drawing-measure">
+          {describeMeasure(drawing.geometry as unknown as GeoJSON.Geometry)}
+        </p>
+      )}
       {canEdit && (
         <form class="form" onSubmit={save} aria-label="Edit drawing">
           <label>
