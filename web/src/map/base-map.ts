@@ -39,11 +39,42 @@ function loadOffline(url: string) {
     .then((topology) => {
       const countries = topology.objects.countries as GeometryCollection;
       return {
-        land: feature(topology, topology.objects.land!),
-        borders: mesh(topology, countries, (a, b) => a !== b),
+        land: unwrapped(feature(topology, topology.objects.land!)),
+        borders: unwrapped(mesh(topology, countries, (a, b) => a !== b)),
       };
     });
   return offlineData;
+}
+
+/**
+ * Natural Earth's rings that cross the antimeridian jump from 180° to -180°: drawn flat, each
+ * jump is a line across the world. Each point is moved by 360° to stay beside the one before.
+ */
+function unwrapped<T>(geojson: T): T {
+  const walk = (coordinates: unknown): void => {
+    if (!Array.isArray(coordinates) || !Array.isArray(coordinates[0])) return;
+    if (typeof coordinates[0][0] !== 'number') {
+      for (const part of coordinates) walk(part);
+      return;
+    }
+    const line = coordinates as number[][];
+    for (let i = 1; i < line.length; i++) {
+      const previous = line[i - 1]![0]!;
+      const point = line[i]!;
+      while (point[0]! - previous > 180) point[0]! -= 360;
+      while (point[0]! - previous < -180) point[0]! += 360;
+    }
+  };
+  const visit = (value: unknown): void => {
+    if (!value || typeof value !== 'object') return;
+    const object = value as { type?: string; features?: unknown[]; geometry?: unknown; geometries?: unknown[] };
+    if (object.features) object.features.forEach(visit);
+    else if (object.geometry) visit(object.geometry);
+    else if (object.geometries) object.geometries.forEach(visit);
+    else if ('coordinates' in object) walk((object as { coordinates: unknown }).coordinates);
+  };
+  visit(geojson);
+  return geojson;
 }
 
 /** The colours of the offline map: sea, land, coastline, borders. */
