@@ -1,4 +1,5 @@
-import type { RoomState } from '../room/room-model';
+// `.js`: test/web-measure.test.ts imports this file, type-checked under NodeNext.
+import type { RoomState } from '../room/room-state.js';
 
 export type Extent = [west: number, south: number, east: number, north: number];
 

@@ -49,9 +49,10 @@ export function drawShape(
   const draw = toolOf(map);
   draw.clear();
   draw.setMode(kind);
-  const changed = (ids: (string | number)[]) => {
-    const feature = ids.length ? draw.getSnapshotFeature(ids[0]!) : undefined;
-    if (feature && onChange) onChange(feature.geometry as GeoJSON.Geometry);
+  // The shape being drawn (the tool was cleared first), not the guide points that change with it.
+  const changed = () => {
+    const shape = draw.getSnapshot().find((f) => f.geometry.type !== 'Point');
+    if (shape && onChange) onChange(shape.geometry as GeoJSON.Geometry);
   };
   if (onChange) draw.on('change', changed);
   const finished = (id: string | number, context: { action: string }) => {
