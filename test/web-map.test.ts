@@ -25,6 +25,14 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** How many pixels of two screenshots of the same size differ. */
+async function differingPixels(a: Buffer, b: Buffer) {
+  const [one, two] = await Promise.all([sharp(a).raw().toBuffer(), sharp(b).raw().toBuffer()]);
+  let differing = 0;
+  for (let i = 0; i < one.length; i += 4) if (Math.abs(one[i]! - two[i]!) > 8) differing++;
+  return differing;
+}
+
 describe('the map as a tool', { skip }, () => {
   let service: RunningService;
   let browser: Browser;
@@ -212,6 +220,32 @@ describe('the map as a tool', { skip }, () => {
     const line = (await page.getByTestId('drawing-measure').textContent()) ?? '';
     assert.match(line, /^Length 1\.1\d km \(0\.69 mi\)$/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'web-map-measure.png') });
+
+    // The measure tool: an area clicked on the map is measured while drawn and when finished;
+    // it saves nothing, and Close takes it away.
+    await page.getByRole('tab', { name: 'Draw' }).click();
+    const before = await page.getByTestId('map').screenshot();
+    await page.getByRole('button', { name: 'Measure area' }).click();
+    const { x, y } = await mapCentre(page);
+    for (const [dx, dy] of [
+      [-100, -100],
+      [100, -100],
+      [100, 100],
+      [-100, 100],
+    ])
+      await page.mouse.click(x + dx!, y + dy!);
+    const result = page.getByTestId('measure-result');
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'web-map-measuring.png') });
+    await result.getByText(/^Area [\d.,]+ (m|km)² .* perimeter/).waitFor({ timeout: 5000 });
+    await page.mouse.click(x - 100, y - 100);
+    await result.getByText(/^Area/).waitFor();
+    await result.getByRole('button', { name: 'Close' }).click();
+    await result.waitFor({ state: 'detached' });
+    const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)) as { drawings: unknown[] };
+    assert.equal(drawings.drawings.length, 2, 'the measure saved no drawing');
+    await page.waitForTimeout(300);
+    const afterwards = await page.getByTestId('map').screenshot();
+    assert.ok(before.equals(afterwards) || (await differingPixels(before, afterwards)) < 50, 'nothing left on the map');
     assert.deepEqual(errors, []);
   });
 });
