@@ -97,8 +97,17 @@ export class BaseMap {
   private notice: HTMLElement | null = null;
   private select: HTMLSelectElement | null = null;
 
+  private styleReady = false;
+  private waiting: BaseLayer | null = null;
+
   constructor(private readonly map: MapLibreMap) {
     map.on('error', this.onError);
+    this.styleReady = map.isStyleLoaded() === true;
+    map.once('style.load', () => {
+      this.styleReady = true;
+      if (this.waiting) this.draw(this.waiting);
+      this.waiting = null;
+    });
   }
 
   /** The room's (or slide's) base layer; a layer the viewer picked in the menu stays until this changes. */
@@ -145,8 +154,9 @@ export class BaseMap {
 
   private draw(layer: BaseLayer) {
     const { map } = this;
-    if (!map.isStyleLoaded() && !map.loaded()) {
-      map.once('style.load', () => this.draw(layer));
+    // Until the style's first load nothing can be added; later, sources still loading do not matter.
+    if (!this.styleReady) {
+      this.waiting = layer;
       return;
     }
     for (const id of BASE_IDS) if (map.getLayer(id)) map.removeLayer(id);
