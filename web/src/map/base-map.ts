@@ -99,6 +99,8 @@ export class BaseMap {
 
   private styleReady = false;
   private waiting: BaseLayer | null = null;
+  /** What is drawn now (layer and theme): asked again, nothing is loaded again. */
+  private drawn: string | null = null;
 
   constructor(private readonly map: MapLibreMap) {
     map.on('error', this.onError);
@@ -159,6 +161,9 @@ export class BaseMap {
       this.waiting = layer;
       return;
     }
+    const drawing = `${layer.id} ${this.theme}`;
+    if (drawing === this.drawn) return;
+    this.drawn = drawing;
     for (const id of BASE_IDS) if (map.getLayer(id)) map.removeLayer(id);
     for (const id of ['base', 'base-offline']) if (map.getSource(id)) map.removeSource(id);
     this.errors = 0;
