@@ -295,6 +295,69 @@ describe('PATCH /api/rooms/:roomId/layers/:layerId', () => {
     );
   });
 
+  test('style by data: categories, graduated classes, fill colour, label field and order are stored, merged and cleared', async () => {
+    const layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'By data' });
+    const patch = (style: unknown) =>
+      call(t.app, 'PATCH', layerUrl(room, layer.id), { auth: users.editor.token, body: { style } });
+    const categories = {
+      type: 'categories',
+      field: 'kind',
+      categories: [
+        { value: 'a', color: 'ff0000' },
+        { value: '2', color: '00ff00' },
+      ],
+      otherColor: '999999',
+    };
+    const set = assertOk(
+      await patch({ classify: categories, labelField: 'name', fillColor: 'abcdef', order: 3 }),
+    ).layer;
+    assert.deepEqual(set.style, {
+      ...layer.style,
+      classify: categories,
+      labelField: 'name',
+      fillColor: 'abcdef',
+      order: 3,
+    });
+    const graduated = {
+      type: 'graduated',
+      field: 'area',
+      method: 'quantile',
+      ramp: 'viridis',
+      breaks: [10, 20],
+      colors: ['440154', '21918c', 'fde725'],
+    };
+    const regraded = assertOk(await patch({ classify: graduated })).layer;
+    assert.deepEqual(regraded.style, { ...set.style, classify: graduated }, 'the other new keys stay');
+    const listed = (await listLayers(t.app, room, users.owner.token)).find((l) => l.id === layer.id)!;
+    assert.deepEqual(listed.style, regraded.style);
+    const cleared = assertOk(await patch({ classify: null, labelField: null })).layer;
+    assert.equal(cleared.style.classify, null);
+    assert.equal(cleared.style.labelField, null);
+    assert.equal(cleared.style.order, 3);
+
+    const before = await history();
+    const bad: [string, unknown, string][] = [
+      ['an unknown rule type', { classify: { ...categories, type: 'heatmap' } }, 'body.style.classify'],
+      ['a category colour with #', { classify: { ...categories, otherColor: '#999' } }, 'body.style.classify'],
+      [
+        '101 categories',
+        { classify: { ...categories, categories: Array(101).fill({ value: 'x', color: '000' }) } },
+        'body.style.classify',
+      ],
+      ['no breaks', { classify: { ...graduated, breaks: [] } }, 'body.style.classify'],
+      ['an unknown method', { classify: { ...graduated, method: 'jenks' } }, 'body.style.classify'],
+      ['an empty label field', { labelField: '' }, 'body.style.labelField'],
+      ['a negative order', { order: -1 }, 'body.style.order'],
+      ['a fractional order', { order: 1.5 }, 'body.style.order'],
+    ];
+    for (const [name, style, field] of bad) {
+      const res = await patch(style);
+      labelled(name, () => assert.equal(res.statusCode, 400, res.body));
+      labelled(name, () => assert.ok(res.body.includes(field), res.body));
+    }
+    assert.deepEqual(await history(), before, 'nothing refused is stored');
+  });
+
   test('needs write: a viewer 403, a read token 403, anonymous 401', async () => {
     const layer = await createInlineLayer(t.app, room, users.owner.token);
     const reader = await issueToken(t.app, users.owner, room, ['read', 'upload']);

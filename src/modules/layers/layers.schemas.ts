@@ -3,18 +3,56 @@ import { RoomId } from '../../http/schemas.js';
 import { SchemaCheck } from '../../schema-problems.js';
 import { Nullable } from '../../schema-types.js';
 
-/** A vector layer's style (decisions: upload `style` keys); colours are hex without `#`. */
+const Hex = Type.String({
+  pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
+  description: 'Hex digits without #',
+  examples: ['3388ff'],
+});
+const FieldName = Type.String({ minLength: 1, maxLength: 200 });
+
+/** Categories: one colour per value of a field (compared as text), `otherColor` for the rest. */
+export const CategoriesRule = Type.Object(
+  {
+    type: Type.Literal('categories'),
+    field: FieldName,
+    categories: Type.Array(
+      Type.Object({ value: Type.String({ maxLength: 500 }), color: Hex }, { additionalProperties: false }),
+      {
+        maxItems: 100,
+      },
+    ),
+    otherColor: Hex,
+  },
+  { additionalProperties: false },
+);
+
+/** Graduated classes of a numeric field: `colors[i]` below `breaks[i]`, the last colour from the last break up. */
+export const GraduatedRule = Type.Object(
+  {
+    type: Type.Literal('graduated'),
+    field: FieldName,
+    method: Type.Enum(['equal', 'quantile']),
+    ramp: Type.String({ minLength: 1, maxLength: 50, description: 'A colormap name (GET /api/colormaps)' }),
+    breaks: Type.Array(Type.Number(), { minItems: 1, maxItems: 20, description: 'Ascending class limits' }),
+    colors: Type.Array(Hex, { minItems: 2, maxItems: 21, description: 'One more than the breaks' }),
+  },
+  { additionalProperties: false },
+);
+
+/** A vector layer's style (decisions: upload `style` keys, "Style by data"); colours are hex without `#`. */
 export const LayerStyle = Type.Object(
   {
-    color: Type.String({
-      pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
-      description: 'Hex digits without #',
-      examples: ['3388ff'],
-    }),
+    color: Hex,
     opacity: Type.Number({ minimum: 0, maximum: 1 }),
     strokeWeight: Type.Number({ minimum: 0, maximum: 100 }),
     fillOpacity: Type.Number({ minimum: 0, maximum: 1 }),
     visible: Type.Boolean(),
+    fillColor: Type.Optional(Nullable(Hex)),
+    classify: Type.Optional(Nullable(Type.Union([CategoriesRule, GraduatedRule]))),
+    labelField: Type.Optional(Nullable(FieldName)),
+    order: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Place in the layer list, 0 on top' }),
+    ),
   },
   { additionalProperties: false },
 );

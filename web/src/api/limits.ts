@@ -92,6 +92,17 @@ export const bodyLimits = {
         "fillOpacity": {
           "minimum": 0,
           "maximum": 1
+        },
+        "fillColor": {
+          "pattern": "^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"
+        },
+        "labelField": {
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "order": {
+          "minimum": 0,
+          "maximum": 1000000
         }
       }
     }
@@ -539,6 +550,17 @@ export const bodyLimits = {
                   "fillOpacity": {
                     "minimum": 0,
                     "maximum": 1
+                  },
+                  "fillColor": {
+                    "pattern": "^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"
+                  },
+                  "labelField": {
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "order": {
+                    "minimum": 0,
+                    "maximum": 1000000
                   }
                 }
               }

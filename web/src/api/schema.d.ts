@@ -4038,6 +4038,40 @@ export interface paths {
                                     strokeWeight: number;
                                     fillOpacity: number;
                                     visible: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
@@ -4160,6 +4194,40 @@ export interface paths {
                                     strokeWeight: number;
                                     fillOpacity: number;
                                     visible: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
@@ -4261,6 +4329,40 @@ export interface paths {
                             strokeWeight?: number;
                             fillOpacity?: number;
                             visible?: boolean;
+                            fillColor?: string | null;
+                            classify?: ({
+                                /** @enum {string} */
+                                type: "categories";
+                                field: string;
+                                categories: {
+                                    value: string;
+                                    /**
+                                     * @description Hex digits without #
+                                     * @example 3388ff
+                                     */
+                                    color: string;
+                                }[];
+                                /**
+                                 * @description Hex digits without #
+                                 * @example 3388ff
+                                 */
+                                otherColor: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "graduated";
+                                field: string;
+                                /** @enum {unknown} */
+                                method: "equal" | "quantile";
+                                /** @description A colormap name (GET /api/colormaps) */
+                                ramp: string;
+                                /** @description Ascending class limits */
+                                breaks: number[];
+                                /** @description One more than the breaks */
+                                colors: string[];
+                            }) | null;
+                            labelField?: string | null;
+                            /** @description Place in the layer list, 0 on top */
+                            order?: number;
                         };
                     };
                 };
@@ -4292,6 +4394,40 @@ export interface paths {
                                     strokeWeight: number;
                                     fillOpacity: number;
                                     visible: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
@@ -8205,6 +8341,40 @@ export interface paths {
                                     strokeWeight?: number;
                                     fillOpacity?: number;
                                     visible?: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                             }[];
                             rasterLayers: {
@@ -8368,6 +8538,40 @@ export interface paths {
                                     strokeWeight?: number;
                                     fillOpacity?: number;
                                     visible?: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                             }[];
                             rasterLayers: {
@@ -9266,6 +9470,40 @@ export interface paths {
                                     strokeWeight: number;
                                     fillOpacity: number;
                                     visible: boolean;
+                                    fillColor?: string | null;
+                                    classify?: ({
+                                        /** @enum {string} */
+                                        type: "categories";
+                                        field: string;
+                                        categories: {
+                                            value: string;
+                                            /**
+                                             * @description Hex digits without #
+                                             * @example 3388ff
+                                             */
+                                            color: string;
+                                        }[];
+                                        /**
+                                         * @description Hex digits without #
+                                         * @example 3388ff
+                                         */
+                                        otherColor: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "graduated";
+                                        field: string;
+                                        /** @enum {unknown} */
+                                        method: "equal" | "quantile";
+                                        /** @description A colormap name (GET /api/colormaps) */
+                                        ramp: string;
+                                        /** @description Ascending class limits */
+                                        breaks: number[];
+                                        /** @description One more than the breaks */
+                                        colors: string[];
+                                    }) | null;
+                                    labelField?: string | null;
+                                    /** @description Place in the layer list, 0 on top */
+                                    order?: number;
                                 };
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
@@ -9805,6 +10043,40 @@ export interface components {
                     strokeWeight: number;
                     fillOpacity: number;
                     visible: boolean;
+                    fillColor?: string | null;
+                    classify?: ({
+                        /** @enum {string} */
+                        type: "categories";
+                        field: string;
+                        categories: {
+                            value: string;
+                            /**
+                             * @description Hex digits without #
+                             * @example 3388ff
+                             */
+                            color: string;
+                        }[];
+                        /**
+                         * @description Hex digits without #
+                         * @example 3388ff
+                         */
+                        otherColor: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "graduated";
+                        field: string;
+                        /** @enum {unknown} */
+                        method: "equal" | "quantile";
+                        /** @description A colormap name (GET /api/colormaps) */
+                        ramp: string;
+                        /** @description Ascending class limits */
+                        breaks: number[];
+                        /** @description One more than the breaks */
+                        colors: string[];
+                    }) | null;
+                    labelField?: string | null;
+                    /** @description Place in the layer list, 0 on top */
+                    order?: number;
                 };
                 /** @enum {unknown} */
                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
@@ -9842,6 +10114,40 @@ export interface components {
                     strokeWeight: number;
                     fillOpacity: number;
                     visible: boolean;
+                    fillColor?: string | null;
+                    classify?: ({
+                        /** @enum {string} */
+                        type: "categories";
+                        field: string;
+                        categories: {
+                            value: string;
+                            /**
+                             * @description Hex digits without #
+                             * @example 3388ff
+                             */
+                            color: string;
+                        }[];
+                        /**
+                         * @description Hex digits without #
+                         * @example 3388ff
+                         */
+                        otherColor: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "graduated";
+                        field: string;
+                        /** @enum {unknown} */
+                        method: "equal" | "quantile";
+                        /** @description A colormap name (GET /api/colormaps) */
+                        ramp: string;
+                        /** @description Ascending class limits */
+                        breaks: number[];
+                        /** @description One more than the breaks */
+                        colors: string[];
+                    }) | null;
+                    labelField?: string | null;
+                    /** @description Place in the layer list, 0 on top */
+                    order?: number;
                 };
                 /** @enum {unknown} */
                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
