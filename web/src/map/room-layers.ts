@@ -1,5 +1,6 @@
 import type { GeoJSONSource, Map as MapLibreMap, RasterTileSource } from 'maplibre-gl';
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
+import { colorExpression, orderedLayers } from './layer-style';
 
 /**
  * The room's content on the map, bottom to top: rasters (PNG tiles), vector layers (vector
@@ -280,19 +281,23 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
         'slot-vectors',
       );
     }
-    const { color, opacity, strokeWeight, fillOpacity, visible } = layer.style;
+    const { opacity, strokeWeight, fillOpacity, visible } = layer.style;
     const visibility = visible && !hidden.has(layer.id) ? 'visible' : 'none';
-    const hex = `#${color}`;
+    const stroke = colorExpression(layer.style) as never;
+    const fill = colorExpression(layer.style, layer.style.fillColor ?? layer.style.color) as never;
     for (const part of ['fill', 'line', 'point']) map.setLayoutProperty(`${source}-${part}`, 'visibility', visibility);
-    map.setPaintProperty(`${source}-fill`, 'fill-color', hex);
+    map.setPaintProperty(`${source}-fill`, 'fill-color', fill);
     map.setPaintProperty(`${source}-fill`, 'fill-opacity', fillOpacity * opacity);
-    map.setPaintProperty(`${source}-line`, 'line-color', hex);
+    map.setPaintProperty(`${source}-line`, 'line-color', stroke);
     map.setPaintProperty(`${source}-line`, 'line-opacity', opacity);
     map.setPaintProperty(`${source}-line`, 'line-width', strokeWeight);
-    map.setPaintProperty(`${source}-point`, 'circle-color', hex);
+    map.setPaintProperty(`${source}-point`, 'circle-color', fill);
     map.setPaintProperty(`${source}-point`, 'circle-opacity', opacity);
     map.setPaintProperty(`${source}-point`, 'circle-radius', Math.max(3, strokeWeight + 2));
   }
+  // The shared order (style.order, 0 on top): the bottom layer first, each next one put above it.
+  for (const layer of orderedLayers(layers).reverse())
+    for (const part of ['fill', 'line', 'point']) map.moveLayer(`vector-${layer.id}-${part}`, 'slot-vectors');
 }
 
 /** Rasters from their PNG tiles; a changed display gets new tile addresses, so no stale tile is shown. */

@@ -6,6 +6,7 @@ import type { LiveChannel, LiveStatus } from './live';
 import type { RoomInfo } from '../api/types';
 import { Store } from '../store';
 import { MapView } from './map-view';
+import { Legend } from './legend';
 import { PresenceAvatars } from './presence-avatars';
 import { bindPresence } from './presence-map';
 import { useRoom } from './room-context';
@@ -71,6 +72,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
       </header>
       <main class="room-main">
         <MapView info={info} />
+        {state && <Legend />}
         {state && <TimeBar />}
         <aside class="side" aria-label="Room panels">
           {!state && <p>Loading the room…</p>}

@@ -7,6 +7,8 @@ import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { AttributeTable } from './attribute-table';
 import { RasterDisplayForm } from './raster-display-form';
+import { LayerStyleForm } from './layer-style-form';
+import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
 
 const STROKE_WEIGHT = attributesOf(
@@ -23,8 +25,8 @@ export function LayersPanel() {
       {canEdit && <UploadForm />}
       {layers.length === 0 && rasters.length === 0 && <p class="muted">No layers yet.</p>}
       <ul class="layers" data-testid="layer-list">
-        {layers.map((layer) => (
-          <VectorLayerItem key={layer.id} layer={layer} />
+        {orderedLayers(layers).map((layer, index) => (
+          <VectorLayerItem key={layer.id} layer={layer} index={index} />
         ))}
         {rasters.map((raster) => (
           <RasterItem key={raster.id} raster={raster} />
@@ -37,8 +39,11 @@ export function LayersPanel() {
 function UploadForm() {
   const room = useRoom();
   const { model, attempt, notify } = room;
+  const { layers } = useStore(model)!;
   const [progress, setProgress] = useState<UploadProgress | null>(null);
-  const [color, setColor] = useState('#d03030');
+  const [chosen, setColor] = useState<string | null>(null);
+  // New layers get a colour no layer of the room has yet, unless one is chosen.
+  const color = chosen ?? `#${nextLayerColor(layers.map((l) => l.style.color))}`;
   // A file whose CRS the service could not tell: the page asks for its EPSG code and sends it again.
   const [crsAsked, setCrsAsked] = useState<{ file: File; message: string } | null>(null);
   const upload = async (file: File, sourceCrs?: string) => {
@@ -48,6 +53,7 @@ function UploadForm() {
     if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file, message: outcome.crsUnknown });
     else if (outcome) {
       setCrsAsked(null);
+      setColor(null);
       notify(`${file.name} is on the map`);
       zoomToNewLayer(room, known);
     }
@@ -124,16 +130,50 @@ function useHidden(id: string): [boolean, () => void] {
   ];
 }
 
-function VectorLayerItem({ layer }: { layer: Layer }) {
+const DRAG_TYPE = 'application/x-maproom-layer';
+/** The layer being dragged in this page (a drop's data may be unreadable to some browsers). */
+let dragged: string | null = null;
+
+function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
   const { model, canEdit, isOwner, attempt, map, selection } = useRoom();
   const [isHidden, toggle] = useHidden(layer.id);
   const [tableOpen, setTableOpen] = useState(false);
+  const [dropping, setDropping] = useState(false);
+  const [styleOpen, setStyleOpen] = useState(false);
+  const shownMap = useStore(map);
   const change = (style: Partial<Layer['style']>) => attempt(() => updateLayerStyle(model, layer.id, style));
   const remove = async () => {
     if (confirm(`Delete the layer "${layer.name}"?`)) await attempt(() => deleteLayer(model, layer.id));
   };
+  // Dropped on this item: the dragged layer takes its place; each layer whose place changed is saved (shared, in history).
+  const drop = (event: DragEvent) => {
+    event.preventDefault();
+    setDropping(false);
+    const moved = event.dataTransfer?.getData(DRAG_TYPE) || dragged;
+    dragged = null;
+    if (!moved || moved === layer.id) return;
+    const moves = reordered(orderedLayers(model.get()!.layers), moved, index);
+    void attempt(async () => {
+      for (const move of moves) await updateLayerStyle(model, move.id, { order: move.order });
+    });
+  };
   return (
-    <li class="layer" data-testid="layer">
+    <li
+      class={`layer${dropping ? ' drop-target' : ''}`}
+      data-testid="layer"
+      draggable={canEdit}
+      onDragStart={(e) => {
+        dragged = layer.id;
+        e.dataTransfer?.setData(DRAG_TYPE, layer.id);
+      }}
+      onDragOver={(e) => {
+        if (!canEdit) return;
+        e.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={drop}
+    >
       <label class="check">
         <input
           type="checkbox"
@@ -164,7 +204,7 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
       </div>
       {tableOpen && <AttributeTable layer={layer} onClose={() => setTableOpen(false)} />}
       {canEdit && (
-        <details>
+        <details onToggle={(e) => setStyleOpen(e.currentTarget.open)}>
           <summary>Style</summary>
           <label>
             Colour{' '}
@@ -174,6 +214,15 @@ function VectorLayerItem({ layer }: { layer: Layer }) {
               onChange={(e) => change({ color: e.currentTarget.value.slice(1) })}
             />
           </label>
+          <label>
+            Fill{' '}
+            <input
+              type="color"
+              value={`#${layer.style.fillColor ?? layer.style.color}`}
+              onChange={(e) => change({ fillColor: e.currentTarget.value.slice(1) })}
+            />
+          </label>
+          {styleOpen && <LayerStyleForm layer={layer} map={shownMap} change={change} />}
           <label>
             Opacity{' '}
             <input

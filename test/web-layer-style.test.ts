@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Layer } from '../web/src/api/types.js';
+import {
+  classBreaks,
+  colorExpression,
+  legendEntries,
+  nextLayerColor,
+  orderedLayers,
+  rampColors,
+  reordered,
+} from '../web/src/map/layer-style.js';
+
+/**
+ * A vector layer's style by data in the page (web/src/map/layer-style.ts): the MapLibre colour
+ * expressions, legend rows, class breaks, ramp colours, the shared order and new layers'
+ * colours. The browser test (test/web-style.test.ts) shows them on the map.
+ */
+const base = { color: '3388ff', opacity: 1, strokeWeight: 2, fillOpacity: 0.3, visible: true } as Layer['style'];
+const layer = (id: string, order?: number) =>
+  ({ id, style: { ...base, ...(order !== undefined && { order }) } }) as Layer;
+
+describe('style by data in the page', () => {
+  test('one colour, categories as a match on the text of the field, classes as a step', () => {
+    assert.equal(colorExpression(base), '#3388ff');
+    assert.equal(colorExpression({ ...base, fillColor: 'aabbcc' }, 'aabbcc'), '#aabbcc');
+    const categories = {
+      ...base,
+      classify: {
+        type: 'categories' as const,
+        field: 'kind',
+        categories: [
+          { value: 'a', color: 'ff0000' },
+          { value: '1', color: '00ff00' },
+          { value: 'a', color: '0000ff' },
+        ],
+        otherColor: '999999',
+      },
+    };
+    assert.deepEqual(colorExpression(categories), [
+      'match',
+      ['to-string', ['get', 'kind']],
+      'a',
+      '#ff0000',
+      '1',
+      '#00ff00',
+      '#999999',
+    ]);
+    assert.equal(colorExpression({ ...base, classify: { ...categories.classify, categories: [] } }), '#999999');
+    const graduated = {
+      ...base,
+      classify: {
+        type: 'graduated' as const,
+        field: 'area',
+        method: 'equal' as const,
+        ramp: 'viridis',
+        breaks: [10, 10, 20],
+        colors: ['000001', '000002', '000003', '000004'],
+      },
+    };
+    assert.deepEqual(
+      colorExpression(graduated),
+      ['step', ['to-number', ['get', 'area'], 0], '#000001', 10, '#000002', 20, '#000004'],
+      'a repeated break is left out (MapLibre needs ascending stops)',
+    );
+    assert.deepEqual(
+      legendEntries(graduated).map((e) => e.label),
+      ['< 10', '10 – 10', '10 – 20', '≥ 20'],
+    );
+    assert.deepEqual(
+      legendEntries(categories)
+        .map((e) => [e.label, e.color])
+        .at(-1),
+      ['other', '#999999'],
+    );
+    assert.deepEqual(legendEntries(base), [{ label: '', color: '#3388ff' }]);
+  });
+
+  test('equal intervals and quantiles', () => {
+    assert.deepEqual(classBreaks([0, 10, 5, 100], 4, 'equal'), [25, 50, 75]);
+    assert.deepEqual(classBreaks([1, 2, 3, 4, 5, 6, 7, 8], 4, 'quantile'), [3, 5, 7]);
+    assert.deepEqual(classBreaks([3, 3, 3], 3, 'quantile'), [3], 'equal values give one break');
+    assert.deepEqual(classBreaks([], 3, 'equal'), [0]);
+  });
+
+  test('ramp colours spread over the stops, as hex', () => {
+    assert.deepEqual(rampColors(['#000000', 'rgb(128, 0, 255)', '#ffffff'], 3), ['000000', '8000ff', 'ffffff']);
+    assert.deepEqual(rampColors(['#000000', '#111111', '#ffffff'], 2), ['000000', 'ffffff']);
+  });
+
+  test('the shared order: numbered layers first, 0 on top; a move renumbers only what changed', () => {
+    const layers = [layer('a'), layer('b', 1), layer('c', 0)];
+    assert.deepEqual(
+      orderedLayers(layers).map((l) => l.id),
+      ['c', 'b', 'a'],
+    );
+    assert.deepEqual(reordered(orderedLayers(layers), 'a', 0), [
+      { id: 'a', order: 0 },
+      { id: 'c', order: 1 },
+      { id: 'b', order: 2 },
+    ]);
+    assert.deepEqual(reordered(orderedLayers(layers), 'b', 0), [
+      { id: 'b', order: 0 },
+      { id: 'c', order: 1 },
+      { id: 'a', order: 2 },
+    ]);
+  });
+
+  test('a new layer takes a palette colour no layer has', () => {
+    assert.equal(nextLayerColor([]), 'e6194b');
+    assert.equal(nextLayerColor(['E6194B', '3388ff']), '3cb44b');
+  });
+});

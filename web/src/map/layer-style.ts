@@ -1,0 +1,119 @@
+// `.js`: test/web-layer-style.test.ts imports this file, type-checked under NodeNext.
+import type { Layer } from '../api/types.js';
+
+/** A vector layer's style as stored; its data-driven rule, when it has one. */
+export type LayerStyle = Layer['style'];
+export type ClassifyRule = NonNullable<LayerStyle['classify']>;
+
+/** Layers in the room's shared order: `style.order` ascending (0 on top), layers without one after, as listed. */
+export function orderedLayers(layers: Layer[]): Layer[] {
+  return layers
+    .map((layer, index) => ({ layer, key: layer.style.order ?? Number.MAX_SAFE_INTEGER, index }))
+    .sort((a, b) => a.key - b.key || a.index - b.index)
+    .map((entry) => entry.layer);
+}
+
+/** `layer` moved to `to` in `order`: the whole list renumbered 0.. (the style keys to send, per layer whose place changed). */
+export function reordered(order: Layer[], layerId: string, to: number): { id: string; order: number }[] {
+  const ids = order.map((l) => l.id).filter((id) => id !== layerId);
+  ids.splice(Math.max(0, Math.min(to, ids.length)), 0, layerId);
+  return ids
+    .map((id, order) => ({ id, order }))
+    .filter(({ id, order: place }) => order.find((l) => l.id === id)!.style.order !== place);
+}
+
+/** The MapLibre colour of a layer's features: one colour, a `match` on a field's text, or a `step` on its number. */
+export function colorExpression(style: LayerStyle, base = style.color): unknown {
+  const rule = style.classify;
+  if (!rule) return `#${base}`;
+  if (rule.type === 'categories') {
+    if (rule.categories.length === 0) return `#${rule.otherColor}`;
+    const seen = new Set<string>();
+    const pairs = rule.categories.filter((c) => !seen.has(c.value) && seen.add(c.value));
+    return [
+      'match',
+      ['to-string', ['get', rule.field]],
+      ...pairs.flatMap((c) => [c.value, `#${c.color}`]),
+      `#${rule.otherColor}`,
+    ];
+  }
+  const steps: unknown[] = ['step', ['to-number', ['get', rule.field], 0], `#${rule.colors[0]}`];
+  let last = Number.NEGATIVE_INFINITY;
+  rule.breaks.forEach((limit, i) => {
+    if (limit <= last) return; // MapLibre needs strictly ascending stops
+    last = limit;
+    steps.push(limit, `#${rule.colors[Math.min(i + 1, rule.colors.length - 1)]}`);
+  });
+  return steps;
+}
+
+/** Legend rows of a layer: one swatch for a single colour, else one per category or class. */
+export function legendEntries(style: LayerStyle): { label: string; color: string }[] {
+  const rule = style.classify;
+  if (!rule) return [{ label: '', color: `#${style.fillColor ?? style.color}` }];
+  if (rule.type === 'categories')
+    return [
+      ...rule.categories.map((c) => ({ label: c.value, color: `#${c.color}` })),
+      { label: 'other', color: `#${rule.otherColor}` },
+    ];
+  const fmt = (n: number) => String(Number(n.toPrecision(4)));
+  return rule.colors.map((color, i) => ({
+    label:
+      i === 0
+        ? `< ${fmt(rule.breaks[0]!)}`
+        : i >= rule.breaks.length
+          ? `≥ ${fmt(rule.breaks[rule.breaks.length - 1]!)}`
+          : `${fmt(rule.breaks[i - 1]!)} – ${fmt(rule.breaks[i]!)}`,
+    color: `#${color}`,
+  }));
+}
+
+/** Class limits of numbers: `classes - 1` breaks, equal intervals of the range or quantiles. */
+export function classBreaks(values: number[], classes: number, method: 'equal' | 'quantile'): number[] {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0 || classes < 2) return [0];
+  const min = sorted[0]!;
+  const max = sorted[sorted.length - 1]!;
+  const breaks: number[] = [];
+  for (let i = 1; i < classes; i++) {
+    breaks.push(
+      method === 'equal'
+        ? min + ((max - min) * i) / classes
+        : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * i) / classes))]!,
+    );
+  }
+  return [...new Set(breaks)];
+}
+
+/** `count` colours along a ramp's stops (CSS colours as `#rrggbb` or `rgb(...)`), as hex without `#`. */
+export function rampColors(stops: string[], count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const stop = stops[Math.round((i * (stops.length - 1)) / Math.max(1, count - 1))] ?? '#888888';
+    return toHex(stop);
+  });
+}
+
+function toHex(css: string): string {
+  if (css.startsWith('#')) return css.slice(1, 7);
+  const parts = css.match(/\d+/g)?.slice(0, 3).map(Number) ?? [136, 136, 136];
+  return parts.map((n) => n.toString(16).padStart(2, '0')).join('');
+}
+
+/** Distinct colours for new layers: the first of these no layer of the room uses yet. */
+export const LAYER_PALETTE = [
+  'e6194b',
+  '3cb44b',
+  '4363d8',
+  'f58231',
+  '911eb4',
+  '42d4f4',
+  'f032e6',
+  '9a6324',
+  '469990',
+  '808000',
+];
+
+export function nextLayerColor(used: string[]): string {
+  const taken = new Set(used.map((c) => c.toLowerCase()));
+  return LAYER_PALETTE.find((c) => !taken.has(c)) ?? LAYER_PALETTE[used.length % LAYER_PALETTE.length]!;
+}
