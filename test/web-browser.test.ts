@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { TEST_DB } from './helpers.js';
-import { makeRasterFixtures } from './raster-fixtures.js';
+import { makeRasterFixtures, probe } from './raster-fixtures.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from './support/browser.js';
 
 // The web application in a real browser (Debian's Chromium) against the real service: one
@@ -249,13 +249,37 @@ describe('the web application', { skip }, () => {
     await ann.screenshot({ path: path.join(TEST_OUTPUT, 'room.png') });
   });
 
-  test('a clicked layer feature shows its attributes, highlighted; the attribute table sorts, filters and shows a row; an LV95 file is placed after the page asks for its CRS', async () => {
+  test('a clicked raster shows its band values; a clicked layer feature shows its attributes, highlighted; the attribute table sorts, filters and shows a row; an LV95 file is placed after the page asks for its CRS', async () => {
     await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 13 } });
     await ann.reload();
     await mapReady(ann);
     await ann.waitForTimeout(1000);
-    // District 1 spans longitudes 7.45 to 7.465: about 59 px east of the centre (7.4474) at zoom 13.
     const { x, y } = await mapCentre(ann);
+    // A click on the raster where no feature is: its band value from the point query, as GDAL reads it.
+    const at: [number, number] = [7.47, 46.93];
+    const pixels = 512 * 2 ** 13; // MapLibre: the world is 512 px wide at zoom 0
+    const mercator = (lat: number) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
+    await ann.mouse.click(
+      x + ((at[0] - BERN.lng) / 360) * pixels,
+      y + ((mercator(BERN.lat) - mercator(at[1])) / (2 * Math.PI)) * pixels,
+    );
+    const identified = ann.getByLabel('Raster values');
+    await identified.getByText('grid-2056').waitFor({ timeout: 10_000 });
+    // The popup names the point clicked (latitude, longitude), where GDAL is asked too.
+    const [lat, lon] = (await identified.locator('p').first().textContent())!.split(', ').map(Number);
+    assert.ok(
+      Math.abs(lon! - at[0]) < 0.001 && Math.abs(lat! - at[1]) < 0.001,
+      `clicked near the point (${lat}, ${lon})`,
+    );
+    const [expected] = probe(rasters.file('grid-2056.tif'), [[lon!, lat!]]);
+    assert.ok(expected!.inside && expected!.values[0] !== null, 'the point is inside the raster');
+    assert.equal(await identified.locator('dt').first().textContent(), 'Band 1');
+    assert.equal(
+      await identified.locator('dd').first().textContent(),
+      String(Number(expected!.values[0]!.toPrecision(6))),
+    );
+    await ann.locator('.maplibregl-popup-close-button').click();
+    // District 1 spans longitudes 7.45 to 7.465: about 59 px east of the centre (7.4474) at zoom 13.
     await ann.mouse.click(x + 59, y);
     const attributes = ann.getByRole('region', { name: 'Feature attributes' });
     await attributes.getByRole('row', { name: /name\s+district 1\s+text/ }).waitFor({ timeout: 10_000 });

@@ -1,6 +1,7 @@
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
 import { createMarker, moveMarker } from './actions/markers';
+import { identifyRasters } from './raster-identify';
 import type { RoomContextValue } from './room-context';
 import { showsPast } from './time-view';
 
@@ -32,6 +33,8 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     });
     if (!hit) {
       selection.set(null);
+      // Nothing of the room's own under the click: a raster's band values, if one is shown there.
+      await identifyRasters(map, room, event.lngLat);
       return;
     }
     if (hit.layer.id === CLUSTER_LAYER) {

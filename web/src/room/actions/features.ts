@@ -48,3 +48,15 @@ export async function readAttributes(
   };
   return ok(api.GET('/api/layers/{layerId}/attributes', { params: { path: { layerId }, query } }));
 }
+
+/** Every band's value of a raster at a point (null at nodata or outside it), for the identify popup (a read). */
+export async function readRasterValues(
+  model: RoomModel,
+  layerId: string,
+  lon: number,
+  lat: number,
+): Promise<(number | null)[]> {
+  const params = { path: { roomId: model.roomId, layerId }, query: { lon, lat } };
+  const { values } = await ok(api.GET('/api/rooms/{roomId}/raster-layers/{layerId}/point', { params }));
+  return values;
+}
