@@ -175,3 +175,47 @@ describe('GET /api/layers/:layerId/attributes', () => {
     assertError(await call(t.app, 'GET', url({})), 404, 'not_found');
   });
 });
+
+describe('GET /api/layers/:layerId/attributes with field names holding quotes and backslashes', () => {
+  const NAMES = ['say "hi"', "it's", 'back\\', 'a.b[0]'] as const;
+  let oddLayer: string;
+  before(async () => {
+    const features = Array.from({ length: 6 }, (_, i) =>
+      squareFeature(7 + i * 0.1, 46, 0.01, Object.fromEntries(NAMES.map((name) => [name, `odd ${name} ${i}`]))),
+    );
+    oddLayer = (
+      await createInlineLayer(t.app, room, users.owner.token, {
+        name: 'Odd names',
+        geojson: { type: 'FeatureCollection', features },
+      })
+    ).id;
+  });
+  const get = (query: Record<string, string>) =>
+    call(t.app, 'GET', `/api/layers/${oddLayer}/attributes?${new URLSearchParams(query)}`, {
+      auth: users.owner.token,
+    });
+
+  test('q searches them (never a 500), and each sortable one sorts or is refused as 400', async () => {
+    const all: Page = assertOk(await get({}));
+    assert.deepEqual(
+      all.fields.map((f) => f.name),
+      [...NAMES],
+    );
+    for (const name of NAMES) {
+      const found: Page = assertOk(await get({ q: `odd ${name} 3` }));
+      assert.deepEqual(
+        found.rows.map((r) => r.properties[name]),
+        [`odd ${name} 3`],
+        `q in ${name}`,
+      );
+      const sorted = await get({ sort: name, order: 'desc' });
+      if (sorted.statusCode === 400) assertFieldError(sorted, 'querystring.sort');
+      else
+        assert.deepEqual(
+          (assertOk(sorted) as Page).rows.map((r) => r.properties[name]),
+          Array.from({ length: 6 }, (_, i) => `odd ${name} ${5 - i}`),
+          `sorted by ${name}`,
+        );
+    }
+  });
+});

@@ -156,7 +156,7 @@ export class FeatureAttributesRepository {
   private sortValue(sort: AttributeSort, table = sql`f.`): RawBuilder<unknown> {
     if (sort.by === 'id') return sql`${table}id`;
     return this.dialect === 'sqlite'
-      ? sql`json_extract(${table}properties, ${sql.lit(`$."${sort.name}"`)})`
+      ? sql`json_extract(${table}properties, ${sql.lit(jsonPathOf(sort.name))})`
       : sql`NULLIF((${table}properties::jsonb -> ${sql.lit(sort.name)}), 'null'::jsonb)`;
   }
 
@@ -172,7 +172,7 @@ export class FeatureAttributesRepository {
     const needle = text.toLowerCase();
     const each = fields.map((name) =>
       this.dialect === 'sqlite'
-        ? sql`instr(lower(json_extract(f.properties, ${`$."${name}"`})), ${needle}) > 0`
+        ? sql`instr(lower(json_extract(f.properties, ${jsonPathOf(name)})), ${needle}) > 0`
         : sql`strpos(lower(f.properties::jsonb ->> ${name}), ${needle}) > 0`,
     );
     // First the stored JSON text as a whole (one cheap search, no parsing): a text that is in a
@@ -202,6 +202,16 @@ export class FeatureAttributesRepository {
     }
     await building;
   }
+}
+
+/**
+ * SQLite's JSON path of a top-level key, whatever characters it holds: a quoted label with the
+ * key's JSON escapes (SQLite decodes them), a quote as \u0022 (the label ends at the first
+ * quote). Written in as it is, a backslash made the path malformed (an SQL error) and a quote
+ * named another key.
+ */
+export function jsonPathOf(key: string): string {
+  return `$."${JSON.stringify(key).slice(1, -1).replace(/\\"/g, '\\u0022')}"`;
 }
 
 /** A sort value as a cursor keeps it (SQLite's JSON booleans are 0 and 1, PostgreSQL's jsonb ones booleans). */

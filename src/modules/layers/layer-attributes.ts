@@ -73,7 +73,7 @@ export class LayerAttributes {
 function sortOf(name: string, fields: LayerField[]): AttributeSort {
   if (name === 'id') return { by: 'id' };
   const field = fields.find((f) => f.name === name);
-  if (!field || name.includes('"'))
+  if (!field)
     throw invalidField(
       'querystring.sort',
       `is not a field of this layer: sort by id or one of ${fields.map((f) => f.name).join(', ') || '(none)'}`,
