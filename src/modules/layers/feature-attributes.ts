@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../db/migrations/index.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import { featuresTable, indexTable } from './feature-writers.js';
+import { jsonPathOf } from './json-path.js';
 
 /** What a page of the attribute table is sorted by: the feature id, or a recorded field (by name). */
 export type AttributeSort = { by: 'id' } | { by: 'field'; name: string };
@@ -202,16 +203,6 @@ export class FeatureAttributesRepository {
     }
     await building;
   }
-}
-
-/**
- * SQLite's JSON path of a top-level key, whatever characters it holds: a quoted label with the
- * key's JSON escapes (SQLite decodes them), a quote as \u0022 (the label ends at the first
- * quote). Written in as it is, a backslash made the path malformed (an SQL error) and a quote
- * named another key.
- */
-export function jsonPathOf(key: string): string {
-  return `$."${JSON.stringify(key).slice(1, -1).replace(/\\"/g, '\\u0022')}"`;
 }
 
 /** A sort value as a cursor keeps it (SQLite's JSON booleans are 0 and 1, PostgreSQL's jsonb ones booleans). */

@@ -5,6 +5,7 @@ import type { StoredFeatureRow } from '../../geo/layer-answers.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import type { TileFeature } from '../../geo/tiles.js';
 import { featuresTable, indexTable, PG_MINZOOM_BUCKETS } from './feature-writers.js';
+import { jsonPathOf } from './json-path.js';
 
 type TileRow = { id: number; w: number; s: number; e: number; n: number; geometry: string; properties: string };
 type Row = { id: number; detail_zoom: number; geometry: string; properties: string };
@@ -178,7 +179,7 @@ export class FeatureTablesRepository {
   private filterConditions({ bbox, equals = [] }: FeatureFilter) {
     const conditions = equals.map(({ name, value }) =>
       this.dialect === 'sqlite'
-        ? sql`json_extract(f.properties, ${`$."${name}"`}) = ${typeof value === 'boolean' ? Number(value) : value}`
+        ? sql`json_extract(f.properties, ${jsonPathOf(name)}) = ${typeof value === 'boolean' ? Number(value) : value}`
         : sql`f.properties::jsonb -> ${name} = ${JSON.stringify(value)}::jsonb`,
     );
     if (bbox) {

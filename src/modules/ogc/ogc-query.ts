@@ -130,7 +130,7 @@ function filterValue(name: string, type: FieldType, text: string): string | numb
 export function propertyFilters(query: ItemsQuery, fields: LayerField[]): PropertyEquals[] {
   return otherParameters(query).map(([name, text]) => {
     const field = fields.find((f) => f.name === name);
-    if (!field || name.includes('"'))
+    if (!field)
       throw invalidField(`querystring.${name}`, 'is neither a parameter of OGC API Features nor a field of this layer');
     return { name, value: filterValue(name, field.type, text) };
   });
