@@ -165,6 +165,16 @@ describe('GET /api/layers/:layerId/attributes', () => {
     assertFieldError(await get({ sort: 'score', order: 'desc', limit: 2, after: first.next! }), 'querystring.after');
     const forged = Buffer.from(JSON.stringify(['score', 'asc', { a: 1 }, 3])).toString('base64url');
     assertFieldError(await get({ sort: 'score', after: forged }), 'querystring.after');
+    // The id is a number: a cursor of the id sort holding another value is refused, not sent to the database.
+    for (const value of ['abc', true, 1.5, 1e300]) {
+      const forgedId = Buffer.from(JSON.stringify(['id', 'asc', value, 3])).toString('base64url');
+      assertFieldError(await get({ after: forgedId }), 'querystring.after');
+    }
+    // A field's cursor of any scalar is compared (never an error), whatever type the field has.
+    for (const value of [true, 'x', 2.5]) {
+      const other = Buffer.from(JSON.stringify(['score', 'asc', value, 3])).toString('base64url');
+      assertOk(await get({ sort: 'score', after: other }));
+    }
   });
 
   test("the features' read access: a member of another room and a missing layer hear 404", async () => {

@@ -164,7 +164,9 @@ export class FeatureAttributesRepository {
   /** A cursor's value as the sort value's SQL type (a jsonb on PostgreSQL). */
   private bound(sort: AttributeSort, value: AttributeKey['value']) {
     if (sort.by === 'id') return sql`${Number(value)}`;
-    return this.dialect === 'sqlite' ? sql`${value}` : sql`${JSON.stringify(value)}::jsonb`;
+    // SQLite's JSON booleans are 0 and 1 (and its driver binds no booleans).
+    if (this.dialect === 'sqlite') return sql`${typeof value === 'boolean' ? Number(value) : value}`;
+    return sql`${JSON.stringify(value)}::jsonb`;
   }
 
   /** The text in any of the fields, case-insensitively (as plain text: no pattern characters). */

@@ -29,7 +29,12 @@ function cursorOf(text: string | undefined, sort: string, order: string): Attrib
   }
   if (!Array.isArray(parsed) || parsed.length !== 4) throw badCursor();
   const [s, o, value, row] = parsed as unknown[];
-  const valueOk = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  // The id sort's values are the features' integer ids (else the database would be asked to
+  // compare an id with a text: an error on PostgreSQL).
+  const valueOk =
+    sort === 'id'
+      ? Number.isSafeInteger(value)
+      : value === null || ['string', 'number', 'boolean'].includes(typeof value);
   if (s !== sort || o !== order || !valueOk || !Number.isSafeInteger(row) || (row as number) < 0) throw badCursor();
   return { value: value as AttributeKey['value'], row: row as number };
 }
