@@ -113,13 +113,21 @@ describe('the web application', { skip }, () => {
     let [marker] = (await api('GET', `/api/rooms/${roomId}/markers`)).body.markers!;
     assert.ok(Math.abs(marker!.longitude - BERN.lng) < 0.001, 'placed where the map was clicked');
 
-    // Drag it 120 px east.
-    await ann.mouse.move(centre.x, centre.y);
+    // Drag it 120 px east, once MapLibre's worker has drawn it (on a loaded machine the panel
+    // shows first): the pointer over a drawn marker says so.
+    const canvas = ann.locator('canvas.maplibregl-canvas');
+    for (let i = 0; i < 50; i++) {
+      await ann.mouse.move(centre.x + 40, centre.y + 40);
+      await ann.mouse.move(centre.x, centre.y);
+      if ((await canvas.evaluate((c) => (c as HTMLElement).style.cursor)) === 'pointer') break;
+      await ann.waitForTimeout(200);
+    }
+    const patched = ann.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/markers/'));
     await ann.mouse.down();
     await ann.mouse.move(centre.x + 60, centre.y, { steps: 5 });
     await ann.mouse.move(centre.x + 120, centre.y, { steps: 5 });
     await ann.mouse.up();
-    await ann.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/markers/'));
+    await patched;
     [marker] = (await api('GET', `/api/rooms/${roomId}/markers`)).body.markers!;
     assert.ok(marker!.longitude > BERN.lng + 0.001, `moved east: ${marker!.longitude}`);
 
@@ -208,6 +216,24 @@ describe('the web application', { skip }, () => {
     await tile;
     await watcher.getByRole('tab', { name: 'Layers' }).click();
     await watcher.getByTestId('layer').filter({ hasText: 'districts' }).waitFor({ timeout: 5000 });
+
+    // A KML file is taken like the others: its placemark becomes a line layer where the KML puts it.
+    const kml = path.join(rasters.dir, 'trail.kml');
+    writeFileSync(
+      kml,
+      `<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+<Placemark><name>Aare walk</name><LineString><coordinates>7.44,46.95,0 7.46,46.96,0</coordinates></LineString></Placemark>
+</Document></kml>`,
+    );
+    await ann.getByLabel('File').setInputFiles(kml);
+    await ann.getByTestId('layer').filter({ hasText: 'trail' }).waitFor({ timeout: 30_000 });
+    const kmlLayer = (
+      (await api('GET', `/api/layers/${roomId}`)).body.layers as { name: string; bbox: number[] }[]
+    ).find((l) => l.name === 'trail')!;
+    assert.deepEqual(
+      kmlLayer.bbox.map((v) => Math.round(v * 100) / 100),
+      [7.44, 46.95, 7.46, 46.96],
+    );
 
     const png = ann.waitForResponse(
       (r) => /raster-layers\/[^/]+\/tiles\/\d+\/\d+\/\d+\.png/.test(r.url()) && r.status() === 200,
