@@ -45,6 +45,7 @@ import { CommentsRepository } from './modules/comments/comments.repository.js';
 import { CommentsService } from './modules/comments/comments.service.js';
 import { drawingsExchange } from './modules/drawings/drawings.exchange.js';
 import type { Exchange } from './modules/exchange/exchange.js';
+import { DrawingsRepository } from './modules/drawings/drawings.repository.js';
 import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
 import { DrawingsService } from './modules/drawings/drawings.service.js';
 import { StoredFiles } from './modules/files/stored-files.js';
@@ -126,6 +127,9 @@ import { TokensService } from './modules/tokens/tokens.service.js';
 import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { Geocoder } from './modules/search/geocoder.js';
+import { searchRoutes } from './modules/search/search.routes.js';
+import { SearchService } from './modules/search/search.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { EmailVerification } from './modules/users/verification.service.js';
 
@@ -387,9 +391,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   content.register(rasterContent(rasters, files));
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
   await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
+  const featureAttributes = new FeatureAttributesRepository(db, database.dialect);
   const attributes = new LayerAttributes({
     layers,
-    attributes: new FeatureAttributesRepository(db, database.dialect),
+    attributes: featureAttributes,
     scanRows: config.attributesScanRows,
   });
   await app.register(layersRoutes, { layers: layersService, attributes, layerRoom });
@@ -407,7 +412,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
 
   // Drawings, slides, comments.
-  const drawings = new RoomTable(db, 'drawings');
+  const drawings = new DrawingsRepository(db);
   const comments = new CommentsRepository(db);
   const replies = new RoomTable(db, 'comment_replies');
   content.register(contentOf('drawings', drawings));
@@ -417,6 +422,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
   await app.register(commentsRoutes, {
     comments: new CommentsService({ comments, replies, writePath, layers, names: actorNames }),
+  });
+  await app.register(searchRoutes, {
+    search: new SearchService({
+      markers,
+      drawings,
+      layers,
+      attributes: featureAttributes,
+      scanRows: config.attributesScanRows,
+    }),
+    geocoder: new Geocoder(config.geocoderUrl, config.geocoderTimeoutMs),
+    geocodesPerMinute: config.geocoderRateLimitPerMinute,
   });
   await app.register(ogcRoutes, {
     ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),

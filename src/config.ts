@@ -92,6 +92,15 @@ export const ConfigSchema = Type.Object({
   ogcScanRows: Type.Integer({ minimum: 1, default: 50_000 }),
   /** Most rows one text-filtered attribute table page reads per run of its order; past it the page ends early with a next. */
   attributesScanRows: Type.Integer({ minimum: 1, default: 5_000 }),
+  /**
+   * A place geocoder's search address, Nominatim-compatible (`https://nominatim.example/search?format=jsonv2`)
+   * or Photon-compatible (`https://photon.example/api`); the service adds `q` and `limit`. Unset: no place search.
+   */
+  geocoderUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  /** How long the service waits for the geocoder's answer. */
+  geocoderTimeoutMs: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** Place searches one caller may make per minute (the geocoder's own limits are far stricter than ours). */
+  geocoderRateLimitPerMinute: Type.Integer({ minimum: 1, default: 60 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -149,6 +158,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   rasterPointCacheEntries: 'RASTER_POINT_CACHE_ENTRIES',
   ogcScanRows: 'OGC_SCAN_ROWS',
   attributesScanRows: 'ATTRIBUTES_SCAN_ROWS',
+  geocoderUrl: 'GEOCODER_URL',
+  geocoderTimeoutMs: 'GEOCODER_TIMEOUT_MS',
+  geocoderRateLimitPerMinute: 'GEOCODER_RATE_LIMIT_PER_MINUTE',
 };
 
 export class ConfigError extends Error {}

@@ -133,3 +133,11 @@ export const broadcastFailed = () =>
     'broadcast_failed',
     'The change was saved and recorded in history, but could not be broadcast to open browsers',
   );
+
+/** 404: the install has no place geocoder (GEOCODER_URL unset). */
+export const geocoderNotConfigured = () =>
+  new AppError(404, 'not_configured', 'No place geocoder is configured on this service (GEOCODER_URL)');
+
+/** 502: the place geocoder failed, timed out or answered something that is not a list of places. */
+export const geocoderFailed = (why: string) =>
+  new AppError(502, 'geocoder_failed', `The place geocoder did not answer usefully: ${why}`);

@@ -28,9 +28,11 @@ export interface BaseLayer {
   vector?: string;
 }
 
-/** What the page needs to know before its first request: the base layers this install offers. */
+/** What the page needs to know before its first request: the base layers this install offers, whether it finds places. */
 export interface WebConfig {
   baseLayers: BaseLayer[];
+  /** A place geocoder is configured (GEOCODER_URL): the room's search offers places (`GET /api/geocode`). */
+  geocoder: boolean;
 }
 
 const OSM = '© OpenStreetMap contributors';
@@ -87,7 +89,7 @@ export function webConfigOf(config: Config): WebConfig {
     ? [{ id: 'own', name: 'Own tiles', tiles: config.basemapTiles, attribution: config.basemapAttribution }]
     : [];
   const builtin = config.basemaps === 'none' ? [] : BUILTIN_BASE_LAYERS;
-  return { baseLayers: [...own, ...builtin, OFFLINE, BLANK] };
+  return { baseLayers: [...own, ...builtin, OFFLINE, BLANK], geocoder: config.geocoderUrl !== undefined };
 }
 
 /**

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import {
   base,
   get,
@@ -64,6 +65,14 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
 
   // Markers, images, icons, bulk import and its jobs.
   'GET /api/rooms/{roomId}/markers': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/markers`), ok: 200 },
+  'GET /api/rooms/{roomId}/search': {
+    rule: { need: 'read' },
+    probe: (r) => get(`${base(r)}/search?q=a`),
+    ok: 200,
+    answer: (body) => assert.ok(Array.isArray(body.results), 'a list of results'),
+  },
+  // The matrix's service has no GEOCODER_URL: whoever may search hears not_configured (geocode.test.ts asks a geocoder).
+  'GET /api/geocode': { rule: { session: true }, probe: () => get('/api/geocode?q=Bern'), ok: 404 },
   'GET /api/rooms/{roomId}/markers/feed': {
     rule: { need: 'read' },
     probe: (r) => get(`${base(r)}/markers/feed`),

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { RoomTable } from '../../db/room-table.js';
 import { notStaged } from '../../db/staged-jobs.js';
+import { containsText } from '../../db/text-match.js';
 import type { MarkersTable } from '../../db/tables.js';
 import type { Bbox } from '../../geo/tile-math.js';
 
@@ -64,6 +65,17 @@ export class MarkersRepository extends RoomTable<'markers'> {
       bbox: row.w === null ? null : [Number(row.w), Number(row.s), Number(row.e), Number(row.n)],
       eventDates: row.first === null ? null : [Number(row.first), Number(row.last)],
     };
+  }
+
+  /** At most `limit` of the room's markers whose title or description holds `text` (any case), by title. */
+  search(roomId: string, text: string, limit: number): Promise<MarkersTable[]> {
+    return this.filtered(roomId, {})
+      .selectAll()
+      .where((eb) => eb.or([containsText('title', text), containsText('description', text)]))
+      .orderBy('title')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   private filtered(roomId: string, { bbox, eventDate }: MarkerFilter) {

@@ -1,0 +1,88 @@
+import { invalidField } from '../../errors.js';
+import type { LayerField } from '../../geo/feature-fields.js';
+import { summarizeGeometry } from '../../geo/feature-summary.js';
+import type { DrawingsRepository } from '../drawings/drawings.repository.js';
+import type { FeatureAttributesRepository } from '../layers/feature-attributes.js';
+import type { LayersRepository } from '../layers/layers.repository.js';
+import type { MarkersRepository } from '../markers/markers.repository.js';
+import { DEFAULT_SEARCH_LIMIT, type SearchQuery, type SearchResult, type SearchResults } from './search.schemas.js';
+
+export interface SearchParts {
+  markers: MarkersRepository;
+  drawings: DrawingsRepository;
+  layers: LayersRepository;
+  attributes: FeatureAttributesRepository;
+  /** The most features read per layer (config `attributesScanRows`, the attribute table's bound). */
+  scanRows: number;
+}
+
+/**
+ * Finds a text in a room: markers by title or description, drawings by label, features of its
+ * vector layers by any text field. Each layer's search reads at most `scanRows` features (in
+ * id order, as the attribute table's text filter does), so a keystroke never scans a million.
+ */
+export class SearchService {
+  constructor(private readonly parts: SearchParts) {}
+
+  async search(roomId: string, query: SearchQuery): Promise<SearchResults> {
+    const text = query.q.trim();
+    if (!text) throw invalidField('querystring.q', 'must hold a character other than spaces');
+    const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
+    const results: SearchResult[] = [];
+    for (const row of await this.parts.markers.search(roomId, text, limit))
+      results.push({
+        kind: 'marker',
+        id: row.id,
+        title: row.title || 'Untitled marker',
+        ...(row.description && { detail: row.description.slice(0, 120) }),
+        bbox: [row.longitude, row.latitude, row.longitude, row.latitude],
+      });
+    for (const row of await this.parts.drawings.search(roomId, text, limit - results.length)) {
+      const geometry = JSON.parse(row.geometry) as { type: string };
+      const bbox = summarizeGeometry(geometry)?.bbox;
+      if (bbox) results.push({ kind: 'drawing', id: row.id, title: row.label ?? '', detail: geometry.type, bbox });
+    }
+    for (const layer of await this.parts.layers.listOfKind(roomId)) {
+      if (results.length >= limit) break;
+      if (layer.storage_key === null) continue;
+      results.push(...(await this.features(layer, text, limit - results.length)));
+    }
+    return { results: results.slice(0, limit) };
+  }
+
+  /** The first `limit` features of a layer (by id, within its first `scanRows`) with the text in a text field. */
+  private async features(
+    layer: { id: string; name: string; storage_key: number | null; fields: string | null },
+    text: string,
+    limit: number,
+  ): Promise<SearchResult[]> {
+    const fields: LayerField[] = layer.fields ? JSON.parse(layer.fields) : [];
+    const textFields = fields.filter((f) => f.type === 'string').map((f) => f.name);
+    if (!textFields.length) return [];
+    const { rows } = await this.parts.attributes.page(Number(layer.storage_key), {
+      sort: { by: 'id' },
+      descending: false,
+      after: null,
+      q: { text, textFields },
+      limit,
+      scanRows: this.parts.scanRows,
+    });
+    const needle = text.toLowerCase();
+    return rows.map((row) => {
+      const properties = JSON.parse(row.properties) as Record<string, unknown>;
+      const field = textFields.find((name) =>
+        String(properties[name] ?? '')
+          .toLowerCase()
+          .includes(needle),
+      );
+      return {
+        kind: 'feature',
+        id: row.id,
+        layerId: layer.id,
+        title: String(properties[field ?? ''] ?? `Feature ${row.id}`),
+        detail: field ? `${layer.name} · ${field}` : layer.name,
+        bbox: row.bbox,
+      };
+    });
+  }
+}
