@@ -7411,6 +7411,231 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rooms/{roomId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a text in the room: markers, drawings and the features of its vector layers
+         * @description Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), so a search costs the same on a million features as on a few thousand.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The text looked for, case-insensitively and as plain text (no wildcards); trimmed */
+                    q: string;
+                    /** @description Most results, default 20 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Markers first, then drawings, then features layer by layer */
+                            results: ({
+                                /** @enum {string} */
+                                kind: "marker";
+                                id: string;
+                                /** @description What the result is called: a title, a label, the text field that matched */
+                                title: string;
+                                /** @description Where the text was found, in words */
+                                detail?: string;
+                                /** @description [west, south, east, north] in WGS84 degrees (a point: twice the same corner) */
+                                bbox: number[];
+                            } | {
+                                /** @enum {string} */
+                                kind: "drawing";
+                                id: string;
+                                /** @description What the result is called: a title, a label, the text field that matched */
+                                title: string;
+                                /** @description Where the text was found, in words */
+                                detail?: string;
+                                /** @description [west, south, east, north] in WGS84 degrees (a point: twice the same corner) */
+                                bbox: number[];
+                            } | {
+                                /** @enum {string} */
+                                kind: "feature";
+                                /** @description The feature's id (as in the features, tiles, attributes and OGC API) */
+                                id: number;
+                                layerId: string;
+                                /** @description What the result is called: a title, a label, the text field that matched */
+                                title: string;
+                                /** @description Where the text was found, in words */
+                                detail?: string;
+                                /** @description [west, south, east, north] in WGS84 degrees (a point: twice the same corner) */
+                                bbox: number[];
+                            })[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/geocode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a place by name through the geocoder this service is configured with (GEOCODER_URL)
+         * @description Signed-in users. 404 `not_configured` when the service has no geocoder; 502 `geocoder_failed` when it fails, times out (GEOCODER_TIMEOUT_MS) or answers neither Nominatim JSON nor Photon GeoJSON. GEOCODER_RATE_LIMIT_PER_MINUTE searches per client and minute (429 past it).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The text looked for, case-insensitively and as plain text (no wildcards); trimmed */
+                    q: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                name: string;
+                                lon: number;
+                                lat: number;
+                                /** @description [west, south, east, north] in WGS84 degrees (a point: twice the same corner) */
+                                bbox?: number[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms/{roomId}/ogc": {
         parameters: {
             query?: never;

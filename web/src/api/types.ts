@@ -46,3 +46,5 @@ export type BaseLayerId = NonNullable<Slide['baseLayer']>;
 export type LiveEvent = components['schemas']['LiveEvent'];
 /** A change of room content among them (not `hello`, `resync` or `error`). */
 export type LiveChange = Extract<LiveEvent, { objectType: string }>;
+export type SearchResult = Get<'/api/rooms/{roomId}/search'>['results'][number];
+export type Place = Get<'/api/geocode'>['results'][number];

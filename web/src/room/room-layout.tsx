@@ -8,6 +8,7 @@ import { Store } from '../store';
 import { MapView } from './map-view';
 import { Legend } from './legend';
 import { PresenceAvatars } from './presence-avatars';
+import { SearchBox } from './search-box';
 import { bindPresence } from './presence-map';
 import { useRoom } from './room-context';
 import { SelectionPanel } from './panels/selection-panel';
@@ -64,6 +65,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
           Maproom
         </a>
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
+        {state && <SearchBox />}
         <PresenceAvatars presence={presence} />
         <span class={`live ${status}`} data-testid="live-status">
           {LIVE_LABEL[status]}

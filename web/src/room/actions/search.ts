@@ -1,0 +1,23 @@
+import { api, ok } from '../../api/client';
+import type { Place, SearchResult } from '../../api/types';
+import type { RoomModel } from '../room-model';
+
+/** How many things of the room one search shows. */
+const RESULTS = 20;
+
+/** The room's markers, drawings and layer features holding a text (a read, for display). */
+export async function searchRoom(model: RoomModel, q: string): Promise<SearchResult[]> {
+  const params = { path: { roomId: model.roomId }, query: { q, limit: RESULTS } };
+  return (await ok(api.GET('/api/rooms/{roomId}/search', { params }))).results;
+}
+
+/** Places of that name from the service's geocoder (a read, for display). */
+export async function findPlaces(q: string): Promise<Place[]> {
+  return (await ok(api.GET('/api/geocode', { params: { query: { q } } }))).results;
+}
+
+/** Whether this install has a place geocoder (the service writes it into the page with the base layers). */
+export function placesOffered(): boolean {
+  const element = document.getElementById('maproom-config');
+  return Boolean(element && (JSON.parse(element.textContent ?? '{}') as { geocoder?: boolean }).geocoder);
+}
