@@ -7,7 +7,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertFieldError, assertOk, call, scaffold, type TestApp, type Users } from './helpers.js';
+import {
+  assertError,
+  assertFieldError,
+  assertOk,
+  call,
+  scaffold,
+  TEST_DB,
+  type TestApp,
+  type Users,
+} from './helpers.js';
 import { createInlineLayer, squareFeature } from './support/layers.js';
 
 const SCAN_ROWS = 20;
@@ -38,6 +47,8 @@ before(async () => {
     description: 'Swim at the ZYTGLOGGE end? No: 100% wet',
   });
   await marker({ latitude: 1, longitude: 1, title: 'a_b', description: null });
+  await marker({ latitude: 47.37, longitude: 8.54, title: 'Zürich HB', description: null });
+  await marker({ latitude: 46.2, longitude: 6.14, title: 'ÉCOLE', description: null });
   drawingId = assertOk(
     await call(t.app, 'POST', `/api/rooms/${room}/drawings`, {
       auth: owner,
@@ -125,6 +136,18 @@ describe('GET /api/rooms/:roomId/search', () => {
     assert.deepEqual(
       feature.bbox.map((v) => Math.round(v * 1000) / 1000),
       [8.029, 46.999, 8.031, 47.001],
+    );
+  });
+
+  test('non-ASCII letters: any case on PostgreSQL; on SQLite, whose lower() folds ASCII only, not a stored capital', async () => {
+    assert.deepEqual(
+      (await found('ZÜRICH')).map((r) => r.title),
+      ['Zürich HB'],
+      'the text asked is folded by the service',
+    );
+    assert.deepEqual(
+      (await found('école')).map((r) => r.title),
+      TEST_DB === 'postgres' ? ['ÉCOLE'] : [],
     );
   });
 

@@ -1,5 +1,6 @@
 import { api, ok } from '../../api/client';
 import type { Place, SearchResult } from '../../api/types';
+import { session } from '../../session';
 import type { RoomModel } from '../room-model';
 
 /** How many things of the room one search shows. */
@@ -16,8 +17,12 @@ export async function findPlaces(q: string): Promise<Place[]> {
   return (await ok(api.GET('/api/geocode', { params: { query: { q } } }))).results;
 }
 
-/** Whether this install has a place geocoder (the service writes it into the page with the base layers). */
+/**
+ * Whether places can be looked for here: the install has a geocoder (the service writes it into
+ * the page with the base layers) and the person is signed in (the service asks it for them only).
+ */
 export function placesOffered(): boolean {
   const element = document.getElementById('maproom-config');
-  return Boolean(element && (JSON.parse(element.textContent ?? '{}') as { geocoder?: boolean }).geocoder);
+  const config = element ? (JSON.parse(element.textContent ?? '{}') as { geocoder?: boolean }) : {};
+  return Boolean(config.geocoder && session.get().user);
 }
