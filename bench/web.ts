@@ -23,10 +23,11 @@ import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
-import { api, ROOM_ID, ROOT, type Row, setUp, sleep, startMaproom, stopServer } from './harness.js';
+import { api, ROOM_ID, ROOT, type Row, setUp, startMaproom, stopServer } from './harness.js';
 import { vectorData } from './vector-data.js';
 import { ingestByChunks } from './vector-upload.js';
 import { median, openToMark, startBarePage } from './web-pages.js';
+import { measureGis, panning } from './web-gis.js';
 import { measurePresenceLatency } from './web-presence.js';
 import { bulkImport, markersIn, publishDeck, smallRoom } from './web-rooms.js';
 
@@ -50,34 +51,6 @@ function gzippedJs(): { total: number; files: string[] } {
   return {
     total: sizes.reduce((sum, s) => sum + s.gz, 0),
     files: sizes.map((s) => `${s.f} ${(s.gz / 1024).toFixed(0)} kB`),
-  };
-}
-
-/** Frames drawn while the map is dragged 600 px and back, for about 3 seconds. */
-async function panning(page: import('playwright-core').Page) {
-  const box = (await page.getByTestId('map').boundingBox())!;
-  const x = box.x + box.width / 2;
-  const y = box.y + box.height / 2;
-  await page.evaluate(`(() => {
-    window.frames_ = [];
-    const tick = (t) => { window.frames_.push(t); requestAnimationFrame(tick); };
-    requestAnimationFrame(tick);
-  })()`);
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  for (let step = 0; step < 60; step++) {
-    await page.mouse.move(x + 300 * Math.sin((step / 60) * 2 * Math.PI), y + 100 * Math.sin((step / 30) * Math.PI), {
-      steps: 1,
-    });
-    await sleep(50);
-  }
-  await page.mouse.up();
-  const times = (await page.evaluate('window.frames_')) as number[];
-  const gaps = times.slice(1).map((t, i) => t - times[i]!);
-  return {
-    fps: gaps.length / ((times.at(-1)! - times[0]!) / 1000),
-    slow: gaps.filter((g) => g > 50).length / gaps.length,
-    frames: gaps.length,
   };
 }
 
@@ -216,6 +189,15 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
     console.log(
       `   panning: ${pan.frames} frames, ${pan.fps.toFixed(1)} fps, ${(pan.slow * 100).toFixed(0)}% of frames over 50 ms`,
     );
+    const size = COUNT >= 1e6 ? `${COUNT / 1e6}M` : `${COUNT / 1000}k`;
+    const gis = await measureGis(browser, {
+      server,
+      session,
+      token,
+      layerId: layer.layerId,
+      view: { ...centre, zoom: 12 },
+      size,
+    });
     const presence = await measurePresenceLatency(browser, server.url, session);
     const small = await smallRoomTimes();
     const js = gzippedJs();
@@ -276,12 +258,13 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
         'none',
         'n/a',
       ],
+      ...gis.rows,
       ...presence.rows,
     ];
     const missed = rows
-      .filter((row) => row[5] === 'NO' && !presence.rows.includes(row))
+      .filter((row) => row[5] === 'NO' && !presence.rows.includes(row) && !gis.rows.includes(row))
       .map((row) => `${row[0]}: ${row[1]} (target ${row[4]})`);
-    return { rows, missed: [...missed, ...presence.missed] };
+    return { rows, missed: [...missed, ...gis.missed, ...presence.missed] };
   } finally {
     await bare?.close();
     await browser.close();
