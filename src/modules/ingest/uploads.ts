@@ -193,7 +193,10 @@ export class Uploads {
     const source = { path: local.path, fileName };
     const progress = {
       signal: job.signal,
-      onProgress: (percent: number, message: string) => void job.progress(percent, message),
+      // A progress line is a hint: one that waits past busy_timeout for the write lock (the
+      // layer's worker writing under heavy load) is skipped, not an unhandled rejection that
+      // ends the process; the next one writes.
+      onProgress: (percent: number, message: string) => void job.progress(percent, message).catch(() => undefined),
     };
     try {
       const step = await this.stepFor(source);
