@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { setHighlight } from '../../map/room-layers';
 import { readFeature, type StoredFeature } from '../actions/features';
 import { useRoom } from '../room-context';
@@ -37,7 +37,9 @@ function Value({ value }: { value: unknown }) {
 export function FeatureAttributes({ layerId, featureId }: { layerId: string; featureId: number }) {
   const { model, map, attempt } = useRoom();
   const [feature, setFeature] = useState<StoredFeature | null>(null);
-  useEffect(() => {
+  // A layout effect: the request leaves as soon as the panel is in the page. A plain effect
+  // waits for the next frame to be drawn first, on a busy map a good part of the click's time.
+  useLayoutEffect(() => {
     let current = true;
     void attempt(() => readFeature(model, layerId, featureId)).then((found) => {
       if (!current || !found) return;
