@@ -3,7 +3,11 @@
  * bench/web.ts (10,000 markers over the buildings layer), the frames drawn while panning
  * against the same page on an empty room, in turn; a click on a building to its attributes
  * shown; and the attribute table's next page, clicked to rows drawn, with the route's own time.
+ *
+ * Environment:
+ *   BENCH_WEB_SHOTS=<dir>   save a screenshot of the last inspected feature and of the paged table there
  */
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { api, ROOM_ID, type Row, type Server, sleep } from './harness.js';
 import { median, openToMark, type View } from './web-pages.js';
@@ -20,6 +24,7 @@ const CLICKS = 10;
 const EMPTY_ROOM_ID = 'empty-room';
 /** Where the buildings are clicked: a few metres a pixel, footprints tens of pixels wide. */
 const INSPECT_ZOOM = 16;
+const SHOTS = process.env.BENCH_WEB_SHOTS ? path.resolve(process.env.BENCH_WEB_SHOTS) : undefined;
 
 export interface Pan {
   fps: number;
@@ -256,6 +261,7 @@ async function inspectFeatures(browser: Browser, room: GisRoom) {
       if (previous === `Feature ${target.id}`) matched++;
       clicks.push(shown);
     }
+    if (SHOTS) await opened.page.screenshot({ path: path.join(SHOTS, 'web-gis-inspect.png') });
   } finally {
     await opened.close();
     await api(server.url, 'PATCH', `/api/rooms/${ROOM_ID}/camera-settings`, {
@@ -295,6 +301,7 @@ async function tablePages(browser: Browser, room: GisRoom) {
       await table.getByRole('button', { name: 'More' }).click();
       clicks.push(await readStopwatch(page, '/attributes'));
     }
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'web-gis-table.png') });
   } finally {
     await opened.close();
   }
