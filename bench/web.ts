@@ -17,8 +17,13 @@
  * Environment:
  *   BENCH_WEB_COUNT=1000000   polygons in the layer (BENCH_QUICK=1: 100,000)
  *   BENCH_WEB_MARKERS=10000   markers in the room
+ *   BENCH_WEB_ONLY=open       only the openings in turn (bare page, room, deck): no map idle, panning,
+ *                             presence or small room (for iterating on the pages' opening)
+ *   BENCH_WEB_RUNS=5          openings of each in turn
+ *   BENCH_WEB_TRACE=<dir>     afterwards, a Chromium performance trace of one room opening and one
+ *                             deck opening, written to <dir> (open them in Chrome's performance panel)
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -40,7 +45,9 @@ const RATIO_TARGET = 1.5;
 const SMALL_TARGET_MS = 2000;
 /** How long a request to a tile server hangs before it fails (a resolver or connection timing out). */
 const HANG_MS = 10_000;
-const RUNS = 5;
+const RUNS = Number(env.BENCH_WEB_RUNS ?? 5);
+const OPEN_ONLY = env.BENCH_WEB_ONLY === 'open';
+const TRACE_DIR = env.BENCH_WEB_TRACE ? path.resolve(env.BENCH_WEB_TRACE) : undefined;
 const SMALL_RUNS = 3;
 
 /** Gzipped bytes of every JavaScript file the build emitted (the app, MapLibre, MapLibre's worker). */
@@ -118,6 +125,48 @@ async function smallRoomTimes() {
   }
 }
 
+/** The room and the deck against the bare page: medians of the openings in turn. */
+function openRows(times: { bare: number[]; room: number[]; deck: number[] }): Row[] {
+  const peerMs = median(times.bare);
+  const ratioRow = (name: string, value: number): Row => [
+    name,
+    ms(value),
+    ms(peerMs),
+    `${(value / peerMs).toFixed(2)}x`,
+    `<= ${RATIO_TARGET}x`,
+    value / peerMs <= RATIO_TARGET ? 'yes' : 'NO',
+  ];
+  return [
+    ratioRow(`web: ${MARKERS / 1000}k-marker room, navigation to markers drawn, median of ${RUNS}`, median(times.room)),
+    ratioRow(`web: public deck, navigation to its first slide drawn, median of ${RUNS}`, median(times.deck)),
+  ];
+}
+
+/** One room opening and one deck opening under Chromium's tracing, each written to TRACE_DIR. */
+async function traceOpenings(browser: Browser, url: string, session: string) {
+  mkdirSync(TRACE_DIR!, { recursive: true });
+  const categories = [
+    'devtools.timeline',
+    'disabled-by-default-devtools.timeline',
+    'v8.execute',
+    'blink.user_timing',
+    'loading',
+    'gpu',
+    'toplevel',
+  ];
+  for (const [name, address, mark, options] of [
+    ['room', `${url}/r/${ROOM_ID}`, 'maproom:markers-drawn', { session }],
+    ['deck', `${url}/p/${ROOM_ID}`, 'maproom:slide-shown', {}],
+  ] as const) {
+    const file = path.join(TRACE_DIR!, `${name}.json`);
+    await browser.startTracing(undefined, { path: file, categories, screenshots: false });
+    const opened = await openToMark(browser, address, mark, options);
+    await browser.stopTracing();
+    await opened.close();
+    console.log(`   trace of the ${name} opening (${opened.ms.toFixed(0)} ms): ${file}`);
+  }
+}
+
 const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
 
 export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> {
@@ -171,21 +220,25 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
         session: JSON.stringify(session),
       });
       times.room.push(room.ms);
-      const idle = await room.page.waitForFunction(
-        `(() => performance.getEntriesByName('maproom:map-idle')[0]?.startTime)()`,
-        undefined,
-        { timeout: 120_000, polling: 50 },
-      );
-      times.idle.push((await idle.jsonValue()) as number);
-      if (run === RUNS - 1) pan = await panning(room.page);
+      if (!OPEN_ONLY) {
+        const idle = await room.page.waitForFunction(
+          `(() => performance.getEntriesByName('maproom:map-idle')[0]?.startTime)()`,
+          undefined,
+          { timeout: 120_000, polling: 50 },
+        );
+        times.idle.push((await idle.jsonValue()) as number);
+        if (run === RUNS - 1) pan = await panning(room.page);
+      }
       await room.close();
       const deck = await openToMark(browser, `${server.url}/p/${ROOM_ID}`, 'maproom:slide-shown');
       times.deck.push(deck.ms);
       await deck.close();
       console.log(
-        `   run ${run + 1}: bare MapLibre ${peer.ms.toFixed(0)} ms (${peer.phases}); room, markers drawn ${room.ms.toFixed(0)} ms, map idle ${times.idle.at(-1)!.toFixed(0)} ms (${room.phases}); deck's first slide ${deck.ms.toFixed(0)} ms (${deck.phases})`,
+        `   run ${run + 1}: bare MapLibre ${peer.ms.toFixed(0)} ms (${peer.phases}); room, markers drawn ${room.ms.toFixed(0)} ms, map idle ${times.idle.at(-1)?.toFixed(0) ?? '-'} ms (${room.phases}); deck's first slide ${deck.ms.toFixed(0)} ms (${deck.phases})`,
       );
     }
+    if (TRACE_DIR) await traceOpenings(browser, server.url, JSON.stringify(session));
+    if (OPEN_ONLY) return { rows: openRows(times), missed: [] };
     console.log(
       `   panning: ${pan.frames} frames, ${pan.fps.toFixed(1)} fps, ${(pan.slow * 100).toFixed(0)}% of frames over 50 ms`,
     );
@@ -203,15 +256,6 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
     const js = gzippedJs();
     console.log(`   JavaScript (gzip -9): ${js.files.join(', ')}`);
 
-    const peerMs = median(times.bare);
-    const ratioRow = (name: string, value: number): Row => [
-      name,
-      ms(value),
-      ms(peerMs),
-      `${(value / peerMs).toFixed(2)}x`,
-      `<= ${RATIO_TARGET}x`,
-      value / peerMs <= RATIO_TARGET ? 'yes' : 'NO',
-    ];
     const smallRow = (name: string, value: number): Row => [
       name,
       ms(value),
@@ -221,11 +265,7 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       value < SMALL_TARGET_MS ? 'yes' : 'NO',
     ];
     const rows: Row[] = [
-      ratioRow(
-        `web: ${MARKERS / 1000}k-marker room, navigation to markers drawn, median of ${RUNS}`,
-        median(times.room),
-      ),
-      ratioRow(`web: public deck, navigation to its first slide drawn, median of ${RUNS}`, median(times.deck)),
+      ...openRows(times),
       smallRow(
         `web: small room (3 markers, 3 layers), tile servers hanging, to markers drawn, median of ${SMALL_RUNS}`,
         small.room,
