@@ -9,6 +9,14 @@ const BASE_IDS = ['base', 'base-land', 'base-coast', 'base-borders'];
 const PROBE_TIMEOUT_MS = 4000;
 /** Failed tiles of a server that answered the probe before it is given up for this page. */
 const MAX_TILE_ERRORS = 3;
+/** The offline map waits at most this long for the page's content to be drawn first (`after`). */
+const CONTENT_FIRST_MS = 20_000;
+/**
+ * The offline map's sources are cut into tiles up to this zoom, and drawn enlarged above it:
+ * Natural Earth at 1:50m has no more detail, and every zoom level more costs the worker a pass
+ * over the world's coastlines.
+ */
+const OFFLINE_MAXZOOM = 8;
 
 const dead = new Set<string>();
 const probes = new Map<string, Promise<boolean>>();
@@ -101,6 +109,8 @@ export class BaseMap {
   private waiting: BaseLayer | null = null;
   /** What is drawn now (layer and theme): asked again, nothing is loaded again. */
   private drawn: string | null = null;
+  /** The offline map's data waits for this (`after`). */
+  private contentFirst: Promise<void> = Promise.resolve();
 
   constructor(private readonly map: MapLibreMap) {
     map.on('error', this.onError);
@@ -118,6 +128,16 @@ export class BaseMap {
     this.wanted = id;
     this.theme = theme;
     void this.apply(baseLayerFor(this.picked ?? id));
+  }
+
+  /**
+   * The offline map's land and borders wait until `drawn` resolves (the page's content is on
+   * the map) or a few seconds have passed: converting and cutting the world's coastlines takes
+   * the main thread and MapLibre's one worker longer than the content itself, and would hold
+   * the room's markers or a slide back. Until then the background is plain.
+   */
+  after(drawn: Promise<void>) {
+    this.contentFirst = Promise.race([drawn, new Promise<void>((resolve) => setTimeout(resolve, CONTENT_FIRST_MS))]);
   }
 
   /** The menu of base layers, a MapLibre control. */
@@ -168,8 +188,8 @@ export class BaseMap {
     for (const id of ['base', 'base-offline']) if (map.getSource(id)) map.removeSource(id);
     this.errors = 0;
     const colours = offlineColours(this.theme);
-    const background = layer.vector ? colours.sea : this.theme === 'dark' ? '#1d2026' : '#eef0ee';
-    map.setPaintProperty('background', 'background-color', background);
+    const plain = this.theme === 'dark' ? '#1d2026' : '#eef0ee';
+    map.setPaintProperty('background', 'background-color', plain);
     const before = map.getStyle().layers.find((l) => l.id !== 'background' && !BASE_IDS.includes(l.id))?.id;
     if (layer.tiles) {
       map.addSource('base', {
@@ -182,8 +202,13 @@ export class BaseMap {
       map.addLayer({ id: 'base', type: 'raster', source: 'base' }, before);
     } else if (layer.vector) {
       const empty: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
-      map.addSource('base-offline', { type: 'geojson', data: empty, attribution: layer.attribution });
-      map.addSource('base', { type: 'geojson', data: empty });
+      map.addSource('base-offline', {
+        type: 'geojson',
+        data: empty,
+        attribution: layer.attribution,
+        maxzoom: OFFLINE_MAXZOOM,
+      });
+      map.addSource('base', { type: 'geojson', data: empty, maxzoom: OFFLINE_MAXZOOM });
       map.addLayer(
         { id: 'base-land', type: 'fill', source: 'base-offline', paint: { 'fill-color': colours.land } },
         before,
@@ -202,17 +227,32 @@ export class BaseMap {
         before,
       );
       const generation = this.generation;
-      loadOffline(layer.vector).then(
-        ({ land, borders }) => {
-          if (generation !== this.generation) return;
-          (map.getSource('base-offline') as GeoJSONSource | undefined)?.setData(land);
-          (map.getSource('base') as GeoJSONSource | undefined)?.setData(borders);
-        },
-        () => this.showNotice('The offline base map could not be loaded.'),
-      );
+      const url = layer.vector;
+      this.contentFirst
+        .then(() => loadOffline(url))
+        .then(
+          ({ land, borders }) => {
+            if (generation !== this.generation) return;
+            this.seaWhenLandDrawn(generation, colours.sea);
+            (map.getSource('base-offline') as GeoJSONSource | undefined)?.setData(land);
+            (map.getSource('base') as GeoJSONSource | undefined)?.setData(borders);
+          },
+          () => this.showNotice('The offline base map could not be loaded.'),
+        );
     }
     map.getContainer().dataset.baseMap = layer.id;
     if (this.select) this.select.value = layer.id;
+  }
+
+  /** The sea's colour once the land is drawn over it (not before: a blue flash over what is land). */
+  private seaWhenLandDrawn(generation: number, sea: string) {
+    const { map } = this;
+    const check = (event: { sourceId?: string }) => {
+      if (event.sourceId !== 'base-offline' || !map.isSourceLoaded('base-offline')) return;
+      map.off('sourcedata', check);
+      if (generation === this.generation) map.setPaintProperty('background', 'background-color', sea);
+    };
+    map.on('sourcedata', check);
   }
 
   /** A tile server that answered the probe and then fails: after a few tiles, the offline map for the rest of the page. */

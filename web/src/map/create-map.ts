@@ -51,6 +51,11 @@ export function whenStyleReady(map: MapLibreMap, ready: () => void) {
   map.once('style.load', ready);
 }
 
+/** The offline base map's data waits for `drawn`, the page's content drawn first (BaseMap.after). */
+export function baseMapAfter(map: MapLibreMap, drawn: Promise<void>) {
+  baseMaps.get(map)?.after(drawn);
+}
+
 /** Switches the base layer under the room's content (the offline map when its tile server does not answer). */
 export function setBaseLayer(map: MapLibreMap, baseLayerId: string | null, theme: string | null) {
   baseMaps.get(map)?.show(baseLayerId, theme);

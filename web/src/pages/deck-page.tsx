@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { api, ok } from '../api/client';
 import type { Deck } from '../api/types';
-import { createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
+import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { DeckContent } from '../map/deck-content';
 import { DeckPlayer } from '../room/deck-player';
 import { InlineError, useInlineError } from '../ui/inline-error';
@@ -15,6 +15,11 @@ export function DeckPage({ roomId }: { roomId: string }) {
   const { error, attempt } = useInlineError({ 401: NOT_PUBLIC, 403: NOT_PUBLIC, 404: NOT_PUBLIC });
   const [map, setMap] = useState<MapLibreMap | null>(null);
   const container = useRef<HTMLDivElement>(null);
+  // The first slide's content is drawn before the offline base map's coastlines are cut (BaseMap.after).
+  const firstShown = useMemo(() => {
+    let shown!: () => void;
+    return { promise: new Promise<void>((resolve) => (shown = resolve)), shown: () => shown() };
+  }, []);
   useEffect(() => {
     void attempt(() => ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } })).then(setDeck));
   }, [roomId]);
@@ -24,6 +29,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
     let created: MapLibreMap | undefined;
     const timer = setTimeout(() => {
       created = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
+      baseMapAfter(created, firstShown.promise);
       whenStyleReady(created, () => setMap(created!));
     });
     return () => {
@@ -46,6 +52,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
     const shown = new DeckContent(map, deck, () => {
       container.current!.dataset.ready = 'true';
       performance.mark('maproom:slide-shown');
+      firstShown.shown();
     });
     if (!first) shown.show(undefined);
     return shown;

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
+import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
 import { ClusterCounts, DrawingLabels, MarkerLabels } from '../map/map-labels';
 import { IconImages } from '../map/icon-images';
@@ -24,6 +24,9 @@ export function MapView({ info }: { info: RoomInfo }) {
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
         : { lat: 20, lng: 0, zoom: 1.5 };
     const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
+    // The markers first: the offline base map's world of coastlines would hold them back.
+    room.model.mapDrawing();
+    baseMapAfter(created, room.model.markersShown);
     whenStyleReady(created, () => {
       addContentLayers(created);
       setMap(created);

@@ -6,6 +6,10 @@ import { applyChange, markersOfFeed, withMarkerDetails, type RoomState } from '.
 
 export type { RoomState } from './room-state';
 
+/** How long the reads after the markers wait for them to be drawn, without a map and with one. */
+const NO_MAP_MS = 5000;
+const MAP_MS = 20_000;
+
 /**
  * The room's content, loaded over HTTP and kept current by the live channel (`apply`) and by
  * the page's own writes (`change`, called by room/actions/*). Components read it; they never
@@ -15,11 +19,9 @@ export class RoomModel extends Store<RoomState | null> {
   /** The read of every marker's whole fields, once asked for (`loadMarkerDetails`). */
   private details: Promise<void> | null = null;
   private drawn!: () => void;
-  /** Resolved when the map has drawn the markers (or after a few seconds without a map). */
-  private readonly markersShown = Promise.race([
-    new Promise<void>((resolve) => (this.drawn = resolve)),
-    new Promise<void>((resolve) => setTimeout(resolve, 5000)),
-  ]);
+  /** Resolved when the map has drawn the markers (or after a few seconds without a map, `mapDrawing`). */
+  readonly markersShown = new Promise<void>((resolve) => (this.drawn = resolve));
+  private fallback = setTimeout(() => this.drawn(), NO_MAP_MS);
 
   constructor(readonly roomId: string) {
     super(null);
@@ -65,8 +67,18 @@ export class RoomModel extends Store<RoomState | null> {
     }
   }
 
+  /**
+   * A map is being made and will call `markersDrawn`: the wait for it is longer (a busy browser
+   * can take several seconds), so the list's read does not compete with the map's first markers.
+   */
+  mapDrawing() {
+    clearTimeout(this.fallback);
+    this.fallback = setTimeout(() => this.drawn(), MAP_MS);
+  }
+
   /** The map has drawn the markers: the reads of their other fields may go now. */
   markersDrawn() {
+    clearTimeout(this.fallback);
     this.drawn();
   }
 
