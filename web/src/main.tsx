@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import 'maplibre-gl/dist/maplibre-gl.css';
-import { setWorkerUrl } from 'maplibre-gl';
+import { prewarm, setWorkerUrl } from 'maplibre-gl';
 // MapLibre's worker, bundled by Vite as its own file (its default address does not survive bundling).
 import mapWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
 import './styles.css';
@@ -12,6 +12,9 @@ import { DeckPage } from './pages/deck-page';
 import { VerifyEmailPage } from './pages/verify-email-page';
 
 setWorkerUrl(mapWorkerUrl);
+// On the pages with a map, MapLibre's worker starts loading now, not when the map is made: its
+// script takes a while to compile, and the deck's tiles and the room's markers wait for it.
+if (/^\/[rp]\//.test(location.pathname)) prewarm();
 
 function App() {
   const path = useStore(route).split('?')[0]!;

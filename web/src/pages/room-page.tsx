@@ -18,7 +18,6 @@ import { attemptWith, explain } from '../ui/notices';
 import { useNotices } from '../ui/notice-toast';
 import { AuthForm } from './auth-form';
 import { myInvitationTo, RoomInvitation } from './confirm-address';
-import { prewarm } from 'maplibre-gl';
 
 type Access =
   | { state: 'checking' }
@@ -29,8 +28,6 @@ type Access =
 
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 export function RoomPage({ roomId }: { roomId: string }) {
-  // MapLibre's worker starts loading now, not when the map is made.
-  useEffect(() => prewarm(), []);
   const { token } = useStore(session);
   const [access, setAccess] = useState<Access>({ state: 'checking' });
   const [live, setLive] = useState<LiveChannel | null>(null);
