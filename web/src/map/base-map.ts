@@ -247,8 +247,9 @@ export class BaseMap {
   /** The sea's colour once the land is drawn over it (not before: a blue flash over what is land). */
   private seaWhenLandDrawn(generation: number, sea: string) {
     const { map } = this;
-    const check = (event: { sourceId?: string }) => {
-      if (event.sourceId !== 'base-offline' || !map.isSourceLoaded('base-offline')) return;
+    // A tile of the land loaded (not the source's own events, which come before the worker has cut any).
+    const check = (event: { sourceId?: string; tile?: unknown }) => {
+      if (event.sourceId !== 'base-offline' || !event.tile || !map.isSourceLoaded('base-offline')) return;
       map.off('sourcedata', check);
       if (generation === this.generation) map.setPaintProperty('background', 'background-color', sea);
     };
