@@ -238,7 +238,13 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       );
     }
     if (TRACE_DIR) await traceOpenings(browser, server.url, JSON.stringify(session));
-    if (OPEN_ONLY) return { rows: openRows(times), missed: [] };
+    if (OPEN_ONLY) {
+      const rows = openRows(times);
+      return {
+        rows,
+        missed: rows.filter((row) => row[5] === 'NO').map((row) => `${row[0]}: ${row[1]} (target ${row[4]})`),
+      };
+    }
     console.log(
       `   panning: ${pan.frames} frames, ${pan.fps.toFixed(1)} fps, ${(pan.slow * 100).toFixed(0)}% of frames over 50 ms`,
     );
