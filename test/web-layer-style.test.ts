@@ -10,6 +10,7 @@ import {
   rampColors,
   reordered,
 } from '../web/src/map/layer-style.js';
+import { labelAnchor } from '../web/src/map/label-anchor.js';
 
 /**
  * A vector layer's style by data in the page (web/src/map/layer-style.ts): the MapLibre colour
@@ -109,5 +110,88 @@ describe('style by data in the page', () => {
   test('a new layer takes a palette colour no layer has', () => {
     assert.equal(nextLayerColor([]), 'e6194b');
     assert.equal(nextLayerColor(['E6194B', '3388ff']), '3cb44b');
+  });
+
+  test("a feature's label point on the screen: the point, a line's middle vertex, a polygon's visible interior", () => {
+    assert.deepEqual(labelAnchor('Point', [[[5, 6]]], 100, 100), [5, 6]);
+    assert.deepEqual(
+      labelAnchor(
+        'LineString',
+        [
+          [
+            [0, 0],
+            [10, 0],
+            [20, 5],
+            [30, 0],
+            [40, 0],
+          ],
+        ],
+        100,
+        100,
+      ),
+      [20, 5],
+    );
+    // A U shape: its bbox's centre (50, 50) is outside it; the label goes in the wider arm.
+    const u = [
+      [
+        [0, 0],
+        [30, 0],
+        [30, 80],
+        [70, 80],
+        [70, 0],
+        [80, 0],
+        [80, 100],
+        [0, 100],
+        [0, 0],
+      ],
+    ] as [number, number][][];
+    assert.deepEqual(labelAnchor('Polygon', u, 200, 200), [15, 50]);
+    // Half off the screen: the middle of what is visible.
+    assert.deepEqual(
+      labelAnchor(
+        'Polygon',
+        [
+          [
+            [-100, 10],
+            [50, 10],
+            [50, 30],
+            [-100, 30],
+          ],
+        ],
+        200,
+        200,
+      ),
+      [25, 20],
+    );
+    // A hole in the middle: a label beside it, not in it.
+    const ring = [
+      [0, 0],
+      [90, 0],
+      [90, 90],
+      [0, 90],
+    ] as [number, number][];
+    const hole = [
+      [20, 20],
+      [80, 20],
+      [80, 70],
+      [20, 70],
+    ] as [number, number][];
+    assert.deepEqual(labelAnchor('Polygon', [ring, hole], 200, 200), [10, 45]);
+    assert.equal(
+      labelAnchor(
+        'Polygon',
+        [
+          [
+            [0, -50],
+            [10, -50],
+            [10, -10],
+          ],
+        ],
+        100,
+        100,
+      ),
+      null,
+      'nothing visible',
+    );
   });
 });

@@ -10,7 +10,7 @@ import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '.
 // browsers; what one sets, the other sees live. On SQLite only, like test/web-browser.test.ts.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 
-const square = (x: number, y: number, kind: string) => ({
+const square = (x: number, y: number, kind: string, size = 0.01) => ({
   type: 'Feature',
   properties: { kind },
   geometry: {
@@ -18,9 +18,9 @@ const square = (x: number, y: number, kind: string) => ({
     coordinates: [
       [
         [x, y],
-        [x + 0.01, y],
-        [x + 0.01, y + 0.01],
-        [x, y + 0.01],
+        [x + size, y],
+        [x + size, y + size],
+        [x, y + size],
         [x, y],
       ],
     ],
@@ -205,6 +205,118 @@ describe('style by data, legend and layer order in the web application', { skip 
       ['parcels', 1],
       ['roads', 0],
     ]);
+    assert.deepEqual(errors, []);
+  });
+
+  test("a layer's label field set through the API labels its features on the map, live", async () => {
+    const parcels = (await api('GET', `/api/layers/${roomId}`)).body.layers.find(
+      (l: { name: string }) => l.name === 'parcels',
+    );
+    const texts = (page: Page) => page.locator('.feature-label').allTextContents();
+    const patched = await api('PATCH', `/api/rooms/${roomId}/layers/${parcels.id}`, { style: { labelField: 'kind' } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    // Both browsers: the one whose page did not make the change hears of it through the live channel.
+    for (const page of [styler, watcher]) {
+      await page.waitForFunction(() => document.querySelectorAll('.feature-label').length === 2, undefined, {
+        timeout: 10_000,
+      });
+      assert.deepEqual((await texts(page)).sort(), ['forest', 'meadow']);
+    }
+    // Each label inside its square (the polygons' interior point), set as text.
+    const box = await watcher.getByTestId('map').boundingBox();
+    for (const [kind, [lng, lat]] of [
+      ['meadow', [7.435, 46.955]],
+      ['forest', [7.455, 46.955]],
+    ] as const) {
+      const label = (await watcher.locator('.feature-label', { hasText: kind }).boundingBox())!;
+      const centre = [label.x + label.width / 2 - box!.x, label.y + label.height / 2 - box!.y];
+      // The map's centre is 7.45, 46.955 at zoom 13: 512 * 2^13 / 360 px per degree of longitude.
+      const expectedX = box!.width / 2 + (lng - 7.45) * ((512 * 2 ** 13) / 360);
+      assert.ok(Math.abs(centre[0]! - expectedX) < 30, `${kind} at x ${centre[0]}, its square's centre ${expectedX}`);
+      assert.ok(Math.abs(centre[1]! - box!.height / 2) < 30, `${kind} at y ${centre[1]}`);
+    }
+    await watcher.screenshot({ path: path.join(TEST_OUTPUT, 'style-labels.png') });
+    // Hidden in this page: its labels go with it.
+    const item = watcher.getByTestId('layer').filter({ hasText: 'parcels' });
+    await item.getByRole('checkbox').first().uncheck();
+    await watcher.waitForFunction(() => document.querySelectorAll('.feature-label').length === 0);
+    await item.getByRole('checkbox').first().check();
+    await watcher.waitForFunction(() => document.querySelectorAll('.feature-label').length === 2);
+    // Cleared: no labels.
+    await api('PATCH', `/api/rooms/${roomId}/layers/${parcels.id}`, { style: { labelField: null } });
+    await watcher.waitForFunction(() => document.querySelectorAll('.feature-label').length === 0);
+    assert.deepEqual(errors, []);
+  });
+
+  test('graduated classes of a number (equal intervals, quantiles) set in the form: legend breaks and colours on the map', async () => {
+    // Five squares with the values 1, 2, 3, 4, 10; the last crosses a tile edge (z13 x 4265 | 4266 at 7.4707°):
+    // each feature counts once in the quantiles, however many tiles hold it.
+    const values = [1, 2, 3, 4, 10];
+    const xs = [7.421, 7.433, 7.445, 7.457, 7.467];
+    const features = values.map((n, i) => ({ ...square(xs[i]!, 46.9615, 'h', 0.008), properties: { n } }));
+    const created = await api('POST', `/api/rooms/${roomId}/layers`, {
+      name: 'heights',
+      geojson: { type: 'FeatureCollection', features },
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const layerId = created.body.layer.id as string;
+    await api('PATCH', `/api/rooms/${roomId}/layers/${layerId}`, { style: { fillOpacity: 1 } });
+    const heights = styler.getByTestId('layer').filter({ hasText: 'heights' });
+    await heights.waitFor();
+    await heights.getByText('Style', { exact: true }).click();
+    const form = heights.getByRole('form', { name: 'Style by data' });
+    await form.locator('select[name=style-mode]').selectOption('graduated');
+    // The field is offered once the map has loaded the layer's tiles.
+    await form
+      .locator('select[name=style-field] option', { hasText: /^n$/ })
+      .waitFor({ state: 'attached', timeout: 10_000 });
+    await form.locator('select[name=style-field]').selectOption('n');
+    await form.locator('input[name=style-classes]').fill('3');
+
+    const applied = async (method: 'equal' | 'quantile', legend: string[], perClass: number[]) => {
+      await form.locator('select[name=style-method]').selectOption(method);
+      const saved = styler.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes(layerId));
+      await form.getByRole('button', { name: 'Apply colours' }).click();
+      assert.equal((await saved).status(), 200);
+      const layer = (await api('GET', `/api/layers/${roomId}`)).body.layers.find(
+        (l: { id: string }) => l.id === layerId,
+      );
+      const rule = layer.style.classify;
+      assert.equal(rule.type, 'graduated');
+      assert.equal(rule.method, method);
+      assert.equal(rule.colors.length, 3);
+      const entry = watcher.getByTestId('legend-layer').filter({ hasText: 'heights' }).getByTestId('legend-entry');
+      await watcher.waitForFunction(
+        ([expected]) =>
+          [...document.querySelectorAll('[data-testid=legend-layer]')]
+            .find((li) => li.querySelector('strong')?.textContent === 'heights')
+            ?.querySelector('[data-testid=legend-entry]')
+            ?.textContent?.trim() === expected,
+        [legend[0]],
+        { timeout: 10_000 },
+      );
+      assert.deepEqual(
+        (await entry.allTextContents()).map((t) => t.trim()),
+        legend,
+      );
+      // Each class's colour covers its squares on the other browser's map (about 93 x 137 px each).
+      let counts: number[] = [];
+      const near = (c: number[]) =>
+        c.length === perClass.length && c.every((n, k) => n > perClass[k]! * 9000 && n < perClass[k]! * 16000 + 500);
+      for (let i = 0; i < 60 && !near(counts); i++) {
+        await watcher.waitForTimeout(150);
+        counts = await colourCounts(watcher, rule.colors);
+      }
+      assert.ok(near(counts), `${method}: pixels per class colour ${counts}, squares per class ${perClass}`);
+      return rule;
+    };
+    // Equal intervals of 1..10 in 3: limits 4 and 7 (1, 2, 3 | 4 | 10).
+    const equal = await applied('equal', ['< 4', '4 – 7', '≥ 7'], [3, 1, 1]);
+    assert.deepEqual(equal.breaks, [4, 7]);
+    // Quantiles of 5 values in 3: limits 2 and 4 (1 | 2, 3 | 4, 10), the twice-loaded 10 counted once.
+    const quantile = await applied('quantile', ['< 2', '2 – 4', '≥ 4'], [1, 2, 2]);
+    assert.deepEqual(quantile.breaks, [2, 4]);
+    await watcher.screenshot({ path: path.join(TEST_OUTPUT, 'style-graduated-watcher.png') });
     assert.deepEqual(errors, []);
   });
 });

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from '../map/room-layers';
-import { ClusterCounts, DrawingLabels, MarkerLabels } from '../map/map-labels';
+import { ClusterCounts, DrawingLabels, labelledLayers, MapLabels } from '../map/map-labels';
+import { orderedLayers } from '../map/layer-style';
 import { IconImages } from '../map/icon-images';
 import { bindMapInteractions } from './map-interactions';
 import { useRoom, type RoomContextValue } from './room-context';
@@ -47,7 +48,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const icons = new IconImages(map, room.roomId, () => setMarkers(map, shown().markers.values(), icons.loaded));
   const clusters = new ClusterCounts(map);
   const labels = new DrawingLabels(map);
-  const titles = new MarkerLabels(map);
+  const titles = new MapLabels(map);
   let last: RoomState | null = null;
   // Layers wait until the markers are loaded: MapLibre parses tiles and clusters markers in the
   // same worker, and a big layer's first tiles would hold the room's markers back.
@@ -70,6 +71,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     if (layersShown) {
       setVectorLayers(map, state.layers, hidden);
       setRasterLayers(map, state.rasters, hidden);
+      titles.setLayers(labelledLayers(orderedLayers(state.layers), hidden));
     }
     if (
       last &&

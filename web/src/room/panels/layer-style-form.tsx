@@ -9,16 +9,24 @@ const MAX_CATEGORIES = 100;
 /** The most values read per field: enough for breaks and categories, bounded on a big layer. */
 const MAX_VALUES = 20_000;
 
-/** Field names and values of a layer's features the map has loaded (its vector tiles in and around view). */
+/**
+ * Field names and values of a layer's features the map has loaded (its vector tiles in and around
+ * view), each feature once: a feature crossing a tile's edge is loaded once per tile, and would
+ * otherwise weigh twice in quantiles. Merged coverage polygons (no id, no fields) are skipped.
+ */
 export function loadedValues(map: MapLibreMap | null, layerId: string): Map<string, unknown[]> {
   const values = new Map<string, unknown[]>();
   if (!map?.getSource(`vector-${layerId}`)) return values;
-  for (const feature of map.querySourceFeatures(`vector-${layerId}`, { sourceLayer: 'features' }))
+  const seen = new Set<string | number>();
+  for (const feature of map.querySourceFeatures(`vector-${layerId}`, { sourceLayer: 'features' })) {
+    if (feature.id === undefined || seen.has(feature.id)) continue;
+    seen.add(feature.id);
     for (const [name, value] of Object.entries(feature.properties ?? {})) {
       const list = values.get(name) ?? [];
       if (list.length < MAX_VALUES) list.push(value);
       values.set(name, list);
     }
+  }
   return values;
 }
 
@@ -101,7 +109,11 @@ export function LayerStyleForm({
         <>
           <label>
             Method{' '}
-            <select value={method} onChange={(e) => setMethod(e.currentTarget.value as 'equal' | 'quantile')}>
+            <select
+              value={method}
+              name="style-method"
+              onChange={(e) => setMethod(e.currentTarget.value as 'equal' | 'quantile')}
+            >
               <option value="quantile">Quantiles</option>
               <option value="equal">Equal intervals</option>
             </select>
@@ -110,6 +122,7 @@ export function LayerStyleForm({
             Classes{' '}
             <input
               type="number"
+              name="style-classes"
               min={2}
               max={9}
               value={classes}
