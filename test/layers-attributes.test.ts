@@ -3,7 +3,9 @@
  * hold every feature exactly once, in the order asked (the id, or a field with the features
  * lacking it last, both ways); `q` finds a text in the text fields, case-insensitively, also
  * when a page stops early at ATTRIBUTES_SCAN_ROWS; wrong parameters are 400 naming them; the
- * features' read access applies (another room's member hears 404).
+ * features' read access applies (another room's member hears 404). Only callers who may write
+ * make the service build a field's sort index, at most 8 per layer; readers sort a small layer
+ * by any field, a big one by the fields already indexed.
  * Decisions: docs/decisions.md ("The attribute table").
  */
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ const COUNT = 30;
 let t: TestApp;
 let users: Users;
 let room: string;
+let publicRoom: string;
 let layerId: string;
 
 /** Feature i: a square at a known place; `score` missing on every 5th, null on every 7th; `kind` alpha on multiples of 3. */
@@ -29,7 +32,10 @@ const propertiesOf = (i: number): Record<string, unknown> => ({
 });
 
 before(async () => {
-  ({ t, users, room } = await scaffold({ rooms: ['room', 'otherRoom'], config: { attributesScanRows: SCAN_ROWS } }));
+  ({ t, users, room, publicRoom } = await scaffold({
+    rooms: ['room', 'otherRoom', 'publicRoom'],
+    config: { attributesScanRows: SCAN_ROWS },
+  }));
   const features = Array.from({ length: COUNT }, (_, i) =>
     squareFeature(7 + i * 0.1, 46 + (i % 4) * 0.1, 0.01, propertiesOf(i)),
   );
@@ -183,5 +189,63 @@ describe('GET /api/layers/:layerId/attributes', () => {
     const missing = await call(t.app, 'GET', '/api/layers/layer-nothere/attributes', { auth: users.owner.token });
     assertError(missing, 404, 'not_found');
     assertError(await call(t.app, 'GET', url({})), 404, 'not_found');
+  });
+
+  test("only a caller who may write builds a field's sort index; readers sort by indexed fields, or any on a small layer", async () => {
+    const sortBy = (layer: string, field: string, auth?: string) =>
+      call(t.app, 'GET', `/api/layers/${layer}/attributes?sort=${field}&limit=3`, auth ? { auth } : {});
+    // A public room's layer of more than ATTRIBUTES_SCAN_ROWS features, no field indexed yet.
+    const features = Array.from({ length: SCAN_ROWS + 2 }, (_, i) =>
+      squareFeature(
+        7 + i * 0.1,
+        46,
+        0.01,
+        Object.fromEntries(Array.from({ length: 10 }, (_, f) => [`f${f}`, (i * (f + 3)) % 7])),
+      ),
+    );
+    const big = (
+      await createInlineLayer(t.app, publicRoom, users.owner.token, {
+        name: 'Wide',
+        geojson: { type: 'FeatureCollection', features },
+      })
+    ).id;
+    // An anonymous reader and a viewer of the private room: refused, naming sort, nothing built.
+    const anonymous = await sortBy(big, 'f0');
+    assertFieldError(anonymous, 'querystring.sort');
+    assert.match(JSON.stringify(anonymous.json()), /no sort index.*may edit the room/);
+    assertFieldError(await sortBy(layerId, 'code', users.viewer.token), 'querystring.sort');
+    assertFieldError(await sortBy(big, 'f0'), 'querystring.sort'); // still not built by a reader
+    // The id sort needs no index.
+    assertOk(await sortBy(big, 'id'));
+    // A writer's sort builds it; then readers sort by that field too, in order.
+    assertOk(await sortBy(layerId, 'code', users.editor.token));
+    const codes = (assertOk(await sortBy(layerId, 'code', users.viewer.token)) as Page).rows.map(
+      (r) => r.properties.code,
+    );
+    assert.deepEqual(codes, [9000, 9001, 9002]);
+    assertOk(await sortBy(big, 'f0', users.owner.token));
+    const values = (assertOk(await sortBy(big, 'f0')) as Page).rows.map((r) => r.properties.f0);
+    assert.deepEqual(
+      values,
+      [...values].sort((a, b) => a - b),
+    );
+    // At most 8 fields of a layer get an index: the 9th sort is refused, even to the owner; indexed ones go on.
+    for (let f = 1; f < 8; f++) assertOk(await sortBy(big, `f${f}`, users.owner.token));
+    const ninth = await sortBy(big, 'f8', users.owner.token);
+    assertFieldError(ninth, 'querystring.sort');
+    assert.match(JSON.stringify(ninth.json()), /8 fields/);
+    assertOk(await sortBy(big, 'f7'));
+    // A layer of at most ATTRIBUTES_SCAN_ROWS features: any reader sorts by any field (read whole, no index).
+    const small = (
+      await createInlineLayer(t.app, publicRoom, users.owner.token, {
+        name: 'Few',
+        geojson: { type: 'FeatureCollection', features: features.slice(0, SCAN_ROWS) },
+      })
+    ).id;
+    const few = (assertOk(await sortBy(small, 'f9')) as Page).rows.map((r) => r.properties.f9);
+    assert.deepEqual(
+      few,
+      [...few].sort((a, b) => a - b),
+    );
   });
 });

@@ -54,12 +54,12 @@ type Raw = { row: number; id: number; v: unknown; properties: string; w: number;
 /**
  * The attribute table's queries on a layer's features table: keyset pages in the order of the
  * feature id or of one recorded field, the rows without a value last. A field is sorted through
- * an expression index on `(value, row)`, built the first time the field is sorted by (it lives
- * and dies with the layer's table); every page then is one index seek. A text filter reads
+ * an expression index on `(value, row)` when it has one (built on demand, see LayerAttributes;
+ * it lives and dies with the layer's table): every page then is one index seek. A text filter reads
  * at most `scanRows` rows per page (docs/decisions.md, "The attribute table").
  */
 export class FeatureAttributesRepository {
-  /** Indexes known to exist (else made with IF NOT EXISTS), and those being built. */
+  /** Sort indexes being built (a second request for one waits for the same build). */
   private readonly built = new Map<string, Promise<void>>();
 
   constructor(
@@ -67,8 +67,8 @@ export class FeatureAttributesRepository {
     private readonly dialect: Dialect,
   ) {}
 
+  /** The rows of a page; a field's sort uses its index when it has one, else scans (LayerAttributes decides). */
   async page(key: number, page: AttributePage): Promise<AttributeRows> {
-    if (page.sort.by === 'field') await this.ensureIndex(key, page.sort.name);
     const rows: AttributeRow[] = [];
     for (const segment of this.segments(page)) {
       const found = await this.read(key, page, segment, page.limit - rows.length);
@@ -188,9 +188,38 @@ export class FeatureAttributesRepository {
     return plain ? sql`(${anywhere} AND (${sql.join(each, sql` OR `)}))` : sql`(${sql.join(each, sql` OR `)})`;
   }
 
+  /** Whether a field's sort index exists (the database's catalog answers: a cheap lookup, never stale). */
+  async hasSortIndex(key: number, name: string): Promise<boolean> {
+    const index = sortIndexName(key, name);
+    const { rows } =
+      this.dialect === 'sqlite'
+        ? await sql<{
+            n: number;
+          }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND name = ${index}`.execute(this.db)
+        : await sql<{ n: number }>`SELECT count(*) AS n FROM pg_indexes
+            WHERE schemaname = current_schema() AND indexname = ${index}`.execute(this.db);
+    return Number(rows[0]?.n) > 0;
+  }
+
+  /** How many sort indexes a layer's features table has (made by buildSortIndex). */
+  async sortIndexCount(key: number): Promise<number> {
+    const prefix = sortIndexName(key, '').slice(0, -12);
+    const { rows } =
+      this.dialect === 'sqlite'
+        ? await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master
+            WHERE type = 'index' AND tbl_name = ${featuresTable(key)} AND substr(name, 1, ${prefix.length}) = ${prefix}`.execute(
+            this.db,
+          )
+        : await sql<{ n: number }>`SELECT count(*) AS n FROM pg_indexes WHERE schemaname = current_schema()
+            AND tablename = ${featuresTable(key)} AND substr(indexname, 1, ${prefix.length}) = ${prefix}`.execute(
+            this.db,
+          );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Builds the index of a field's sort value once (concurrent requests wait for the same build). */
-  private async ensureIndex(key: number, name: string): Promise<void> {
-    const index = `${featuresTable(key)}_sort_${createHash('sha1').update(name).digest('hex').slice(0, 12)}`;
+  async buildSortIndex(key: number, name: string): Promise<void> {
+    const index = sortIndexName(key, name);
     let building = this.built.get(index);
     if (!building) {
       const value = this.sortValue({ by: 'field', name }, sql``);
@@ -201,11 +230,15 @@ export class FeatureAttributesRepository {
         .then(() => (this.dialect === 'postgres' ? sql`ANALYZE ${table}`.execute(this.db) : undefined))
         .then(() => undefined);
       this.built.set(index, building);
-      building.catch(() => this.built.delete(index));
+      building.catch(() => undefined).finally(() => this.built.delete(index));
     }
     await building;
   }
 }
+
+/** A field's sort index: named after the features table and a hash of the field's name. */
+const sortIndexName = (key: number, name: string) =>
+  `${featuresTable(key)}_sort_${createHash('sha1').update(name).digest('hex').slice(0, 12)}`;
 
 /** A sort value as a cursor keeps it (SQLite's JSON booleans are 0 and 1, PostgreSQL's jsonb ones booleans). */
 function keyValue(v: unknown): AttributeKey['value'] {

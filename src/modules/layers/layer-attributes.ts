@@ -46,7 +46,8 @@ function cursorOf(text: string | undefined, sort: string, order: string): Attrib
 export class LayerAttributes {
   constructor(private readonly parts: LayerAttributesParts) {}
 
-  async page(roomId: string, layerId: string, query: AttributesQuery): Promise<AttributesPage> {
+  /** A page; `mayIndex`: the caller may write to the room, so a sort may build its field's index. */
+  async page(roomId: string, layerId: string, query: AttributesQuery, mayIndex: boolean): Promise<AttributesPage> {
     const layer = await this.parts.layers.findVector(roomId, layerId);
     if (!layer) throw notFound('Layer');
     const fields: LayerField[] = layer.fields ? JSON.parse(layer.fields) : [];
@@ -54,6 +55,7 @@ export class LayerAttributes {
     const order = query.order ?? 'asc';
     const sort = sortOf(sortName, fields);
     const after = cursorOf(query.after, sortName, order);
+    if (sort.by === 'field') await this.sortable(layer.storage_key, Number(layer.feature_count), sort.name, mayIndex);
     const limit = query.limit ?? DEFAULT_ATTRIBUTES_LIMIT;
     const textFields = fields.filter((f) => f.type === 'string').map((f) => f.name);
     const { rows, stoppedAfter } = await this.parts.attributes.page(layer.storage_key, {
@@ -72,7 +74,33 @@ export class LayerAttributes {
       next: last ? cursorText([sortName, order, last.value, last.row]) : null,
     };
   }
+
+  /**
+   * Whether a field's sort may run: through its index; or, on a layer of at most scanRows
+   * features, by reading them all (bounded, no index needed); or through an index built now, for
+   * a caller who may write, while the layer has fewer than MAX_SORT_INDEXES. Else 400: readers
+   * do not make the service build indexes (seconds of work and space per field).
+   */
+  private async sortable(key: number, featureCount: number, field: string, mayIndex: boolean) {
+    const { attributes, scanRows } = this.parts;
+    if (featureCount <= scanRows || (await attributes.hasSortIndex(key, field))) return;
+    if (!mayIndex)
+      throw invalidField(
+        'querystring.sort',
+        `cannot sort this layer of ${featureCount} features by ${field} yet: the field has no sort index, and only ` +
+          'someone who may edit the room builds one (by sorting by it once). Sort by id or a sorted field',
+      );
+    if ((await attributes.sortIndexCount(key)) >= MAX_SORT_INDEXES)
+      throw invalidField(
+        'querystring.sort',
+        `cannot sort this layer by ${field}: it has sort indexes for ${MAX_SORT_INDEXES} fields already, the most a layer keeps`,
+      );
+    await attributes.buildSortIndex(key, field);
+  }
 }
+
+/** The most fields of one layer with a sort index (each costs its build and its space). */
+export const MAX_SORT_INDEXES = 8;
 
 /** `id`, or a recorded field whose values order (not lists or objects); else 400 naming the fields. */
 function sortOf(name: string, fields: LayerField[]): AttributeSort {

@@ -133,15 +133,26 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       description:
         "Read access as the layer's features. Keyset pages: pass `next` as `after` for the next page, with the same " +
         '`sort`, `order` and `q`; a page deep in a million features costs what the first does. `sort` is `id` or a ' +
-        "recorded field (not one of type json); features without the field's value come last. The first sort by a " +
-        "field builds that field's index (seconds on a million features; later pages and sorts are index seeks). " +
+        "recorded field (not one of type json); features without the field's value come last. A layer of at most " +
+        'ATTRIBUTES_SCAN_ROWS features sorts by any field. On a bigger one, the first sort by a field by a caller who may ' +
+        "write builds that field's index (seconds on a million features; later pages and sorts are index seeks; at most 8 " +
+        "fields per layer); a reader's sort by a field without an index is 400 naming `sort`. " +
         '`q` reads at most ATTRIBUTES_SCAN_ROWS rows per run of the order (the rows after the cursor with its value, with later values, without a value): a page may be short, even empty, while `next` is not null.',
       params: S.LayerIdParams,
       querystring: S.AttributesQuery,
       response: { 200: S.AttributesPage, ...errors(400, 401, 404) },
     },
     handler: async (request, reply) =>
-      reply.headers(DATA_HEADERS).send(await attributes.page(request.room.id, request.params.layerId, request.query)),
+      reply
+        .headers(DATA_HEADERS)
+        .send(
+          await attributes.page(
+            request.room.id,
+            request.params.layerId,
+            request.query,
+            request.grant.capabilities.has('write'),
+          ),
+        ),
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {

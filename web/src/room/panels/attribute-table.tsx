@@ -20,8 +20,15 @@ export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () =
   const { map, selection, attempt } = useRoom();
   const [view, setView] = useState<AttributesView>({ sort: 'id', order: 'asc', q: '' });
   const [page, setPage] = useState<AttributesPage | null>(null);
+  // The view of the rows shown: a refused sort (a reader's sort by a field without an index on a
+  // big layer, said in the notice) goes back to it, so the header shows the order of the rows.
+  const [shown, setShown] = useState(view);
   useEffect(() => {
-    void attempt(() => readAttributes(layer.id, view)).then((first) => first && setPage(first));
+    void attempt(() => readAttributes(layer.id, view)).then((first) => {
+      if (!first) return setView(shown);
+      setPage(first);
+      setShown(view);
+    });
   }, [layer.id, view]);
   const more = async () => {
     if (!page?.next) return;
