@@ -115,6 +115,45 @@ test('presence lists who has the room open, by name, e-mail or token name, and t
   await waitForPresent(roomId, [users.owner.id, tokenId]);
 });
 
+test('room tokens learn no member\'s e-mail: a user without a name is "Member" to them, by e-mail to members', async () => {
+  const roomId = await freshRoom();
+  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read']);
+  const owner = await open(roomId, users.owner.token);
+  const script = await open(roomId, token);
+  await waitForPresent(roomId, [users.owner.id, tokenId]);
+  const viewer = await open(roomId, users.viewer.token);
+  // Joins: the token hears "Member", the owner (a member) the e-mail.
+  const heardByToken = await script.waitUntil(
+    (m) => m.type === 'presence.joined' && m.id === users.viewer.id,
+    'joined',
+  );
+  assert.equal(heardByToken.name, 'Member');
+  const heardByOwner = await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === users.viewer.id, 'joined');
+  assert.equal(heardByOwner.name, users.viewer.email);
+  // The list: the same.
+  const names = (list: { id: string; name: string }[]) => Object.fromEntries(list.map((p) => [p.id, p.name]));
+  await waitForPresent(roomId, [users.owner.id, tokenId, users.viewer.id]);
+  assert.deepEqual(names(await present(roomId, token)), {
+    [users.owner.id]: 'Member',
+    [tokenId]: 'token read',
+    [users.viewer.id]: 'Member',
+  });
+  assert.deepEqual(names(await present(roomId, users.viewer.token)), {
+    [users.owner.id]: users.owner.email,
+    [tokenId]: 'token read',
+    [users.viewer.id]: users.viewer.email,
+  });
+  // Pointers and leaving: the same.
+  viewer.send({ type: 'pointer', lng: 7, lat: 46 });
+  const pointed = await script.waitUntil((m) => m.type === 'pointer', 'a pointer');
+  assert.deepEqual(pointed.from, { kind: 'user', id: users.viewer.id, name: 'Member' });
+  assert.equal((await owner.waitUntil((m) => m.type === 'pointer', 'a pointer')).from.name, users.viewer.email);
+  viewer.ws.close();
+  assert.equal((await script.waitUntil((m) => m.type === 'presence.left', 'left')).name, 'Member');
+  assert.equal((await owner.waitUntil((m) => m.type === 'presence.left', 'left')).name, users.viewer.email);
+  assert.ok(!JSON.stringify(script.messages).includes('@'), 'no e-mail reached the token');
+});
+
 test('a second socket of the same person is listed once; they leave with their last socket', async () => {
   const roomId = await freshRoom();
   const owner = await open(roomId, users.owner.token);

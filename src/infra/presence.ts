@@ -8,8 +8,11 @@
 export interface Present {
   kind: 'user' | 'token';
   id: string;
+  /** Their name; for a user without one, "Member" (the e-mail is for members only). */
   name: string;
   since: number;
+  /** A user without a name: their e-mail, the name shown to the room's members (not to tokens). */
+  email?: string;
 }
 
 export interface Presence {

@@ -83,7 +83,13 @@ export class RedisPresence implements Presence {
     for (const [field, text] of Object.entries(fields)) {
       const entry = parseEntry(text);
       if (entry && entry.expiresAt > now)
-        live.push({ kind: entry.kind, id: entry.id, name: entry.name, since: entry.since });
+        live.push({
+          kind: entry.kind,
+          id: entry.id,
+          name: entry.name,
+          since: entry.since,
+          ...(typeof entry.email === 'string' && { email: entry.email }),
+        });
       else expired.push(field);
     }
     if (expired.length > 0) await this.redis.hdel(this.key(roomId), ...expired);

@@ -89,7 +89,8 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       security: [{ bearer: [] }],
       summary: "Who has the room's live channel open now",
       description:
-        'One entry per signed-in user (named by their name, else their e-mail) or room token (its name) with a socket ' +
+        "One entry per signed-in user (named by their name, else, to the room's members, their e-mail, and to room tokens " +
+        '"Member") or room token (its name) with a socket ' +
         "open on any instance, `since` their first. Members and the room's tokens only: anonymous and non-member " +
         'readers of a public room are neither listed nor allowed to list (401/403). A socket lost without closing is ' +
         'gone within 30 seconds.',

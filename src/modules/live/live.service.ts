@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { actorOf, type Caller, type Grant } from '../../auth/access.js';
 import type { CachedAccess } from '../../auth/access-source.js';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { authorizePresence, takesPartInPresence } from '../../auth/policies.js';
+import { authorizePresence, seesMemberEmails, takesPartInPresence } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
 import { AppError, unauthorized } from '../../errors.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
@@ -189,7 +189,7 @@ export class LiveService {
     // Present before the hello, so that a client that has its hello is listed (and `since`
     // follows the order of connections); presence news wait for the hello.
     const greeted = takesPartInPresence(caller, grant)
-      ? await this.enterPresence(socket, roomId, caller, presenceNews)
+      ? await this.enterPresence(socket, roomId, caller, seesMemberEmails(caller, grant), presenceNews)
       : undefined;
     const version = await this.rooms.version(roomId);
     send({ type: 'hello', roomId, version });
@@ -211,6 +211,7 @@ export class LiveService {
     socket: WebSocket,
     roomId: string,
     caller: Caller,
+    emails: boolean,
     news: boolean,
   ): Promise<(() => void) | undefined> {
     if (socket.readyState !== socket.OPEN) return undefined;
@@ -219,7 +220,7 @@ export class LiveService {
       if (early) early.push(text);
       else if (socket.readyState === socket.OPEN) socket.send(text);
     };
-    const visitor = await this.presence.enter(roomId, actorOf(caller), news ? send : undefined);
+    const visitor = await this.presence.enter(roomId, actorOf(caller), news ? send : undefined, emails);
     if (socket.readyState !== socket.OPEN) return void (await visitor.leave());
     socket.on('message', (raw) => visitor.received(String(raw)));
     socket.once('close', () => void visitor.leave().catch(() => {}));
@@ -234,7 +235,7 @@ export class LiveService {
   /** Who has the room open now: for its members and tokens. */
   present(roomId: string, caller: Caller, grant: Grant) {
     authorizePresence(caller, grant);
-    return this.presence.list(roomId);
+    return this.presence.list(roomId, seesMemberEmails(caller, grant));
   }
 
   /** The room's feed on this instance, subscribed with its first socket. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Value } from 'typebox/value';
 import type { Actor } from '../../auth/access.js';
-import type { Presence } from '../../infra/presence.js';
+import type { Present, Presence } from '../../infra/presence.js';
 import type { Broadcast } from '../../infra/redis-broadcast.js';
 import type { ActorNames } from '../users/actor-names.js';
 import { ClientMessage, PresenceEvent } from './live-events.js';
@@ -9,8 +9,14 @@ import { ClientMessage, PresenceEvent } from './live-events.js';
 /** A presence message for a room's sockets, as instances tell each other. */
 export interface PresenceNotice {
   roomId: string;
+  /** As told to the room's tokens: a user without a name is "Member". */
   event: PresenceEvent;
+  /** That user's e-mail: their name for the room's members. */
+  email?: string;
 }
+
+/** The name of a user without one, for those who may not see members' e-mails (room tokens). */
+export const UNNAMED_MEMBER = 'Member';
 
 /**
  * At most one pointer and one view per person or token in a room in this time is relayed (on
@@ -41,8 +47,8 @@ export interface Visitor {
  * `others` (Redis in scale-out).
  */
 export class RoomPresence {
-  /** The sockets of each room that asked for presence news. */
-  private readonly sockets = new Map<string, Map<string, (text: string) => void>>();
+  /** The sockets of each room that asked for presence news, and whether each may see members' e-mails. */
+  private readonly sockets = new Map<string, Map<string, { send: (text: string) => void; emails: boolean }>>();
   /** Each room's people and tokens on this instance (`roomId|kind|id`): their throttle, shared by their sockets. */
   private readonly relayed = new Map<string, Relayed>();
 
@@ -61,25 +67,35 @@ export class RoomPresence {
     );
   }
 
-  list(roomId: string) {
-    return this.presence.list(roomId);
+  /** Who is there; `emails`: the caller may see members' e-mails (a member), as names of users without one. */
+  async list(roomId: string, emails: boolean): Promise<Present[]> {
+    return (await this.presence.list(roomId)).map(({ email, ...present }) =>
+      emails && email ? { ...present, name: email } : present,
+    );
   }
 
   async close() {
     await Promise.all([this.presence.close(), this.others?.close()]);
   }
 
-  /** A socket of the room is present; with `send` it is told presence news and others' pointers. */
-  async enter(roomId: string, actor: Actor, send?: (text: string) => void): Promise<Visitor> {
+  /**
+   * A socket of the room is present; with `send` it is told presence news and others' pointers
+   * (`emails`: with members' e-mails as the names of users without one, for a member's socket).
+   */
+  async enter(roomId: string, actor: Actor, send?: (text: string) => void, emails = false): Promise<Visitor> {
     const connectionId = randomUUID();
-    const who = { kind: actor.kind, id: actor.id, name: await this.names.one(actor, { emails: true }) };
+    const plain = await this.names.one(actor); // its id when it has no name
+    const named = plain !== actor.id ? plain : undefined;
+    const email = !named && actor.kind === 'user' ? await this.names.one(actor, { emails: true }) : undefined;
+    const who = { kind: actor.kind, id: actor.id, name: named ?? (actor.kind === 'user' ? UNNAMED_MEMBER : actor.id) };
+    const byEmail = email && email !== actor.id ? { email } : {};
     let room = this.sockets.get(roomId);
     if (!room) this.sockets.set(roomId, (room = new Map()));
-    if (send) room.set(connectionId, send);
+    if (send) room.set(connectionId, { send, emails });
     const since = this.now();
-    if (await this.presence.join(roomId, connectionId, { ...who, since })) {
+    if (await this.presence.join(roomId, connectionId, { ...who, since, ...byEmail })) {
       // To the others: the new socket reads who is there from GET /presence.
-      this.tell({ roomId, event: { type: 'presence.joined', ...who, since } }, connectionId);
+      this.tell({ roomId, event: { type: 'presence.joined', ...who, since }, ...byEmail }, connectionId);
     }
     const throttleKey = `${roomId}|${actor.kind}|${actor.id}`;
     let lastRelayed = this.relayed.get(throttleKey);
@@ -99,7 +115,7 @@ export class RoomPresence {
         const now = this.now();
         if (now - relayed[message.type] < RELAY_EVERY_MS) return;
         relayed[message.type] = now;
-        this.tell({ roomId, event: { ...message, from: who } }, connectionId);
+        this.tell({ roomId, event: { ...message, from: who }, ...byEmail }, connectionId);
       },
       leave: async () => {
         if (left) return;
@@ -108,7 +124,7 @@ export class RoomPresence {
         room.delete(connectionId);
         if (room.size === 0 && this.sockets.get(roomId) === room) this.sockets.delete(roomId);
         if (await this.presence.leave(roomId, connectionId)) {
-          this.tell({ roomId, event: { type: 'presence.left', ...who } });
+          this.tell({ roomId, event: { type: 'presence.left', ...who }, ...byEmail });
         }
       },
     };
@@ -121,13 +137,26 @@ export class RoomPresence {
   }
 
   private deliver(notice: PresenceNotice, except?: string) {
-    const text = JSON.stringify(notice.event);
-    for (const [connectionId, send] of this.sockets.get(notice.roomId) ?? []) if (connectionId !== except) send(text);
+    const plain = JSON.stringify(notice.event);
+    const forMembers = notice.email ? JSON.stringify(namedBy(notice.event, notice.email)) : plain;
+    for (const [connectionId, socket] of this.sockets.get(notice.roomId) ?? [])
+      if (connectionId !== except) socket.send(socket.emails ? forMembers : plain);
   }
+}
+
+/** The event with its person named `name`. */
+function namedBy(event: PresenceEvent, name: string): PresenceEvent {
+  return event.type === 'pointer' || event.type === 'view'
+    ? { ...event, from: { ...event.from, name } }
+    : { ...event, name };
 }
 
 /** Whether another instance's message is a presence notice this version knows. */
 function isNotice(value: unknown): value is PresenceNotice {
   const notice = value as Partial<PresenceNotice> | null;
-  return typeof notice?.roomId === 'string' && Value.Check(PresenceEvent, notice.event);
+  return (
+    typeof notice?.roomId === 'string' &&
+    (notice.email === undefined || typeof notice.email === 'string') &&
+    Value.Check(PresenceEvent, notice.event)
+  );
 }
