@@ -224,7 +224,7 @@ describe('style by data, legend and layer order in the web application', { skip 
     }
     // Each label inside its square (the polygons' interior point), set as text.
     const box = await watcher.getByTestId('map').boundingBox();
-    for (const [kind, [lng, lat]] of [
+    for (const [kind, [lng]] of [
       ['meadow', [7.435, 46.955]],
       ['forest', [7.455, 46.955]],
     ] as const) {
