@@ -142,11 +142,23 @@ describe('the web application', { skip }, () => {
     assert.equal(await watcher.locator('[data-testid=marker-list] img').count(), 0, 'the title is text, not markup');
     assert.deepEqual(dialogs, [], 'no script ran');
 
-    // Delete: the confirmation is accepted, and the other browser sees it go.
+    // Delete: done at once, no browser confirm, with "Deleted … Undo"; the other browser sees it go, and come
+    // back (the same marker, restored from the history) when it is undone; then deleted for good.
     await ann.getByRole('button', { name: 'Edit marker' }).click();
     await ann.getByRole('button', { name: 'Delete marker' }).click();
     await watcher.getByRole('heading', { name: 'Markers (0)' }).waitFor({ timeout: 5000 });
-    dialogs.length = 0;
+    const deleted = ann.getByRole('status').filter({ hasText: 'Deleted the marker' });
+    await deleted.waitFor();
+    await ann.screenshot({ path: path.join(TEST_OUTPUT, 'deleted-undo.png') });
+    await deleted.getByRole('button', { name: 'Undo' }).click();
+    await watcher.getByRole('heading', { name: 'Markers (1)' }).waitFor({ timeout: 5000 });
+    await watcher.getByTestId('marker-list').getByText(XSS, { exact: true }).waitFor();
+    await ann.getByRole('status').filter({ hasText: 'Restored the marker' }).waitFor();
+    await ann.getByTestId('marker-list').getByText(XSS, { exact: true }).click();
+    await ann.getByRole('button', { name: 'Edit marker' }).click();
+    await ann.getByRole('button', { name: 'Delete marker' }).click();
+    await watcher.getByRole('heading', { name: 'Markers (0)' }).waitFor({ timeout: 5000 });
+    assert.deepEqual(dialogs, [], 'no browser dialog');
   });
 
   test('a photo is uploaded to a marker and its thumbnail, made by the service, is shown', async () => {

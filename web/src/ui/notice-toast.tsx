@@ -1,12 +1,14 @@
 import { useMemo, useState } from 'preact/hooks';
-import type { Notify } from './notices';
+import type { NoticeAction, Notify } from './notices';
 
-/** How long a notice that something worked stays; an error stays until it is dismissed. */
+/** How long a notice that something worked stays (one with a button, such as Undo, longer); an error stays until it is dismissed. */
 const INFO_MS = 5000;
+const ACTION_MS = 10_000;
 
 interface Notice {
   message: string;
   kind: 'info' | 'error';
+  action?: NoticeAction;
 }
 
 /**
@@ -18,16 +20,28 @@ export function useNotices(): { notify: Notify; toast: preact.JSX.Element | null
   const [notice, setNotice] = useState<Notice | null>(null);
   const notify = useMemo<Notify>(
     () =>
-      (message, kind = 'info') => {
-        const shown = { message, kind };
+      (message, kind = 'info', action) => {
+        const shown = { message, kind, action };
         setNotice(shown);
-        if (kind === 'info') setTimeout(() => setNotice((n) => (n === shown ? null : n)), INFO_MS);
+        if (kind === 'info') setTimeout(() => setNotice((n) => (n === shown ? null : n)), action ? ACTION_MS : INFO_MS);
       },
     [],
   );
   const toast = notice && (
     <div role={notice.kind === 'error' ? 'alert' : 'status'} class={`toast ${notice.kind}`}>
       <span>{notice.message}</span>
+      {notice.action && (
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            setNotice(null);
+            notice.action!.run();
+          }}
+        >
+          {notice.action.label}
+        </button>
+      )}
       <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => setNotice(null)}>
         ×
       </button>

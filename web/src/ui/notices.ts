@@ -1,8 +1,14 @@
 import { ApiError, messageOf } from '../api/client';
 import { errorWords } from './error-words';
 
-/** Shows a short message to the person (a failed save, a finished upload). */
-export type Notify = (message: string, kind?: 'info' | 'error') => void;
+/** A button of a notice ("Undo"). */
+export interface NoticeAction {
+  label: string;
+  run: () => void;
+}
+
+/** Shows a short message to the person (a failed save, a finished upload), with a button when given. */
+export type Notify = (message: string, kind?: 'info' | 'error', action?: NoticeAction) => void;
 
 /** What the room's panels use to run a request: see `attemptWith`. */
 export type Attempt = <T>(work: () => Promise<T>, done?: string) => Promise<T | undefined>;

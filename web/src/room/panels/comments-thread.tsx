@@ -5,6 +5,7 @@ import { useStore } from '../../store';
 import { deleteComment, deleteReply, postComment, postReply, resolveComment } from '../actions/comments';
 import type { RoomModel } from '../room-model';
 import { useRoom } from '../room-context';
+import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
@@ -73,6 +74,7 @@ interface ItemProps {
 }
 
 function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn }: ItemProps) {
+  const room = useRoom();
   const [reply, setReply] = useState('');
   return (
     <li class={comment.resolved ? 'resolved' : ''} data-testid="comment">
@@ -132,7 +134,12 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
         <button
           type="button"
           class="link"
-          onClick={() => confirm('Delete this comment and its replies?') && act(() => deleteComment(model, comment.id))}
+          onClick={async () =>
+            (await act(async () => {
+              await deleteComment(model, comment.id);
+              return true;
+            })) && offerUndoDelete(room, 'the comment and its replies', 'comment', comment.id)
+          }
         >
           Delete
         </button>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { deleteDrawing, updateDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
+import { offerUndoDelete } from '../undo-delete';
 import { editShape } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
 import { describeMeasure } from '../../map/measure';
@@ -14,7 +15,8 @@ const WEIGHT = attributesOf(
 
 /** A drawing: its label and style; editors change them, reshape it or delete it. */
 export function DrawingDetails({ drawingId }: { drawingId: string }) {
-  const { model, canEdit, attempt, selection, map } = useRoom();
+  const room = useRoom();
+  const { model, canEdit, attempt, selection, map } = room;
   const drawing = useStore(model)!.drawings.get(drawingId)!;
   const [label, setLabel] = useState(drawing.label ?? '');
   const [color, setColor] = useState(colourInput(drawing.style?.color, '#7b3fe4'));
@@ -35,8 +37,9 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
     await attempt(() => updateDrawing(model, drawingId, body), 'Drawing saved');
   };
   const remove = async () => {
-    if (!confirm('Delete this drawing?')) return;
-    if (await attempt(() => deleteDrawing(model, drawingId))) selection.set(null);
+    if (!(await attempt(() => deleteDrawing(model, drawingId)))) return;
+    selection.set(null);
+    offerUndoDelete(room, drawing.label ? `the drawing "${drawing.label}"` : 'the drawing', 'drawing', drawingId);
   };
   const kind = (drawing.geometry as { type: string }).type;
   return (

@@ -10,6 +10,7 @@ import { RasterDisplayForm } from './raster-display-form';
 import { LayerStyleForm } from './layer-style-form';
 import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
+import { confirmInPage } from '../../ui/confirm-dialog';
 
 const STROKE_WEIGHT = attributesOf(
   fieldLimits('PATCH /api/rooms/{roomId}/layers/{layerId}', 'style').fields?.strokeWeight,
@@ -143,7 +144,8 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
   const shownMap = useStore(map);
   const change = (style: Partial<Layer['style']>) => attempt(() => updateLayerStyle(model, layer.id, style));
   const remove = async () => {
-    if (confirm(`Delete the layer "${layer.name}"?`)) await attempt(() => deleteLayer(model, layer.id));
+    if (await confirmInPage(`Delete the layer "${layer.name}"? This cannot be undone.`))
+      await attempt(() => deleteLayer(model, layer.id));
   };
   // Dropped on this item: the dragged layer takes its place; each layer whose place changed is saved (shared, in history).
   const drop = (event: DragEvent) => {
@@ -277,7 +279,8 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
   const { canEdit, map, model, isOwner, attempt } = useRoom();
   const [isHidden, toggle] = useHidden(raster.id);
   const remove = async () => {
-    if (confirm(`Delete the raster "${raster.name}"?`)) await attempt(() => deleteRaster(model, raster.id));
+    if (await confirmInPage(`Delete the raster "${raster.name}"? This cannot be undone.`))
+      await attempt(() => deleteRaster(model, raster.id));
   };
   return (
     <li class="layer" data-testid="raster">

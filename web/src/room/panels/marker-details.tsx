@@ -4,6 +4,7 @@ import type { Marker } from '../../api/types';
 import { useStore } from '../../store';
 import { addMarkerPhoto, deleteMarker, updateMarker } from '../actions/markers';
 import { useRoom } from '../room-context';
+import { offerUndoDelete } from '../undo-delete';
 import { hasDetails } from '../room-state';
 import { IconPicker } from './icon-picker';
 import { colourInput } from '../../ui/colour';
@@ -83,7 +84,8 @@ function Photo({ marker }: { marker: Marker }) {
 const toDateInput = (ms: number | null | undefined) => (ms == null ? '' : new Date(ms).toISOString().slice(0, 10));
 
 function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) {
-  const { model, attempt, selection } = useRoom();
+  const room = useRoom();
+  const { model, attempt, selection } = room;
   const [title, setTitle] = useState(marker.title ?? '');
   const [description, setDescription] = useState(marker.description ?? '');
   const [tags, setTags] = useState((marker.tags ?? []).join(', '));
@@ -120,8 +122,9 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   };
   const removePhoto = () => attempt(() => updateMarker(model, marker.id, { imageKey: null, thumbnailKey: null }));
   const remove = async () => {
-    if (!confirm(`Delete the marker "${marker.title ?? ''}"?`)) return;
-    if (await attempt(() => deleteMarker(model, marker.id))) selection.set(null);
+    if (!(await attempt(() => deleteMarker(model, marker.id)))) return;
+    selection.set(null);
+    offerUndoDelete(room, marker.title ? `the marker "${marker.title}"` : 'the marker', 'marker', marker.id);
   };
   return (
     <form class="form" onSubmit={save} aria-label="Edit marker">

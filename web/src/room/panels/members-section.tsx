@@ -3,6 +3,7 @@ import { useStore } from '../../store';
 import { changeRole, inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
 import { useRoom } from '../room-context';
 import { inputLimits } from '../../ui/limits';
+import { confirmInPage } from '../../ui/confirm-dialog';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
@@ -50,7 +51,10 @@ export function MembersSection() {
               <button
                 type="button"
                 class="link"
-                onClick={() => confirm(`Remove ${m.email}?`) && attempt(() => removeMember(lists, m.userId))}
+                onClick={async () =>
+                  (await confirmInPage(`Remove ${m.email} from the room?`, 'Remove')) &&
+                  attempt(() => removeMember(lists, m.userId))
+                }
               >
                 Remove
               </button>

@@ -11,6 +11,7 @@ import { TokensSection } from './tokens-section';
 import { ExportImportSection } from './export-import-section';
 import { TimelineSettingsSection } from './timeline-settings-section';
 import { inputLimits } from '../../ui/limits';
+import { confirmInPage } from '../../ui/confirm-dialog';
 
 /** The room's settings: the owner changes them; everyone sees export (and editors import). */
 export function SettingsPanel() {
@@ -131,7 +132,12 @@ function DangerZone() {
   const { roomId, model, attempt } = useRoom();
   const [typed, setTyped] = useState('');
   const clear = async () => {
-    if (!confirm('Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.'))
+    if (
+      !(await confirmInPage(
+        'Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.',
+        'Clear the room',
+      ))
+    )
       return;
     await attempt(() => clearRoom(model), 'The room is empty');
   };

@@ -5,11 +5,13 @@ import { useStore } from '../../store';
 import { DeckPlayer } from '../deck-player';
 import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions/slides';
 import { useRoom } from '../room-context';
+import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
 
 /** The room's slides: make one from the current view and selection, reorder, present, publish. */
 export function SlidesPanel() {
-  const { model, roomId, canEdit, attempt, map, selection, hidden } = useRoom();
+  const context = useRoom();
+  const { model, roomId, canEdit, attempt, map, selection, hidden } = context;
   const { slides, room, layers, rasters } = useStore(model)!;
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
@@ -69,7 +71,10 @@ export function SlidesPanel() {
                   type="button"
                   aria-label={`Delete ${s.title}`}
                   class="danger"
-                  onClick={() => confirm(`Delete the slide "${s.title}"?`) && attempt(() => deleteSlide(model, s.id))}
+                  onClick={async () =>
+                    (await attempt(() => deleteSlide(model, s.id))) &&
+                    offerUndoDelete(context, `the slide "${s.title}"`, 'slide', s.id)
+                  }
                 >
                   ×
                 </button>

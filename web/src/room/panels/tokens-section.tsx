@@ -4,6 +4,7 @@ import { useStore } from '../../store';
 import { createToken, loadTokens, RoomTokens, revokeToken } from '../actions/tokens';
 import { useRoom } from '../room-context';
 import { inputLimits } from '../../ui/limits';
+import { confirmInPage } from '../../ui/confirm-dialog';
 
 const NEW_TOKEN = 'POST /api/rooms/{roomId}/api-tokens';
 
@@ -28,7 +29,7 @@ export function TokensSection() {
     setName('');
   };
   const revoke = async (token: RoomToken) => {
-    if (!confirm(`Revoke the token "${token.name}"? Scripts using it stop working.`)) return;
+    if (!(await confirmInPage(`Revoke the token "${token.name}"? Scripts using it stop working.`, 'Revoke'))) return;
     await attempt(() => revokeToken(list, token.id));
   };
   const toggle = (permission: (typeof PERMISSIONS)[number]) => {
