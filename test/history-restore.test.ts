@@ -279,3 +279,45 @@ test('a room token restores only the comments and replies it wrote, as it delete
   // A member with write restores another's.
   assertOk(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, users.editor.token));
 });
+
+test('a delete with ifLatestVersion (the undo of a create) is refused when someone changed the object since', async () => {
+  // A marker created by the owner, then edited by the editor: the owner's undo of the create must not delete it.
+  const { marker } = assertOk(await owner('POST', '/markers', { latitude: 3, longitude: 4, title: 'Mine' }), 201);
+  const created = await entryOf(marker.id, 'marker.created');
+  assertOk(await as(users.editor.token, 'PATCH', `/markers/${marker.id}`, { title: 'Theirs now' }));
+  const edit = await entryOf(marker.id, 'marker.updated');
+  const refused = assertError(
+    await owner('DELETE', `/markers/${marker.id}?ifLatestVersion=${created.version}`),
+    409,
+    'changed_since',
+  );
+  assert.match(refused.message, new RegExp(`version ${edit.version}`));
+  assert.equal(assertOk(await owner('GET', `/markers/${marker.id}`)).marker.title, 'Theirs now', 'not deleted');
+  assert.equal((await entryOf(marker.id)).id, edit.id, 'no entry for a refused delete');
+  assertOk(await owner('DELETE', `/markers/${marker.id}?ifLatestVersion=${edit.version}`));
+
+  // The same for the other objects an undo of a create deletes.
+  const { drawing } = assertOk(
+    await owner('POST', '/drawings', { geometry: { type: 'Point', coordinates: [1, 2] }, label: 'a' }),
+    201,
+  );
+  const drawn = await entryOf(drawing.id, 'drawing.created');
+  assertOk(await as(users.editor.token, 'PATCH', `/drawings/${drawing.id}`, { label: 'b' }));
+  assertError(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=${drawn.version}`), 409, 'changed_since');
+  assertOk(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=${(await entryOf(drawing.id)).version}`));
+
+  const { marker: topic } = assertOk(await owner('POST', '/markers', { latitude: 7, longitude: 8 }), 201);
+  const { comment } = assertOk(
+    await owner('POST', '/comments', { body: 'a comment', objectType: 'marker', objectId: topic.id }),
+    201,
+  );
+  const said = await entryOf(comment.id, 'comment.created');
+  assertOk(await as(users.editor.token, 'PATCH', `/comments/${comment.id}`, { resolved: true }));
+  assertError(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${said.version}`), 409, 'changed_since');
+  assertOk(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${(await entryOf(comment.id)).version}`));
+
+  // Without it, a delete is as before; a value that is no version is 400.
+  const { marker: other } = assertOk(await owner('POST', '/markers', { latitude: 5, longitude: 6 }), 201);
+  assertValidation(await owner('DELETE', `/markers/${other.id}?ifLatestVersion=0`), 'ifLatestVersion');
+  assertOk(await owner('DELETE', `/markers/${other.id}`));
+});

@@ -20,6 +20,19 @@ export const RoomParams = Type.Object({ roomId: RoomId });
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 
+/** `?ifLatestVersion=` of a delete: only if nobody changed the object since (an undo of a create). */
+export const IfLatestVersionQuery = Type.Object({
+  ifLatestVersion: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        "Delete only if the object's newest history entry still has this version (an undo of a create must not " +
+        "take away someone's later change); otherwise 409 `changed_since`",
+    }),
+  ),
+});
+
 /** Response schemas for errors a route may answer, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors, RoomId, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { errors, IfLatestVersionQuery, RoomId, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import * as S from './comments.schemas.js';
 import type { CommentsService } from './comments.service.js';
 
@@ -80,13 +80,20 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       summary: 'Delete a comment and its replies',
       description: 'A room token, or a viewer, may delete only comments it wrote; owners and editors any.',
       params: CommentParams,
+      querystring: IfLatestVersionQuery,
       response: {
         200: Type.Object({ success: Type.Boolean(), commentId: Type.String() }),
-        ...errors(400, 401, 403, 404, 502),
+        ...errors(400, 401, 403, 404, 409, 502),
       },
     },
     handler: async (request) =>
-      comments.deleteComment(request.room, request.caller, request.grant, request.params.commentId),
+      comments.deleteComment(
+        request.room,
+        request.caller,
+        request.grant,
+        request.params.commentId,
+        request.query.ifLatestVersion,
+      ),
   });
 
   app.delete('/api/rooms/:roomId/comments/:commentId/replies/:replyId', {
@@ -97,9 +104,10 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
       summary: 'Delete a reply',
       description: 'A room token, or a viewer, may delete only replies it wrote; owners and editors any.',
       params: ReplyParams,
+      querystring: IfLatestVersionQuery,
       response: {
         200: Type.Object({ success: Type.Boolean(), replyId: Type.String() }),
-        ...errors(400, 401, 403, 404, 502),
+        ...errors(400, 401, 403, 404, 409, 502),
       },
     },
     handler: async (request) =>
@@ -109,6 +117,7 @@ export const commentsRoutes: FastifyPluginAsyncTypebox<{ comments: CommentsServi
         request.grant,
         request.params.commentId,
         request.params.replyId,
+        request.query.ifLatestVersion,
       ),
   });
 };

@@ -154,8 +154,9 @@ export class CommentsService {
     return { success: true, comment };
   }
 
-  async deleteComment(room: RoomRow, caller: Caller, grant: Grant, commentId: string) {
+  async deleteComment(room: RoomRow, caller: Caller, grant: Grant, commentId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      await this.writePath.ensureLatest(trx, room.id, 'comment', commentId, ifLatestVersion);
       const row = await this.comments.find(room.id, commentId, trx);
       if (!row) throw notFound('Comment');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'comments');
@@ -168,8 +169,16 @@ export class CommentsService {
     return { success: true, commentId };
   }
 
-  async deleteReply(room: RoomRow, caller: Caller, grant: Grant, commentId: string, replyId: string) {
+  async deleteReply(
+    room: RoomRow,
+    caller: Caller,
+    grant: Grant,
+    commentId: string,
+    replyId: string,
+    ifLatestVersion?: number,
+  ) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      await this.writePath.ensureLatest(trx, room.id, 'reply', replyId, ifLatestVersion);
       const row = await this.replies.find(room.id, replyId, trx);
       if (!row || row.comment_id !== commentId) throw notFound('Reply');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'replies');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { errors, IfLatestVersionQuery, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import * as S from './drawings.schemas.js';
 import type { DrawingsService } from './drawings.service.js';
 
@@ -59,11 +59,13 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
       security,
       summary: 'Delete a shape',
       params: Params,
+      querystring: IfLatestVersionQuery,
       response: {
         200: Type.Object({ success: Type.Boolean(), drawingId: Type.String() }),
-        ...errors(400, 401, 403, 404, 502),
+        ...errors(400, 401, 403, 404, 409, 502),
       },
     },
-    handler: async (request) => drawings.delete(request.room, request.caller, request.params.drawingId),
+    handler: async (request) =>
+      drawings.delete(request.room, request.caller, request.params.drawingId, request.query.ifLatestVersion),
   });
 };

@@ -69,8 +69,9 @@ export class DrawingsService {
     return { success: true, drawing };
   }
 
-  async delete(room: RoomRow, caller: Caller, drawingId: string) {
+  async delete(room: RoomRow, caller: Caller, drawingId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      await this.writePath.ensureLatest(trx, room.id, 'drawing', drawingId, ifLatestVersion);
       if (!(await this.drawings.delete(trx, room.id, drawingId))) throw notFound('Drawing');
       return {
         result: null,

@@ -3,7 +3,7 @@ import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { HistoryTable } from '../../db/tables.js';
-import { broadcastFailed } from '../../errors.js';
+import { broadcastFailed, changedSince } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
 
@@ -77,6 +77,27 @@ export class WritePath {
         .returning('version'),
     );
     this.appendHistory = new PreparedQuery(db, HISTORY_COLUMNS, (row, db) => db.insertInto('history').values(row));
+  }
+
+  /**
+   * Inside a write: refuses it (409 `changed_since`) unless the object's newest history entry has
+   * version `ifLatestVersion` (none given: no check), so that a change made since is not undone.
+   */
+  async ensureLatest(trx: Db, roomId: string, objectType: string, objectId: string, ifLatestVersion?: number) {
+    if (ifLatestVersion === undefined) return;
+    const newest = await trx
+      .selectFrom('history')
+      .select('version')
+      .where('room_id', '=', roomId)
+      .where('object_type', '=', objectType)
+      .where('object_id', '=', objectId)
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (newest && Number(newest.version) !== ifLatestVersion)
+      throw changedSince(
+        `The ${objectType} changed after version ${ifLatestVersion}: its newest entry is version ${newest.version}`,
+      );
   }
 
   write<T>(roomId: string, actor: Actor, work: Work<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { errors, IfLatestVersionQuery, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import * as S from './markers.schemas.js';
 import { checkMarkerBody, type MarkersService } from './markers.service.js';
 
@@ -94,8 +94,10 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
       security,
       summary: 'Delete a marker; its images go unless another marker uses them',
       params: Params,
-      response: { 200: S.DeleteReply, ...errors(400, 401, 403, 404, 502) },
+      querystring: IfLatestVersionQuery,
+      response: { 200: S.DeleteReply, ...errors(400, 401, 403, 404, 409, 502) },
     },
-    handler: async (request) => markers.delete(request.room, request.caller, request.params.markerId),
+    handler: async (request) =>
+      markers.delete(request.room, request.caller, request.params.markerId, request.query.ifLatestVersion),
   });
 };

@@ -105,8 +105,9 @@ export class MarkersService {
     return { success: true, marker };
   }
 
-  async delete(room: RoomRow, caller: Caller, markerId: string) {
+  async delete(room: RoomRow, caller: Caller, markerId: string, ifLatestVersion?: number) {
     const previous = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      await this.writePath.ensureLatest(trx, room.id, 'marker', markerId, ifLatestVersion);
       const previous = await this.markers.find(room.id, markerId, trx);
       if (!previous || !(await this.markers.delete(trx, room.id, markerId))) throw notFound('Marker');
       return {

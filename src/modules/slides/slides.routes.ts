@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { errors, IfLatestVersionQuery, roomObjectParams, RoomParams } from '../../http/schemas.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
 import { RasterLayer } from '../rasters/rasters.schemas.js';
@@ -102,11 +102,13 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
       security,
       summary: 'Delete a slide; the others close the gap',
       params: Params,
+      querystring: IfLatestVersionQuery,
       response: {
         200: Type.Object({ success: Type.Boolean(), slideId: Type.String() }),
-        ...errors(400, 401, 403, 404, 502),
+        ...errors(400, 401, 403, 404, 409, 502),
       },
     },
-    handler: async (request) => slides.delete(request.room, request.caller, request.params.slideId),
+    handler: async (request) =>
+      slides.delete(request.room, request.caller, request.params.slideId, request.query.ifLatestVersion),
   });
 };

@@ -111,8 +111,9 @@ export class SlidesService {
     return { success: true, slide };
   }
 
-  async delete(room: RoomRow, caller: Caller, slideId: string) {
+  async delete(room: RoomRow, caller: Caller, slideId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
+      await this.writePath.ensureLatest(trx, room.id, 'slide', slideId, ifLatestVersion);
       if (!(await this.slides.delete(trx, room.id, slideId))) throw notFound('Slide');
       await this.slides.renumber(
         trx,

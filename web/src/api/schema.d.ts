@@ -2962,7 +2962,10 @@ export interface paths {
         /** Delete a marker; its images go unless another marker uses them */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Delete only if the object's newest history entry still has this version (an undo of a create must not take away someone's later change); otherwise 409 `changed_since` */
+                    ifLatestVersion?: number;
+                };
                 header?: never;
                 path: {
                     /**
@@ -3017,6 +3020,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4697,7 +4709,7 @@ export interface paths {
         };
         /**
          * A page of the layer's attribute table: its fields, and features' id, properties and bbox
-         * @description Read access as the layer's features. Keyset pages: pass `next` as `after` for the next page, with the same `sort`, `order` and `q`; a page deep in a million features costs what the first does. `sort` is `id` or a recorded field (not one of type json); features without the field's value come last. The first sort by a field builds that field's index (seconds on a million features; later pages and sorts are index seeks). `q` reads at most ATTRIBUTES_SCAN_ROWS rows per run of the order (the rows after the cursor with its value, with later values, without a value): a page may be short, even empty, while `next` is not null.
+         * @description Read access as the layer's features. Keyset pages: pass `next` as `after` for the next page, with the same `sort`, `order` and `q`; a page deep in a million features costs what the first does. `sort` is `id` or a recorded field (not one of type json); features without the field's value come last. A layer of at most ATTRIBUTES_SCAN_ROWS features sorts by any field. On a bigger one, the first sort by a field by a caller who may write builds that field's index (seconds on a million features; later pages and sorts are index seeks; at most 8 fields per layer); a reader's sort by a field without an index is 400 naming `sort`. `q` reads at most ATTRIBUTES_SCAN_ROWS rows per run of the order (the rows after the cursor with its value, with later values, without a value): a page may be short, even empty, while `next` is not null.
          */
         get: {
             parameters: {
@@ -5814,7 +5826,10 @@ export interface paths {
         /** Delete a shape */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Delete only if the object's newest history entry still has this version (an undo of a create must not take away someone's later change); otherwise 409 `changed_since` */
+                    ifLatestVersion?: number;
+                };
                 header?: never;
                 path: {
                     /**
@@ -5869,6 +5884,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6566,7 +6590,10 @@ export interface paths {
         /** Delete a slide; the others close the gap */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Delete only if the object's newest history entry still has this version (an undo of a create must not take away someone's later change); otherwise 409 `changed_since` */
+                    ifLatestVersion?: number;
+                };
                 header?: never;
                 path: {
                     /**
@@ -6621,6 +6648,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7124,7 +7160,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Delete only if the object's newest history entry still has this version (an undo of a create must not take away someone's later change); otherwise 409 `changed_since` */
+                    ifLatestVersion?: number;
+                };
                 header?: never;
                 path: {
                     /**
@@ -7179,6 +7218,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7332,7 +7380,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Delete only if the object's newest history entry still has this version (an undo of a create must not take away someone's later change); otherwise 409 `changed_since` */
+                    ifLatestVersion?: number;
+                };
                 header?: never;
                 path: {
                     /**
@@ -7388,6 +7439,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9970,7 +10030,7 @@ export interface paths {
         };
         /**
          * Who has the room's live channel open now
-         * @description One entry per signed-in user (named by their name, else their e-mail) or room token (its name) with a socket open on any instance, `since` their first. Members and the room's tokens only: anonymous and non-member readers of a public room are neither listed nor allowed to list (401/403). A socket lost without closing is gone within 30 seconds.
+         * @description One entry per signed-in user (named by their name, else, to the room's members, their e-mail, and to room tokens "Member") or room token (its name) with a socket open on any instance, `since` their first. Members and the room's tokens only: anonymous and non-member readers of a public room are neither listed nor allowed to list (401/403). A socket lost without closing is gone within 30 seconds.
          */
         get: {
             parameters: {

@@ -110,7 +110,7 @@ export class UndoHistory {
     const known = later[0]?.version ?? entry.version;
     const action = entry.type.slice(entry.type.lastIndexOf('.') + 1);
     try {
-      if (action === 'created') await this.remove(entry);
+      if (action === 'created') await this.remove(entry, known);
       else if (action === 'deleted') await restoreEntry(this.model, entry.id, known);
       else {
         const previous = await this.previousOf(entry, recent);
@@ -142,17 +142,20 @@ export class UndoHistory {
     }
   }
 
-  /** The undo of a create: the object is deleted. */
-  private async remove(entry: HistoryEvent) {
+  /**
+   * The undo of a create: the object is deleted, only if its newest entry is still `known`
+   * (`ifLatestVersion`: the service refuses with 409 `changed_since` when someone changed it since).
+   */
+  private async remove(entry: HistoryEvent, known: number) {
     const id = entry.objectId;
-    if (entry.objectType === 'marker') await deleteMarker(this.model, id);
-    else if (entry.objectType === 'drawing') await deleteDrawing(this.model, id);
-    else if (entry.objectType === 'slide') await deleteSlide(this.model, id);
-    else if (entry.objectType === 'comment') await deleteComment(this.model, id);
+    if (entry.objectType === 'marker') await deleteMarker(this.model, id, known);
+    else if (entry.objectType === 'drawing') await deleteDrawing(this.model, id, known);
+    else if (entry.objectType === 'slide') await deleteSlide(this.model, id, known);
+    else if (entry.objectType === 'comment') await deleteComment(this.model, id, known);
     else {
       const comment = this.model.get()?.comments.find((c) => c.replies.some((r) => r.id === id));
       if (!comment) throw new UndoRefused(`${capitalised(objectLabel(entry))} is gone; not undone`);
-      await deleteReply(this.model, comment.id, id);
+      await deleteReply(this.model, comment.id, id, known);
     }
   }
 }

@@ -20,8 +20,13 @@ export async function resolveComment(model: RoomModel, commentId: string, resolv
   model.change((state) => withComment(state, comment));
 }
 
-export async function deleteComment(model: RoomModel, commentId: string) {
-  await ok(api.DELETE('/api/rooms/{roomId}/comments/{commentId}', commentPath(model, commentId)));
+export async function deleteComment(model: RoomModel, commentId: string, ifLatestVersion?: number) {
+  const query = ifLatestVersion === undefined ? {} : { ifLatestVersion };
+  await ok(
+    api.DELETE('/api/rooms/{roomId}/comments/{commentId}', {
+      params: { ...commentPath(model, commentId).params, query },
+    }),
+  );
   model.change((state) => withoutComment(state, commentId));
 }
 
@@ -32,10 +37,11 @@ export async function postReply(model: RoomModel, commentId: string, body: strin
   model.change((state) => withReply(state, reply));
 }
 
-export async function deleteReply(model: RoomModel, commentId: string, replyId: string) {
+export async function deleteReply(model: RoomModel, commentId: string, replyId: string, ifLatestVersion?: number) {
+  const query = ifLatestVersion === undefined ? {} : { ifLatestVersion };
   await ok(
     api.DELETE('/api/rooms/{roomId}/comments/{commentId}/replies/{replyId}', {
-      params: { path: { roomId: model.roomId, commentId, replyId } },
+      params: { path: { roomId: model.roomId, commentId, replyId }, query },
     }),
   );
   model.change((state) => withoutReply(state, replyId));

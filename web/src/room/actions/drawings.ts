@@ -21,8 +21,9 @@ export async function updateDrawing(
   return drawing;
 }
 
-export async function deleteDrawing(model: RoomModel, drawingId: string) {
-  const path = { params: { path: { roomId: model.roomId, drawingId } } };
+export async function deleteDrawing(model: RoomModel, drawingId: string, ifLatestVersion?: number) {
+  const query = ifLatestVersion === undefined ? {} : { ifLatestVersion };
+  const path = { params: { path: { roomId: model.roomId, drawingId }, query } };
   await ok(api.DELETE('/api/rooms/{roomId}/drawings/{drawingId}', path));
   model.change((state) => withoutDrawing(state, drawingId));
   return drawingId;

@@ -46,9 +46,13 @@ export async function addMarkerPhoto(model: RoomModel, markerId: string, file: F
   return updateMarker(model, markerId, { imageKey: body.imageKey, thumbnailKey: body.thumbnailKey });
 }
 
-export async function deleteMarker(model: RoomModel, markerId: string) {
+/** Deletes a marker; with `ifLatestVersion`, only if nobody changed it since (409 `changed_since`). */
+export async function deleteMarker(model: RoomModel, markerId: string, ifLatestVersion?: number) {
+  const query = ifLatestVersion === undefined ? {} : { ifLatestVersion };
   await ok(
-    api.DELETE('/api/rooms/{roomId}/markers/{markerId}', { params: { path: { roomId: model.roomId, markerId } } }),
+    api.DELETE('/api/rooms/{roomId}/markers/{markerId}', {
+      params: { path: { roomId: model.roomId, markerId }, query },
+    }),
   );
   model.change((state) => withoutMarker(state, markerId));
   return markerId;

@@ -15,10 +15,11 @@ export async function reorderSlides(model: RoomModel, slideIds: string[]) {
   model.change((state) => withSlideOrder(state, slideIds));
 }
 
-export async function deleteSlide(model: RoomModel, slideId: string) {
+export async function deleteSlide(model: RoomModel, slideId: string, ifLatestVersion?: number) {
+  const query = ifLatestVersion === undefined ? {} : { ifLatestVersion };
   await ok(
     api.DELETE('/api/rooms/{roomId}/presentation/slides/{slideId}', {
-      params: { path: { roomId: model.roomId, slideId } },
+      params: { path: { roomId: model.roomId, slideId }, query },
     }),
   );
   model.change((state) => withoutSlide(state, slideId));
