@@ -317,6 +317,25 @@ describe('style by data, legend and layer order in the web application', { skip 
     const quantile = await applied('quantile', ['< 2', '2 – 4', '≥ 4'], [1, 2, 2]);
     assert.deepEqual(quantile.breaks, [2, 4]);
     await watcher.screenshot({ path: path.join(TEST_OUTPUT, 'style-graduated-watcher.png') });
+
+    // Deleting a layer (not restorable) asks in the page's own dialog, not the browser's: Cancel keeps it.
+    const dialogs: string[] = [];
+    styler.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await heights.getByRole('button', { name: 'Delete layer' }).click();
+    const confirm = styler.getByRole('dialog');
+    await confirm.getByText('Delete the layer "heights"? This cannot be undone.').waitFor();
+    await styler.screenshot({ path: path.join(TEST_OUTPUT, 'confirm-delete-layer.png') });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal((await api('GET', `/api/layers/${roomId}`)).body.layers.length, 3, 'kept');
+    await heights.getByRole('button', { name: 'Delete layer' }).click();
+    await styler.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await watcher.getByTestId('legend-layer').filter({ hasText: 'heights' }).waitFor({ state: 'detached' });
+    assert.equal((await api('GET', `/api/layers/${roomId}`)).body.layers.length, 2, 'deleted');
+    assert.deepEqual(dialogs, [], 'no browser dialog');
     assert.deepEqual(errors, []);
   });
 });
