@@ -197,6 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       `Invalid configuration: INSTANCE_ROLE=${config.instanceRole} needs REDIS_URL (the jobs reach their workers through Redis)`,
     );
   }
+  if (config.geocoderUrl !== undefined && !URL.canParse(config.geocoderUrl)) {
+    throw new ConfigError(`Invalid configuration: GEOCODER_URL is not an address: ${config.geocoderUrl}`);
+  }
   if (config.authJwksUrl && (!config.authIssuer || !config.authAudience)) {
     throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');
   }

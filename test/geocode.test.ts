@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { AppError } from '../src/errors.js';
 import { webConfigOf } from '../src/http/web-app.js';
 import { Geocoder } from '../src/modules/search/geocoder.js';
@@ -66,6 +67,17 @@ before(async () => {
     else if (q === 'html') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
     else if (q === 'other') json({ places: [] });
     else if (q === 'slow') setTimeout(() => json(NOMINATIM), 2000);
+    else if (q === 'huge') {
+      // A stream of places without end (no length declared): read up to the bound, then dropped.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      const more = () => {
+        if (res.destroyed) return;
+        if (res.write(`${JSON.stringify(NOMINATIM[0])},`.repeat(200))) setImmediate(more);
+        else res.once('drain', more);
+      };
+      more();
+    } else if (q === 'declared') res.writeHead(200, { 'content-length': String(5 * 1024 * 1024) }).end('[]');
     else json([]);
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -109,6 +121,8 @@ describe('GET /api/geocode', () => {
     assert.match(await why('html'), /not JSON/);
     assert.match(await why('other'), /neither Nominatim JSON nor Photon GeoJSON/);
     assert.match(await why('slow'), /no answer within 300 ms/);
+    assert.match(await why('huge'), /over 512 kB/);
+    assert.match(await why('declared'), /over 512 kB/);
   });
 
   test('signed-in users only: the anonymous 401, a room token 403; q checked', async () => {
@@ -126,6 +140,10 @@ describe('GET /api/geocode', () => {
     assertError(await geocode('bern', offUser, off.app), 404, 'not_configured');
     assertError(await geocode('bern', offUser, off.app), 429, 'too_many_requests');
   });
+});
+
+test('a GEOCODER_URL that is no address is refused at start, not a 500 per search', () => {
+  assert.throws(() => loadConfig({ GEOCODER_URL: 'http://[::1' }), ConfigError);
 });
 
 test('nobody listening at GEOCODER_URL is 502 geocoder_failed (what the route answers), not a crash', async () => {

@@ -2,7 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, RoomParams } from '../../http/schemas.js';
 import type { Geocoder } from './geocoder.js';
 import * as S from './search.schemas.js';
-import type { SearchService } from './search.service.js';
+import { MAX_LAYERS_SEARCHED, type SearchService } from './search.service.js';
+
+/** A person typing asks at most 4 times a second (the page waits 250 ms); a team behind one address, a few of them. */
+const SEARCHES_PER_MINUTE = 600;
 
 const security = [{ bearer: [] }];
 const tags = ['search'];
@@ -13,7 +16,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
   geocodesPerMinute: number;
 }> = async (app, { search, geocoder, geocodesPerMinute }) => {
   app.get('/api/rooms/:roomId/search', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read' }, rateLimit: { max: SEARCHES_PER_MINUTE, timeWindow: 60_000 } },
     schema: {
       tags,
       security,
@@ -22,10 +25,12 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
         'Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, ' +
         'features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no ' +
         "wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), " +
-        'so a search costs the same on a million features as on a few thousand.',
+        'so a search costs the same on a million features as on a few thousand; the first ' +
+        `${MAX_LAYERS_SEARCHED} vector layers (in the room's order) are searched. ` +
+        `${SEARCHES_PER_MINUTE} searches per client and minute (429 past it).`,
       params: RoomParams,
       querystring: S.SearchQuery,
-      response: { 200: S.SearchResults, ...errors(400, 401, 403, 404) },
+      response: { 200: S.SearchResults, ...errors(400, 401, 403, 404, 429) },
     },
     handler: async (request) => search.search(request.room.id, request.query),
   });

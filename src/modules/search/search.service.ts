@@ -7,6 +7,12 @@ import type { LayersRepository } from '../layers/layers.repository.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery, type SearchResult, type SearchResults } from './search.schemas.js';
 
+/**
+ * The most vector layers one search reads (in the room's order): with each read bounded by
+ * `scanRows`, a search costs at most this many times that, whatever the room holds.
+ */
+export const MAX_LAYERS_SEARCHED = 20;
+
 export interface SearchParts {
   markers: MarkersRepository;
   drawings: DrawingsRepository;
@@ -42,9 +48,9 @@ export class SearchService {
       const bbox = summarizeGeometry(geometry)?.bbox;
       if (bbox) results.push({ kind: 'drawing', id: row.id, title: row.label ?? '', detail: geometry.type, bbox });
     }
-    for (const layer of await this.parts.layers.listOfKind(roomId)) {
+    const layers = (await this.parts.layers.listOfKind(roomId)).filter((layer) => layer.storage_key !== null);
+    for (const layer of layers.slice(0, MAX_LAYERS_SEARCHED)) {
       if (results.length >= limit) break;
-      if (layer.storage_key === null) continue;
       results.push(...(await this.features(layer, text, limit - results.length)));
     }
     return { results: results.slice(0, limit) };
