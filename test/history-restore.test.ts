@@ -316,6 +316,23 @@ test('a delete with ifLatestVersion (the undo of a create) is refused when someo
   assertError(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${said.version}`), 409, 'changed_since');
   assertOk(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${(await entryOf(comment.id)).version}`));
 
+  // A comment answered since: the undo of its create would take the reply with it, so it is refused.
+  const { comment: asked } = assertOk(
+    await owner('POST', '/comments', { body: 'a question', objectType: 'marker', objectId: topic.id }),
+    201,
+  );
+  const askedAt = (await entryOf(asked.id, 'comment.created')).version;
+  assertOk(await as(users.editor.token, 'POST', `/comments/${asked.id}/replies`, { body: 'an answer' }), 201);
+  assertError(await owner('DELETE', `/comments/${asked.id}?ifLatestVersion=${askedAt}`), 409, 'changed_since');
+  const kept = assertOk(await owner('GET', '/comments')).comments.find((c: { id: string }) => c.id === asked.id);
+  assert.equal((kept as { replies: unknown[] }).replies.length, 1, 'the comment and its reply stay');
+
+  // The check comes after the object is found and the caller may delete it: what is gone is 404,
+  // someone else's comment 403, as without the parameter (a 409 would tell a version).
+  assertError(await owner('DELETE', `/markers/${marker.id}?ifLatestVersion=1`), 404, 'not_found');
+  assertError(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=1`), 404, 'not_found');
+  assert.equal((await as(users.viewer.token, 'DELETE', `/comments/${asked.id}?ifLatestVersion=1`)).statusCode, 403);
+
   // Without it, a delete is as before; a value that is no version is 400.
   const { marker: other } = assertOk(await owner('POST', '/markers', { latitude: 5, longitude: 6 }), 201);
   assertValidation(await owner('DELETE', `/markers/${other.id}?ifLatestVersion=0`), 'ifLatestVersion');

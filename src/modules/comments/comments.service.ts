@@ -156,10 +156,18 @@ export class CommentsService {
 
   async deleteComment(room: RoomRow, caller: Caller, grant: Grant, commentId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.writePath.ensureLatest(trx, room.id, 'comment', commentId, ifLatestVersion);
       const row = await this.comments.find(room.id, commentId, trx);
       if (!row) throw notFound('Comment');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'comments');
+      // Its replies go with it (and would not come back with a restore): a newer reply refuses it too.
+      const replies = await this.comments.repliesOf(room.id, [commentId], trx);
+      await this.writePath.ensureLatest(
+        trx,
+        room.id,
+        ['comment', commentId],
+        ifLatestVersion,
+        replies.map((reply) => ['reply', reply.id]),
+      );
       await this.comments.delete(trx, room.id, commentId);
       return {
         result: null,
@@ -178,10 +186,10 @@ export class CommentsService {
     ifLatestVersion?: number,
   ) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.writePath.ensureLatest(trx, room.id, 'reply', replyId, ifLatestVersion);
       const row = await this.replies.find(room.id, replyId, trx);
       if (!row || row.comment_id !== commentId) throw notFound('Reply');
       authorizeDeleteAuthored(caller, grant, authorOf(row), 'replies');
+      await this.writePath.ensureLatest(trx, room.id, ['reply', replyId], ifLatestVersion);
       await this.replies.delete(trx, room.id, replyId);
       return {
         result: null,

@@ -71,8 +71,9 @@ export class DrawingsService {
 
   async delete(room: RoomRow, caller: Caller, drawingId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.writePath.ensureLatest(trx, room.id, 'drawing', drawingId, ifLatestVersion);
       if (!(await this.drawings.delete(trx, room.id, drawingId))) throw notFound('Drawing');
+      // After the delete (undone with the write if refused): a drawing that is gone is a 404.
+      await this.writePath.ensureLatest(trx, room.id, ['drawing', drawingId], ifLatestVersion);
       return {
         result: null,
         changes: [{ type: 'drawing.deleted', objectType: 'drawing', objectId: drawingId, data: null }],

@@ -82,21 +82,31 @@ export class WritePath {
   /**
    * Inside a write: refuses it (409 `changed_since`) unless the object's newest history entry has
    * version `ifLatestVersion` (none given: no check), so that a change made since is not undone.
+   * `parts` are objects that go with it (a comment's replies): an entry of theirs newer than
+   * `ifLatestVersion` refuses it too. Called once the object is known to exist and the caller
+   * may change it, so a 409 tells nobody more than a 404 or 403 would.
    */
-  async ensureLatest(trx: Db, roomId: string, objectType: string, objectId: string, ifLatestVersion?: number) {
+  async ensureLatest(
+    trx: Db,
+    roomId: string,
+    object: [type: string, id: string],
+    ifLatestVersion?: number,
+    parts: [type: string, id: string][] = [],
+  ) {
     if (ifLatestVersion === undefined) return;
     const newest = await trx
       .selectFrom('history')
       .select('version')
       .where('room_id', '=', roomId)
-      .where('object_type', '=', objectType)
-      .where('object_id', '=', objectId)
+      .where((eb) =>
+        eb.or([object, ...parts].map(([type, id]) => eb.and([eb('object_type', '=', type), eb('object_id', '=', id)]))),
+      )
       .orderBy('version', 'desc')
       .limit(1)
       .executeTakeFirst();
     if (newest && Number(newest.version) !== ifLatestVersion)
       throw changedSince(
-        `The ${objectType} changed after version ${ifLatestVersion}: its newest entry is version ${newest.version}`,
+        `The ${object[0]} changed after version ${ifLatestVersion}: its newest entry is version ${newest.version}`,
       );
   }
 

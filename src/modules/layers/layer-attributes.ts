@@ -90,12 +90,31 @@ export class LayerAttributes {
         `cannot sort this layer of ${featureCount} features by ${field} yet: the field has no sort index, and only ` +
           'someone who may edit the room builds one (by sorting by it once). Sort by id or a sorted field',
       );
-    if ((await attributes.sortIndexCount(key)) >= MAX_SORT_INDEXES)
-      throw invalidField(
-        'querystring.sort',
-        `cannot sort this layer by ${field}: it has sort indexes for ${MAX_SORT_INDEXES} fields already, the most a layer keeps`,
-      );
-    await attributes.buildSortIndex(key, field);
+    // One build per layer at a time (in this process), so the count below sees every build
+    // before it: parallel first sorts by many fields cannot pass it together.
+    await this.oneBuildAtATime(key, async () => {
+      if (await attributes.hasSortIndex(key, field)) return;
+      if ((await attributes.sortIndexCount(key)) >= MAX_SORT_INDEXES)
+        throw invalidField(
+          'querystring.sort',
+          `cannot sort this layer by ${field}: it has sort indexes for ${MAX_SORT_INDEXES} fields already, the most a layer keeps`,
+        );
+      await attributes.buildSortIndex(key, field);
+    });
+  }
+
+  /** The index builds under way or waiting, per layer's storage key: each waits for the one before. */
+  private readonly builds = new Map<number, Promise<void>>();
+
+  private async oneBuildAtATime(key: number, build: () => Promise<void>) {
+    const mine = (this.builds.get(key) ?? Promise.resolve()).then(build);
+    const settled = mine.catch(() => undefined);
+    this.builds.set(key, settled);
+    try {
+      await mine;
+    } finally {
+      if (this.builds.get(key) === settled) this.builds.delete(key);
+    }
   }
 }
 

@@ -107,9 +107,10 @@ export class MarkersService {
 
   async delete(room: RoomRow, caller: Caller, markerId: string, ifLatestVersion?: number) {
     const previous = await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.writePath.ensureLatest(trx, room.id, 'marker', markerId, ifLatestVersion);
       const previous = await this.markers.find(room.id, markerId, trx);
-      if (!previous || !(await this.markers.delete(trx, room.id, markerId))) throw notFound('Marker');
+      if (!previous) throw notFound('Marker');
+      await this.writePath.ensureLatest(trx, room.id, ['marker', markerId], ifLatestVersion);
+      if (!(await this.markers.delete(trx, room.id, markerId))) throw notFound('Marker');
       return {
         result: previous,
         changes: [{ type: 'marker.deleted', objectType: 'marker', objectId: markerId, data: null }],

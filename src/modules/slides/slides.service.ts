@@ -113,8 +113,9 @@ export class SlidesService {
 
   async delete(room: RoomRow, caller: Caller, slideId: string, ifLatestVersion?: number) {
     await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.writePath.ensureLatest(trx, room.id, 'slide', slideId, ifLatestVersion);
       if (!(await this.slides.delete(trx, room.id, slideId))) throw notFound('Slide');
+      // After the delete (undone with the write if refused): a slide that is gone is a 404.
+      await this.writePath.ensureLatest(trx, room.id, ['slide', slideId], ifLatestVersion);
       await this.slides.renumber(
         trx,
         room.id,
