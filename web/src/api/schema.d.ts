@@ -7480,7 +7480,7 @@ export interface paths {
         };
         /**
          * Find a text in the room: markers, drawings and the features of its vector layers
-         * @description Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), so a search costs the same on a million features as on a few thousand.
+         * @description Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), so a search costs the same on a million features as on a few thousand; the first 20 vector layers (in the room's order) are searched. 600 searches per client and minute (429 past it).
          */
         get: {
             parameters: {
@@ -7575,6 +7575,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
