@@ -433,6 +433,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }),
     geocoder: new Geocoder(config.geocoderUrl, config.geocoderTimeoutMs),
     geocodesPerMinute: config.geocoderRateLimitPerMinute,
+    searchesPerMinute: config.searchRateLimitPerMinute,
   });
   await app.register(ogcRoutes, {
     ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),

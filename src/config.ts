@@ -101,6 +101,8 @@ export const ConfigSchema = Type.Object({
   geocoderTimeoutMs: Type.Integer({ minimum: 100, default: 5_000 }),
   /** Place searches one caller may make per minute (the geocoder's own limits are far stricter than ours). */
   geocoderRateLimitPerMinute: Type.Integer({ minimum: 1, default: 60 }),
+  /** Room searches one caller may make per minute (a person typing asks at most 4 a second; each reads up to 20 layers' windows). */
+  searchRateLimitPerMinute: Type.Integer({ minimum: 1, default: 600 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -161,6 +163,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   geocoderUrl: 'GEOCODER_URL',
   geocoderTimeoutMs: 'GEOCODER_TIMEOUT_MS',
   geocoderRateLimitPerMinute: 'GEOCODER_RATE_LIMIT_PER_MINUTE',
+  searchRateLimitPerMinute: 'SEARCH_RATE_LIMIT_PER_MINUTE',
 };
 
 export class ConfigError extends Error {}

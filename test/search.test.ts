@@ -2,8 +2,10 @@
  * Finding a text in a room: `GET /api/rooms/:roomId/search`. Markers by title or description,
  * drawings by label, features by any text field, case-insensitively and as plain text (LIKE's
  * wildcards match themselves); a staged layer is not searched; each layer within its first
- * ATTRIBUTES_SCAN_ROWS features; the room's read access (another room's member, a stranger of a
- * private room); a bad `q` or `limit` is 400 naming it. Decisions: docs/decisions.md ("Find").
+ * ATTRIBUTES_SCAN_ROWS features, and a layer cut there is named (`partialLayers`); the first
+ * MAX_LAYERS_SEARCHED layers only; the room's read access (another room's member, a stranger of
+ * a private room); a bad `q` or `limit` is 400 naming it; SEARCH_RATE_LIMIT_PER_MINUTE, then 429.
+ * Decisions: docs/decisions.md ("Find").
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,11 +14,16 @@ import {
   assertFieldError,
   assertOk,
   call,
+  createRoom,
   scaffold,
   TEST_DB,
   type TestApp,
   type Users,
 } from './helpers.js';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { featuresTable, indexTable } from '../src/modules/layers/feature-writers.js';
+import { MAX_LAYERS_SEARCHED } from '../src/modules/search/search.service.js';
 import { createInlineLayer, squareFeature } from './support/layers.js';
 
 const SCAN_ROWS = 20;
@@ -171,6 +178,91 @@ describe('GET /api/rooms/:roomId/search', () => {
     assert.deepEqual(await found('hidden'), [], 'feature 25 lies beyond the bound');
   });
 
+  test('a layer searched only within its window is named in partialLayers; its attribute table finds the rest', async () => {
+    const partial = [{ layerId, name: 'Parcels', featureCount: 30, searched: SCAN_ROWS }];
+    const hidden = assertOk(await search({ q: 'hidden' }));
+    assert.deepEqual(hidden, { results: [], partialLayers: partial }, 'nothing found, but the layer was cut');
+    assert.deepEqual(
+      assertOk(await search({ q: 'parcel', limit: 50 })).partialLayers,
+      partial,
+      'cut with results too, when the window ended before the limit',
+    );
+    assert.deepEqual(
+      assertOk(await search({ q: 'parcel', limit: 5 })).partialLayers,
+      [],
+      'a full answer ended at the limit, not at the window',
+    );
+    assert.deepEqual(
+      assertOk(await search({ q: 'zytglogge', limit: 2 })).partialLayers,
+      [],
+      'markers filled the answer: no layer was read',
+    );
+    // What the page offers for the cut layer: its attribute table's `q`, followed through `next`.
+    const rows: { properties: Record<string, unknown> }[] = [];
+    let after: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const query = new URLSearchParams({ q: 'hidden', ...(after && { after }) });
+      const page = assertOk(
+        await call(t.app, 'GET', `/api/layers/${layerId}/attributes?${query}`, { auth: users.owner.token }),
+      );
+      rows.push(...page.rows);
+      after = page.next;
+      if (after === null) break;
+    }
+    assert.deepEqual(
+      rows.map((r) => r.properties.name),
+      ['Parcel 25'],
+    );
+  });
+
+  test(`the first ${MAX_LAYERS_SEARCHED} vector layers (in the room's order) are searched, not more; small layers are not cut`, async () => {
+    // One layer ingested, then copied (its row and its tables) 20 times: an ingest takes a GDAL
+    // run, 21 of them most of a minute.
+    const crowded = await createRoom(t.app, users.owner);
+    const first = await createInlineLayer(t.app, crowded, users.owner.token, {
+      name: 'Layer 0',
+      geojson: { type: 'FeatureCollection', features: [squareFeature(7, 46, 0.001, { name: 'needle' })] },
+    });
+    const db = t.database.db;
+    const row = await db.selectFrom('layers').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
+    const key = Number(row.storage_key);
+    for (let i = 1; i <= MAX_LAYERS_SEARCHED; i++) {
+      const copy = key + i;
+      await sql`CREATE TABLE ${sql.table(featuresTable(copy))} AS SELECT * FROM ${sql.table(featuresTable(key))}`.execute(
+        db,
+      );
+      if (TEST_DB === 'sqlite') {
+        await sql`CREATE VIRTUAL TABLE ${sql.table(indexTable(copy))}
+          USING rtree(row, min_lon, max_lon, min_lat, max_lat, minzoom, minzoom_)`.execute(db);
+        await sql`INSERT INTO ${sql.table(indexTable(copy))} SELECT * FROM ${sql.table(indexTable(key))}`.execute(db);
+      }
+      await db
+        .insertInto('layers')
+        .values({
+          ...row,
+          id: `${first.id}-${i}`,
+          name: `Layer ${i}`,
+          storage_key: copy,
+          created_at: row.created_at + i,
+        })
+        .execute();
+    }
+    const layers: { id: string; name: string }[] = assertOk(
+      await call(t.app, 'GET', `/api/layers/${crowded}`, { auth: users.owner.token }),
+    ).layers;
+    assert.deepEqual(
+      layers.map((l) => l.name),
+      Array.from({ length: MAX_LAYERS_SEARCHED + 1 }, (_, i) => `Layer ${i}`),
+    );
+    const answer = assertOk(await search({ q: 'needle', limit: 50 }, users.owner.token, crowded));
+    assert.deepEqual(
+      answer.results.map((r: Result) => r.layerId),
+      layers.slice(0, MAX_LAYERS_SEARCHED).map((l) => l.id),
+      `the feature in each of the first ${MAX_LAYERS_SEARCHED} layers, in their order; not in the last`,
+    );
+    assert.deepEqual(answer.partialLayers, [], 'layers within the window are not cut');
+  });
+
   test('a staged layer (its ingest not finished) is not searched', async () => {
     const db = t.database.db;
     const stageId = 'job-search-staged';
@@ -201,5 +293,27 @@ describe('GET /api/rooms/:roomId/search', () => {
     assertFieldError(await search({ q: 'a', limit: 0 }), 'limit');
     assertFieldError(await search({ q: 'a', limit: 51 }), 'limit');
     assertFieldError(await search({ q: 'a', other: 1 }), 'other');
+  });
+});
+
+describe('the search rate limit', () => {
+  let limited: TestApp;
+  let roomId: string;
+  let token: string;
+  before(async () => {
+    const s = await scaffold({ users: ['owner'], rooms: ['otherRoom'], config: { searchRateLimitPerMinute: 2 } });
+    limited = s.t;
+    roomId = s.otherRoom;
+    token = s.users.owner.token;
+  });
+  after(async () => limited?.close());
+
+  test('SEARCH_RATE_LIMIT_PER_MINUTE searches per client and minute (600 unless set), then 429 too_many_requests', async () => {
+    assert.equal(loadConfig({}).searchRateLimitPerMinute, 600);
+    assert.equal(loadConfig({ SEARCH_RATE_LIMIT_PER_MINUTE: '7' }).searchRateLimitPerMinute, 7);
+    const ask = () => call(limited.app, 'GET', `/api/rooms/${roomId}/search?q=bern`, { auth: token });
+    assertOk(await ask());
+    assertOk(await ask());
+    assertError(await ask(), 429, 'too_many_requests', 'Too many requests; retry later');
   });
 });

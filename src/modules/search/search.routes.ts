@@ -4,9 +4,6 @@ import type { Geocoder } from './geocoder.js';
 import * as S from './search.schemas.js';
 import { MAX_LAYERS_SEARCHED, type SearchService } from './search.service.js';
 
-/** A person typing asks at most 4 times a second (the page waits 250 ms); a team behind one address, a few of them. */
-const SEARCHES_PER_MINUTE = 600;
-
 const security = [{ bearer: [] }];
 const tags = ['search'];
 
@@ -14,9 +11,11 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
   search: SearchService;
   geocoder: Geocoder;
   geocodesPerMinute: number;
-}> = async (app, { search, geocoder, geocodesPerMinute }) => {
+  /** SEARCH_RATE_LIMIT_PER_MINUTE (600): a person typing asks at most 4 times a second; a team behind one address, a few of them. */
+  searchesPerMinute: number;
+}> = async (app, { search, geocoder, geocodesPerMinute, searchesPerMinute }) => {
   app.get('/api/rooms/:roomId/search', {
-    config: { access: { room: 'read' }, rateLimit: { max: SEARCHES_PER_MINUTE, timeWindow: 60_000 } },
+    config: { access: { room: 'read' }, rateLimit: { max: searchesPerMinute, timeWindow: 60_000 } },
     schema: {
       tags,
       security,
@@ -25,9 +24,12 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
         'Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, ' +
         'features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no ' +
         "wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), " +
-        'so a search costs the same on a million features as on a few thousand; the first ' +
+        'so a search costs the same on a million features as on a few thousand. A layer whose window ended before ' +
+        'the results were full is named in `partialLayers` (`{layerId, name, featureCount, searched}`): its later ' +
+        "features were not read; its attribute table's `q` (`GET /api/layers/{layerId}/attributes?q=`, following " +
+        '`next`) finds the text anywhere in it. The first ' +
         `${MAX_LAYERS_SEARCHED} vector layers (in the room's order) are searched. ` +
-        `${SEARCHES_PER_MINUTE} searches per client and minute (429 past it).`,
+        'SEARCH_RATE_LIMIT_PER_MINUTE (600) searches per client and minute (429 `too_many_requests` past it).',
       params: RoomParams,
       querystring: S.SearchQuery,
       response: { 200: S.SearchResults, ...errors(400, 401, 403, 404, 429) },

@@ -50,8 +50,25 @@ export const SearchResult = Type.Union([
 ]);
 export type SearchResult = Static<typeof SearchResult>;
 
+/**
+ * A layer whose search ended at its window (its first ATTRIBUTES_SCAN_ROWS features) with room
+ * left for results: the features past the window were not read and may hold the text.
+ */
+export const PartialLayer = Type.Object({
+  layerId: Type.String(),
+  name: Type.String({ description: "The layer's name" }),
+  featureCount: Type.Integer({ description: 'Its features in all' }),
+  searched: Type.Integer({ description: 'Its features searched: the first ones, by id (ATTRIBUTES_SCAN_ROWS)' }),
+});
+export type PartialLayer = Static<typeof PartialLayer>;
+
 export const SearchResults = Type.Object({
   results: Type.Array(SearchResult, { description: 'Markers first, then drawings, then features layer by layer' }),
+  partialLayers: Type.Array(PartialLayer, {
+    description:
+      'The layers searched only in part (in the order searched; empty when none): their attribute table ' +
+      '(`GET /api/layers/{layerId}/attributes?q=`) finds the text anywhere in them, page after page',
+  }),
 });
 export type SearchResults = Static<typeof SearchResults>;
 

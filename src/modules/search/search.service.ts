@@ -5,7 +5,13 @@ import type { DrawingsRepository } from '../drawings/drawings.repository.js';
 import type { FeatureAttributesRepository } from '../layers/feature-attributes.js';
 import type { LayersRepository } from '../layers/layers.repository.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
-import { DEFAULT_SEARCH_LIMIT, type SearchQuery, type SearchResult, type SearchResults } from './search.schemas.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  type PartialLayer,
+  type SearchQuery,
+  type SearchResult,
+  type SearchResults,
+} from './search.schemas.js';
 
 /**
  * The most vector layers one search reads (in the room's order): with each read bounded by
@@ -25,7 +31,9 @@ export interface SearchParts {
 /**
  * Finds a text in a room: markers by title or description, drawings by label, features of its
  * vector layers by any text field. Each layer's search reads at most `scanRows` features (in
- * id order, as the attribute table's text filter does), so a keystroke never scans a million.
+ * id order, as the attribute table's text filter does), so a keystroke never scans a million;
+ * the layers it read only in part are named, so that the page can offer their attribute table
+ * (whose `q` pages through the whole layer).
  */
 export class SearchService {
   constructor(private readonly parts: SearchParts) {}
@@ -48,24 +56,36 @@ export class SearchService {
       const bbox = summarizeGeometry(geometry)?.bbox;
       if (bbox) results.push({ kind: 'drawing', id: row.id, title: row.label ?? '', detail: geometry.type, bbox });
     }
+    const partialLayers: PartialLayer[] = [];
     const layers = (await this.parts.layers.listOfKind(roomId)).filter((layer) => layer.storage_key !== null);
     for (const layer of layers.slice(0, MAX_LAYERS_SEARCHED)) {
       if (results.length >= limit) break;
-      results.push(...(await this.features(layer, text, limit - results.length)));
+      const found = await this.features(layer, text, limit - results.length);
+      results.push(...found.results);
+      if (found.partial)
+        partialLayers.push({
+          layerId: layer.id,
+          name: layer.name,
+          featureCount: Number(layer.feature_count),
+          searched: this.parts.scanRows,
+        });
     }
-    return { results: results.slice(0, limit) };
+    return { results: results.slice(0, limit), partialLayers };
   }
 
-  /** The first `limit` features of a layer (by id, within its first `scanRows`) with the text in a text field. */
+  /**
+   * The first `limit` features of a layer (by id, within its first `scanRows`) with the text in a
+   * text field; `partial` when the window ended before `limit` were found and the layer goes on.
+   */
   private async features(
     layer: { id: string; name: string; storage_key: number | null; fields: string | null },
     text: string,
     limit: number,
-  ): Promise<SearchResult[]> {
+  ): Promise<{ results: SearchResult[]; partial: boolean }> {
     const fields: LayerField[] = layer.fields ? JSON.parse(layer.fields) : [];
     const textFields = fields.filter((f) => f.type === 'string').map((f) => f.name);
-    if (!textFields.length) return [];
-    const { rows } = await this.parts.attributes.page(Number(layer.storage_key), {
+    if (!textFields.length) return { results: [], partial: false };
+    const { rows, stoppedAfter } = await this.parts.attributes.page(Number(layer.storage_key), {
       sort: { by: 'id' },
       descending: false,
       after: null,
@@ -74,7 +94,7 @@ export class SearchService {
       scanRows: this.parts.scanRows,
     });
     const needle = text.toLowerCase();
-    return rows.map((row) => {
+    const results = rows.map((row): SearchResult => {
       const properties = JSON.parse(row.properties) as Record<string, unknown>;
       const field = textFields.find((name) =>
         String(properties[name] ?? '')
@@ -90,5 +110,6 @@ export class SearchService {
         bbox: row.bbox,
       };
     });
+    return { results, partial: stoppedAfter !== null };
   }
 }
