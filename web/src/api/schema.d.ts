@@ -7480,7 +7480,7 @@ export interface paths {
         };
         /**
          * Find a text in the room: markers, drawings and the features of its vector layers
-         * @description Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), so a search costs the same on a million features as on a few thousand; the first 20 vector layers (in the room's order) are searched. 600 searches per client and minute (429 past it).
+         * @description Read access on the room (anonymous for public rooms). Markers by title or description, drawings by label, features by any text field of their layer, case-insensitively and as plain text (`%` and `_` are no wildcards). Each layer's features are searched within its first ATTRIBUTES_SCAN_ROWS features (by id), so a search costs the same on a million features as on a few thousand. A layer whose window ended before the results were full is named in `partialLayers` (`{layerId, name, featureCount, searched}`): its later features were not read; its attribute table's `q` (`GET /api/layers/{layerId}/attributes?q=`, following `next`) finds the text anywhere in it. The first 20 vector layers (in the room's order) are searched. SEARCH_RATE_LIMIT_PER_MINUTE (600) searches per client and minute (429 `too_many_requests` past it).
          */
         get: {
             parameters: {
@@ -7543,6 +7543,16 @@ export interface paths {
                                 /** @description [west, south, east, north] in WGS84 degrees (a point: twice the same corner) */
                                 bbox: number[];
                             })[];
+                            /** @description The layers searched only in part (in the order searched; empty when none): their attribute table (`GET /api/layers/{layerId}/attributes?q=`) finds the text anywhere in them, page after page */
+                            partialLayers: {
+                                layerId: string;
+                                /** @description The layer's name */
+                                name: string;
+                                /** @description Its features in all */
+                                featureCount: number;
+                                /** @description Its features searched: the first ones, by id (ATTRIBUTES_SCAN_ROWS) */
+                                searched: number;
+                            }[];
                         };
                     };
                 };
