@@ -46,5 +46,8 @@ export type BaseLayerId = NonNullable<Slide['baseLayer']>;
 export type LiveEvent = components['schemas']['LiveEvent'];
 /** A change of room content among them (not `hello`, `resync` or `error`). */
 export type LiveChange = Extract<LiveEvent, { objectType: string }>;
-export type SearchResult = Get<'/api/rooms/{roomId}/search'>['results'][number];
+export type SearchResults = Get<'/api/rooms/{roomId}/search'>;
+export type SearchResult = SearchResults['results'][number];
+/** A layer the search read only within its window (its first ATTRIBUTES_SCAN_ROWS features). */
+export type PartialLayer = SearchResults['partialLayers'][number];
 export type Place = Get<'/api/geocode'>['results'][number];

@@ -7,7 +7,7 @@ import { session } from '../session';
 import { Store, useStore } from '../store';
 import { LiveChannel } from '../room/live';
 import { RoomMembers } from '../room/actions/members';
-import { RoomContext, type Mode, type RoomContextValue, type Selection } from '../room/room-context';
+import { RoomContext, type Mode, type OpenTable, type RoomContextValue, type Selection } from '../room/room-context';
 import { RoomModel } from '../room/room-model';
 import { RoomPresence } from '../room/presence';
 import { RoomLayout } from '../room/room-layout';
@@ -131,6 +131,7 @@ function OpenRoom({
       selection: new Store<Selection>(null),
       mode: new Store<Mode>('browse'),
       hidden: new Store(new Set<string>()),
+      table: new Store<OpenTable>(null),
     }),
     [model],
   );

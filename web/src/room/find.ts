@@ -1,5 +1,5 @@
 import { Marker as Pin, type Map as MapLibreMap } from 'maplibre-gl';
-import type { Place, SearchResult } from '../api/types';
+import type { PartialLayer, Place, SearchResult } from '../api/types';
 import { parseCoordinates } from '../map/coordinates';
 import type { RoomContextValue } from './room-context';
 import { fitExtent } from './zoom-to-content';
@@ -8,6 +8,8 @@ import { fitExtent } from './zoom-to-content';
 export type Target =
   | { kind: 'position'; lat: number; lon: number }
   | { kind: 'place'; lat: number; lon: number; bbox?: number[] }
+  /** A layer searched only in part: its attribute table, filtered by the text (it pages through all of it). */
+  | { kind: 'table'; layerId: string; q: string }
   | SearchResult;
 
 export type Group = 'Coordinates' | 'Markers' | 'Drawings' | 'Features' | 'Places';
@@ -22,8 +24,16 @@ export interface Choice {
 const GROUP_OF: Record<SearchResult['kind'], Group> = { marker: 'Markers', drawing: 'Drawings', feature: 'Features' };
 const degrees = (value: number) => Number(value.toFixed(6)).toString();
 
-/** What the search box offers for a text, in its groups' order: a position typed, the room's things, places. */
-export function choicesOf(text: string, results: SearchResult[], places: Place[]): Choice[] {
+/**
+ * What the search box offers for a text, in its groups' order: a position typed, the room's
+ * things (the Features group ending with the table of each layer searched only in part), places.
+ */
+export function choicesOf(
+  text: string,
+  results: SearchResult[],
+  places: Place[],
+  partialLayers: PartialLayer[] = [],
+): Choice[] {
   const position = parseCoordinates(text);
   const choices: Choice[] = [];
   if (position)
@@ -37,6 +47,13 @@ export function choicesOf(text: string, results: SearchResult[], places: Place[]
   for (const group of order)
     for (const result of results.filter((r) => GROUP_OF[r.kind] === group))
       choices.push({ group, label: result.title || `Untitled ${result.kind}`, detail: result.detail, target: result });
+  for (const layer of partialLayers)
+    choices.push({
+      group: 'Features',
+      label: `Search all ${layer.featureCount.toLocaleString('en')} features of ${layer.name}`,
+      detail: `first ${layer.searched.toLocaleString('en')} searched`,
+      target: { kind: 'table', layerId: layer.layerId, q: text },
+    });
   for (const place of places) choices.push({ group: 'Places', label: place.name, target: { kind: 'place', ...place } });
   return choices;
 }
@@ -64,9 +81,13 @@ function showPin(map: MapLibreMap, lon: number, lat: number) {
 /**
  * Goes to a choice: the map flies to a position or place (a pin marks it) or fits a thing's
  * extent, and a marker, drawing or feature is selected as a click selects it (its panel, a
- * feature's attributes and highlight).
+ * feature's attributes and highlight); a layer's table opens filtered by the text.
  */
 export function goTo(target: Target, room: RoomContextValue) {
+  if (target.kind === 'table') {
+    room.table.set({ layerId: target.layerId, q: target.q });
+    return;
+  }
   const map = room.map.get();
   if (!map) return;
   const fit = (bbox: number[]) => fitExtent(map, bbox as [number, number, number, number]);

@@ -12,6 +12,9 @@ import type { RoomPresence } from './presence';
 /** What is selected on the map: a marker, a drawing or a layer (their panels and comment threads); a layer with the clicked feature's id. */
 export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string; featureId?: number } | null;
 
+/** The layer whose attribute table is open, and the text it is filtered by ('' for none). */
+export type OpenTable = { layerId: string; q: string } | null;
+
 /** What a click on the map does: select, add a marker, or draw. */
 export type Mode = 'browse' | 'add-marker' | 'draw';
 
@@ -25,6 +28,11 @@ export interface RoomContextValue {
   map: Store<MapLibreMap | null>;
   selection: Store<Selection>;
   mode: Store<Mode>;
+  /**
+   * The attribute table open (one at a time), by its layer's Table button or by the search
+   * box's "Search all N features of …" (panels/attribute-table.tsx).
+   */
+  table: Store<OpenTable>;
   /** Layers and rasters hidden on this page only (the stored visibility is the layer's style). */
   hidden: Store<Set<string>>;
   /** What the map shows: the room now, at a past moment, or the markers still ahead (room/time-view.ts). */

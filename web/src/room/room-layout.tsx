@@ -42,7 +42,7 @@ const LIVE_LABEL = {
 
 /** The room: a header, the map, and a side panel (below the map on a phone). */
 export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
-  const { model, selection, canEdit, role, presence, map, mode } = useRoom();
+  const { model, selection, canEdit, role, presence, map, mode, table } = useRoom();
   const state = useStore(model);
   const status = useStore(live?.status ?? CONNECTING);
   const selected = useStore(selection);
@@ -56,6 +56,11 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   useEffect(() => {
     if (!canEdit) mode.set('browse');
   }, [canEdit]);
+  // A table opened from the search box shows in its layer's item, on the Layers tab.
+  const openTable = useStore(table);
+  useEffect(() => {
+    if (openTable) setTab('layers');
+  }, [openTable]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Place, SearchResult } from '../api/types';
+import type { PartialLayer, Place, SearchResult } from '../api/types';
 import { InlineError, useInlineError } from '../ui/inline-error';
 import { findPlaces, placesOffered, searchRoom } from './actions/search';
 import { type Choice, choicesOf, goTo, type Group, removePin } from './find';
@@ -12,9 +12,10 @@ const DEBOUNCE_MS = 250;
 interface Found {
   q: string;
   results: SearchResult[];
+  partialLayers: PartialLayer[];
   places: Place[];
 }
-const NOTHING: Found = { q: '', results: [], places: [] };
+const NOTHING: Found = { q: '', results: [], partialLayers: [], places: [] };
 
 /**
  * The room's search box (in the header): markers, drawings and layer features holding the text,
@@ -35,11 +36,16 @@ export function SearchBox() {
   const search = async (q: string): Promise<Found> => {
     const n = ++asked.current;
     const wantsPlaces = placesOffered() && !parseCoordinates(q);
-    const [results, named] = await Promise.all([
+    const [inRoom, named] = await Promise.all([
       things.attempt(() => searchRoom(room.model, q)),
       wantsPlaces ? places.attempt(() => findPlaces(q)) : undefined,
     ]);
-    const answer = { q, results: results ?? [], places: named ?? [] };
+    const answer = {
+      q,
+      results: inRoom?.results ?? [],
+      partialLayers: inRoom?.partialLayers ?? [],
+      places: named ?? [],
+    };
     if (n === asked.current) {
       setFound(answer);
       setActive(0);
@@ -60,7 +66,8 @@ export function SearchBox() {
 
   const q = text.trim();
   // A position typed is offered at once; the room's things once the service has answered.
-  const choices = q ? choicesOf(q, found.q === q ? found.results : [], found.q === q ? found.places : []) : [];
+  const now = found.q === q ? found : NOTHING;
+  const choices = q ? choicesOf(q, now.results, now.places, now.partialLayers) : [];
   const choose = (choice: Choice | undefined) => {
     if (!choice) return;
     goTo(choice.target, room);
@@ -86,7 +93,7 @@ export function SearchBox() {
       return;
     }
     const answer = await search(q);
-    choose(choicesOf(q, answer.results, answer.places)[0]);
+    choose(choicesOf(q, answer.results, answer.places, answer.partialLayers)[0]);
   };
 
   const shown = open && q !== '';

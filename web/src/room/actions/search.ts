@@ -1,15 +1,15 @@
 import { api, ok } from '../../api/client';
-import type { Place, SearchResult } from '../../api/types';
+import type { Place, SearchResults } from '../../api/types';
 import { session } from '../../session';
 import type { RoomModel } from '../room-model';
 
 /** How many things of the room one search shows. */
 const RESULTS = 20;
 
-/** The room's markers, drawings and layer features holding a text (a read, for display). */
-export async function searchRoom(model: RoomModel, q: string): Promise<SearchResult[]> {
+/** The room's markers, drawings and layer features holding a text, and the layers searched only in part (a read, for display). */
+export async function searchRoom(model: RoomModel, q: string): Promise<SearchResults> {
   const params = { path: { roomId: model.roomId }, query: { q, limit: RESULTS } };
-  return (await ok(api.GET('/api/rooms/{roomId}/search', { params }))).results;
+  return ok(api.GET('/api/rooms/{roomId}/search', { params }));
 }
 
 /** Places of that name from the service's geocoder (a read, for display). */

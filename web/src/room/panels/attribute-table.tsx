@@ -14,11 +14,26 @@ const cellText = (value: unknown) => {
 /**
  * A layer's attribute table over the map: pages of 50 features (more on demand, keyset paged by
  * the service), sorted by a column (click its header; again for the other order), filtered by a
- * text; a row click zooms to its feature and shows its attributes.
+ * text (`q`: the room's `table` store holds it, so that the search box can open the table
+ * filtered; the filter goes through the whole layer, page after page); a row click zooms to
+ * its feature and shows its attributes.
  */
-export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () => void }) {
+export function AttributeTable({
+  layer,
+  q,
+  onFilter,
+  onClose,
+}: {
+  layer: Layer;
+  q: string;
+  onFilter: (q: string) => void;
+  onClose: () => void;
+}) {
   const { map, selection, attempt } = useRoom();
-  const [view, setView] = useState<AttributesView>({ sort: 'id', order: 'asc', q: '' });
+  const [view, setView] = useState<AttributesView>({ sort: 'id', order: 'asc', q });
+  useEffect(() => {
+    if (q !== view.q) setView({ ...view, q });
+  }, [q]);
   const [page, setPage] = useState<AttributesPage | null>(null);
   // The view of the rows shown: a refused sort (a reader's sort by a field without an index on a
   // big layer, said in the notice) goes back to it, so the header shows the order of the rows.
@@ -30,9 +45,13 @@ export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () =
       setShown(view);
     });
   }, [layer.id, view]);
+  // While a next page is read, More waits (a second click would append the same page twice).
+  const [reading, setReading] = useState(false);
   const more = async () => {
     if (!page?.next) return;
+    setReading(true);
     const next = await attempt(() => readAttributes(layer.id, view, page.next!));
+    setReading(false);
     if (next) setPage({ ...next, rows: [...page.rows, ...next.rows] });
   };
   const sortBy = (sort: string) =>
@@ -52,10 +71,10 @@ export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () =
           role="search"
           onSubmit={(e) => {
             e.preventDefault();
-            setView({ ...view, q: String(new FormData(e.currentTarget).get('q') ?? '') });
+            onFilter(String(new FormData(e.currentTarget).get('q') ?? ''));
           }}
         >
-          <input name="q" type="search" aria-label="Filter features" placeholder="Filter…" />
+          <input key={q} name="q" type="search" aria-label="Filter features" placeholder="Filter…" defaultValue={q} />
         </form>
         <span class="muted">{layer.featureCount} features</span>
         <button type="button" class="close" aria-label="Close the table" onClick={onClose}>
@@ -92,8 +111,12 @@ export function AttributeTable({ layer, onClose }: { layer: Layer; onClose: () =
           </tbody>
         </table>
         {page && page.rows.length === 0 && !page.next && <p class="muted">No feature matches.</p>}
+        {/* A filtered page ends where the service's window did: the rest of the layer is a More away. */}
+        {page?.next && view.q && page.rows.length === 0 && (
+          <p class="muted">None in the features read so far; More reads on.</p>
+        )}
         {page?.next && (
-          <button type="button" onClick={() => void more()}>
+          <button type="button" disabled={reading} onClick={() => void more()}>
             More
           </button>
         )}

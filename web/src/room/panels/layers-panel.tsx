@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Layer, RasterLayer } from '../../api/types';
 import { useStore } from '../../store';
 import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
@@ -18,8 +18,10 @@ const STROKE_WEIGHT = attributesOf(
 
 /** The room's vector layers and rasters: show or hide, opacity and style; upload a new file. */
 export function LayersPanel() {
-  const { model, canEdit } = useRoom();
+  const { model, canEdit, table } = useRoom();
   const { layers, rasters } = useStore(model)!;
+  // The table is the panel's: leaving the Layers tab closes it.
+  useEffect(() => () => table.set(null), [table]);
   return (
     <div>
       <h2>Layers</h2>
@@ -136,9 +138,10 @@ const DRAG_TYPE = 'application/x-maproom-layer';
 let dragged: string | null = null;
 
 function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
-  const { model, canEdit, isOwner, attempt, map, selection } = useRoom();
+  const { model, canEdit, isOwner, attempt, map, selection, table } = useRoom();
   const [isHidden, toggle] = useHidden(layer.id);
-  const [tableOpen, setTableOpen] = useState(false);
+  const openTable = useStore(table);
+  const tableOpen = openTable?.layerId === layer.id;
   const [dropping, setDropping] = useState(false);
   const [styleOpen, setStyleOpen] = useState(false);
   const shownMap = useStore(map);
@@ -200,11 +203,18 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
           Comments
         </button>
-        <button type="button" class="link" onClick={() => setTableOpen(!tableOpen)}>
+        <button type="button" class="link" onClick={() => table.set(tableOpen ? null : { layerId: layer.id, q: '' })}>
           Table
         </button>
       </div>
-      {tableOpen && <AttributeTable layer={layer} onClose={() => setTableOpen(false)} />}
+      {tableOpen && (
+        <AttributeTable
+          layer={layer}
+          q={openTable.q}
+          onFilter={(q) => table.set({ layerId: layer.id, q })}
+          onClose={() => table.set(null)}
+        />
+      )}
       {canEdit && (
         <details onToggle={(e) => setStyleOpen(e.currentTarget.open)}>
           <summary>Style</summary>
