@@ -176,6 +176,65 @@ describe('the map as a tool', { skip }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a room's first markers show as a preview of the map's own clusters, gone once the map draws them", async () => {
+    const roomId = await newRoom(false);
+    await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 12 } });
+    // 120 markers on a 12 x 10 grid around Bern: at zoom 12 they make clusters of several sizes.
+    const grid = Array.from({ length: 120 }, (_, i) => ({
+      latitude: BERN.lat + (Math.floor(i / 12) - 5) * 0.004,
+      longitude: BERN.lng + ((i % 12) - 6) * 0.006 + (i % 5) * 0.0005,
+    }));
+    for (let i = 0; i < grid.length; i += 20)
+      await Promise.all(grid.slice(i, i + 20).map((m) => api('POST', `/api/rooms/${roomId}/markers`, m)));
+
+    // Each preview circle as it is added: its text and its middle on the screen.
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    contexts.push(context);
+    await context.addInitScript(
+      (session) => {
+        localStorage.setItem('maproom.session', JSON.stringify(session));
+        const seen: { text: string; x: number; y: number }[] = [];
+        (window as unknown as { previewSeen: typeof seen }).previewSeen = seen;
+        new MutationObserver((records) => {
+          for (const record of records)
+            for (const node of record.addedNodes) {
+              if (!(node instanceof HTMLElement) || !node.classList.contains('preview-cluster')) continue;
+              const box = node.getBoundingClientRect();
+              seen.push({ text: node.textContent ?? '', x: box.x + box.width / 2, y: box.y + box.height / 2 });
+            }
+        }).observe(document, { childList: true, subtree: true });
+      },
+      { token, user },
+    );
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${service.url}/r/${roomId}`);
+    await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
+    await page.locator('.cluster-count').first().waitFor();
+    // The map's own clusters are drawn: the preview is gone.
+    await page.waitForFunction(() => document.querySelectorAll('.preview-cluster, .preview-marker').length === 0);
+    const preview = await page.evaluate(() => (window as unknown as { previewSeen: unknown[] }).previewSeen);
+    const drawn = await page.locator('.cluster-count').evaluateAll((elements) =>
+      elements.map((element) => {
+        const box = element.getBoundingClientRect();
+        return { text: element.textContent ?? '', x: box.x + box.width / 2, y: box.y + box.height / 2 };
+      }),
+    );
+    assert.ok(preview.length > 1, `preview clusters seen: ${JSON.stringify(preview)}`);
+    // The same clusters, with the same counts, where the map draws them (within a few px).
+    const unmatched = [...drawn];
+    for (const shown of preview as typeof drawn) {
+      const match = unmatched.findIndex(
+        (c) => c.text === shown.text && Math.abs(c.x - shown.x) <= 3 && Math.abs(c.y - shown.y) <= 3,
+      );
+      assert.ok(match >= 0, `preview cluster ${JSON.stringify(shown)} not drawn by the map: ${JSON.stringify(drawn)}`);
+      unmatched.splice(match, 1);
+    }
+    assert.deepEqual(unmatched, [], 'every cluster the map draws was in the preview');
+    assert.ok(drawn.reduce((sum, c) => sum + Number(c.text), 0) <= grid.length, 'the clusters count the markers once');
+    assert.deepEqual(errors, []);
+  });
+
   test("a polygon's area and a line's length show in the drawing's panel, geodesic, metric and imperial", async () => {
     const roomId = await newRoom(true);
     // 0.01° by 0.01° at the equator: 1,105.7 m by 1,113.2 m on the WGS84 ellipsoid, 1.2309 km².

@@ -1,6 +1,7 @@
 import type { GeoJSONSource, Map as MapLibreMap, RasterTileSource } from 'maplibre-gl';
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
+import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
 
 /**
  * The room's content on the map, bottom to top: rasters (PNG tiles), vector layers (vector
@@ -12,6 +13,22 @@ const SLOTS = ['slot-rasters', 'slot-vectors', 'slot-drawings', 'slot-markers'] 
 export const MARKER_LAYERS = ['marker-points', 'marker-icons'];
 export const DRAWING_LAYERS = ['drawing-fill', 'drawing-line', 'drawing-point'];
 export const CLUSTER_LAYER = 'marker-clusters';
+
+/*
+ * Fills are drawn without MapLibre's antialiased outline (`fill-antialias`): each fill has a line
+ * layer that draws its outline, and the antialiased one is a second shader to compile per fill.
+ */
+
+/**
+ * The circles' outline: dark when the marker is selected. Every circle layer of the room's
+ * content (clusters, markers, drawn points) has the same data-driven properties, so MapLibre
+ * compiles one circle shader for all of them (each distinct mix is a shader of its own, which a
+ * software-rendered page takes over 100 ms to compile on opening).
+ */
+const circleStroke = {
+  'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
+  'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+} as never;
 
 export function addContentLayers(map: MapLibreMap) {
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
@@ -26,6 +43,7 @@ export function addContentLayers(map: MapLibreMap) {
       paint: {
         'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never,
         'fill-opacity': ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]],
+        'fill-antialias': false,
       },
     },
     'slot-drawings',
@@ -52,9 +70,8 @@ export function addContentLayers(map: MapLibreMap) {
       filter: ['==', ['geometry-type'], 'Point'],
       paint: {
         'circle-color': drawingColor as never,
-        'circle-radius': 6,
-        'circle-stroke-color': '#fff',
-        'circle-stroke-width': 2,
+        'circle-radius': ['coalesce', ['get', 'radius'], 6],
+        ...(circleStroke as object),
       },
     },
     'slot-drawings',
@@ -64,8 +81,8 @@ export function addContentLayers(map: MapLibreMap) {
     type: 'geojson',
     data: empty(),
     cluster: true,
-    clusterRadius: 45,
-    clusterMaxZoom: 14,
+    clusterRadius: CLUSTER_RADIUS,
+    clusterMaxZoom: CLUSTER_MAX_ZOOM,
     promoteId: 'id',
   });
   map.addLayer(
@@ -75,11 +92,10 @@ export function addContentLayers(map: MapLibreMap) {
       source: 'markers',
       filter: ['has', 'point_count'],
       paint: {
-        'circle-color': '#2b6cb0',
+        'circle-color': ['coalesce', ['get', 'color'], '#2b6cb0'],
         'circle-opacity': 0.85,
-        'circle-stroke-color': '#fff',
-        'circle-stroke-width': 2,
         'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 100, 22, 1000, 28],
+        ...(circleStroke as object),
       },
     },
     'slot-markers',
@@ -93,8 +109,7 @@ export function addContentLayers(map: MapLibreMap) {
       paint: {
         'circle-color': ['get', 'color'],
         'circle-radius': ['get', 'radius'],
-        'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
-        'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+        ...(circleStroke as object),
       },
     },
     'slot-markers',
@@ -120,7 +135,7 @@ export function addContentLayers(map: MapLibreMap) {
     type: 'fill',
     source: 'feature-highlight',
     filter: ['==', ['geometry-type'], 'Polygon'],
-    paint: { 'fill-color': '#f6ad55', 'fill-opacity': 0.35 },
+    paint: { 'fill-color': '#f6ad55', 'fill-opacity': 0.35, 'fill-antialias': false },
   });
   map.addLayer({
     id: 'feature-highlight-line',
@@ -158,6 +173,10 @@ export function setHighlight(map: MapLibreMap, geometry: GeoJSON.Geometry | null
   source?.setData(geometry ? { type: 'Feature', geometry, properties: {} } : empty());
 }
 
+const markerColor = (m: Marker) => m.color ?? '#3388ff';
+/** A marker's circle radius in px, from its `markerIconSize`. */
+const markerRadius = (m: Marker) => Math.max(4, Math.min(16, (m.markerIconSize ?? 28) / 4));
+
 /** Markers as GeoJSON features: colour, icon and size (`markerIconSize`, px) as stored. */
 export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<string>): GeoJSON.FeatureCollection {
   const features: GeoJSON.Feature[] = [];
@@ -170,13 +189,23 @@ export function markerFeatures(markers: Iterable<Marker>, loadedIcons: Set<strin
       properties: {
         id: m.id,
         ...(m.title && { title: m.title }),
-        color: m.color ?? '#3388ff',
-        radius: Math.max(4, Math.min(16, (m.markerIconSize ?? 28) / 4)),
+        color: markerColor(m),
+        radius: markerRadius(m),
         ...(icon && { icon, iconScale: Math.max(0.25, Math.min(3, (m.markerIconSize ?? 32) / 32)) }),
       },
     });
   }
   return { type: 'FeatureCollection', features };
+}
+
+/** The markers as the first frame's preview draws them (map/marker-preview.ts): as circles, icons too. */
+export function previewPoints(markers: Iterable<Marker>): PreviewPoint[] {
+  const points: PreviewPoint[] = [];
+  for (const m of markers) {
+    if (m.latitude === undefined || m.longitude === undefined) continue;
+    points.push({ coordinates: [m.longitude, m.latitude], color: markerColor(m), radius: markerRadius(m) });
+  }
+  return points;
 }
 
 /** What each map's markers source was last given: the same again is not sent (clustering 10,000 markers is not free). */
@@ -257,6 +286,7 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
           source,
           'source-layer': 'features',
           filter: ['==', ['geometry-type'], 'Polygon'],
+          paint: { 'fill-antialias': false },
         },
         'slot-vectors',
       );

@@ -1,0 +1,71 @@
+import { Marker as HtmlMarker, type Map as MapLibreMap } from 'maplibre-gl';
+import Supercluster from 'supercluster';
+
+/** The markers source's clustering (room-layers.ts), which the preview must match. */
+export const CLUSTER_RADIUS = 45;
+export const CLUSTER_MAX_ZOOM = 14;
+/** A view with more clusters and markers than this waits for the map's own drawing instead. */
+const MAX_PREVIEWED = 400;
+/** The circles' white outline, outside their radius as MapLibre draws it. */
+const STROKE_PX = 2;
+
+/** What a preview draws of one marker: its position, colour and circle radius (px). */
+export interface PreviewPoint {
+  coordinates: [number, number];
+  color: string;
+  radius: number;
+}
+
+/**
+ * The room's first markers, drawn as HTML before the map draws them itself. MapLibre clusters a
+ * GeoJSON source in its worker, which on opening must first start (its script compiled), then
+ * receive and index every marker, and the map must then compile its circle shaders: about a
+ * second on a software-rendered page. The preview clusters the same markers the same way here
+ * (supercluster, MapLibre's own clustering library, with the source's radius and zooms), draws
+ * what is in view as the map's clusters and circles look, and goes away as soon as the map has
+ * drawn its markers (`remove`). It only shows: a click goes to the map underneath.
+ */
+export class MarkerPreview {
+  private readonly shown: HtmlMarker[] = [];
+
+  constructor(map: MapLibreMap, points: PreviewPoint[]) {
+    const zoom = Math.floor(map.getZoom());
+    // The clusters of a zoom come from those of the zooms above it only: the ones below are not made.
+    const index = new Supercluster<PreviewPoint, Supercluster.AnyProps>({
+      radius: CLUSTER_RADIUS,
+      maxZoom: CLUSTER_MAX_ZOOM,
+      minZoom: Math.min(zoom, CLUSTER_MAX_ZOOM + 1),
+    }).load(
+      points.map((p) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: p.coordinates }, properties: p })),
+    );
+    const bounds = map.getBounds();
+    const inView = index.getClusters([bounds.getWest(), bounds.getSouth(), bounds.getEast(), bounds.getNorth()], zoom);
+    if (inView.length > MAX_PREVIEWED) return;
+    for (const feature of inView) {
+      const [lng, lat] = feature.geometry.coordinates as [number, number];
+      const element = document.createElement('span');
+      const count = (feature.properties as Supercluster.ClusterProperties).point_count;
+      if (count) {
+        element.className = 'preview-cluster';
+        const radius = count >= 1000 ? 28 : count >= 100 ? 22 : count >= 10 ? 18 : 14;
+        element.style.width = element.style.height = `${2 * (radius + STROKE_PX)}px`;
+        element.textContent = String((feature.properties as Supercluster.ClusterProperties).point_count_abbreviated);
+      } else {
+        const point = feature.properties as PreviewPoint;
+        element.className = 'preview-marker';
+        element.style.width = element.style.height = `${2 * (point.radius + STROKE_PX)}px`;
+        element.style.background = point.color;
+      }
+      this.shown.push(new HtmlMarker({ element }).setLngLat([lng, lat]).addTo(map));
+    }
+  }
+
+  /** Whether it drew anything (a view too full for a preview draws nothing). */
+  get drawn() {
+    return this.shown.length > 0;
+  }
+
+  remove() {
+    for (const marker of this.shown.splice(0)) marker.remove();
+  }
+}
