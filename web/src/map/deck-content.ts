@@ -13,6 +13,7 @@ export class DeckContent {
   private readonly layersSeen = new Set<string>();
   private readonly rastersSeen = new Set<string>();
   private shown = false;
+  private current: string | undefined;
 
   constructor(
     private readonly map: MapLibreMap,
@@ -23,7 +24,10 @@ export class DeckContent {
     this.labels = new DrawingLabels(map);
   }
 
+  /** Shows a slide's objects; the slide shown already is left as it is. */
   show(slide: Slide | undefined) {
+    if (this.shown && slide?.id === this.current) return;
+    this.current = slide?.id;
     const { deck, map } = this;
     const on = (ids: string[] | undefined) => new Set(ids ?? []);
     const markers = on(slide?.markerIds);
@@ -32,14 +36,7 @@ export class DeckContent {
     const rasters = on(slide?.rasterLayerIds);
     for (const id of layers) this.layersSeen.add(id);
     for (const id of rasters) this.rastersSeen.add(id);
-    setMarkers(
-      map,
-      deck.markers.filter((m) => markers.has(m.id)),
-      new Set(),
-    );
-    const slideDrawings = deck.drawings.filter((d) => drawings.has(d.id));
-    setDrawings(map, slideDrawings);
-    this.labels.set(slideDrawings);
+    // Layers first: their tiles take longest to come (the markers and drawings are in the deck).
     const notOn = (shown: Set<string>) => (ids: Iterable<string>) => new Set([...ids].filter((id) => !shown.has(id)));
     setVectorLayers(
       map,
@@ -51,6 +48,14 @@ export class DeckContent {
       deck.rasterLayers.filter((r) => this.rastersSeen.has(r.id)),
       notOn(rasters)(this.rastersSeen),
     );
+    setMarkers(
+      map,
+      deck.markers.filter((m) => markers.has(m.id)),
+      new Set(),
+    );
+    const slideDrawings = deck.drawings.filter((d) => drawings.has(d.id));
+    setDrawings(map, slideDrawings);
+    this.labels.set(slideDrawings);
     if (!this.shown) {
       this.shown = true;
       const sources = [

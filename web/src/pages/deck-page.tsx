@@ -54,7 +54,9 @@ export function DeckPage({ roomId }: { roomId: string }) {
       performance.mark('maproom:slide-shown');
       firstShown.shown();
     });
-    if (!first) shown.show(undefined);
+    // The first slide's content now, in the task that moved the map there: its layers' tiles are
+    // asked for in the next frame, not after the player's first render (which shows it again: no-op).
+    shown.show(first);
     return shown;
   }, [map, deck]);
   return (
