@@ -336,6 +336,64 @@ describe('the web application', { skip }, () => {
     assert.ok(orange > 200, `the clicked feature is highlighted (${orange} orange pixels)`);
     await ann.getByRole('button', { name: 'Close' }).first().click();
 
+    // Three sheds in one thinning cell of zoom 14 (src/geo/thinning.ts), each too small there to
+    // count as large: a zoom-14 tile keeps only one of them, so at zoom 16 the map must draw
+    // zoom-16 tiles for a click on each to find it (it once drew zoom-14 tiles enlarged).
+    const cells = 2 ** 19; // the thinning's cells per world side at zoom 14: 2^(14 + 5)
+    const mercatorY = (lat: number) => (1 - mercator(lat) / Math.PI) / 2;
+    const latOf = (y: number) => (Math.atan(Math.sinh(Math.PI * (1 - 2 * y))) * 180) / Math.PI;
+    const column = Math.floor(((7.41 + 180) / 360) * cells);
+    const row = Math.floor(mercatorY(46.96) * cells);
+    const west = (column / cells) * 360 - 180;
+    const cellWidth = 360 / cells;
+    const middleLat = latOf((row + 0.5) / cells);
+    const sheds = [0.1, 0.4, 0.7].map((at, i) => {
+      const x = west + at * cellWidth;
+      const [s, n] = [middleLat - 0.00005, middleLat + 0.00005];
+      return {
+        type: 'Feature',
+        properties: { name: `shed ${i}` },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [x, s],
+              [x + 0.00015, s],
+              [x + 0.00015, n],
+              [x, n],
+              [x, s],
+            ],
+          ],
+        },
+      };
+    });
+    const shedLayer = await api('POST', `/api/rooms/${roomId}/layers`, {
+      name: 'sheds',
+      geojson: { type: 'FeatureCollection', features: sheds },
+    });
+    assert.equal(shedLayer.status, 200, JSON.stringify(shedLayer.body));
+    const shedView = { lng: west + cellWidth / 2, lat: middleLat, zoom: 16 };
+    await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: shedView });
+    const shedLayerId = (shedLayer.body.layer as { id: string }).id;
+    const shedTile = ann.waitForResponse(
+      (r) => r.url().includes(`/layers/${shedLayerId}/tiles/16/`) && r.status() === 200,
+    );
+    await ann.reload();
+    await mapReady(ann);
+    await shedTile;
+    await ann.waitForTimeout(500);
+    const centre = await mapCentre(ann);
+    const perDegree = (512 * 2 ** 16) / 360;
+    for (const [i, at] of [0.1, 0.4, 0.7].entries()) {
+      const lng = west + at * cellWidth + 0.000075;
+      await ann.mouse.click(centre.x + (lng - shedView.lng) * perDegree, centre.y);
+      await attributes.getByRole('row', { name: new RegExp(`name\\s+shed ${i}\\s+text`) }).waitFor({ timeout: 10_000 });
+    }
+    await ann.getByRole('button', { name: 'Close' }).first().click();
+    await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 13 } });
+    await ann.reload();
+    await mapReady(ann);
+
     // The attribute table: sorted by a column both ways, filtered, a row click shows its feature.
     await ann.getByRole('tab', { name: 'Layers' }).click();
     await ann.getByTestId('layer').filter({ hasText: 'districts' }).getByRole('button', { name: 'Table' }).click();

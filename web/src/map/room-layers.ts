@@ -259,6 +259,14 @@ export interface LocalVisibility {
   hidden: Set<string>;
 }
 
+/**
+ * The highest zoom of a layer's tiles the map asks for (drawn enlarged above). It must be the
+ * service's thinning `maxZoom` (src/geo/thinning.ts): below it a tile keeps one small feature
+ * per thinning cell, so with 14 here most small buildings of a dense layer were never drawn,
+ * however far the map zoomed in, and a click on one found nothing.
+ */
+export const VECTOR_TILE_MAXZOOM = 16;
+
 /** Vector layers from their vector tiles, styled as stored. */
 export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<string>) {
   const wanted = new Set(layers.map((l) => l.id));
@@ -276,7 +284,7 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
       map.addSource(source, {
         type: 'vector',
         tiles: [`${location.origin}/api/layers/${layer.id}/tiles/{z}/{x}/{y}.mvt`],
-        maxzoom: 14,
+        maxzoom: VECTOR_TILE_MAXZOOM,
         ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
       });
       map.addLayer(
