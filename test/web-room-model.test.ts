@@ -6,7 +6,9 @@ import {
   hasDetails,
   markersOfFeed,
   type RoomState,
+  withLayerAnswer,
   withMarkerDetails,
+  withRasterAnswer,
 } from '../web/src/room/room-state.js';
 
 /**
@@ -369,5 +371,28 @@ describe('markers from the feed, then whole', () => {
     assert.equal(next.markers.get('marker-c')!.title, 'changed live', 'the newer state stays');
     assert.equal(next.markers.has('marker-d'), false, 'deleted meanwhile: stays deleted');
     assert.equal(withMarkerDetails(fed, [whole('marker-c', 'C again', 60)]).markers.get('marker-c')!.title, 'C again');
+  });
+
+  test("the answer to the page's own layer write does not undo a newer change that came live meanwhile", () => {
+    const layer = (updatedAt: number, labelField?: string) =>
+      ({ id: 'layer-a', name: 'parcels', updatedAt, style: { order: 1, ...(labelField && { labelField }) } }) as Layer;
+    // The page saved the order (answered at 100); a script set the label field (live, at 120) before the answer came.
+    const live = { ...state(), layers: [layer(120, 'kind')] };
+    assert.equal(withLayerAnswer(live, layer(100)), live, 'the older answer is left out');
+    assert.equal(withLayerAnswer(live, layer(130)).layers[0]!.updatedAt, 130, 'a newer answer replaces it');
+    assert.deepEqual(
+      withLayerAnswer({ ...state(), layers: [] }, layer(100)).layers,
+      [layer(100)],
+      'one not held is added',
+    );
+    const raster = (updatedAt: number, colormap: string) =>
+      ({ id: 'raster-a', name: 'dem', updatedAt, display: { colormap } }) as unknown as RasterLayer;
+    const shown = { ...state(), rasters: [raster(120, 'magma')] };
+    assert.equal(withRasterAnswer(shown, raster(100, 'gray')), shown);
+    assert.equal(
+      (withRasterAnswer(shown, raster(130, 'viridis')).rasters[0] as unknown as { display: { colormap: string } })
+        .display.colormap,
+      'viridis',
+    );
   });
 });

@@ -213,6 +213,28 @@ describe('style by data, legend and layer order in the web application', { skip 
       (l: { name: string }) => l.name === 'parcels',
     );
     const texts = (page: Page) => page.locator('.feature-label').allTextContents();
+    // The styler saves the parcels' line width, and its answer is held until the label field was
+    // set through the API and reached both pages live (as the layer order's second save of the
+    // test before could arrive late): the older answer must not undo the label field there.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holdAnswer = (url: URL) => url.pathname.endsWith(`/layers/${parcels.id}`);
+    await styler.route(holdAnswer, async (route) => {
+      if (route.request().method() !== 'PATCH') return route.fallback();
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+    });
+    const styleOf = styler.getByTestId('layer').filter({ hasText: 'parcels' });
+    await styleOf.getByText('Style', { exact: true }).click();
+    const answered = styler.waitForResponse((r) => r.request().method() === 'PATCH' && holdAnswer(new URL(r.url())));
+    await styleOf.getByLabel('Line width').fill('3');
+    await styleOf.getByLabel('Line width').dispatchEvent('change');
+    const lineWidth = async () =>
+      (await api('GET', `/api/layers/${roomId}`)).body.layers.find((l: { id: string }) => l.id === parcels.id).style
+        .strokeWeight;
+    for (let i = 0; i < 100 && (await lineWidth()) !== 3; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await lineWidth(), 3, 'the line width saved (its answer held)');
     const patched = await api('PATCH', `/api/rooms/${roomId}/layers/${parcels.id}`, { style: { labelField: 'kind' } });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     // Both browsers: the one whose page did not make the change hears of it through the live channel.
@@ -222,6 +244,14 @@ describe('style by data, legend and layer order in the web application', { skip 
       });
       assert.deepEqual((await texts(page)).sort(), ['forest', 'meadow']);
     }
+    release();
+    await answered;
+    await styler.unroute(holdAnswer);
+    // The page has read the answer a moment later: its labels and its form keep the label field.
+    await styler.waitForTimeout(500);
+    assert.equal(await styleOf.locator('select[name=label-field]').inputValue(), 'kind');
+    assert.deepEqual((await texts(styler)).sort(), ['forest', 'meadow']);
+    await styleOf.getByText('Style', { exact: true }).click();
     // Each label inside its square (the polygons' interior point), set as text.
     const box = await watcher.getByTestId('map').boundingBox();
     for (const [kind, [lng]] of [

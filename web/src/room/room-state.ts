@@ -115,6 +115,16 @@ export const withLayer = (state: RoomState, layer: Layer): RoomState => ({
   ...state,
   layers: upsert(state.layers, layer, (l) => l.id),
 });
+/**
+ * A layer as the answer to the page's own write returned it: it replaces the held one unless
+ * that one is newer. The answer can arrive after a later change of the same layer came through
+ * the live channel (a style set by another member or a script while this page saved the layer
+ * order): applied blindly, it would undo that change in this page only, for good.
+ */
+export const withLayerAnswer = (state: RoomState, layer: Layer): RoomState => {
+  const held = state.layers.find((l) => l.id === layer.id);
+  return held && held.updatedAt > layer.updatedAt ? state : withLayer(state, layer);
+};
 export const withoutLayer = (state: RoomState, id: string): RoomState => ({
   ...state,
   layers: state.layers.filter((l) => l.id !== id),
@@ -123,6 +133,11 @@ export const withRaster = (state: RoomState, raster: RasterLayer): RoomState => 
   ...state,
   rasters: upsert(state.rasters, raster, (r) => r.id),
 });
+/** A raster as the answer to the page's own write returned it: as withLayerAnswer. */
+export const withRasterAnswer = (state: RoomState, raster: RasterLayer): RoomState => {
+  const held = state.rasters.find((r) => r.id === raster.id);
+  return held && held.updatedAt > raster.updatedAt ? state : withRaster(state, raster);
+};
 export const withoutRaster = (state: RoomState, id: string): RoomState => ({
   ...state,
   rasters: state.rasters.filter((r) => r.id !== id),

@@ -1,7 +1,7 @@
 import { api, ok } from '../../api/client';
 import type { BodyOf, Colormap, Layer } from '../../api/types';
 import type { RoomModel } from '../room-model';
-import { withLayer, withoutLayer, withoutRaster, withRaster } from '../room-state';
+import { withLayerAnswer, withoutLayer, withoutRaster, withRasterAnswer } from '../room-state';
 
 /**
  * The one place the page writes vector layers and rasters (uploads: actions/layer-upload.ts; the
@@ -14,7 +14,7 @@ export async function updateLayerStyle(model: RoomModel, layerId: string, style:
       body: { style },
     }),
   );
-  model.change((state) => withLayer(state, layer));
+  model.change((state) => withLayerAnswer(state, layer));
   return layer;
 }
 
@@ -34,7 +34,7 @@ export async function updateRasterDisplay(
       body,
     }),
   );
-  model.change((state) => withRaster(state, rasterLayer));
+  model.change((state) => withRasterAnswer(state, rasterLayer));
   return rasterLayer;
 }
 
