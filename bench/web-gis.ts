@@ -254,7 +254,13 @@ async function inspectFeatures(browser: Browser, room: GisRoom) {
       await opened.page.mouse.click(centre.x + target.dx, centre.y + target.dy);
       const shown = await Promise.race([readStopwatch(opened.page, '/items/'), sleep(10_000).then(() => null)]);
       if (!shown) {
-        console.log(`   inspect: feature ${target.id} clicked, nothing shown within 10 s`);
+        // What the page shows instead: another selection, an error, or nothing selected (no feature drawn there).
+        const instead = (await opened.page.evaluate(`(() => {
+          const panel = document.querySelector('section.selection');
+          const alerts = [...document.querySelectorAll('[role=alert]')].map((a) => a.textContent).join(' ');
+          return (panel ? 'the panel: ' + panel.textContent.slice(0, 100) : 'nothing selected') + (alerts ? '; alert: ' + alerts : '');
+        })()`)) as string;
+        console.log(`   inspect: feature ${target.id} clicked, nothing shown within 10 s (${instead})`);
         continue;
       }
       previous = String(shown.what);
