@@ -24,6 +24,8 @@ const CLICKS = 10;
 const EMPTY_ROOM_ID = 'empty-room';
 /** Where the buildings are clicked: a few metres a pixel, footprints tens of pixels wide. */
 const INSPECT_ZOOM = 16;
+/** A building is aimed at only when its centre is this far from every other building's outline. */
+const CLEARANCE_PX = 6;
 const SHOTS = process.env.BENCH_WEB_SHOTS ? path.resolve(process.env.BENCH_WEB_SHOTS) : undefined;
 
 export interface Pan {
@@ -171,9 +173,32 @@ async function clickTargets(room: GisRoom) {
     }
     return hit;
   };
+  // Pixels from the view's centre: a click within CLEARANCE_PX of another building's outline can
+  // find that building's outline first (drawn above the fills, 2 px wide): such centres are not aimed at.
+  const pixels = (point: readonly [number, number]) => {
+    const { dx, dy } = pixelOffset(view, point[0], point[1]);
+    return [dx, dy] as const;
+  };
+  const distanceToRing = (p: readonly [number, number], f: Feature) => {
+    const r = ring(f).map((q) => pixels(q as unknown as [number, number]));
+    let least = Infinity;
+    for (let i = 1; i < r.length; i++) {
+      const [ax, ay] = r[i - 1]!;
+      const [bx, by] = r[i]!;
+      const length = (bx - ax) ** 2 + (by - ay) ** 2;
+      const t =
+        length === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - ax) * (bx - ax) + (p[1] - ay) * (by - ay)) / length));
+      least = Math.min(least, Math.hypot(p[0] - (ax + t * (bx - ax)), p[1] - (ay + t * (by - ay))));
+    }
+    return least;
+  };
   const polygons = items.features.filter((f) => f.geometry.type === 'Polygon');
+  const clear = (f: Feature) =>
+    polygons.every(
+      (other) => other === f || (!inside(centre(f), other) && distanceToRing(pixels(centre(f)), other) > CLEARANCE_PX),
+    );
   const targets = polygons
-    .filter((f) => polygons.every((other) => other === f || !inside(centre(f), other)))
+    .filter(clear)
     .slice(0, CLICKS)
     .map((f) => ({ id: f.id, ...pixelOffset(view, ...centre(f)) }));
   return { view, targets };
@@ -265,6 +290,7 @@ async function inspectFeatures(browser: Browser, room: GisRoom) {
       }
       previous = String(shown.what);
       if (previous === `Feature ${target.id}`) matched++;
+      else console.log(`   inspect: feature ${target.id} clicked, ${previous} shown`);
       clicks.push(shown);
     }
     if (SHOTS) await opened.page.screenshot({ path: path.join(SHOTS, 'web-gis-inspect.png') });
