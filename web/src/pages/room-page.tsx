@@ -59,6 +59,9 @@ export function RoomPage({ roomId }: { roomId: string }) {
       }
       // The map starts (from the room's view) while the version and then the content load.
       const loading = version.then((v) => model.load(v));
+      // The content's requests leave first: rendering the room (and making its map) is a long
+      // task, and the requests' promise chains would otherwise wait for it before being sent.
+      await new Promise((resolve) => setTimeout(resolve));
       setAccess({ state: 'open', info });
       await loading;
       live = new LiveChannel(model, presence, Boolean(info.isPublic));
