@@ -1,4 +1,40 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * The page's entry is small (src/early.ts: it sends the page's first reads) and imports the
+ * application; this puts the application's scripts and styles in the HTML too, so that they
+ * download beside the entry, not after it has run.
+ */
+function preloadApplication(): Plugin {
+  return {
+    name: 'maproom-preload-application',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, context) {
+        const chunks = Object.values(context.bundle ?? {}).flatMap((c) => (c.type === 'chunk' ? [c] : []));
+        const main = chunks.find((c) => c.facadeModuleId?.endsWith('/src/main.tsx'));
+        if (!main) return [];
+        const scripts = [main.fileName, ...main.imports.filter((f) => f !== context.chunk?.fileName)];
+        // MapLibre's styles first, as the application imports them: its own come after.
+        const styles = [...chunks.filter((c) => main.imports.includes(c.fileName)), main].flatMap((c) => [
+          ...(c.viteMetadata?.importedCss ?? []),
+        ]);
+        return [
+          ...scripts.map((file) => ({
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` },
+            injectTo: 'head' as const,
+          })),
+          ...styles.map((file) => ({
+            tag: 'link',
+            attrs: { rel: 'stylesheet', crossorigin: true, href: `/${file}` },
+            injectTo: 'head' as const,
+          })),
+        ];
+      },
+    },
+  };
+}
 
 // The web application: built into dist/web, served by the service (src/http/web-app.ts).
 // `npm run dev:web` proxies /api to a service on :8080.
@@ -7,6 +43,7 @@ export default defineConfig({
   base: '/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   worker: { format: 'es' },
+  plugins: [preloadApplication()],
   build: {
     outDir: '../dist/web',
     emptyOutDir: true,

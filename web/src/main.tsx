@@ -9,19 +9,20 @@ import { useStore } from './store';
 import { HomePage } from './pages/home-page';
 import { RoomPage } from './pages/room-page';
 import { DeckPage } from './pages/deck-page';
+import { deckPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
 
 setWorkerUrl(mapWorkerUrl);
 // On the pages with a map, MapLibre's worker starts loading now, not when the map is made: its
 // script takes a while to compile, and the deck's tiles and the room's markers wait for it.
-if (/^\/[rp]\//.test(location.pathname)) prewarm();
+if (roomPath(location.pathname) || deckPath(location.pathname)) prewarm();
 
 function App() {
   const path = useStore(route).split('?')[0]!;
-  const room = /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path);
-  if (room) return <RoomPage key={room[1]} roomId={room[1]!} />;
-  const deck = /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path);
-  if (deck) return <DeckPage key={deck[1]} roomId={deck[1]!} />;
+  const room = roomPath(path);
+  if (room) return <RoomPage key={room} roomId={room} />;
+  const deck = deckPath(path);
+  if (deck) return <DeckPage key={deck} roomId={deck} />;
   if (path === '/verify-email') return <VerifyEmailPage />;
   return <HomePage />;
 }

@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { api, ok } from '../api/client';
+import { publishedDeck, takeEarly } from '../api/early-reads';
 import type { Deck } from '../api/types';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { DeckContent } from '../map/deck-content';
@@ -20,22 +20,18 @@ export function DeckPage({ roomId }: { roomId: string }) {
     let shown!: () => void;
     return { promise: new Promise<void>((resolve) => (shown = resolve)), shown: () => shown() };
   }, []);
-  useEffect(() => {
-    void attempt(() => ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } })).then(setDeck));
+  // Layout effects, here and below: run as soon as the page is rendered, not after a frame is
+  // drawn, which a browser drawing in software draws late.
+  useLayoutEffect(() => {
+    void attempt(() => takeEarly(`deck ${roomId}`, () => publishedDeck(roomId)).then(setDeck));
   }, [roomId]);
-  // The map is made at once, blank, while the deck loads; the first slide's view and base map come with it.
-  // In a task of its own: making it takes a while, and the deck's request goes out first.
-  useEffect(() => {
-    let created: MapLibreMap | undefined;
-    const timer = setTimeout(() => {
-      created = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
-      baseMapAfter(created, firstShown.promise);
-      whenStyleReady(created, () => setMap(created!));
-    });
-    return () => {
-      clearTimeout(timer);
-      created?.remove();
-    };
+  // The map is made at once, blank, while the deck loads (its request left before the
+  // application's scripts ran); the first slide's view and base map come with it.
+  useLayoutEffect(() => {
+    const created = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
+    baseMapAfter(created, firstShown.promise);
+    whenStyleReady(created, () => setMap(created));
+    return () => created.remove();
   }, []);
   const content = useMemo(() => {
     if (!map || !deck) return null;

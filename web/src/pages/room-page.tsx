@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { api, ok } from '../api/client';
+import { latestVersion, roomInfo, takeEarly } from '../api/early-reads';
 import type { MyInvitation, RoomInfo } from '../api/types';
 import { linkClick } from '../router';
 import { session } from '../session';
@@ -34,13 +34,15 @@ export function RoomPage({ roomId }: { roomId: string }) {
   const model = useMemo(() => new RoomModel(roomId), [roomId, token]);
   const presence = useMemo(() => new RoomPresence(roomId), [model]);
 
-  useEffect(() => {
+  // A layout effect: the room's reads are taken up at once, not after the first frame is drawn.
+  useLayoutEffect(() => {
     let live: LiveChannel | null = null;
     setAccess({ state: 'checking' });
     (async () => {
-      // The version is read before the content (see RoomModel.load), beside the room's info.
-      const version = model.currentVersion().catch(() => undefined);
-      const info = await ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
+      // The version is read before the content (see RoomModel.load), beside the room's info;
+      // both were usually sent before the application's scripts ran (api/early-reads.ts).
+      const version = takeEarly(`version ${roomId}`, () => latestVersion(roomId)).catch(() => undefined);
+      const info = await takeEarly(`info ${roomId}`, () => roomInfo(roomId));
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
         const invitation = token ? await myInvitationTo(roomId) : undefined;

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { MarkerPreview } from '../map/marker-preview';
@@ -27,7 +27,9 @@ export function MapView({ info }: { info: RoomInfo }) {
   const state = useStore(room.model);
   const container = useRef<HTMLDivElement>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
-  useEffect(() => {
+  // Layout effects, here and below: the map is made, and the content put on it, as soon as the
+  // room is rendered, not after its frame is drawn (late, in a browser drawing in software).
+  useLayoutEffect(() => {
     const view =
       info.defaultViewLat != null && info.defaultViewLng != null
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
@@ -44,7 +46,7 @@ export function MapView({ info }: { info: RoomInfo }) {
   }, []);
   const loaded = state !== null;
   // Bound again when the role changes (the owner may change it while the page is open).
-  useEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
+  useLayoutEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
   return <div ref={container} class="map" role="application" aria-label="Map of the room" data-testid="map" />;
 }
 

@@ -61,6 +61,15 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   useEffect(() => {
     if (openTable) setTab('layers');
   }, [openTable]);
+  // The panels come a frame after the room's content: its markers are drawn first (the side
+  // panel's first render is a long task, and in a browser drawing in software a costly frame).
+  const [panelsShown, setPanelsShown] = useState(false);
+  const loaded = state !== null;
+  useEffect(() => {
+    if (!loaded || panelsShown) return;
+    const frame = requestAnimationFrame(() => setPanelsShown(true));
+    return () => cancelAnimationFrame(frame);
+  }, [loaded]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   return (
@@ -82,8 +91,8 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         {state && <Legend />}
         {state && <TimeBar />}
         <aside class="side" aria-label="Room panels">
-          {!state && <p>Loading the room…</p>}
-          {state && (
+          {!(state && panelsShown) && <p>Loading the room…</p>}
+          {state && panelsShown && (
             <>
               {selected && !past && <SelectionPanel />}
               <div class="tabs" role="tablist">

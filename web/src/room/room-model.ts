@@ -1,4 +1,5 @@
 import { api, ok } from '../api/client';
+import { latestVersion } from '../api/early-reads';
 import type { LiveChange } from '../api/types';
 import { session } from '../session';
 import { Store } from '../store';
@@ -109,11 +110,8 @@ export class RoomModel extends Store<RoomState | null> {
   }
 
   /** The room's latest change version (0 before the first change). */
-  async currentVersion(): Promise<number> {
-    const { events } = await ok(
-      api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId: this.roomId }, query: { limit: 1 } } }),
-    );
-    return events[0]?.version ?? 0;
+  currentVersion(): Promise<number> {
+    return latestVersion(this.roomId);
   }
 
   /** Applies what the page itself just did, with a step of room-state.ts (the live echo changes nothing more). */
