@@ -249,4 +249,13 @@ describe('tiles that do not exist', () => {
     }
     assertError(await getTile(tileUrl('layer-doesnotexist00', { z: 0, x: 0, y: 0 })), 404, 'not_found');
   });
+
+  test('a tile outside the grid is 400 even with an If-None-Match naming it', async () => {
+    // The ETag such a tile would have: a real tile's, with its z/x/y swapped for the missing tile's.
+    const etag = (await getTile(tileUrl(layer.id, { z: 0, x: 0, y: 0 }))).headers.etag as string;
+    const named = etag.replace(/-0-0-0"$/, '-2-4-0"');
+    assert.notEqual(named, etag);
+    const res = await getTile(`/api/layers/${layer.id}/tiles/2/4/0.mvt`, users.owner.token, { 'if-none-match': named });
+    assert.match(assertError(res, 400, 'validation_error').message, /no tile 2\/4\/0/);
+  });
 });

@@ -171,7 +171,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       reply.headers(DATA_HEADERS);
       const etag = (version: string) => `W/"${version}-${z}-${x}-${y}"`;
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId)))
+      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId, z, x, y)))
         return reply.status(304).send();
       const { tile, version } = await layers.tile(request.room.id, layerId, z, x, y);
       reply.header('etag', etag(version));

@@ -186,19 +186,27 @@ export class LayersService {
     x: number,
     y: number,
   ): Promise<{ tile: Uint8Array | null; version: string }> {
-    if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
+    assertTile(z, x, y);
     const layer = await this.vector(roomId, layerId);
-    const version = `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
+    const version = tileVersionOf(layer);
     const found = await this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z);
     return { tile: encodeTile(found, z, x, y), version };
   }
 
-  /** The version a tile's ETag names, without encoding it (a conditional request). */
-  async tileVersion(roomId: string, layerId: string): Promise<string> {
-    const layer = await this.vector(roomId, layerId);
-    return `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
+  /** The version a tile's ETag names, without encoding it (a conditional request); 400 for a tile outside the grid. */
+  async tileVersion(roomId: string, layerId: string, z: number, x: number, y: number): Promise<string> {
+    assertTile(z, x, y);
+    return tileVersionOf(await this.vector(roomId, layerId));
   }
 }
+
+function assertTile(z: number, x: number, y: number) {
+  if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
+}
+
+/** It changes when the layer does, and with the tiles' encoding. */
+const tileVersionOf = (layer: { storage_key: number; updated_at: number }) =>
+  `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
 
 /** The query's bbox, or null when none is given; all four or none, min below max. */
 function bboxOf(query: FeaturesQuery): Bbox | null {
