@@ -315,5 +315,8 @@ describe('the search rate limit', () => {
     assertOk(await ask());
     assertOk(await ask());
     assertError(await ask(), 429, 'too_many_requests', 'Too many requests; retry later');
+    // The OpenAPI document names this service's limit, not the default.
+    const document = limited.app.swagger() as { paths: Record<string, { get: { description: string } }> };
+    assert.match(document.paths['/api/rooms/{roomId}/search']!.get.description, /PER_MINUTE \(2 on this service\)/);
   });
 });

@@ -11,7 +11,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
   search: SearchService;
   geocoder: Geocoder;
   geocodesPerMinute: number;
-  /** SEARCH_RATE_LIMIT_PER_MINUTE (600): a person typing asks at most 4 times a second; a team behind one address, a few of them. */
+  /** SEARCH_RATE_LIMIT_PER_MINUTE (default 600): a person typing asks at most 4 times a second; a team behind one address, a few of them. */
   searchesPerMinute: number;
 }> = async (app, { search, geocoder, geocodesPerMinute, searchesPerMinute }) => {
   app.get('/api/rooms/:roomId/search', {
@@ -29,7 +29,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{
         "features were not read; its attribute table's `q` (`GET /api/layers/{layerId}/attributes?q=`, following " +
         '`next`) finds the text anywhere in it. The first ' +
         `${MAX_LAYERS_SEARCHED} vector layers (in the room's order) are searched. ` +
-        'SEARCH_RATE_LIMIT_PER_MINUTE (600) searches per client and minute (429 `too_many_requests` past it).',
+        `SEARCH_RATE_LIMIT_PER_MINUTE (${searchesPerMinute} on this service) searches per client and minute ` +
+        '(429 `too_many_requests` past it).',
       params: RoomParams,
       querystring: S.SearchQuery,
       response: { 200: S.SearchResults, ...errors(400, 401, 403, 404, 429) },
