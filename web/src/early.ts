@@ -3,4 +3,8 @@
 import { sendFirstReads } from './api/early-reads';
 
 sendFirstReads(location.pathname);
-void import('./main');
+import('./main').catch((error) => {
+  // A script that did not load (a network failure, or a new release replacing it meanwhile).
+  console.error(error);
+  document.getElementById('app')!.textContent = 'Maproom could not be loaded. Reload the page to try again.';
+});

@@ -171,9 +171,9 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       reply.headers(DATA_HEADERS);
       const etag = (version: string) => `W/"${version}-${z}-${x}-${y}"`;
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch && ifNoneMatch === etag(await layers.tileVersion(request.room.id, layerId, z, x, y)))
-        return reply.status(304).send();
-      const { tile, version } = await layers.tile(request.room.id, layerId, z, x, y);
+      const answer = await layers.tile(request.room.id, layerId, { z, x, y }, (v) => ifNoneMatch === etag(v));
+      if (answer.unchanged) return reply.status(304).send();
+      const { tile, version } = answer;
       reply.header('etag', etag(version));
       if (!tile) return reply.status(204).send();
       return reply

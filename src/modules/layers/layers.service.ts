@@ -178,35 +178,26 @@ export class LayersService {
     return featureCollectionText(rows, undefined, { chunkIndex: index, bbox: chunk.bbox });
   }
 
-  /** The vector tile z/x/y (null: nothing in it), with the version its ETag names. */
+  /**
+   * The vector tile z/x/y (null: nothing in it), with the version its ETag names; `unchanged`
+   * when `cached` says the caller has this version already (not encoded then). 400 for a tile
+   * outside the grid, whatever the caller has.
+   */
   async tile(
     roomId: string,
     layerId: string,
-    z: number,
-    x: number,
-    y: number,
-  ): Promise<{ tile: Uint8Array | null; version: string }> {
-    assertTile(z, x, y);
+    { z, x, y }: { z: number; x: number; y: number },
+    cached: (version: string) => boolean = () => false,
+  ): Promise<{ unchanged: true } | { unchanged: false; tile: Uint8Array | null; version: string }> {
+    if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
     const layer = await this.vector(roomId, layerId);
-    const version = tileVersionOf(layer);
+    // It changes when the layer does, and with the tiles' encoding.
+    const version = `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
+    if (cached(version)) return { unchanged: true };
     const found = await this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z);
-    return { tile: encodeTile(found, z, x, y), version };
-  }
-
-  /** The version a tile's ETag names, without encoding it (a conditional request); 400 for a tile outside the grid. */
-  async tileVersion(roomId: string, layerId: string, z: number, x: number, y: number): Promise<string> {
-    assertTile(z, x, y);
-    return tileVersionOf(await this.vector(roomId, layerId));
+    return { unchanged: false, tile: encodeTile(found, z, x, y), version };
   }
 }
-
-function assertTile(z: number, x: number, y: number) {
-  if (!isValidTile(z, x, y)) throw badRequest(`There is no tile ${z}/${x}/${y}: x and y must be below 2^z`);
-}
-
-/** It changes when the layer does, and with the tiles' encoding. */
-const tileVersionOf = (layer: { storage_key: number; updated_at: number }) =>
-  `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
 
 /** The query's bbox, or null when none is given; all four or none, min below max. */
 function bboxOf(query: FeaturesQuery): Bbox | null {

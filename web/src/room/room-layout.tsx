@@ -67,8 +67,14 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   const loaded = state !== null;
   useEffect(() => {
     if (!loaded || panelsShown) return;
-    const frame = requestAnimationFrame(() => setPanelsShown(true));
-    return () => cancelAnimationFrame(frame);
+    const show = () => setPanelsShown(true);
+    const frame = requestAnimationFrame(show);
+    // A tab opened in the background draws no frames: its panels come all the same.
+    const timer = setTimeout(show, 100);
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }, [loaded]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
