@@ -187,9 +187,19 @@ describe('the web application', { skip }, () => {
 
   test('a page opening the room draws its markers from the feed, then shows a marker whole when it is opened', async () => {
     const feed = watcher.waitForResponse((r) => new URL(r.url()).pathname === `/api/rooms/${roomId}/markers/feed`);
+    const reads: string[] = [];
+    const count = (request: { url: () => string }) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) reads.push(url.pathname + url.search);
+    };
+    watcher.on('request', count);
     await watcher.reload();
     await mapReady(watcher);
     assert.equal((await feed).status(), 200);
+    watcher.off('request', count);
+    // The first reads leave from the page's entry script and the room page takes them: each is sent once.
+    for (const read of ['info', 'history?limit=1', 'markers/feed'])
+      assert.equal(reads.filter((r) => r === `/api/rooms/${roomId}/${read}`).length, 1, `${read} read once: ${reads}`);
     await watcher.getByRole('tab', { name: 'Markers' }).click();
     await watcher.getByTestId('marker-list').getByText('New marker').waitFor({ timeout: 10_000 });
     // The marker the photo test made, where Ann clicked: the same view and size in both browsers.
@@ -517,8 +527,13 @@ describe('the web application', { skip }, () => {
     await ann.getByText('Public link').waitFor();
 
     const visitor = await page({ width: 390, height: 844 });
+    const deckReads: string[] = [];
+    visitor.on('request', (request) => {
+      if (new URL(request.url()).pathname === `/api/rooms/${roomId}/presentation`) deckReads.push(request.url());
+    });
     await visitor.goto(`${service.url}/p/${roomId}`);
     await visitor.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor({ timeout: 30_000 });
+    assert.equal(deckReads.length, 1, 'the deck is read once (by the entry script, taken by the page)');
     // The room itself stays private to the same visitor, who is offered the deck.
     await visitor.goto(`${service.url}/r/${roomId}`);
     await visitor.getByRole('link', { name: 'view the presentation' }).waitFor();
