@@ -20,6 +20,7 @@ import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
 import { shownState } from './time-view';
 import { openAtContent } from './zoom-to-content';
+import { afterNextFrame } from '../ui/after-frame';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -91,19 +92,27 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     }
     last = state;
   };
-  draw(shown());
-  whenMarkersLoaded(map, showLayers);
   openAtContent(map, model.get()!);
-  // After opening at the content: the preview clusters for the view the map opens at.
+  // The preview first (after opening at the content: it clusters for the view the map opens
+  // at); the map's own sources after its frame: handing the markers to MapLibre's worker, the
+  // drawings and their labels are a long task of their own, which would hold the frame back.
   markWhenDrawn(map, new MarkerPreview(map, previewPoints(shown().markers.values())));
-  const stopModel = model.subscribe((state) => state && draw(shown()));
-  const stopHidden = room.hidden.subscribe(() => draw(shown()));
-  const stopTime = room.timeView.subscribe(() => draw(shown()));
+  let drawing = false;
+  const redraw = () => drawing && draw(shown());
+  const stopFirstDraw = afterNextFrame(() => {
+    drawing = true;
+    draw(shown());
+    whenMarkersLoaded(map, showLayers);
+  });
+  const stopModel = model.subscribe(redraw);
+  const stopHidden = room.hidden.subscribe(redraw);
+  const stopTime = room.timeView.subscribe(redraw);
   const stopInteractions = bindMapInteractions(map, room);
   const stopSelection = highlightSelection(map, room);
   room.map.set(map);
   map.getContainer().dataset.ready = 'true';
   return () => {
+    stopFirstDraw();
     stopModel();
     stopHidden();
     stopTime();

@@ -20,6 +20,7 @@ import { HistoryPanel } from './panels/history-panel';
 import { SettingsPanel } from './panels/settings-panel';
 import { TimeBar } from './time-bar';
 import { showsPast } from './time-view';
+import { afterNextFrame } from '../ui/after-frame';
 
 const TABS = [
   ['markers', 'Markers'],
@@ -65,17 +66,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   // panel's first render is a long task, and in a browser drawing in software a costly frame).
   const [panelsShown, setPanelsShown] = useState(false);
   const loaded = state !== null;
-  useEffect(() => {
-    if (!loaded || panelsShown) return;
-    const show = () => setPanelsShown(true);
-    const frame = requestAnimationFrame(show);
-    // A tab opened in the background draws no frames: its panels come all the same.
-    const timer = setTimeout(show, 100);
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, [loaded]);
+  useEffect(() => (loaded && !panelsShown ? afterNextFrame(() => setPanelsShown(true)) : undefined), [loaded]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   return (

@@ -1,0 +1,21 @@
+/**
+ * Calls `callback` once the browser has drawn its next frame (in a task after it), or after
+ * `ms` in a tab that draws no frames (opened in the background). Returns the cancel.
+ */
+export function afterNextFrame(callback: () => void, ms = 100): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    callback();
+  };
+  const frame = requestAnimationFrame(() => (timer = setTimeout(run)));
+  const fallback = setTimeout(run, ms);
+  return () => {
+    done = true;
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+    clearTimeout(fallback);
+  };
+}
