@@ -215,7 +215,7 @@ test('pointer and view messages are relayed to the others, with who sent them; b
   assert.equal(viewer.ws.readyState, viewer.ws.OPEN, 'bad messages do not close the socket');
 });
 
-test('pointers are throttled: one of each type per 50 ms per person or token is relayed, the rest dropped', async () => {
+test('pointers are throttled: one of each type per 50 ms per person or token is relayed at once', async () => {
   // RoomPresence on its own, with a clock of the test's: no wall-clock time is involved.
   let now = 1_000;
   const names = { one: async (actor: { id: string }) => `name of ${actor.id}` } as unknown as ActorNames;
@@ -240,6 +240,45 @@ test('pointers are throttled: one of each type per 50 ms per person or token is 
       ['pointer', 5],
     ],
   );
+  await presence.close();
+});
+
+test('the last pointer and view within the 50 ms are relayed when they are up, never after a newer one', async () => {
+  let now = 1_000;
+  const names = { one: async (actor: { id: string }) => `name of ${actor.id}` } as unknown as ActorNames;
+  const presence = new RoomPresence(new InProcessPresence(), names, undefined, () => now);
+  const heard: { type: string; lng: number }[] = [];
+  await presence.enter('trailing1', { kind: 'user', id: 'user-listener' }, (text) => heard.push(JSON.parse(text)));
+  const sender = await presence.enter('trailing1', { kind: 'user', id: 'user-sender' });
+  heard.length = 0;
+  const send = (type: 'pointer' | 'view', lng: number) =>
+    sender.received(JSON.stringify({ type, lng, lat: 0, ...(type === 'view' && { zoom: 3 }) }));
+  send('pointer', 1);
+  send('view', 10);
+  now += 10;
+  send('pointer', 2);
+  send('view', 20);
+  send('pointer', 3); // replaces 2, which is never relayed
+  send('view', 30);
+  const moved = () => heard.filter((m) => m.type === 'pointer' || m.type === 'view').map((m) => [m.type, m.lng]);
+  assert.deepEqual(moved(), [
+    ['pointer', 1],
+    ['view', 10],
+  ]);
+  // The stop: what waited goes at the end of the 50 ms (a follower's map ends where the followed one stopped).
+  now += 40;
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.deepEqual(moved().slice(2).sort(), [
+    ['pointer', 3],
+    ['view', 30],
+  ]);
+  // One that waits is dropped when a newer one goes first: no older position after a newer one.
+  now += 10;
+  send('pointer', 4); // 10 ms after 3 went: it waits
+  now += 50;
+  send('pointer', 5); // the 50 ms are up: it goes, and 4 never does
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.deepEqual(moved().slice(4), [['pointer', 5]]);
   await presence.close();
 });
 

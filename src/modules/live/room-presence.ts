@@ -20,14 +20,19 @@ export const UNNAMED_MEMBER = 'Member';
 
 /**
  * At most one pointer and one view per person or token in a room in this time is relayed (on
- * this instance), whatever their number of sockets; the rest are dropped.
+ * this instance), whatever their number of sockets. One that comes sooner waits for the end of
+ * the time, replaced by any newer one: so the last position always arrives (a follower's map
+ * ends where the followed one stopped), and never after a newer one.
  */
 const RELAY_EVERY_MS = 50;
 
-/** When a person's or token's last pointer and view in a room were relayed, and by how many of their sockets here. */
+type Moved = ClientMessage['type'];
+
+/** A person's or token's pointer and view in a room: when each was last relayed, the one waiting, and how many of their sockets are here. */
 interface Relayed {
   pointer: number;
   view: number;
+  waiting: Partial<Record<Moved, { message: ClientMessage; from: string; timer: ReturnType<typeof setTimeout> }>>;
   sockets: number;
 }
 
@@ -75,6 +80,8 @@ export class RoomPresence {
   }
 
   async close() {
+    for (const relayed of this.relayed.values())
+      for (const waiting of Object.values(relayed.waiting)) clearTimeout(waiting.timer);
     await Promise.all([this.presence.close(), this.others?.close()]);
   }
 
@@ -99,7 +106,7 @@ export class RoomPresence {
     }
     const throttleKey = `${roomId}|${actor.kind}|${actor.id}`;
     let lastRelayed = this.relayed.get(throttleKey);
-    if (!lastRelayed) this.relayed.set(throttleKey, (lastRelayed = { pointer: 0, view: 0, sockets: 0 }));
+    if (!lastRelayed) this.relayed.set(throttleKey, (lastRelayed = { pointer: 0, view: 0, waiting: {}, sockets: 0 }));
     lastRelayed.sockets++;
     const relayed = lastRelayed;
     let left = false;
@@ -112,15 +119,39 @@ export class RoomPresence {
           return;
         }
         if (!Value.Check(ClientMessage, message)) return;
-        const now = this.now();
-        if (now - relayed[message.type] < RELAY_EVERY_MS) return;
-        relayed[message.type] = now;
-        this.tell({ roomId, event: { ...message, from: who }, ...byEmail }, connectionId);
+        const { type } = message;
+        // Not to the socket it came from.
+        const relay = (moved: ClientMessage, from: string) => {
+          relayed[type] = this.now();
+          this.tell({ roomId, event: { ...moved, from: who }, ...byEmail }, from);
+        };
+        const wait = RELAY_EVERY_MS - (this.now() - relayed[type]);
+        const waiting = relayed.waiting[type];
+        if (wait <= 0) {
+          // Newer than the one waiting, which is not relayed after it.
+          if (waiting) clearTimeout(waiting.timer);
+          delete relayed.waiting[type];
+          relay(message, connectionId);
+        } else if (waiting) Object.assign(waiting, { message, from: connectionId });
+        else {
+          const timer = setTimeout(() => {
+            const last = relayed.waiting[type];
+            delete relayed.waiting[type];
+            if (last) relay(last.message, last.from);
+          }, wait);
+          timer.unref();
+          relayed.waiting[type] = { message, from: connectionId, timer };
+        }
       },
       leave: async () => {
         if (left) return;
         left = true;
-        if (--relayed.sockets === 0 && this.relayed.get(throttleKey) === relayed) this.relayed.delete(throttleKey);
+        if (--relayed.sockets === 0) {
+          // Gone: what waited is not relayed.
+          for (const waiting of Object.values(relayed.waiting)) clearTimeout(waiting.timer);
+          relayed.waiting = {};
+          if (this.relayed.get(throttleKey) === relayed) this.relayed.delete(throttleKey);
+        }
         room.delete(connectionId);
         if (room.size === 0 && this.sockets.get(roomId) === room) this.sockets.delete(roomId);
         if (await this.presence.leave(roomId, connectionId)) {

@@ -9961,7 +9961,7 @@ export interface paths {
          *     **Presence**: with `?presence=true` the socket also gets `presence.joined` / `presence.left` (members and the room's tokens
          *     coming and going) and the others' `pointer` / `view`. A member's or token's socket may send
          *     `{"type":"pointer","lng","lat"}` and `{"type":"view","lng","lat","zoom","bearing"?,"pitch"?}`: relayed to the room's other
-         *     sockets, never stored, at most one of each per 50 ms per member or token (however many sockets they have); anything else is ignored. See `GET /api/rooms/{roomId}/presence`.
+         *     sockets, never stored, at most one of each per 50 ms per member or token (however many sockets they have): one sent sooner waits for the end of those 50 ms, replaced by any newer one, so the last position always arrives; anything else is ignored. See `GET /api/rooms/{roomId}/presence`.
          */
         get: {
             parameters: {
