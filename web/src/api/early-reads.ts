@@ -10,28 +10,7 @@ import { api, ok } from './client';
  */
 const sent = new Map<string, Promise<unknown>>();
 
-const keyOf = (name: string) => `${name} ${session.get().token ?? ''}`;
-
-function sendEarly(name: string, read: () => Promise<unknown>) {
-  const reading = read();
-  // Handled by the page that takes it; a read never taken is not an unhandled rejection.
-  reading.catch(() => undefined);
-  sent.set(keyOf(name), reading);
-}
-
-/** The read sent early under `name`, or a fresh one. */
-export function takeEarly<T>(name: string, read: () => Promise<T>): Promise<T> {
-  const key = keyOf(name);
-  const early = sent.get(key) as Promise<T> | undefined;
-  sent.delete(key);
-  return early ?? read();
-}
-
-/** The room of a /r/:roomId path, the deck of a /p/:roomId path. */
-export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
-export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
-
-export const roomInfo = (roomId: string) => ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
+const roomInfo = (roomId: string) => ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
 
 /** A room's latest change version (0 before the first change). */
 export async function latestVersion(roomId: string): Promise<number> {
@@ -41,16 +20,41 @@ export async function latestVersion(roomId: string): Promise<number> {
   return events[0]?.version ?? 0;
 }
 
-export const publishedDeck = (roomId: string) =>
+const publishedDeck = (roomId: string) =>
   ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } }));
+
+/** The reads a page may find sent early, by name: each of a room (or its deck). */
+const READS = { info: roomInfo, version: latestVersion, deck: publishedDeck };
+type Read = keyof typeof READS;
+
+const keyOf = (read: Read, roomId: string) => `${read} ${roomId} ${session.get().token ?? ''}`;
+
+function sendEarly(read: Read, roomId: string) {
+  const reading = READS[read](roomId);
+  // Handled by the page that takes it; a read never taken is not an unhandled rejection.
+  reading.catch(() => undefined);
+  sent.set(keyOf(read, roomId), reading);
+}
+
+/** The read of the room sent early, or a fresh one. */
+export function takeEarly<R extends Read>(read: R, roomId: string): ReturnType<(typeof READS)[R]> {
+  const key = keyOf(read, roomId);
+  const early = sent.get(key);
+  sent.delete(key);
+  return (early ?? READS[read](roomId)) as ReturnType<(typeof READS)[R]>;
+}
+
+/** The room of a /r/:roomId path, the deck of a /p/:roomId path. */
+export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
+export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 
 /** Sends the first reads of the page at `path`: a room's info and version, a deck. */
 export function sendFirstReads(path: string) {
   const room = roomPath(path);
   if (room) {
-    sendEarly(`info ${room}`, () => roomInfo(room));
-    sendEarly(`version ${room}`, () => latestVersion(room));
+    sendEarly('info', room);
+    sendEarly('version', room);
   }
   const deck = deckPath(path);
-  if (deck) sendEarly(`deck ${deck}`, () => publishedDeck(deck));
+  if (deck) sendEarly('deck', deck);
 }

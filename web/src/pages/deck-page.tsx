@@ -1,6 +1,6 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { publishedDeck, takeEarly } from '../api/early-reads';
+import { takeEarly } from '../api/early-reads';
 import type { Deck } from '../api/types';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { DeckContent } from '../map/deck-content';
@@ -23,7 +23,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
   // Layout effects, here and below: run as soon as the page is rendered, not after a frame is
   // drawn, which a browser drawing in software draws late.
   useLayoutEffect(() => {
-    void attempt(() => takeEarly(`deck ${roomId}`, () => publishedDeck(roomId)).then(setDeck));
+    void attempt(() => takeEarly('deck', roomId).then(setDeck));
   }, [roomId]);
   // The map is made at once, blank, while the deck loads (its request left before the
   // application's scripts ran); the first slide's view and base map come with it.

@@ -1,6 +1,6 @@
 import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { latestVersion, roomInfo, takeEarly } from '../api/early-reads';
+import { takeEarly } from '../api/early-reads';
 import type { MyInvitation, RoomInfo } from '../api/types';
 import { linkClick } from '../router';
 import { session } from '../session';
@@ -41,8 +41,8 @@ export function RoomPage({ roomId }: { roomId: string }) {
     (async () => {
       // The version is read before the content (see RoomModel.load), beside the room's info;
       // both were usually sent before the application's scripts ran (api/early-reads.ts).
-      const version = takeEarly(`version ${roomId}`, () => latestVersion(roomId)).catch(() => undefined);
-      const info = await takeEarly(`info ${roomId}`, () => roomInfo(roomId));
+      const version = takeEarly('version', roomId).catch(() => undefined);
+      const info = await takeEarly('info', roomId);
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
         const invitation = token ? await myInvitationTo(roomId) : undefined;

@@ -40,7 +40,7 @@ export class RoomModel extends Store<RoomState | null> {
    */
   async load(version?: number) {
     const p = this.path;
-    version ??= await this.currentVersion();
+    version ??= await latestVersion(this.roomId);
     const [room, markers, icons, layers, rasters, drawings, slides, comments] = await Promise.all([
       ok(api.GET('/api/rooms/{roomId}', p)),
       ok(api.GET('/api/rooms/{roomId}/markers/feed', p)),
@@ -107,11 +107,6 @@ export class RoomModel extends Store<RoomState | null> {
     if (read.response.status === 404) return;
     const { marker } = await ok(Promise.resolve(read));
     this.change((state) => withMarkerDetails(state, [marker]));
-  }
-
-  /** The room's latest change version (0 before the first change). */
-  currentVersion(): Promise<number> {
-    return latestVersion(this.roomId);
   }
 
   /** Applies what the page itself just did, with a step of room-state.ts (the live echo changes nothing more). */
