@@ -528,12 +528,25 @@ describe('the web application', { skip }, () => {
 
     const visitor = await page({ width: 390, height: 844 });
     const deckReads: string[] = [];
+    const tileReads = new Map<string, number>();
+    let workers = 0;
+    visitor.on('worker', () => workers++);
     visitor.on('request', (request) => {
-      if (new URL(request.url()).pathname === `/api/rooms/${roomId}/presentation`) deckReads.push(request.url());
+      const { pathname } = new URL(request.url());
+      if (pathname === `/api/rooms/${roomId}/presentation`) deckReads.push(request.url());
+      if (/^\/api\/layers\/[^/]+\/tiles\//.test(pathname)) tileReads.set(pathname, (tileReads.get(pathname) ?? 0) + 1);
     });
     await visitor.goto(`${service.url}/p/${roomId}`);
     await visitor.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor({ timeout: 30_000 });
+    await visitor.locator('[data-testid="map"][data-ready="true"]').waitFor();
     assert.equal(deckReads.length, 1, 'the deck is read once (by the entry script, taken by the page)');
+    // The first slide's layer tiles: each asked for by the entry script as the deck came, then by
+    // MapLibre's worker (from the browser's cache): none that MapLibre did not want, none missed.
+    assert.ok(tileReads.size > 0, 'the slide shows the uploaded layer');
+    for (const [tile, reads] of tileReads) assert.equal(reads, 2, `${tile}: asked for early and by the map`);
+    // MapLibre's worker is the one the entry script started: no second one is made.
+    const cores = await visitor.evaluate(() => navigator.hardwareConcurrency);
+    assert.equal(workers, Math.max(Math.min(Math.floor(cores / 2), 3), 1), "the early worker is MapLibre's own");
     // The room itself stays private to the same visitor, who is offered the deck.
     await visitor.goto(`${service.url}/r/${roomId}`);
     await visitor.getByRole('link', { name: 'view the presentation' }).waitFor();

@@ -47,9 +47,13 @@ export default defineConfig({
   build: {
     outDir: '../dist/web',
     emptyOutDir: true,
-    // MapLibre is most of the JavaScript; a chunk of its own is cached across app releases.
+    // MapLibre is most of the JavaScript; a chunk of its own is cached across app releases. Its
+    // code and styles only: the address of its worker's script (`?worker&url`) is a string the
+    // small entry needs, which must not wait for MapLibre's chunk.
     chunkSizeWarningLimit: 1400,
-    rolldownOptions: { output: { advancedChunks: { groups: [{ name: 'maplibre', test: /maplibre-gl/ }] } } },
+    rolldownOptions: {
+      output: { advancedChunks: { groups: [{ name: 'maplibre', test: /maplibre-gl[^?]*\.(m?js|css)$/ }] } },
+    },
   },
   server: { proxy: { '/api': { target: 'http://127.0.0.1:8080', ws: true } } },
 });

@@ -1,5 +1,6 @@
 import { session } from '../session';
 import { api, ok } from './client';
+import type { Deck } from './types';
 
 /**
  * The first reads of the room and deck pages, sent by a small script of their own (src/early.ts)
@@ -29,11 +30,12 @@ type Read = keyof typeof READS;
 
 const keyOf = (read: Read, roomId: string) => `${read} ${roomId} ${session.get().token ?? ''}`;
 
-function sendEarly(read: Read, roomId: string) {
-  const reading = READS[read](roomId);
+function sendEarly<R extends Read>(read: R, roomId: string): ReturnType<(typeof READS)[R]> {
+  const reading = READS[read](roomId) as ReturnType<(typeof READS)[R]>;
   // Handled by the page that takes it; a read never taken is not an unhandled rejection.
   reading.catch(() => undefined);
   sent.set(keyOf(read, roomId), reading);
+  return reading;
 }
 
 /** The read of the room sent early, or a fresh one. */
@@ -48,13 +50,13 @@ export function takeEarly<R extends Read>(read: R, roomId: string): ReturnType<(
 export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 
-/** Sends the first reads of the page at `path`: a room's info and version, a deck. */
-export function sendFirstReads(path: string) {
+/** Sends the first reads of the page at `path`: a room's info and version, a deck (answered: the deck's first tiles follow it). */
+export function sendFirstReads(path: string): Promise<Deck> | undefined {
   const room = roomPath(path);
   if (room) {
     sendEarly('info', room);
     sendEarly('version', room);
   }
   const deck = deckPath(path);
-  if (deck) sendEarly('deck', deck);
+  return deck ? sendEarly('deck', deck) : undefined;
 }

@@ -1,7 +1,14 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Deck, Layer, Slide } from '../api/types';
 import { DrawingLabels } from './map-labels';
-import { addContentLayers, setDrawings, setMarkers, setRasterLayers, setVectorLayers } from './room-layers';
+import {
+  addContentLayers,
+  addVectorSource,
+  setDrawings,
+  setMarkers,
+  setRasterLayers,
+  setVectorLayers,
+} from './room-layers';
 
 /**
  * A published deck on the map, one slide at a time: each slide shows only the markers,
@@ -12,31 +19,66 @@ export class DeckContent {
   private readonly labels: DrawingLabels;
   private readonly layersSeen = new Set<string>();
   private readonly rastersSeen = new Set<string>();
-  private shown = false;
   private current: string | undefined;
 
+  /**
+   * Shows the deck's first slide at once, its layers' sources added first (their tiles take
+   * longest to come, and MapLibre asks for tiles source by source) and its markers and drawings
+   * in the sources as they are made; `onFirstShown` hears when they are drawn (the base map's
+   * tiles come when they come).
+   */
   constructor(
     private readonly map: MapLibreMap,
     private readonly deck: Deck,
-    private readonly onFirstShown: () => void,
+    onFirstShown: () => void,
   ) {
-    addContentLayers(map);
+    const first = deck.slides[0];
+    const objects = this.objectsOf(first);
+    for (const layer of objects.layers) addVectorSource(map, layer);
+    addContentLayers(map, objects);
     this.labels = new DrawingLabels(map);
+    this.showLayers(first);
+    this.labels.set(objects.drawings);
+    this.current = first?.id;
+    const sources = ['markers', 'drawings', ...(first?.layerIds ?? []).map((id) => `vector-${id}`)];
+    whenDrawn(
+      map,
+      [...sources, ...(first?.rasterLayerIds ?? []).map((id) => `raster-${id}`)].filter((id) => map.getSource(id)),
+      onFirstShown,
+    );
   }
 
   /** Shows a slide's objects; the slide shown already is left as it is. */
   show(slide: Slide | undefined) {
-    if (this.shown && slide?.id === this.current) return;
+    if (slide?.id === this.current) return;
     this.current = slide?.id;
-    const { deck, map } = this;
+    this.showLayers(slide);
+    const { markers, drawings } = this.objectsOf(slide);
+    setMarkers(this.map, markers, new Set());
+    setDrawings(this.map, drawings);
+    this.labels.set(drawings);
+  }
+
+  /** The deck's objects a slide lists. */
+  private objectsOf(slide: Slide | undefined) {
     const on = (ids: string[] | undefined) => new Set(ids ?? []);
     const markers = on(slide?.markerIds);
     const drawings = on(slide?.drawingIds);
     const layers = on(slide?.layerIds);
-    const rasters = on(slide?.rasterLayerIds);
+    return {
+      markers: this.deck.markers.filter((m) => markers.has(m.id)),
+      drawings: this.deck.drawings.filter((d) => drawings.has(d.id)),
+      layers: (this.deck.layers as Layer[]).filter((l) => layers.has(l.id)),
+    };
+  }
+
+  /** The slide's layers and rasters shown; those of slides seen before stay, hidden. */
+  private showLayers(slide: Slide | undefined) {
+    const { deck, map } = this;
+    const layers = new Set(slide?.layerIds ?? []);
+    const rasters = new Set(slide?.rasterLayerIds ?? []);
     for (const id of layers) this.layersSeen.add(id);
     for (const id of rasters) this.rastersSeen.add(id);
-    // Layers first: their tiles take longest to come (the markers and drawings are in the deck).
     const notOn = (shown: Set<string>) => (ids: Iterable<string>) => new Set([...ids].filter((id) => !shown.has(id)));
     setVectorLayers(
       map,
@@ -48,24 +90,6 @@ export class DeckContent {
       deck.rasterLayers.filter((r) => this.rastersSeen.has(r.id)),
       notOn(rasters)(this.rastersSeen),
     );
-    setMarkers(
-      map,
-      deck.markers.filter((m) => markers.has(m.id)),
-      new Set(),
-    );
-    const slideDrawings = deck.drawings.filter((d) => drawings.has(d.id));
-    setDrawings(map, slideDrawings);
-    this.labels.set(slideDrawings);
-    if (!this.shown) {
-      this.shown = true;
-      const sources = [
-        'markers',
-        'drawings',
-        ...[...layers].map((id) => `vector-${id}`),
-        ...[...rasters].map((id) => `raster-${id}`),
-      ].filter((id) => map.getSource(id));
-      whenDrawn(map, sources, this.onFirstShown);
-    }
   }
 }
 

@@ -2,6 +2,7 @@ import type { GeoJSONSource, Map as MapLibreMap, RasterTileSource } from 'maplib
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
 import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
+import { VECTOR_TILE_MAXZOOM, vectorTileAddress } from './view-tiles';
 
 /**
  * The room's content on the map, bottom to top: rasters (PNG tiles), vector layers (vector
@@ -30,9 +31,16 @@ const circleStroke = {
   'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
 } as never;
 
-export function addContentLayers(map: MapLibreMap) {
+/**
+ * The content's sources and layers, empty or with their first `markers` and `drawings`: data
+ * given later (`setData`) is a second pass of MapLibre's worker, and its tiles are cut again.
+ */
+export function addContentLayers(
+  map: MapLibreMap,
+  initial: { markers?: Iterable<Marker>; drawings?: Iterable<Drawing> } = {},
+) {
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
-  map.addSource('drawings', { type: 'geojson', data: empty() });
+  map.addSource('drawings', { type: 'geojson', data: drawingFeatures(initial.drawings ?? []) });
   const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
   map.addLayer(
     {
@@ -77,9 +85,11 @@ export function addContentLayers(map: MapLibreMap) {
     'slot-drawings',
   );
 
+  const markers = markerFeatures(initial.markers ?? [], new Set());
+  markersShown.set(map, markers.features);
   map.addSource('markers', {
     type: 'geojson',
-    data: empty(),
+    data: markers,
     cluster: true,
     clusterRadius: CLUSTER_RADIUS,
     clusterMaxZoom: CLUSTER_MAX_ZOOM,
@@ -129,6 +139,10 @@ export function addContentLayers(map: MapLibreMap) {
     },
     'slot-markers',
   );
+}
+
+/** Above the content, what the room's page shows while one works: the inspected feature, a marker being dragged. */
+export function addRoomOverlays(map: MapLibreMap) {
   map.addSource('feature-highlight', { type: 'geojson', data: empty() });
   map.addLayer({
     id: 'feature-highlight-fill',
@@ -238,6 +252,10 @@ function sameFeatures(a: GeoJSON.Feature[], b: GeoJSON.Feature[]) {
 }
 
 export function setDrawings(map: MapLibreMap, drawings: Iterable<Drawing>) {
+  (map.getSource('drawings') as GeoJSONSource).setData(drawingFeatures(drawings));
+}
+
+function drawingFeatures(drawings: Iterable<Drawing>): GeoJSON.FeatureCollection {
   const features = [...drawings].map((d) => ({
     type: 'Feature' as const,
     id: undefined,
@@ -251,7 +269,7 @@ export function setDrawings(map: MapLibreMap, drawings: Iterable<Drawing>) {
       ...(d.style?.strokeWeight !== undefined && { strokeWeight: d.style.strokeWeight }),
     },
   }));
-  (map.getSource('drawings') as GeoJSONSource).setData({ type: 'FeatureCollection', features });
+  return { type: 'FeatureCollection', features };
 }
 
 /** What the page shows of each layer beyond its stored style: hidden here, this page only. */
@@ -260,12 +278,21 @@ export interface LocalVisibility {
 }
 
 /**
- * The highest zoom of a layer's tiles the map asks for (drawn enlarged above). It must be the
- * service's thinning `maxZoom` (src/geo/thinning.ts): below it a tile keeps one small feature
- * per thinning cell, so with 14 here most small buildings of a dense layer were never drawn,
- * however far the map zoomed in, and a click on one found nothing.
+ * A layer's vector tiles as a source of the map (kept when it is there already); answers its id.
+ * MapLibre asks for tiles in the order its sources were added, and its one worker takes the
+ * requests in turn: a page whose layer's tiles matter most adds their source first.
  */
-export const VECTOR_TILE_MAXZOOM = 16;
+export function addVectorSource(map: MapLibreMap, layer: Layer): string {
+  const source = `vector-${layer.id}`;
+  if (!map.getSource(source))
+    map.addSource(source, {
+      type: 'vector',
+      tiles: [vectorTileAddress(layer.id)],
+      maxzoom: VECTOR_TILE_MAXZOOM,
+      ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
+    });
+  return source;
+}
 
 /** Vector layers from their vector tiles, styled as stored. */
 export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<string>) {
@@ -279,14 +306,8 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
     }
   }
   for (const layer of layers) {
-    const source = `vector-${layer.id}`;
-    if (!map.getSource(source)) {
-      map.addSource(source, {
-        type: 'vector',
-        tiles: [`${location.origin}/api/layers/${layer.id}/tiles/{z}/{x}/{y}.mvt`],
-        maxzoom: VECTOR_TILE_MAXZOOM,
-        ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
-      });
+    const source = addVectorSource(map, layer);
+    if (!map.getLayer(`${source}-fill`)) {
       map.addLayer(
         {
           id: `${source}-fill`,

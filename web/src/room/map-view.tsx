@@ -4,6 +4,7 @@ import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/cr
 import { MarkerPreview } from '../map/marker-preview';
 import {
   addContentLayers,
+  addRoomOverlays,
   previewPoints,
   setDrawings,
   setMarkers,
@@ -41,6 +42,7 @@ export function MapView({ info }: { info: RoomInfo }) {
     baseMapAfter(created, room.model.markersShown);
     whenStyleReady(created, () => {
       addContentLayers(created);
+      addRoomOverlays(created);
       setMap(created);
     });
     return () => created.remove();
