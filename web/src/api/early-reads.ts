@@ -14,18 +14,42 @@ const sent = new Map<string, Promise<unknown>>();
 const roomInfo = (roomId: string) => ok(api.GET('/api/rooms/{roomId}/info', { params: { path: { roomId } } }));
 
 /** A room's latest change version (0 before the first change). */
-export async function latestVersion(roomId: string): Promise<number> {
+async function latestVersion(roomId: string): Promise<number> {
   const { events } = await ok(
     api.GET('/api/rooms/{roomId}/history', { params: { path: { roomId }, query: { limit: 1 } } }),
   );
   return events[0]?.version ?? 0;
 }
 
+/** Everything a room shows (RoomModel.load): the room, its markers' feed and every list. */
+export function roomContent(roomId: string) {
+  const p = { params: { path: { roomId } } };
+  return Promise.all([
+    ok(api.GET('/api/rooms/{roomId}', p)),
+    ok(api.GET('/api/rooms/{roomId}/markers/feed', p)),
+    ok(api.GET('/api/rooms/{roomId}/marker-icons', p)),
+    ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: roomId } } })),
+    ok(api.GET('/api/rooms/{roomId}/raster-layers', p)),
+    ok(api.GET('/api/rooms/{roomId}/drawings', p)),
+    ok(api.GET('/api/rooms/{roomId}/presentation/slides', p)),
+    ok(api.GET('/api/rooms/{roomId}/comments', p)),
+  ]);
+}
+
+/**
+ * A room's version, then its content: in that order, so that the live channel, listening from
+ * the version, brings every change the content's reads might have missed.
+ */
+async function roomOpening(roomId: string) {
+  const version = await latestVersion(roomId);
+  return { version, content: await roomContent(roomId) };
+}
+
 const publishedDeck = (roomId: string) =>
   ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } }));
 
 /** The reads a page may find sent early, by name: each of a room (or its deck). */
-const READS = { info: roomInfo, version: latestVersion, deck: publishedDeck };
+const READS = { info: roomInfo, opening: roomOpening, deck: publishedDeck };
 type Read = keyof typeof READS;
 
 const keyOf = (read: Read, roomId: string) => `${read} ${roomId} ${session.get().token ?? ''}`;
@@ -50,12 +74,12 @@ export function takeEarly<R extends Read>(read: R, roomId: string): ReturnType<(
 export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 
-/** Sends the first reads of the page at `path`: a room's info and version, a deck (answered: the deck's first tiles follow it). */
+/** Sends the first reads of the page at `path`: a room's info and opening, a deck (answered: the deck's first tiles follow it). */
 export function sendFirstReads(path: string): Promise<Deck> | undefined {
   const room = roomPath(path);
   if (room) {
     sendEarly('info', room);
-    sendEarly('version', room);
+    sendEarly('opening', room);
   }
   const deck = deckPath(path);
   return deck ? sendEarly('deck', deck) : undefined;

@@ -39,9 +39,8 @@ export function RoomPage({ roomId }: { roomId: string }) {
     let live: LiveChannel | null = null;
     setAccess({ state: 'checking' });
     (async () => {
-      // The version is read before the content (see RoomModel.load), beside the room's info;
-      // both were usually sent before the application's scripts ran (api/early-reads.ts).
-      const version = takeEarly('version', roomId).catch(() => undefined);
+      // The room's info, and its version and content (RoomModel.load), were usually sent before
+      // the application's scripts ran (api/early-reads.ts).
       const info = await takeEarly('info', roomId);
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
@@ -60,7 +59,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
         return;
       }
       // The map starts (from the room's view) while the version and then the content load.
-      const loading = version.then((v) => model.load(v));
+      const loading = model.load();
       // The content's requests leave first: rendering the room (and making its map) is a long
       // task, and the requests' promise chains would otherwise wait for it before being sent.
       await new Promise((resolve) => setTimeout(resolve));

@@ -1,5 +1,5 @@
 import { api, ok } from '../api/client';
-import { latestVersion } from '../api/early-reads';
+import { roomContent, takeEarly } from '../api/early-reads';
 import type { LiveChange } from '../api/types';
 import { session } from '../session';
 import { Store } from '../store';
@@ -34,23 +34,16 @@ export class RoomModel extends Store<RoomState | null> {
   }
 
   /**
-   * Loads everything (first open, and after a `resync`). The version is read first, so the
-   * live channel, listening from it, brings every change the reads might have missed. Markers
-   * come from the feed (what the map draws); the rest of each is read when asked for.
+   * Loads everything (first open, and after a `resync` from `version`): the version first, then
+   * the content (api/early-reads.ts: on opening, those the page's entry sent). Markers come from
+   * the feed (what the map draws); the rest of each is read when asked for.
    */
   async load(version?: number) {
-    const p = this.path;
-    version ??= await latestVersion(this.roomId);
-    const [room, markers, icons, layers, rasters, drawings, slides, comments] = await Promise.all([
-      ok(api.GET('/api/rooms/{roomId}', p)),
-      ok(api.GET('/api/rooms/{roomId}/markers/feed', p)),
-      ok(api.GET('/api/rooms/{roomId}/marker-icons', p)),
-      ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: this.roomId } } })),
-      ok(api.GET('/api/rooms/{roomId}/raster-layers', p)),
-      ok(api.GET('/api/rooms/{roomId}/drawings', p)),
-      ok(api.GET('/api/rooms/{roomId}/presentation/slides', p)),
-      ok(api.GET('/api/rooms/{roomId}/comments', p)),
-    ]);
+    const opening =
+      version === undefined
+        ? await takeEarly('opening', this.roomId)
+        : { version, content: await roomContent(this.roomId) };
+    const [room, markers, icons, layers, rasters, drawings, slides, comments] = opening.content;
     this.set({
       room,
       markers: markersOfFeed(markers),
@@ -60,7 +53,7 @@ export class RoomModel extends Store<RoomState | null> {
       drawings: new Map(drawings.drawings.map((d) => [d.id, d])),
       slides: slides.slides,
       comments: comments.comments,
-      version,
+      version: opening.version,
     });
     if (this.details) {
       this.details = null;
