@@ -27,6 +27,9 @@ type Access =
   | { state: 'open'; info: RoomInfo };
 
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
+/** How long the room waits for its content before it renders without it (its map first). */
+const CONTENT_WAIT_MS = 300;
+
 export function RoomPage({ roomId }: { roomId: string }) {
   const { token } = useStore(session);
   const [access, setAccess] = useState<Access>({ state: 'checking' });
@@ -58,11 +61,12 @@ export function RoomPage({ roomId }: { roomId: string }) {
         );
         return;
       }
-      // The map starts (from the room's view) while the version and then the content load.
+      // The room renders (its map made) once its content is in, or after CONTENT_WAIT_MS: a
+      // room read in time shows its markers with the map's first frames (the preview is drawn
+      // as the map is made), and one slower to read shows its map first. Rendering the room is a
+      // long task, and the reads' answers would otherwise wait behind it and the map's frames.
       const loading = model.load();
-      // The content's requests leave first: rendering the room (and making its map) is a long
-      // task, and the requests' promise chains would otherwise wait for it before being sent.
-      await new Promise((resolve) => setTimeout(resolve));
+      await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, CONTENT_WAIT_MS))]);
       setAccess({ state: 'open', info });
       await loading;
       live = new LiveChannel(model, presence, Boolean(info.isPublic));

@@ -28,6 +28,8 @@ export function MapView({ info }: { info: RoomInfo }) {
   const room = useRoom();
   const state = useStore(room.model);
   const container = useRef<HTMLDivElement>(null);
+  // The map once made (its view set), then once its style is loaded (content can be added).
+  const [made, setMade] = useState<MapLibreMap | null>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
   // Layout effects, here and below: the map is made, and the content put on it, as soon as the
   // room is rendered, not after its frame is drawn (late, in a browser drawing in software).
@@ -45,12 +47,29 @@ export function MapView({ info }: { info: RoomInfo }) {
       addRoomOverlays(created);
       setMap(created);
     });
+    setMade(created);
     return () => created.remove();
   }, []);
   const loaded = state !== null;
+  // The view and the markers' preview need the map made, not its style: they come as soon as
+  // the room has loaded, which on opening is often before MapLibre's first frames.
+  useLayoutEffect(() => {
+    if (made && loaded) previewContent(made, room);
+  }, [made, loaded]);
   // Bound again when the role changes (the owner may change it while the page is open).
   useLayoutEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
   return <div ref={container} class="map" role="application" aria-label="Map of the room" data-testid="map" />;
+}
+
+/**
+ * Opens the map at the room's content (when the room asks for it) and draws the markers' preview
+ * for that view (map/marker-preview.ts), until the map draws its own markers.
+ */
+function previewContent(map: MapLibreMap, room: RoomContextValue) {
+  const state = room.model.get()!;
+  openAtContent(map, state);
+  const shown = shownState(state, room.timeView.get(), Date.now());
+  markWhenDrawn(map, new MarkerPreview(map, previewPoints(shown.markers.values())));
 }
 
 /** Keeps the map in step with the room's state and binds the map's clicks; returns the undo. */
@@ -94,11 +113,8 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     }
     last = state;
   };
-  openAtContent(map, model.get()!);
-  // The preview first (after opening at the content: it clusters for the view the map opens
-  // at); the map's own sources after its frame: handing the markers to MapLibre's worker, the
-  // drawings and their labels are a long task of their own, which would hold the frame back.
-  markWhenDrawn(map, new MarkerPreview(map, previewPoints(shown().markers.values())));
+  // The map's own sources after the preview's frame: handing the markers to MapLibre's worker,
+  // the drawings and their labels are a long task of their own, which would hold it back.
   let drawing = false;
   const redraw = () => drawing && draw(shown());
   const stopFirstDraw = afterNextFrame(() => {
