@@ -1,4 +1,4 @@
-import { Map as MapLibreMap, NavigationControl, ScaleControl } from 'maplibre-gl';
+import { Map as MapLibreMap, NavigationControl, ScaleControl, type StyleSpecification } from 'maplibre-gl';
 import { authHeaders } from '../api/client';
 import { baseStyle } from './base-layers';
 import { BaseMap } from './base-map';
@@ -13,16 +13,22 @@ export interface View {
   pitch?: number;
 }
 
-/** A MapLibre map whose requests to this service carry the session's credential (tiles of private rooms). */
+/**
+ * A MapLibre map whose requests to this service carry the session's credential (tiles of private
+ * rooms). `sources`: content sources known as it is made, in the style it loads first: MapLibre
+ * reads those before its first frame (a vector source added later, a frame later; a GeoJSON
+ * source, once its worker has taken the data).
+ */
 export function createMap(
   container: HTMLElement,
   view: View,
   baseLayerId: string | null,
   theme: string | null,
+  sources: StyleSpecification['sources'] = {},
 ): MapLibreMap {
   const map = new MapLibreMap({
     container,
-    style: baseStyle(theme),
+    style: { ...baseStyle(theme), sources },
     center: [view.lng, view.lat],
     zoom: view.zoom,
     bearing: view.bearing ?? 0,

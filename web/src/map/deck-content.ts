@@ -1,13 +1,15 @@
-import type { Map as MapLibreMap } from 'maplibre-gl';
+import type { Map as MapLibreMap, StyleSpecification } from 'maplibre-gl';
 import type { Deck, Layer, Slide } from '../api/types';
 import { DrawingLabels } from './map-labels';
 import {
   addContentLayers,
   addVectorSource,
+  contentSources,
   setDrawings,
   setMarkers,
   setRasterLayers,
   setVectorLayers,
+  vectorSource,
 } from './room-layers';
 
 /**
@@ -61,15 +63,7 @@ export class DeckContent {
 
   /** The deck's objects a slide lists. */
   private objectsOf(slide: Slide | undefined) {
-    const on = (ids: string[] | undefined) => new Set(ids ?? []);
-    const markers = on(slide?.markerIds);
-    const drawings = on(slide?.drawingIds);
-    const layers = on(slide?.layerIds);
-    return {
-      markers: this.deck.markers.filter((m) => markers.has(m.id)),
-      drawings: this.deck.drawings.filter((d) => drawings.has(d.id)),
-      layers: (this.deck.layers as Layer[]).filter((l) => layers.has(l.id)),
-    };
+    return slideObjects(this.deck, slide);
   }
 
   /** The slide's layers and rasters shown; those of slides seen before stay, hidden. */
@@ -91,6 +85,31 @@ export class DeckContent {
       notOn(rasters)(this.rastersSeen),
     );
   }
+}
+
+/** The deck's markers, drawings and layers a slide lists. */
+function slideObjects(deck: Deck, slide: Slide | undefined) {
+  const on = (ids: string[] | undefined) => new Set(ids ?? []);
+  const markers = on(slide?.markerIds);
+  const drawings = on(slide?.drawingIds);
+  const layers = on(slide?.layerIds);
+  return {
+    markers: deck.markers.filter((m) => markers.has(m.id)),
+    drawings: deck.drawings.filter((d) => drawings.has(d.id)),
+    layers: (deck.layers as Layer[]).filter((l) => layers.has(l.id)),
+  };
+}
+
+/**
+ * The sources of the deck's first slide, its layers' first, for the style its map is made with
+ * (createMap): MapLibre then asks for all their tiles in its first frame.
+ */
+export function firstSlideSources(deck: Deck): StyleSpecification['sources'] {
+  const objects = slideObjects(deck, deck.slides[0]);
+  return {
+    ...Object.fromEntries(objects.layers.map((layer) => [`vector-${layer.id}`, vectorSource(layer)])),
+    ...contentSources(objects),
+  };
 }
 
 /** Calls `drawn` after the first frame drawn with `sources` loaded (not waiting for the base map's tiles). */

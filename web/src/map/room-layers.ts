@@ -1,4 +1,10 @@
-import type { GeoJSONSource, Map as MapLibreMap, RasterTileSource } from 'maplibre-gl';
+import type {
+  GeoJSONSource,
+  GeoJSONSourceSpecification,
+  Map as MapLibreMap,
+  RasterTileSource,
+  SourceSpecification,
+} from 'maplibre-gl';
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
 import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
@@ -31,16 +37,37 @@ const circleStroke = {
   'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
 } as never;
 
+/** The content's first markers and drawings (none: empty sources). */
+export interface InitialContent {
+  markers?: Iterable<Marker>;
+  drawings?: Iterable<Drawing>;
+}
+
 /**
- * The content's sources and layers, empty or with their first `markers` and `drawings`: data
- * given later (`setData`) is a second pass of MapLibre's worker, and its tiles are cut again.
+ * The content's GeoJSON sources, empty or with their first markers and drawings: data given
+ * later (`setData`) is a second pass of MapLibre's worker, and its tiles are cut again. Also for
+ * the style a map is made with (createMap), where MapLibre reads them before its first frame.
  */
-export function addContentLayers(
-  map: MapLibreMap,
-  initial: { markers?: Iterable<Marker>; drawings?: Iterable<Drawing> } = {},
-) {
+export function contentSources(initial: InitialContent = {}): Record<'drawings' | 'markers', SourceSpecification> {
+  return {
+    drawings: { type: 'geojson', data: drawingFeatures(initial.drawings ?? []) },
+    markers: {
+      type: 'geojson',
+      data: markerFeatures(initial.markers ?? [], new Set()),
+      cluster: true,
+      clusterRadius: CLUSTER_RADIUS,
+      clusterMaxZoom: CLUSTER_MAX_ZOOM,
+      promoteId: 'id',
+    },
+  };
+}
+
+/** The content's sources (those the map was not made with: contentSources) and layers. */
+export function addContentLayers(map: MapLibreMap, initial: InitialContent = {}) {
+  const sources = contentSources(initial);
+  for (const [id, source] of Object.entries(sources)) if (!map.getSource(id)) map.addSource(id, source);
+  markersShown.set(map, ((sources.markers as GeoJSONSourceSpecification).data as GeoJSON.FeatureCollection).features);
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
-  map.addSource('drawings', { type: 'geojson', data: drawingFeatures(initial.drawings ?? []) });
   const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
   map.addLayer(
     {
@@ -85,16 +112,6 @@ export function addContentLayers(
     'slot-drawings',
   );
 
-  const markers = markerFeatures(initial.markers ?? [], new Set());
-  markersShown.set(map, markers.features);
-  map.addSource('markers', {
-    type: 'geojson',
-    data: markers,
-    cluster: true,
-    clusterRadius: CLUSTER_RADIUS,
-    clusterMaxZoom: CLUSTER_MAX_ZOOM,
-    promoteId: 'id',
-  });
   map.addLayer(
     {
       id: CLUSTER_LAYER,
@@ -284,14 +301,18 @@ export interface LocalVisibility {
  */
 export function addVectorSource(map: MapLibreMap, layer: Layer): string {
   const source = `vector-${layer.id}`;
-  if (!map.getSource(source))
-    map.addSource(source, {
-      type: 'vector',
-      tiles: [vectorTileAddress(layer.id)],
-      maxzoom: VECTOR_TILE_MAXZOOM,
-      ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
-    });
+  if (!map.getSource(source)) map.addSource(source, vectorSource(layer));
   return source;
+}
+
+/** A layer's vector tiles as MapLibre's source, `vector-<layer id>` (also in a style a map is made with). */
+export function vectorSource(layer: Layer): SourceSpecification {
+  return {
+    type: 'vector',
+    tiles: [vectorTileAddress(layer.id)],
+    maxzoom: VECTOR_TILE_MAXZOOM,
+    ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
+  };
 }
 
 /** Vector layers from their vector tiles, styled as stored. */

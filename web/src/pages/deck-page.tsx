@@ -3,11 +3,14 @@ import type { Map as MapLibreMap } from 'maplibre-gl';
 import { takeEarly } from '../api/early-reads';
 import type { Deck } from '../api/types';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
-import { DeckContent } from '../map/deck-content';
+import { DeckContent, firstSlideSources } from '../map/deck-content';
 import { DeckPlayer } from '../room/deck-player';
 import { InlineError, useInlineError } from '../ui/inline-error';
 
 const NOT_PUBLIC = 'This presentation is not public, or does not exist.';
+/** How long the page waits for the deck before it shows a blank map (the world) meanwhile. */
+const DECK_WAIT_MS = 300;
+const WORLD = { lat: 20, lng: 0, zoom: 1.5 };
 
 /** /p/:roomId: the published presentation, for anyone (even when the room itself is private). */
 export function DeckPage({ roomId }: { roomId: string }) {
@@ -16,41 +19,58 @@ export function DeckPage({ roomId }: { roomId: string }) {
   const [shown, setShown] = useState<{ map: MapLibreMap; content: DeckContent } | null>(null);
   const container = useRef<HTMLDivElement>(null);
   // A layout effect: it runs as soon as the page is rendered, not after a frame is drawn, which a
-  // browser drawing in software draws late. The map is made at once, blank, while the deck loads
-  // (its request left before the application's scripts ran). The first slide goes on the map in
-  // whichever comes last, the deck or the map's style: when the style comes last, that is in the
-  // frame MapLibre loads it, before its first render, so the slide's tiles are asked for in it.
+  // browser drawing in software draws late. The map is made once the deck is read (its request
+  // left before the application's scripts ran: it is usually in), at the first slide's view and
+  // with its sources (layers, markers, drawings) in the style it loads first, which MapLibre
+  // reads before its first frame; or blank after DECK_WAIT_MS, for a deck slow to read. The
+  // first slide's layers go on the map in whichever comes last, the deck or the map's style.
   useLayoutEffect(() => {
-    const map = createMap(container.current!, { lat: 20, lng: 0, zoom: 1.5 }, 'blank', null);
-    // The first slide's content is drawn before the offline base map's coastlines are cut (BaseMap.after).
-    let firstShown!: () => void;
-    baseMapAfter(map, new Promise<void>((resolve) => (firstShown = resolve)));
+    let made: MapLibreMap | undefined;
     let loaded: Deck | undefined;
     let styled = false;
     let removed = false;
+    // The first slide's content is drawn before the offline base map's coastlines are cut (BaseMap.after).
+    let firstShown!: () => void;
+    const drawnFirst = new Promise<void>((resolve) => (firstShown = resolve));
+    const make = () => {
+      if (made || removed) return;
+      const first = loaded?.slides[0];
+      const map = createMap(
+        container.current!,
+        first?.view ?? WORLD,
+        'blank',
+        null,
+        loaded && firstSlideSources(loaded),
+      );
+      made = map;
+      baseMapAfter(map, drawnFirst);
+      whenStyleReady(map, () => {
+        styled = true;
+        present();
+      });
+    };
     const present = () => {
-      if (!loaded || !styled || removed) return;
-      const content = showFirstSlide(map, loaded, () => {
+      if (!made || !loaded || !styled || removed) return;
+      const content = showFirstSlide(made, loaded, () => {
         container.current!.dataset.ready = 'true';
         performance.mark('maproom:slide-shown');
         firstShown();
       });
-      setShown({ map, content });
+      setShown({ map: made, content });
     };
-    whenStyleReady(map, () => {
-      styled = true;
-      present();
-    });
     void attempt(() =>
       takeEarly('deck', roomId).then((read) => {
         loaded = read;
+        make();
         present();
         setDeck(read);
       }),
     );
+    const slow = setTimeout(make, DECK_WAIT_MS);
     return () => {
       removed = true;
-      map.remove();
+      clearTimeout(slow);
+      made?.remove();
     };
   }, [roomId]);
   return (
