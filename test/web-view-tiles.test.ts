@@ -37,7 +37,14 @@ test('a fractional zoom is cut at the zoom below, its tiles drawn larger', () =>
 test('a turned view reaches the tiles its corners reach', () => {
   const centre = at(500.5, 300.5, 10);
   assert.equal(viewTiles(centre, 500, 500, { maxzoom: 16 }).length, 1);
-  assert.equal(viewTiles({ ...centre, bearing: 45 }, 500, 500, { maxzoom: 16 }).length, 9);
+  // Turned by 45°, it reaches the four tiles beside it, not those at its corners (MapLibre asks for these five).
+  assert.deepEqual(names(viewTiles({ ...centre, bearing: 45 }, 500, 500, { maxzoom: 16 })), [
+    '10/499/300',
+    '10/500/299',
+    '10/500/300',
+    '10/500/301',
+    '10/501/300',
+  ]);
 });
 
 test("above the source's maxzoom, its highest tiles are asked for", () => {
@@ -52,6 +59,19 @@ test("the source's bounds cut the tiles asked for", () => {
   const [west, north] = [(500 / 1024) * 360 - 180 + 0.01, at(500, 300, 10).lat - 0.01];
   const bounds = [west, north - 0.1, west + 0.1, north];
   assert.deepEqual(names(viewTiles(view, 1024, 1024, { maxzoom: 16, bounds })), ['10/500/300']);
+});
+
+test("a bound on a tile's border leaves out the tile beyond it, as MapLibre does", () => {
+  const edge = (500 / 1024) * 360 - 180; // the border between tiles 499 and 500 at zoom 10
+  const view = at(500, 300, 10);
+  assert.deepEqual(names(viewTiles(view, 1024, 1024, { maxzoom: 16, bounds: [edge - 1, 0, edge, 80] })), [
+    '10/499/299',
+    '10/499/300',
+  ]);
+  assert.deepEqual(names(viewTiles(view, 1024, 1024, { maxzoom: 16, bounds: [edge, 0, edge + 1, 80] })), [
+    '10/500/299',
+    '10/500/300',
+  ]);
 });
 
 test('across the antimeridian, tiles wrap to their world and come once', () => {

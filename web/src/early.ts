@@ -6,8 +6,15 @@ import { startMapWorker } from './map/early-worker';
 import { warmFirstSlideTiles } from './map/first-slide-tiles';
 
 const deck = sendFirstReads(location.pathname);
-deck?.then(warmFirstSlideTiles, () => undefined);
-if (roomPath(location.pathname) || deckPath(location.pathname)) startMapWorker();
+deck?.then(warmFirstSlideTiles).catch(() => undefined);
+if (roomPath(location.pathname) || deckPath(location.pathname)) {
+  // A browser without module workers: MapLibre falls back to its own.
+  try {
+    startMapWorker();
+  } catch (error) {
+    console.warn(error);
+  }
+}
 import('./main').catch((error) => {
   // A script that did not load (a network failure, or a new release replacing it meanwhile).
   console.error(error);

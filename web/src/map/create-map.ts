@@ -28,7 +28,7 @@ export function createMap(
 ): MapLibreMap {
   const map = new MapLibreMap({
     container,
-    style: { ...baseStyle(theme), sources },
+    style: withSources(baseStyle(theme), sources),
     center: [view.lng, view.lat],
     zoom: view.zoom,
     bearing: view.bearing ?? 0,
@@ -47,6 +47,11 @@ export function createMap(
   map.once('remove', () => baseMap.remove());
   return map;
 }
+
+const withSources = (style: StyleSpecification, sources: StyleSpecification['sources']): StyleSpecification => ({
+  ...style,
+  sources: { ...style.sources, ...sources },
+});
 
 /**
  * Calls `ready` once the map's style is loaded: the moment content can be added. Not MapLibre's

@@ -21,8 +21,8 @@ export function startMapWorker() {
 /**
  * Runs `make` (MapLibre's `prewarm`, which makes its workers at once, with the global `Worker`)
  * so that the first worker of MapLibre's script it makes is the one started early; any more
- * (MapLibre makes up to three on larger machines) start as usual. Should a MapLibre release
- * make its workers later, the early one is not taken, and is ended.
+ * (MapLibre makes one, but up to three in Safari on larger machines) start as usual. Should a
+ * MapLibre release make its workers later, the early one is not taken, and is ended.
  */
 export function handOverMapWorker(make: () => void) {
   const NativeWorker = globalThis.Worker;

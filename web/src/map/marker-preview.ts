@@ -76,16 +76,17 @@ export class MarkerPreview {
 
 /**
  * The points in view or near it: those a cluster in view can hold. A cluster's points lie
- * within its radius of its seed at each zoom it was made at (45 px, then half and a quarter of
- * it at the zooms above): MARGIN_PX around the view holds them all. Clustering only these is
+ * within its radius of its seed at each zoom it was made at (45 px at the view's whole zoom, then
+ * half and a quarter of it at the zooms above): four radii around the view, at the view's own
+ * (fractional) zoom, hold them all. Clustering only these is
  * what keeps the preview fast: the room's 10,000 markers may spread over a country, of which
  * the view shows a town, and indexing them all (supercluster's trees, before the page's script
  * is optimised) took 100 ms of the opening. A turned, tilted or world-wrapping view keeps all.
  */
-const MARGIN_PX = 4 * CLUSTER_RADIUS;
-
 function nearView(map: MapLibreMap, points: PreviewPoint[]): PreviewPoint[] {
   if (map.getBearing() !== 0 || map.getPitch() !== 0) return points;
+  const zoom = map.getZoom();
+  const MARGIN_PX = 4 * CLUSTER_RADIUS * 2 ** (zoom - Math.floor(zoom));
   const { width, height } = map.getContainer().getBoundingClientRect();
   const northWest = map.unproject([-MARGIN_PX, -MARGIN_PX]);
   const southEast = map.unproject([width + MARGIN_PX, height + MARGIN_PX]);

@@ -48,35 +48,51 @@ function tilePoint(lng: number, lat: number, z: number) {
   };
 }
 
-/** The tiles a `width` × `height` px view covers, each once (longitudes wrapped as MapLibre does). */
+/**
+ * The tiles a `width` × `height` px view covers, each once: those that overlap the view turned by
+ * its bearing (not merely the box around it), wrapped across the antimeridian, within the
+ * source's bounds (MapLibre's rule: from the tile of the west and north edges to that of the
+ * east and south edges, these excluded when the edge falls on a tile's border).
+ */
 export function viewTiles(view: TileView, width: number, height: number, source: TileSourceRange): TileId[] {
   if ((view.pitch ?? 0) > 0 || width <= 0 || height <= 0) return [];
   const z = Math.max(0, Math.min(source.maxzoom, Math.floor(view.zoom)));
   const n = 2 ** z;
   const centre = tilePoint(view.lng, view.lat, z);
-  // Half the view in tile units, then the box around it turned by the bearing.
+  // Half the view in tile units; the view's right and down directions on the map.
   const scale = TILE_SIZE * 2 ** (view.zoom - z);
   const halfWidth = width / 2 / scale;
   const halfHeight = height / 2 / scale;
   const angle = ((view.bearing ?? 0) * Math.PI) / 180;
-  const cos = Math.abs(Math.cos(angle));
-  const sin = Math.abs(Math.sin(angle));
-  const extentX = halfWidth * cos + halfHeight * sin;
-  const extentY = halfWidth * sin + halfHeight * cos;
-  let [minX, maxX] = [Math.floor(centre.x - extentX), Math.ceil(centre.x + extentX) - 1];
-  let [minY, maxY] = [Math.max(0, Math.floor(centre.y - extentY)), Math.min(n - 1, Math.ceil(centre.y + extentY) - 1)];
-  if (source.bounds) {
-    const [west, south, east, north] = source.bounds as [number, number, number, number];
-    const low = tilePoint(west, north, z);
-    const high = tilePoint(east, south, z);
-    [minX, maxX] = [Math.max(minX, Math.floor(low.x)), Math.min(maxX, Math.floor(high.x))];
-    [minY, maxY] = [Math.max(minY, Math.floor(low.y)), Math.min(maxY, Math.floor(high.y))];
-  }
+  const right = { x: Math.cos(angle), y: Math.sin(angle) };
+  const down = { x: -Math.sin(angle), y: Math.cos(angle) };
+  const extentX = halfWidth * Math.abs(right.x) + halfHeight * Math.abs(down.x);
+  const extentY = halfWidth * Math.abs(right.y) + halfHeight * Math.abs(down.y);
+  const overlaps = (x: number, y: number) =>
+    [
+      [right, halfWidth],
+      [down, halfHeight],
+    ].every(([axis, half]) => {
+      const { x: ax, y: ay } = axis as { x: number; y: number };
+      const along = [0, 1].flatMap((dx) => [0, 1].map((dy) => (x + dx - centre.x) * ax + (y + dy - centre.y) * ay));
+      return Math.max(...along) > -(half as number) && Math.min(...along) < (half as number);
+    });
+  const within = withinBounds(source.bounds, z);
   const tiles = new Map<string, TileId>();
-  for (let x = minX; x <= maxX; x++)
-    for (let y = minY; y <= maxY; y++) {
+  for (let x = Math.floor(centre.x - extentX); x < centre.x + extentX; x++)
+    for (let y = Math.max(0, Math.floor(centre.y - extentY)); y < Math.min(n, centre.y + extentY); y++) {
       const wrapped = ((x % n) + n) % n;
-      tiles.set(`${wrapped}/${y}`, { z, x: wrapped, y });
+      if (overlaps(x, y) && within(wrapped, y)) tiles.set(`${wrapped}/${y}`, { z, x: wrapped, y });
     }
   return [...tiles.values()];
+}
+
+/** Whether a tile of zoom `z` is within `bounds` ([west, south, east, north]), as MapLibre decides. */
+function withinBounds(bounds: readonly number[] | undefined, z: number) {
+  if (!bounds) return () => true;
+  const [west, south, east, north] = bounds as [number, number, number, number];
+  const low = tilePoint(west, north, z);
+  const high = tilePoint(east, south, z);
+  const [minX, maxX, minY, maxY] = [Math.floor(low.x), Math.ceil(high.x), Math.floor(low.y), Math.ceil(high.y)];
+  return (x: number, y: number) => x >= minX && x < maxX && y >= minY && y < maxY;
 }

@@ -58,15 +58,22 @@ export function DeckPage({ roomId }: { roomId: string }) {
       });
       setShown({ map: made, content });
     };
-    void attempt(() =>
-      takeEarly('deck', roomId).then((read) => {
-        loaded = read;
-        make();
-        present();
-        setDeck(read);
-      }),
-    );
     const slow = setTimeout(make, DECK_WAIT_MS);
+    void attempt(() =>
+      takeEarly('deck', roomId).then(
+        (read) => {
+          loaded = read;
+          make();
+          present();
+          setDeck(read);
+        },
+        (error: unknown) => {
+          // No map behind the message the page shows instead.
+          clearTimeout(slow);
+          throw error;
+        },
+      ),
+    );
     return () => {
       removed = true;
       clearTimeout(slow);

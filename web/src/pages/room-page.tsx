@@ -26,10 +26,10 @@ type Access =
   | { state: 'invited'; info: RoomInfo; invitation: MyInvitation }
   | { state: 'open'; info: RoomInfo };
 
-/** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 /** How long the room waits for its content before it renders without it (its map first). */
 const CONTENT_WAIT_MS = 300;
 
+/** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 export function RoomPage({ roomId }: { roomId: string }) {
   const { token } = useStore(session);
   const [access, setAccess] = useState<Access>({ state: 'checking' });
@@ -40,6 +40,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
   // A layout effect: the room's reads are taken up at once, not after the first frame is drawn.
   useLayoutEffect(() => {
     let live: LiveChannel | null = null;
+    let left = false;
     setAccess({ state: 'checking' });
     (async () => {
       // The room's info, and its version and content (RoomModel.load), were usually sent before
@@ -67,15 +68,21 @@ export function RoomPage({ roomId }: { roomId: string }) {
       // long task, and the reads' answers would otherwise wait behind it and the map's frames.
       const loading = model.load();
       await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, CONTENT_WAIT_MS))]);
+      if (left) return;
       setAccess({ state: 'open', info });
       await loading;
+      // A page left meanwhile (another room opened) opens no channel that nothing would close.
+      if (left) return;
       live = new LiveChannel(model, presence, Boolean(info.isPublic));
       live.open();
       setLive(live);
     })().catch((error) =>
       setAccess({ state: 'refused', message: explain(error, { 404: 'There is no room with this address.' }) }),
     );
-    return () => live?.close();
+    return () => {
+      left = true;
+      live?.close();
+    };
   }, [model]);
 
   if (access.state === 'checking')

@@ -39,9 +39,10 @@ export class RoomModel extends Store<RoomState | null> {
    * the feed (what the map draws); the rest of each is read when asked for.
    */
   async load(version?: number) {
+    // An early read that failed (a network hiccup) is read again, once.
     const opening =
       version === undefined
-        ? await takeEarly('opening', this.roomId)
+        ? await takeEarly('opening', this.roomId).catch(() => takeEarly('opening', this.roomId))
         : { version, content: await roomContent(this.roomId) };
     const [room, markers, icons, layers, rasters, drawings, slides, comments] = opening.content;
     this.set({
