@@ -1,20 +1,13 @@
 // The page's entry: its first reads leave as soon as this small script runs (api/early-reads.ts),
 // with MapLibre's worker (map/early-worker.ts) and, once the deck is read, its first slide's
 // tiles (map/first-slide-tiles.ts); then the application (MapLibre most of it) loads and compiles.
-import { deckPath, roomPath, sendFirstReads } from './api/early-reads';
+import { mapPath, sendFirstReads } from './api/early-reads';
 import { startMapWorker } from './map/early-worker';
 import { warmFirstSlideTiles } from './map/first-slide-tiles';
 
 const deck = sendFirstReads(location.pathname);
 deck?.then(warmFirstSlideTiles).catch(() => undefined);
-if (roomPath(location.pathname) || deckPath(location.pathname)) {
-  // A browser without module workers: MapLibre falls back to its own.
-  try {
-    startMapWorker();
-  } catch (error) {
-    console.warn(error);
-  }
-}
+if (mapPath(location.pathname)) startMapWorker();
 import('./main').catch((error) => {
   // A script that did not load (a network failure, or a new release replacing it meanwhile).
   console.error(error);

@@ -7,14 +7,14 @@ import { useStore } from './store';
 import { HomePage } from './pages/home-page';
 import { RoomPage } from './pages/room-page';
 import { DeckPage } from './pages/deck-page';
-import { deckPath, roomPath } from './api/early-reads';
+import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
 setWorkerUrl(mapWorkerUrl);
 // On the pages with a map, MapLibre takes its worker now (started by src/early.ts), not when the
 // map is made: the deck's tiles and the room's markers wait for it.
-if (roomPath(location.pathname) || deckPath(location.pathname)) handOverMapWorker(prewarm);
+if (mapPath(location.pathname)) handOverMapWorker(prewarm);
 
 function App() {
   const path = useStore(route).split('?')[0]!;

@@ -80,8 +80,7 @@ export class RoomPresence {
   }
 
   async close() {
-    for (const relayed of this.relayed.values())
-      for (const waiting of Object.values(relayed.waiting)) clearTimeout(waiting.timer);
+    for (const relayed of this.relayed.values()) dropWaiting(relayed);
     await Promise.all([this.presence.close(), this.others?.close()]);
   }
 
@@ -147,9 +146,7 @@ export class RoomPresence {
         if (left) return;
         left = true;
         if (--relayed.sockets === 0) {
-          // Gone: what waited is not relayed.
-          for (const waiting of Object.values(relayed.waiting)) clearTimeout(waiting.timer);
-          relayed.waiting = {};
+          dropWaiting(relayed);
           if (this.relayed.get(throttleKey) === relayed) this.relayed.delete(throttleKey);
         }
         room.delete(connectionId);
@@ -190,4 +187,10 @@ function isNotice(value: unknown): value is PresenceNotice {
     (notice.email === undefined || typeof notice.email === 'string') &&
     Value.Check(PresenceEvent, notice.event)
   );
+}
+
+/** Gone (the last socket, or the service): what waited is not relayed. */
+function dropWaiting(relayed: Relayed) {
+  for (const waiting of Object.values(relayed.waiting)) clearTimeout(waiting.timer);
+  relayed.waiting = {};
 }

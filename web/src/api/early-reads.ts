@@ -73,6 +73,8 @@ export function takeEarly<R extends Read>(read: R, roomId: string): ReturnType<(
 /** The room of a /r/:roomId path, the deck of a /p/:roomId path. */
 export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
+/** Whether the page at `path` has a map (a room or a deck). */
+export const mapPath = (path: string) => Boolean(roomPath(path) || deckPath(path));
 
 /** Sends the first reads of the page at `path`: a room's info and opening, a deck (answered: the deck's first tiles follow it). */
 export function sendFirstReads(path: string): Promise<Deck> | undefined {

@@ -35,7 +35,7 @@ export class DeckContent {
     onFirstShown: () => void,
   ) {
     const first = deck.slides[0];
-    const objects = this.objectsOf(first);
+    const objects = slideObjects(deck, first);
     for (const layer of objects.layers) addVectorSource(map, layer);
     addContentLayers(map, objects);
     this.labels = new DrawingLabels(map);
@@ -55,15 +55,10 @@ export class DeckContent {
     if (slide?.id === this.current) return;
     this.current = slide?.id;
     this.showLayers(slide);
-    const { markers, drawings } = this.objectsOf(slide);
+    const { markers, drawings } = slideObjects(this.deck, slide);
     setMarkers(this.map, markers, new Set());
     setDrawings(this.map, drawings);
     this.labels.set(drawings);
-  }
-
-  /** The deck's objects a slide lists. */
-  private objectsOf(slide: Slide | undefined) {
-    return slideObjects(this.deck, slide);
   }
 
   /** The slide's layers and rasters shown; those of slides seen before stay, hidden. */

@@ -13,9 +13,13 @@ let started: Worker | undefined;
 
 export { mapWorkerUrl };
 
-/** Starts MapLibre's worker (on the pages with a map). */
+/** Starts MapLibre's worker (on the pages with a map); in a browser that cannot, MapLibre starts its own. */
 export function startMapWorker() {
-  started = new Worker(mapWorkerUrl, { type: 'module' });
+  try {
+    started = new Worker(mapWorkerUrl, { type: 'module' });
+  } catch (error) {
+    console.warn(error);
+  }
 }
 
 /**

@@ -5,6 +5,8 @@ import type {
   RasterTileSource,
   SourceSpecification,
 } from 'maplibre-gl';
+
+type ContentSource = GeoJSONSourceSpecification & { data: GeoJSON.FeatureCollection };
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
 import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
@@ -48,7 +50,7 @@ export interface InitialContent {
  * later (`setData`) is a second pass of MapLibre's worker, and its tiles are cut again. Also for
  * the style a map is made with (createMap), where MapLibre reads them before its first frame.
  */
-export function contentSources(initial: InitialContent = {}): Record<'drawings' | 'markers', SourceSpecification> {
+export function contentSources(initial: InitialContent = {}): Record<'drawings' | 'markers', ContentSource> {
   return {
     drawings: { type: 'geojson', data: drawingFeatures(initial.drawings ?? []) },
     markers: {
@@ -66,7 +68,7 @@ export function contentSources(initial: InitialContent = {}): Record<'drawings' 
 export function addContentLayers(map: MapLibreMap, initial: InitialContent = {}) {
   const sources = contentSources(initial);
   for (const [id, source] of Object.entries(sources)) if (!map.getSource(id)) map.addSource(id, source);
-  markersShown.set(map, ((sources.markers as GeoJSONSourceSpecification).data as GeoJSON.FeatureCollection).features);
+  markersShown.set(map, sources.markers.data.features);
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
   const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
   map.addLayer(

@@ -68,15 +68,15 @@ export function viewTiles(view: TileView, width: number, height: number, source:
   const down = { x: -Math.sin(angle), y: Math.cos(angle) };
   const extentX = halfWidth * Math.abs(right.x) + halfHeight * Math.abs(down.x);
   const extentY = halfWidth * Math.abs(right.y) + halfHeight * Math.abs(down.y);
-  const overlaps = (x: number, y: number) =>
-    [
-      [right, halfWidth],
-      [down, halfHeight],
-    ].every(([axis, half]) => {
-      const { x: ax, y: ay } = axis as { x: number; y: number };
-      const along = [0, 1].flatMap((dx) => [0, 1].map((dy) => (x + dx - centre.x) * ax + (y + dy - centre.y) * ay));
-      return Math.max(...along) > -(half as number) && Math.min(...along) < (half as number);
-    });
+  // A tile overlaps the turned view when its corners, along each of the view's directions, reach
+  // into the view's half-extent that way (no axis separates them).
+  const reaches = (x: number, y: number, axis: { x: number; y: number }, half: number) => {
+    const along = [0, 1].flatMap((dx) =>
+      [0, 1].map((dy) => (x + dx - centre.x) * axis.x + (y + dy - centre.y) * axis.y),
+    );
+    return Math.max(...along) > -half && Math.min(...along) < half;
+  };
+  const overlaps = (x: number, y: number) => reaches(x, y, right, halfWidth) && reaches(x, y, down, halfHeight);
   const within = withinBounds(source.bounds, z);
   const tiles = new Map<string, TileId>();
   for (let x = Math.floor(centre.x - extentX); x < centre.x + extentX; x++)
