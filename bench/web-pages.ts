@@ -93,13 +93,7 @@ export async function openToMark(
   }
   const page = await context.newPage();
   await page.goto(url);
-  // Page code as text: tsx would wrap named functions in a helper the page does not have.
-  const marked = await page.waitForFunction(
-    `(() => performance.getEntriesByName(${JSON.stringify(mark)})[0]?.startTime)()`,
-    undefined,
-    { timeout: 120_000, polling: 50 },
-  );
-  const ms = (await marked.jsonValue()) as number;
+  const ms = await markTime(page, mark);
   const phases = (await page.evaluate(`(() => {
     const r = performance.getEntriesByType('resource');
     const end = (part) => Math.round(Math.max(0, ...r.filter((e) => e.name.includes(part)).map((e) => e.responseEnd)));
@@ -109,6 +103,17 @@ export async function openToMark(
       (api.length ? ', first API request ' + start('/api/') + ', feed answered ' + end('/markers/feed') + ', last API answer ' + Math.round(Math.max(...api.map((e) => e.responseEnd))) : '');
   })()`)) as string;
   return { ms, phases, page, close: () => context.close() };
+}
+
+/** Milliseconds from navigation start to the page's User Timing `mark`, once it is made. */
+export async function markTime(page: Page, mark: string): Promise<number> {
+  // Page code as text: tsx would wrap named functions in a helper the page does not have.
+  const marked = await page.waitForFunction(
+    `(() => performance.getEntriesByName(${JSON.stringify(mark)})[0]?.startTime)()`,
+    undefined,
+    { timeout: 120_000, polling: 50 },
+  );
+  return (await marked.jsonValue()) as number;
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -536,9 +536,36 @@ describe('the web application', { skip }, () => {
       if (pathname === `/api/rooms/${roomId}/presentation`) deckReads.push(request.url());
       if (/^\/api\/layers\/[^/]+\/tiles\//.test(pathname)) tileReads.set(pathname, (tileReads.get(pathname) ?? 0) + 1);
     });
+    // The first slide's preview (web/src/map/slide-preview.ts), looked at as it is put on the
+    // page: how many of its pixels are not the background (the slide's layer and drawing).
+    await visitor.addInitScript(() => {
+      new MutationObserver((changes, observer) => {
+        for (const change of changes)
+          for (const node of change.addedNodes)
+            if (node instanceof HTMLCanvasElement && node.parentElement?.classList.contains('slide-preview')) {
+              const { data } = node.getContext('2d')!.getImageData(0, 0, node.width, node.height);
+              let drawn = 0;
+              for (let i = 0; i < data.length; i += 4)
+                if (Math.abs(data[i]! - 0xee) + Math.abs(data[i + 1]! - 0xf0) + Math.abs(data[i + 2]! - 0xee) > 24)
+                  drawn++;
+              (window as unknown as { previewDrawn: number }).previewDrawn = drawn;
+              observer.disconnect();
+            }
+      }).observe(document, { childList: true, subtree: true });
+    });
     await visitor.goto(`${service.url}/p/${roomId}`);
     await visitor.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor({ timeout: 30_000 });
     await visitor.locator('[data-testid="map"][data-ready="true"]').waitFor();
+    const marks = await visitor.evaluate(() =>
+      Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])),
+    );
+    const previewDrawn = await visitor.evaluate(() => (window as unknown as { previewDrawn?: number }).previewDrawn);
+    assert.ok((previewDrawn ?? 0) > 100, `the preview drew the slide's content (${previewDrawn} pixels)`);
+    assert.ok(
+      marks['maproom:slide-shown']! < marks['maproom:slide-map-drawn']!,
+      `the slide was shown by its preview (${marks['maproom:slide-shown']} ms) before the map drew it (${marks['maproom:slide-map-drawn']} ms)`,
+    );
+    assert.equal(await visitor.locator('.slide-preview > *').count(), 0, 'the preview went as the map drew the slide');
     assert.equal(deckReads.length, 1, 'the deck is read once (by the entry script, taken by the page)');
     // The first slide's layer tiles: each asked for by the entry script as the deck came, then by
     // MapLibre's worker (from the browser's cache): none that MapLibre did not want, none missed.

@@ -4,6 +4,7 @@ import type { Layer } from '../web/src/api/types.js';
 import {
   classBreaks,
   colorExpression,
+  featureColor,
   legendEntries,
   nextLayerColor,
   orderedLayers,
@@ -75,6 +76,24 @@ describe('style by data in the page', () => {
       ['other', '#999999'],
     );
     assert.deepEqual(legendEntries(base), [{ label: '', color: '#3388ff' }]);
+
+    // The same rules worked out for one feature (the deck's preview draws without MapLibre).
+    assert.equal(featureColor(base, { kind: 'a' }), '#3388ff');
+    assert.equal(featureColor({ ...base, fillColor: 'aabbcc' }, {}, 'aabbcc'), '#aabbcc');
+    assert.equal(
+      featureColor(categories, { kind: 'a' }),
+      '#ff0000',
+      "the first category of a value wins, as in MapLibre's match",
+    );
+    assert.equal(featureColor(categories, { kind: 1 }), '#00ff00', 'a number matched as its text');
+    assert.equal(featureColor(categories, { kind: 'b' }), '#999999');
+    assert.equal(featureColor(categories, {}), '#999999', 'no value: the other colour');
+    const area = (value: unknown) => featureColor(graduated, { area: value });
+    assert.deepEqual(
+      [area(9.99), area(10), area(15), area(20), area(1e6), area('12'), area('wide'), area(undefined)],
+      ['#000001', '#000002', '#000002', '#000004', '#000004', '#000002', '#000001', '#000001'],
+      'a step: from each break on, the repeated break left out; text read as a number, else 0',
+    );
   });
 
   test('equal intervals and quantiles', () => {

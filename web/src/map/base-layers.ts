@@ -22,9 +22,12 @@ export function baseLayerFor(id: string | null | undefined): BaseLayer {
   return offered.find((layer) => layer.id === id) ?? offered[0]!;
 }
 
+/** The colour under every map's base layer and content. */
+export const backgroundColor = (theme: string | null | undefined) => (theme === 'dark' ? '#1d2026' : '#eef0ee');
+
 /** A MapLibre style with only a background; BaseMap (base-map.ts) adds the base layer, the room its content on top. */
 export function baseStyle(theme: string | null | undefined): StyleSpecification {
-  const background = theme === 'dark' ? '#1d2026' : '#eef0ee';
+  const background = backgroundColor(theme);
   return {
     version: 8,
     sources: {},

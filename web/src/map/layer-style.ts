@@ -47,6 +47,33 @@ export function colorExpression(style: LayerStyle, base = style.color): unknown 
   return steps;
 }
 
+/**
+ * The colour MapLibre gives one feature from `colorExpression(style, base)`, worked out here
+ * (the deck's first-slide preview draws without MapLibre): `match` on the field as text, the
+ * first category of a value winning; `step` on the field as a number (0 when it is not one).
+ */
+export function featureColor(style: LayerStyle, properties: Record<string, unknown>, base = style.color): string {
+  const rule = style.classify;
+  if (!rule) return `#${base}`;
+  const value = properties[rule.field];
+  if (rule.type === 'categories') {
+    const text = value === undefined || value === null ? '' : String(value);
+    const found = rule.categories.find((c) => c.value === text);
+    return `#${found ? found.color : rule.otherColor}`;
+  }
+  // to-number: 0 for what is not a number (Infinity is one).
+  const number = Number(value ?? 0);
+  const n = Number.isNaN(number) ? 0 : number;
+  let color = rule.colors[0]!;
+  let last = Number.NEGATIVE_INFINITY;
+  rule.breaks.forEach((limit, i) => {
+    if (limit <= last) return;
+    last = limit;
+    if (n >= limit) color = rule.colors[Math.min(i + 1, rule.colors.length - 1)]!;
+  });
+  return `#${color}`;
+}
+
 /** Legend rows of a layer: one swatch for a single colour, else one per category or class. */
 export function legendEntries(style: LayerStyle): { label: string; color: string }[] {
   const rule = style.classify;

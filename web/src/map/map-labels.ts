@@ -236,7 +236,7 @@ export class DrawingLabels {
   }
 }
 
-function middleOf(geometry: GeoJSON.Geometry): [number, number] {
+export function middleOf(geometry: GeoJSON.Geometry): [number, number] {
   const points: number[][] = [];
   const walk = (c: unknown): void => {
     if (Array.isArray(c) && typeof c[0] === 'number') points.push(c as number[]);

@@ -10,7 +10,7 @@ type ContentSource = GeoJSONSourceSpecification & { data: GeoJSON.FeatureCollect
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
 import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
-import { VECTOR_TILE_MAXZOOM, vectorTileAddress } from './view-tiles';
+import { rasterTileAddress, VECTOR_TILE_MAXZOOM, vectorTileAddress } from './view-tiles';
 
 /**
  * The room's content on the map, bottom to top: rasters (PNG tiles), vector layers (vector
@@ -394,7 +394,7 @@ export function setRasterLayers(map: MapLibreMap, rasters: RasterLayer[], hidden
   }
   for (const raster of rasters) {
     const id = `raster-${raster.id}`;
-    const tiles = [`${location.origin}${raster.tileUrl}?v=${raster.updatedAt}`];
+    const tiles = [rasterTileAddress(raster)];
     const source = map.getSource(id) as RasterTileSource | undefined;
     if (!source) {
       map.addSource(id, {

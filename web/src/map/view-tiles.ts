@@ -1,7 +1,7 @@
 /**
- * The vector tiles MapLibre asks for to draw a view (pure; no MapLibre): a source of 512 px
- * tiles (MapLibre's default for vector sources) is cut at the view's zoom rounded down, within
- * the source's zoom range and bounds. Flat views only: a pitched view reaches tiles of other
+ * The tiles MapLibre asks for to draw a view (pure; no MapLibre): a source of 512 px tiles
+ * (MapLibre's default for vector sources) is cut at the view's zoom rounded down, one of 256 px
+ * tiles at the zoom above, rounded for a raster source; within the source's zoom range and bounds. Flat views only: a pitched view reaches tiles of other
  * zooms toward its horizon, and answers none here.
  */
 export interface TileView {
@@ -14,6 +14,10 @@ export interface TileView {
 
 export interface TileSourceRange {
   maxzoom: number;
+  /** The source's tile size in px: 512 (vector tiles, the default) or 256 (the rasters' PNG tiles). */
+  tileSize?: number;
+  /** Whether the zoom is rounded (MapLibre's raster sources) rather than rounded down. */
+  roundZoom?: boolean;
   /** [west, south, east, north] */
   bounds?: readonly number[];
 }
@@ -34,6 +38,10 @@ export const VECTOR_TILE_MAXZOOM = 16;
 
 /** The address of a layer's vector tiles, as the map asks for them ({z}, {x}, {y} filled in). */
 export const vectorTileAddress = (layerId: string) => `${location.origin}/api/layers/${layerId}/tiles/{z}/{x}/{y}.mvt`;
+
+/** A raster's PNG tiles as the map asks for them (room-layers.ts setRasterLayers): new addresses when its display changes. */
+export const rasterTileAddress = (raster: { tileUrl: string; updatedAt: number }) =>
+  `${location.origin}${raster.tileUrl}?v=${raster.updatedAt}`;
 
 const TILE_SIZE = 512;
 const MAX_LATITUDE = 85.051129;
@@ -56,7 +64,11 @@ function tilePoint(lng: number, lat: number, z: number) {
  */
 export function viewTiles(view: TileView, width: number, height: number, source: TileSourceRange): TileId[] {
   if ((view.pitch ?? 0) > 0 || width <= 0 || height <= 0) return [];
-  const z = Math.max(0, Math.min(source.maxzoom, Math.floor(view.zoom)));
+  const zoomOf = source.roundZoom ? Math.round : Math.floor;
+  const z = Math.max(
+    0,
+    Math.min(source.maxzoom, zoomOf(view.zoom + Math.log2(TILE_SIZE / (source.tileSize ?? TILE_SIZE)))),
+  );
   const n = 2 ** z;
   const centre = tilePoint(view.lng, view.lat, z);
   // Half the view in tile units; the view's right and down directions on the map.

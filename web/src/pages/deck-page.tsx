@@ -4,12 +4,17 @@ import { takeEarly } from '../api/early-reads';
 import type { Deck } from '../api/types';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { DeckContent, firstSlideSources } from '../map/deck-content';
+import { firstSlideTiles } from '../map/first-slide-tiles';
+import { drawSlidePreview, previewable } from '../map/slide-preview';
 import { DeckPlayer } from '../room/deck-player';
+import { afterNextFrame } from '../ui/after-frame';
 import { InlineError, useInlineError } from '../ui/inline-error';
 
 const NOT_PUBLIC = 'This presentation is not public, or does not exist.';
 /** How long the page waits for the deck before it shows a blank map (the world) meanwhile. */
 const DECK_WAIT_MS = 300;
+/** How long the map waits to be made after the deck is read, for the preview to draw first (its tiles to come). */
+const PREVIEW_WAIT_MS = 150;
 const WORLD = { lat: 20, lng: 0, zoom: 1.5 };
 
 /** /p/:roomId: the published presentation, for anyone (even when the room itself is private). */
@@ -18,17 +23,29 @@ export function DeckPage({ roomId }: { roomId: string }) {
   const { error, attempt } = useInlineError({ 401: NOT_PUBLIC, 403: NOT_PUBLIC, 404: NOT_PUBLIC });
   const [shown, setShown] = useState<{ map: MapLibreMap; content: DeckContent } | null>(null);
   const container = useRef<HTMLDivElement>(null);
+  const preview = useRef<HTMLDivElement>(null);
   // A layout effect: it runs as soon as the page is rendered, not after a frame is drawn, which a
-  // browser drawing in software draws late. The map is made once the deck is read (its request
-  // left before the application's scripts ran: it is usually in), at the first slide's view and
-  // with its sources (layers, markers, drawings) in the style it loads first, which MapLibre
-  // reads before its first frame; or blank after DECK_WAIT_MS, for a deck slow to read. The
-  // first slide's layers go on the map in whichever comes last, the deck or the map's style.
+  // browser drawing in software draws late. Once the deck is read (its request left before the
+  // application's scripts ran: it is usually in), the first slide is drawn at once as a preview
+  // (map/slide-preview.ts) from the tiles read with it, and the map is made in the task after
+  // that frame (making it holds the page for a few hundred ms: its WebGL context), at the first
+  // slide's view and with its sources (layers, markers, drawings) in the style it loads first,
+  // which MapLibre reads before its first frame. A deck slow to read gets a blank map after
+  // DECK_WAIT_MS; tiles slow to come, the map after PREVIEW_WAIT_MS. The first slide's layers go
+  // on the map in whichever comes last, the deck or the map's style; the preview goes as the
+  // map draws the slide.
   useLayoutEffect(() => {
     let made: MapLibreMap | undefined;
     let loaded: Deck | undefined;
     let styled = false;
     let removed = false;
+    let mapDrawn = false;
+    let marked = false;
+    const markShown = () => {
+      if (!marked) performance.mark('maproom:slide-shown');
+      marked = true;
+    };
+    const cancels: (() => void)[] = [];
     // The first slide's content is drawn before the offline base map's coastlines are cut (BaseMap.after).
     let firstShown!: () => void;
     const drawnFirst = new Promise<void>((resolve) => (firstShown = resolve));
@@ -52,18 +69,44 @@ export function DeckPage({ roomId }: { roomId: string }) {
     const present = () => {
       if (!made || !loaded || !styled || removed) return;
       const content = showFirstSlide(made, loaded, () => {
+        mapDrawn = true;
+        preview.current?.replaceChildren();
         container.current!.dataset.ready = 'true';
-        performance.mark('maproom:slide-shown');
+        // User Timing marks for the benchmark (bench/web.ts) and the browser's performance panel:
+        // the first frame with the first slide drawn (the preview's or the map's), and the map's own.
+        markShown();
+        performance.mark('maproom:slide-map-drawn');
         firstShown();
       });
       setShown({ map: made, content });
+    };
+    // Whether the preview was drawn; any failure (a tile refused, a bad PNG) is no preview.
+    const previewFirst = async (deck: Deck) => {
+      try {
+        if (!previewable(deck)) return false;
+        const tiles = await firstSlideTiles(deck);
+        if (!(await drawSlidePreview(preview.current!, deck, tiles, () => !removed && !mapDrawn))) return false;
+        const frame = requestAnimationFrame(markShown);
+        cancels.push(() => cancelAnimationFrame(frame));
+        return true;
+      } catch {
+        return false;
+      }
     };
     const slow = setTimeout(make, DECK_WAIT_MS);
     void attempt(() =>
       takeEarly('deck', roomId).then(
         (read) => {
           loaded = read;
-          make();
+          clearTimeout(slow);
+          const waited = setTimeout(make, PREVIEW_WAIT_MS);
+          void previewFirst(read).then((drawn) => {
+            clearTimeout(waited);
+            if (removed) return;
+            if (drawn) cancels.push(afterNextFrame(make));
+            else make();
+          });
+          cancels.push(() => clearTimeout(waited));
           present();
           setDeck(read);
         },
@@ -77,6 +120,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
     return () => {
       removed = true;
       clearTimeout(slow);
+      for (const cancel of cancels) cancel();
       made?.remove();
     };
   }, [roomId]);
@@ -90,6 +134,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
       )}
       <div class="deck-page" hidden={!!error}>
         <div ref={container} class="map" role="application" aria-label="Presentation map" data-testid="map" />
+        <div ref={preview} class="slide-preview" aria-hidden="true" />
         {!deck && <p class="deck-caption">Loading the presentation…</p>}
         {deck && shown && (
           <DeckPlayer map={shown.map} slides={deck.slides} onShow={(slide) => shown.content.show(slide)} />
