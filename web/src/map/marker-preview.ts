@@ -1,13 +1,9 @@
 import { Marker as HtmlMarker, type Map as MapLibreMap } from 'maplibre-gl';
-import Supercluster from 'supercluster';
+import type Supercluster from 'supercluster';
+import { CIRCLE_STROKE_PX, CLUSTER_RADIUS, clusterIndex, clusterRadius } from './content-style';
 
-/** The markers source's clustering (room-layers.ts), which the preview must match. */
-export const CLUSTER_RADIUS = 45;
-export const CLUSTER_MAX_ZOOM = 14;
 /** A view with more clusters and markers than this waits for the map's own drawing instead. */
 const MAX_PREVIEWED = 400;
-/** The circles' white outline, outside their radius as MapLibre draws it. */
-const STROKE_PX = 2;
 
 /** What a preview draws of one marker: its position, colour and circle radius (px). */
 export interface PreviewPoint {
@@ -30,12 +26,7 @@ export class MarkerPreview {
 
   constructor(map: MapLibreMap, points: PreviewPoint[]) {
     const zoom = Math.floor(map.getZoom());
-    // The clusters of a zoom come from those of the zooms above it only: the ones below are not made.
-    const index = new Supercluster<PreviewPoint, Supercluster.AnyProps>({
-      radius: CLUSTER_RADIUS,
-      maxZoom: CLUSTER_MAX_ZOOM,
-      minZoom: Math.min(zoom, CLUSTER_MAX_ZOOM + 1),
-    }).load(
+    const index = clusterIndex<PreviewPoint>(zoom).load(
       nearView(map, points).map((p) => ({
         type: 'Feature',
         geometry: { type: 'Point', coordinates: p.coordinates },
@@ -51,13 +42,12 @@ export class MarkerPreview {
       const count = (feature.properties as Supercluster.ClusterProperties).point_count;
       if (count) {
         element.className = 'preview-cluster';
-        const radius = count >= 1000 ? 28 : count >= 100 ? 22 : count >= 10 ? 18 : 14;
-        element.style.width = element.style.height = `${2 * (radius + STROKE_PX)}px`;
+        element.style.width = element.style.height = `${2 * (clusterRadius(count) + CIRCLE_STROKE_PX)}px`;
         element.textContent = String((feature.properties as Supercluster.ClusterProperties).point_count_abbreviated);
       } else {
         const point = feature.properties as PreviewPoint;
         element.className = 'preview-marker';
-        element.style.width = element.style.height = `${2 * (point.radius + STROKE_PX)}px`;
+        element.style.width = element.style.height = `${2 * (point.radius + CIRCLE_STROKE_PX)}px`;
         element.style.background = point.color;
       }
       this.shown.push(new HtmlMarker({ element }).setLngLat([lng, lat]).addTo(map));

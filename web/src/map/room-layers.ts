@@ -9,7 +9,19 @@ import type {
 type ContentSource = GeoJSONSourceSpecification & { data: GeoJSON.FeatureCollection };
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
 import { colorExpression, orderedLayers } from './layer-style';
-import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
+import {
+  CIRCLE_STROKE_PX,
+  CLUSTER_COLOR,
+  CLUSTER_MAX_ZOOM,
+  CLUSTER_OPACITY,
+  CLUSTER_RADIUS,
+  clusterRadiusExpression,
+  DRAWING_COLOR,
+  DRAWING_FILL_OPACITY,
+  DRAWING_POINT_RADIUS,
+  DRAWING_STROKE_PX,
+} from './content-style';
+import type { PreviewPoint } from './marker-preview';
 import { rasterTileAddress, VECTOR_TILE_MAXZOOM, vectorTileAddress } from './view-tiles';
 
 /**
@@ -36,7 +48,7 @@ export const CLUSTER_LAYER = 'marker-clusters';
  */
 const circleStroke = {
   'circle-stroke-color': ['case', ['boolean', ['feature-state', 'selected'], false], '#111', '#fff'],
-  'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, 2],
+  'circle-stroke-width': ['case', ['boolean', ['feature-state', 'selected'], false], 3, CIRCLE_STROKE_PX],
 } as never;
 
 /** The content's first markers and drawings (none: empty sources). */
@@ -70,7 +82,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
   for (const [id, source] of Object.entries(sources)) if (!map.getSource(id)) map.addSource(id, source);
   markersShown.set(map, sources.markers.data.features);
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
-  const drawingColor = ['coalesce', ['get', 'color'], '#7b3fe4'] as const;
+  const drawingColor = ['coalesce', ['get', 'color'], DRAWING_COLOR] as const;
   map.addLayer(
     {
       id: 'drawing-fill',
@@ -79,7 +91,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       filter: ['==', ['geometry-type'], 'Polygon'],
       paint: {
         'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never,
-        'fill-opacity': ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]],
+        'fill-opacity': ['*', DRAWING_FILL_OPACITY, ['coalesce', ['get', 'opacity'], 1]],
         'fill-antialias': false,
       },
     },
@@ -93,7 +105,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       filter: ['!=', ['geometry-type'], 'Point'],
       paint: {
         'line-color': drawingColor as never,
-        'line-width': ['coalesce', ['get', 'strokeWeight'], 3],
+        'line-width': ['coalesce', ['get', 'strokeWeight'], DRAWING_STROKE_PX],
         'line-opacity': ['coalesce', ['get', 'opacity'], 1],
       },
     },
@@ -107,7 +119,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       filter: ['==', ['geometry-type'], 'Point'],
       paint: {
         'circle-color': drawingColor as never,
-        'circle-radius': ['coalesce', ['get', 'radius'], 6],
+        'circle-radius': ['coalesce', ['get', 'radius'], DRAWING_POINT_RADIUS],
         ...(circleStroke as object),
       },
     },
@@ -121,9 +133,9 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       source: 'markers',
       filter: ['has', 'point_count'],
       paint: {
-        'circle-color': ['coalesce', ['get', 'color'], '#2b6cb0'],
-        'circle-opacity': 0.85,
-        'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 100, 22, 1000, 28],
+        'circle-color': ['coalesce', ['get', 'color'], CLUSTER_COLOR],
+        'circle-opacity': CLUSTER_OPACITY,
+        'circle-radius': clusterRadiusExpression as never,
         ...(circleStroke as object),
       },
     },

@@ -1,20 +1,25 @@
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import Supercluster from 'supercluster';
+import type Supercluster from 'supercluster';
 import type { Deck, Drawing, Layer } from '../api/types';
 import { backgroundColor } from './base-layers';
 import { firstSlideLayers, type SlideTile } from './first-slide-tiles';
 import { featureColor, orderedLayers } from './layer-style';
 import { middleOf } from './map-labels';
-import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, type PreviewPoint } from './marker-preview';
+import {
+  CIRCLE_STROKE_PX,
+  CLUSTER_COLOR,
+  CLUSTER_OPACITY,
+  clusterIndex,
+  clusterRadius,
+  DRAWING_COLOR,
+  DRAWING_FILL_OPACITY,
+  DRAWING_POINT_RADIUS,
+  DRAWING_STROKE_PX,
+} from './content-style';
+import type { PreviewPoint } from './marker-preview';
 import { type Matrix, type Projection, projection } from './slide-projection';
 import { previewPoints } from './room-layers';
-
-/** The circles' white outline, outside their radius as MapLibre draws it. */
-const STROKE_PX = 2;
-const DRAWING_COLOR = '#7b3fe4';
-const CLUSTER_COLOR = '#2b6cb0';
-const DRAWING_POINT_RADIUS = 6;
 
 /**
  * The deck's first slide drawn on a canvas, as the map will draw it, before MapLibre can: it must
@@ -117,8 +122,8 @@ class Painter {
     if (stroke) {
       // MapLibre's stroke lies outside the radius.
       context.beginPath();
-      context.arc(x, y, radius + STROKE_PX / 2, 0, 2 * Math.PI);
-      context.lineWidth = STROKE_PX;
+      context.arc(x, y, radius + CIRCLE_STROKE_PX / 2, 0, 2 * Math.PI);
+      context.lineWidth = CIRCLE_STROKE_PX;
       context.strokeStyle = stroke;
       context.stroke();
     }
@@ -234,7 +239,7 @@ function drawDrawings(pixels: Painter, view: Projection, drawings: Drawing[]) {
   for (const { drawing, geometry } of shapes) {
     for (const polygon of polygonsOf(geometry)) {
       path(polygon, true);
-      context.globalAlpha = 0.35 * (drawing.style?.opacity ?? 1);
+      context.globalAlpha = DRAWING_FILL_OPACITY * (drawing.style?.opacity ?? 1);
       context.fillStyle = drawing.style?.fillColor ?? colorOf(drawing);
       context.fill('evenodd');
     }
@@ -242,7 +247,7 @@ function drawDrawings(pixels: Painter, view: Projection, drawings: Drawing[]) {
   for (const { drawing, geometry } of shapes) {
     const lines = [...linesOf(geometry).map((l) => ({ rings: [l], close: false }))];
     for (const polygon of polygonsOf(geometry)) lines.push({ rings: polygon, close: true });
-    const width = drawing.style?.strokeWeight ?? 3;
+    const width = drawing.style?.strokeWeight ?? DRAWING_STROKE_PX;
     if (width <= 0) continue;
     for (const line of lines) {
       path(line.rings, line.close);
@@ -272,24 +277,18 @@ function drawMarkers(pixels: Painter, view: Projection, markers: Deck['markers']
   const points = previewPoints(markers);
   if (points.length === 0) return;
   pixels.screen();
-  const z = Math.floor(zoom);
-  const index = new Supercluster<PreviewPoint, Supercluster.AnyProps>({
-    radius: CLUSTER_RADIUS,
-    maxZoom: CLUSTER_MAX_ZOOM,
-    minZoom: Math.min(z, CLUSTER_MAX_ZOOM + 1),
-  }).load(
+  const index = clusterIndex<PreviewPoint>(zoom).load(
     points.map((p) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: p.coordinates }, properties: p })),
   );
   // The clusters' layer is under the single markers' (room-layers.ts).
-  const shown = index.getClusters([-180, -90, 180, 90], z);
+  const shown = index.getClusters([-180, -90, 180, 90], Math.floor(zoom));
   const count = (feature: (typeof shown)[number]) => (feature.properties as Supercluster.ClusterProperties).point_count;
   for (const feature of [...shown.filter(count), ...shown.filter((f) => !count(f))]) {
     const [lng, lat] = feature.geometry.coordinates as [number, number];
     const [x, y] = view.project(lng, lat);
     const points = count(feature);
     if (points) {
-      const radius = points >= 1000 ? 28 : points >= 100 ? 22 : points >= 10 ? 18 : 14;
-      pixels.circle(x, y, radius, CLUSTER_COLOR, 0.85, '#fff');
+      pixels.circle(x, y, clusterRadius(points), CLUSTER_COLOR, CLUSTER_OPACITY, '#fff');
     } else {
       const point = feature.properties as PreviewPoint;
       pixels.circle(x, y, point.radius, point.color, 1, '#fff');
