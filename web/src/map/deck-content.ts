@@ -1,5 +1,6 @@
 import type { Map as MapLibreMap, StyleSpecification } from 'maplibre-gl';
 import type { Deck, Layer, Slide } from '../api/types';
+import { slideObjects } from './first-slide-tiles';
 import { DrawingLabels } from './map-labels';
 import {
   addContentLayers,
@@ -80,19 +81,6 @@ export class DeckContent {
       notOn(rasters)(this.rastersSeen),
     );
   }
-}
-
-/** The deck's markers, drawings and layers a slide lists. */
-function slideObjects(deck: Deck, slide: Slide | undefined) {
-  const on = (ids: string[] | undefined) => new Set(ids ?? []);
-  const markers = on(slide?.markerIds);
-  const drawings = on(slide?.drawingIds);
-  const layers = on(slide?.layerIds);
-  return {
-    markers: deck.markers.filter((m) => markers.has(m.id)),
-    drawings: deck.drawings.filter((d) => drawings.has(d.id)),
-    layers: (deck.layers as Layer[]).filter((l) => layers.has(l.id)),
-  };
 }
 
 /**

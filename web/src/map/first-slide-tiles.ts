@@ -1,5 +1,5 @@
 import { authHeaders } from '../api/client';
-import type { Deck, Layer } from '../api/types';
+import type { Deck, Layer, Slide } from '../api/types';
 import {
   rasterTileAddress,
   type TileId,
@@ -22,17 +22,30 @@ export interface SlideTile {
 
 const read = new WeakMap<Deck, Promise<SlideTile[]>>();
 
+/** The deck's markers, drawings, layers and rasters a slide lists. */
+export function slideObjects(deck: Deck, slide: Slide | undefined) {
+  const on = (ids: string[] | undefined) => new Set(ids ?? []);
+  const markers = on(slide?.markerIds);
+  const drawings = on(slide?.drawingIds);
+  const layers = on(slide?.layerIds);
+  const rasters = on(slide?.rasterLayerIds);
+  return {
+    markers: deck.markers.filter((m) => markers.has(m.id)),
+    drawings: deck.drawings.filter((d) => drawings.has(d.id)),
+    layers: (deck.layers as Layer[]).filter((l) => layers.has(l.id)),
+    rasters: deck.rasterLayers.filter((r) => rasters.has(r.id)),
+  };
+}
+
 /** The first slide's layers that show: the ones it lists, visible by their style. */
 export function firstSlideLayers(deck: Deck): Layer[] {
-  const first = deck.slides[0];
-  if (!first) return [];
-  return (deck.layers as Layer[]).filter((layer) => first.layerIds?.includes(layer.id) && layer.style.visible);
+  return slideObjects(deck, deck.slides[0]).layers.filter((layer) => layer.style.visible);
 }
 
 /**
- * The tiles of a deck's first slide (its layers' vector tiles, its rasters' PNG tiles), asked for by the page's entry (src/early.ts) as soon
- * as the deck is read. They go into the browser's cache (the service lets it keep a tile a
- * minute): MapLibre's worker asks for them only once MapLibre has loaded and made the map, some
+ * The tiles of a deck's first slide (its layers' vector tiles, its rasters' PNG tiles), asked for
+ * by the page's entry (src/early.ts) as soon as the deck is read. They go into the browser's
+ * cache (the service lets it keep a vector tile a minute): MapLibre's worker asks for them only once MapLibre has loaded and made the map, some
  * 500 ms later on this machine, and finds them there. They are also kept here for the slide's
  * preview (slide-preview.ts), which draws them before MapLibre can. The same tiles MapLibre asks
  * for (view-tiles.ts), for a view the size of the window, with the same credential; none for a
@@ -56,7 +69,6 @@ function fetchTiles(deck: Deck): Promise<SlideTile[]> {
   const first = deck.slides[0];
   if (!first) return Promise.resolve([]);
   const inView = (range: TileSourceRange) => viewTiles(first.view, innerWidth, innerHeight, range);
-  const rasterIds = new Set(first.rasterLayerIds ?? []);
   const wanted = [
     ...firstSlideLayers(deck).flatMap((layer) =>
       inView({ maxzoom: VECTOR_TILE_MAXZOOM, bounds: layer.bbox ?? undefined }).map((tile) => ({
@@ -66,13 +78,11 @@ function fetchTiles(deck: Deck): Promise<SlideTile[]> {
         address: vectorTileAddress(layer.id),
       })),
     ),
-    ...deck.rasterLayers
-      .filter((raster) => rasterIds.has(raster.id))
-      .flatMap((raster) =>
-        inView({ maxzoom: raster.maxZoom, bounds: raster.bbox ?? undefined, tileSize: 256, roundZoom: true }).map(
-          (tile) => ({ kind: 'raster' as const, layerId: raster.id, tile, address: rasterTileAddress(raster) }),
-        ),
+    ...slideObjects(deck, first).rasters.flatMap((raster) =>
+      inView({ maxzoom: raster.maxZoom, bounds: raster.bbox ?? undefined, tileSize: 256, roundZoom: true }).map(
+        (tile) => ({ kind: 'raster' as const, layerId: raster.id, tile, address: rasterTileAddress(raster) }),
       ),
+    ),
   ];
   return Promise.all(
     wanted.map(async ({ kind, layerId, tile, address }) => {

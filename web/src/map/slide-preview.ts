@@ -3,7 +3,7 @@ import { PbfReader } from 'pbf';
 import type Supercluster from 'supercluster';
 import type { Deck, Drawing, Layer } from '../api/types';
 import { backgroundColor } from './base-layers';
-import { firstSlideLayers, type SlideTile } from './first-slide-tiles';
+import { firstSlideLayers, type SlideTile, slideObjects } from './first-slide-tiles';
 import { featureColor, orderedLayers } from './layer-style';
 import { middleOf } from './map-labels';
 import {
@@ -24,8 +24,9 @@ import { previewPoints } from './room-layers';
 /**
  * The deck's first slide drawn on a canvas, as the map will draw it, before MapLibre can: it must
  * make its WebGL context, read its style, have its worker cut the tiles and compile its shaders,
- * which takes most of a second after the deck and its tiles are in on a software-rendered page. The preview (put in `element` unless `wanted` says otherwise by then) draws the same content from the same data: the slide's
- * layers from the tiles read with the deck (first-slide-tiles.ts), in the room's layer order and
+ * which takes most of a second after the deck and its tiles are in on a software-rendered page.
+ * The preview (put in `element` unless `wanted` says otherwise by then) draws the same content
+ * from the same data: the slide's layers from the tiles read with the deck (first-slide-tiles.ts), in the room's layer order and
  * each styled as MapLibre styles it (room-layers.ts: fill, outline, points; colours by
  * featureColor), then its drawings (and their labels) and markers (clustered as the markers
  * source is), over its rasters' PNG tiles. Only a flat view is drawn: a tilted view or a tile
@@ -57,9 +58,9 @@ export async function drawSlidePreview(
   const view = projection(slide.view, width, height);
   const pixels = new Painter(context, ratio);
   pixels.background(backgroundColor(null), width, height);
+  const { rasters, drawings, markers } = slideObjects(deck, slide);
   // Rasters under the layers, each drawn over the ones before it (room-layers.ts).
-  const rasterIds = new Set(slide.rasterLayerIds ?? []);
-  for (const raster of deck.rasterLayers.filter((r) => rasterIds.has(r.id)))
+  for (const raster of rasters)
     for (const { tile, image } of images.filter((t) => t.layerId === raster.id))
       for (const x of worldCopies(tile.x, tile.z, view)) {
         pixels.tile(view.tile(tile.z, x, tile.y, image.width));
@@ -67,16 +68,8 @@ export async function drawSlidePreview(
       }
   pixels.screen();
   for (const layer of orderedLayers(firstSlideLayers(deck)).reverse()) drawLayer(pixels, view, layer, tiles);
-  const drawingIds = new Set(slide.drawingIds ?? []);
-  const drawings = deck.drawings.filter((d) => drawingIds.has(d.id));
   drawDrawings(pixels, view, drawings);
-  const markerIds = new Set(slide.markerIds ?? []);
-  drawMarkers(
-    pixels,
-    view,
-    deck.markers.filter((m) => markerIds.has(m.id)),
-    slide.view.zoom,
-  );
+  drawMarkers(pixels, view, markers, slide.view.zoom);
   for (const { image } of images) image.close();
   if (!wanted()) return false;
   element.replaceChildren(canvas, ...drawingLabels(view, drawings));
@@ -207,8 +200,7 @@ function worldCopies(x: number, z: number, view: Projection): number[] {
   const n = 2 ** z;
   const size = view.worldSize / n;
   const [centre] = view.centre;
-  // Half the screen's diagonal, in world px: as far as a turned view reaches from its centre.
-  const reach = view.reach;
+  const { reach } = view;
   const xs: number[] = [];
   const first = Math.floor((centre - reach) / view.worldSize) - 1;
   const last = Math.ceil((centre + reach) / view.worldSize) + 1;

@@ -1,8 +1,9 @@
 /**
  * The tiles MapLibre asks for to draw a view (pure; no MapLibre): a source of 512 px tiles
  * (MapLibre's default for vector sources) is cut at the view's zoom rounded down, one of 256 px
- * tiles at the zoom above, rounded for a raster source; within the source's zoom range and bounds. Flat views only: a pitched view reaches tiles of other
- * zooms toward its horizon, and answers none here.
+ * tiles at the zoom above, rounded for a raster source; within the source's zoom range and
+ * bounds. Flat views only: a pitched view reaches tiles of other zooms toward its horizon, and
+ * answers none here.
  */
 export interface TileView {
   lat: number;
