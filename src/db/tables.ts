@@ -10,6 +10,16 @@ export interface UsersTable {
   created_at: number;
   /** When the address was proven (a followed e-mail link, or an external provider's word). */
   email_verified_at: number | null;
+  /** When an admin disabled the account (null: enabled): sign-in, its sessions and its tokens are refused. */
+  disabled_at: number | null;
+  /** When the account was deleted: the row stays, without e-mail or password, to name its past work. */
+  deleted_at: number | null;
+  /** Session JWTs issued before this moment (ms) are refused: a password reset or change, a deletion. */
+  sessions_not_before: number | null;
+  /** 1 when the identity provider's claim named the user an instance admin at the last sign-in. */
+  provider_admin: number;
+  /** The last request of one of the user's sessions (written at most once a minute). */
+  last_seen_at: number | null;
 }
 
 /** A session ended by logging out, kept until its JWT would have expired. */

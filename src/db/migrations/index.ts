@@ -11,6 +11,7 @@ import * as m0009 from './0009_staged_jobs_instance.js';
 import * as m0010 from './0010_revoked_sessions.js';
 import * as m0011 from './0011_ogc_paging_indexes.js';
 import * as m0012 from './0012_history_objects.js';
+import * as m0013 from './0013_account_states.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -35,6 +36,7 @@ const STEPS: Record<string, Step> = {
   '0010_revoked_sessions': m0010,
   '0011_ogc_paging_indexes': m0011,
   '0012_history_objects': m0012,
+  '0013_account_states': m0013,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

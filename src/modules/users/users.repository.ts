@@ -32,7 +32,19 @@ export class UsersRepository {
     const verifiedAt = verified ? now : null;
     await this.db
       .insertInto('users')
-      .values({ id, email, name: null, password_hash: null, created_at: now, email_verified_at: verifiedAt })
+      .values({
+        id,
+        email,
+        name: null,
+        password_hash: null,
+        created_at: now,
+        email_verified_at: verifiedAt,
+        disabled_at: null,
+        deleted_at: null,
+        sessions_not_before: null,
+        provider_admin: 0,
+        last_seen_at: null,
+      })
       .onConflict((oc) => oc.column('id').doUpdateSet({ email, email_verified_at: verifiedAt }))
       .execute();
   }

@@ -9,6 +9,15 @@ import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
+/** The account-state columns of a new user: enabled, not deleted, no session refused. */
+export const ACTIVE_ACCOUNT = {
+  disabled_at: null,
+  deleted_at: null,
+  sessions_not_before: null,
+  provider_admin: 0,
+  last_seen_at: null,
+} as const;
+
 /** Where invitations waiting for an address become memberships (the members module). */
 export interface PendingInvitations {
   acceptPending(user: { userId: string; email: string; emailVerified: boolean }): Promise<unknown>;
@@ -61,6 +70,7 @@ export class UsersService {
       password_hash: await this.passwords.hash(input.password),
       created_at: now,
       email_verified_at: null,
+      ...ACTIVE_ACCOUNT,
     };
     try {
       await this.users.insert(user);
