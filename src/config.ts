@@ -103,6 +103,27 @@ export const ConfigSchema = Type.Object({
   geocoderRateLimitPerMinute: Type.Integer({ minimum: 1, default: 60 }),
   /** Room searches one caller may make per minute (a person typing asks at most 4 a second; each reads up to 20 layers' windows). */
   searchRateLimitPerMinute: Type.Integer({ minimum: 1, default: 600 }),
+  /** Who may create an account: anyone (`open`), only addresses with a pending invitation (`invite`), nobody (`closed`). */
+  signup: Type.Enum(['open', 'invite', 'closed'], { default: 'open' }),
+  /** E-mail domains new accounts may have (comma-separated, e.g. `example.org,example.com`); unset: any. */
+  signupDomains: Type.Optional(Type.String({ minLength: 1 })),
+  /** `off` leaves only the identity providers: no sign-up, log-in or password reset with an e-mail and password. */
+  localAccounts: Type.Enum(['on', 'off'], { default: 'on' }),
+  /** The instance admins' e-mail addresses (comma-separated). */
+  adminEmails: Type.Optional(Type.String({ minLength: 1 })),
+  /** One OpenID Connect provider (id `oidc`): its issuer, client id and secret, and its button's label. */
+  oidcIssuer: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  oidcClientId: Type.Optional(Type.String({ minLength: 1 })),
+  oidcClientSecret: Type.Optional(Type.String({ minLength: 1 })),
+  oidcName: Type.String({ minLength: 1, maxLength: 100, default: 'Single sign-on' }),
+  /** The claim that names an instance admin (`claim=value`, e.g. `groups=maproom-admins`). */
+  oidcAdminClaim: Type.Optional(Type.String({ pattern: '^[^=\\s]+=.+$' })),
+  /** Several providers, as a JSON list of `{id, name, issuer, clientId, clientSecret, adminClaim}`. */
+  oidcProviders: Type.Optional(Type.String({ minLength: 2 })),
+  /** Rooms one user may own (0: no limit). */
+  maxRoomsPerUser: Type.Integer({ minimum: 0, default: 0 }),
+  /** Bytes of stored files in all the rooms one user owns (0: no limit). */
+  userStorageQuotaBytes: Type.Integer({ minimum: 0, default: 0 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -164,6 +185,18 @@ const ENV_NAMES: Record<keyof Config, string> = {
   geocoderTimeoutMs: 'GEOCODER_TIMEOUT_MS',
   geocoderRateLimitPerMinute: 'GEOCODER_RATE_LIMIT_PER_MINUTE',
   searchRateLimitPerMinute: 'SEARCH_RATE_LIMIT_PER_MINUTE',
+  signup: 'SIGNUP',
+  signupDomains: 'SIGNUP_DOMAINS',
+  localAccounts: 'LOCAL_ACCOUNTS',
+  adminEmails: 'ADMIN_EMAILS',
+  oidcIssuer: 'OIDC_ISSUER',
+  oidcClientId: 'OIDC_CLIENT_ID',
+  oidcClientSecret: 'OIDC_CLIENT_SECRET',
+  oidcName: 'OIDC_NAME',
+  oidcAdminClaim: 'OIDC_ADMIN_CLAIM',
+  oidcProviders: 'OIDC_PROVIDERS',
+  maxRoomsPerUser: 'MAX_ROOMS_PER_USER',
+  userStorageQuotaBytes: 'USER_STORAGE_QUOTA_BYTES',
 };
 
 export class ConfigError extends Error {}
@@ -214,6 +247,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
  * (live, access changes, rate limits, jobs) and S3 (files every instance reads).
  */
 export const isScaleOut = (config: Config) => Boolean(config.databaseUrl && config.redisUrl && config.s3Bucket);
+
+/** A comma-separated setting as a list of lower-case entries (none when unset). */
+export const listSetting = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
 
 /** The SQLite database file (embedded mode). */
 export const sqlitePathOf = (config: Config) => `${config.dataDir.replace(/\/+$/, '')}/maproom.db`;

@@ -47,6 +47,13 @@ export const invalidCredentials = () => new AppError(401, 'invalid_credentials',
 
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
 
+/** 403 signup_closed: the instance's sign-up policy refuses this address; the message says why. */
+export const signupClosed = (message: string) => new AppError(403, 'signup_closed', message);
+
+/** 403 account_disabled: an admin disabled the account, so it cannot sign in. */
+export const accountDisabled = () =>
+  new AppError(403, 'account_disabled', 'This account is disabled; ask the administrator of this Maproom to enable it');
+
 export const emailNotVerified = () =>
   new AppError(
     403,

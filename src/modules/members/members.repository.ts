@@ -85,6 +85,17 @@ export class MembersRepository {
       .execute();
   }
 
+  /** Whether an invitation waits for this address (the sign-up policy `invite`). */
+  async hasPendingInvitation(email: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('pending_invitations')
+      .select('room_id')
+      .where('email', '=', email)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Pending invitations addressed to an e-mail, with the room's name. */
   listInvitationsFor(email: string) {
     return this.db
