@@ -6,7 +6,15 @@ import { type AccessChange, CachedAccess } from './auth/access-source.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
-import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
+import {
+  geoLimitsOf,
+  oidcProvidersOf,
+  publicUrlOf,
+  rasterCacheSizesOf,
+  sqlitePathOf,
+  tmpDirOf,
+  type Config,
+} from './config.js';
 import { TileableFiles } from './geo-engine/raster-reader.js';
 import { RasterTiles } from './geo-engine/raster-tiles.js';
 import { RasterPoints } from './geo-engine/raster-point.js';
@@ -125,7 +133,14 @@ import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
 import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
-import { UsersRepository } from './modules/users/users.repository.js';
+import { ProviderAccountsRepository, UsersRepository } from './modules/users/users.repository.js';
+import { SignupPolicy } from './modules/users/signup-policy.js';
+import { IdentitiesRepository } from './modules/oidc/identities.repository.js';
+import { OidcAccounts } from './modules/oidc/oidc-accounts.js';
+import { OidcClients } from './modules/oidc/oidc-clients.js';
+import { OidcFlowsRepository } from './modules/oidc/oidc-flows.repository.js';
+import { oidcRoutes } from './modules/oidc/oidc.routes.js';
+import { OidcSignIn, type OidcSignInParts } from './modules/oidc/oidc.service.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { Geocoder } from './modules/search/geocoder.js';
 import { searchRoutes } from './modules/search/search.routes.js';
@@ -203,6 +218,33 @@ function blobStoreOf(config: Config): BlobStore {
     tmpDir: tmpDirOf(config),
   };
   return new S3BlobStore(s3ClientFor(location), location);
+}
+
+/** Sign-in with the identity providers of the settings (none: the routes list none and answer 404). */
+function oidcSignInOf(
+  config: Config,
+  parts: Pick<OidcSignInParts, 'sessions' | 'invitations' | 'publicUrl' | 'log'> & {
+    db: Db;
+    users: UsersRepository;
+    members: MembersRepository;
+  },
+) {
+  const { db, users, members, ...rest } = parts;
+  const clients = new OidcClients(oidcProvidersOf(config), parts.log);
+  const accounts = new OidcAccounts({
+    users,
+    providerAccounts: new ProviderAccountsRepository(db),
+    identities: new IdentitiesRepository(db),
+    policy: new SignupPolicy(config, members),
+  });
+  const signIn = new OidcSignIn({
+    ...rest,
+    clients,
+    flows: new OidcFlowsRepository(db),
+    accounts,
+    flowSeconds: config.oidcFlowSeconds,
+  });
+  return { signIn, clients };
 }
 
 /**
@@ -316,6 +358,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(usersRoutes, {
     users: usersService,
     verification,
+    rateLimitPerMinute: config.authRateLimitPerMinute,
+  });
+  const oidc = oidcSignInOf(config, {
+    db,
+    users,
+    members,
+    sessions,
+    invitations: membersService,
+    publicUrl,
+    log: app.log,
+  });
+  await app.register(oidcRoutes, {
+    ...oidc,
+    options: { localAccounts: config.localAccounts === 'on', signup: config.signup },
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
   await app.register(roomsRoutes, {
@@ -491,7 +547,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
   registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
   const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService });
+  scheduleSweeps(sweeps, {
+    chunked,
+    exports: exportsService,
+    undoStaging,
+    users: usersService,
+    oidcFlows: oidc.signIn,
+  });
   await app.ready();
   try {
     if (runsJobs) {

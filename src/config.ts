@@ -120,6 +120,8 @@ export const ConfigSchema = Type.Object({
   oidcAdminClaim: Type.Optional(Type.String({ pattern: '^[^=\\s]+=.+$' })),
   /** Several providers, as a JSON list of `{id, name, issuer, clientId, clientSecret, adminClaim}`. */
   oidcProviders: Type.Optional(Type.String({ minLength: 2 })),
+  /** Seconds a browser has between starting a sign-in with a provider and coming back from it. */
+  oidcFlowSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 600 }),
   /** Rooms one user may own (0: no limit). */
   maxRoomsPerUser: Type.Integer({ minimum: 0, default: 0 }),
   /** Bytes of stored files in all the rooms one user owns (0: no limit). */
@@ -195,6 +197,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   oidcName: 'OIDC_NAME',
   oidcAdminClaim: 'OIDC_ADMIN_CLAIM',
   oidcProviders: 'OIDC_PROVIDERS',
+  oidcFlowSeconds: 'OIDC_FLOW_SECONDS',
   maxRoomsPerUser: 'MAX_ROOMS_PER_USER',
   userStorageQuotaBytes: 'USER_STORAGE_QUOTA_BYTES',
 };
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (config.authJwksUrl && (!config.authIssuer || !config.authAudience)) {
     throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');
   }
+  oidcProvidersOf(config);
   return config;
 }
 
@@ -335,5 +339,89 @@ export function rasterCacheSizesOf(config: Config): RasterCacheSizes {
     openFiles: config.rasterOpenFiles,
     tileCacheBytes: config.rasterTileCacheBytes,
     closeDelayMs: 10_000,
+  };
+}
+
+/** One OpenID Connect provider of the settings: its id (in the routes' paths), button label, issuer and client. */
+export interface OidcProviderSetting {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** `claim=value`: the users the claim names (equal, or a list holding it) are instance admins. */
+  adminClaim?: string;
+}
+
+/** What a provider id may be: it is a path segment of the sign-in routes. */
+export const OIDC_PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const ADMIN_CLAIM_PATTERN = /^[^=\s]+=.+$/;
+const PROVIDER_FIELDS = ['id', 'name', 'issuer', 'clientId', 'clientSecret', 'adminClaim'];
+
+/**
+ * The identity providers of the settings: `OIDC_ISSUER` and its kin (id `oidc`), then the
+ * entries of `OIDC_PROVIDERS`. Throws ConfigError naming what is wrong (loadConfig calls it,
+ * so a mistake stops the start).
+ */
+export function oidcProvidersOf(config: Config): OidcProviderSetting[] {
+  const fail: (why: string) => never = (why) => {
+    throw new ConfigError(`Invalid configuration: ${why}`);
+  };
+  const providers: OidcProviderSetting[] = [];
+  const single = [config.oidcIssuer, config.oidcClientId, config.oidcClientSecret];
+  if (single.some((value) => value !== undefined)) {
+    if (single.some((value) => value === undefined))
+      fail('OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three or none');
+    providers.push({
+      id: 'oidc',
+      name: config.oidcName,
+      issuer: config.oidcIssuer!,
+      clientId: config.oidcClientId!,
+      clientSecret: config.oidcClientSecret!,
+      ...(config.oidcAdminClaim && { adminClaim: config.oidcAdminClaim }),
+    });
+  }
+  if (config.oidcProviders !== undefined) {
+    let list: unknown;
+    try {
+      list = JSON.parse(config.oidcProviders);
+    } catch {
+      fail('OIDC_PROVIDERS is not JSON: it must be a list of {id, name, issuer, clientId, clientSecret, adminClaim}');
+    }
+    if (!Array.isArray(list)) fail('OIDC_PROVIDERS must be a JSON list of {id, name, issuer, clientId, clientSecret}');
+    (list as unknown[]).forEach((entry, index) =>
+      providers.push(providerEntry(entry, `OIDC_PROVIDERS[${index}]`, fail)),
+    );
+  }
+  const seen = new Set<string>();
+  for (const provider of providers) {
+    if (seen.has(provider.id))
+      fail(`identity provider id "${provider.id}" is used twice (OIDC_ISSUER's provider is "oidc")`);
+    seen.add(provider.id);
+  }
+  return providers;
+}
+
+function providerEntry(entry: unknown, where: string, fail: (why: string) => never): OidcProviderSetting {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) fail(`${where} must be an object`);
+  const fields = entry as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((key) => !PROVIDER_FIELDS.includes(key));
+  if (unknown.length > 0) fail(`${where} has unknown fields: ${unknown.join(', ')}`);
+  for (const key of ['id', 'name', 'issuer', 'clientId', 'clientSecret'])
+    if (typeof fields[key] !== 'string' || fields[key] === '') fail(`${where}.${key} is required (a non-empty string)`);
+  const { id, name, issuer, clientId, clientSecret, adminClaim } = fields as Record<string, string>;
+  if (!OIDC_PROVIDER_ID_PATTERN.test(id!))
+    fail(`${where}.id must be 1 to 40 lower-case letters, digits, - or _, starting with a letter or digit`);
+  if (name!.length > 100) fail(`${where}.name must be at most 100 characters`);
+  if (!/^https?:\/\/\S+$/.test(issuer!) || !URL.canParse(issuer!)) fail(`${where}.issuer must be an http(s) address`);
+  if (adminClaim !== undefined && (typeof adminClaim !== 'string' || !ADMIN_CLAIM_PATTERN.test(adminClaim)))
+    fail(`${where}.adminClaim must be claim=value, e.g. groups=maproom-admins`);
+  return {
+    id: id!,
+    name: name!,
+    issuer: issuer!,
+    clientId: clientId!,
+    clientSecret: clientSecret!,
+    ...(adminClaim && { adminClaim }),
   };
 }

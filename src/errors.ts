@@ -54,6 +54,30 @@ export const signupClosed = (message: string) => new AppError(403, 'signup_close
 export const accountDisabled = () =>
   new AppError(403, 'account_disabled', 'This account is disabled; ask the administrator of this Maproom to enable it');
 
+/**
+ * A sign-in through an identity provider that cannot finish. The callback never answers these
+ * as JSON: it sends the browser back to the web app with the code (`/signed-in#error=<code>`),
+ * and the page says the sentence. `code`: sign_in_expired (state unknown, used or expired),
+ * sign_in_mismatch (the browser's cookie is missing or another's), provider_refused (the
+ * provider answered an error), sign_in_failed (the code exchange or the ID token failed).
+ */
+export const signInRefused = (
+  code: 'sign_in_expired' | 'sign_in_mismatch' | 'provider_refused' | 'sign_in_failed',
+  message: string,
+) => new AppError(400, code, message);
+
+/** 409 email_unverified: the provider's address belongs to an account, and the provider does not vouch for it. */
+export const emailUnverified = () =>
+  new AppError(
+    409,
+    'email_unverified',
+    'This e-mail address belongs to an account, and the identity provider does not vouch for it: sign in with that account instead',
+  );
+
+/** 502 provider_unavailable: the identity provider's discovery document cannot be read now. */
+export const providerUnavailable = (name: string) =>
+  new AppError(502, 'provider_unavailable', `${name} cannot be reached just now; try again in a moment`);
+
 export const emailNotVerified = () =>
   new AppError(
     403,

@@ -12,6 +12,7 @@ import type { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
 import { LAYER_UPLOAD_JOB, type Uploads } from './modules/ingest/uploads.js';
 import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.js';
 import type { UsersService } from './modules/users/users.service.js';
+import type { OidcSignIn } from './modules/oidc/oidc.service.js';
 
 /**
  * The service's background work in one place: every kind of job with the worker that runs
@@ -87,6 +88,8 @@ export interface Sweepers {
   /** undoInterruptedStaging with the service's stages and domains. */
   undoStaging: () => Promise<number>;
   users: UsersService;
+  /** Sign-ins with identity providers that were started and never finished. */
+  oidcFlows: Pick<OidcSignIn, 'sweep'>;
 }
 
 /** Every sweep, run at start and then every period. */
@@ -102,5 +105,10 @@ export function scheduleSweeps(scheduler: Scheduler, sweepers: Sweepers): void {
     name: 'revocations of expired sessions',
     everyMs: HOUR_MS,
     run: () => sweepers.users.sweepRevokedSessions(),
+  });
+  scheduler.add({
+    name: 'unfinished identity provider sign-ins',
+    everyMs: HOUR_MS,
+    run: () => sweepers.oidcFlows.sweep(),
   });
 }

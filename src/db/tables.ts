@@ -23,6 +23,23 @@ export interface UsersTable {
 }
 
 /** A session ended by logging out, kept until its JWT would have expired. */
+/** An account's identity at an OpenID Connect provider (migration 0015). */
+export interface UserIdentitiesTable {
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** A sign-in through a provider under way: hashes of its state and of the browser's cookie (migration 0015). */
+export interface OidcFlowsTable {
+  state_hash: string;
+  browser_hash: string;
+  provider_id: string;
+  return_to: string;
+  expires_at: number;
+}
+
 export interface RevokedSessionsTable {
   session_id: string;
   expires_at: number;
@@ -308,6 +325,8 @@ export interface Tables {
   users: UsersTable;
   email_verifications: EmailVerificationsTable;
   revoked_sessions: RevokedSessionsTable;
+  user_identities: UserIdentitiesTable;
+  oidc_flows: OidcFlowsTable;
   staged_jobs: StagedJobsTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;

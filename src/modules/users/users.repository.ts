@@ -76,3 +76,33 @@ export class UsersRepository {
     await this.db.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
   }
 }
+
+/** What an identity provider's sign-in changes on an account (the oidc module). */
+export class ProviderAccountsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Whether the provider's admin claim names the user, as of this sign-in. */
+  async setProviderAdmin(userId: string, admin: boolean): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ provider_admin: admin ? 1 : 0 })
+      .where('id', '=', userId)
+      .execute();
+  }
+
+  /**
+   * The provider vouches for the address of an account that never proved it: the address is
+   * now proven, and whoever made the account with a password they chose loses it, with every
+   * session issued before now (an account made in someone else's name is not taken over).
+   */
+  async claimUnproven(userId: string, at: number): Promise<void> {
+    // Whole seconds: a session issued in this second (its `iat`) stays valid, the one about to be issued.
+    const cutOff = Math.floor(at / 1000) * 1000;
+    await this.db
+      .updateTable('users')
+      .set({ email_verified_at: at, password_hash: null, sessions_not_before: cutOff })
+      .where('id', '=', userId)
+      .where('email_verified_at', 'is', null)
+      .execute();
+  }
+}

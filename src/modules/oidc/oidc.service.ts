@@ -1,0 +1,192 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as client from 'openid-client';
+import type { OidcProviderSetting } from '../../config.js';
+import { AppError, signInRefused } from '../../errors.js';
+import { sha256 } from '../../ids.js';
+import type { SessionKeys } from '../../auth/sessions.js';
+import type { PendingInvitations } from '../users/users.service.js';
+import type { OidcAccounts, ProviderClaims } from './oidc-accounts.js';
+import type { OidcClients } from './oidc-clients.js';
+import type { OidcFlowsRepository } from './oidc-flows.repository.js';
+import { safeReturnTo } from './return-to.js';
+
+/** The cookie that binds a sign-in to the browser that started it. */
+export const FLOW_COOKIE = 'maproom_oidc';
+/** The web app's page that finishes a sign-in: `#token=...&returnTo=...`, or `#error=<code>&returnTo=...`. */
+export const LANDING_PATH = '/signed-in';
+const SCOPE = 'openid email profile';
+
+interface Logger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface OidcSignInParts {
+  clients: OidcClients;
+  flows: OidcFlowsRepository;
+  accounts: OidcAccounts;
+  sessions: Pick<SessionKeys, 'issue'>;
+  invitations: PendingInvitations;
+  /** PUBLIC_URL (or the listening address): the callback's address registered at the providers. */
+  publicUrl: string;
+  flowSeconds: number;
+  log: Logger;
+}
+
+/** Where the browser goes next, and the flow cookie to set (or clear). */
+export interface BrowserStep {
+  location: string;
+  cookie: string;
+}
+
+/**
+ * Sign-in with an OpenID Connect provider: the authorization code flow with PKCE (S256),
+ * `state` and `nonce`. The start keeps the flow in the database (any instance may receive the
+ * callback) and gives the browser a secret cookie; the callback takes the flow once, checks the
+ * cookie, lets openid-client check the response (state, PKCE, the ID token and its nonce), and
+ * sends the browser back into the web app signed in, or with the refusal's code.
+ */
+export class OidcSignIn {
+  private readonly parts: OidcSignInParts;
+
+  constructor(parts: OidcSignInParts) {
+    this.parts = parts;
+  }
+
+  callbackUrl(providerId: string): string {
+    return `${this.parts.publicUrl}/api/auth/oidc/${providerId}/callback`;
+  }
+
+  async start(providerId: string, returnTo: unknown): Promise<BrowserStep> {
+    const { clients, flows, flowSeconds } = this.parts;
+    const provider = clients.provider(providerId);
+    const back = safeReturnTo(returnTo);
+    let config: client.Configuration;
+    try {
+      config = await clients.configuration(provider);
+    } catch (error) {
+      if (error instanceof AppError) return this.refused(provider, error, back);
+      throw error;
+    }
+    const browserSecret = randomBytes(32).toString('base64url');
+    const state = client.randomState();
+    const { verifier, nonce } = derived(browserSecret, state);
+    await flows.insert({
+      state_hash: sha256(state),
+      browser_hash: sha256(browserSecret),
+      provider_id: provider.id,
+      return_to: back,
+      expires_at: Date.now() + flowSeconds * 1000,
+    });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: this.callbackUrl(provider.id),
+      scope: SCOPE,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    return { location: url.href, cookie: this.cookie(provider.id, browserSecret, flowSeconds) };
+  }
+
+  /** `query`: the callback's query string as received (with its leading `?`, or empty). */
+  async callback(providerId: string, query: string, cookieValue: string | undefined): Promise<BrowserStep> {
+    const provider = this.parts.clients.provider(providerId);
+    const params = new URLSearchParams(query);
+    const flow = await this.takeFlow(provider.id, params.get('state'));
+    try {
+      if (!flow)
+        throw signInRefused('sign_in_expired', 'This sign-in was already used, has expired, or was not started here');
+      if (!cookieValue || !sameHash(flow.browser_hash, sha256(cookieValue)))
+        throw signInRefused('sign_in_mismatch', 'This sign-in was started in another browser, or its cookie was lost');
+      const providerError = params.get('error');
+      if (providerError)
+        throw signInRefused(
+          'provider_refused',
+          `The identity provider refused the sign-in (${providerError.slice(0, 100)})`,
+        );
+      const claims = await this.exchange(provider, params, cookieValue, flow.state);
+      const user = await this.parts.accounts.signIn(provider, claims);
+      await this.parts.invitations.acceptPending({
+        userId: user.id,
+        email: user.email,
+        emailVerified: user.email_verified_at !== null,
+      });
+      const token = await this.parts.sessions.issue(user);
+      const fragment = new URLSearchParams({ token, returnTo: flow.return_to });
+      return { location: `${LANDING_PATH}#${fragment}`, cookie: this.cookie(provider.id, '', 0) };
+    } catch (error) {
+      if (error instanceof AppError) return this.refused(provider, error, flow?.return_to ?? '/');
+      throw error;
+    }
+  }
+
+  /** Forgets the sign-ins that were started and never finished (a sweep). */
+  async sweep(): Promise<void> {
+    await this.parts.flows.sweep(Date.now());
+  }
+
+  private async takeFlow(providerId: string, state: string | null) {
+    if (!state || state.length > 512) return undefined;
+    const flow = await this.parts.flows.take(sha256(state));
+    if (!flow || flow.provider_id !== providerId || flow.expires_at < Date.now()) return undefined;
+    return { ...flow, state };
+  }
+
+  /** The code for tokens; openid-client checks state, PKCE, issuer, and the ID token with its nonce. */
+  private async exchange(
+    provider: OidcProviderSetting,
+    params: URLSearchParams,
+    browserSecret: string,
+    state: string,
+  ): Promise<ProviderClaims> {
+    const config = await this.parts.clients.configuration(provider);
+    const { verifier, nonce } = derived(browserSecret, state);
+    const currentUrl = new URL(this.callbackUrl(provider.id));
+    currentUrl.search = params.toString();
+    try {
+      const tokens = await client.authorizationCodeGrant(config, currentUrl, {
+        pkceCodeVerifier: verifier,
+        expectedNonce: nonce,
+        expectedState: state,
+        idTokenExpected: true,
+      });
+      const idClaims = tokens.claims()!;
+      const wanted = ['email', provider.adminClaim?.split('=')[0]].filter((claim): claim is string => !!claim);
+      if (wanted.every((claim) => claim in idClaims) || !config.serverMetadata().userinfo_endpoint)
+        return { ...idClaims };
+      const userinfo = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+      return { ...userinfo, ...idClaims, sub: idClaims.sub };
+    } catch (error) {
+      this.parts.log.warn({ err: error, provider: provider.id }, 'an identity provider sign-in failed its checks');
+      throw signInRefused('sign_in_failed', 'The identity provider\u2019s answer could not be checked; start again');
+    }
+  }
+
+  private refused(provider: OidcProviderSetting, error: AppError, returnTo: string): BrowserStep {
+    this.parts.log.info({ provider: provider.id, refusal: error.code }, 'an identity provider sign-in was refused');
+    const fragment = new URLSearchParams({ error: error.code, returnTo });
+    return { location: `${LANDING_PATH}#${fragment}`, cookie: this.cookie(provider.id, '', 0) };
+  }
+
+  /** httpOnly, SameSite=Lax (sent on the provider's top-level redirect back), only to this provider's callback. */
+  private cookie(providerId: string, value: string, maxAgeSeconds: number): string {
+    const secure = this.parts.publicUrl.startsWith('https:') ? '; Secure' : '';
+    const path = `/api/auth/oidc/${providerId}/callback`;
+    return `${FLOW_COOKIE}=${value}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+  }
+}
+
+/**
+ * The PKCE verifier and the nonce of a flow, derived from the browser's secret and the state:
+ * the database keeps neither, so reading it is not enough to finish someone's sign-in.
+ */
+function derived(browserSecret: string, state: string) {
+  const mac = (purpose: string) =>
+    createHmac('sha256', browserSecret).update(`${purpose}:${state}`).digest('base64url');
+  return { verifier: mac('pkce'), nonce: mac('nonce') };
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
