@@ -3,6 +3,7 @@ import { base, get, invalid, type Reader, type RouteEntry } from './access-matri
 import { CONTENT_ROUTES } from './access-matrix-content.js';
 import { LAYER_ROUTES } from './access-matrix-layers.js';
 import { OGC_ROUTES } from './access-matrix-ogc.js';
+import { OIDC_ROUTES } from './access-matrix-oidc.js';
 import { EXPORT_ROUTES } from './access-matrix-exports.js';
 import { RASTER_ROUTES } from './access-matrix-rasters.js';
 
@@ -211,4 +212,5 @@ export const ROUTES: Record<string, RouteEntry> = {
   ...OGC_ROUTES,
   ...RASTER_ROUTES,
   ...EXPORT_ROUTES,
+  ...OIDC_ROUTES,
 };

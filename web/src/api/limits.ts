@@ -965,6 +965,10 @@ export const paramLimits = {
     "minLength": 1,
     "maxLength": 100
   },
+  "providerId": {
+    "minLength": 1,
+    "maxLength": 40
+  },
   "replyId": {
     "minLength": 1,
     "maxLength": 100

@@ -556,6 +556,185 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How one may sign in: e-mail and password, the sign-up policy, the identity providers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description How one may sign in to this Maproom */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether e-mail and password sign-up and log-in are offered (LOCAL_ACCOUNTS) */
+                            localAccounts: boolean;
+                            /**
+                             * @description Who may create an account (SIGNUP): anyone, addresses with a pending invitation, nobody
+                             * @enum {unknown}
+                             */
+                            signup: "open" | "invite" | "closed";
+                            /** @description The identity providers, in the order of the settings */
+                            providers: {
+                                /** @description The provider id of the sign-in routes */
+                                id: string;
+                                /** @description The button's label */
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/{providerId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with an identity provider: a browser's redirect to the provider
+         * @description Answers 302 to the provider (authorization code flow with PKCE S256, state and nonce) and sets an httpOnly cookie, limited to the callback, that binds the sign-in to this browser. When the provider cannot be reached, 302 to `/signed-in#error=provider_unavailable&returnTo=...`. An unknown provider is 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The path of this site to open once signed in; anything but a path of this site becomes `/` */
+                    returnTo?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description A provider id of GET /api/auth/providers */
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A redirect (Location header); see the description */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/{providerId}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends the browser back: 302 into the web app, signed in
+         * @description Register `<PUBLIC_URL>/api/auth/oidc/<providerId>/callback` at the provider. Signed in: 302 to `/signed-in#token=<session JWT>&returnTo=<path>` (in the fragment, so it stays out of logs and Referer). Refused: 302 to `/signed-in#error=<code>&returnTo=<path>`, code one of sign_in_expired (state unknown, used or expired), sign_in_mismatch (the cookie of the start is missing or another), provider_refused, sign_in_failed, provider_unavailable, email_unverified, signup_closed, account_disabled. An unknown provider is 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A provider id of GET /api/auth/providers */
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A redirect (Location header); see the description */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rooms": {
         parameters: {
             query?: never;

@@ -51,3 +51,5 @@ export type SearchResult = SearchResults['results'][number];
 /** A layer the search read only within its window (its first ATTRIBUTES_SCAN_ROWS features). */
 export type PartialLayer = SearchResults['partialLayers'][number];
 export type Place = Get<'/api/geocode'>['results'][number];
+/** How one may sign in: local accounts, the sign-up policy, the identity providers. */
+export type SignInOptions = Get<'/api/auth/providers'>;

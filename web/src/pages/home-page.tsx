@@ -6,7 +6,7 @@ import { session } from '../session';
 import { useStore } from '../store';
 import { InlineError, useInlineError } from '../ui/inline-error';
 import { inputLimits, paramInputLimits } from '../ui/limits';
-import { AuthForm } from './auth-form';
+import { SignIn } from './sign-in';
 import { ConfirmAddress, refreshUser } from './confirm-address';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
@@ -22,7 +22,7 @@ export function HomePage() {
             Your session has ended. Please log in again.
           </p>
         )}
-        <AuthForm />
+        <SignIn />
       </main>
     );
   }

@@ -16,7 +16,7 @@ import { UndoHistory } from '../room/undo';
 import { InlineError } from '../ui/inline-error';
 import { attemptWith, explain } from '../ui/notices';
 import { useNotices } from '../ui/notice-toast';
-import { AuthForm } from './auth-form';
+import { SignIn } from './sign-in';
 import { myInvitationTo, RoomInvitation } from './confirm-address';
 
 type Access =
@@ -110,7 +110,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
             .
           </p>
         )}
-        {access.state === 'login' && <AuthForm />}
+        {access.state === 'login' && <SignIn />}
         <p>
           <a href="/" onClick={linkClick}>
             Your rooms

@@ -1,0 +1,62 @@
+import { useEffect } from 'preact/hooks';
+import { api, ok } from '../api/client';
+import type { SignInOptions } from '../api/types';
+import { Store, useStore } from '../store';
+import { AuthForm } from './auth-form';
+
+/** The sign-in options of this Maproom, read once per page load (null until then). */
+const options = new Store<SignInOptions | null>(null);
+let asked = false;
+
+function useSignInOptions(): SignInOptions | null {
+  const value = useStore(options);
+  useEffect(() => {
+    if (asked) return;
+    asked = true;
+    ok(api.GET('/api/auth/providers')).then(
+      (answer) => options.set(answer),
+      // Unreadable: offer what every Maproom had before providers, the e-mail and password form.
+      () => options.set({ localAccounts: true, signup: 'open', providers: [] }),
+    );
+  }, []);
+  return value;
+}
+
+/** Where the browser should come back to after signing in with a provider: this page. */
+const here = () => (location.pathname === '/signed-in' ? '/' : location.pathname + location.search);
+
+/**
+ * The way in: a button per identity provider (a plain link to the service's start route, which
+ * sends the browser to the provider), and the e-mail and password form unless the instance
+ * turned local accounts off.
+ */
+export function SignIn({ onDone, returnTo }: { onDone?: () => void; returnTo?: string }) {
+  const choices = useSignInOptions();
+  if (!choices) return <p class="muted">Loading the ways to sign in…</p>;
+  const back = encodeURIComponent(returnTo ?? here());
+  return (
+    <div class="sign-in">
+      {choices.providers.length > 0 && (
+        <ul class="providers" aria-label="Sign in with your organisation">
+          {choices.providers.map((provider) => (
+            <li key={provider.id}>
+              <a
+                class="provider-button"
+                href={`/api/auth/oidc/${encodeURIComponent(provider.id)}/start?returnTo=${back}`}
+              >
+                {provider.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {choices.providers.length > 0 && choices.localAccounts && <p class="or muted">or with your e-mail address</p>}
+      {choices.localAccounts && <AuthForm onDone={onDone} />}
+      {!choices.localAccounts && choices.providers.length === 0 && (
+        <p role="alert" class="error">
+          This Maproom offers no way to sign in yet; ask its administrator.
+        </p>
+      )}
+    </div>
+  );
+}
