@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { TEST_DB, uniqueRoomId } from './helpers.js';
+import { launchBrowser, type RunningService, startService, TEST_OUTPUT } from './support/browser.js';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  makeTestCa,
+  startOidcProvider,
+  type TestCa,
+  type TestProvider,
+} from './support/oidc-provider.js';
+import { servicePort } from './support/oidc-service.js';
+
+// Signing in with the organisation's identity provider, in Debian's Chromium: the login page
+// offers only the provider's button (LOCAL_ACCOUNTS=off), the provider's own login page takes
+// the person, and the web app is signed in and back where the person started. The provider is a
+// real oidc-provider over HTTPS (a throw-away CA the service trusts). Once, with SQLite.
+const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
+
+describe('sign-in with an identity provider in the browser', { skip }, () => {
+  let ca: TestCa;
+  let provider: TestProvider;
+  let service: RunningService;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    ca = makeTestCa();
+    const at = await servicePort(['oidc']);
+    provider = await startOidcProvider(ca, at.callbacks);
+    service = await startService({
+      PORT: String(at.port),
+      PUBLIC_URL: at.url,
+      NODE_EXTRA_CA_CERTS: ca.caFile,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: CLIENT_ID,
+      OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      OIDC_NAME: 'Sign in with Example Corp',
+      LOCAL_ACCOUNTS: 'off',
+    });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+    await provider?.close();
+    ca?.remove();
+    assert.deepEqual(pageErrors, [], 'no page errors');
+  });
+
+  // The browser does not know the test CA: only the provider's pages need it, the service is plain HTTP.
+  const newPage = async (viewport = { width: 1280, height: 800 }) => {
+    const page = await (await browser.newContext({ viewport, ignoreHTTPSErrors: true })).newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    return page;
+  };
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(TEST_OUTPUT, `oidc-${name}.png`) });
+  const storedSession = (page: Page) =>
+    page.evaluate(() => JSON.parse(localStorage.getItem('maproom.session') ?? 'null') as { token: string } | null);
+
+  test("the provider's button, its own login page, and back signed in where the person started", async () => {
+    provider.accounts.set('zoe', { email: 'zoe@example.org', email_verified: true, name: 'Zoe Quinn' });
+    const page = await newPage();
+    await page.goto(service.url);
+    const button = page.getByRole('link', { name: 'Sign in with Example Corp' });
+    await button.waitFor();
+    assert.equal(await page.getByLabel('Password').count(), 0, 'LOCAL_ACCOUNTS=off: no password form');
+    await shot(page, 'login-providers-only');
+
+    await button.click();
+    // The provider's own page, on its own origin.
+    await page.locator('input[name=login]').waitFor();
+    assert.equal(new URL(page.url()).origin, provider.issuer);
+    await page.locator('input[name=login]').fill('zoe');
+    await page.locator('input[name=password]').fill('whatever the provider accepts');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Your rooms' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/');
+    assert.ok(!page.url().includes('token'), 'the session is not left in the address');
+    const session = await storedSession(page);
+    const me = await fetch(`${service.url}/api/auth/me`, { headers: { authorization: `Bearer ${session!.token}` } });
+    const { user } = (await me.json()) as { user: Record<string, unknown> };
+    assert.deepEqual(
+      { email: user.email, name: user.name, emailVerified: user.emailVerified },
+      { email: 'zoe@example.org', name: 'Zoe Quinn', emailVerified: true },
+    );
+    assert.equal(await page.evaluate(() => location.hash), '', 'no fragment left');
+    await shot(page, 'signed-in');
+
+    // A private room asks to sign in; the button brings the person back to that room.
+    const roomId = uniqueRoomId();
+    const created = await fetch(`${service.url}/api/rooms/${roomId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session!.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(created.status, 200);
+    const other = await newPage();
+    await other.goto(`${service.url}/r/${roomId}`);
+    await other.getByText('This room is private').waitFor();
+    await other.getByRole('link', { name: 'Sign in with Example Corp' }).click();
+    await other.locator('input[name=login]').fill('zoe');
+    await other.locator('input[name=password]').fill('again');
+    await other.getByRole('button', { name: 'Sign-in' }).click();
+    await other.getByRole('button', { name: 'Continue' }).click();
+    await other.locator('[data-testid=map]').waitFor({ timeout: 30_000 });
+    assert.equal(new URL(other.url()).pathname, `/r/${roomId}`);
+  });
+
+  test('a refused sign-in is explained on the landing page, with the ways in again', async () => {
+    for (const viewport of [
+      { width: 1280, height: 800, name: 'desktop' },
+      { width: 390, height: 844, name: 'phone' },
+    ]) {
+      const page = await newPage(viewport);
+      // As if local accounts were on too: both ways in, the provider's first.
+      await page.route('**/api/auth/providers', async (route) => {
+        const answer = await route.fetch();
+        await route.fulfill({ response: answer, json: { ...(await answer.json()), localAccounts: true } });
+      });
+      await page.goto(`${service.url}/signed-in#error=email_unverified&returnTo=%2Fr%2Fabcdefghij`);
+      await page.getByRole('alert').getByText('does not vouch for it').waitFor();
+      await page.getByRole('link', { name: 'Sign in with Example Corp' }).waitFor();
+      await page.getByLabel('Password').waitFor();
+      assert.equal(new URL(page.url()).hash, '', 'the fragment is taken off the address');
+      const href = await page.getByRole('link', { name: 'Sign in with Example Corp' }).getAttribute('href');
+      assert.equal(href, '/api/auth/oidc/oidc/start?returnTo=%2Fr%2Fabcdefghij', 'retrying returns to the room');
+      await shot(page, `refused-${viewport.name}`);
+      await page.goto('about:blank'); // a new load: the same path with another fragment would not reload
+      await page.goto(`${service.url}/signed-in#error=whatever&returnTo=//evil.example`);
+      await page.getByRole('alert').getByText('Signing in did not work').waitFor();
+      assert.equal(
+        await page.getByRole('link', { name: 'Sign in with Example Corp' }).getAttribute('href'),
+        '/api/auth/oidc/oidc/start?returnTo=%2F',
+      );
+      await page.context().close();
+    }
+  });
+});
