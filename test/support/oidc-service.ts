@@ -19,6 +19,8 @@ import { CLIENT_ID, CLIENT_SECRET, freePort, type TestCa, type TestProvider } fr
 export interface OidcService {
   url: string;
   instance: Instance;
+  /** The settings it was started with (a second instance on the same database takes them). */
+  env: Record<string, string>;
   /** One statement on the service's database, `?` for parameters. */
   sql<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
@@ -48,20 +50,21 @@ export async function startOidcService(
 ): Promise<OidcService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'maproom-oidc-'));
   const database = TEST_DB === 'postgres' ? await freshDatabase() : undefined;
-  const instance = await startInstance('oidc', {
-    DATA_DIR: dataDir,
+  const settings = {
     PORT: String(at.port),
     PUBLIC_URL: at.url,
     NODE_EXTRA_CA_CERTS: ca.caFile,
     ...(database && { DATABASE_URL: database.url, JWT_SECRET: randomBytes(32).toString('hex') }),
     ...env,
-  });
+  };
+  const instance = await startInstance('oidc', { DATA_DIR: dataDir, ...settings });
   const pool = database ? new pg.Pool({ connectionString: database.url, max: 2 }) : undefined;
   const sqlite = database ? undefined : new SQLite(path.join(dataDir, 'maproom.db'));
   sqlite?.pragma('busy_timeout = 5000');
   return {
     url: instance.url,
     instance,
+    env: settings,
     async sql<T>(query: string, ...params: unknown[]) {
       if (sqlite) {
         const statement = sqlite.prepare(query);

@@ -17,6 +17,8 @@ export const REDIS_TEST_DB = {
   sessions: 15,
   /** Shares the access file's index: scale-out files run one at a time (scripts/test-scale-out.sh). */
   presence: 12,
+  /** Shares the two-instances file's index, for the same reason (Redis has 16: 0 to 15). */
+  oidcTwoInstances: 14,
 } as const;
 
 /** The URL of a test file's Redis database, emptied first. */
