@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig, oidcProvidersOf } from '../src/config.js';
+import { scrubUrl } from '../src/http/logging.js';
 import { namesAdmin } from '../src/modules/oidc/oidc-accounts.js';
 import { safeReturnTo } from '../src/modules/oidc/return-to.js';
 import { buildTestApp, call } from './helpers.js';
@@ -88,6 +89,13 @@ test('returnTo: a path of this site, else /', () => {
   ];
   for (const value of [...refused, undefined, 42, ['/'], `/${'a'.repeat(3000)}`])
     assert.equal(safeReturnTo(value), '/', JSON.stringify(value));
+});
+
+test("the callback's code and state never reach a log line", () => {
+  assert.equal(
+    scrubUrl('/api/auth/oidc/corp/callback?code=secret-code&state=secret-state&iss=https%3A%2F%2Fid.example'),
+    '/api/auth/oidc/corp/callback?code=[REDACTED]&state=[REDACTED]&iss=https%3A%2F%2Fid.example',
+  );
 });
 
 test('the admin claim: equal to the value, or a list holding it', () => {

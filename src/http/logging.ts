@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 
-/** Query parameters that carry credentials and must never reach a log line. */
-const SECRET_QUERY = /([?&](?:access_token|token)=)[^&]*/gi;
+/** Query parameters that carry credentials and must never reach a log line (`code` and `state`: an identity provider's callback). */
+const SECRET_QUERY = /([?&](?:access_token|token|code|state)=)[^&]*/gi;
 /** Credentials wherever they appear (also under an encoded parameter name). */
 const SECRET_VALUES = /(mrt_)[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 
