@@ -103,6 +103,37 @@ test('a first sign-in the sign-up policy refuses (SIGNUP=invite, no invitation) 
   assert.equal(rows.length, 0);
 });
 
+test('SIGNUP=invite: an invited address signs up through the provider and joins the room', async () => {
+  await service.sql(
+    'INSERT INTO users (id, email, name, password_hash, created_at, email_verified_at, provider_admin) VALUES (?, ?, ?, ?, ?, ?, 0)',
+    'user-inviter',
+    'owner@example.org',
+    'Owner',
+    null,
+    Date.now(),
+    Date.now(),
+  );
+  const owner = await atCallback('owner');
+  const token = fragmentOf((await owner.browser.get(owner.callback)).location).get('token')!;
+  const roomId = 'oidcinvite';
+  assert.equal(
+    (await request(service.instance, 'POST', `/api/rooms/${roomId}`, { auth: token, body: {} })).status,
+    200,
+  );
+  const invited = await request(service.instance, 'POST', `/api/rooms/${roomId}/invite`, {
+    auth: token,
+    body: { email: 'guest@example.org', role: 'editor' },
+  });
+  assert.equal(invited.status, 200, JSON.stringify(invited.body));
+
+  const guest = await atCallback('guest');
+  const guestToken = fragmentOf((await guest.browser.get(guest.callback)).location).get('token');
+  assert.ok(guestToken, 'the invitation lets the address sign up');
+  const room = await request(service.instance, 'GET', `/api/rooms/${roomId}`, { auth: guestToken! });
+  assert.equal(room.status, 200, 'the pending invitation became a membership');
+  assert.equal(room.body.userRole, 'editor');
+});
+
 test('a forged or missing state is refused (sign_in_expired), never a 500', async () => {
   const { browser, callback } = await atCallback('forger');
   const forged = new URL(callback);

@@ -25,12 +25,13 @@ let service: OidcService;
 
 before(async () => {
   ca = makeTestCa();
-  const at = await servicePort(['corp', 'other']);
+  const at = await servicePort(['corp', 'other', 'wrong']);
   provider = await startOidcProvider(ca, at.callbacks);
   service = await startOidcService(ca, at, {
     OIDC_PROVIDERS: JSON.stringify([
       providerEntry('corp', provider, { adminClaim: 'groups=maproom-admins' }),
       providerEntry('other', provider),
+      providerEntry('wrong', provider, { clientSecret: 'not-the-secret' }),
     ]),
     SIGNUP_DOMAINS: 'example.org',
   });
@@ -194,4 +195,11 @@ test("the provider's admin claim sets provider_admin at every sign-in, and only 
   assert.equal(await adminOf(hal.id), 0);
   provider.accounts.set('ivy', { email: 'ivy@example.org', email_verified: true, groups: ['maproom-admins-not'] });
   assert.equal(await adminOf((await me((await signIn('ivy')).fragment.get('token')!)).id), 0);
+});
+
+test('a code exchange the provider refuses (a wrong client secret) is sign_in_failed, not a 500', async () => {
+  provider.accounts.set('jo', { email: 'jo@example.org', email_verified: true });
+  const refused = await signIn('jo', { providerId: 'wrong' });
+  assert.equal(refused.fragment.get('error'), 'sign_in_failed');
+  assert.equal(await userCount('jo@example.org'), 0);
 });
