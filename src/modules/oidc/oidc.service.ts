@@ -152,14 +152,28 @@ export class OidcSignIn {
         idTokenExpected: true,
       });
       const idClaims = tokens.claims()!;
-      const wanted = ['email', provider.adminClaim?.split('=')[0]].filter((claim): claim is string => !!claim);
-      if (wanted.every((claim) => claim in idClaims) || !config.serverMetadata().userinfo_endpoint)
+      const wanted = ['email', 'email_verified', provider.adminClaim?.split('=')[0]];
+      if (wanted.every((claim) => !claim || claim in idClaims) || !config.serverMetadata().userinfo_endpoint)
         return { ...idClaims };
-      const userinfo = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub);
-      return { ...userinfo, ...idClaims, sub: idClaims.sub };
+      return { ...(await this.userinfo(config, tokens.access_token, idClaims)), ...idClaims, sub: idClaims.sub };
     } catch (error) {
       this.parts.log.warn({ err: error, provider: provider.id }, 'an identity provider sign-in failed its checks');
       throw signInRefused('sign_in_failed', 'The identity provider\u2019s answer could not be checked; start again');
+    }
+  }
+
+  /** What userinfo adds to the ID token; nothing when it fails but the ID token has the address. */
+  private async userinfo(
+    config: client.Configuration,
+    accessToken: string,
+    idClaims: { sub: string; email?: unknown },
+  ) {
+    try {
+      return await client.fetchUserInfo(config, accessToken, idClaims.sub);
+    } catch (error) {
+      if (typeof idClaims.email !== 'string') throw error;
+      this.parts.log.warn({ err: error }, "an identity provider's userinfo failed; its ID token's claims are used");
+      return {};
     }
   }
 
