@@ -393,6 +393,8 @@ export function oidcProvidersOf(config: Config): OidcProviderSetting[] {
       providers.push(providerEntry(entry, `OIDC_PROVIDERS[${index}]`, fail)),
     );
   }
+  if (config.oidcIssuer !== undefined && !config.oidcIssuer.startsWith('https://'))
+    fail('OIDC_ISSUER must be an https address (providers are reached over HTTPS only)');
   const seen = new Set<string>();
   for (const provider of providers) {
     if (seen.has(provider.id))
@@ -413,7 +415,8 @@ function providerEntry(entry: unknown, where: string, fail: (why: string) => nev
   if (!OIDC_PROVIDER_ID_PATTERN.test(id!))
     fail(`${where}.id must be 1 to 40 lower-case letters, digits, - or _, starting with a letter or digit`);
   if (name!.length > 100) fail(`${where}.name must be at most 100 characters`);
-  if (!/^https?:\/\/\S+$/.test(issuer!) || !URL.canParse(issuer!)) fail(`${where}.issuer must be an http(s) address`);
+  if (!/^https:\/\/\S+$/.test(issuer!) || !URL.canParse(issuer!))
+    fail(`${where}.issuer must be an https address (providers are reached over HTTPS only)`);
   if (adminClaim !== undefined && (typeof adminClaim !== 'string' || !ADMIN_CLAIM_PATTERN.test(adminClaim)))
     fail(`${where}.adminClaim must be claim=value, e.g. groups=maproom-admins`);
   return {

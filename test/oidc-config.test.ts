@@ -65,7 +65,12 @@ test('a wrong provider setting stops the start with a sentence that names it', (
     [providers([entry, { ...entry, id: 'b', issuer: '' }]), /OIDC_PROVIDERS\[1\]\.issuer is required/],
     [providers([{ ...entry, id: '../admin' }]), /OIDC_PROVIDERS\[0\]\.id must be 1 to 40 lower-case letters/],
     [providers([{ ...entry, id: 'Corp' }]), /\.id must be/],
-    [providers([{ ...entry, issuer: 'ftp://id.example.org' }]), /\.issuer must be an http\(s\) address/],
+    [providers([{ ...entry, issuer: 'ftp://id.example.org' }]), /\.issuer must be an https address/],
+    [providers([{ ...entry, issuer: 'http://id.example.org' }]), /\.issuer must be an https address/],
+    [
+      { OIDC_ISSUER: 'http://a.example', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' },
+      /OIDC_ISSUER must be an https address/,
+    ],
     [providers([{ ...entry, adminClaim: 'groups' }]), /\.adminClaim must be claim=value/],
     [providers([{ ...entry, secret: 'x' }]), /unknown fields: secret/],
     [providers(['corp']), /OIDC_PROVIDERS\[0\] must be an object/],

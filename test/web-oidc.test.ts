@@ -69,6 +69,9 @@ describe('sign-in with an identity provider in the browser', { skip }, () => {
     await button.waitFor();
     assert.equal(await page.getByLabel('Password').count(), 0, 'LOCAL_ACCOUNTS=off: no password form');
     await shot(page, 'login-providers-only');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'login-providers-only-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await button.click();
     // The provider's own page, on its own origin.
