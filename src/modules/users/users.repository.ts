@@ -96,11 +96,9 @@ export class ProviderAccountsRepository {
    * session issued before now (an account made in someone else's name is not taken over).
    */
   async claimUnproven(userId: string, at: number): Promise<void> {
-    // Whole seconds: a session issued in this second (its `iat`) stays valid, the one about to be issued.
-    const cutOff = Math.floor(at / 1000) * 1000;
     await this.db
       .updateTable('users')
-      .set({ email_verified_at: at, password_hash: null, sessions_not_before: cutOff })
+      .set({ email_verified_at: at, password_hash: null, sessions_not_before: at })
       .where('id', '=', userId)
       .where('email_verified_at', 'is', null)
       .execute();
