@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
-import { Authenticator } from './auth/authenticator.js';
+import { Authenticator, LAST_USED_PRECISION_MS } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
 import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
@@ -131,6 +131,11 @@ import { Geocoder } from './modules/search/geocoder.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { SearchService } from './modules/search/search.service.js';
 import { UsersService } from './modules/users/users.service.js';
+import { accountRoutes } from './modules/users/account.routes.js';
+import { AccountChanges } from './modules/users/account-changes.service.js';
+import { PasswordReset } from './modules/users/password-reset.service.js';
+import { PasswordResetsRepository } from './modules/users/password-resets.repository.js';
+import { SignupPolicy } from './modules/users/signup-policy.js';
 import { EmailVerification } from './modules/users/verification.service.js';
 
 export interface App {
@@ -289,18 +294,40 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicUrl,
     resendIntervalMs: config.verificationResendSeconds * 1000,
   });
+  const passwords = new PasswordHasher(config.passwordHashCost);
+  const roomsService = new RoomsService({ rooms, members, content, files, writePath, access, owners: membersService });
   const usersService = new UsersService({
     users,
     invitations: membersService,
     sessions,
-    passwords: new PasswordHasher(config.passwordHashCost),
+    passwords,
     proof: verification,
     revokedSessions,
     access,
+    policy: new SignupPolicy(config, members),
+    rooms: {
+      owned: (userId) => members.ownedBy(userId),
+      deleteRoom: async (roomId) => {
+        const room = await rooms.find(roomId);
+        if (room) await roomsService.delete(room);
+      },
+      leaveAll: (userId) => members.removeAllOf(userId),
+    },
+    config,
+  });
+  const passwordReset = new PasswordReset({
+    users,
+    resets: new PasswordResetsRepository(db),
+    passwords,
+    outbox,
+    invitations: membersService,
+    publicUrl,
+    config,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
+    userSeen: (userId, at) => users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => usersService.externalSignIn(claims),
   });
   registerAccessHook(app, authenticator, access);
@@ -318,9 +345,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, {
-    rooms: new RoomsService({ rooms, members, content, files, writePath, access }),
+  await app.register(accountRoutes, {
+    users: usersService,
+    reset: passwordReset,
+    changes: new AccountChanges(users, passwords, verification),
+    rateLimitPerMinute: config.authRateLimitPerMinute,
   });
+  await app.register(roomsRoutes, { rooms: roomsService });
   await app.register(membersRoutes, { members: membersService });
   await app.register(tokensRoutes, { tokens: tokensService });
 
@@ -491,7 +522,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
   registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
   const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService });
+  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService, passwordReset });
   await app.ready();
   try {
     if (runsJobs) {
