@@ -73,11 +73,15 @@ test('a password reset confirmed on A ends the sessions on B; one signed in afte
   assertOk(await meOnB(fresh));
 });
 
-test("a password change on A keeps its session on B and ends the others'", async () => {
+test("a password change on A keeps its session on B and ends the others', their live sockets too", async () => {
   const user = await signup(two.a.app);
   const other = assertOk(
     await call(two.b.app, 'POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD } }),
   ).token;
+  const roomId = await createRoom(two.a.app, user);
+  const socket = new LiveClient(`${two.wsB}/api/rooms/${roomId}/live?access_token=${other}`);
+  clients.push(socket);
+  await socket.at(0);
   const changed = await call(two.a.app, 'POST', '/api/auth/password', {
     auth: user.token,
     body: { currentPassword: PASSWORD, newPassword: 'changed on A' },
@@ -85,6 +89,8 @@ test("a password change on A keeps its session on B and ends the others'", async
   assert.equal(changed.statusCode, 204);
   assertOk(await meOnB(user.token));
   assertError(await meOnB(other), 401, 'unauthorized');
+  const closed = await socket.closedWithin();
+  assert.ok(closed.code >= 4000, `closed by the service: ${JSON.stringify(closed)}`);
 });
 
 test('a user disabled through A: their session and their room token are refused on B within a second', async () => {
