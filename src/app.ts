@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
-import { Authenticator } from './auth/authenticator.js';
+import { Authenticator, LAST_USED_PRECISION_MS } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
 import {
@@ -146,11 +146,17 @@ import { Geocoder } from './modules/search/geocoder.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { SearchService } from './modules/search/search.service.js';
 import { UsersService } from './modules/users/users.service.js';
+import { accountRoutes } from './modules/users/account.routes.js';
+import { AccountChanges } from './modules/users/account-changes.service.js';
+import { PasswordReset } from './modules/users/password-reset.service.js';
+import { PasswordResetsRepository } from './modules/users/password-resets.repository.js';
 import { EmailVerification } from './modules/users/verification.service.js';
 
 export interface App {
   app: FastifyInstance;
   database: Database;
+  /** The account services that admin actions call (and tests, for states no public route reaches). */
+  accounts: { users: UsersService; passwordReset: PasswordReset; members: MembersService };
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
@@ -331,18 +337,41 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicUrl,
     resendIntervalMs: config.verificationResendSeconds * 1000,
   });
+  const passwords = new PasswordHasher(config.passwordHashCost);
+  const roomsService = new RoomsService({ rooms, members, content, files, writePath, access, owners: membersService });
   const usersService = new UsersService({
     users,
     invitations: membersService,
     sessions,
-    passwords: new PasswordHasher(config.passwordHashCost),
+    passwords,
     proof: verification,
     revokedSessions,
+    access,
+    policy: new SignupPolicy(config, members),
+    rooms: {
+      owned: (userId) => members.ownedBy(userId),
+      deleteRoom: async (roomId) => {
+        const room = await rooms.find(roomId);
+        if (room) await roomsService.delete(room);
+      },
+      leaveAll: (userId) => members.removeAllOf(userId),
+    },
+    config,
+  });
+  const passwordReset = new PasswordReset({
+    users,
+    resets: new PasswordResetsRepository(db),
+    passwords,
+    outbox,
+    invitations: membersService,
+    publicUrl,
+    config,
     access,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
+    userSeen: (userId, at) => users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => usersService.externalSignIn(claims),
   });
   registerAccessHook(app, authenticator, access);
@@ -360,6 +389,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
+  await app.register(accountRoutes, {
+    users: usersService,
+    reset: passwordReset,
+    changes: new AccountChanges(users, passwords, verification, access),
+    rateLimitPerMinute: config.authRateLimitPerMinute,
+  });
   const oidc = oidcSignInOf(config, {
     db,
     users,
@@ -374,9 +409,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     options: { localAccounts: config.localAccounts === 'on', signup: config.signup },
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, {
-    rooms: new RoomsService({ rooms, members, content, files, writePath, access }),
-  });
+  await app.register(roomsRoutes, { rooms: roomsService });
   await app.register(membersRoutes, { members: membersService });
   await app.register(tokensRoutes, { tokens: tokensService });
 
@@ -552,6 +585,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     exports: exportsService,
     undoStaging,
     users: usersService,
+    passwordReset,
     oidcFlows: oidc.signIn,
   });
   await app.ready();
@@ -566,5 +600,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.close(); // the database and the data directory's lock with it
     throw error;
   }
-  return { app, database };
+  return { app, database, accounts: { users: usersService, passwordReset, members: membersService } };
 }

@@ -1,4 +1,4 @@
-import { actorOf, type Caller, type Grant } from '../../auth/access.js';
+import { type Actor, actorOf, type Caller, type Grant } from '../../auth/access.js';
 import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
 import { mayPerform, type RoomAction } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
@@ -38,6 +38,13 @@ export interface RoomsServiceParts {
   files: StoredFiles;
   writePath: WritePath;
   access: AccessSource & AccessChanges;
+  /** Who hands a room to another member (the members service). */
+  owners: RoomOwners;
+}
+
+/** Hands a room to one of its members (members.service.ts). */
+export interface RoomOwners {
+  transferOwnership(roomId: string, toUserId: string, actor: Actor): Promise<{ previousOwner?: string }>;
 }
 
 /** Rooms and their settings. Changes of visibility or existence forget cached access at once. */
@@ -48,6 +55,7 @@ export class RoomsService {
   private readonly files: StoredFiles;
   private readonly writePath: WritePath;
   private readonly access: AccessSource & AccessChanges;
+  private readonly owners: RoomOwners;
 
   constructor(parts: RoomsServiceParts) {
     ({
@@ -57,6 +65,7 @@ export class RoomsService {
       files: this.files,
       writePath: this.writePath,
       access: this.access,
+      owners: this.owners,
     } = parts);
   }
 
@@ -178,6 +187,17 @@ export class RoomsService {
     });
     this.access.forgetRoom(room.id);
     return row;
+  }
+
+  /**
+   * Hands the room to a member (the caller, its owner, becomes an editor) and answers the room
+   * as GET /api/rooms/{roomId} then does to the caller.
+   */
+  async transferOwnership(room: RoomRow, caller: Caller, toUserId: string) {
+    const { previousOwner } = await this.owners.transferOwnership(room.id, toUserId, actorOf(caller));
+    const row = (await this.rooms.find(room.id)) ?? room;
+    const mine = caller.kind === 'user' && previousOwner === caller.userId;
+    return this.metadata(row, { role: mine ? 'editor' : 'owner', capabilities: new Set() });
   }
 
   permission(grant: Grant, action: RoomAction) {
