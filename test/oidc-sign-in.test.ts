@@ -141,6 +141,8 @@ test('a verified address taking over an unconfirmed password account removes the
     body: { email: 'dave@example.org', password: 'correct horse battery' },
   });
   assert.equal(login.status, 401, 'the password of whoever made the account no longer works');
+  const before = await request(service.instance, 'GET', '/api/auth/me', { auth: squatter.token });
+  assert.equal(before.status, 401, 'nor does the session they signed up with');
 });
 
 test('a new account takes the address as verified only when the provider says so', async () => {
