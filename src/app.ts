@@ -3,10 +3,19 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
+import { InstanceAdmins } from './auth/admins.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
-import { geoLimitsOf, publicUrlOf, rasterCacheSizesOf, sqlitePathOf, tmpDirOf, type Config } from './config.js';
+import {
+  geoLimitsOf,
+  ownerStorageQuotaOf,
+  publicUrlOf,
+  rasterCacheSizesOf,
+  sqlitePathOf,
+  tmpDirOf,
+  type Config,
+} from './config.js';
 import { TileableFiles } from './geo-engine/raster-reader.js';
 import { RasterTiles } from './geo-engine/raster-tiles.js';
 import { RasterPoints } from './geo-engine/raster-point.js';
@@ -38,6 +47,10 @@ import { RedisPresence } from './infra/redis-presence.js';
 import { type PresenceNotice, RoomPresence } from './modules/live/room-presence.js';
 import { ActorNames } from './modules/users/actor-names.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
+import { AdminListsRepository } from './modules/admin/admin-lists.repository.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
+import { AdminService } from './modules/admin/admin.service.js';
+import { AuditRepository } from './modules/admin/audit.repository.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
@@ -255,7 +268,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const uploads = new UploadReceiver(tmpDirOf(config));
   // What a crash left half-written or half-received.
   await Promise.all([blobs.clean(), uploads.clean()]);
-  const files = new StoredFiles(db, blobs, config.storageQuotaBytes);
+  const files = new StoredFiles(db, blobs, ownerStorageQuotaOf(config));
   const staged = new StagedJobs(db, database.instances);
   const content = new RoomContent(db);
 
@@ -303,7 +316,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
     externalSignIn: (claims) => usersService.externalSignIn(claims),
   });
-  registerAccessHook(app, authenticator, access);
+  const admins = new InstanceAdmins(config);
+  registerAccessHook(app, authenticator, access, admins);
   registerWriteOnlyAnswers(app);
   refuseNulInUrls(app);
 
@@ -315,12 +329,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerOfflineBasemap(app);
   await app.register(usersRoutes, {
     users: usersService,
+    isAdmin: async (userId: string) => {
+      const user = await users.findById(userId);
+      return user !== undefined && admins.isAdmin(user);
+    },
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  await app.register(roomsRoutes, {
-    rooms: new RoomsService({ rooms, members, content, files, writePath, access }),
+  const roomsService = new RoomsService({
+    rooms,
+    members,
+    content,
+    files,
+    writePath,
+    access,
+    maxRoomsPerUser: config.maxRoomsPerUser,
   });
+  await app.register(roomsRoutes, { rooms: roomsService });
   await app.register(membersRoutes, { members: membersService });
   await app.register(tokensRoutes, { tokens: tokensService });
 
@@ -486,6 +511,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => presence.close());
   await app.register(liveRoutes, {
     live: new LiveService({ hub: live, history, rooms, authenticator, access, presence }),
+  });
+
+  // The instance admin: users, rooms, jobs, limits and the audit list.
+  await app.register(adminRoutes, {
+    admin: new AdminService({
+      lists: new AdminListsRepository(db),
+      audit: new AuditRepository(db),
+      jobs,
+      rooms: { find: (id) => rooms.find(id), delete: (room) => roomsService.delete(room) },
+      limits: { maxRoomsPerUser: config.maxRoomsPerUser, userStorageQuotaBytes: ownerStorageQuotaOf(config) },
+    }),
   });
 
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.

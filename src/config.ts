@@ -337,3 +337,12 @@ export function rasterCacheSizesOf(config: Config): RasterCacheSizes {
     closeDelayMs: 10_000,
   };
 }
+
+/**
+ * Bytes one user's rooms may store: STORAGE_QUOTA_BYTES, narrowed by USER_STORAGE_QUOTA_BYTES
+ * when that is set (not 0). Both count the same files: every room the user owns.
+ */
+export function ownerStorageQuotaOf(config: Pick<Config, 'storageQuotaBytes' | 'userStorageQuotaBytes'>): number {
+  const { storageQuotaBytes, userStorageQuotaBytes } = config;
+  return userStorageQuotaBytes > 0 ? Math.min(storageQuotaBytes, userStorageQuotaBytes) : storageQuotaBytes;
+}
