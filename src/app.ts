@@ -4,7 +4,7 @@ import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
 import { InstanceAdmins } from './auth/admins.js';
-import { Authenticator } from './auth/authenticator.js';
+import { Authenticator, LAST_USED_PRECISION_MS } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
 import {
@@ -144,6 +144,11 @@ import { Geocoder } from './modules/search/geocoder.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { SearchService } from './modules/search/search.service.js';
 import { UsersService } from './modules/users/users.service.js';
+import { accountRoutes } from './modules/users/account.routes.js';
+import { AccountChanges } from './modules/users/account-changes.service.js';
+import { PasswordReset } from './modules/users/password-reset.service.js';
+import { PasswordResetsRepository } from './modules/users/password-resets.repository.js';
+import { SignupPolicy } from './modules/users/signup-policy.js';
 import { EmailVerification } from './modules/users/verification.service.js';
 
 export interface App {
@@ -302,18 +307,49 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicUrl,
     resendIntervalMs: config.verificationResendSeconds * 1000,
   });
+  const passwords = new PasswordHasher(config.passwordHashCost);
+  const roomsService = new RoomsService({
+    rooms,
+    members,
+    content,
+    files,
+    writePath,
+    access,
+    owners: membersService,
+    maxRoomsPerUser: config.maxRoomsPerUser,
+  });
   const usersService = new UsersService({
     users,
     invitations: membersService,
     sessions,
-    passwords: new PasswordHasher(config.passwordHashCost),
+    passwords,
     proof: verification,
     revokedSessions,
     access,
+    policy: new SignupPolicy(config, members),
+    rooms: {
+      owned: (userId) => members.ownedBy(userId),
+      deleteRoom: async (roomId) => {
+        const room = await rooms.find(roomId);
+        if (room) await roomsService.delete(room);
+      },
+      leaveAll: (userId) => members.removeAllOf(userId),
+    },
+    config,
+  });
+  const passwordReset = new PasswordReset({
+    users,
+    resets: new PasswordResetsRepository(db),
+    passwords,
+    outbox,
+    invitations: membersService,
+    publicUrl,
+    config,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
     tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
+    userSeen: (userId, at) => users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => usersService.externalSignIn(claims),
   });
   const admins = new InstanceAdmins(config);
@@ -336,14 +372,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
-  const roomsService = new RoomsService({
-    rooms,
-    members,
-    content,
-    files,
-    writePath,
-    access,
-    maxRoomsPerUser: config.maxRoomsPerUser,
+  await app.register(accountRoutes, {
+    users: usersService,
+    reset: passwordReset,
+    changes: new AccountChanges(users, passwords, verification),
+    rateLimitPerMinute: config.authRateLimitPerMinute,
   });
   await app.register(roomsRoutes, { rooms: roomsService });
   await app.register(membersRoutes, { members: membersService });
@@ -527,7 +560,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
   registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
   const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService });
+  scheduleSweeps(sweeps, { chunked, exports: exportsService, undoStaging, users: usersService, passwordReset });
   await app.ready();
   try {
     if (runsJobs) {

@@ -21,7 +21,7 @@ export const ConfigSchema = Type.Object({
   s3ForcePathStyle: Type.Boolean({ default: false }),
   /** `all` serves requests and runs jobs; `http` only serves; `jobs` only runs jobs and sweeps (and answers /api/health, /api/ready). */
   instanceRole: Type.Enum(['all', 'http', 'jobs'], { default: 'all' }),
-  sessionTtlSeconds: Type.Integer({ minimum: 60, default: 7 * 24 * 3600 }),
+  sessionTtlSeconds: Type.Integer({ minimum: 5, default: 7 * 24 * 3600 }),
   authJwksUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   authIssuer: Type.Optional(Type.String({ minLength: 1 })),
   authAudience: Type.Optional(Type.String({ minLength: 1 })),
@@ -109,6 +109,10 @@ export const ConfigSchema = Type.Object({
   signupDomains: Type.Optional(Type.String({ minLength: 1 })),
   /** `off` leaves only the identity providers: no sign-up, log-in or password reset with an e-mail and password. */
   localAccounts: Type.Enum(['on', 'off'], { default: 'on' }),
+  /** Password-reset mails one address gets per hour at most; further requests still answer 202 but send nothing. */
+  passwordResetsPerAddressPerHour: Type.Integer({ minimum: 1, default: 3 }),
+  /** How recent a sign-in must be for an account without a password to delete itself (seconds). */
+  freshSignInSeconds: Type.Integer({ minimum: 10, default: 300 }),
   /** The instance admins' e-mail addresses (comma-separated). */
   adminEmails: Type.Optional(Type.String({ minLength: 1 })),
   /** One OpenID Connect provider (id `oidc`): its issuer, client id and secret, and its button's label. */
@@ -188,6 +192,8 @@ const ENV_NAMES: Record<keyof Config, string> = {
   signup: 'SIGNUP',
   signupDomains: 'SIGNUP_DOMAINS',
   localAccounts: 'LOCAL_ACCOUNTS',
+  passwordResetsPerAddressPerHour: 'PASSWORD_RESETS_PER_ADDRESS_PER_HOUR',
+  freshSignInSeconds: 'FRESH_SIGN_IN_SECONDS',
   adminEmails: 'ADMIN_EMAILS',
   oidcIssuer: 'OIDC_ISSUER',
   oidcClientId: 'OIDC_CLIENT_ID',

@@ -54,6 +54,46 @@ export const signupClosed = (message: string) => new AppError(403, 'signup_close
 export const accountDisabled = () =>
   new AppError(403, 'account_disabled', 'This account is disabled; ask the administrator of this Maproom to enable it');
 
+/** 403 local_accounts_off: LOCAL_ACCOUNTS=off, so only the identity providers sign people in. */
+export const localAccountsOff = () =>
+  new AppError(
+    403,
+    'local_accounts_off',
+    'Accounts with an e-mail and password are turned off on this Maproom; sign in with your organisation',
+  );
+
+/** 403 wrong_password: the current password given to confirm an account change is wrong (never 401: the session is fine). */
+export const wrongPassword = () => new AppError(403, 'wrong_password', 'The current password is wrong');
+
+/** 403 reauthentication_required: an account without a password confirms a deletion by a fresh sign-in. */
+export const reauthenticationRequired = (minutes: number) =>
+  new AppError(
+    403,
+    'reauthentication_required',
+    `Sign in again (within the last ${minutes} minutes) to confirm deleting this account`,
+  );
+
+/** 409 owns_rooms: the account owns rooms; each must be handed to another member or deleted first. */
+export const ownsRooms = (rooms: string[]) =>
+  new AppError(
+    409,
+    'owns_rooms',
+    `This account owns ${rooms.length === 1 ? 'a room' : `${rooms.length} rooms`}: hand each to another member or delete it first`,
+    { rooms },
+  );
+
+/** 400 invalid_token for a password-reset link that is unknown, used or expired. */
+export const invalidResetToken = () =>
+  new AppError(
+    400,
+    'invalid_token',
+    'This password-reset link is not valid (used, expired or mistyped); ask for a new one',
+  );
+
+/** 404: a room can only be handed to one of its members. */
+export const newOwnerNotMember = () =>
+  new AppError(404, 'not_found', 'The new owner must be a member of the room; invite them first');
+
 export const emailNotVerified = () =>
   new AppError(
     403,

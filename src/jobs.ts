@@ -11,6 +11,7 @@ import { ROOM_EXPORT_JOB, type ExportsService } from './modules/exports/exports.
 import type { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
 import { LAYER_UPLOAD_JOB, type Uploads } from './modules/ingest/uploads.js';
 import { BULK_IMPORT_JOB, type BulkImport } from './modules/markers/bulk-import.js';
+import type { PasswordReset } from './modules/users/password-reset.service.js';
 import type { UsersService } from './modules/users/users.service.js';
 
 /**
@@ -87,6 +88,7 @@ export interface Sweepers {
   /** undoInterruptedStaging with the service's stages and domains. */
   undoStaging: () => Promise<number>;
   users: UsersService;
+  passwordReset: PasswordReset;
 }
 
 /** Every sweep, run at start and then every period. */
@@ -103,4 +105,5 @@ export function scheduleSweeps(scheduler: Scheduler, sweepers: Sweepers): void {
     everyMs: HOUR_MS,
     run: () => sweepers.users.sweepRevokedSessions(),
   });
+  scheduler.add({ name: 'old password-reset links', everyMs: HOUR_MS, run: () => sweepers.passwordReset.sweep() });
 }

@@ -1,12 +1,12 @@
 import { invalidApiToken, invalidSession, unauthorized } from '../errors.js';
-import type { ApiTokensTable } from '../db/tables.js';
+import type { ApiTokensTable, UsersTable } from '../db/tables.js';
 import type { Caller } from './access.js';
 import type { AccessSource } from './access-source.js';
 import { hashRoomToken, isRoomToken, type TokenPermission } from './room-tokens.js';
 import type { SessionClaims, SessionKeys } from './sessions.js';
 
-/** `lastUsedAt` is written at most once a minute per token, to keep reads cheap. */
-const LAST_USED_PRECISION_MS = 60_000;
+/** `lastUsedAt` of a token and `last_seen_at` of a user are written at most once a minute, to keep reads cheap. */
+export const LAST_USED_PRECISION_MS = 60_000;
 const SEEN_EXTERNAL_LIMIT = 10_000;
 /** Room token secrets whose hash is remembered (a hash is cheap, but not free on every request). */
 const TOKEN_HASHES_LIMIT = 1_000;
@@ -17,6 +17,8 @@ const TOKEN_HASHES_LIMIT = 1_000;
  */
 export interface SignInRecords {
   tokenUsed(tokenId: string, at: number): Promise<void>;
+  /** A session of the user was used (at most once a minute per user). */
+  userSeen(userId: string, at: number): Promise<void>;
   /** The first request of an external provider's session token; throws 401 to refuse it. */
   externalSignIn(claims: SessionClaims): Promise<void>;
 }
@@ -108,7 +110,12 @@ export class Authenticator {
   private async session(jwt: string): Promise<Caller> {
     const claims = await this.sessions.verify(jwt);
     if (await this.source.sessionRevoked(claims.sessionId)) throw invalidSession();
-    const session = { id: claims.sessionId, expiresAt: claims.expiresAt };
+    const session = {
+      id: claims.sessionId,
+      expiresAt: claims.expiresAt,
+      issuedAt: claims.issuedAtMs,
+      external: claims.external,
+    };
     if (claims.external) {
       const key = `${claims.userId}:${claims.issuedAt}`;
       if (!this.seenExternal.has(key)) {
@@ -116,10 +123,10 @@ export class Authenticator {
         if (this.seenExternal.size >= SEEN_EXTERNAL_LIMIT) this.seenExternal.clear();
         this.seenExternal.add(key);
       }
+      await this.activeUser(claims);
       return { kind: 'user', userId: claims.userId, email: claims.email, emailVerified: claims.emailVerified, session };
     }
-    const user = await this.source.userById(claims.userId);
-    if (!user) throw invalidSession();
+    const user = await this.activeUser(claims);
     // The address as it is now: verified since the token was issued, or changed.
     return {
       kind: 'user',
@@ -129,4 +136,31 @@ export class Authenticator {
       session,
     };
   }
+
+  /**
+   * The session's user, read on every request (never cached), so that a disabled, deleted or
+   * reset account refuses its sessions at once on every instance; its use is recorded.
+   */
+  private async activeUser(claims: SessionClaims): Promise<UsersTable> {
+    const user = await this.source.userById(claims.userId);
+    if (!user || accountRefuses(user, claims)) throw invalidSession();
+    const now = Date.now();
+    if (user.last_seen_at === null || now - user.last_seen_at >= LAST_USED_PRECISION_MS)
+      await this.records.userSeen(user.id, now);
+    return user;
+  }
+}
+
+/**
+ * Whether the account refuses a session of its own: when deleted or disabled, or when the
+ * session was issued before the account's cut-off (`sessions_not_before`: a password reset or
+ * change), except the one session the cut-off keeps (the one that changed the password).
+ */
+export function accountRefuses(
+  user: Pick<UsersTable, 'deleted_at' | 'disabled_at' | 'sessions_not_before' | 'sessions_kept'>,
+  claims: Pick<SessionClaims, 'sessionId' | 'issuedAtMs'>,
+): boolean {
+  if (user.deleted_at !== null || user.disabled_at !== null) return true;
+  const cutOff = user.sessions_not_before;
+  return cutOff !== null && claims.issuedAtMs < cutOff && claims.sessionId !== user.sessions_kept;
 }

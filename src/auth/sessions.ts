@@ -20,6 +20,12 @@ export interface SessionClaims {
   emailVerified: boolean;
   issuedAt: number;
   /**
+   * When the session was issued, in milliseconds: the service's own JWTs carry it as `iat_ms`
+   * (`iat` is in whole seconds, too coarse to tell a session issued just after a password reset
+   * from one issued just before); for other JWTs, `iat` × 1000.
+   */
+  issuedAtMs: number;
+  /**
    * What logging out revokes: the `jti` of the service's own JWTs; for a JWT without one (an
    * external provider's, or one issued before sessions had ids) a hash of the JWT itself.
    */
@@ -38,15 +44,19 @@ export class SessionKeys {
     if (config.authJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.authJwksUrl));
   }
 
-  async issue(user: { id: string; email: string }): Promise<string> {
-    return new SignJWT({ email: user.email })
+  /**
+   * A session JWT for the user, valid SESSION_TTL_SECONDS. A renewal passes the session's id
+   * (`sessionId`), so that the renewed JWT is the same session: logging out ends both.
+   */
+  async issue(user: { id: string; email: string }, sessionId = newId('session')): Promise<string> {
+    return new SignJWT({ email: user.email, iat_ms: Date.now() })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(LOCAL_ISSUER)
       .setAudience(LOCAL_ISSUER)
       .setIssuedAt()
       .setExpirationTime(`${this.config.sessionTtlSeconds}s`)
-      .setJti(newId('session'))
+      .setJti(sessionId)
       .sign(this.secret);
   }
 
@@ -123,6 +133,7 @@ export class SessionKeys {
       external,
       emailVerified: payload.email_verified !== false,
       issuedAt: payload.iat ?? 0,
+      issuedAtMs: !external && typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat ?? 0) * 1000,
       sessionId: sessionIdOf(token, payload, external),
       expiresAt: (payload.exp ?? 0) * 1000,
     };

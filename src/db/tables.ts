@@ -20,6 +20,18 @@ export interface UsersTable {
   provider_admin: number;
   /** The last request of one of the user's sessions (written at most once a minute). */
   last_seen_at: number | null;
+  /** The session id that `sessions_not_before` spares: the one that changed the password. */
+  sessions_kept: string | null;
+}
+
+/** A password-reset link (its secret's hash); requests for addresses without an account have no user. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  /** SHA-256 of the normalised address asked for: what the per-address limit counts. */
+  email_hash: string;
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 /** A session ended by logging out, kept until its JWT would have expired. */
@@ -34,6 +46,8 @@ export interface EmailVerificationsTable {
   email: string;
   created_at: number;
   expires_at: number;
+  /** `verify`: proves the account's address; `change`: moves the account to `email` once followed. */
+  purpose: 'verify' | 'change';
 }
 
 export interface StagedJobsTable {
@@ -321,6 +335,7 @@ export interface UploadChunksTable {
 export interface Tables {
   users: UsersTable;
   email_verifications: EmailVerificationsTable;
+  password_resets: PasswordResetsTable;
   revoked_sessions: RevokedSessionsTable;
   staged_jobs: StagedJobsTable;
   rooms: RoomsTable;

@@ -12,6 +12,7 @@ import * as m0010 from './0010_revoked_sessions.js';
 import * as m0011 from './0011_ogc_paging_indexes.js';
 import * as m0012 from './0012_history_objects.js';
 import * as m0013 from './0013_account_states.js';
+import * as m0014 from './0014_account_recovery.js';
 import * as m0016 from './0016_admin_audit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -38,6 +39,7 @@ const STEPS: Record<string, Step> = {
   '0011_ogc_paging_indexes': m0011,
   '0012_history_objects': m0012,
   '0013_account_states': m0013,
+  '0014_account_recovery': m0014,
   '0016_admin_audit': m0016,
 };
 

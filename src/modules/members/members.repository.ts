@@ -78,6 +78,35 @@ export class MembersRepository {
     return Number(row.n);
   }
 
+  /** The rooms the user owns, by id. */
+  async ownedBy(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('room_members')
+      .select('room_id')
+      .where('user_id', '=', userId)
+      .where('role', '=', 'owner')
+      .orderBy('room_id')
+      .execute();
+    return rows.map((row) => row.room_id);
+  }
+
+  /** The owner of the room (its member whose role is `owner`). */
+  async ownerOf(roomId: string, db: Db = this.db): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('room_members')
+      .select('user_id')
+      .where('room_id', '=', roomId)
+      .where('role', '=', 'owner')
+      .executeTakeFirst();
+    return row?.user_id;
+  }
+
+  /** Removes every membership of the user; returns the rooms they were in. */
+  async removeAllOf(userId: string): Promise<string[]> {
+    const rows = await this.db.deleteFrom('room_members').where('user_id', '=', userId).returning('room_id').execute();
+    return rows.map((row) => row.room_id);
+  }
+
   async count(roomId: string): Promise<number> {
     const row = await this.db
       .selectFrom('room_members')

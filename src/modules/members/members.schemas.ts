@@ -24,8 +24,11 @@ export const InviteBody = Type.Object(
 /** `PATCH /members/:userId`: the member's new role (the owner's never changes). */
 export const RoleBody = Type.Object({ role: InviteBody.properties.role }, { additionalProperties: false });
 
-/** A role change as history and the live channel carry it (`member.updated`): no e-mail, which public rooms' readers would see. */
-export const RoleChange = Type.Object({ userId: Type.String(), role: InviteBody.properties.role });
+/**
+ * A role change as history and the live channel carry it (`member.updated`): no e-mail, which
+ * public rooms' readers would see. `owner` only by a transfer of ownership.
+ */
+export const RoleChange = Type.Object({ userId: Type.String(), role: Type.Enum(['owner', 'editor', 'viewer']) });
 
 export const InviteReply = Type.Object({
   success: Type.Boolean(),

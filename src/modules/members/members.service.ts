@@ -1,7 +1,7 @@
-import { actorOf, type Caller, type Role } from '../../auth/access.js';
+import { type Actor, actorOf, type Caller, type Role } from '../../auth/access.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import { normalizeEmail } from '../../emails.js';
-import { conflict, emailNotVerified, forbidden, notFound } from '../../errors.js';
+import { conflict, emailNotVerified, forbidden, newOwnerNotMember, notFound } from '../../errors.js';
 import type { Outbox } from '../../infra/mailer.js';
 import type { RoomRow } from '../../db/tables.js';
 import type { WritePath } from '../history/write-path.js';
@@ -117,6 +117,30 @@ export class MembersService {
     return presentMember(member);
   }
 
+  /**
+   * Hands the room to a member: they become `owner`, the owner `editor`, in one write (two
+   * `member.updated` changes in history and live), then every instance forgets the room's
+   * cached access. 404 when `toUserId` is not a member; to the owner themself, nothing changes.
+   * Answers the previous owner (undefined when nothing changed).
+   */
+  async transferOwnership(roomId: string, toUserId: string, actor: Actor): Promise<{ previousOwner?: string }> {
+    const previousOwner = await this.writePath.write(roomId, actor, async (trx) => {
+      const target = await this.members.find(roomId, toUserId, trx);
+      if (!target) throw newOwnerNotMember();
+      if (target.role === 'owner') return { result: null, changes: [] };
+      const owner = await this.members.ownerOf(roomId, trx);
+      await this.members.setRole(trx, roomId, toUserId, 'owner');
+      const changes = [roleChange(toUserId, 'owner')];
+      if (owner) {
+        await this.members.setRole(trx, roomId, owner, 'editor');
+        changes.push(roleChange(owner, 'editor'));
+      }
+      return { result: owner ?? null, changes };
+    });
+    this.access.forgetRoom(roomId);
+    return previousOwner === null ? {} : { previousOwner };
+  }
+
   async listInvitations(room: RoomRow) {
     return { invitations: (await this.members.listInvitations(room.id)).map(presentInvitation) };
   }
@@ -151,3 +175,12 @@ export class MembersService {
     return joined;
   }
 }
+
+/** One `member.updated` change of the write path. */
+const roleChange = (userId: string, role: Role) => ({
+  type: 'member.updated' as const,
+  objectType: 'member' as const,
+  objectId: userId,
+  changes: { role },
+  data: { userId, role },
+});

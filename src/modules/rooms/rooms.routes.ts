@@ -162,4 +162,22 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
     },
     handler: async (request) => rooms.delete(request.room),
   });
+
+  app.put('/api/rooms/:roomId/owner', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: 'Hand the room to a member (owner): they become its owner, the owner an editor',
+      description:
+        'One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and ' +
+        'effective at once on every instance. The target must be a member of the room (404 not_found otherwise: ' +
+        'invite them first). Naming oneself changes nothing and records nothing. Answers the room as ' +
+        'GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor).',
+      params: RoomParams,
+      body: S.OwnerBody,
+      response: { 200: S.MetadataReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.transferOwnership(request.room, request.caller, request.body.userId),
+  });
 };

@@ -141,3 +141,9 @@ export const RoomList = Type.Object({
     }),
   ),
 });
+
+/** `PUT /api/rooms/:roomId/owner`: the member who becomes the owner. */
+export const OwnerBody = Type.Object(
+  { userId: Type.String({ minLength: 1, maxLength: 255, description: 'The user id of a member of the room' }) },
+  { additionalProperties: false },
+);

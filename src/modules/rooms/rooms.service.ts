@@ -1,4 +1,4 @@
-import { actorOf, type Caller, type Grant } from '../../auth/access.js';
+import { type Actor, actorOf, type Caller, type Grant } from '../../auth/access.js';
 import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
 import { mayPerform, type RoomAction } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
@@ -40,6 +40,13 @@ export interface RoomsServiceParts {
   access: AccessSource & AccessChanges;
   /** Rooms one user may own (MAX_ROOMS_PER_USER); 0: no limit. */
   maxRoomsPerUser: number;
+  /** Who hands a room to another member (the members service). */
+  owners: RoomOwners;
+}
+
+/** Hands a room to one of its members (members.service.ts). */
+export interface RoomOwners {
+  transferOwnership(roomId: string, toUserId: string, actor: Actor): Promise<{ previousOwner?: string }>;
 }
 
 /** Rooms and their settings. Changes of visibility or existence forget cached access at once. */
@@ -51,6 +58,7 @@ export class RoomsService {
   private readonly writePath: WritePath;
   private readonly access: AccessSource & AccessChanges;
   private readonly maxRoomsPerUser: number;
+  private readonly owners: RoomOwners;
 
   constructor(parts: RoomsServiceParts) {
     ({
@@ -61,6 +69,7 @@ export class RoomsService {
       writePath: this.writePath,
       access: this.access,
       maxRoomsPerUser: this.maxRoomsPerUser,
+      owners: this.owners,
     } = parts);
   }
 
@@ -187,6 +196,17 @@ export class RoomsService {
     });
     this.access.forgetRoom(room.id);
     return row;
+  }
+
+  /**
+   * Hands the room to a member (the caller, its owner, becomes an editor) and answers the room
+   * as GET /api/rooms/{roomId} then does to the caller.
+   */
+  async transferOwnership(room: RoomRow, caller: Caller, toUserId: string) {
+    const { previousOwner } = await this.owners.transferOwnership(room.id, toUserId, actorOf(caller));
+    const row = (await this.rooms.find(room.id)) ?? room;
+    const mine = caller.kind === 'user' && previousOwner === caller.userId;
+    return this.metadata(row, { role: mine ? 'editor' : 'owner', capabilities: new Set() });
   }
 
   permission(grant: Grant, action: RoomAction) {

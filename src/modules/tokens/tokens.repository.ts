@@ -20,9 +20,26 @@ export class TokensRepository {
     return this.db.selectFrom('api_tokens').select(['id', 'name']).where('id', 'in', ids).execute();
   }
 
-  /** The token with this secret hash. */
+  /**
+   * The token with this secret hash, unless the user who created it is disabled or deleted:
+   * such a token is refused like an unknown one (and comes back when the account is enabled).
+   */
   findByHash(hash: string) {
-    return this.db.selectFrom('api_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    return this.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('token_hash', '=', hash)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('users')
+              .select('users.id')
+              .whereRef('users.id', '=', 'api_tokens.created_by')
+              .where((u) => u.or([u('users.disabled_at', 'is not', null), u('users.deleted_at', 'is not', null)])),
+          ),
+        ),
+      )
+      .executeTakeFirst();
   }
 
   async delete(roomId: string, id: string): Promise<boolean> {

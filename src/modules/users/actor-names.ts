@@ -7,7 +7,8 @@ import type { UsersRepository } from './users.repository.js';
  * Display names of who acted: a user's name, else (only with `emails`) their e-mail; a room
  * token's name. Read when an answer is made (history, comments, presence), so a renamed user
  * shows the new name. A token that was revoked (its row is gone) or a user that no longer exists
- * is named by its id. E-mails are for those who may list the members (a member's session,
+ * is named by its id; a deleted account by the name it had, marked ("Ann (deleted account)"), or
+ * "Deleted account" (never its placeholder address). E-mails are for those who may list the members (a member's session,
  * `seesMemberEmails`) and presence (members and tokens only): never for a public room's readers,
  * nor in what history stores or the live channel sends to every reader.
  */
@@ -24,7 +25,7 @@ export class ActorNames {
     const names = new Map<string, string>();
     for (const chunk of inChunks([...ids.user])) {
       for (const user of await this.users.namesOf(chunk)) {
-        const name = user.name || (emails ? user.email : '');
+        const name = user.deleted_at !== null ? deletedName(user.name) : user.name || (emails ? user.email : '');
         if (name) names.set(nameKey({ kind: 'user', id: user.id }), name);
       }
     }
@@ -42,3 +43,6 @@ export class ActorNames {
 }
 
 export const nameKey = (actor: Actor) => `${actor.kind}|${actor.id}`;
+
+/** How a deleted account is named where its work stays (history, comments). */
+export const deletedName = (name: string | null) => (name ? `${name} (deleted account)` : 'Deleted account');

@@ -1,7 +1,15 @@
 import type { Db } from '../../db/database.js';
+import type { Updateable } from 'kysely';
 import type { EmailVerificationsTable, UsersTable } from '../../db/tables.js';
 
 export type UserRow = UsersTable;
+
+/**
+ * The address a deleted account keeps in the unique, not-null column: the reserved `.invalid`
+ * domain and a colon, which no address form accepts (sign-up, invitations), so it can never
+ * be signed up for, invited or mailed.
+ */
+export const deletedAddressOf = (userId: string) => `deleted:${userId}@deleted.invalid`;
 
 export class UsersRepository {
   constructor(private readonly db: Db) {}
@@ -13,7 +21,7 @@ export class UsersRepository {
   /** The names and e-mails of these users (those that exist). */
   async namesOf(ids: string[]) {
     if (ids.length === 0) return [];
-    return this.db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+    return this.db.selectFrom('users').select(['id', 'name', 'email', 'deleted_at']).where('id', 'in', ids).execute();
   }
 
   findByEmail(email: string) {
@@ -44,9 +52,50 @@ export class UsersRepository {
         sessions_not_before: null,
         provider_admin: 0,
         last_seen_at: null,
+        sessions_kept: null,
       })
       .onConflict((oc) => oc.column('id').doUpdateSet({ email, email_verified_at: verifiedAt }))
       .execute();
+  }
+
+  /** Records that a session of the user was used now, unless that was recorded within `precisionMs`. */
+  async touchSeen(userId: string, now: number, precisionMs: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ last_seen_at: now })
+      .where('id', '=', userId)
+      .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<=', now - precisionMs)]))
+      .execute();
+  }
+
+  /** Changes the account's columns (state, password, cut-off of its sessions) and answers the row after it. */
+  async update(userId: string, changes: Updateable<UsersTable>): Promise<UserRow | undefined> {
+    await this.db.updateTable('users').set(changes).where('id', '=', userId).execute();
+    return this.findById(userId);
+  }
+
+  /**
+   * Turns the account into a tombstone in one transaction: no address (a unique placeholder
+   * that no form accepts), no password, deleted; its pending links gone. The name stays, so
+   * that history and comments keep naming its work.
+   */
+  async tombstone(userId: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({
+          email: deletedAddressOf(userId),
+          password_hash: null,
+          email_verified_at: null,
+          deleted_at: now,
+          sessions_not_before: now,
+          sessions_kept: null,
+        })
+        .where('id', '=', userId)
+        .execute();
+      await trx.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+    });
   }
 
   async markVerified(userId: string, at: number): Promise<void> {
@@ -71,8 +120,21 @@ export class UsersRepository {
     return row?.at == null ? null : Number(row.at);
   }
 
-  /** Removes every verification link of the user (used once, all are spent). */
-  async deleteVerifications(userId: string): Promise<void> {
-    await this.db.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
+  /** Removes the verification links of the user for one purpose, or all (used once, all are spent). */
+  async deleteVerifications(userId: string, purpose?: EmailVerificationsTable['purpose']): Promise<void> {
+    let query = this.db.deleteFrom('email_verifications').where('user_id', '=', userId);
+    if (purpose) query = query.where('purpose', '=', purpose);
+    await query.execute();
+  }
+
+  /**
+   * Moves the account to a new address, proven by the link just followed: verified now, every
+   * link of the account spent. Throws the unique violation when another account has it.
+   */
+  async changeEmail(userId: string, email: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ email, email_verified_at: now }).where('id', '=', userId).execute();
+      await trx.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
+    });
   }
 }

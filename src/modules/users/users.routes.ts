@@ -22,9 +22,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
       summary: 'Create an account and sign in; a link to confirm the address is e-mailed',
       description:
         'The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its ' +
-        '`token` to POST /api/auth/verify-email.',
+        '`token` to POST /api/auth/verify-email. 403 signup_closed when the sign-up policy (SIGNUP, SIGNUP_DOMAINS) ' +
+        'refuses the address, with a message saying why; 403 local_accounts_off with LOCAL_ACCOUNTS=off.',
       body: SignupBody,
-      response: { 201: Session, ...errors(400, 409, 429) },
+      response: { 201: Session, ...errors(400, 403, 409, 429) },
     },
     handler: async (request, reply) => reply.status(201).send(await users.signup(request.body)),
   });
@@ -34,8 +35,11 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
     schema: {
       tags: ['accounts'],
       summary: 'Sign in with e-mail and password',
+      description:
+        'A wrong address or password, or a deleted account, is 401 invalid_credentials; a disabled account whose ' +
+        'password is right is 403 account_disabled; 403 local_accounts_off with LOCAL_ACCOUNTS=off.',
       body: LoginBody,
-      response: { 200: Session, ...errors(400, 401, 429) },
+      response: { 200: Session, ...errors(400, 401, 403, 429) },
     },
     handler: async (request) => users.login(request.body),
   });
@@ -55,6 +59,22 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
       await users.logout(requireSession(request.caller).session);
       return reply.status(204).send(null);
     },
+  });
+
+  app.post('/api/auth/session', {
+    config: { access: { session: true }, rateLimit },
+    schema: {
+      tags: ['accounts'],
+      summary: 'Renew the session: a new JWT of the same session with a full lifetime',
+      description:
+        'The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), ' +
+        'so that an active person is never signed out while an idle page still expires. The new JWT is the same ' +
+        'session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or ' +
+        'deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403.',
+      security: [{ bearer: [] }],
+      response: { 200: Session, ...errors(401, 403, 429) },
+    },
+    handler: async (request) => users.renew(requireSession(request.caller)),
   });
 
   app.get('/api/auth/me', {
@@ -79,9 +99,11 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
       summary: 'Confirm an e-mail address with the token of the e-mailed link',
       description:
         'Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. ' +
+        'The link of an address change (POST /api/auth/email) moves the account to the new address, verified ' +
+        '(409 email_taken when another account took it meanwhile). ' +
         'An unknown, used or expired token is 400 invalid_token.',
       body: VerifyEmailBody,
-      response: { 200: Type.Object({ success: Type.Boolean(), user: User }), ...errors(400, 429) },
+      response: { 200: Type.Object({ success: Type.Boolean(), user: User }), ...errors(400, 409, 429) },
     },
     handler: async (request) => verification.verify(request.body.token),
   });

@@ -42,3 +42,42 @@ export const VerifyEmailBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` of the link in the e-mail' }) },
   { additionalProperties: false },
 );
+
+const NewPassword = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
+const CurrentPassword = Type.String({ maxLength: 1024, description: 'The current password of the account' });
+
+export const PasswordResetBody = Type.Object({ email: Email }, { additionalProperties: false });
+
+export const PasswordResetConfirmBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` of the link in the e-mail' }),
+    password: NewPassword,
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordChangeBody = Type.Object(
+  { currentPassword: CurrentPassword, newPassword: NewPassword },
+  { additionalProperties: false },
+);
+
+export const EmailChangeBody = Type.Object(
+  { email: Email, password: CurrentPassword },
+  { additionalProperties: false },
+);
+
+export const DeleteAccountBody = Type.Object(
+  {
+    password: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description:
+          'The current password; accounts without one (identity provider) confirm by a fresh sign-in instead',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `{}`: the answer to a request whose effect arrives by e-mail. */
+export const Accepted = Type.Object({}, { additionalProperties: false, description: 'Accepted' });

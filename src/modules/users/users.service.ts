@@ -1,12 +1,27 @@
+import type { Caller } from '../../auth/access.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { SessionClaims, SessionKeys } from '../../auth/sessions.js';
+import type { Config } from '../../config.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { normalizeEmail } from '../../emails.js';
-import { conflict, invalidCredentials, invalidSession, notFound, unauthorized } from '../../errors.js';
+import {
+  accountDisabled,
+  conflict,
+  forbidden,
+  invalidCredentials,
+  invalidSession,
+  localAccountsOff,
+  notFound,
+  ownsRooms,
+  reauthenticationRequired,
+  unauthorized,
+  wrongPassword,
+} from '../../errors.js';
 import { newId } from '../../ids.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
+import type { SignupPolicy } from './signup-policy.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** The account-state columns of a new user: enabled, not deleted, no session refused. */
@@ -16,6 +31,7 @@ export const ACTIVE_ACCOUNT = {
   sessions_not_before: null,
   provider_admin: 0,
   last_seen_at: null,
+  sessions_kept: null,
 } as const;
 
 /** Where invitations waiting for an address become memberships (the members module). */
@@ -28,6 +44,16 @@ export interface AddressProof {
   send(user: UserRow): Promise<void>;
 }
 
+/** The rooms of an account, as its deletion needs them (the members and rooms modules, given by app.ts). */
+export interface AccountRooms {
+  /** The ids of the rooms the user owns. */
+  owned(userId: string): Promise<string[]>;
+  /** Deletes a room entirely (the rooms service's delete). */
+  deleteRoom(roomId: string): Promise<void>;
+  /** Ends every membership of the user; answers the rooms they were in. */
+  leaveAll(userId: string): Promise<string[]>;
+}
+
 export interface UsersServiceParts {
   users: UsersRepository;
   invitations: PendingInvitations;
@@ -35,11 +61,19 @@ export interface UsersServiceParts {
   passwords: PasswordHasher;
   proof: AddressProof;
   revokedSessions: RevokedSessionsRepository;
-  /** Where a logout is forgotten, here and on the other instances. */
-  access: Pick<AccessChanges, 'forgetSession'>;
+  /** Where a change of access is forgotten, here and on the other instances. */
+  access: Pick<AccessChanges, 'forgetSession' | 'forgetTokens' | 'forgetRoom'>;
+  policy: Pick<SignupPolicy, 'check'>;
+  rooms: AccountRooms;
+  config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'freshSignInSeconds'>;
 }
 
-/** Built-in accounts (sign-up, log-in) and the users that external identity providers vouch for. */
+type UserCaller = Extract<Caller, { kind: 'user' }>;
+
+/**
+ * Built-in accounts (sign-up, log-in, renewal, deletion), the users that external identity
+ * providers vouch for, and the account states an admin sets (disabled).
+ */
 export class UsersService {
   private readonly users: UsersRepository;
   private readonly invitations: PendingInvitations;
@@ -47,7 +81,10 @@ export class UsersService {
   private readonly passwords: PasswordHasher;
   private readonly proof: AddressProof;
   private readonly revokedSessions: RevokedSessionsRepository;
-  private readonly access: Pick<AccessChanges, 'forgetSession'>;
+  private readonly access: UsersServiceParts['access'];
+  private readonly policy: UsersServiceParts['policy'];
+  private readonly rooms: AccountRooms;
+  private readonly config: UsersServiceParts['config'];
 
   constructor(parts: UsersServiceParts) {
     ({
@@ -58,14 +95,20 @@ export class UsersService {
       proof: this.proof,
       revokedSessions: this.revokedSessions,
       access: this.access,
+      policy: this.policy,
+      rooms: this.rooms,
+      config: this.config,
     } = parts);
   }
 
   async signup(input: { email: string; password: string; name?: string }) {
+    if (this.config.localAccounts === 'off') throw localAccountsOff();
+    const email = normalizeEmail(input.email);
+    await this.policy.check(email);
     const now = Date.now();
     const user: UserRow = {
       id: newId('user'),
-      email: normalizeEmail(input.email),
+      email,
       name: input.name?.trim() || null,
       password_hash: await this.passwords.hash(input.password),
       created_at: now,
@@ -82,12 +125,15 @@ export class UsersService {
     return this.signIn(user);
   }
 
+  /** A disabled account hears so only once its password checked out: without it, nothing is learnt. */
   async login(input: { email: string; password: string }) {
+    if (this.config.localAccounts === 'off') throw localAccountsOff();
     const user = await this.users.findByEmail(normalizeEmail(input.email));
     const valid = user?.password_hash
       ? await this.passwords.verify(input.password, user.password_hash)
       : await this.passwords.verifyNothing(input.password);
-    if (!user || !valid) throw invalidCredentials();
+    if (!user || !valid || user.deleted_at !== null) throw invalidCredentials();
+    if (user.disabled_at !== null) throw accountDisabled();
     return this.signIn(user);
   }
 
@@ -97,10 +143,27 @@ export class UsersService {
     return { user: presentUser(user) };
   }
 
-  /** Ends the session on every instance: its JWT is refused from now on, until it expires. */
+  /**
+   * A new JWT of the same session (same id: logging out ends both) with a full lifetime. The
+   * authenticator already refused a revoked, expired, disabled or cut-off session.
+   */
+  async renew(caller: UserCaller) {
+    const session = caller.session;
+    if (!session) throw invalidSession();
+    if (session.external) throw forbidden('Sessions of an external identity provider are renewed by the provider');
+    const user = await this.users.findById(caller.userId);
+    if (!user) throw invalidSession();
+    return { token: await this.sessions.issue(user, session.id), user: presentUser(user) };
+  }
+
+  /**
+   * Ends the session on every instance: its JWT is refused from now on. The revocation is kept
+   * as long as any JWT of the session may live (a renewal made one until now + the lifetime).
+   */
   async logout(session: { id: string; expiresAt: number } | undefined): Promise<void> {
     if (!session) throw invalidSession();
-    await this.revokedSessions.revoke(session.id, session.expiresAt);
+    const until = Math.max(session.expiresAt, Date.now() + this.config.sessionTtlSeconds * 1000);
+    await this.revokedSessions.revoke(session.id, until);
     this.access.forgetSession(session.id);
   }
 
@@ -110,13 +173,67 @@ export class UsersService {
   }
 
   /**
+   * Disables or enables an account (404 for an unknown or deleted one). Disabled, its sessions
+   * and the room tokens it created are refused on every instance at once, and it cannot sign
+   * in; enabled again, its tokens work again but its sessions from before stay ended.
+   */
+  async setDisabled(userId: string, disabled: boolean): Promise<UserRow> {
+    const user = await this.users.findById(userId);
+    if (!user || user.deleted_at !== null) throw notFound('User');
+    const now = Date.now();
+    const changed = await this.users.update(
+      userId,
+      disabled
+        ? { disabled_at: user.disabled_at ?? now, sessions_not_before: now, sessions_kept: null }
+        : { disabled_at: null },
+    );
+    this.access.forgetTokens();
+    return changed!;
+  }
+
+  /**
+   * The account deletes itself: with its password, or, without one (an identity provider's
+   * account), with a session signed in within FRESH_SIGN_IN_SECONDS. Owned rooms are refused.
+   */
+  async deleteOwn(caller: UserCaller, password: string | undefined): Promise<void> {
+    const user = await this.users.findById(caller.userId);
+    if (!user || user.deleted_at !== null) throw invalidSession();
+    if (user.password_hash) {
+      const valid = password !== undefined && (await this.passwords.verify(password, user.password_hash));
+      if (!valid) throw wrongPassword();
+    } else {
+      const fresh = (caller.session?.issuedAt ?? 0) >= Date.now() - this.config.freshSignInSeconds * 1000;
+      if (!fresh) throw reauthenticationRequired(Math.max(1, Math.round(this.config.freshSignInSeconds / 60)));
+    }
+    await this.deleteAccount(user.id, { ownedRooms: 'refuse' });
+  }
+
+  /**
+   * Deletes an account (404 for an unknown or deleted one). The row stays as a tombstone that
+   * names its past work (actor-names.ts); its address, password, memberships and pending links
+   * go, and its sessions and the room tokens it created stop on every instance at once. Rooms it
+   * owns: 409 owns_rooms (`refuse`), or deleted with it (`delete`).
+   */
+  async deleteAccount(userId: string, options: { ownedRooms: 'refuse' | 'delete' }): Promise<void> {
+    const user = await this.users.findById(userId);
+    if (!user || user.deleted_at !== null) throw notFound('User');
+    const owned = await this.rooms.owned(userId);
+    if (owned.length > 0 && options.ownedRooms === 'refuse') throw ownsRooms(owned);
+    for (const roomId of owned) await this.rooms.deleteRoom(roomId);
+    await this.users.tombstone(userId, Date.now());
+    this.access.forgetTokens();
+    for (const roomId of await this.rooms.leaveAll(userId)) this.access.forgetRoom(roomId);
+  }
+
+  /**
    * An external provider's user on their first request: recorded (or their e-mail updated),
    * and their invitations accepted when the provider vouches for the e-mail. A subject equal
-   * to one of our own accounts, or an e-mail that belongs to one, is refused, never merged.
+   * to one of our own accounts, or an e-mail that belongs to one, is refused, never merged;
+   * so is a deleted account's.
    */
   async externalSignIn(claims: SessionClaims): Promise<void> {
     const existing = await this.users.findById(claims.userId);
-    if (existing?.password_hash) throw invalidSession();
+    if (existing?.password_hash || existing?.deleted_at != null) throw invalidSession();
     try {
       await this.users.ensureExternal(claims.userId, claims.email, Date.now(), claims.emailVerified);
     } catch (error) {

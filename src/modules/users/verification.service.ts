@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { conflict, forbidden, invalidVerificationToken, notFound, tooManyRequests } from '../../errors.js';
+import { isUniqueViolation } from '../../db/database.js';
 import { sha256 } from '../../ids.js';
 import type { Outbox } from '../../infra/mailer.js';
 import { presentUser } from './users.presenter.js';
@@ -36,6 +37,7 @@ export class EmailVerification {
       email: user.email,
       created_at: now,
       expires_at: now + LINK_LIFETIME_MS,
+      purpose: 'verify',
     });
     const link = `${this.links.publicUrl}/verify-email?token=${secret}`;
     this.outbox.post({
@@ -49,18 +51,80 @@ export class EmailVerification {
     });
   }
 
-  /** Follows a link: the address is verified, every link of the user is spent, invitations are accepted. */
+  /**
+   * Makes a link that moves the account to `email` once followed (`purpose: change`), mails it
+   * there, and tells the account's present address that a change was asked for.
+   */
+  async sendChange(user: UserRow, email: string): Promise<void> {
+    const secret = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    await this.users.insertVerification({
+      token_hash: sha256(secret),
+      user_id: user.id,
+      email,
+      created_at: now,
+      expires_at: now + LINK_LIFETIME_MS,
+      purpose: 'change',
+    });
+    const link = `${this.links.publicUrl}/verify-email?token=${secret}`;
+    this.outbox.post({
+      to: email,
+      subject: 'Confirm your new e-mail address for Maproom',
+      text:
+        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
+        `your Maproom account is to move from ${user.email} to ${email}. Open this link within 24 hours to confirm it:\n\n` +
+        `${link}\n\nIf you did not ask for this, ignore this message: nothing changes.\n`,
+    });
+    this.outbox.post({
+      to: user.email,
+      subject: 'A change of your Maproom e-mail address was asked for',
+      text:
+        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
+        `someone signed in to your Maproom account asked to change its address from ${user.email} to ${email}. ` +
+        'The change happens only once the new address confirms it.\n' +
+        'If this was not you, change your password now: the request needed it.\n',
+    });
+  }
+
+  /**
+   * Follows a link: the address is verified (or, for a change, the account moves to the new
+   * address, verified, and the old one is told), its links are spent, invitations are accepted.
+   */
   async verify(secret: string) {
     const row = await this.users.findVerification(sha256(secret));
-    const user = row && row.expires_at > Date.now() ? await this.users.findById(row.user_id) : undefined;
+    const found = row && row.expires_at > Date.now() ? await this.users.findById(row.user_id) : undefined;
+    const user = found?.deleted_at === null ? found : undefined;
+    if (!row || !user) throw invalidVerificationToken();
+    if (row.purpose === 'change') return this.change(user, row.email);
     // A link made for an address the account no longer has proves nothing.
-    if (!row || !user || user.email !== row.email) throw invalidVerificationToken();
+    if (user.email !== row.email) throw invalidVerificationToken();
     const now = Date.now();
     if (user.email_verified_at === null) await this.users.markVerified(user.id, now);
-    await this.users.deleteVerifications(user.id);
+    await this.users.deleteVerifications(user.id, 'verify');
     const verified = { ...user, email_verified_at: user.email_verified_at ?? now };
     await this.invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: true });
     return { success: true, user: presentUser(verified) };
+  }
+
+  /** The account moves to the address the followed link proved (409 email_taken when another account took it since). */
+  private async change(user: UserRow, email: string) {
+    const now = Date.now();
+    try {
+      await this.users.changeEmail(user.id, email, now);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('email_taken', 'Another account has this e-mail address now');
+      throw error;
+    }
+    this.outbox.post({
+      to: user.email,
+      subject: 'Your Maproom e-mail address was changed',
+      text:
+        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
+        `your Maproom account now uses ${email} instead of this address.\n` +
+        'If this was not you, ask the administrator of this Maproom for help.\n',
+    });
+    await this.invitations.acceptPending({ userId: user.id, email, emailVerified: true });
+    return { success: true, user: presentUser({ ...user, email, email_verified_at: now }) };
   }
 
   /** A new link, at most once per interval (a minute by default; 429 with Retry-After otherwise). */
