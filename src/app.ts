@@ -549,6 +549,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The instance admin: users, rooms, jobs, limits and the audit list.
   await app.register(adminRoutes, {
     admin: new AdminService({
+      accounts: {
+        setDisabled: (userId, disabled) => usersService.setDisabled(userId, disabled),
+        deleteAccount: (userId, options) => usersService.deleteAccount(userId, options),
+        findUser: (userId) => users.findById(userId),
+        sendReset: (user) => passwordReset.sendTo(user),
+        transferOwnership: (roomId, toUserId, actor) => membersService.transferOwnership(roomId, toUserId, actor),
+      },
       lists: new AdminListsRepository(db),
       audit: new AuditRepository(db),
       jobs,

@@ -204,3 +204,7 @@ export const jobNotFailed = () => conflict('job_not_failed', 'Only a failed job 
 /** 409 job_ended: only a waiting or running job can be cancelled. */
 export const jobEnded = () =>
   conflict('job_ended', 'Only a waiting or running job can be cancelled; this one has ended');
+
+/** 409 own_account: an admin may not disable or delete their own account from the admin page. */
+export const ownAccount = () =>
+  conflict('own_account', 'You cannot disable or delete your own account here; ask another administrator');

@@ -72,6 +72,11 @@ describe('who is an admin', () => {
       ['GET', '/api/admin/audit'],
       ['GET', '/api/admin/limits'],
       ['DELETE', `/api/admin/rooms/${aliceRoom}`],
+      ['PUT', `/api/admin/rooms/${aliceRoom}/owner`],
+      ['POST', `/api/admin/users/${bob.id}/disable`],
+      ['POST', `/api/admin/users/${bob.id}/enable`],
+      ['POST', `/api/admin/users/${bob.id}/password-reset`],
+      ['DELETE', `/api/admin/users/${bob.id}`],
       ['POST', '/api/admin/jobs/some-job/retry'],
       ['POST', '/api/admin/jobs/some-job/cancel'],
     ];
@@ -80,6 +85,11 @@ describe('who is an admin', () => {
       assertError(await call(t.app, method as 'GET', url, { auth: alice.token }), 403, 'forbidden');
       assertError(await call(t.app, method as 'GET', url, { auth: unproven.token }), 403, 'forbidden');
       assertError(await call(t.app, method as 'GET', url, { auth: token }), 403, 'api_token_not_allowed');
+      assertError(
+        await call(t.app, method as 'GET', url, { auth: alice.token, body: { userId: bob.id } }),
+        403,
+        'forbidden',
+      );
     }
     assert.ok(TOKEN_ERRORS.invalid);
     // Nothing was done on the way.

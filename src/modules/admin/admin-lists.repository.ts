@@ -89,7 +89,19 @@ export class AdminListsRepository {
 
   /** Rooms newest first whose name or id contains `q`, after `start`; `limit` rows at most. */
   rooms(q: string | undefined, start: PageStart | undefined, limit: number) {
-    let query = this.db
+    let query = this.roomRows();
+    if (q) query = query.where((eb) => eb.or([containsText('rooms.name', q), containsText('rooms.id', q)]));
+    if (start) query = query.where((eb) => afterStart(eb, 'rooms.created_at', 'rooms.id', start));
+    return query.orderBy('rooms.created_at', 'desc').orderBy('rooms.id', 'desc').limit(limit).execute();
+  }
+
+  /** One room as the list shows it, or undefined. */
+  room(id: string) {
+    return this.roomRows().where('rooms.id', '=', id).executeTakeFirst();
+  }
+
+  private roomRows() {
+    return this.db
       .selectFrom('rooms')
       .select(['rooms.id', 'rooms.name', 'rooms.created_at'])
       .select((eb) => [
@@ -112,9 +124,6 @@ export class AdminListsRepository {
           .whereRef('history.room_id', '=', 'rooms.id')
           .as('changed_at'),
       ]);
-    if (q) query = query.where((eb) => eb.or([containsText('rooms.name', q), containsText('rooms.id', q)]));
-    if (start) query = query.where((eb) => afterStart(eb, 'rooms.created_at', 'rooms.id', start));
-    return query.orderBy('rooms.created_at', 'desc').orderBy('rooms.id', 'desc').limit(limit).execute();
   }
 
   /** The rooms a user owns (their ids, oldest first). */

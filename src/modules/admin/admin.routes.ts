@@ -26,6 +26,70 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
     handler: async (request) => admin.users(request.query),
   });
 
+  app.post('/api/admin/users/:userId/disable', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Disable an account (admin)',
+      description:
+        `${WHO} Its sessions and the room tokens it created are refused (401) on every instance at once; ` +
+        'signing in is 403 account_disabled. Your own account is 409 own_account. Written to the audit list.',
+      params: S.UserParams,
+      response: { 200: S.AdminUser, ...errors(401, 403, 404, 409) },
+    },
+    handler: async (request) => admin.setDisabled(adminId(request), request.params.userId, true),
+  });
+
+  app.post('/api/admin/users/:userId/enable', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Enable a disabled account again (admin)',
+      description: `${WHO} Its room tokens work again; its sessions from before stay ended. Written to the audit list.`,
+      params: S.UserParams,
+      response: { 200: S.AdminUser, ...errors(401, 403, 404) },
+    },
+    handler: async (request) => admin.setDisabled(adminId(request), request.params.userId, false),
+  });
+
+  app.delete('/api/admin/users/:userId', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Delete an account (admin)',
+      description:
+        `${WHO} While it owns rooms: 409 owns_rooms with \`details.rooms\` (their ids), unless \`?rooms=delete\`, ` +
+        'which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. ' +
+        'Your own account is 409 own_account. Written to the audit list.',
+      params: S.UserParams,
+      querystring: S.DeleteUserQuery,
+      response: { 204: S.NoContent, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: async (request, reply) => {
+      await admin.deleteUser(adminId(request), request.params.userId, request.query.rooms === 'delete');
+      return reply.status(204).send(null);
+    },
+  });
+
+  app.post('/api/admin/users/:userId/password-reset', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Mail the account a password reset link (admin)',
+      description:
+        `${WHO} The same link as POST /api/auth/password-reset sends. An account of an identity provider has no ` +
+        'password: 403 forbidden. Written to the audit list.',
+      params: S.UserParams,
+      response: { 202: S.Accepted, ...errors(401, 403, 404) },
+    },
+    handler: async (request, reply) =>
+      reply.status(202).send(await admin.sendPasswordReset(adminId(request), request.params.userId)),
+  });
+
   app.get('/api/admin/rooms', {
     config,
     schema: {
@@ -37,6 +101,22 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
       response: { 200: S.AdminRoomList, ...errors(400, 401, 403) },
     },
     handler: async (request) => admin.rooms(request.query),
+  });
+
+  app.put('/api/admin/rooms/:roomId/owner', {
+    config,
+    schema: {
+      tags,
+      security,
+      summary: 'Hand a room to one of its members (admin)',
+      description:
+        `${WHO} The member becomes owner and the old owner editor, live and in the room's history. ` +
+        'A user who is not a member is 404. Written to the audit list.',
+      params: RoomParams,
+      body: S.TransferBody,
+      response: { 200: S.AdminRoom, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => admin.transferRoom(adminId(request), request.params.roomId, request.body.userId),
   });
 
   app.delete('/api/admin/rooms/:roomId', {

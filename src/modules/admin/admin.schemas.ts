@@ -123,3 +123,5 @@ export const Limits = Type.Object({
 });
 
 export const NoContent = Type.Null({ description: 'Done' });
+
+export const Accepted = Type.Object({}, { additionalProperties: false, description: 'The link is on its way' });

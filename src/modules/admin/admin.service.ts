@@ -1,5 +1,6 @@
-import type { RoomRow } from '../../db/tables.js';
-import { invalidField, jobEnded, jobNotFailed, notFound } from '../../errors.js';
+import type { Actor } from '../../auth/access.js';
+import type { RoomRow, UsersTable } from '../../db/tables.js';
+import { invalidField, jobEnded, jobNotFailed, notFound, ownAccount } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { JobQueue } from '../../infra/job-queue.js';
 import type { AdminListsRepository, PageStart } from './admin-lists.repository.js';
@@ -24,7 +25,18 @@ export interface UserLimits {
   userStorageQuotaBytes: number;
 }
 
+/** What the accounts and members services do for the admin (users.service.ts, password-reset.service.ts, members.service.ts). */
+export interface AccountActions {
+  setDisabled(userId: string, disabled: boolean): Promise<unknown>;
+  deleteAccount(userId: string, options: { ownedRooms: 'refuse' | 'delete' }): Promise<void>;
+  findUser(userId: string): Promise<UsersTable | undefined>;
+  /** Mails the account a password reset link. */
+  sendReset(user: UsersTable): Promise<unknown>;
+  transferOwnership(roomId: string, toUserId: string, actor: Actor): Promise<unknown>;
+}
+
 export interface AdminServiceParts {
+  accounts: AccountActions;
   lists: AdminListsRepository;
   audit: AuditRepository;
   jobs: JobQueue;
@@ -58,6 +70,41 @@ export class AdminService {
     const row = await this.parts.lists.user(userId);
     if (!row) throw notFound('User');
     return presentAdminUser(row);
+  }
+
+  /** Disables (or enables) the account: its sessions and the room tokens it created stop on every instance. */
+  async setDisabled(adminId: string, userId: string, disabled: boolean) {
+    if (userId === adminId && disabled) throw ownAccount();
+    await this.parts.accounts.setDisabled(userId, disabled);
+    await this.record(adminId, disabled ? 'user.disable' : 'user.enable', userId);
+    return this.user(userId);
+  }
+
+  /** Deletes the account; rooms it owns are refused (409 owns_rooms) unless `deleteRooms`. */
+  async deleteUser(adminId: string, userId: string, deleteRooms: boolean) {
+    if (userId === adminId) throw ownAccount();
+    const rooms = await this.parts.lists.roomsOwnedBy(userId);
+    await this.parts.accounts.deleteAccount(userId, { ownedRooms: deleteRooms ? 'delete' : 'refuse' });
+    await this.record(adminId, 'user.delete', userId, { roomsDeleted: rooms });
+  }
+
+  /** Mails the account a password reset link (as if its owner had asked). */
+  async sendPasswordReset(adminId: string, userId: string) {
+    const user = await this.parts.accounts.findUser(userId);
+    if (!user || user.deleted_at !== null) throw notFound('User');
+    await this.parts.accounts.sendReset(user);
+    await this.record(adminId, 'user.password-reset', userId);
+    return {};
+  }
+
+  /** Hands the room to one of its members (the old owner becomes editor), in its history as the admin's change. */
+  async transferRoom(adminId: string, roomId: string, toUserId: string) {
+    await this.room(roomId);
+    await this.parts.accounts.transferOwnership(roomId, toUserId, { kind: 'user', id: adminId });
+    await this.record(adminId, 'room.transfer', roomId, { to: toUserId });
+    const row = await this.parts.lists.room(roomId);
+    if (!row) throw notFound('Room');
+    return presentAdminRoom(row);
   }
 
   async rooms({ q, limit = DEFAULT_PAGE, after }: ListInput) {
