@@ -154,6 +154,8 @@ import { EmailVerification } from './modules/users/verification.service.js';
 export interface App {
   app: FastifyInstance;
   database: Database;
+  /** The account services that admin actions call (and tests, for states no public route reaches). */
+  accounts: { users: UsersService; passwordReset: PasswordReset; members: MembersService };
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
@@ -580,5 +582,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.close(); // the database and the data directory's lock with it
     throw error;
   }
-  return { app, database };
+  return { app, database, accounts: { users: usersService, passwordReset, members: membersService } };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp, type BuildOptions } from '../src/app.js';
+import { type App, buildApp, type BuildOptions } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { Mailbox, verificationToken } from './support/mailbox.js';
@@ -20,6 +20,8 @@ export interface TestApp {
   config: Config;
   /** The app's database, for arranging states no route can reach (an expired token). */
   database: Database;
+  /** The account services (disabling an account: an admin's action). */
+  accounts: App['accounts'];
   /** Stops the app, drops its PostgreSQL database and removes its data directory. */
   close(): Promise<void>;
   /**
@@ -69,18 +71,20 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Bui
     },
   );
   const mailbox = new Mailbox();
-  const { app, database } = await buildApp(config, { mailer: mailbox, ...options });
+  const { app, database, accounts } = await buildApp(config, { mailer: mailbox, ...options });
   mailboxes.set(app, mailbox);
   const testApp: TestApp = {
     app,
     config,
     database,
+    accounts,
     async restart() {
       await testApp.app.close();
       const next = await buildApp(config, { mailer: mailbox, ...options });
       mailboxes.set(next.app, mailbox);
       testApp.app = next.app;
       testApp.database = next.database;
+      testApp.accounts = next.accounts;
     },
     async close() {
       await testApp.app.close();

@@ -72,6 +72,26 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: () => invalid('POST', '/api/auth/resend-verification'),
     ok: 409,
   },
+  // Account recovery and changes: invalid bodies, which an allowed caller hears as 400.
+  'POST /api/auth/password-reset': {
+    rule: { public: true },
+    probe: () => invalid('POST', '/api/auth/password-reset'),
+    ok: 400,
+  },
+  'POST /api/auth/password-reset/confirm': {
+    rule: { public: true },
+    probe: () => invalid('POST', '/api/auth/password-reset/confirm'),
+    ok: 400,
+  },
+  'POST /api/auth/password': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/password'), ok: 400 },
+  'POST /api/auth/email': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/email'), ok: 400 },
+  'DELETE /api/auth/me': {
+    rule: { session: true },
+    probe: () => invalid('DELETE', '/api/auth/me', { password: 5 }),
+    ok: 400,
+  },
+  // A renewal changes nothing but hands out a new JWT of the same session.
+  'POST /api/auth/session': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/session'), ok: 200 },
   'GET /api/rooms': { rule: { session: true }, probe: () => get('/api/rooms'), ok: 200 },
   'GET /api/users/pending-invitations': {
     rule: { session: true },
@@ -101,6 +121,11 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: (r) => ({ method: 'DELETE', url: base(r) }),
     ok: 200,
     destructive: true,
+  },
+  'PUT /api/rooms/{roomId}/owner': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PUT', `${base(r)}/owner`),
+    ok: 400,
   },
   'GET /api/rooms/{roomId}/info': {
     rule: { need: 'info' },
