@@ -5,6 +5,7 @@ import { LAYER_ROUTES } from './access-matrix-layers.js';
 import { OGC_ROUTES } from './access-matrix-ogc.js';
 import { EXPORT_ROUTES } from './access-matrix-exports.js';
 import { RASTER_ROUTES } from './access-matrix-rasters.js';
+import { ADMIN_ROUTES } from './access-matrix-admin.js';
 
 /**
  * The expectation table of the access matrix: one entry per route, keyed `METHOD /path` as the
@@ -236,4 +237,5 @@ export const ROUTES: Record<string, RouteEntry> = {
   ...OGC_ROUTES,
   ...RASTER_ROUTES,
   ...EXPORT_ROUTES,
+  ...ADMIN_ROUTES,
 };
