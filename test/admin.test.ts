@@ -168,9 +168,18 @@ describe('rooms', () => {
     const { rooms, next } = assertOk(await get('/api/admin/rooms'));
     assert.equal(next, null);
     const room = rooms.find((r: { id: string }) => r.id === aliceRoom);
-    assert.deepEqual(Object.keys(room).sort(), ['id', 'members', 'name', 'ownerId', 'storageBytes', 'updatedAt']);
+    assert.deepEqual(Object.keys(room).sort(), [
+      'id',
+      'members',
+      'name',
+      'ownerEmail',
+      'ownerId',
+      'storageBytes',
+      'updatedAt',
+    ]);
     assert.equal(room.name, 'Harbour survey');
     assert.equal(room.ownerId, alice.id);
+    assert.equal(room.ownerEmail, alice.email);
     assert.equal(room.members, 2);
     assert.equal(room.storageBytes, await storedBytes(aliceRoom));
     assert.ok(room.updatedAt >= before, 'the marker is the last change');

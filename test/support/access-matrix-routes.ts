@@ -144,6 +144,7 @@ export const WEB_APP_ROUTES = [
   /^\/r\/\{roomId\}$/,
   /^\/p\/\{roomId\}$/,
   /^\/verify-email$/,
+  /^\/admin$/,
   /^\/assets\/\*$/,
   /^\/basemap\/\{file\}$/,
 ];

@@ -9,6 +9,7 @@ import { RoomPage } from './pages/room-page';
 import { DeckPage } from './pages/deck-page';
 import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
+import { AdminPage } from './pages/admin/admin-page';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
 setWorkerUrl(mapWorkerUrl);
@@ -23,6 +24,7 @@ function App() {
   const deck = deckPath(path);
   if (deck) return <DeckPage key={deck} roomId={deck} />;
   if (path === '/verify-email') return <VerifyEmailPage />;
+  if (path === '/admin') return <AdminPage />;
   return <HomePage />;
 }
 

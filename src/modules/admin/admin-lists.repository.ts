@@ -114,6 +114,14 @@ export class AdminListsRepository {
           .as('owner_id'),
         eb
           .selectFrom('room_members')
+          .innerJoin('users', 'users.id', 'room_members.user_id')
+          .select('users.email')
+          .whereRef('room_members.room_id', '=', 'rooms.id')
+          .where('role', '=', 'owner')
+          .limit(1)
+          .as('owner_email'),
+        eb
+          .selectFrom('room_members')
           .select((s) => s.fn.countAll<number>().as('n'))
           .whereRef('room_members.room_id', '=', 'rooms.id')
           .as('members'),

@@ -40,6 +40,7 @@ export const presentAdminRoom = (row: {
   name: string | null;
   created_at: number | string;
   owner_id: string | null;
+  owner_email: string | null;
   members: number | string | null;
   storage_bytes: number | string | null;
   changed_at: number | string | null;
@@ -47,6 +48,7 @@ export const presentAdminRoom = (row: {
   id: row.id,
   name: row.name,
   ownerId: row.owner_id,
+  ownerEmail: row.owner_email,
   members: Number(row.members ?? 0),
   storageBytes: Number(row.storage_bytes ?? 0),
   updatedAt: Number(row.changed_at ?? row.created_at),

@@ -61,6 +61,9 @@ export const AdminRoom = Type.Object({
   id: Type.String(),
   name: Nullable(Type.String()),
   ownerId: Nullable(Type.String({ description: "The owner's user id" })),
+  ownerEmail: Nullable(
+    Type.String({ description: "The owner's e-mail address (beside the interface's fields, for the page)" }),
+  ),
   members: Type.Integer({ description: 'Members, the owner included' }),
   storageBytes: Type.Integer({ description: 'Bytes the room stores' }),
   updatedAt: Type.Integer({ description: 'Epoch milliseconds of the last change of content (its creation when none)' }),

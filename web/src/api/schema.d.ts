@@ -128,7 +128,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account and sign in; a link to confirm the address is e-mailed
-         * @description The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its `token` to POST /api/auth/verify-email.
+         * @description The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its `token` to POST /api/auth/verify-email. 403 signup_closed when the sign-up policy (SIGNUP, SIGNUP_DOMAINS) refuses the address, with a message saying why; 403 local_accounts_off with LOCAL_ACCOUNTS=off.
          */
         post: {
             parameters: {
@@ -177,6 +177,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -211,7 +220,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with e-mail and password */
+        /**
+         * Sign in with e-mail and password
+         * @description A wrong address or password, or a deleted account, is 401 invalid_credentials; a disabled account whose password is right is 403 account_disabled; 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -259,6 +271,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -347,6 +368,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the session: a new JWT of the same session with a full lifetime
+         * @description The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), so that an active person is never signed out while an idle page still expires. The new JWT is the same session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Session JWT for `Authorization: Bearer` */
+                            token: string;
+                            user: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description Whether the address is confirmed; only a confirmed address accepts invitations */
+                                emailVerified: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/me": {
         parameters: {
             query?: never;
@@ -377,6 +474,8 @@ export interface paths {
                                 name: string | null;
                                 /** @description Whether the address is confirmed; only a confirmed address accepts invitations */
                                 emailVerified: boolean;
+                                /** @description Whether the user is an instance admin (ADMIN_EMAILS or the identity provider) */
+                                admin: boolean;
                             };
                         };
                     };
@@ -403,7 +502,80 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the signed-in account
+         * @description Confirmed by the password (403 wrong_password), or, for an account without one, by a session signed in within FRESH_SIGN_IN_SECONDS (403 reauthentication_required). 409 owns_rooms with `details.rooms` (ids) while the account owns rooms: hand each to a member (PUT /api/rooms/{roomId}/owner) or delete it. History entries and comments keep the name, marked as a deleted account; sessions and the room tokens the account created stop at once on every instance.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current password; accounts without one (identity provider) confirm by a fresh sign-in instead */
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Account deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -420,7 +592,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an e-mail address with the token of the e-mailed link
-         * @description Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. An unknown, used or expired token is 400 invalid_token.
+         * @description Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. The link of an address change (POST /api/auth/email) moves the account to the new address, verified (409 email_taken when another account took it meanwhile). An unknown, used or expired token is 400 invalid_token.
          */
         post: {
             parameters: {
@@ -458,6 +630,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -532,6 +713,318 @@ export interface paths {
                 };
                 /** @description Every error response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a link to choose a new password (the same 202 for any address)
+         * @description The link `<PUBLIC_URL>/reset-password?token=<token>` works once, for 30 minutes; its page posts the token to POST /api/auth/password-reset/confirm. The answer and its timing are the same whether or not the address has an account; accounts without a password (identity provider), disabled or deleted ones get no mail, nor does an address beyond PASSWORD_RESETS_PER_ADDRESS_PER_HOUR mails this hour. 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link's token; every session of the account ends
+         * @description Spends every reset link of the account, marks its address verified (the link proved it) and refuses every session issued before (401 on every instance). An unknown, used or expired token is 400 invalid_token, whose message says to ask for a new link. 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The `token` of the link in the e-mail */
+                        token: string;
+                        /** @description At least 8 characters */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Password set; sign in with it */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password; the other sessions end, this one stays
+         * @description A wrong current password is 403 wrong_password (not 401: the session is fine). An account without a password (identity provider) is 403 forbidden.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current password of the account */
+                        currentPassword: string;
+                        /** @description At least 8 characters */
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Password changed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the e-mail address: a link to the new address confirms it
+         * @description The link leads to the same page as a confirmation link (`/verify-email?token=`), whose token is posted to POST /api/auth/verify-email: then the account has the new address, verified (409 email_taken when another account took it meanwhile). The present address is told of the request, and of the change. A wrong password is 403 wrong_password; an account without a password (its identity provider owns the address) is 403 forbidden.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        /** @description The current password of the account */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1592,6 +2085,133 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand the room to a member (owner): they become its owner, the owner an editor
+         * @description One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and effective at once on every instance. The target must be a member of the room (404 not_found otherwise: invite them first). Naming oneself changes nothing and records nothing. Answers the room as GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user id of a member of the room */
+                        userId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            roomId: string;
+                            name: string | null;
+                            isPublic: boolean;
+                            presentationIsPublic: boolean;
+                            autoZoomEnabled: boolean;
+                            defaultViewLat: number | null;
+                            defaultViewLng: number | null;
+                            defaultViewZoom: number | null;
+                            defaultTheme: string | null;
+                            defaultBaseLayer: string | null;
+                            description: string | null;
+                            createdBy: string;
+                            createdAt: number;
+                            timelineSettings: {
+                                /** @enum {unknown} */
+                                groupingMode: "none" | "day" | "month" | "year";
+                                showMarkersOnly: boolean;
+                                showAdditionsOnly: boolean;
+                                /** @enum {unknown} */
+                                dateDisplayMode: "event" | "creation";
+                                /** @enum {unknown} */
+                                dateTimeFormat: "dmy" | "mdy" | "iso";
+                                /** @enum {unknown} */
+                                sliderMode: "past" | "current" | "future";
+                            };
+                            counts: {
+                                markers: number;
+                                layers: number;
+                                rasterLayers: number;
+                                drawings: number;
+                                comments: number;
+                                slides: number;
+                                members: number;
+                            };
+                            /** @description Members only */
+                            userRole?: string;
+                            /** @description Members only */
+                            hasAccess?: boolean;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10130,6 +10750,1099 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users, with the rooms they own and the bytes those store (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first; `q` looks in e-mail addresses and names; deleted accounts are not listed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Text to look for (any case) */
+                    q?: string;
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                                disabled: boolean;
+                                /** @description Rooms the user owns */
+                                roomsOwned: number;
+                                /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                                storageBytes: number;
+                                /** @description Epoch milliseconds */
+                                createdAt: number;
+                                lastSeenAt: number | null;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an account (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its sessions and the room tokens it created are refused (401) on every instance at once; signing in is 403 account_disabled. Your own account is 409 own_account. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                            disabled: boolean;
+                            /** @description Rooms the user owns */
+                            roomsOwned: number;
+                            /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                            lastSeenAt: number | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled account again (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its room tokens work again; its sessions from before stay ended. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                            disabled: boolean;
+                            /** @description Rooms the user owns */
+                            roomsOwned: number;
+                            /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                            lastSeenAt: number | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an account (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. While it owns rooms: 409 owns_rooms with `details.rooms` (their ids), unless `?rooms=delete`, which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. Your own account is 409 own_account. Written to the audit list.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Delete the rooms the user owns too; without it, owning rooms is 409 owns_rooms */
+                    rooms?: "delete";
+                };
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the account a password reset link (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The same link as POST /api/auth/password-reset sends. An account of an identity provider has no password: 403 forbidden. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link is on its way */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rooms, with owner, members, storage and last change (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first; `q` looks in names and ids.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Text to look for (any case) */
+                    q?: string;
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rooms: {
+                                id: string;
+                                name: string | null;
+                                ownerId: string | null;
+                                ownerEmail: string | null;
+                                /** @description Members, the owner included */
+                                members: number;
+                                /** @description Bytes the room stores */
+                                storageBytes: number;
+                                /** @description Epoch milliseconds of the last change of content (its creation when none) */
+                                updatedAt: number;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms/{roomId}/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand a room to one of its members (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The member becomes owner and the old owner editor, live and in the room's history. A user who is not a member is 404. Written to the audit list.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A member of the room, the new owner */
+                        userId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string | null;
+                            ownerId: string | null;
+                            ownerEmail: string | null;
+                            /** @description Members, the owner included */
+                            members: number;
+                            /** @description Bytes the room stores */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds of the last change of content (its creation when none) */
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms/{roomId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a room with everything in it (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. As its owner would; written to the audit list.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Waiting, running and failed jobs of every kind, with their errors (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first, at most 200 per state.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description waiting: queued; running: a worker has it; failed: ended with an error (or cancelled) */
+                    state?: "waiting" | "running" | "failed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                id: string;
+                                /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                                kind: string;
+                                roomId: string;
+                                /**
+                                 * @description complete only in the answer of a retry or cancel that came after the job ended
+                                 * @enum {unknown}
+                                 */
+                                state: "waiting" | "running" | "failed" | "complete";
+                                error: string | null;
+                                /** @description Epoch milliseconds */
+                                createdAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/{jobId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed job again from the start (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. A job that has not failed is 409 job_not_failed; written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                            kind: string;
+                            roomId: string;
+                            /**
+                             * @description complete only in the answer of a retry or cancel that came after the job ended
+                             * @enum {unknown}
+                             */
+                            state: "waiting" | "running" | "failed" | "complete";
+                            error: string | null;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a waiting or running job, its partial work undone (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The job ends as failed ("Cancelled by an administrator"); what it staged is removed as after a crash. A job running on another instance stops within a second. A job that has ended is 409 job_ended; written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                            kind: string;
+                            roomId: string;
+                            /**
+                             * @description complete only in the answer of a retry or cancel that came after the job ended
+                             * @enum {unknown}
+                             */
+                            state: "waiting" | "running" | "failed" | "complete";
+                            error: string | null;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The admins' actions, newest first (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                /** @description Epoch milliseconds */
+                                at: number;
+                                /** @description The user id of the admin who acted */
+                                adminId: string;
+                                /** @enum {unknown} */
+                                action: "user.disable" | "user.enable" | "user.delete" | "user.password-reset" | "room.transfer" | "room.delete" | "job.retry" | "job.cancel";
+                                /** @description The id of the user, room or job acted on */
+                                target: string;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The limits per user (settings) with the largest use (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Rooms one user may own (MAX_ROOMS_PER_USER); 0: no limit */
+                            maxRoomsPerUser: number;
+                            /** @description Bytes one user's rooms may store: USER_STORAGE_QUOTA_BYTES, or STORAGE_QUOTA_BYTES when that is lower or the other unset */
+                            userStorageQuotaBytes: number;
+                            /** @description The most rooms one user owns */
+                            mostRoomsOwned: number;
+                            /** @description The most bytes one user's rooms store */
+                            mostStorageBytes: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10881,7 +12594,7 @@ export interface components {
             data: {
                 userId: string;
                 /** @enum {unknown} */
-                role: "editor" | "viewer";
+                role: "owner" | "editor" | "viewer";
             };
             /** @description The room's version after this change */
             version: number;
