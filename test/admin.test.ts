@@ -63,6 +63,21 @@ describe('who is an admin', () => {
     assert.equal(assertOk(await get('/api/auth/me', unproven)).user.admin, false);
   });
 
+  test("the identity provider's claim (users.provider_admin) names an admin too, until the account is disabled", async () => {
+    const claimed = await signup(t.app, 'claimed@example.org');
+    assertError(await get('/api/admin/users', claimed), 403, 'forbidden');
+    // What the OpenID Connect sign-in records when the provider's claim names the user.
+    const set = (values: { provider_admin: number }) =>
+      t.database.db.updateTable('users').set(values).where('id', '=', claimed.id).execute();
+    await set({ provider_admin: 1 });
+    assertOk(await get('/api/admin/users', claimed));
+    assert.equal(assertOk(await get('/api/auth/me', claimed)).user.admin, true);
+    await set({ provider_admin: 0 });
+    assertError(await get('/api/admin/users', claimed), 403, 'forbidden');
+    // Out of the lists the other tests count.
+    await t.database.db.updateTable('users').set({ deleted_at: Date.now() }).where('id', '=', claimed.id).execute();
+  });
+
   test('every admin route: 401 anonymous, 403 forbidden for other sessions, 403 api_token_not_allowed for tokens', async () => {
     const { token } = await issueToken(t.app, alice, aliceRoom, ['read', 'write', 'upload']);
     const routes: [string, string][] = [
