@@ -93,9 +93,9 @@ export class StoredFiles {
   }
 
   /**
-   * Bytes stored in all rooms owned by the owner of `roomId` (its member with the owner
-   * role, who may have been handed the room): files, vector layers' feature
-   * tables, and chunks of uploads not yet assembled.
+   * Bytes stored in all rooms owned by the owner of `roomId` (the member whose role is `owner`,
+   * who may have been handed the room): files, vector layers' feature tables, and chunks of
+   * uploads not yet assembled.
    */
   async usedByOwnerOf(roomId: string): Promise<number> {
     const owner = this.db
