@@ -53,7 +53,7 @@ describe('the admin page', { skip }, () => {
   };
 
   before(async () => {
-    service = await startService({ ADMIN_EMAILS: adminEmail });
+    service = await startService({ ADMIN_EMAILS: adminEmail, MAX_ROOMS_PER_USER: '5' });
     browser = await launchBrowser();
     admin = await account(adminEmail);
     carol = await account(carolEmail);
@@ -74,7 +74,11 @@ describe('the admin page', { skip }, () => {
     await page.getByRole('heading', { name: 'Administration' }).waitFor();
     const row = page.locator(`tr[data-user="${carolEmail}"]`);
     await row.waitFor();
-    assert.equal(await row.locator('td[data-label="Rooms owned"]').textContent(), '1', 'Carol owns one room');
+    assert.equal(
+      await row.locator('td[data-label="Rooms owned"]').textContent(),
+      '1 of 5',
+      'Carol owns one room of the five she may',
+    );
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'admin-users-desktop.png'), fullPage: true });
 
     await row.getByRole('button', { name: 'Disable' }).click();

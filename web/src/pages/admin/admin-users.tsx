@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../../api/client';
-import type { AdminUser } from '../../api/types';
+import type { AdminUser, Limits } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { InlineError, useInlineError } from '../../ui/inline-error';
 import { session } from '../../session';
 import { useStore } from '../../store';
-import { bytesText, timeText } from './admin-format';
+import { bytesText, ofLimit, timeText } from './admin-format';
 import { roomNames } from './admin-rooms';
 
 /** Users: search, rooms owned and storage, disable or enable, send a reset link, delete. */
@@ -15,6 +15,7 @@ export function UsersSection() {
   const [users, setUsers] = useState<AdminUser[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [done, setDone] = useState('');
+  const [limits, setLimits] = useState<Limits | null>(null);
   const { error, attempt } = useInlineError();
 
   const load = (after?: string) =>
@@ -24,7 +25,11 @@ export function UsersSection() {
       setUsers((shown) => (after ? [...(shown ?? []), ...page.users] : page.users));
       setNext(page.next);
     });
-  useEffect(() => void load(), []);
+  useEffect(() => {
+    void load();
+    // Each user's use is shown against the limits per user.
+    void attempt(async () => setLimits(await ok(api.GET('/api/admin/limits'))));
+  }, []);
 
   const replace = (user: AdminUser) => setUsers((shown) => shown!.map((u) => (u.id === user.id ? user : u)));
   const act = (work: () => Promise<string>) => {
@@ -109,8 +114,16 @@ export function UsersSection() {
                     {user.id === me?.id && <span class="muted"> (you)</span>}
                     {user.name && <div class="muted">{user.name}</div>}
                   </td>
-                  <td data-label="Rooms owned">{user.roomsOwned}</td>
-                  <td data-label="Storage">{bytesText(user.storageBytes)}</td>
+                  <td data-label="Rooms owned">
+                    {ofLimit(user.roomsOwned, limits?.maxRoomsPerUser ?? 0, !limits?.maxRoomsPerUser)}
+                  </td>
+                  <td data-label="Storage">
+                    {ofLimit(
+                      bytesText(user.storageBytes),
+                      bytesText(limits?.userStorageQuotaBytes ?? 0),
+                      !limits?.userStorageQuotaBytes,
+                    )}
+                  </td>
                   <td data-label="Last seen">{timeText(user.lastSeenAt)}</td>
                   <td data-label="State">{user.disabled ? <strong>Disabled</strong> : 'Active'}</td>
                   <td class="actions" data-label="Actions">
