@@ -21,6 +21,7 @@ describe('the admin page', { skip }, () => {
   let browser: Browser;
   let admin = { token: '', id: '' };
   let carol = { token: '', id: '' };
+  let failedJob = '';
 
   const api = async (method: string, url: string, body?: unknown, token = admin.token) => {
     const response = await fetch(`${service.url}${url}`, {
@@ -58,6 +59,27 @@ describe('the admin page', { skip }, () => {
     admin = await account(adminEmail);
     carol = await account(carolEmail);
     assert.equal((await api('POST', '/api/rooms/carolsroom', { name: 'Carol survey' }, carol.token)).status, 200);
+    // A bulk import that fails (a line where markers need points): a failed job with its error.
+    const form = new FormData();
+    const line = {
+      type: 'Feature',
+      geometry: {
+        type: 'LineString',
+        coordinates: [
+          [7, 46],
+          [8, 47],
+        ],
+      },
+      properties: {},
+    };
+    form.append('file', new Blob([JSON.stringify({ type: 'FeatureCollection', features: [line] })]), 'lines.geojson');
+    const queued = await fetch(`${service.url}/api/rooms/carolsroom/bulk-import`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${carol.token}` },
+      body: form,
+    });
+    assert.equal(queued.status, 200, await queued.clone().text());
+    failedJob = ((await queued.json()) as { jobId: string }).jobId;
   });
   after(async () => {
     await browser?.close();
@@ -103,6 +125,17 @@ describe('the admin page', { skip }, () => {
       await page.getByRole('tab', { name: tab }).click();
       await page.getByRole('heading', { name: tab, level: 2 }).waitFor();
       await page.getByText('Loading…').waitFor({ state: 'detached' });
+      if (tab === 'Jobs') {
+        // The failed import, with its error; Retry queues it again (and it fails again).
+        await page.getByRole('button', { name: 'Failed', exact: true }).click();
+        const job = page.locator('tr', { hasText: failedJob });
+        await job.waitFor();
+        assert.match(String(await job.textContent()), /bulk-import[\s\S]*failed[\s\S]*Point/);
+        await page.screenshot({ path: path.join(TEST_OUTPUT, 'admin-jobs-desktop.png'), fullPage: true });
+        await job.getByRole('button', { name: 'Retry' }).click();
+        await page.getByRole('status').filter({ hasText: 'The bulk-import job is queued again.' }).waitFor();
+        continue;
+      }
       if (tab === 'Rooms')
         assert.match(
           String(await page.locator('tr', { hasText: 'Carol survey' }).textContent()),

@@ -47,7 +47,7 @@ export function JobsSection() {
     <section aria-labelledby="jobs-heading">
       <h2 id="jobs-heading">Jobs</h2>
       <div class="row">
-        <div class="segmented" role="group" aria-label="Jobs shown">
+        <div class="tabs" role="group" aria-label="Jobs shown">
           {STATES.map((s) => (
             <button
               key={s}
