@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type AccessChange, CachedAccess } from './auth/access-source.js';
+import { InstanceAdmins } from './auth/admins.js';
 import { Authenticator, LAST_USED_PRECISION_MS } from './auth/authenticator.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
@@ -46,6 +47,10 @@ import { RedisPresence } from './infra/redis-presence.js';
 import { type PresenceNotice, RoomPresence } from './modules/live/room-presence.js';
 import { ActorNames } from './modules/users/actor-names.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
+import { AdminListsRepository } from './modules/admin/admin-lists.repository.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
+import { AdminService } from './modules/admin/admin.service.js';
+import { AuditRepository } from './modules/admin/audit.repository.js';
 import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import { commentsRoutes } from './modules/comments/comments.routes.js';
@@ -338,7 +343,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     resendIntervalMs: config.verificationResendSeconds * 1000,
   });
   const passwords = new PasswordHasher(config.passwordHashCost);
-  const roomsService = new RoomsService({ rooms, members, content, files, writePath, access, owners: membersService });
+  const roomsService = new RoomsService({
+    rooms,
+    members,
+    content,
+    files,
+    writePath,
+    access,
+    owners: membersService,
+    maxRoomsPerUser: config.maxRoomsPerUser,
+  });
   const usersService = new UsersService({
     users,
     invitations: membersService,
@@ -374,7 +388,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     userSeen: (userId, at) => users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => usersService.externalSignIn(claims),
   });
-  registerAccessHook(app, authenticator, access);
+  const admins = new InstanceAdmins(config);
+  registerAccessHook(app, authenticator, access, admins);
   registerWriteOnlyAnswers(app);
   refuseNulInUrls(app);
 
@@ -386,6 +401,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerOfflineBasemap(app);
   await app.register(usersRoutes, {
     users: usersService,
+    isAdmin: async (userId: string) => {
+      const user = await users.findById(userId);
+      return user !== undefined && admins.isAdmin(user);
+    },
     verification,
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
@@ -575,6 +594,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => presence.close());
   await app.register(liveRoutes, {
     live: new LiveService({ hub: live, history, rooms, authenticator, access, presence }),
+  });
+
+  // The instance admin: users, rooms, jobs, limits and the audit list.
+  await app.register(adminRoutes, {
+    admin: new AdminService({
+      accounts: {
+        setDisabled: (userId, disabled) => usersService.setDisabled(userId, disabled),
+        deleteAccount: (userId, options) => usersService.deleteAccount(userId, options),
+        findUser: (userId) => users.findById(userId),
+        sendReset: (user) => passwordReset.sendTo(user),
+        transferOwnership: (roomId, toUserId, actor) => membersService.transferOwnership(roomId, toUserId, actor),
+      },
+      lists: new AdminListsRepository(db),
+      audit: new AuditRepository(db),
+      jobs,
+      rooms: { find: (id) => rooms.find(id), delete: (room) => roomsService.delete(room) },
+      limits: { maxRoomsPerUser: config.maxRoomsPerUser, storageQuotaBytes: config.storageQuotaBytes },
+    }),
   });
 
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.

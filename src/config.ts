@@ -128,8 +128,6 @@ export const ConfigSchema = Type.Object({
   oidcFlowSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 600 }),
   /** Rooms one user may own (0: no limit). */
   maxRoomsPerUser: Type.Integer({ minimum: 0, default: 0 }),
-  /** Bytes of stored files in all the rooms one user owns (0: no limit). */
-  userStorageQuotaBytes: Type.Integer({ minimum: 0, default: 0 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -205,7 +203,6 @@ const ENV_NAMES: Record<keyof Config, string> = {
   oidcProviders: 'OIDC_PROVIDERS',
   oidcFlowSeconds: 'OIDC_FLOW_SECONDS',
   maxRoomsPerUser: 'MAX_ROOMS_PER_USER',
-  userStorageQuotaBytes: 'USER_STORAGE_QUOTA_BYTES',
 };
 
 export class ConfigError extends Error {}

@@ -212,3 +212,23 @@ export const geocoderNotConfigured = () =>
 /** 502: the place geocoder failed, timed out or answered something that is not a list of places. */
 export const geocoderFailed = (why: string) =>
   new AppError(502, 'geocoder_failed', `The place geocoder did not answer usefully: ${why}`);
+
+/** 403 room_limit_reached: the user owns MAX_ROOMS_PER_USER rooms already. */
+export const roomLimitReached = (maxRoomsPerUser: number) =>
+  new AppError(
+    403,
+    'room_limit_reached',
+    `You own ${maxRoomsPerUser} rooms, the most this Maproom allows; delete one or hand it to another member first`,
+    { maxRoomsPerUser },
+  );
+
+/** 409 job_not_failed: only a failed job can be retried. */
+export const jobNotFailed = () => conflict('job_not_failed', 'Only a failed job can be retried');
+
+/** 409 job_ended: only a waiting or running job can be cancelled. */
+export const jobEnded = () =>
+  conflict('job_ended', 'Only a waiting or running job can be cancelled; this one has ended');
+
+/** 409 own_account: an admin may not disable or delete their own account from the admin page. */
+export const ownAccount = () =>
+  conflict('own_account', 'You cannot disable or delete your own account here; ask another administrator');

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { access, visitsOnlyTheDeck, type Caller, type RoomFacts, type RoomNeed } from '../src/auth/access.js';
+import {
+  access,
+  requireAdmin,
+  visitsOnlyTheDeck,
+  type Caller,
+  type RoomFacts,
+  type RoomNeed,
+} from '../src/auth/access.js';
+import { InstanceAdmins } from '../src/auth/admins.js';
 import { AppError } from '../src/errors.js';
 import { TOKEN_ERRORS } from './helpers.js';
 
@@ -169,5 +177,40 @@ describe('access()', () => {
     assert.equal(access(privateRoom(), ROOM, anonymous, 'info').capabilities.size, 0);
     assert.equal(refusal(() => access(privateRoom(), ROOM, anonymous, 'authenticated')).status, 401);
     assert.equal(access(privateRoom(), ROOM, user, 'authenticated').role, 'none');
+  });
+});
+
+describe('requireAdmin() and InstanceAdmins', () => {
+  test('a session of an admin passes; other sessions 403 forbidden, tokens 403 api_token_not_allowed, nobody 401', () => {
+    assert.equal(requireAdmin(user, true), user);
+    assert.deepEqual(
+      refusal(() => requireAdmin(user, false)),
+      {
+        status: 403,
+        code: 'forbidden',
+        message: 'Only an administrator of this Maproom may do this',
+      },
+    );
+    // A token or nobody is refused for what it is, whatever the standing passed.
+    assert.equal(refusal(() => requireAdmin(token(['read', 'write', 'upload']), true)).code, 'api_token_not_allowed');
+    assert.equal(refusal(() => requireAdmin(anonymous, true)).status, 401);
+  });
+
+  test('ADMIN_EMAILS names confirmed addresses in any case; the provider claim names its users; disabled or deleted never', () => {
+    const admins = new InstanceAdmins({ adminEmails: 'Boss@Example.org, other@example.org' });
+    const row = {
+      email: 'boss@example.org',
+      email_verified_at: 1,
+      provider_admin: 0,
+      disabled_at: null,
+      deleted_at: null,
+    };
+    assert.equal(admins.isAdmin(row), true);
+    assert.equal(admins.isAdmin({ ...row, email_verified_at: null }), false, 'an unconfirmed address');
+    assert.equal(admins.isAdmin({ ...row, email: 'someone@example.org' }), false);
+    assert.equal(admins.isAdmin({ ...row, email: 'someone@example.org', provider_admin: 1 }), true);
+    assert.equal(admins.isAdmin({ ...row, disabled_at: 5 }), false);
+    assert.equal(admins.isAdmin({ ...row, provider_admin: 1, deleted_at: 5 }), false);
+    assert.equal(new InstanceAdmins({}).isAdmin(row), false, 'nobody without ADMIN_EMAILS');
   });
 });

@@ -51,7 +51,14 @@ const VERBOSE = Boolean(process.env.MAPROOM_FUZZ_VERBOSE);
 const REQUEST_BOUND_MS = 60_000;
 /** Routes that remove the room they name: fuzzed on a room made for each request. */
 const ROOM = '{the-room}';
-const DESTRUCTIVE = new Set(['DELETE /api/rooms/{roomId}', 'POST /api/rooms/{roomId}/clear']);
+const DESTRUCTIVE = new Set([
+  'DELETE /api/rooms/{roomId}',
+  'POST /api/rooms/{roomId}/clear',
+  'DELETE /api/admin/rooms/{roomId}',
+  'PUT /api/admin/rooms/{roomId}/owner',
+]);
+/** An instance admin, so that the admin routes' handlers are reached too. */
+const ADMIN = 'fuzz-admin@example.org';
 /** Routes that end the caller's session: fuzzed with a session of a user signed up for the request. */
 const SESSION_ENDING = new Set(['POST /api/auth/logout']);
 
@@ -59,13 +66,15 @@ let t: TestApp;
 let users: Users;
 let room: string;
 let roomToken: string;
+let adminToken: string;
 let fixtures: ReturnType<typeof makeRasterFixtures>;
 let filesDir: string;
 let files: HostileFile[];
 const known: Known = {};
 
 before(async () => {
-  ({ t, users, room } = await scaffold());
+  ({ t, users, room } = await scaffold({ config: { adminEmails: ADMIN } }));
+  adminToken = (await signup(t.app, ADMIN)).token;
   roomToken = (await issueToken(t.app, users.owner, room, ['read', 'write', 'upload'])).token;
   fixtures = makeRasterFixtures();
   filesDir = mkdtempSync(path.join(tmpdir(), 'maproom-fuzz-'));
@@ -160,6 +169,7 @@ test(`every route of the OpenAPI document, fuzzed (seed ${SEED}), answers withou
     users.viewer.token,
     undefined,
     'garbage',
+    ...Array(3).fill(adminToken),
   ];
   const sent = new Map<string, number>();
   const statuses = new Map<number, number>();

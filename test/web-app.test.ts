@@ -13,7 +13,7 @@ import { assertError, buildTestApp, type Response, type TestApp, uniqueRoomId } 
  * directory (`webDir`) holding the smallest index.html and one script.
  */
 
-const PAGES = ['/', `/r/${uniqueRoomId()}`, `/p/${uniqueRoomId()}`, '/verify-email?token=abc', '/signed-in'];
+const PAGES = ['/', `/r/${uniqueRoomId()}`, `/p/${uniqueRoomId()}`, '/verify-email?token=abc', '/signed-in', '/admin'];
 const SCRIPT = 'console.log("maproom");\n';
 const INDEX = `<!doctype html>
 <html lang="en">

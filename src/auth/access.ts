@@ -181,3 +181,14 @@ export function requireSession(caller: Caller): Extract<Caller, { kind: 'user' }
   if (caller.kind === 'anonymous') throw unauthorized();
   return caller;
 }
+
+/**
+ * A route of the instance admin: a session of an admin passes; any other session is 403
+ * forbidden, a room token 403 api_token_not_allowed, nobody 401. `isAdmin` is the signed-in
+ * user's standing (InstanceAdmins, read from the user's row for each request).
+ */
+export function requireAdmin(caller: Caller, isAdmin: boolean): Extract<Caller, { kind: 'user' }> {
+  const user = requireSession(caller);
+  if (!isAdmin) throw forbidden('Only an administrator of this Maproom may do this');
+  return user;
+}

@@ -324,6 +324,20 @@ export interface LayerChunksTable {
   max_lat: number;
 }
 
+/** One instance admin's action (migration 0016). */
+export interface AdminAuditTable {
+  id: string;
+  /** When (ms). */
+  at: number;
+  admin_id: string;
+  /** `user.disable`, `user.enable`, `user.delete`, `user.password-reset`, `room.transfer`, `room.delete`, `job.retry`, `job.cancel`. */
+  action: string;
+  /** The id of the user, room or job acted on. */
+  target: string;
+  /** JSON with what else the action named (a room's new owner, the rooms deleted with a user). */
+  details: string | null;
+}
+
 export interface UploadChunksTable {
   room_id: string;
   upload_id: string;
@@ -360,4 +374,5 @@ export interface Tables {
   layers: LayersTable;
   layer_chunks: LayerChunksTable;
   upload_chunks: UploadChunksTable;
+  admin_audit: AdminAuditTable;
 }

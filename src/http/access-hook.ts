@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isSessionOnly, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
+import { isSessionOnly, requireAdmin, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
 import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
+import type { InstanceAdmins } from '../auth/admins.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { authorizeKnownRoom, authorizeRoom, type DeckObject } from '../auth/room-access.js';
 import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized } from '../errors.js';
@@ -10,9 +11,14 @@ import { isRoomId } from '../ids.js';
  * What a route declares in `config.access`: a user session (no room), a need on the room
  * named by a path parameter (`:roomId`, or `roomParam`), a need on a room the request body
  * names (`roomInBody`: the handler calls `request.authorizeRoom` once it has read it), or
- * (`optional`) just who the caller is.
+ * (`optional`) just who the caller is, or (`admin`) a session of an instance admin.
  */
-export type RouteAccess = { session: true } | RoomAccess | { roomInBody: RoomNeed } | { optional: true };
+export type RouteAccess =
+  | { session: true }
+  | { admin: true }
+  | RoomAccess
+  | { roomInBody: RoomNeed }
+  | { optional: true };
 
 /** A need on the room of the path. A `shownByDeck` route also says which object it serves. */
 export type RoomAccess = {
@@ -65,7 +71,12 @@ declare module 'fastify' {
 const ROOM_ID_PROBLEM = 'must be exactly 10 characters from A-Z, a-z, 0-9, _ and -';
 
 /** Registers the one access check: every route states what it needs, this hook enforces it. */
-export function registerAccessHook(app: FastifyInstance, authenticator: Authenticator, source: AccessSource) {
+export function registerAccessHook(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  source: AccessSource,
+  admins: InstanceAdmins,
+) {
   app.decorateRequest('caller', null as never);
   app.decorateRequest('room', null as never);
   app.decorateRequest('grant', null as never);
@@ -85,7 +96,7 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
     const spec = (route.config as { access?: RouteAccess } | undefined)?.access;
     if (!spec) return;
     // A new array: Fastify copies a GET route's options for its HEAD route before this runs.
-    route.preParsing = [accessCheckOf(spec, authenticator, source), ...[route.preParsing ?? []].flat()];
+    route.preParsing = [accessCheckOf(spec, authenticator, source, admins), ...[route.preParsing ?? []].flat()];
   });
 }
 
@@ -94,7 +105,7 @@ export function registerAccessHook(app: FastifyInstance, authenticator: Authenti
  * credential or a room token in use, and a room the cache holds) it decides at once, without
  * a promise; otherwise it waits for the reads.
  */
-function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: AccessSource) {
+function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: AccessSource, admins: InstanceAdmins) {
   const roomParam = 'roomParam' in spec && spec.roomParam ? spec.roomParam : 'roomId';
   const deckRoute = 'deckObject' in spec ? spec.deckObject : undefined;
   const roomOf = 'room' in spec ? spec.roomOf : undefined;
@@ -119,6 +130,9 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
     request.caller = caller;
     if ('session' in spec) {
       requireSession(caller);
+    } else if ('admin' in spec) {
+      requireSession(caller);
+      return false; // the user's row decides
     } else if ('roomInBody' in spec) {
       if (caller.kind === 'anonymous') throw unauthorized();
       if (caller.kind === 'token') return false;
@@ -135,6 +149,13 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
     request.caller = await authenticator.resolve(headerOf(request));
     if ('session' in spec) {
       requireSession(request.caller);
+      return;
+    }
+    if ('admin' in spec) {
+      // Tokens and anonymous callers are refused before the user's row is read.
+      const { userId } = requireSession(request.caller);
+      const user = await source.userById(userId);
+      requireAdmin(request.caller, user !== undefined && admins.isAdmin(user));
       return;
     }
     if ('roomInBody' in spec) {

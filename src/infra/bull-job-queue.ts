@@ -4,7 +4,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import { bullmqConnection } from './bullmq.js';
 import type { JobKind, JobQueue, JobWorker, NewJob } from './job-queue.js';
-import { JobRunner, MAX_ATTEMPTS } from './job-runner.js';
+import { JobRunner, type ListedStage, MAX_ATTEMPTS } from './job-runner.js';
 
 const QUEUE_NAME = 'jobs';
 
@@ -64,6 +64,28 @@ export class BullJobQueue implements JobQueue {
 
   find(id: string) {
     return this.runner.find(id);
+  }
+
+  list(stage: ListedStage, limit: number) {
+    return this.runner.list(stage, limit);
+  }
+
+  /** The failed job's BullMQ job was removed when it failed: a new one with the same id carries it. */
+  async retry(id: string): Promise<boolean> {
+    const row = await this.runner.find(id);
+    if (!row || !(await this.runner.retry(id))) return false;
+    await this.add(row.kind, id);
+    return true;
+  }
+
+  /**
+   * The row says cancelled; a waiting BullMQ job is removed (one a worker holds ends there,
+   * when the worker sees the row).
+   */
+  async cancel(id: string): Promise<boolean> {
+    const was = await this.runner.cancel(id);
+    if (was === 'waiting') await this.queue.remove(id).catch(() => undefined);
+    return was !== undefined;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import type { JobsTable } from '../db/tables.js';
-import { JobRunner } from './job-runner.js';
+import { JobRunner, type ListedStage } from './job-runner.js';
 
 export type JobRow = JobsTable;
 export type JobStage = 'queued' | 'processing' | 'complete' | 'error';
@@ -87,6 +87,15 @@ export interface JobQueue {
   /** Queues a job of a registered kind (an unregistered one is refused). */
   enqueue<T extends TSchema>(kind: JobKind<T>, job: NewJob<Static<T>>): Promise<void>;
   find(id: string): Promise<JobRow | undefined>;
+  /** Jobs waiting (`queued`), running (`processing`) or failed (`error`), newest first (the admin's list). */
+  list(stage: ListedStage, limit: number): Promise<JobRow[]>;
+  /** Queues a failed job again, to run from the start; false when it is not failed. */
+  retry(id: string): Promise<boolean>;
+  /**
+   * Ends a waiting or running job as failed, its partial work undone as for a job given up
+   * after interruptions (JobRunner.cancel); false when it is neither.
+   */
+  cancel(id: string): Promise<boolean>;
   /**
    * Picks up jobs a previous process left queued or interrupted. Refuses to start (and logs
    * why) when one of them is of a kind no worker is registered for.
@@ -125,6 +134,22 @@ export class InProcessJobQueue implements JobQueue {
 
   find(id: string) {
     return this.runner.find(id);
+  }
+
+  list(stage: ListedStage, limit: number) {
+    return this.runner.list(stage, limit);
+  }
+
+  async retry(id: string): Promise<boolean> {
+    if (!(await this.runner.retry(id))) return false;
+    this.waiting.push(id);
+    this.pump();
+    return true;
+  }
+
+  /** A cancelled job left in `waiting` is skipped when its turn comes (its row has ended). */
+  async cancel(id: string): Promise<boolean> {
+    return (await this.runner.cancel(id)) !== undefined;
   }
 
   async start(): Promise<void> {

@@ -16,6 +16,19 @@ import {
 /** A job is started this many times in all (interruptions included) before it ends in `error`. */
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_INTERVAL_MS = 250;
+/** How often a running job's row is read to see whether an admin cancelled it (on any instance). */
+const CANCEL_CHECK_MS = 500;
+/** The message of a job an admin cancelled. */
+export const CANCELLED = 'Cancelled by an administrator';
+
+/** The stages an admin lists: waiting (`queued`), running (`processing`), failed (`error`). */
+export type ListedStage = 'queued' | 'processing' | 'error';
+
+/** A job running in this process: its own abort (a cancel), and when it has ended. */
+interface Running {
+  abort: AbortController;
+  ended: Promise<unknown>;
+}
 
 interface Kind {
   check: ReturnType<typeof Compile>;
@@ -33,6 +46,7 @@ export type RunEnd = 'done' | 'interrupted';
  */
 export class JobRunner {
   private readonly kinds = new Map<string, Kind>();
+  private readonly running = new Map<string, Running>();
 
   constructor(
     private readonly db: Db,
@@ -125,14 +139,45 @@ export class JobRunner {
       await kind.worker.undo?.(row, payload.value);
       return this.fail(id, `Interrupted ${row.attempts} times; giving up`);
     }
-    await this.update(id, {
+    // Only a job still waiting or interrupted starts: an admin may have cancelled it meanwhile.
+    const started = await this.updateWhile(id, ['queued', 'processing'], {
       stage: 'processing',
       attempts: row.attempts + 1,
       message: 'Processing',
       started_at: Date.now(),
     });
+    if (!started) return 'done';
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    // A cancel on another instance is seen in the row (this instance's own aborts at once).
+    const watch = setInterval(() => {
+      this.find(id).then(
+        (now) => now?.stage !== 'processing' && abort.abort(),
+        () => undefined,
+      );
+    }, CANCEL_CHECK_MS);
+    const ended = this.runStarted(row, kind, payload.value, { shutdown: signal, abort });
+    this.running.set(id, { abort, ended });
     try {
-      const outcome = await kind.worker.run(this.contextOf(row, payload.value, signal));
+      return await ended;
+    } finally {
+      clearInterval(watch);
+      signal.removeEventListener('abort', stop);
+      this.running.delete(id);
+    }
+  }
+
+  private async runStarted(
+    row: JobRow,
+    kind: Kind,
+    payload: unknown,
+    { shutdown, abort }: { shutdown: AbortSignal; abort: AbortController },
+  ): Promise<RunEnd> {
+    const id = row.id;
+    try {
+      const outcome = await kind.worker.run(this.contextOf(row, payload, abort.signal));
+      // Written even over a cancel that came too late: the job's work is published.
       await this.update(id, {
         stage: 'complete',
         progress: 100,
@@ -143,12 +188,18 @@ export class JobRunner {
       });
       return 'done';
     } catch (error) {
-      if (signal.aborted) {
-        // Shutting down: left for a worker to resume.
-        await this.update(id, { stage: 'queued', message: 'Interrupted by a shutdown; will resume' }).catch(
-          () => undefined,
-        );
-        return 'interrupted';
+      if (shutdown.aborted) {
+        // Shutting down: left for a worker to resume (unless an admin cancelled it).
+        const requeued = await this.updateWhile(id, ['processing'], {
+          stage: 'queued',
+          message: 'Interrupted by a shutdown; will resume',
+        }).catch(() => false);
+        if (requeued) return 'interrupted';
+      }
+      if (abort.signal.aborted) {
+        // Cancelled: its partial work is undone as for a job given up after interruptions.
+        await kind.worker.undo?.(row, payload);
+        return 'done';
       }
       const known = error instanceof JobFailure || error instanceof AppError;
       if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
@@ -156,6 +207,72 @@ export class JobRunner {
         this.log.error({ err: error.cause, jobId: id }, 'job failed');
       return this.fail(id, known ? (error as Error).message : 'Processing failed unexpectedly');
     }
+  }
+
+  /** Jobs in a stage, newest first, at most `limit`. */
+  list(stage: ListedStage, limit: number): Promise<JobRow[]> {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('stage', '=', stage)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Puts a failed job back in the queue, to run from the start with its attempts counted
+   * anew; false when it is not failed. The queue then hands it to a worker.
+   */
+  retry(id: string): Promise<boolean> {
+    return this.updateWhile(id, ['error'], {
+      stage: 'queued',
+      progress: 0,
+      message: 'Waiting to start',
+      result: null,
+      attempts: 0,
+      started_at: null,
+      finished_at: null,
+    });
+  }
+
+  /**
+   * Ends a waiting or running job as failed (`CANCELLED`); its partial work is undone by its
+   * worker's `undo`, as for a job given up after interruptions. A waiting one is undone here;
+   * a running one by whoever runs it, as soon as it sees the cancel (at once in this process,
+   * within CANCEL_CHECK_MS elsewhere), and this waits for it when it runs here.
+   * `'waiting'` or `'running'` by what it was; undefined when it was neither.
+   */
+  async cancel(id: string): Promise<'waiting' | 'running' | undefined> {
+    const ended = { stage: 'error', message: CANCELLED, finished_at: Date.now() };
+    if (await this.updateWhile(id, ['queued'], ended)) {
+      const row = await this.find(id);
+      const kind = row && this.kinds.get(row.kind);
+      if (row && kind) {
+        const payload = this.payloadOf(kind, row);
+        if (payload.ok) await kind.worker.undo?.(row, payload.value);
+      }
+      return 'waiting';
+    }
+    if (!(await this.updateWhile(id, ['processing'], ended))) return undefined;
+    const here = this.running.get(id);
+    if (here) {
+      here.abort.abort();
+      await here.ended.catch(() => undefined);
+    }
+    return 'running';
+  }
+
+  /** Changes the row only while it is in one of `stages`; whether it did. */
+  private async updateWhile(id: string, stages: string[], changes: Partial<JobRow>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ ...changes, updated_at: Date.now() })
+      .where('id', '=', id)
+      .where('stage', 'in', stages)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   private async fail(id: string, message: string): Promise<RunEnd> {
@@ -176,7 +293,7 @@ export class JobRunner {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;
         lastWrite = now;
-        await this.update(id, {
+        await this.updateWhile(id, ['processing'], {
           progress: Math.min(99, Math.max(0, Math.round(percent * 10) / 10)),
           ...(message && { message }),
           ...(partial && { result: JSON.stringify(partial) }),

@@ -145,6 +145,7 @@ export const WEB_APP_ROUTES = [
   /^\/p\/\{roomId\}$/,
   /^\/verify-email$/,
   /^\/signed-in$/,
+  /^\/admin$/,
   /^\/assets\/\*$/,
   /^\/basemap\/\{file\}$/,
 ];

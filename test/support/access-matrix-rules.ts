@@ -75,13 +75,16 @@ export type Need =
  *   anyone may also read the object because a public deck shows it (decisions.md: "Images
  *   and icons of markers that a public deck shows are readable by anyone"; the probes
  *   address such an object);
- * - `listen`: the live channel, whose access is checked on the socket (live.test.ts).
+ * - `listen`: the live channel, whose access is checked on the socket (live.test.ts);
+ * - `admin`: a session of an instance admin; other sessions 403 forbidden, tokens 403
+ *   api_token_not_allowed, nobody 401 (no caller of the matrix is an admin).
  */
 export type Rule =
   | { public: true }
   | { session: true; existingRoom?: 'read' }
   | { need: Need; byId?: true; shownByPublicDeck?: true }
-  | { listen: true };
+  | { listen: true }
+  | { admin: true };
 
 /** Either the caller passes the access rules, or the exact refusal it hears. */
 export type Outcome = { allowed: true } | Refusal;
@@ -178,6 +181,10 @@ export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind
   if ('public' in rule) return ALLOWED;
   if ('listen' in rule) throw new Error('the live channel is checked in live.test.ts');
   if (caller.kind === 'deadToken') return deadToken;
+  if ('admin' in rule) {
+    if (caller.kind === 'token' || caller.kind === 'foreignToken') return tokenNotAllowed;
+    return caller.kind === 'anonymous' ? unauthorized : forbidden;
+  }
   if ('session' in rule) {
     if (caller.kind === 'token' || caller.kind === 'foreignToken') return tokenNotAllowed;
     if (caller.kind === 'anonymous') return unauthorized;

@@ -6,6 +6,7 @@ import { OGC_ROUTES } from './access-matrix-ogc.js';
 import { OIDC_ROUTES } from './access-matrix-oidc.js';
 import { EXPORT_ROUTES } from './access-matrix-exports.js';
 import { RASTER_ROUTES } from './access-matrix-rasters.js';
+import { ADMIN_ROUTES } from './access-matrix-admin.js';
 
 /**
  * The expectation table of the access matrix: one entry per route, keyed `METHOD /path` as the
@@ -238,4 +239,5 @@ export const ROUTES: Record<string, RouteEntry> = {
   ...RASTER_ROUTES,
   ...EXPORT_ROUTES,
   ...OIDC_ROUTES,
+  ...ADMIN_ROUTES,
 };

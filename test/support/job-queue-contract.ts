@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import type { Db } from '../../src/db/database.js';
 import { JobFailure, type JobQueue, type JobRow, jobKind, type NewJob } from '../../src/infra/job-queue.js';
-import { MAX_ATTEMPTS } from '../../src/infra/job-runner.js';
+import { CANCELLED, MAX_ATTEMPTS } from '../../src/infra/job-runner.js';
 import { buildTestApp, createRoom, signup, type TestApp } from '../helpers.js';
 
 /**
@@ -214,6 +214,59 @@ export function jobQueueContract(name: string, maker: QueueMaker) {
       assert.equal(g.runs.get(job.id), undefined);
     });
 
+    test('cancel: a waiting job ends as cancelled, its undo runs, and no worker runs it', async () => {
+      const g = gates();
+      const queuing = await started(g, 0);
+      const job = newJob(8);
+      await queuing.enqueue(Gate, job);
+      assert.equal(await queuing.cancel(job.id), true);
+      const cancelled = await queuing.find(job.id);
+      assert.equal(cancelled?.stage, 'error');
+      assert.equal(cancelled?.message, CANCELLED);
+      assert.equal(g.undos.get(job.id), 1);
+      assert.equal(await queuing.cancel(job.id), false, 'an ended job is not cancelled again');
+      await started(g);
+      await sleep(300);
+      assert.equal(g.runs.get(job.id), undefined);
+      assert.equal((await queuing.find(job.id))?.stage, 'error');
+    });
+
+    test('cancel: a running job is aborted, its undo runs, and it is not resumed', async () => {
+      const g = gates();
+      const queue = await started(g);
+      const job = newJob(9);
+      await queue.enqueue(Gate, job);
+      await rowWhen(db, job.id, (row) => row.message === 'Halfway');
+      assert.equal(await queue.cancel(job.id), true);
+      // Waited for in this process: undone by the time cancel answers.
+      assert.equal(g.undos.get(job.id), 1);
+      const row = await rowWhen(db, job.id, ended);
+      assert.equal(row.message, CANCELLED);
+      await queue.close();
+      await started(g);
+      await sleep(300);
+      assert.equal(g.runs.get(job.id), 1);
+    });
+
+    test('retry: a failed job runs again from the start; a job that has not failed is not retried', async () => {
+      const g = gates();
+      const queue = await started(g);
+      const job = newJob(10);
+      await queue.enqueue(Gate, job);
+      assert.equal(await queue.retry(job.id), false);
+      g.release(job.id, new JobFailure('the source went away'));
+      assert.equal((await rowWhen(db, job.id, ended)).stage, 'error');
+      // The gate stays open with its failure: the second run has a gate of its own.
+      await queue.close();
+      const second = gates();
+      const again = await started(second);
+      assert.equal(await again.retry(job.id), true);
+      second.release(job.id);
+      const done = await rowWhen(db, job.id, (row) => row.stage === 'complete');
+      assert.equal(done.attempts, 1);
+      assert.equal((g.runs.get(job.id) ?? 0) + (second.runs.get(job.id) ?? 0), 2);
+    });
+
     describe('several queues on one database', { skip: !maker.shared && 'one instance per database' }, () => {
       test('two workers: every job runs exactly once, polled alike from both', async () => {
         const g = gates();
@@ -227,6 +280,21 @@ export function jobQueueContract(name: string, maker: QueueMaker) {
           assert.deepEqual(await a.find(job.id), await b.find(job.id));
         }
         for (const job of jobs) assert.equal(g.runs.get(job.id), 1, `job ${job.id} ran once`);
+      });
+
+      test('cancel from another instance: the worker running the job sees it within a second and undoes it', async () => {
+        const g = gates();
+        const worker = await started(g);
+        const other = await started(g, 0);
+        const job = newJob(201);
+        await worker.enqueue(Gate, job);
+        await rowWhen(db, job.id, (row) => row.message === 'Halfway');
+        const asked = Date.now();
+        assert.equal(await other.cancel(job.id), true);
+        for (let i = 0; i < 80 && !g.undos.get(job.id); i++) await sleep(25);
+        assert.equal(g.undos.get(job.id), 1, 'undone by the worker that ran it');
+        assert.ok(Date.now() - asked < 2000);
+        assert.equal((await other.find(job.id))?.message, CANCELLED);
       });
 
       test('a worker that joins leaves the jobs other workers run alone', async () => {

@@ -10,6 +10,7 @@ import { DeckPage } from './pages/deck-page';
 import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { SignedInPage } from './pages/signed-in-page';
+import { AdminPage } from './pages/admin/admin-page';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
 setWorkerUrl(mapWorkerUrl);
@@ -25,6 +26,7 @@ function App() {
   if (deck) return <DeckPage key={deck} roomId={deck} />;
   if (path === '/verify-email') return <VerifyEmailPage />;
   if (path === '/signed-in') return <SignedInPage />;
+  if (path === '/admin') return <AdminPage />;
   return <HomePage />;
 }
 

@@ -14,6 +14,7 @@ import * as m0012 from './0012_history_objects.js';
 import * as m0013 from './0013_account_states.js';
 import * as m0014 from './0014_account_recovery.js';
 import * as m0015 from './0015_oidc_sign_in.js';
+import * as m0016 from './0016_admin_audit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -41,6 +42,7 @@ const STEPS: Record<string, Step> = {
   '0013_account_states': m0013,
   '0014_account_recovery': m0014,
   '0015_oidc_sign_in': m0015,
+  '0016_admin_audit': m0016,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

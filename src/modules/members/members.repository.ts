@@ -67,6 +67,17 @@ export class MembersRepository {
     return Number(result.numDeletedRows) > 0;
   }
 
+  /** How many rooms the user owns. */
+  async ownedCount(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('room_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('role', '=', 'owner')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** The rooms the user owns, by id. */
   async ownedBy(userId: string): Promise<string[]> {
     const rows = await this.db

@@ -2,7 +2,7 @@ import { type Actor, actorOf, type Caller, type Grant } from '../../auth/access.
 import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
 import { mayPerform, type RoomAction } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
-import { emptyUpdate, invalidField } from '../../errors.js';
+import { emptyUpdate, invalidField, roomLimitReached } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
@@ -38,6 +38,8 @@ export interface RoomsServiceParts {
   files: StoredFiles;
   writePath: WritePath;
   access: AccessSource & AccessChanges;
+  /** Rooms one user may own (MAX_ROOMS_PER_USER); 0: no limit. */
+  maxRoomsPerUser: number;
   /** Who hands a room to another member (the members service). */
   owners: RoomOwners;
 }
@@ -55,6 +57,7 @@ export class RoomsService {
   private readonly files: StoredFiles;
   private readonly writePath: WritePath;
   private readonly access: AccessSource & AccessChanges;
+  private readonly maxRoomsPerUser: number;
   private readonly owners: RoomOwners;
 
   constructor(parts: RoomsServiceParts) {
@@ -65,12 +68,18 @@ export class RoomsService {
       files: this.files,
       writePath: this.writePath,
       access: this.access,
+      maxRoomsPerUser: this.maxRoomsPerUser,
       owners: this.owners,
     } = parts);
   }
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
   async create(caller: Extract<Caller, { kind: 'user' }>, roomId: string, input: CreateRoomInput) {
+    // A room a clone or import fills is made here first, so the limit covers them too.
+    if (this.maxRoomsPerUser > 0 && !(await this.rooms.find(roomId))) {
+      if ((await this.members.ownedCount(caller.userId)) >= this.maxRoomsPerUser)
+        throw roomLimitReached(this.maxRoomsPerUser);
+    }
     const created = await this.rooms.createWithOwner({
       id: roomId,
       name: input.name?.trim() || null,

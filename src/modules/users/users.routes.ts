@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
 import { errors } from '../../http/schemas.js';
-import { LoginBody, Session, SignupBody, User, VerifyEmailBody } from './users.schemas.js';
+import { LoginBody, Me, Session, SignupBody, User, VerifyEmailBody } from './users.schemas.js';
 import type { UsersService } from './users.service.js';
 import type { EmailVerification } from './verification.service.js';
 
@@ -10,7 +10,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
   users: UsersService;
   verification: EmailVerification;
   rateLimitPerMinute: number;
-}> = async (app, { users, verification, rateLimitPerMinute }) => {
+  /** Whether the user is an instance admin (InstanceAdmins), for the web app's Admin link. */
+  isAdmin: (userId: string) => Promise<boolean>;
+}> = async (app, { users, verification, rateLimitPerMinute, isAdmin }) => {
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };
 
   app.post('/api/auth/signup', {
@@ -81,9 +83,13 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
       tags: ['accounts'],
       summary: 'The signed-in user',
       security: [{ bearer: [] }],
-      response: { 200: Type.Object({ user: User }), ...errors(401, 403) },
+      response: { 200: Me, ...errors(401, 403) },
     },
-    handler: async (request) => users.me(requireSession(request.caller).userId),
+    handler: async (request) => {
+      const { userId } = requireSession(request.caller);
+      const { user } = await users.me(userId);
+      return { user: { ...user, admin: await isAdmin(userId) } };
+    },
   });
 
   app.post('/api/auth/verify-email', {

@@ -11,6 +11,16 @@ export const User = Type.Object({
   }),
 });
 
+/** The signed-in user, and whether they are an instance admin (the web app shows the Admin link to them). */
+export const Me = Type.Object({
+  user: Type.Object({
+    ...User.properties,
+    admin: Type.Boolean({
+      description: 'Whether the user is an instance admin (ADMIN_EMAILS or the identity provider)',
+    }),
+  }),
+});
+
 export const Session = Type.Object({
   token: Type.String({ description: 'Session JWT for `Authorization: Bearer`' }),
   user: User,

@@ -857,6 +857,12 @@ export const bodyLimits = {
       }
     }
   },
+  "PUT /api/admin/rooms/{roomId}/owner": {
+    "userId": {
+      "minLength": 1,
+      "maxLength": 100
+    }
+  },
   "PUT /api/rooms/{roomId}/owner": {
     "userId": {
       "minLength": 1,

@@ -474,6 +474,8 @@ export interface paths {
                                 name: string | null;
                                 /** @description Whether the address is confirmed; only a confirmed address accepts invitations */
                                 emailVerified: boolean;
+                                /** @description Whether the user is an instance admin (ADMIN_EMAILS or the identity provider) */
+                                admin: boolean;
                             };
                         };
                     };
@@ -10910,6 +10912,1099 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users, with the rooms they own and the bytes those store (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first; `q` looks in e-mail addresses and names; deleted accounts are not listed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Text to look for (any case) */
+                    q?: string;
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                                disabled: boolean;
+                                /** @description Rooms the user owns */
+                                roomsOwned: number;
+                                /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                                storageBytes: number;
+                                /** @description Epoch milliseconds */
+                                createdAt: number;
+                                lastSeenAt: number | null;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an account (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its sessions and the room tokens it created are refused (401) on every instance at once; signing in is 403 account_disabled. Your own account is 409 own_account. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                            disabled: boolean;
+                            /** @description Rooms the user owns */
+                            roomsOwned: number;
+                            /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                            lastSeenAt: number | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled account again (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its room tokens work again; its sessions from before stay ended. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            /** @description An admin disabled the account: it cannot sign in, its sessions and tokens are refused */
+                            disabled: boolean;
+                            /** @description Rooms the user owns */
+                            roomsOwned: number;
+                            /** @description Bytes stored in the user's rooms (what the storage limit counts) */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                            lastSeenAt: number | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an account (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. While it owns rooms: 409 owns_rooms with `details.rooms` (their ids), unless `?rooms=delete`, which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. Your own account is 409 own_account. Written to the audit list.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Delete the rooms the user owns too; without it, owning rooms is 409 owns_rooms */
+                    rooms?: "delete";
+                };
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the account a password reset link (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The same link as POST /api/auth/password-reset sends. An account of an identity provider has no password: 403 forbidden. Written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link is on its way */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rooms, with owner, members, storage and last change (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first; `q` looks in names and ids.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Text to look for (any case) */
+                    q?: string;
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rooms: {
+                                id: string;
+                                name: string | null;
+                                ownerId: string | null;
+                                ownerEmail: string | null;
+                                /** @description Members, the owner included */
+                                members: number;
+                                /** @description Bytes the room stores */
+                                storageBytes: number;
+                                /** @description Epoch milliseconds of the last change of content (its creation when none) */
+                                updatedAt: number;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms/{roomId}/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand a room to one of its members (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The member becomes owner and the old owner editor, live and in the room's history. A user who is not a member is 404. Written to the audit list.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A member of the room, the new owner */
+                        userId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string | null;
+                            ownerId: string | null;
+                            ownerEmail: string | null;
+                            /** @description Members, the owner included */
+                            members: number;
+                            /** @description Bytes the room stores */
+                            storageBytes: number;
+                            /** @description Epoch milliseconds of the last change of content (its creation when none) */
+                            updatedAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rooms/{roomId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a room with everything in it (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. As its owner would; written to the audit list.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Waiting, running and failed jobs of every kind, with their errors (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Newest first, at most 200 per state.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description waiting: queued; running: a worker has it; failed: ended with an error (or cancelled) */
+                    state?: "waiting" | "running" | "failed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                id: string;
+                                /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                                kind: string;
+                                roomId: string;
+                                /**
+                                 * @description complete only in the answer of a retry or cancel that came after the job ended
+                                 * @enum {unknown}
+                                 */
+                                state: "waiting" | "running" | "failed" | "complete";
+                                error: string | null;
+                                /** @description Epoch milliseconds */
+                                createdAt: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/{jobId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed job again from the start (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. A job that has not failed is 409 job_not_failed; written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                            kind: string;
+                            roomId: string;
+                            /**
+                             * @description complete only in the answer of a retry or cancel that came after the job ended
+                             * @enum {unknown}
+                             */
+                            state: "waiting" | "running" | "failed" | "complete";
+                            error: string | null;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a waiting or running job, its partial work undone (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The job ends as failed ("Cancelled by an administrator"); what it staged is removed as after a crash. A job running on another instance stops within a second. A job that has ended is 409 job_ended; written to the audit list.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description layer-upload, bulk-import, room-export, room-clone, ... */
+                            kind: string;
+                            roomId: string;
+                            /**
+                             * @description complete only in the answer of a retry or cancel that came after the job ended
+                             * @enum {unknown}
+                             */
+                            state: "waiting" | "running" | "failed" | "complete";
+                            error: string | null;
+                            /** @description Epoch milliseconds */
+                            createdAt: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The admins' actions, newest first (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Rows per page (1 to 100) */
+                    limit?: number;
+                    /** @description The previous page's `next`, as it was (opaque) */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                /** @description Epoch milliseconds */
+                                at: number;
+                                /** @description The user id of the admin who acted */
+                                adminId: string;
+                                /** @enum {unknown} */
+                                action: "user.disable" | "user.enable" | "user.delete" | "user.password-reset" | "room.transfer" | "room.delete" | "job.retry" | "job.cancel";
+                                /** @description The id of the user, room or job acted on */
+                                target: string;
+                            }[];
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The limits per user (settings) with the largest use (admin)
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Rooms one user may own (MAX_ROOMS_PER_USER); 0: no limit */
+                            maxRoomsPerUser: number;
+                            /** @description Bytes of files the rooms one user owns may store in all (STORAGE_QUOTA_BYTES) */
+                            storageQuotaBytes: number;
+                            /** @description The most rooms one user owns */
+                            mostRoomsOwned: number;
+                            /** @description The most bytes one user's rooms store */
+                            mostStorageBytes: number;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

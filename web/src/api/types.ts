@@ -40,7 +40,13 @@ export type Invitation = Get<'/api/rooms/{roomId}/pending-invitations'>['invitat
 export type MyInvitation = Get<'/api/users/pending-invitations'>['invitations'][number];
 export type RoomToken = Get<'/api/rooms/{roomId}/api-tokens'>['tokens'][number];
 export type Job = Get<'/api/layers/jobs/{jobId}'>;
-export type User = Get<'/api/auth/me'>['user'];
+/** The signed-in user; `admin` is known once `/api/auth/me` was read (refreshUser). */
+export type User = Omit<Get<'/api/auth/me'>['user'], 'admin'> & { admin?: boolean };
+export type AdminUser = Get<'/api/admin/users'>['users'][number];
+export type AdminRoom = Get<'/api/admin/rooms'>['rooms'][number];
+export type AdminJob = Get<'/api/admin/jobs'>['jobs'][number];
+export type AuditEntry = Get<'/api/admin/audit'>['entries'][number];
+export type Limits = Get<'/api/admin/limits'>;
 export type BaseLayerId = NonNullable<Slide['baseLayer']>;
 /** A message of the room's live channel, told apart by `type` (the service's LiveEvent schema). */
 export type LiveEvent = components['schemas']['LiveEvent'];

@@ -54,6 +54,13 @@ function Rooms() {
         <h1>Your rooms</h1>
         <span>
           {user!.email}{' '}
+          {user!.admin && (
+            <>
+              <a href="/admin" onClick={linkClick}>
+                Admin
+              </a>{' '}
+            </>
+          )}
           <button type="button" onClick={() => void logOut()}>
             Log out
           </button>

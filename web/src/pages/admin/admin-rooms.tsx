@@ -1,0 +1,152 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ok } from '../../api/client';
+import type { AdminRoom } from '../../api/types';
+import { confirmInPage } from '../../ui/confirm-dialog';
+import { InlineError, useInlineError } from '../../ui/inline-error';
+import { bytesText, timeText } from './admin-format';
+
+/** The names of rooms by id (`name (id)`), for a confirmation; an id that matches no room stays as it is. */
+export async function roomNames(ids: string[]): Promise<string[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      const { rooms } = await ok(api.GET('/api/admin/rooms', { params: { query: { q: id } } }));
+      const room = rooms.find((r) => r.id === id);
+      return room?.name ? `${room.name} (${id})` : id;
+    }),
+  );
+}
+
+/** Rooms: search by name or id, owner, members, storage, last change; hand over, delete. */
+export function RoomsSection() {
+  const [q, setQ] = useState('');
+  const [rooms, setRooms] = useState<AdminRoom[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [done, setDone] = useState('');
+  const { error, attempt } = useInlineError();
+
+  const load = (after?: string) =>
+    attempt(async () => {
+      const query = { ...(q.trim() && { q: q.trim() }), ...(after && { after }) };
+      const page = await ok(api.GET('/api/admin/rooms', { params: { query } }));
+      setRooms((shown) => (after ? [...(shown ?? []), ...page.rooms] : page.rooms));
+      setNext(page.next);
+    });
+  useEffect(() => void load(), []);
+
+  const act = (work: () => Promise<string>) => {
+    setDone('');
+    void attempt(work).then((message) => message && setDone(message));
+  };
+  const transfer = (room: AdminRoom, email: string) =>
+    act(async () => {
+      // The new owner by address: the users list finds the account.
+      const { users } = await ok(api.GET('/api/admin/users', { params: { query: { q: email.trim() } } }));
+      const user = users.find((u) => u.email.toLowerCase() === email.trim().toLowerCase());
+      if (!user) throw new Error(`No account has the address ${email.trim()}.`);
+      const moved = await ok(
+        api.PUT('/api/admin/rooms/{roomId}/owner', {
+          params: { path: { roomId: room.id } },
+          body: { userId: user.id },
+        }),
+      );
+      setRooms((shown) => shown!.map((r) => (r.id === moved.id ? moved : r)));
+      return `${user.email} owns ${room.name ?? room.id} now.`;
+    });
+  const remove = (room: AdminRoom) =>
+    act(async () => {
+      const what = room.name ? `${room.name} (${room.id})` : room.id;
+      if (!(await confirmInPage(`Delete the room ${what} with everything in it? This cannot be undone.`))) return '';
+      await ok(api.DELETE('/api/admin/rooms/{roomId}', { params: { path: { roomId: room.id } } }));
+      setRooms((shown) => shown!.filter((r) => r.id !== room.id));
+      return `The room ${what} is deleted.`;
+    });
+
+  return (
+    <section aria-labelledby="rooms-heading">
+      <h2 id="rooms-heading">Rooms</h2>
+      <form
+        class="inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void load();
+        }}
+      >
+        <label>
+          Search rooms by name or id{' '}
+          <input type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} maxLength={200} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      <InlineError message={error} />
+      {done && <p role="status">{done}</p>}
+      {rooms === null ? (
+        <p>Loading…</p>
+      ) : rooms.length === 0 ? (
+        <p>No rooms match.</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="admin-table" aria-label="Rooms">
+            <thead>
+              <tr>
+                <th>Room</th>
+                <th>Owner</th>
+                <th>Members</th>
+                <th>Storage</th>
+                <th>Last change</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rooms.map((room) => (
+                <tr key={room.id}>
+                  <td data-label="Room">
+                    {room.name ?? <span class="muted">(no name)</span>}
+                    <div class="muted">{room.id}</div>
+                  </td>
+                  <td data-label="Owner">{room.ownerEmail ?? room.ownerId ?? '—'}</td>
+                  <td data-label="Members">{room.members}</td>
+                  <td data-label="Storage">{bytesText(room.storageBytes)}</td>
+                  <td data-label="Last change">{timeText(room.updatedAt)}</td>
+                  <td class="actions" data-label="Actions">
+                    <TransferForm room={room} onTransfer={(email) => transfer(room, email)} />
+                    <button type="button" class="danger" onClick={() => remove(room)}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <button type="button" onClick={() => void load(next)}>
+          More rooms
+        </button>
+      )}
+    </section>
+  );
+}
+
+function TransferForm({ room, onTransfer }: { room: AdminRoom; onTransfer: (email: string) => void }) {
+  const [email, setEmail] = useState('');
+  return (
+    <form
+      class="inline"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (email.trim()) onTransfer(email);
+      }}
+    >
+      <input
+        type="email"
+        value={email}
+        onInput={(e) => setEmail(e.currentTarget.value)}
+        aria-label={`New owner of ${room.name ?? room.id} (a member's e-mail)`}
+        placeholder="member's e-mail"
+        required
+      />
+      <button type="submit">Transfer</button>
+    </form>
+  );
+}
