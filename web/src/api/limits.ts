@@ -2,6 +2,11 @@
 
 /** The limits of the fields of each JSON request body, by operation (`METHOD /path`). */
 export const bodyLimits = {
+  "DELETE /api/auth/me": {
+    "password": {
+      "maxLength": 1024
+    }
+  },
   "PATCH /api/rooms/{roomId}": {
     "name": {
       "minLength": 1,
@@ -292,12 +297,46 @@ export const bodyLimits = {
       ]
     }
   },
+  "POST /api/auth/email": {
+    "email": {
+      "maxLength": 254,
+      "format": "email"
+    },
+    "password": {
+      "maxLength": 1024
+    }
+  },
   "POST /api/auth/login": {
     "email": {
       "maxLength": 254,
       "format": "email"
     },
     "password": {
+      "maxLength": 1024
+    }
+  },
+  "POST /api/auth/password": {
+    "currentPassword": {
+      "maxLength": 1024
+    },
+    "newPassword": {
+      "minLength": 8,
+      "maxLength": 1024
+    }
+  },
+  "POST /api/auth/password-reset": {
+    "email": {
+      "maxLength": 254,
+      "format": "email"
+    }
+  },
+  "POST /api/auth/password-reset/confirm": {
+    "token": {
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "password": {
+      "minLength": 8,
       "maxLength": 1024
     }
   },
@@ -816,6 +855,12 @@ export const bodyLimits = {
         "minLength": 1,
         "maxLength": 100
       }
+    }
+  },
+  "PUT /api/rooms/{roomId}/owner": {
+    "userId": {
+      "minLength": 1,
+      "maxLength": 255
     }
   },
   "PUT /api/rooms/{roomId}/presentation/slides/order": {

@@ -128,7 +128,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account and sign in; a link to confirm the address is e-mailed
-         * @description The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its `token` to POST /api/auth/verify-email.
+         * @description The address accepts invitations once it is confirmed: follow the e-mailed link, whose page posts its `token` to POST /api/auth/verify-email. 403 signup_closed when the sign-up policy (SIGNUP, SIGNUP_DOMAINS) refuses the address, with a message saying why; 403 local_accounts_off with LOCAL_ACCOUNTS=off.
          */
         post: {
             parameters: {
@@ -177,6 +177,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -211,7 +220,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with e-mail and password */
+        /**
+         * Sign in with e-mail and password
+         * @description A wrong address or password, or a deleted account, is 401 invalid_credentials; a disabled account whose password is right is 403 account_disabled; 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -267,6 +279,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -311,6 +332,82 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the session: a new JWT of the same session with a full lifetime
+         * @description The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), so that an active person is never signed out while an idle page still expires. The new JWT is the same session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Session JWT for `Authorization: Bearer` */
+                            token: string;
+                            user: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description Whether the address is confirmed; only a confirmed address accepts invitations */
+                                emailVerified: boolean;
+                            };
+                        };
+                    };
                 };
                 /** @description Every error response */
                 401: {
@@ -403,7 +500,80 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the signed-in account
+         * @description Confirmed by the password (403 wrong_password), or, for an account without one, by a session signed in within FRESH_SIGN_IN_SECONDS (403 reauthentication_required). 409 owns_rooms with `details.rooms` (ids) while the account owns rooms: hand each to a member (PUT /api/rooms/{roomId}/owner) or delete it. History entries and comments keep the name, marked as a deleted account; sessions and the room tokens the account created stop at once on every instance.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current password; accounts without one (identity provider) confirm by a fresh sign-in instead */
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Account deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -420,7 +590,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an e-mail address with the token of the e-mailed link
-         * @description Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. An unknown, used or expired token is 400 invalid_token.
+         * @description Single use; a link is valid for 24 hours. Invitations waiting for the address become memberships. The link of an address change (POST /api/auth/email) moves the account to the new address, verified (409 email_taken when another account took it meanwhile). An unknown, used or expired token is 400 invalid_token.
          */
         post: {
             parameters: {
@@ -458,6 +628,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -532,6 +711,318 @@ export interface paths {
                 };
                 /** @description Every error response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a link to choose a new password (the same 202 for any address)
+         * @description The link `<PUBLIC_URL>/reset-password?token=<token>` works once, for 30 minutes; its page posts the token to POST /api/auth/password-reset/confirm. The answer and its timing are the same whether or not the address has an account; accounts without a password (identity provider), disabled or deleted ones get no mail, nor does an address beyond PASSWORD_RESETS_PER_ADDRESS_PER_HOUR mails this hour. 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link's token; every session of the account ends
+         * @description Spends every reset link of the account, marks its address verified (the link proved it) and refuses every session issued before (401 on every instance). An unknown, used or expired token is 400 invalid_token, whose message says to ask for a new link. 403 local_accounts_off with LOCAL_ACCOUNTS=off.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The `token` of the link in the e-mail */
+                        token: string;
+                        /** @description At least 8 characters */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Password set; sign in with it */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password; the other sessions end, this one stays
+         * @description A wrong current password is 403 wrong_password (not 401: the session is fine). An account without a password (identity provider) is 403 forbidden.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current password of the account */
+                        currentPassword: string;
+                        /** @description At least 8 characters */
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Password changed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the e-mail address: a link to the new address confirms it
+         * @description The link leads to the same page as a confirmation link (`/verify-email?token=`), whose token is posted to POST /api/auth/verify-email: then the account has the new address, verified (409 email_taken when another account took it meanwhile). The present address is told of the request, and of the change. A wrong password is 403 wrong_password; an account without a password (its identity provider owns the address) is 403 forbidden.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        /** @description The current password of the account */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1592,6 +2083,133 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand the room to a member (owner): they become its owner, the owner an editor
+         * @description One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and effective at once on every instance. The target must be a member of the room (404 not_found otherwise: invite them first). Naming oneself changes nothing and records nothing. Answers the room as GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user id of a member of the room */
+                        userId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            roomId: string;
+                            name: string | null;
+                            isPublic: boolean;
+                            presentationIsPublic: boolean;
+                            autoZoomEnabled: boolean;
+                            defaultViewLat: number | null;
+                            defaultViewLng: number | null;
+                            defaultViewZoom: number | null;
+                            defaultTheme: string | null;
+                            defaultBaseLayer: string | null;
+                            description: string | null;
+                            createdBy: string;
+                            createdAt: number;
+                            timelineSettings: {
+                                /** @enum {unknown} */
+                                groupingMode: "none" | "day" | "month" | "year";
+                                showMarkersOnly: boolean;
+                                showAdditionsOnly: boolean;
+                                /** @enum {unknown} */
+                                dateDisplayMode: "event" | "creation";
+                                /** @enum {unknown} */
+                                dateTimeFormat: "dmy" | "mdy" | "iso";
+                                /** @enum {unknown} */
+                                sliderMode: "past" | "current" | "future";
+                            };
+                            counts: {
+                                markers: number;
+                                layers: number;
+                                rasterLayers: number;
+                                drawings: number;
+                                comments: number;
+                                slides: number;
+                                members: number;
+                            };
+                            /** @description Members only */
+                            userRole?: string;
+                            /** @description Members only */
+                            hasAccess?: boolean;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10881,7 +11499,7 @@ export interface components {
             data: {
                 userId: string;
                 /** @enum {unknown} */
-                role: "editor" | "viewer";
+                role: "owner" | "editor" | "viewer";
             };
             /** @description The room's version after this change */
             version: number;
