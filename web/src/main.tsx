@@ -9,6 +9,8 @@ import { RoomPage } from './pages/room-page';
 import { DeckPage } from './pages/deck-page';
 import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
+import { SignInAgain } from './pages/sign-in-again';
+import { keepSessionRenewed } from './api/session-renewal';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
 setWorkerUrl(mapWorkerUrl);
@@ -16,7 +18,18 @@ setWorkerUrl(mapWorkerUrl);
 // map is made: the deck's tiles and the room's markers wait for it.
 if (mapPath(location.pathname)) handOverMapWorker(prewarm);
 
+keepSessionRenewed();
+
 function App() {
+  return (
+    <>
+      <Page />
+      <SignInAgain />
+    </>
+  );
+}
+
+function Page() {
   const path = useStore(route).split('?')[0]!;
   const room = roomPath(path);
   if (room) return <RoomPage key={room} roomId={room} />;

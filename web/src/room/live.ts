@@ -17,6 +17,10 @@ export class LiveChannel {
   private retry = 0;
   private closed = false;
   private queue: Promise<void> = Promise.resolve();
+  /** A channel refused for a session that lapsed opens again once the person has signed in again (from the last version it applied). */
+  private readonly stopWatching = session.subscribe(({ token, lapsed }) => {
+    if (token && !lapsed && !this.closed && this.status.get() === 'refused') this.open();
+  });
 
   constructor(
     private readonly model: RoomModel,
@@ -99,6 +103,7 @@ export class LiveChannel {
 
   close() {
     this.closed = true;
+    this.stopWatching();
     this.presence?.connected(null);
     this.socket?.close();
   }
