@@ -10,6 +10,9 @@ import { DeckPage } from './pages/deck-page';
 import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { SignInAgain } from './pages/sign-in-again';
+import { ForgotPasswordPage } from './pages/forgot-password';
+import { ResetPasswordPage } from './pages/reset-password-page';
+import { AccountPage } from './pages/account-page';
 import { keepSessionRenewed } from './api/session-renewal';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
@@ -36,6 +39,9 @@ function Page() {
   const deck = deckPath(path);
   if (deck) return <DeckPage key={deck} roomId={deck} />;
   if (path === '/verify-email') return <VerifyEmailPage />;
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/reset-password') return <ResetPasswordPage />;
+  if (path === '/account') return <AccountPage />;
   return <HomePage />;
 }
 
