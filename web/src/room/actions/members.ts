@@ -1,6 +1,7 @@
 import { api, ok } from '../../api/client';
 import type { BodyOf, Invitation, Member } from '../../api/types';
 import { Store } from '../../store';
+import type { RoomModel } from '../room-model';
 
 export interface MemberLists {
   members: Member[];
@@ -61,4 +62,13 @@ export async function revokeInvitation(lists: RoomMembers, email: string) {
     }),
   );
   await loadMembers(lists);
+}
+
+/**
+ * The owner hands the room to a member: that member becomes its owner, and this page's person
+ * an editor. The room record is read again (its `userRole`), so the page's controls follow at once.
+ */
+export async function transferOwnership(lists: RoomMembers, model: RoomModel, userId: string) {
+  await ok(api.PUT('/api/rooms/{roomId}/owner', { ...lists.path, body: { userId } }));
+  await model.reloadRoom();
 }
