@@ -325,6 +325,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     invitations: membersService,
     publicUrl,
     config,
+    access,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
@@ -350,7 +351,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(accountRoutes, {
     users: usersService,
     reset: passwordReset,
-    changes: new AccountChanges(users, passwords, verification),
+    changes: new AccountChanges(users, passwords, verification, access),
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
   await app.register(roomsRoutes, { rooms: roomsService });

@@ -1,4 +1,5 @@
 import type { Caller } from '../../auth/access.js';
+import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import { normalizeEmail } from '../../emails.js';
 import { forbidden, invalidField, invalidSession, wrongPassword } from '../../errors.js';
@@ -22,6 +23,8 @@ export class AccountChanges {
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly proof: AddressChangeProof,
+    /** Told after sessions ended, so that open live sockets check their credential again on every instance. */
+    private readonly access: Pick<AccessChanges, 'forgetTokens'>,
   ) {}
 
   async changePassword(caller: UserCaller, input: { currentPassword: string; newPassword: string }): Promise<void> {
@@ -37,6 +40,7 @@ export class AccountChanges {
       sessions_not_before: Date.now(),
       sessions_kept: caller.session?.id ?? null,
     });
+    this.access.forgetTokens();
   }
 
   async changeEmail(caller: UserCaller, input: { email: string; password: string }): Promise<Record<string, never>> {

@@ -110,7 +110,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         'within FRESH_SIGN_IN_SECONDS (403 reauthentication_required). 409 owns_rooms with `details.rooms` (ids) ' +
         'while the account owns rooms: hand each to a member (PUT /api/rooms/{roomId}/owner) or delete it. ' +
         'History entries and comments keep the name, marked as a deleted account; sessions and the room tokens ' +
-        'the account created stop at once on every instance.',
+        'the account created stop at once on every instance. The JSON body is required: `{}` for an account ' +
+        'without a password.',
       body: DeleteAccountBody,
       response: { 204: NoContent('Account deleted'), ...errors(400, 401, 403, 409, 429) },
     },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { Config } from '../../config.js';
 import { normalizeEmail } from '../../emails.js';
@@ -21,6 +22,8 @@ export interface PasswordResetParts {
   invitations: PendingInvitations;
   publicUrl: string;
   config: Pick<Config, 'localAccounts' | 'passwordResetsPerAddressPerHour'>;
+  /** Told after sessions ended, so that open live sockets check their credential again on every instance. */
+  access: Pick<AccessChanges, 'forgetTokens'>;
 }
 
 /**
@@ -112,6 +115,9 @@ export class PasswordReset {
       email_verified_at: user.email_verified_at ?? at,
     });
     await invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: true });
+    // Requests already refuse the ended sessions (the account is read each time); this makes the
+    // open live sockets of every instance check their credential again, and close.
+    this.parts.access.forgetTokens();
   }
 
   /** Forgets links and requests older than an hour (the limit's window; links live 30 minutes). */

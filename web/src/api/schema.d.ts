@@ -502,7 +502,7 @@ export interface paths {
         post?: never;
         /**
          * Delete the signed-in account
-         * @description Confirmed by the password (403 wrong_password), or, for an account without one, by a session signed in within FRESH_SIGN_IN_SECONDS (403 reauthentication_required). 409 owns_rooms with `details.rooms` (ids) while the account owns rooms: hand each to a member (PUT /api/rooms/{roomId}/owner) or delete it. History entries and comments keep the name, marked as a deleted account; sessions and the room tokens the account created stop at once on every instance.
+         * @description Confirmed by the password (403 wrong_password), or, for an account without one, by a session signed in within FRESH_SIGN_IN_SECONDS (403 reauthentication_required). 409 owns_rooms with `details.rooms` (ids) while the account owns rooms: hand each to a member (PUT /api/rooms/{roomId}/owner) or delete it. History entries and comments keep the name, marked as a deleted account; sessions and the room tokens the account created stop at once on every instance. The JSON body is required: `{}` for an account without a password.
          */
         delete: {
             parameters: {
