@@ -66,9 +66,10 @@ export async function revokeInvitation(lists: RoomMembers, email: string) {
 
 /**
  * The owner hands the room to a member: that member becomes its owner, and this page's person
- * an editor. The room record is read again (its `userRole`), so the page's controls follow at once.
+ * an editor. The answer is the room as this person now sees it (`userRole`), so the page's
+ * controls follow at once.
  */
 export async function transferOwnership(lists: RoomMembers, model: RoomModel, userId: string) {
-  await ok(api.PUT('/api/rooms/{roomId}/owner', { ...lists.path, body: { userId } }));
-  await model.reloadRoom();
+  const room = await ok(api.PUT('/api/rooms/{roomId}/owner', { ...lists.path, body: { userId } }));
+  model.change((state) => ({ ...state, room }));
 }
