@@ -12,6 +12,7 @@ import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 
 const PASSWORD = 'a-long-password';
+const NEW = 'a-changed-password';
 const TTL_SECONDS = 6;
 
 interface Stored {
@@ -205,6 +206,34 @@ describe('sessions in the web application', { skip }, () => {
     const box = (await dialog.boundingBox())!;
     assert.ok(box.x >= 0 && box.x + box.width <= 390, `within the screen: ${JSON.stringify(box)}`);
     await phone.screenshot({ path: path.join(TEST_OUTPUT, 'session-sign-in-again-phone.png') });
+  });
+
+  test('a password changed elsewhere: the room asks at once, and is live again after the sign-in', async () => {
+    await ann
+      .getByTestId('live-status')
+      .filter({ hasText: /^Live$/ })
+      .waitFor();
+    const other = (await api('POST', '/api/auth/login', { email, password: PASSWORD }, '')).body.token as string;
+    const changed = await api('POST', '/api/auth/password', { currentPassword: PASSWORD, newPassword: NEW }, other);
+    assert.equal(changed.status, 204);
+    // Ann does nothing: her page's live channel was closed, and the page found out why.
+    const dialog = signInAgain(ann);
+    await dialog.waitFor();
+    await dialog.getByLabel('Password').fill(NEW);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await ann
+      .getByTestId('live-status')
+      .filter({ hasText: /^Live$/ })
+      .waitFor();
+    const made = await api(
+      'POST',
+      `/api/rooms/${roomId}/markers`,
+      { latitude: 46.9, longitude: 7.4, title: 'Elsewhere' },
+      other,
+    );
+    assert.equal(made.status, 201);
+    await ann.getByTestId('marker-list').getByText('Elsewhere').waitFor({ timeout: 5000 });
     assert.deepEqual(pageErrors, []);
   });
 });

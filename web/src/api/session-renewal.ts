@@ -34,7 +34,8 @@ export function keepSessionRenewed() {
       const { data, response } = await api.POST('/api/auth/session', { headers: { Authorization: `Bearer ${sent}` } });
       if (data) session.signIn(data.token, data.user);
       else if (response.status === 401) session.lapse(sent);
-      else notBefore = Date.now() + RETRY_MS;
+      // 403: a session this service does not renew (an identity provider's JWT): not asked again.
+      else notBefore = response.status === 403 ? Number.POSITIVE_INFINITY : Date.now() + RETRY_MS;
     } catch {
       notBefore = Date.now() + RETRY_MS;
     } finally {
@@ -46,6 +47,7 @@ export function keepSessionRenewed() {
     clearTimeout(timer);
     used = false;
     due = false;
+    notBefore = 0;
     const { token: current, lapsed } = session.get();
     const times = current && !lapsed ? tokenTimes(current) : null;
     if (!times) return;

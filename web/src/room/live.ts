@@ -1,3 +1,4 @@
+import { api, ok } from '../api/client';
 import { session } from '../session';
 import { Store } from '../store';
 import type { LiveEvent } from '../api/types';
@@ -59,6 +60,7 @@ export class LiveChannel {
       if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
         this.status.set('refused');
         this.presence?.connected(null);
+        if (event.code === 4401 && token) this.checkSession();
         return;
       }
       this.reconnectSoon();
@@ -91,6 +93,19 @@ export class LiveChannel {
       default:
         await this.model.apply(message);
     }
+  }
+
+  /**
+   * The credential was refused (a password changed elsewhere ends the session's sockets): one
+   * request finds out through the client (api/client.ts), which lapses an ended session and
+   * waits for the person to sign in again (then the channel reopens, `stopWatching`); a session
+   * that is fine after all (its credential came too late) simply connects again.
+   */
+  private checkSession() {
+    void ok(api.GET('/api/auth/me')).then(
+      () => !this.closed && this.status.get() === 'refused' && this.open(),
+      () => undefined,
+    );
   }
 
   private reconnectSoon() {
