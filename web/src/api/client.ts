@@ -106,9 +106,14 @@ export function authHeaders(): Record<string, string> {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
+/** Fetches a file of this service (a photo, an export) through the session, as the typed client's requests go. */
+export function fetchFile(url: string): Promise<Response> {
+  return sendWithSession((token) => fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} }));
+}
+
 /** Fetches a file of this service with the credential, as an object URL for an <img>. */
 export async function blobUrl(url: string): Promise<string> {
-  const response = await fetch(url, { headers: authHeaders() });
+  const response = await fetchFile(url);
   if (!response.ok) throw new ApiError(response.status, 'error', `${response.status}`);
   // Typed as an image whatever the answer says, so the object URL can never be a page of this origin.
   return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: 'image/jpeg' }));
