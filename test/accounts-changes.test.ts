@@ -121,6 +121,12 @@ test('a session lifetime of a few seconds is accepted (for tests) and such a ses
     const user = await signup(short.app, uniqueEmail('brief'));
     const { exp, iat } = decodeJwt(user.token);
     assert.equal(exp! - iat!, 5);
+    const renew = (auth: string) => call(short.app, 'POST', '/api/auth/session', { auth });
+    const renewed = assertOk(await renew(user.token)).token;
+    // Left idle, both expire: a renewal then is refused like any request.
+    while (Date.now() < decodeJwt(renewed).exp! * 1000 + 50) await new Promise((r) => setTimeout(r, 250));
+    assertError(await renew(renewed), 401, 'unauthorized');
+    assertError(await call(short.app, 'GET', '/api/auth/me', { auth: user.token }), 401, 'unauthorized');
   } finally {
     await short.close();
   }

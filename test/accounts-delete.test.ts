@@ -195,6 +195,25 @@ test('an account without a password confirms by a fresh sign-in (reauthenticatio
     .execute();
   const stale = await sessionIssued({ id, email }, (t.config.freshSignInSeconds + 60) * 1000);
   assertOk(await call(t.app, 'GET', '/api/auth/me', { auth: stale }));
+  // Its provider owns its password and address: changing them here is refused, saying so.
+  const password = assertError(
+    await call(t.app, 'POST', '/api/auth/password', {
+      auth: stale,
+      body: { currentPassword: 'anything', newPassword: 'a new password' },
+    }),
+    403,
+    'forbidden',
+  );
+  assert.match(password.message, /identity provider/);
+  const address = assertError(
+    await call(t.app, 'POST', '/api/auth/email', {
+      auth: stale,
+      body: { email: uniqueEmail('elsewhere'), password: 'anything' },
+    }),
+    403,
+    'forbidden',
+  );
+  assert.match(address.message, /identity provider/);
   assertError(await deleteMe(stale, {}), 403, 'reauthentication_required');
   const fresh = await sessionIssued({ id, email }, 1000);
   assert.equal((await deleteMe(fresh, {})).statusCode, 204);

@@ -43,6 +43,7 @@ test('disabled: sessions and created tokens 401 at once, sign-in 403 after the p
   assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }), 401, 'unauthorized');
   assertError(await login(t.app, user.email, 'wrong password'), 401, 'invalid_credentials');
   assertError(await login(t.app, user.email), 403, 'account_disabled');
+  assertError(await call(t.app, 'POST', '/api/auth/session', { auth: user.token }), 401, 'unauthorized');
 
   await t.accounts.users.setDisabled(user.id, false);
   assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token }));

@@ -118,7 +118,8 @@ test('an unknown route is 404 not_found', async () => {
     ['POST', '/api/auth/logout-everywhere'],
     ['PUT', `/api/rooms/${roomId}`],
     ['GET', '/nope'],
-    ['DELETE', '/api/auth/me'],
+    // DELETE /api/auth/me is a route now (account deletion).
+    ['DELETE', '/api/auth/verify-email'],
   ] as Array<[InjectOptions['method'], string]>) {
     const res = await call(t.app, method, url, { auth: owner.token });
     assertError(res, 404, 'not_found', `${method} ${url}`);

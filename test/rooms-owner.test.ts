@@ -5,8 +5,10 @@ import {
   assertError,
   assertOk,
   call,
+  createRoom,
   createRoomWithMembers,
   issueToken,
+  postMultipart,
   roomHistory,
   scaffold,
   type TestApp,
@@ -102,4 +104,40 @@ test('only the owner may; the target must be a member; oneself changes nothing',
   assert.equal((await roomHistory(t.app, roomId, users.owner.token)).length, before, 'nothing recorded');
   await addMember(t.app, users.owner, roomId, users.stranger, 'viewer');
   assert.equal(assertOk(await transfer(roomId, users.stranger.id)).userRole, 'editor');
+});
+
+test("a handed room counts against its new owner's storage quota, no longer the old owner's", async () => {
+  const icon = {
+    data: Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="10" fill="#c00"/>${' '.repeat(300)}</svg>`,
+    ),
+    filename: 'icon.svg',
+    type: 'image/svg+xml',
+  };
+  // Room for one icon per owner, not two.
+  const quota = Math.floor(icon.data.length * 1.5);
+  const { t: small, users: people } = await scaffold({
+    config: { storageQuotaBytes: quota },
+    users: ['owner', 'editor'],
+    rooms: [],
+  });
+  try {
+    const addIcon = (roomId: string, auth: string) =>
+      postMultipart(small.app, `/api/rooms/${roomId}/marker-icons`, { icon, name: 'Pin', size: '24' }, auth);
+    const handed = await createRoom(small.app, people.owner);
+    assertOk(await addIcon(handed, people.owner.token), 201);
+    await addMember(small.app, people.owner, handed, people.editor, 'editor');
+    const theirs = await createRoom(small.app, people.editor);
+    assertOk(
+      await call(small.app, 'PUT', `/api/rooms/${handed}/owner`, {
+        auth: people.owner.token,
+        body: { userId: people.editor.id },
+      }),
+    );
+    assertError(await addIcon(theirs, people.editor.token), 413, 'quota_exceeded');
+    const mine = await createRoom(small.app, people.owner);
+    assertOk(await addIcon(mine, people.owner.token), 201);
+  } finally {
+    await small.close();
+  }
 });

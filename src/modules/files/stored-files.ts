@@ -93,14 +93,21 @@ export class StoredFiles {
   }
 
   /**
-   * Bytes stored in all rooms owned by the owner of `roomId`: files, vector layers' feature
-   * tables, and chunks of uploads not yet assembled.
+   * Bytes stored in all rooms owned by the owner of `roomId` (the member whose role is `owner`,
+   * who may have been handed the room): files, vector layers' feature tables, and chunks of
+   * uploads not yet assembled.
    */
   async usedByOwnerOf(roomId: string): Promise<number> {
+    const owner = this.db
+      .selectFrom('room_members')
+      .select('user_id')
+      .where('room_id', '=', roomId)
+      .where('role', '=', 'owner');
     const rooms = this.db
-      .selectFrom('rooms')
-      .select('id')
-      .where('created_by', '=', this.db.selectFrom('rooms').select('created_by').where('id', '=', roomId));
+      .selectFrom('room_members')
+      .select('room_id')
+      .where('role', '=', 'owner')
+      .where('user_id', 'in', owner);
     const sum = async (table: 'stored_files' | 'layers' | 'upload_chunks', column: 'bytes' | 'size_bytes') => {
       const row = await this.db
         .selectFrom(table)
