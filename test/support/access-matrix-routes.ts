@@ -144,6 +144,9 @@ export const WEB_APP_ROUTES = [
   /^\/r\/\{roomId\}$/,
   /^\/p\/\{roomId\}$/,
   /^\/verify-email$/,
+  /^\/forgot-password$/,
+  /^\/reset-password$/,
+  /^\/account$/,
   /^\/assets\/\*$/,
   /^\/basemap\/\{file\}$/,
 ];
