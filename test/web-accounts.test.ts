@@ -89,7 +89,8 @@ describe('account recovery and the account page', { skip }, () => {
     assert.equal(await field.inputValue(), 'a-newer-password', 'the text stays when shown');
     await shoot(ann, 'accounts-reset-password');
     await ann.getByRole('button', { name: 'Set the new password' }).click();
-    await ann.getByRole('status').filter({ hasText: 'Your password is changed.' }).waitFor();
+    await ann.getByRole('heading', { name: 'Your password is changed' }).waitFor();
+    await ann.getByRole('status').filter({ hasText: 'Every session of your account has ended' }).waitFor();
     assert.equal((await api('GET', '/api/auth/me', undefined, elsewhere)).status, 401, 'the other session ended');
     await shoot(ann, 'accounts-reset-password-done');
     password = 'a-newer-password';

@@ -80,6 +80,7 @@ describe('handing rooms over and deleting an account', { skip }, () => {
     await bob.getByText("Only the room's owner changes its settings").waitFor();
 
     const row = ann.getByTestId('members').locator('li', { hasText: bobEmail });
+    await shoot(ann, 'accounts-members', row);
     await row.getByRole('button', { name: 'Make owner' }).click();
     const confirm = ann.getByRole('dialog', { name: 'Confirm' });
     await confirm.waitFor();

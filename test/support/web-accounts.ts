@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { TEST_OUTPUT, type RunningService } from './browser.js';
 
 /** What the browser tests of the account pages share: the API as a script calls it, mails, screenshots. */
@@ -57,11 +57,17 @@ export async function mailedToken(
   return tokens[count - 1]!;
 }
 
-/** A view as a person sees it, on a desktop and on a 390x844 phone: `test-output/<name>.png`, `<name>-phone.png`. */
-export async function shoot(page: Page, name: string) {
+/**
+ * A view as a person sees it, on a desktop and on a 390x844 phone: `test-output/<name>.png`,
+ * `<name>-phone.png`; `shown`, when given, is scrolled into view first (a room's side panel scrolls
+ * by itself, not with the page).
+ */
+export async function shoot(page: Page, name: string, shown?: Locator) {
   const desktop = page.viewportSize()!;
+  await shown?.scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(TEST_OUTPUT, `${name}.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
+  await shown?.scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(TEST_OUTPUT, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(desktop);
 }

@@ -30,8 +30,7 @@ export function ResetPasswordPage() {
       {step === 'done' && (
         <>
           <p role="status" class="note">
-            Your password is changed. Every session of your account has ended, on every device: log in with the new
-            password.
+            Every session of your account has ended, on every device: log in with the new password.
           </p>
           <AuthForm onDone={() => navigate('/')} />
         </>
