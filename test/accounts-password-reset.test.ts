@@ -170,3 +170,15 @@ test('requests are limited per client (429), and LOCAL_ACCOUNTS=off refuses sign
     await off.close();
   }
 });
+
+test('the hourly sweep forgets reset rows older than an hour', async () => {
+  const user = await signup(t.app, uniqueEmail('swept'));
+  assertOk(await ask(user.email), 202);
+  const token = await newestLink(user.email);
+  const old = Date.now() - 3600 * 1000 - 1;
+  await t.database.db.updateTable('password_resets').set({ created_at: old }).execute();
+  await t.restart(); // sweeps run at start, then hourly
+  const left = await t.database.db.selectFrom('password_resets').select('token_hash').execute();
+  assert.equal(left.length, 0);
+  assertError(await confirm(token, 'a new password'), 400, 'invalid_token');
+});

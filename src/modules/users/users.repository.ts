@@ -110,12 +110,13 @@ export class UsersRepository {
     return this.db.selectFrom('email_verifications').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
-  /** When the newest verification link of the user was made (null: never). */
+  /** When the newest link confirming the user's address was made (null: never; address changes apart). */
   async lastVerificationAt(userId: string): Promise<number | null> {
     const row = await this.db
       .selectFrom('email_verifications')
       .select((eb) => eb.fn.max('created_at').as('at'))
       .where('user_id', '=', userId)
+      .where('purpose', '=', 'verify')
       .executeTakeFirst();
     return row?.at == null ? null : Number(row.at);
   }

@@ -229,11 +229,13 @@ export class UsersService {
    * An external provider's user on their first request: recorded (or their e-mail updated),
    * and their invitations accepted when the provider vouches for the e-mail. A subject equal
    * to one of our own accounts, or an e-mail that belongs to one, is refused, never merged;
-   * so is a deleted account's.
+   * so is a deleted account's. A new user is subject to the sign-up policy (403 signup_closed).
    */
   async externalSignIn(claims: SessionClaims): Promise<void> {
     const existing = await this.users.findById(claims.userId);
     if (existing?.password_hash || existing?.deleted_at != null) throw invalidSession();
+    // A first sign-in makes an account: the sign-up policy decides, as for a sign-up.
+    if (!existing) await this.policy.check(claims.email);
     try {
       await this.users.ensureExternal(claims.userId, claims.email, Date.now(), claims.emailVerified);
     } catch (error) {
