@@ -27,7 +27,8 @@ export async function ownedRooms(): Promise<RoomSummary[]> {
 export async function deleteAccount(
   password: string,
 ): Promise<{ deleted: true } | { deleted: false; rooms: { roomId: string; name: string | null }[] }> {
-  return ok(api.DELETE('/api/auth/me', { body: { password } })).then(
+  // No password: an account of an identity provider, confirmed by a recent sign-in instead.
+  return ok(api.DELETE('/api/auth/me', { body: password ? { password } : {} })).then(
     () => {
       session.signOut();
       return { deleted: true as const };

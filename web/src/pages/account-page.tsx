@@ -153,7 +153,8 @@ function DeleteAccount({ user, onDeleted }: { user: User; onDeleted: () => void 
         <p>
           Your sign-in ends on every device. What you wrote in rooms stays, under your name marked as a deleted account.
         </p>
-        <PasswordField label="Password to confirm" value={password} onInput={setPassword} />
+        <PasswordField label="Password to confirm" value={password} onInput={setPassword} optional />
+        <p class="muted">Signed in through your organisation? Leave it empty: a recent sign-in confirms it.</p>
         <InlineError message={error || refused} />
         {/* Not disabled while rooms are listed: the service decides, and a room handed over meanwhile counts. */}
         <button type="submit" class="danger">

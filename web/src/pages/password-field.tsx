@@ -10,12 +10,15 @@ export function PasswordField({
   value,
   onInput,
   fresh = false,
+  optional = false,
 }: {
   label: string;
   value: string;
   onInput: (value: string) => void;
   /** A new password (the service's rules for one, and the browser may suggest one). */
   fresh?: boolean;
+  /** May be left empty (an account without a password confirms otherwise). */
+  optional?: boolean;
 }) {
   const [shown, setShown] = useState(false);
   const id = useId();
@@ -24,7 +27,7 @@ export function PasswordField({
     value,
     onInput: (e: Event) => onInput((e.currentTarget as HTMLInputElement).value),
     autoComplete: fresh ? 'new-password' : 'current-password',
-    required: true,
+    required: !optional,
     ...(fresh
       ? inputLimits('POST /api/auth/password-reset/confirm', 'password')
       : inputLimits('POST /api/auth/password', 'currentPassword')),
