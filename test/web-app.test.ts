@@ -13,7 +13,17 @@ import { assertError, buildTestApp, type Response, type TestApp, uniqueRoomId } 
  * directory (`webDir`) holding the smallest index.html and one script.
  */
 
-const PAGES = ['/', `/r/${uniqueRoomId()}`, `/p/${uniqueRoomId()}`, '/verify-email?token=abc', '/signed-in', '/admin'];
+const PAGES = [
+  '/',
+  `/r/${uniqueRoomId()}`,
+  `/p/${uniqueRoomId()}`,
+  '/verify-email?token=abc',
+  '/signed-in',
+  '/admin',
+  '/forgot-password',
+  '/reset-password?token=abc',
+  '/account',
+];
 const SCRIPT = 'console.log("maproom");\n';
 const INDEX = `<!doctype html>
 <html lang="en">

@@ -8,7 +8,17 @@ import { notFound } from '../errors.js';
 import { isRoomId } from '../ids.js';
 
 /** The pages of the web application; each answers its index.html and the app routes itself. */
-export const WEB_PAGES = ['/', '/r/:roomId', '/p/:roomId', '/verify-email', '/signed-in', '/admin'] as const;
+export const WEB_PAGES = [
+  '/',
+  '/r/:roomId',
+  '/p/:roomId',
+  '/verify-email',
+  '/signed-in',
+  '/admin',
+  '/forgot-password',
+  '/reset-password',
+  '/account',
+] as const;
 
 /** dist/web of the repository, whether this file runs built (dist/src/http) or from source (src/http). */
 function defaultWebDir() {

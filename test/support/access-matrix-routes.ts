@@ -146,6 +146,9 @@ export const WEB_APP_ROUTES = [
   /^\/verify-email$/,
   /^\/signed-in$/,
   /^\/admin$/,
+  /^\/forgot-password$/,
+  /^\/reset-password$/,
+  /^\/account$/,
   /^\/assets\/\*$/,
   /^\/basemap\/\{file\}$/,
 ];

@@ -14,6 +14,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The real service as its own process, on a free loopback port, with a fresh SQLite data directory and no internet base map. */
 export interface RunningService {
   url: string;
+  /** Its data directory (its SQLite database is `maproom.db` there). */
+  dataDir: string;
   /** Everything the service printed (its log holds e-mailed links when no SMTP server is set). */
   output(): string;
   /** Stops the service and starts it again on the same port and data (open pages lose their live channel). */
@@ -37,6 +39,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   };
   return {
     url,
+    dataDir,
     output: () => output,
     async restart() {
       await stopChild();

@@ -11,6 +11,11 @@ import { deckPath, mapPath, roomPath } from './api/early-reads';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { SignedInPage } from './pages/signed-in-page';
 import { AdminPage } from './pages/admin/admin-page';
+import { SignInAgain } from './pages/sign-in-again';
+import { ForgotPasswordPage } from './pages/forgot-password';
+import { ResetPasswordPage } from './pages/reset-password-page';
+import { AccountPage } from './pages/account-page';
+import { keepSessionRenewed } from './api/session-renewal';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
 
 setWorkerUrl(mapWorkerUrl);
@@ -18,7 +23,18 @@ setWorkerUrl(mapWorkerUrl);
 // map is made: the deck's tiles and the room's markers wait for it.
 if (mapPath(location.pathname)) handOverMapWorker(prewarm);
 
+keepSessionRenewed();
+
 function App() {
+  return (
+    <>
+      <Page />
+      <SignInAgain />
+    </>
+  );
+}
+
+function Page() {
   const path = useStore(route).split('?')[0]!;
   const room = roomPath(path);
   if (room) return <RoomPage key={room} roomId={room} />;
@@ -27,6 +43,9 @@ function App() {
   if (path === '/verify-email') return <VerifyEmailPage />;
   if (path === '/signed-in') return <SignedInPage />;
   if (path === '/admin') return <AdminPage />;
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/reset-password') return <ResetPasswordPage />;
+  if (path === '/account') return <AccountPage />;
   return <HomePage />;
 }
 

@@ -1,4 +1,4 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient from 'openapi-fetch';
 import type { paths } from './schema';
 import { session } from '../session';
 
@@ -14,24 +14,54 @@ export class ApiError extends Error {
   }
 }
 
-const authorize: Middleware = {
-  onRequest({ request }) {
-    const token = session.get().token;
-    if (token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${token}`);
-    return request;
-  },
-};
+/** Requests that carry no session and never wait for one: signing in, and what a signed-out person asks. */
+const WITHOUT_SESSION = new Set([
+  '/api/auth/login',
+  '/api/auth/signup',
+  '/api/auth/password-reset',
+  '/api/auth/password-reset/confirm',
+]);
+
+/**
+ * The one place a request meets the session: `send` goes with the session's token; a 401 answer
+ * to it (the session expired, or was revoked) lapses the session (session.ts) and `send` waits
+ * for the person to sign in again in place (pages/sign-in-again.tsx), then goes again with the
+ * new token, so a change made meanwhile is kept and lands. While the session has lapsed, new
+ * requests wait the same way before being sent. If the person signs out instead, the first
+ * refusal is the answer.
+ */
+export async function sendWithSession<R extends { status: number }>(send: (token: string | null) => Promise<R>) {
+  let refused: R | undefined;
+  for (;;) {
+    const token = await session.usable();
+    if (!token && refused) return refused;
+    const answer = await send(token);
+    if (answer.status !== 401 || !token) return answer;
+    refused = answer;
+    session.lapse(token);
+  }
+}
+
+/** `fetch` of the typed client: every request through `sendWithSession`, but sign-in's and those carrying their own credential. */
+function sessionFetch(request: Request, init?: RequestInit): Promise<Response> {
+  if (request.headers.has('Authorization') || WITHOUT_SESSION.has(new URL(request.url).pathname))
+    return fetch(request, init);
+  return sendWithSession((token) => {
+    // A copy each time: a request's body can be sent once, and a refused one is sent again.
+    const copy = request.clone();
+    if (token) copy.headers.set('Authorization', `Bearer ${token}`);
+    return fetch(copy, init);
+  });
+}
 
 /** The typed client: every path, body and answer comes from the service's OpenAPI document. */
-export const api = createClient<paths>({ baseUrl: location.origin });
-api.use(authorize);
+export const api = createClient<paths>({ baseUrl: location.origin, fetch: sessionFetch });
 
 /** Awaits a call and returns its data, or throws its error as an ApiError. */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const body = (error ?? {}) as { error?: string; message?: string; details?: unknown };
-  if (response.status === 401 && session.get().token) session.expired();
   throw new ApiError(
     response.status,
     body.error ?? 'error',
@@ -41,12 +71,25 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
 }
 
 /**
+ * For `.catch`: a refusal with the given code becomes a value (`onRefusal('invalid_token', () =>
+ * 'invalid')`), for a page whose next step depends on it; any other failure is thrown on.
+ */
+export function onRefusal<V>(code: string, value: (error: ApiError) => V) {
+  return (error: unknown): V => {
+    if (error instanceof ApiError && error.code === code) return value(error);
+    throw error;
+  };
+}
+
+/**
  * Logs out: the service ends the session on every instance, then the page forgets it. The page
  * forgets it even when the service cannot be reached or already refuses the token.
  */
 export async function logOut(): Promise<void> {
+  const { token } = session.get();
   try {
-    if (session.get().token) await api.POST('/api/auth/logout');
+    // Its own credential: a session the service already refuses is not one to sign in again for.
+    if (token) await api.POST('/api/auth/logout', { headers: { Authorization: `Bearer ${token}` } });
   } catch {
     // offline: the token is forgotten here all the same
   } finally {
@@ -63,9 +106,14 @@ export function authHeaders(): Record<string, string> {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
+/** Fetches a file of this service (a photo, an export) through the session, as the typed client's requests go. */
+export function fetchFile(url: string): Promise<Response> {
+  return sendWithSession((token) => fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} }));
+}
+
 /** Fetches a file of this service with the credential, as an object URL for an <img>. */
 export async function blobUrl(url: string): Promise<string> {
-  const response = await fetch(url, { headers: authHeaders() });
+  const response = await fetchFile(url);
   if (!response.ok) throw new ApiError(response.status, 'error', `${response.status}`);
   // Typed as an image whatever the answer says, so the object URL can never be a page of this origin.
   return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: 'image/jpeg' }));

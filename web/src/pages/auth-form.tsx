@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { session } from '../session';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { ForgotPasswordLink } from './forgot-password';
 
 /** Log in, or sign up with a name; the session token is kept for the next visit. */
 export function AuthForm({ onDone }: { onDone?: () => void }) {
@@ -64,6 +65,7 @@ export function AuthForm({ onDone }: { onDone?: () => void }) {
       <button type="submit" disabled={busy}>
         {mode === 'login' ? 'Log in' : 'Create account'}
       </button>
+      {mode === 'login' && <ForgotPasswordLink />}
     </form>
   );
 }

@@ -6,10 +6,9 @@ import { InlineError, useInlineError } from '../ui/inline-error';
 
 /** Reads the signed-in user again (the address may have been confirmed in another tab since sign-in). */
 export async function refreshUser() {
-  const { token } = session.get();
-  if (!token) return null;
+  if (!session.get().token) return null;
   const { user } = await ok(api.GET('/api/auth/me'));
-  session.signIn(token, user);
+  session.withUser(user);
   return user;
 }
 

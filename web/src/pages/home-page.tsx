@@ -53,7 +53,9 @@ function Rooms() {
       <header class="topbar">
         <h1>Your rooms</h1>
         <span>
-          {user!.email}{' '}
+          <a href="/account" onClick={linkClick} title="Your account: password, address, deletion">
+            {user!.email}
+          </a>{' '}
           {user!.admin && (
             <>
               <a href="/admin" onClick={linkClick}>

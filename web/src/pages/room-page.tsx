@@ -31,10 +31,11 @@ const CONTENT_WAIT_MS = 300;
 
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 export function RoomPage({ roomId }: { roomId: string }) {
-  const { token } = useStore(session);
+  // The room is opened again for another person, not for a renewed token or a sign-in again in place.
+  const userId = useStore(session).user?.id;
   const [access, setAccess] = useState<Access>({ state: 'checking' });
   const [live, setLive] = useState<LiveChannel | null>(null);
-  const model = useMemo(() => new RoomModel(roomId), [roomId, token]);
+  const model = useMemo(() => new RoomModel(roomId), [roomId, userId]);
   const presence = useMemo(() => new RoomPresence(roomId), [model]);
 
   // A layout effect: the room's reads are taken up at once, not after the first frame is drawn.
@@ -46,6 +47,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
       // The room's info, and its version and content (RoomModel.load), were usually sent before
       // the application's scripts ran (api/early-reads.ts).
       const info = await takeEarly('info', roomId);
+      const { token } = session.get();
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
         const invitation = token ? await myInvitationTo(roomId) : undefined;

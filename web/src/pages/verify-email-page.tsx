@@ -4,23 +4,25 @@ import { linkClick } from '../router';
 import { session } from '../session';
 import { InlineError, useInlineError } from '../ui/inline-error';
 
-/** The page an address-confirmation e-mail links to: posts its token. */
+/** The page an address-confirmation e-mail links to (a new account's, or an address change's): posts its token. */
 export function VerifyEmailPage() {
-  const [done, setDone] = useState(false);
+  // The confirmed address: a new account's, or the new one of an address change (the same link's page).
+  const [done, setDone] = useState('');
   const { error, attempt } = useInlineError();
   useEffect(() => {
     const token = new URLSearchParams(location.search).get('token') ?? '';
     void attempt(async () => {
       const { user } = await ok(api.POST('/api/auth/verify-email', { body: { token } }));
-      const current = session.get();
-      if (current.token && current.user?.id === user.id) session.signIn(current.token, user);
-      setDone(true);
+      session.withUser(user);
+      setDone(user.email);
     });
   }, []);
   return (
     <main class="page narrow">
       <h1>Confirm your address</h1>
-      {done && <p role="status">Your address is confirmed. Invitations to it are now yours.</p>}
+      {done && (
+        <p role="status">Your address is confirmed. You sign in with {done}; invitations to it are now yours.</p>
+      )}
       <InlineError message={error} />
       {!done && !error && <p>Confirming…</p>}
       <p>

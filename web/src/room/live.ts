@@ -1,3 +1,4 @@
+import { api, ok } from '../api/client';
 import { session } from '../session';
 import { Store } from '../store';
 import type { LiveEvent } from '../api/types';
@@ -17,6 +18,10 @@ export class LiveChannel {
   private retry = 0;
   private closed = false;
   private queue: Promise<void> = Promise.resolve();
+  /** A channel refused for a session that lapsed opens again once the person has signed in again (from the last version it applied). */
+  private readonly stopWatching = session.subscribe(({ token, lapsed }) => {
+    if (token && !lapsed && !this.closed && this.status.get() === 'refused') this.open();
+  });
 
   constructor(
     private readonly model: RoomModel,
@@ -55,6 +60,7 @@ export class LiveChannel {
       if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
         this.status.set('refused');
         this.presence?.connected(null);
+        if (event.code === 4401 && token) this.checkSession();
         return;
       }
       this.reconnectSoon();
@@ -89,6 +95,19 @@ export class LiveChannel {
     }
   }
 
+  /**
+   * The credential was refused (a password changed elsewhere ends the session's sockets): one
+   * request finds out through the client (api/client.ts), which lapses an ended session and
+   * waits for the person to sign in again (then the channel reopens, `stopWatching`); a session
+   * that is fine after all (its credential came too late) simply connects again.
+   */
+  private checkSession() {
+    void ok(api.GET('/api/auth/me')).then(
+      () => !this.closed && this.status.get() === 'refused' && this.open(),
+      () => undefined,
+    );
+  }
+
   private reconnectSoon() {
     this.status.set('offline');
     this.presence?.connected(null);
@@ -99,6 +118,7 @@ export class LiveChannel {
 
   close() {
     this.closed = true;
+    this.stopWatching();
     this.presence?.connected(null);
     this.socket?.close();
   }

@@ -32,6 +32,8 @@ const TABS = [
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
+const tabOf = (name: string | null): Tab => TABS.find(([id]) => id === name)?.[0] ?? 'markers';
+
 const CONNECTING = new Store<LiveStatus>('connecting');
 
 const LIVE_LABEL = {
@@ -47,8 +49,9 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   const state = useStore(model);
   const status = useStore(live?.status ?? CONNECTING);
   const selected = useStore(selection);
-  const { user } = useStore(session);
-  const [chosenTab, setTab] = useState<Tab>('markers');
+  const { user, lapsed } = useStore(session);
+  // A link may open a tab (`?tab=settings`, from the account page's rooms to hand over).
+  const [chosenTab, setTab] = useState<Tab>(() => tabOf(new URLSearchParams(location.search).get('tab')));
   // A past view is only looked at: the panels' controls are off, but for the timeline's.
   const past = showsPast(useStore(useRoom().timeView));
   const tabs = TABS.filter(([id]) => (id === 'draw' ? canEdit : true));
@@ -78,8 +81,9 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
         {state && <SearchBox />}
         <PresenceAvatars presence={presence} />
-        <span class={`live ${status}`} data-testid="live-status">
-          {LIVE_LABEL[status]}
+        {/* A lapsed session saves nothing until the person signs in again: the header does not say "Live". */}
+        <span class={`live ${lapsed ? 'refused' : status}`} data-testid="live-status">
+          {lapsed ? 'Signed out: sign in to save' : LIVE_LABEL[status]}
         </span>
         <span class="muted">{user ? `${user.email} (${role})` : 'Visitor'}</span>
       </header>

@@ -1,4 +1,4 @@
-import { ApiError, authHeaders } from '../api/client';
+import { ApiError, sendWithSession } from '../api/client';
 
 /**
  * Posts a multipart form with upload progress (fetch reports none), with the session's
@@ -9,26 +9,30 @@ export function postForm<T>(
   form: FormData,
   onProgress?: (fraction: number) => void,
 ): Promise<{ status: number; body: T }> {
-  return new Promise((resolve, reject) => {
+  // Through the session like every request (api/client.ts): refused for a lapsed session, it is
+  // sent again once the person has signed in again.
+  return sendWithSession((token) => sendForm<T>(url, form, token, onProgress)).then(({ request, body }) => {
+    if (request.status >= 200 && request.status < 300) return { status: request.status, body: body as T };
+    throw new ApiError(
+      request.status,
+      body?.error ?? 'error',
+      body?.message ?? `Upload failed (${request.status})`,
+      body?.details,
+    );
+  });
+}
+
+type Answer<T> = (T & { error?: string; message?: string; details?: unknown }) | null;
+
+function sendForm<T>(url: string, form: FormData, token: string | null, onProgress?: (fraction: number) => void) {
+  return new Promise<{ status: number; request: XMLHttpRequest; body: Answer<T> }>((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', url);
-    for (const [name, value] of Object.entries(authHeaders())) request.setRequestHeader(name, value);
+    if (token) request.setRequestHeader('Authorization', `Bearer ${token}`);
     request.responseType = 'json';
     if (onProgress)
       request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
-    request.onload = () => {
-      const body = request.response as (T & { error?: string; message?: string; details?: unknown }) | null;
-      if (request.status >= 200 && request.status < 300) resolve({ status: request.status, body: body as T });
-      else
-        reject(
-          new ApiError(
-            request.status,
-            body?.error ?? 'error',
-            body?.message ?? `Upload failed (${request.status})`,
-            body?.details,
-          ),
-        );
-    };
+    request.onload = () => resolve({ status: request.status, request, body: request.response as Answer<T> });
     request.onerror = () => reject(new ApiError(0, 'network', 'The connection was lost during the upload'));
     request.send(form);
   });

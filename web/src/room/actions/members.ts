@@ -1,6 +1,7 @@
 import { api, ok } from '../../api/client';
 import type { BodyOf, Invitation, Member } from '../../api/types';
 import { Store } from '../../store';
+import type { RoomModel } from '../room-model';
 
 export interface MemberLists {
   members: Member[];
@@ -61,4 +62,14 @@ export async function revokeInvitation(lists: RoomMembers, email: string) {
     }),
   );
   await loadMembers(lists);
+}
+
+/**
+ * The owner hands the room to a member: that member becomes its owner, and this page's person
+ * an editor. The answer is the room as this person now sees it (`userRole`), so the page's
+ * controls follow at once.
+ */
+export async function transferOwnership(lists: RoomMembers, model: RoomModel, userId: string) {
+  const room = await ok(api.PUT('/api/rooms/{roomId}/owner', { ...lists.path, body: { userId } }));
+  model.change((state) => ({ ...state, room }));
 }

@@ -1,4 +1,4 @@
-import { api, authHeaders, ok } from '../../api/client';
+import { api, fetchFile, ok } from '../../api/client';
 import type { BodyOf } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
@@ -57,7 +57,7 @@ export async function exportRoomFile(model: RoomModel, onStatus: (jobStatus: str
     onStatus(job.status === 'pending' ? 'waiting to start' : 'in progress');
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  const response = await fetch(`/api/rooms/${model.roomId}/export-jobs/${jobId}/artifact`, { headers: authHeaders() });
+  const response = await fetchFile(`/api/rooms/${model.roomId}/export-jobs/${jobId}/artifact`);
   if (!response.ok) throw new Error(`The export could not be downloaded (${response.status})`);
   return response.blob();
 }

@@ -1,17 +1,32 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useStore } from '../../store';
-import { changeRole, inviteMember, loadMembers, removeMember, revokeInvitation } from '../actions/members';
+import type { Member } from '../../api/types';
+import {
+  changeRole,
+  inviteMember,
+  loadMembers,
+  removeMember,
+  revokeInvitation,
+  transferOwnership,
+} from '../actions/members';
 import { useRoom } from '../room-context';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
-  const { members: lists, notify, attempt } = useRoom();
+  const { members: lists, model, notify, attempt } = useRoom();
   const { members, invitations } = useStore(lists) ?? { members: [], invitations: [] };
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'editor' | 'viewer'>('editor');
   useEffect(() => void attempt(() => loadMembers(lists)), [lists]);
+  const makeOwner = async (member: Member) => {
+    const question =
+      `Make ${member.email} the owner of this room? You become an editor: you keep editing, but its settings, ` +
+      'members, tokens and deletion become theirs.';
+    if (await confirmInPage(question, 'Make owner'))
+      await attempt(() => transferOwnership(lists, model, member.userId), `${member.email} now owns the room`);
+  };
   const invite = async (event: Event) => {
     event.preventDefault();
     const said = await attempt(() => inviteMember(lists, { email: email.trim(), role }));
@@ -48,16 +63,21 @@ export function MembersSection() {
               )}
             </span>
             {m.role !== 'owner' && (
-              <button
-                type="button"
-                class="link"
-                onClick={async () =>
-                  (await confirmInPage(`Remove ${m.email} from the room?`, 'Remove')) &&
-                  attempt(() => removeMember(lists, m.userId))
-                }
-              >
-                Remove
-              </button>
+              <span class="member-actions">
+                <button type="button" class="link" onClick={() => makeOwner(m)}>
+                  Make owner
+                </button>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={async () =>
+                    (await confirmInPage(`Remove ${m.email} from the room?`, 'Remove')) &&
+                    attempt(() => removeMember(lists, m.userId))
+                  }
+                >
+                  Remove
+                </button>
+              </span>
             )}
           </li>
         ))}

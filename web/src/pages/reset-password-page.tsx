@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { api, ok, onRefusal } from '../api/client';
+import { linkClick, navigate } from '../router';
+import { session } from '../session';
+import { InlineError, useInlineError } from '../ui/inline-error';
+import { AuthForm } from './auth-form';
+import { ForgotPasswordForm } from './forgot-password';
+import { PasswordField } from './password-field';
+
+type Step = 'choose' | 'done' | 'invalid';
+
+const HEADINGS: Record<Step, string> = {
+  choose: 'Choose a new password',
+  done: 'Your password is changed',
+  invalid: 'This link no longer works',
+};
+
+/**
+ * /reset-password?token=: the page a password-reset e-mail links to. A new password, then
+ * signed out everywhere (the service ended every session of the account) with a form to sign in;
+ * a used or expired link says so and asks for a new one in place.
+ */
+export function ResetPasswordPage() {
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const [step, setStep] = useState<Step>(token ? 'choose' : 'invalid');
+  return (
+    <main class="page narrow">
+      <h1>{HEADINGS[step]}</h1>
+      {step === 'choose' && <NewPasswordForm token={token} onDone={setStep} />}
+      {step === 'done' && (
+        <>
+          <p role="status" class="note">
+            Every session of your account has ended, on every device: log in with the new password.
+          </p>
+          <AuthForm onDone={() => navigate('/')} />
+        </>
+      )}
+      {step === 'invalid' && (
+        <>
+          <p role="alert" class="error">
+            This link has expired or was already used: a link works once, for 30 minutes.
+          </p>
+          <ForgotPasswordForm lead="Ask for a new one:" />
+        </>
+      )}
+      {step !== 'done' && (
+        <p>
+          <a href="/" onClick={linkClick}>
+            Back to log in
+          </a>
+        </p>
+      )}
+    </main>
+  );
+}
+
+function NewPasswordForm({ token, onDone }: { token: string; onDone: (step: Step) => void }) {
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { error, attempt } = useInlineError();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    const outcome = await attempt(() =>
+      ok(api.POST('/api/auth/password-reset/confirm', { body: { token, password } })).then(
+        () => 'done' as const,
+        onRefusal('invalid_token', () => 'invalid' as const),
+      ),
+    );
+    setBusy(false);
+    if (!outcome) return;
+    // This browser's session of the account ended with the others.
+    if (outcome === 'done') session.signOut();
+    onDone(outcome);
+  };
+  return (
+    <form class="form" onSubmit={submit} aria-label="Choose a new password">
+      <PasswordField label="New password" value={password} onInput={setPassword} fresh />
+      <InlineError message={error} />
+      <button type="submit" disabled={busy}>
+        Set the new password
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,78 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ok } from '../api/client';
+import { session } from '../session';
+import { useStore } from '../store';
+import { InlineError, useInlineError } from '../ui/inline-error';
+
+/**
+ * The session lapsed while the page was in use (it expired, or was revoked): a modal dialog over
+ * the page as it is (a room stays open) asks the same person to sign in again. What the page was
+ * sending waits (api/client.ts) and goes once they have; signing out instead gives it up.
+ */
+export function SignInAgain() {
+  const { lapsed, user } = useStore(session);
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const shown = dialog.current;
+    if (lapsed && shown && !shown.open) shown.showModal();
+  }, [lapsed]);
+  if (!lapsed || !user) return null;
+  return (
+    <dialog
+      ref={dialog}
+      class="confirm-dialog sign-in-again"
+      aria-labelledby="sign-in-again"
+      // Escape does not close it: the person chooses to sign in, or to sign out.
+      onCancel={(e) => e.preventDefault()}
+    >
+      <h2 id="sign-in-again">Your session has ended</h2>
+      <p>
+        Sign in again to go on. What you changed since is kept, and saved as soon as you are signed in; the page stays
+        as it is.
+      </p>
+      <SignInAgainForm email={user.email} />
+    </dialog>
+  );
+}
+
+function SignInAgainForm({ email }: { email: string }) {
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { error, attempt } = useInlineError();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    const answer = await attempt(() => ok(api.POST('/api/auth/login', { body: { email, password } })));
+    setBusy(false);
+    if (answer) session.signIn(answer.token, answer.user);
+  };
+  return (
+    <form class="form" onSubmit={submit} aria-label="Sign in again">
+      <label>
+        E-mail
+        <input type="email" value={email} readOnly autoComplete="username" />
+      </label>
+      <label>
+        Password
+        <input
+          type="password"
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          autoComplete="current-password"
+          required
+          // biome-ignore lint/a11y/noAutofocus: the dialog opened for this one field
+          autoFocus
+        />
+      </label>
+      <InlineError message={error} />
+      <div class="row">
+        <button type="button" class="link" onClick={() => session.signOut(true)}>
+          Sign out instead
+        </button>
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+      </div>
+    </form>
+  );
+}
