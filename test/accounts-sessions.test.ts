@@ -89,7 +89,9 @@ test('a session token signed with the secret kept in the data directory is accep
     .sign(secret);
   const me = await call(t.app, 'GET', '/api/auth/me', { auth: token });
   assert.equal(me.statusCode, 200);
-  assert.deepEqual(me.json(), { user: { id: user.id, email: user.email, name: null, emailVerified: true } });
+  assert.deepEqual(me.json(), {
+    user: { id: user.id, email: user.email, name: null, emailVerified: true, admin: false },
+  });
 
   // The same claims with another issuer or audience, or another secret, are refused.
   const wrongIssuer = await localJwt({ email: user.email })

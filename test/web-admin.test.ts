@@ -92,7 +92,7 @@ describe('the admin page', { skip }, () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await logIn(page, adminEmail);
-    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByRole('heading', { name: 'Administration' }).waitFor();
     const row = page.locator(`tr[data-user="${carolEmail}"]`);
     await row.waitFor();
@@ -165,7 +165,11 @@ describe('the admin page', { skip }, () => {
     const davePage = await dave.newPage();
     await account(`dave-${stamp}@example.com`);
     await logIn(davePage, `dave-${stamp}@example.com`);
-    assert.equal(await davePage.getByRole('link', { name: 'Admin' }).count(), 0, 'no Admin link for others');
+    assert.equal(
+      await davePage.getByRole('link', { name: 'Admin', exact: true }).count(),
+      0,
+      'no Admin link for others',
+    );
     await davePage.goto(`${service.url}/admin`);
     await davePage.getByRole('alert').filter({ hasText: 'You are not allowed here' }).waitFor();
     await davePage.screenshot({ path: path.join(TEST_OUTPUT, 'admin-not-allowed.png') });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { TEST_DB, uniqueRoomId } from './helpers.js';
 import { launchBrowser, type RunningService, startService, TEST_OUTPUT } from './support/browser.js';
 import {
@@ -61,6 +61,22 @@ describe('sign-in with an identity provider in the browser', { skip }, () => {
   const storedSession = (page: Page) =>
     page.evaluate(() => JSON.parse(localStorage.getItem('maproom.session') ?? 'null') as { token: string } | null);
 
+  /** The provider's own login and consent pages, as the person fills them in. */
+  const signInAtProvider = async (page: Page, login: string) => {
+    await page.locator('input[name=login]').fill(login);
+    await page.locator('input[name=password]').fill('whatever the provider accepts');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+  };
+  const call = async (method: string, url: string, token: string, body?: unknown) => {
+    const answer = await fetch(`${service.url}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: answer.status, body: answer.status === 204 ? null : await answer.json() };
+  };
+
   test("the provider's button, its own login page, and back signed in where the person started", async () => {
     provider.accounts.set('zoe', { email: 'zoe@example.org', email_verified: true, name: 'Zoe Quinn' });
     const page = await newPage();
@@ -113,6 +129,83 @@ describe('sign-in with an identity provider in the browser', { skip }, () => {
     await other.getByRole('button', { name: 'Continue' }).click();
     await other.locator('[data-testid=map]').waitFor({ timeout: 30_000 });
     assert.equal(new URL(other.url()).pathname, `/r/${roomId}`);
+  });
+
+  test('a session that ended while the room was open: the provider signs the person in again in a window of its own, and the room stays', async () => {
+    provider.accounts.set('yan', { email: 'yan@example.org', email_verified: true, name: 'Yan' });
+    const page = await newPage();
+    await page.goto(service.url);
+    await page.getByRole('link', { name: 'Sign in with Example Corp' }).click();
+    await signInAtProvider(page, 'yan');
+    await page.getByRole('heading', { name: 'Your rooms' }).waitFor();
+    const first = (await storedSession(page))!.token;
+    const roomId = uniqueRoomId();
+    const created = await call('POST', `/api/rooms/${roomId}`, first, {});
+    assert.equal(created.status, 200);
+    await page.goto(`${service.url}/r/${roomId}`);
+    await page.getByRole('button', { name: 'Add marker' }).waitFor();
+    const placeMarker = async () => {
+      await page.getByRole('button', { name: 'Add marker' }).click({ timeout: 10_000 });
+      const box = (await page.getByTestId('map').boundingBox())!;
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    };
+    let saved = 0;
+    page.on('response', (r) => {
+      if (r.request().method() === 'POST' && r.url().endsWith('/markers') && r.status() === 201) saved += 1;
+    });
+
+    // The session ends elsewhere: the page asks to sign in again in place, at once when its live
+    // channel is closed for the ended session, or when the next change is refused (a marker
+    // placed meanwhile is held, and lands after the sign-in).
+    assert.equal((await call('POST', '/api/auth/logout', first)).status, 204);
+    const tried = placeMarker().catch(() => undefined);
+    const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('Password').count(), 0, 'LOCAL_ACCOUNTS=off: no password to ask for');
+    await shot(page, 'sign-in-again');
+
+    const popup = page.waitForEvent('popup');
+    await dialog.getByRole('button', { name: 'Sign in with Example Corp' }).click();
+    const signInWindow = await popup;
+    // The provider may still know Yan (its own session and grant) and skip its pages: each step
+    // is taken when the provider shows it, until the window closes itself.
+    const closed = signInWindow.waitForEvent('close').then(() => 'closed' as const);
+    const shown = <T extends string>(what: Locator, step: T) =>
+      what.waitFor().then(
+        () => step,
+        () => 'closed' as const,
+      );
+    const login = signInWindow.locator('input[name=login]');
+    const consent = signInWindow.getByRole('button', { name: 'Continue' });
+    for (;;) {
+      const step = await Promise.race([closed, shown(login, 'login'), shown(consent, 'consent')]);
+      if (step === 'closed') break;
+      const at = signInWindow.url();
+      if (step === 'login') {
+        await login.fill('yan');
+        await signInWindow.locator('input[name=password]').fill('whatever the provider accepts');
+        await signInWindow.getByRole('button', { name: 'Sign-in' }).click();
+      } else await consent.click();
+      await Promise.race([closed, signInWindow.waitForURL((url) => url.href !== at).catch(() => 'closed')]);
+    }
+    await dialog.waitFor({ state: 'detached' });
+    const renewed = (await storedSession(page))!.token;
+    assert.notEqual(renewed, first, 'the page took the session the window made');
+    assert.equal(await page.getByRole('heading', { name: 'Your rooms' }).count(), 0, 'the room stayed open');
+
+    // Signed in again, the same page saves the next marker; every marker it was told to save is
+    // in the room, once (one or two: the first only if it was placed before the dialog came).
+    await tried;
+    await placeMarker();
+    await page.getByTestId('marker-title').first().waitFor();
+    let stored = 0;
+    for (let polls = 0; polls < 50 && (stored === 0 || stored !== saved); polls += 1) {
+      if (polls > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      stored = ((await call('GET', `/api/rooms/${roomId}/markers`, renewed)).body as { markers: unknown[] }).markers
+        .length;
+    }
+    assert.ok(stored === 1 || stored === 2, `one or two markers placed, ${stored} stored`);
+    assert.equal(stored, saved, 'each marker saved once');
   });
 
   test('a refused sign-in is explained on the landing page, with the ways in again', async () => {

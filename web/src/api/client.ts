@@ -20,6 +20,7 @@ const WITHOUT_SESSION = new Set([
   '/api/auth/signup',
   '/api/auth/password-reset',
   '/api/auth/password-reset/confirm',
+  '/api/auth/providers',
 ]);
 
 /**

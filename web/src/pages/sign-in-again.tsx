@@ -3,6 +3,7 @@ import { api, ok } from '../api/client';
 import { session } from '../session';
 import { useStore } from '../store';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { providerStart, SIGN_IN_WINDOW, useSignInOptions } from './sign-in';
 
 /**
  * The session lapsed while the page was in use (it expired, or was revoked): a modal dialog over
@@ -30,8 +31,48 @@ export function SignInAgain() {
         Sign in again to go on. What you changed since is kept, and saved as soon as you are signed in; the page stays
         as it is.
       </p>
-      <SignInAgainForm email={user.email} />
+      <SignInAgainChoices email={user.email} />
     </dialog>
+  );
+}
+
+/**
+ * The ways back in: the instance's identity providers, each in a window of its own (this page
+ * must stay as it is, holding the change; the window's sign-in reaches it through the stored
+ * session, session.ts), and the password unless local accounts are off.
+ */
+function SignInAgainChoices({ email }: { email: string }) {
+  const choices = useSignInOptions();
+  if (!choices) return null;
+  const openProvider = (providerId: string) =>
+    window.open(
+      providerStart(providerId, location.pathname + location.search),
+      SIGN_IN_WINDOW,
+      'popup,width=520,height=680',
+    );
+  return (
+    <>
+      {choices.providers.length > 0 && (
+        <ul class="providers" aria-label="Sign in again with your organisation">
+          {choices.providers.map((provider) => (
+            <li key={provider.id}>
+              <button type="button" class="provider-button" onClick={() => openProvider(provider.id)}>
+                {provider.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {choices.localAccounts ? (
+        <SignInAgainForm email={email} />
+      ) : (
+        <div class="row">
+          <button type="button" class="link" onClick={() => session.signOut(true)}>
+            Sign out instead
+          </button>
+        </div>
+      )}
+    </>
   );
 }
 

@@ -8,7 +8,7 @@ import { AuthForm } from './auth-form';
 const options = new Store<SignInOptions | null>(null);
 let asked = false;
 
-function useSignInOptions(): SignInOptions | null {
+export function useSignInOptions(): SignInOptions | null {
   const value = useStore(options);
   useEffect(() => {
     if (asked) return;
@@ -22,6 +22,13 @@ function useSignInOptions(): SignInOptions | null {
   return value;
 }
 
+/** The name of the window a lapsed page opens to sign in with a provider (signed-in-page.tsx closes it). */
+export const SIGN_IN_WINDOW = 'maproom-sign-in';
+
+/** The service's route that sends the browser to a provider, coming back to `returnTo`. */
+export const providerStart = (providerId: string, returnTo: string) =>
+  `/api/auth/oidc/${encodeURIComponent(providerId)}/start?returnTo=${encodeURIComponent(returnTo)}`;
+
 /** Where the browser should come back to after signing in with a provider: this page. */
 const here = () => (location.pathname === '/signed-in' ? '/' : location.pathname + location.search);
 
@@ -33,17 +40,14 @@ const here = () => (location.pathname === '/signed-in' ? '/' : location.pathname
 export function SignIn({ onDone, returnTo }: { onDone?: () => void; returnTo?: string }) {
   const choices = useSignInOptions();
   if (!choices) return <p class="muted">Loading the ways to sign in…</p>;
-  const back = encodeURIComponent(returnTo ?? here());
+  const back = returnTo ?? here();
   return (
     <div class="sign-in">
       {choices.providers.length > 0 && (
         <ul class="providers" aria-label="Sign in with your organisation">
           {choices.providers.map((provider) => (
             <li key={provider.id}>
-              <a
-                class="provider-button"
-                href={`/api/auth/oidc/${encodeURIComponent(provider.id)}/start?returnTo=${back}`}
-              >
+              <a class="provider-button" href={providerStart(provider.id, back)}>
                 {provider.name}
               </a>
             </li>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client';
 import { route } from '../router';
 import { session } from '../session';
-import { SignIn } from './sign-in';
+import { SIGN_IN_WINDOW, SignIn } from './sign-in';
 
 /** What each refusal of a sign-in with a provider means, in words (the service's codes). */
 const REFUSALS: Record<string, string> = {
@@ -47,6 +47,8 @@ export function SignedInPage() {
     ok(api.GET('/api/auth/me', { headers: { Authorization: `Bearer ${token}` } })).then(
       ({ user }) => {
         session.signIn(token, user);
+        // A window a lapsed page opened to sign in again: the page has the session now.
+        if (window.name === SIGN_IN_WINDOW) window.close();
         replaceWith(returnTo);
       },
       (error) => setFailure(messageOf(error)),
