@@ -15,6 +15,15 @@ export function newId(prefix: string): string {
   return `${prefix}-${pool.toString('base64url', used - ID_BYTES, used)}`;
 }
 
+/**
+ * Whether `id` has the form `newId(prefix)` gives: `<prefix>-` and 16 url-safe characters. The
+ * accounts this service makes (sign-up, identity providers) have it; an external provider's
+ * subject of that form is refused, so it can never name one of them.
+ */
+export function madeByNewId(prefix: string, id: string): boolean {
+  return id.length === prefix.length + 17 && id.startsWith(`${prefix}-`) && /^[A-Za-z0-9_-]{16}$/.test(id.slice(-16));
+}
+
 /** Letters and digits in byte order, so that counters written with them sort as numbers do. */
 const SORTED_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const COUNTER_DIGITS = 6;

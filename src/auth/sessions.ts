@@ -16,7 +16,7 @@ export interface SessionClaims {
   email: string;
   /** True when an external identity provider issued the token. */
   external: boolean;
-  /** False when the provider says the e-mail is not verified. */
+  /** Whether the e-mail counts as proven: an external token must say `email_verified: true`. */
   emailVerified: boolean;
   issuedAt: number;
   /**
@@ -131,7 +131,8 @@ export class SessionKeys {
       userId: payload.sub,
       email,
       external,
-      emailVerified: payload.email_verified !== false,
+      // A provider's address is proven only when its token says so (it can make an admin, take invitations).
+      emailVerified: external ? payload.email_verified === true : payload.email_verified !== false,
       issuedAt: payload.iat ?? 0,
       issuedAtMs: !external && typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat ?? 0) * 1000,
       sessionId: sessionIdOf(token, payload, external),

@@ -18,7 +18,7 @@ import {
   unauthorized,
   wrongPassword,
 } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { madeByNewId, newId } from '../../ids.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { SignupPolicy } from './signup-policy.js';
@@ -227,11 +227,14 @@ export class UsersService {
 
   /**
    * An external provider's user on their first request: recorded (or their e-mail updated),
-   * and their invitations accepted when the provider vouches for the e-mail. A subject equal
-   * to one of our own accounts, or an e-mail that belongs to one, is refused, never merged;
-   * so is a deleted account's. A new user is subject to the sign-up policy (403 signup_closed).
+   * and their invitations accepted when the provider vouches for the e-mail. A subject of the
+   * form of the ids this service makes (`user-` and 16 characters: password, identity-provider
+   * and claimed accounts alike, with or without a password), or an e-mail that belongs to one of
+   * our accounts, is refused, never merged; so is a deleted account's. A new user is subject to
+   * the sign-up policy (403 signup_closed).
    */
   async externalSignIn(claims: SessionClaims): Promise<void> {
+    if (madeByNewId('user', claims.userId)) throw invalidSession();
     const existing = await this.users.findById(claims.userId);
     if (existing?.password_hash || existing?.deleted_at != null) throw invalidSession();
     // A first sign-in makes an account: the sign-up policy decides, as for a sign-up.
