@@ -240,7 +240,8 @@ function oidcSignInOf(
     members: MembersRepository;
   },
 ) {
-  const { db, users, members, ...rest } = parts;
+  const { db, members, ...rest } = parts;
+  const { users } = parts;
   const clients = new OidcClients(oidcProvidersOf(config), parts.log);
   const accounts = new OidcAccounts({
     users,

@@ -6,6 +6,7 @@ import { freePort, makeTestCa, startOidcProvider, type TestCa, type TestProvider
 import {
   type OidcService,
   providerEntry,
+  handOver,
   reachCallback,
   servicePort,
   startOidcService,
@@ -86,11 +87,12 @@ test('a callback is single use: its replay is refused (sign_in_expired), with no
   );
   const { browser, callback } = await atCallback('replay');
   const first = fragmentOf((await browser.get(callback)).location);
-  assert.ok(first.get('token'), `signed in: ${first}`);
+  assert.equal(first.get('error'), null, `signed in: ${first}`);
+  assert.ok((await handOver(browser, service)).token, 'signed in');
   const again = await browser.get(callback);
   assert.equal(again.status, 302);
   assert.equal(fragmentOf(again.location).get('error'), 'sign_in_expired');
-  assert.equal(fragmentOf(again.location).get('token'), null);
+  assert.equal((await handOver(browser, service)).answer.status, 400, 'no new session');
   // Not even from another browser that would bring no cookie.
   const other = await new BrowserClient(ca.ca).get(callback);
   assert.equal(fragmentOf(other.location).get('error'), 'sign_in_expired');
@@ -114,7 +116,8 @@ test('SIGNUP=invite: an invited address signs up through the provider and joins 
     Date.now(),
   );
   const owner = await atCallback('owner');
-  const token = fragmentOf((await owner.browser.get(owner.callback)).location).get('token')!;
+  await owner.browser.get(owner.callback);
+  const token = (await handOver(owner.browser, service)).token!;
   const roomId = 'oidcinvite';
   assert.equal(
     (await request(service.instance, 'POST', `/api/rooms/${roomId}`, { auth: token, body: {} })).status,
@@ -127,7 +130,8 @@ test('SIGNUP=invite: an invited address signs up through the provider and joins 
   assert.equal(invited.status, 200, JSON.stringify(invited.body));
 
   const guest = await atCallback('guest');
-  const guestToken = fragmentOf((await guest.browser.get(guest.callback)).location).get('token');
+  await guest.browser.get(guest.callback);
+  const guestToken = (await handOver(guest.browser, service)).token;
   assert.ok(guestToken, 'the invitation lets the address sign up');
   const room = await request(service.instance, 'GET', `/api/rooms/${roomId}`, { auth: guestToken! });
   assert.equal(room.status, 200, 'the pending invitation became a membership');
@@ -155,13 +159,67 @@ test("a callback in another browser, or without the start's cookie, is refused (
   await victim.get(`${service.url}/api/auth/oidc/corp/start`); // the victim's own cookie, for another flow
   const crossed = await victim.get(attacker.callback);
   assert.equal(fragmentOf(crossed.location).get('error'), 'sign_in_mismatch');
-  assert.equal(fragmentOf(crossed.location).get('token'), null);
+  assert.equal((await handOver(victim, service)).body.error, 'sign_in_mismatch', 'no session for the victim');
   // The refused flow is spent: the attacker cannot finish it afterwards either.
   assert.equal(fragmentOf((await attacker.browser.get(attacker.callback)).location).get('error'), 'sign_in_expired');
 
   const lost = await atCallback('cookieless');
   lost.browser.forget(service.url, 'maproom_oidc');
   assert.equal(fragmentOf((await lost.browser.get(lost.callback)).location).get('error'), 'sign_in_mismatch');
+});
+
+/** An account of `login` (SIGNUP=invite: the provider signs in to it, never makes one). */
+const account = (login: string) =>
+  service.sql(
+    'INSERT INTO users (id, email, name, password_hash, created_at, email_verified_at, provider_admin) VALUES (?, ?, ?, ?, ?, ?, 0)',
+    `user-${login}`,
+    `${login}@example.org`,
+    login,
+    null,
+    Date.now(),
+    Date.now(),
+  );
+
+test("a forged landing does not sign a browser in: the session goes only with the callback's cookie", async () => {
+  // The attacker finishes a sign-in of their own and sends a victim to the landing page (its
+  // fragment can only name a returnTo now); the victim's page asks for the session without the cookie.
+  await account('csrf-attacker');
+  const attacker = await atCallback('csrf-attacker');
+  const landing = fragmentOf((await attacker.browser.get(attacker.callback)).location);
+  assert.equal(landing.get('token'), null, 'no session in the address to forward');
+  const victim = new BrowserClient(ca.ca);
+  const forged = await handOver(victim, service);
+  assert.equal(forged.answer.status, 400);
+  assert.equal(forged.body.error, 'sign_in_mismatch');
+  // An unknown cookie value is refused too; the attacker's own landing still works, once.
+  const guessed = await fetch(`${service.url}/api/auth/oidc/session`, {
+    method: 'POST',
+    headers: { cookie: 'maproom_oidc_handover=guessed-value' },
+  });
+  assert.equal(guessed.status, 400);
+  assert.equal((await guessed.json()).error, 'sign_in_expired');
+  assert.ok((await handOver(attacker.browser, service)).token);
+});
+
+test('a hand-over expires within a minute, and refuses an account disabled since the callback', async () => {
+  await account('late-lander');
+  await account('disabled-lander');
+  const late = await atCallback('late-lander');
+  await late.browser.get(late.callback);
+  await service.sql('UPDATE oidc_handovers SET expires_at = ?', Date.now() - 1);
+  const expired = await handOver(late.browser, service);
+  assert.equal(expired.body.error, 'sign_in_expired');
+  const disabled = await atCallback('disabled-lander');
+  await disabled.browser.get(disabled.callback);
+  await service.sql('UPDATE users SET disabled_at = ? WHERE email = ?', Date.now(), 'disabled-lander@example.org');
+  const refused = await handOver(disabled.browser, service);
+  assert.equal(refused.answer.status, 403);
+  assert.equal(refused.body.error, 'account_disabled');
+});
+
+test('the start refuses unknown query parameters', async () => {
+  const answer = await new BrowserClient(ca.ca).get(`${service.url}/api/auth/oidc/corp/start?returnTo=/&client=x`);
+  assert.equal(answer.status, 400, answer.body);
 });
 
 test("the provider's error answer is refused (provider_refused)", async () => {

@@ -7,6 +7,7 @@ import {
   type OidcService,
   passwordAccount,
   providerEntry,
+  handOver,
   reachCallback,
   servicePort,
   startOidcService,
@@ -49,7 +50,10 @@ async function signIn(login: string, options: { providerId?: string; returnTo?: 
   const answer = await browser.get(callback);
   assert.equal(answer.status, 302, answer.body);
   const landing = new URL(answer.location!);
-  return { answer, landing, fragment: new URLSearchParams(landing.hash.slice(1)), browser, callback };
+  const fragment = new URLSearchParams(landing.hash.slice(1));
+  // The landing page asks for the session only when the callback did not say why not.
+  const token = fragment.has('error') ? null : (await handOver(browser, service)).token;
+  return { answer, landing, fragment, token, browser, callback };
 }
 
 async function me(token: string) {
@@ -63,7 +67,7 @@ const userCount = async (email: string) =>
     Number(r.n),
   )[0];
 
-test('a first sign-in creates the account from the claims and lands signed in, the session in the fragment', async () => {
+test('a first sign-in creates the account from the claims and lands signed in through the hand-over cookie', async () => {
   provider.accounts.set('ada', { email: 'Ada@Example.org', email_verified: true, name: 'Ada Lovelace' });
   const browser = new BrowserClient(ca.ca);
   const start = await browser.get(
@@ -82,12 +86,22 @@ test('a first sign-in creates the account from the claims and lands signed in, t
     /^maproom_oidc=[\w-]{43}; Path=\/api\/auth\/oidc\/corp\/callback; Max-Age=\d+; HttpOnly; SameSite=Lax$/,
   );
 
-  const { answer, landing, fragment } = await signIn('ada', { returnTo: '/r/abcdefghij' });
+  const { answer, landing, fragment, token, browser: ada } = await signIn('ada', { returnTo: '/r/abcdefghij' });
   assert.equal(landing.origin + landing.pathname, `${service.url}/signed-in`);
   assert.equal(landing.search, '', 'nothing in the query string');
+  assert.deepEqual([...fragment.keys()], ['returnTo'], 'no session in the address');
   assert.equal(fragment.get('returnTo'), '/r/abcdefghij');
-  assert.match(String(answer.headers['set-cookie']), /^maproom_oidc=; .*Max-Age=0/, 'the flow cookie is cleared');
-  const user = await me(fragment.get('token')!);
+  const [flowCookie, handoverCookie] = answer.headers['set-cookie'] as string[];
+  assert.match(flowCookie!, /^maproom_oidc=; .*Max-Age=0/, 'the flow cookie is cleared');
+  assert.match(
+    handoverCookie!,
+    /^maproom_oidc_handover=[\w-]{43}; Path=\/api\/auth\/oidc\/session; Max-Age=60; HttpOnly; SameSite=Lax$/,
+  );
+  // Single use: the cookie was spent (and cleared) by the landing's one trade.
+  const again = await handOver(ada, service);
+  assert.equal(again.answer.status, 400);
+  assert.equal(again.body.error, 'sign_in_mismatch', 'the browser no longer holds the cookie');
+  const user = await me(token!);
   assert.deepEqual(
     { email: user.email, name: user.name, emailVerified: user.emailVerified },
     { email: 'ada@example.org', name: 'Ada Lovelace', emailVerified: true },
@@ -101,9 +115,9 @@ test('a first sign-in creates the account from the claims and lands signed in, t
 
 test('the next sign-in of the same identity reaches the same account, even with a new address at the provider', async () => {
   provider.accounts.set('bob', { email: 'bob@example.org', email_verified: true, name: 'Bob' });
-  const first = await me((await signIn('bob')).fragment.get('token')!);
+  const first = await me((await signIn('bob')).token!);
   provider.accounts.set('bob', { email: 'robert@example.org', email_verified: true, name: 'Robert' });
-  const again = await me((await signIn('bob')).fragment.get('token')!);
+  const again = await me((await signIn('bob')).token!);
   assert.equal(again.id, first.id);
   assert.equal(await userCount('robert@example.org'), 0, 'no second account');
 });
@@ -113,7 +127,7 @@ test('an account with the same address is linked when the provider vouches for i
   provider.accounts.set('carol-unverified', { email: 'carol@example.org', email_verified: false, name: 'Mallory' });
   const refused = await signIn('carol-unverified');
   assert.equal(refused.fragment.get('error'), 'email_unverified');
-  assert.equal(refused.fragment.get('token'), null);
+  assert.equal(refused.token, null);
   const links = await service.sql('SELECT subject FROM user_identities WHERE user_id = ?', owner.user.id);
   assert.equal(links.length, 0, 'nothing linked');
   // Without the claim at all, the provider vouches for nothing either.
@@ -121,7 +135,7 @@ test('an account with the same address is linked when the provider vouches for i
   assert.equal((await signIn('carol-silent')).fragment.get('error'), 'email_unverified');
 
   provider.accounts.set('carol', { email: 'carol@example.org', email_verified: true, name: 'Carol' });
-  const linked = await me((await signIn('carol')).fragment.get('token')!);
+  const linked = await me((await signIn('carol')).token!);
   assert.equal(linked.id, owner.user.id);
   // The password still signs in: the account is the same, with two ways in.
   const login = await request(service.instance, 'POST', '/api/auth/login', {
@@ -134,7 +148,7 @@ test('a verified address taking over an unconfirmed password account removes the
   // Someone signed up first with dave's address and a password of their own, never confirming it.
   const squatter = await passwordAccount(service, 'dave@example.org', false);
   provider.accounts.set('dave', { email: 'dave@example.org', email_verified: true, name: 'Dave' });
-  const dave = await me((await signIn('dave')).fragment.get('token')!);
+  const dave = await me((await signIn('dave')).token!);
   assert.equal(dave.id, squatter.user.id);
   assert.equal(dave.emailVerified, true);
   const login = await request(service.instance, 'POST', '/api/auth/login', {
@@ -147,7 +161,7 @@ test('a verified address taking over an unconfirmed password account removes the
 
 test('a new account takes the address as verified only when the provider says so', async () => {
   provider.accounts.set('erin', { email: 'erin@example.org', email_verified: false, name: 'Erin' });
-  const erin = await me((await signIn('erin')).fragment.get('token')!);
+  const erin = await me((await signIn('erin')).token!);
   assert.equal(erin.emailVerified, false);
   assert.equal(erin.email, 'erin@example.org');
 });
@@ -162,11 +176,11 @@ test('the sign-up policy refuses a new account (signup_closed), and makes none',
 
 test('a disabled account is refused (account_disabled); a deleted one counts as absent', async () => {
   provider.accounts.set('gina', { email: 'gina@example.org', email_verified: true, name: 'Gina' });
-  const gina = await me((await signIn('gina')).fragment.get('token')!);
+  const gina = await me((await signIn('gina')).token!);
   await service.sql('UPDATE users SET disabled_at = ? WHERE id = ?', Date.now(), gina.id);
   const refused = await signIn('gina');
   assert.equal(refused.fragment.get('error'), 'account_disabled');
-  assert.equal(refused.fragment.get('token'), null);
+  assert.equal(refused.token, null);
 
   // Deleted: the row stays without its address; the identity no longer leads to it.
   await service.sql(
@@ -175,7 +189,7 @@ test('a disabled account is refused (account_disabled); a deleted one counts as 
     `deleted-${gina.id}`,
     gina.id,
   );
-  const fresh = await me((await signIn('gina')).fragment.get('token')!);
+  const fresh = await me((await signIn('gina')).token!);
   assert.notEqual(fresh.id, gina.id);
   assert.equal(fresh.email, 'gina@example.org');
 });
@@ -184,7 +198,7 @@ test("the provider's admin claim sets provider_admin at every sign-in, and only 
   const adminOf = async (id: string) =>
     Number((await service.sql<{ a: number }>('SELECT provider_admin AS a FROM users WHERE id = ?', id))[0]!.a);
   provider.accounts.set('hal', { email: 'hal@example.org', email_verified: true, groups: ['staff', 'maproom-admins'] });
-  const hal = await me((await signIn('hal')).fragment.get('token')!);
+  const hal = await me((await signIn('hal')).token!);
   assert.equal(await adminOf(hal.id), 1);
   provider.accounts.set('hal', { email: 'hal@example.org', email_verified: true, groups: ['staff'] });
   await signIn('hal');
@@ -196,7 +210,7 @@ test("the provider's admin claim sets provider_admin at every sign-in, and only 
   await signIn('hal', { providerId: 'other' });
   assert.equal(await adminOf(hal.id), 0);
   provider.accounts.set('ivy', { email: 'ivy@example.org', email_verified: true, groups: ['maproom-admins-not'] });
-  assert.equal(await adminOf((await me((await signIn('ivy')).fragment.get('token')!)).id), 0);
+  assert.equal(await adminOf((await me((await signIn('ivy')).token!)).id), 0);
 });
 
 test('a code exchange the provider refuses (a wrong client secret) is sign_in_failed, not a 500', async () => {

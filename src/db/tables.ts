@@ -52,6 +52,13 @@ export interface OidcFlowsTable {
   expires_at: number;
 }
 
+/** A finished sign-in waiting for its browser (by the hash of the browser's hand-over cookie). */
+export interface OidcHandoversTable {
+  secret_hash: string;
+  user_id: string;
+  expires_at: number;
+}
+
 export interface RevokedSessionsTable {
   session_id: string;
   expires_at: number;
@@ -356,6 +363,7 @@ export interface Tables {
   revoked_sessions: RevokedSessionsTable;
   user_identities: UserIdentitiesTable;
   oidc_flows: OidcFlowsTable;
+  oidc_handovers: OidcHandoversTable;
   staged_jobs: StagedJobsTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;

@@ -5,6 +5,7 @@ import { type Instance, request, startInstance } from '../support/instances.js';
 import { makeTestCa, startOidcProvider, type TestCa, type TestProvider } from '../support/oidc-provider.js';
 import {
   type OidcService,
+  handOver,
   providerEntry,
   reachCallback,
   servicePort,
@@ -16,7 +17,8 @@ import { type S3TestServer, s3TestServer } from '../support/swift.js';
 /**
  * Two instances on one PostgreSQL database (with Redis and S3, as a deployment of several
  * needs) behind one public address: a sign-in started on one may come back through the other
- * (the flow is in the database, not in a process), and is still single use across them.
+ * (the flow is in the database, not in a process), its landing page may take the session from
+ * either, and it is still single use across them.
  */
 
 let ca: TestCa;
@@ -56,9 +58,15 @@ test('a sign-in started on one instance finishes on the other, once', async () =
   const answer = await browser.get(elsewhere);
   const fragment = new URLSearchParams(new URL(answer.location!).hash.slice(1));
   assert.equal(fragment.get('returnTo'), '/r/abcdefghij');
-  const me = await request(first.instance, 'GET', '/api/auth/me', { auth: fragment.get('token')! });
+  // The landing page's hand-over reaches the first instance: the callback's cookie is good there.
+  browser.share(second.url, first.url);
+  const { token } = await handOver(browser, first);
+  assert.ok(token, 'the hand-over of one instance is taken on the other');
+  const me = await request(second, 'GET', '/api/auth/me', { auth: token });
   assert.equal(me.status, 200, 'the session of one instance is good on the other');
   assert.equal(me.body.user.email, 'kim@example.org');
   const replay = await browser.get(callback);
   assert.equal(new URLSearchParams(new URL(replay.location!).hash.slice(1)).get('error'), 'sign_in_expired');
+  browser.share(first.url, second.url);
+  assert.equal((await handOver(browser, second)).body.error, 'sign_in_mismatch', 'the hand-over is spent');
 });

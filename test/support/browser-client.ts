@@ -49,9 +49,9 @@ export class BrowserClient {
     return this.send('GET', url);
   }
 
-  /** Posts a form (application/x-www-form-urlencoded), as a browser submits one. */
-  post(url: string, form: Record<string, string>): Promise<Answer> {
-    return this.send('POST', url, new URLSearchParams(form).toString());
+  /** Posts a form (application/x-www-form-urlencoded), as a browser submits one; without one, an empty POST (a page's fetch). */
+  post(url: string, form?: Record<string, string>): Promise<Answer> {
+    return this.send('POST', url, form && new URLSearchParams(form).toString());
   }
 
   private send(method: string, url: string, body?: string): Promise<Answer> {
@@ -65,6 +65,7 @@ export class BrowserClient {
         'content-type': 'application/x-www-form-urlencoded',
         'content-length': String(Buffer.byteLength(body)),
       }),
+      ...(body === undefined && method === 'POST' && { 'content-length': '0' }),
     };
     const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {

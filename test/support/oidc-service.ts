@@ -132,3 +132,13 @@ export async function reachCallback(
   }
   assert.fail('the provider never sent the browser back');
 }
+
+/**
+ * What the landing page does: trades the browser's hand-over cookie (set by the callback) for
+ * the session, `POST /api/auth/oidc/session`. Answers the answer; `token` when it was 200.
+ */
+export async function handOver(browser: BrowserClient, service: { url: string }) {
+  const answer = await browser.post(`${service.url}/api/auth/oidc/session`);
+  const body = answer.body ? JSON.parse(answer.body) : {};
+  return { answer, body, token: answer.status === 200 ? (body.token as string) : null };
+}

@@ -15,6 +15,7 @@ import * as m0013 from './0013_account_states.js';
 import * as m0014 from './0014_account_recovery.js';
 import * as m0015 from './0015_oidc_sign_in.js';
 import * as m0016 from './0016_admin_audit.js';
+import * as m0017 from './0017_oidc_handovers.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -43,6 +44,7 @@ const STEPS: Record<string, Step> = {
   '0014_account_recovery': m0014,
   '0015_oidc_sign_in': m0015,
   '0016_admin_audit': m0016,
+  '0017_oidc_handovers': m0017,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../http/schemas.js';
 import type { OidcClients } from './oidc-clients.js';
+import { Session } from '../users/users.schemas.js';
 import { ProviderParams, Redirect, SignInOptions, StartQuery } from './oidc.schemas.js';
-import { FLOW_COOKIE, type OidcSignIn } from './oidc.service.js';
+import { FLOW_COOKIE, HANDOVER_COOKIE, HANDOVER_PATH, type OidcSignIn } from './oidc.service.js';
 
 /** The cookie `name` of a Cookie header (undefined when absent). */
 function cookieOf(header: string | undefined, name: string): string | undefined {
@@ -45,7 +46,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
     },
     handler: async (request, reply) => {
       const step = await signIn.start(request.params.providerId, request.query.returnTo);
-      return reply.header('set-cookie', step.cookie).header('cache-control', 'no-store').redirect(step.location, 302);
+      return reply.header('set-cookie', step.cookies).header('cache-control', 'no-store').redirect(step.location, 302);
     },
   });
 
@@ -56,8 +57,8 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
       summary: 'Where the identity provider sends the browser back: 302 into the web app, signed in',
       description:
         'Register `<PUBLIC_URL>/api/auth/oidc/<providerId>/callback` at the provider. Signed in: 302 to ' +
-        '`/signed-in#token=<session JWT>&returnTo=<path>` (in the fragment, so it stays out of logs and ' +
-        'Referer). Refused: 302 to `/signed-in#error=<code>&returnTo=<path>`, code one of sign_in_expired ' +
+        '`/signed-in#returnTo=<path>` with an httpOnly cookie, limited to `POST /api/auth/oidc/session` and ' +
+        'valid for a minute, which that page trades for the session (no session token in the address). Refused: 302 to `/signed-in#error=<code>&returnTo=<path>`, code one of sign_in_expired ' +
         '(state unknown, used or expired), sign_in_mismatch (the cookie of the start is missing or another), ' +
         'provider_refused, sign_in_failed, provider_unavailable, email_unverified, signup_closed, account_disabled. ' +
         'An unknown provider is 404.',
@@ -69,7 +70,25 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{
       const query = at >= 0 ? request.url.slice(at) : '';
       const cookie = cookieOf(request.headers.cookie, FLOW_COOKIE);
       const step = await signIn.callback(request.params.providerId, query, cookie);
-      return reply.header('set-cookie', step.cookie).header('cache-control', 'no-store').redirect(step.location, 302);
+      return reply.header('set-cookie', step.cookies).header('cache-control', 'no-store').redirect(step.location, 302);
+    },
+  });
+
+  app.post(HANDOVER_PATH, {
+    config: { rateLimit },
+    schema: {
+      tags: ['accounts'],
+      summary: 'The session of the sign-in with an identity provider that this browser just finished',
+      description:
+        'The landing page `/signed-in` asks it once: the callback gave this browser an httpOnly cookie for it, ' +
+        'valid for a minute and single use (cleared by the answer). Without that cookie (a landing page no ' +
+        'callback sent this browser to) 400 sign_in_mismatch; an unknown, used or expired one 400 ' +
+        'sign_in_expired; an account disabled since 403 account_disabled.',
+      response: { 200: Session, ...errors(400, 403, 429) },
+    },
+    handler: async (request, reply) => {
+      reply.header('set-cookie', signIn.clearedHandover()).header('cache-control', 'no-store');
+      return signIn.handOver(cookieOf(request.headers.cookie, HANDOVER_COOKIE));
     },
   });
 };

@@ -1,9 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { OidcProviderSetting } from '../../config.js';
-import { AppError, signInRefused } from '../../errors.js';
+import { AppError, accountDisabled, signInRefused } from '../../errors.js';
 import { sha256 } from '../../ids.js';
 import type { SessionKeys } from '../../auth/sessions.js';
+import { presentUser } from '../users/users.presenter.js';
+import type { UsersRepository } from '../users/users.repository.js';
 import type { PendingInvitations } from '../users/users.service.js';
 import type { OidcAccounts, ProviderClaims } from './oidc-accounts.js';
 import type { OidcClients } from './oidc-clients.js';
@@ -12,7 +14,15 @@ import { safeReturnTo } from './return-to.js';
 
 /** The cookie that binds a sign-in to the browser that started it. */
 export const FLOW_COOKIE = 'maproom_oidc';
-/** The web app's page that finishes a sign-in: `#token=...&returnTo=...`, or `#error=<code>&returnTo=...`. */
+/**
+ * The cookie that hands a finished sign-in to the browser that started it: httpOnly, sent only
+ * to the hand-over route, for a minute.
+ */
+export const HANDOVER_COOKIE = 'maproom_oidc_handover';
+export const HANDOVER_PATH = '/api/auth/oidc/session';
+/** How long a finished sign-in waits for its landing page (the page asks at once). */
+const HANDOVER_SECONDS = 60;
+/** The web app's page that finishes a sign-in: `#returnTo=...` (then it asks the hand-over), or `#error=<code>&returnTo=...`. */
 export const LANDING_PATH = '/signed-in';
 const SCOPE = 'openid email profile';
 
@@ -26,6 +36,7 @@ export interface OidcSignInParts {
   flows: OidcFlowsRepository;
   accounts: OidcAccounts;
   sessions: Pick<SessionKeys, 'issue'>;
+  users: Pick<UsersRepository, 'findById'>;
   invitations: PendingInvitations;
   /** PUBLIC_URL (or the listening address): the callback's address registered at the providers. */
   publicUrl: string;
@@ -33,10 +44,10 @@ export interface OidcSignInParts {
   log: Logger;
 }
 
-/** Where the browser goes next, and the flow cookie to set (or clear). */
+/** Where the browser goes next, and the cookies to set (or clear). */
 export interface BrowserStep {
   location: string;
-  cookie: string;
+  cookies: string[];
 }
 
 /**
@@ -86,7 +97,7 @@ export class OidcSignIn {
       state,
       nonce,
     });
-    return { location: url.href, cookie: this.cookie(provider.id, browserSecret, flowSeconds) };
+    return { location: url.href, cookies: [this.cookie(provider.id, browserSecret, flowSeconds)] };
   }
 
   /** `query`: the callback's query string as received (with its leading `?`, or empty). */
@@ -112,13 +123,43 @@ export class OidcSignIn {
         email: user.email,
         emailVerified: user.email_verified_at !== null,
       });
-      const token = await this.parts.sessions.issue(user);
-      const fragment = new URLSearchParams({ token, returnTo: flow.return_to });
-      return { location: `${LANDING_PATH}#${fragment}`, cookie: this.cookie(provider.id, '', 0) };
+      // The session goes only to this browser: its landing page trades the hand-over cookie for it.
+      const handover = randomBytes(32).toString('base64url');
+      await this.parts.flows.insertHandover({
+        secret_hash: sha256(handover),
+        user_id: user.id,
+        expires_at: Date.now() + HANDOVER_SECONDS * 1000,
+      });
+      const fragment = new URLSearchParams({ returnTo: flow.return_to });
+      return {
+        location: `${LANDING_PATH}#${fragment}`,
+        cookies: [this.cookie(provider.id, '', 0), this.handoverCookie(handover, HANDOVER_SECONDS)],
+      };
     } catch (error) {
       if (error instanceof AppError) return this.refused(provider, error, flow?.return_to ?? '/');
       throw error;
     }
+  }
+
+  /**
+   * The session of the sign-in this browser finished (its hand-over cookie), once: no cookie is
+   * 400 sign_in_mismatch (a landing page that no callback sent this browser to); an unknown, used
+   * or expired one is 400 sign_in_expired; an account disabled meanwhile is 403 account_disabled.
+   */
+  async handOver(cookieValue: string | undefined) {
+    if (!cookieValue || cookieValue.length > 100)
+      throw signInRefused('sign_in_mismatch', 'No sign-in with an identity provider was finished in this browser');
+    const handover = await this.parts.flows.takeHandover(sha256(cookieValue));
+    const user = handover && handover.expires_at >= Date.now() && (await this.parts.users.findById(handover.user_id));
+    if (!user || user.deleted_at !== null)
+      throw signInRefused('sign_in_expired', 'This sign-in was already used or has expired; sign in again');
+    if (user.disabled_at !== null) throw accountDisabled();
+    return { token: await this.parts.sessions.issue(user), user: presentUser(user) };
+  }
+
+  /** The hand-over cookie cleared (after the trade, whatever its outcome). */
+  clearedHandover(): string {
+    return this.handoverCookie('', 0);
   }
 
   /** Forgets the sign-ins that were started and never finished (a sweep). */
@@ -180,7 +221,16 @@ export class OidcSignIn {
   private refused(provider: OidcProviderSetting, error: AppError, returnTo: string): BrowserStep {
     this.parts.log.info({ provider: provider.id, refusal: error.code }, 'an identity provider sign-in was refused');
     const fragment = new URLSearchParams({ error: error.code, returnTo });
-    return { location: `${LANDING_PATH}#${fragment}`, cookie: this.cookie(provider.id, '', 0) };
+    return { location: `${LANDING_PATH}#${fragment}`, cookies: [this.cookie(provider.id, '', 0)] };
+  }
+
+  /**
+   * httpOnly, SameSite=Lax, only to the hand-over route. A link to the landing page cannot
+   * carry it (another site's page cannot set it, and a cross-site POST does not send it).
+   */
+  private handoverCookie(value: string, maxAgeSeconds: number): string {
+    const secure = this.parts.publicUrl.startsWith('https:') ? '; Secure' : '';
+    return `${HANDOVER_COOKIE}=${value}; Path=${HANDOVER_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
   }
 
   /** httpOnly, SameSite=Lax (sent on the provider's top-level redirect back), only to this provider's callback. */

@@ -21,6 +21,7 @@ const WITHOUT_SESSION = new Set([
   '/api/auth/password-reset',
   '/api/auth/password-reset/confirm',
   '/api/auth/providers',
+  '/api/auth/oidc/session',
 ]);
 
 /**

@@ -1179,7 +1179,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back: 302 into the web app, signed in
-         * @description Register `<PUBLIC_URL>/api/auth/oidc/<providerId>/callback` at the provider. Signed in: 302 to `/signed-in#token=<session JWT>&returnTo=<path>` (in the fragment, so it stays out of logs and Referer). Refused: 302 to `/signed-in#error=<code>&returnTo=<path>`, code one of sign_in_expired (state unknown, used or expired), sign_in_mismatch (the cookie of the start is missing or another), provider_refused, sign_in_failed, provider_unavailable, email_unverified, signup_closed, account_disabled. An unknown provider is 404.
+         * @description Register `<PUBLIC_URL>/api/auth/oidc/<providerId>/callback` at the provider. Signed in: 302 to `/signed-in#returnTo=<path>` with an httpOnly cookie, limited to `POST /api/auth/oidc/session` and valid for a minute, which that page trades for the session (no session token in the address). Refused: 302 to `/signed-in#error=<code>&returnTo=<path>`, code one of sign_in_expired (state unknown, used or expired), sign_in_mismatch (the cookie of the start is missing or another), provider_refused, sign_in_failed, provider_unavailable, email_unverified, signup_closed, account_disabled. An unknown provider is 404.
          */
         get: {
             parameters: {
@@ -1222,6 +1222,82 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The session of the sign-in with an identity provider that this browser just finished
+         * @description The landing page `/signed-in` asks it once: the callback gave this browser an httpOnly cookie for it, valid for a minute and single use (cleared by the answer). Without that cookie (a landing page no callback sent this browser to) 400 sign_in_mismatch; an unknown, used or expired one 400 sign_in_expired; an account disabled since 403 account_disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Session JWT for `Authorization: Bearer` */
+                            token: string;
+                            user: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description Whether the address is confirmed; only a confirmed address accepts invitations */
+                                emailVerified: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../api/client';
+import { ApiError, api, messageOf, ok } from '../api/client';
 import { route } from '../router';
 import { session } from '../session';
 import { SIGN_IN_WINDOW, SignIn } from './sign-in';
@@ -8,7 +8,8 @@ import { SIGN_IN_WINDOW, SignIn } from './sign-in';
 const REFUSALS: Record<string, string> = {
   sign_in_expired: 'This sign-in was already used or has expired. Please sign in again.',
   sign_in_mismatch:
-    'This sign-in was started in another browser or window, or its cookie was blocked. Please sign in again from here.',
+    'No sign-in was finished in this browser: it was started in another browser or window, or its cookie was ' +
+    'blocked. Please sign in again from here.',
   provider_refused: 'The identity provider did not let you in (the sign-in may have been cancelled).',
   sign_in_failed: "The identity provider's answer could not be checked. Please try again.",
   provider_unavailable: 'The identity provider cannot be reached just now. Please try again in a moment.',
@@ -29,29 +30,30 @@ function replaceWith(path: string) {
 }
 
 /**
- * Where the service sends the browser back from an identity provider: `#token=...&returnTo=...`
- * signs in and goes on to `returnTo`; `#error=<code>&returnTo=...` says why not and offers the
- * ways in again. The fragment is removed from the address at once.
+ * Where the service sends the browser back from an identity provider: `#returnTo=...` asks the
+ * service for the session this browser's sign-in finished (`POST /api/auth/oidc/session`, which
+ * answers only with the httpOnly cookie the callback gave this browser, so a link to this page
+ * signs nobody in) and goes on to `returnTo`; `#error=<code>&returnTo=...` says why not and
+ * offers the ways in again. The fragment is removed from the address at once.
  */
 export function SignedInPage() {
   const [answer] = useState(() => new URLSearchParams(location.hash.slice(1)));
-  const token = answer.get('token');
   const code = answer.get('error');
   const raw = answer.get('returnTo') ?? '/';
   // The service only sends paths of this site; checked again here, since anyone can type a fragment.
   const returnTo = /^\/(?![/\\])/.test(raw) ? raw : '/';
-  const [failure, setFailure] = useState(token ? '' : code ? (REFUSALS[code] ?? UNKNOWN) : UNKNOWN);
+  const [failure, setFailure] = useState(code ? (REFUSALS[code] ?? UNKNOWN) : '');
   useEffect(() => {
     history.replaceState(null, '', '/signed-in');
-    if (!token) return;
-    ok(api.GET('/api/auth/me', { headers: { Authorization: `Bearer ${token}` } })).then(
-      ({ user }) => {
+    if (code) return;
+    ok(api.POST('/api/auth/oidc/session')).then(
+      ({ token, user }) => {
         session.signIn(token, user);
         // A window a lapsed page opened to sign in again: the page has the session now.
         if (window.name === SIGN_IN_WINDOW) window.close();
         replaceWith(returnTo);
       },
-      (error) => setFailure(messageOf(error)),
+      (error) => setFailure(error instanceof ApiError ? (REFUSALS[error.code] ?? messageOf(error)) : messageOf(error)),
     );
   }, []);
   return (
