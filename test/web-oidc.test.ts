@@ -111,6 +111,18 @@ describe('sign-in with an identity provider in the browser', { skip }, () => {
     assert.equal(await page.evaluate(() => location.hash), '', 'no fragment left');
     await shot(page, 'signed-in');
 
+    // Login CSRF: a link to the landing page with someone's session in its fragment (the old
+    // form) or only a returnTo signs another browser in as nobody: it holds no hand-over cookie.
+    const victim = await newPage();
+    await victim.goto(`${service.url}/signed-in#token=${session!.token}&returnTo=%2F`);
+    await victim.getByRole('alert').getByText('No sign-in was finished in this browser').waitFor();
+    assert.equal(await storedSession(victim), null, 'the victim is not signed in as someone else');
+    await victim.goto('about:blank');
+    await victim.goto(`${service.url}/signed-in#returnTo=%2F`);
+    await victim.getByRole('alert').getByText('No sign-in was finished in this browser').waitFor();
+    assert.equal(await storedSession(victim), null);
+    await victim.context().close();
+
     // A private room asks to sign in; the button brings the person back to that room.
     const roomId = uniqueRoomId();
     const created = await fetch(`${service.url}/api/rooms/${roomId}`, {
