@@ -121,6 +121,9 @@ describe('sign-in with an identity provider in the browser', { skip }, () => {
     await victim.goto(`${service.url}/signed-in#returnTo=%2F`);
     await victim.getByRole('alert').getByText('No sign-in was finished in this browser').waitFor();
     assert.equal(await storedSession(victim), null);
+    await shot(victim, 'forged-landing');
+    await victim.setViewportSize({ width: 390, height: 844 });
+    await shot(victim, 'forged-landing-phone');
     await victim.context().close();
 
     // A private room asks to sign in; the button brings the person back to that room.
