@@ -138,6 +138,7 @@ import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
 import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
+import { AccountHolders } from './modules/users/account-holders.js';
 import { ProviderAccountsRepository, UsersRepository } from './modules/users/users.repository.js';
 import { SignupPolicy } from './modules/users/signup-policy.js';
 import { IdentitiesRepository } from './modules/oidc/identities.repository.js';
@@ -236,15 +237,17 @@ function oidcSignInOf(
   config: Config,
   parts: Pick<OidcSignInParts, 'sessions' | 'invitations' | 'publicUrl' | 'log'> & {
     db: Db;
+    holders: AccountHolders;
     users: UsersRepository;
     members: MembersRepository;
   },
 ) {
-  const { db, users, members, ...rest } = parts;
+  const { db, users, members, holders, ...rest } = parts;
   const clients = new OidcClients(oidcProvidersOf(config), parts.log);
   const accounts = new OidcAccounts({
     users,
     providerAccounts: new ProviderAccountsRepository(db),
+    holders,
     identities: new IdentitiesRepository(db),
     policy: new SignupPolicy(config, members),
   });
@@ -337,6 +340,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     accessChanges,
   );
   const sessions = new SessionKeys(config);
+  const holders = new AccountHolders(users, access);
   const membersService = new MembersService({ members, users, access, outbox, publicUrl, writePath });
   const verification = new EmailVerification(users, outbox, membersService, {
     publicUrl,
@@ -370,6 +374,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       },
       leaveAll: (userId) => members.removeAllOf(userId),
     },
+    holders,
     config,
   });
   const passwordReset = new PasswordReset({
@@ -380,7 +385,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     invitations: membersService,
     publicUrl,
     config,
-    access,
+    holders,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
@@ -411,11 +416,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(accountRoutes, {
     users: usersService,
     reset: passwordReset,
-    changes: new AccountChanges(users, passwords, verification, access),
+    changes: new AccountChanges(users, passwords, verification, holders),
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
   const oidc = oidcSignInOf(config, {
     db,
+    holders,
     users,
     members,
     sessions,

@@ -98,6 +98,34 @@ export class UsersRepository {
     });
   }
 
+  /**
+   * Ends, in one transaction, what the account's past holders may still have: the columns in
+   * `changes` (a cut-off of its sessions, with the one session it keeps, or none), its pending
+   * e-mail-change and password-reset links, and, with `roomTokens`, the room tokens it created.
+   * `onlyUnproven` changes nothing when the address was proven meanwhile. Answers whether the
+   * account changed.
+   */
+  async endPastHolders(
+    userId: string,
+    changes: Updateable<UsersTable> & { sessions_not_before: number; sessions_kept: string | null },
+    options: { roomTokens?: boolean; onlyUnproven?: boolean } = {},
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let update = trx.updateTable('users').set(changes).where('id', '=', userId);
+      if (options.onlyUnproven) update = update.where('email_verified_at', 'is', null);
+      const result = await update.executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx
+        .deleteFrom('email_verifications')
+        .where('user_id', '=', userId)
+        .where('purpose', '=', 'change')
+        .execute();
+      await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+      if (options.roomTokens) await trx.deleteFrom('api_tokens').where('created_by', '=', userId).execute();
+      return true;
+    });
+  }
+
   async markVerified(userId: string, at: number): Promise<void> {
     await this.db.updateTable('users').set({ email_verified_at: at }).where('id', '=', userId).execute();
   }
@@ -150,20 +178,6 @@ export class ProviderAccountsRepository {
       .updateTable('users')
       .set({ provider_admin: admin ? 1 : 0 })
       .where('id', '=', userId)
-      .execute();
-  }
-
-  /**
-   * The provider vouches for the address of an account that never proved it: the address is
-   * now proven, and whoever made the account with a password they chose loses it, with every
-   * session issued before now (an account made in someone else's name is not taken over).
-   */
-  async claimUnproven(userId: string, at: number): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({ email_verified_at: at, password_hash: null, sessions_not_before: at })
-      .where('id', '=', userId)
-      .where('email_verified_at', 'is', null)
       .execute();
   }
 }

@@ -19,6 +19,7 @@ import {
   wrongPassword,
 } from '../../errors.js';
 import { newId } from '../../ids.js';
+import type { AccountHolders } from './account-holders.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { SignupPolicy } from './signup-policy.js';
@@ -65,6 +66,7 @@ export interface UsersServiceParts {
   access: Pick<AccessChanges, 'forgetSession' | 'forgetTokens' | 'forgetRoom'>;
   policy: Pick<SignupPolicy, 'check'>;
   rooms: AccountRooms;
+  holders: Pick<AccountHolders, 'end'>;
   config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'freshSignInSeconds'>;
 }
 
@@ -84,6 +86,7 @@ export class UsersService {
   private readonly access: UsersServiceParts['access'];
   private readonly policy: UsersServiceParts['policy'];
   private readonly rooms: AccountRooms;
+  private readonly holders: UsersServiceParts['holders'];
   private readonly config: UsersServiceParts['config'];
 
   constructor(parts: UsersServiceParts) {
@@ -97,6 +100,7 @@ export class UsersService {
       access: this.access,
       policy: this.policy,
       rooms: this.rooms,
+      holders: this.holders,
       config: this.config,
     } = parts);
   }
@@ -180,15 +184,10 @@ export class UsersService {
   async setDisabled(userId: string, disabled: boolean): Promise<UserRow> {
     const user = await this.users.findById(userId);
     if (!user || user.deleted_at !== null) throw notFound('User');
-    const now = Date.now();
-    const changed = await this.users.update(
-      userId,
-      disabled
-        ? { disabled_at: user.disabled_at ?? now, sessions_not_before: now, sessions_kept: null }
-        : { disabled_at: null },
-    );
+    if (disabled) await this.holders.end(userId, { disabled_at: user.disabled_at ?? Date.now() });
+    else await this.users.update(userId, { disabled_at: null });
     this.access.forgetTokens();
-    return changed!;
+    return (await this.users.findById(userId))!;
   }
 
   /**
