@@ -86,3 +86,21 @@ test('disabling an account spends its pending links', async () => {
   assertError(await follow(change), 400, 'invalid_token');
   assertError(await confirmReset(reset, NEW_PASSWORD), 400, 'invalid_token');
 });
+
+test('spending reset links keeps them counted by the per-address limit', async () => {
+  const user = await signup(t.app, uniqueEmail('counted'));
+  const limit = t.config.passwordResetsPerAddressPerHour;
+  let link = '';
+  for (let i = 0; i < limit; i++) link = await resetLink(user.email);
+  assert.equal((await confirmReset(link, NEW_PASSWORD)).statusCode, 204);
+  const mails = () =>
+    mailboxOf(t.app)
+      .to(user.email)
+      .filter((m) => /Reset your/.test(m.subject)).length;
+  assert.equal(mails(), limit);
+  assert.equal(
+    (await call(t.app, 'POST', '/api/auth/password-reset', { body: { email: user.email } })).statusCode,
+    202,
+  );
+  assert.equal(mails(), limit, 'no mail past the limit, links spent or not');
+});

@@ -28,13 +28,16 @@ export const ProviderParams = Type.Object({
   }),
 });
 
-export const StartQuery = Type.Object({
-  returnTo: Type.Optional(
-    Type.String({
-      maxLength: RETURN_TO_MAX,
-      description: 'The path of this site to open once signed in; anything but a path of this site becomes `/`',
-    }),
-  ),
-});
+export const StartQuery = Type.Object(
+  {
+    returnTo: Type.Optional(
+      Type.String({
+        maxLength: RETURN_TO_MAX,
+        description: 'The path of this site to open once signed in; anything but a path of this site becomes `/`',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const Redirect = Type.Null({ description: 'A redirect (Location header); see the description' });

@@ -120,7 +120,8 @@ export class UsersRepository {
         .where('user_id', '=', userId)
         .where('purpose', '=', 'change')
         .execute();
-      await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+      // Spent, not deleted: the per-address limit on reset mails still counts them.
+      await trx.updateTable('password_resets').set({ user_id: null }).where('user_id', '=', userId).execute();
       if (options.roomTokens) await trx.deleteFrom('api_tokens').where('created_by', '=', userId).execute();
       return true;
     });
