@@ -54,6 +54,14 @@ export const signupClosed = (message: string) => new AppError(403, 'signup_close
 export const accountDisabled = () =>
   new AppError(403, 'account_disabled', 'This account is disabled; ask the administrator of this Maproom to enable it');
 
+/** 403 session_max_age: the session was signed in more than SESSION_MAX_AGE_SECONDS ago, so it no longer renews. */
+export const sessionMaxAge = () =>
+  new AppError(
+    403,
+    'session_max_age',
+    'This session was signed in too long ago to be renewed; it ends when it expires, then sign in again',
+  );
+
 /** 403 local_accounts_off: LOCAL_ACCOUNTS=off, so only the identity providers sign people in. */
 export const localAccountsOff = () =>
   new AppError(

@@ -1,4 +1,5 @@
 import type { Caller } from '../../auth/access.js';
+import { accountRefuses } from '../../auth/authenticator.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { SessionClaims, SessionKeys } from '../../auth/sessions.js';
@@ -15,6 +16,7 @@ import {
   notFound,
   ownsRooms,
   reauthenticationRequired,
+  sessionMaxAge,
   unauthorized,
   wrongPassword,
 } from '../../errors.js';
@@ -67,7 +69,7 @@ export interface UsersServiceParts {
   policy: Pick<SignupPolicy, 'check'>;
   rooms: AccountRooms;
   holders: Pick<AccountHolders, 'end'>;
-  config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'freshSignInSeconds'>;
+  config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'sessionMaxAgeSeconds' | 'freshSignInSeconds'>;
 }
 
 type UserCaller = Extract<Caller, { kind: 'user' }>;
@@ -148,16 +150,22 @@ export class UsersService {
   }
 
   /**
-   * A new JWT of the same session (same id: logging out ends both) with a full lifetime. The
-   * authenticator already refused a revoked, expired, disabled or cut-off session.
+   * A new JWT of the same session (same id: logging out ends both) with a full lifetime and
+   * the same sign-in time. The authenticator already refused a revoked, expired, disabled or
+   * cut-off session; the account is checked again after it is read, so that a renewal that
+   * passed just before a cut-off or a disable is not signed after it. A session signed in more
+   * than SESSION_MAX_AGE_SECONDS ago is not renewed (403 session_max_age): it expires.
    */
   async renew(caller: UserCaller) {
     const session = caller.session;
     if (!session) throw invalidSession();
     if (session.external) throw forbidden('Sessions of an external identity provider are renewed by the provider');
     const user = await this.users.findById(caller.userId);
-    if (!user) throw invalidSession();
-    return { token: await this.sessions.issue(user, session.id), user: presentUser(user) };
+    if (!user || accountRefuses(user, { sessionId: session.id, signedInAtMs: session.signedInAt }))
+      throw invalidSession();
+    if (Date.now() >= session.signedInAt + this.config.sessionMaxAgeSeconds * 1000) throw sessionMaxAge();
+    const token = await this.sessions.issue(user, { sessionId: session.id, signedInAtMs: session.signedInAt });
+    return { token, user: presentUser(user) };
   }
 
   /**
@@ -201,7 +209,7 @@ export class UsersService {
       const valid = password !== undefined && (await this.passwords.verify(password, user.password_hash));
       if (!valid) throw wrongPassword();
     } else {
-      const fresh = (caller.session?.issuedAt ?? 0) >= Date.now() - this.config.freshSignInSeconds * 1000;
+      const fresh = (caller.session?.signedInAt ?? 0) >= Date.now() - this.config.freshSignInSeconds * 1000;
       if (!fresh) throw reauthenticationRequired(Math.max(1, Math.round(this.config.freshSignInSeconds / 60)));
     }
     await this.deleteAccount(user.id, { ownedRooms: 'refuse' });
