@@ -147,7 +147,7 @@ test('a verified address taking over an unconfirmed password account removes the
 });
 
 test('a claim ends everything the maker of the account kept: the kept session, links, room tokens', async () => {
-  const squatter = await passwordAccount(service, 'frank@example.org', true);
+  const squatter = await passwordAccount(service, 'hank@example.org', true);
   const auth = squatter.token;
   // While the address counts as proven (set in the database), the maker makes a room and a token.
   const roomId = `kept${Date.now().toString(36)}`.slice(0, 10).padEnd(10, '0');
@@ -178,16 +178,16 @@ test('a claim ends everything the maker of the account kept: the kept session, l
     squatter.user.id,
   );
 
-  provider.accounts.set('frank', { email: 'frank@example.org', email_verified: true, name: 'Frank' });
-  const frank = await me((await signIn('frank')).fragment.get('token')!);
-  assert.equal(frank.id, squatter.user.id);
+  provider.accounts.set('hank', { email: 'hank@example.org', email_verified: true, name: 'Hank' });
+  const hank = await me((await signIn('hank')).fragment.get('token')!);
+  assert.equal(hank.id, squatter.user.id);
   const kept = await request(service.instance, 'GET', '/api/auth/me', { auth });
   assert.equal(kept.status, 401, 'the session the maker kept through a password change ends');
   const read = await request(service.instance, 'GET', `/api/rooms/${roomId}`, { auth: issued.body.token });
   assert.equal(read.status, 401, 'the room token the maker created ends');
   const follow = await request(service.instance, 'POST', '/api/auth/verify-email', { body: { token: secret } });
   assert.equal(follow.status, 400, 'the address change the maker asked for is gone');
-  assert.equal((await me((await signIn('frank')).fragment.get('token')!)).email, 'frank@example.org');
+  assert.equal((await me((await signIn('hank')).fragment.get('token')!)).email, 'hank@example.org');
 });
 
 test('a new account takes the address as verified only when the provider says so', async () => {
