@@ -9,6 +9,7 @@ import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
 import {
   geoLimitsOf,
+  listSetting,
   oidcProvidersOf,
   publicUrlOf,
   rasterCacheSizesOf,
@@ -356,6 +357,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     access,
     owners: membersService,
     maxRoomsPerUser: config.maxRoomsPerUser,
+    verifiedToCreate: config.signup !== 'open' || listSetting(config.signupDomains).length > 0,
   });
   const usersService = new UsersService({
     users,

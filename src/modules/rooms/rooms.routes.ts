@@ -25,6 +25,10 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       tags,
       security,
       summary: 'Create a room (the caller becomes owner); on an existing room, change nothing',
+      description:
+        'With SIGNUP other than `open`, or SIGNUP_DOMAINS set, an account whose address is not confirmed yet ' +
+        'makes no room: 403 email_not_verified until it follows the link mailed to it. 403 room_limit_reached ' +
+        'past MAX_ROOMS_PER_USER.',
       params: RoomParams,
       body: S.CreateRoomBody,
       response: { 200: S.CreateRoomReply, ...errors(400, 401, 403) },
