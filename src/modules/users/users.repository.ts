@@ -76,11 +76,15 @@ export class UsersRepository {
 
   /**
    * Turns the account into a tombstone in one transaction: no address (a unique placeholder
-   * that no form accepts), no password, deleted; its pending links gone. The name stays, so
+   * that no form accepts), no password, deleted; its pending links and the invitations to its
+   * address gone. The name stays, so
    * that history and comments keep naming its work.
    */
   async tombstone(userId: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      const user = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+      // Invitations to the address were for this person: a new account with it must not inherit them.
+      if (user) await trx.deleteFrom('pending_invitations').where('email', '=', user.email).execute();
       await trx
         .updateTable('users')
         .set({
