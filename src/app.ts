@@ -611,6 +611,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         setDisabled: (userId, disabled) => usersService.setDisabled(userId, disabled),
         deleteAccount: (userId, options) => usersService.deleteAccount(userId, options),
         findUser: (userId) => users.findById(userId),
+        isAdmin: (user) => admins.isAdmin(user),
         sendReset: (user) => passwordReset.sendTo(user),
         transferOwnership: (roomId, toUserId, actor) => membersService.transferOwnership(roomId, toUserId, actor),
       },

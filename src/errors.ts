@@ -238,5 +238,12 @@ export const jobEnded = () =>
   conflict('job_ended', 'Only a waiting or running job can be cancelled; this one has ended');
 
 /** 409 own_account: an admin may not disable or delete their own account from the admin page. */
+/** 409 admin_account: another instance admin is not disabled or deleted from the admin page. */
+export const adminAccount = () =>
+  conflict(
+    'admin_account',
+    "This account is an instance administrator: remove it from ADMIN_EMAILS or from the identity provider's admin group first",
+  );
+
 export const ownAccount = () =>
   conflict('own_account', 'You cannot disable or delete your own account here; ask another administrator');
