@@ -342,7 +342,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   const sessions = new SessionKeys(config);
   const holders = new AccountHolders(users, access);
-  const membersService = new MembersService({ members, users, access, outbox, publicUrl, writePath });
+  const membersService = new MembersService({
+    members,
+    users,
+    access,
+    outbox,
+    publicUrl,
+    writePath,
+    ownerLimits: {
+      maxRoomsPerUser: config.maxRoomsPerUser,
+      assertRoomFor: (roomId, bytes, db) => files.assertRoomFor(roomId, bytes, db),
+    },
+  });
   const verification = new EmailVerification(users, outbox, membersService, {
     publicUrl,
     resendIntervalMs: config.verificationResendSeconds * 1000,

@@ -112,10 +112,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
       summary: 'Hand a room to one of its members (admin)',
       description:
         `${WHO} The member becomes owner and the old owner editor, live and in the room's history. ` +
-        'A user who is not a member is 404. Written to the audit list.',
+        "A user who is not a member is 404; past the member's MAX_ROOMS_PER_USER 403 room_limit_reached, past " +
+        'their storage quota 413 quota_exceeded. Written to the audit list.',
       params: RoomParams,
       body: S.TransferBody,
-      response: { 200: S.AdminRoom, ...errors(400, 401, 403, 404) },
+      response: { 200: S.AdminRoom, ...errors(400, 401, 403, 404, 413) },
     },
     handler: async (request) => admin.transferRoom(adminId(request), request.params.roomId, request.body.userId),
   });
