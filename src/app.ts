@@ -9,6 +9,7 @@ import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
 import {
   geoLimitsOf,
+  listSetting,
   oidcProvidersOf,
   publicUrlOf,
   rasterCacheSizesOf,
@@ -138,6 +139,7 @@ import { TokensRepository } from './modules/tokens/tokens.repository.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { TokensService } from './modules/tokens/tokens.service.js';
 import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
+import { AccountHolders } from './modules/users/account-holders.js';
 import { ProviderAccountsRepository, UsersRepository } from './modules/users/users.repository.js';
 import { SignupPolicy } from './modules/users/signup-policy.js';
 import { IdentitiesRepository } from './modules/oidc/identities.repository.js';
@@ -236,16 +238,18 @@ function oidcSignInOf(
   config: Config,
   parts: Pick<OidcSignInParts, 'sessions' | 'invitations' | 'publicUrl' | 'log'> & {
     db: Db;
+    holders: AccountHolders;
     users: UsersRepository;
     members: MembersRepository;
   },
 ) {
-  const { db, members, ...rest } = parts;
+  const { db, members, holders, ...rest } = parts;
   const { users } = parts;
   const clients = new OidcClients(oidcProvidersOf(config), parts.log);
   const accounts = new OidcAccounts({
     users,
     providerAccounts: new ProviderAccountsRepository(db),
+    holders,
     identities: new IdentitiesRepository(db),
     policy: new SignupPolicy(config, members),
   });
@@ -338,7 +342,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     accessChanges,
   );
   const sessions = new SessionKeys(config);
-  const membersService = new MembersService({ members, users, access, outbox, publicUrl, writePath });
+  const holders = new AccountHolders(users, access);
+  const membersService = new MembersService({
+    members,
+    users,
+    access,
+    outbox,
+    publicUrl,
+    writePath,
+    ownerLimits: {
+      maxRoomsPerUser: config.maxRoomsPerUser,
+      assertRoomFor: (roomId, bytes, db) => files.assertRoomFor(roomId, bytes, db),
+    },
+  });
   const verification = new EmailVerification(users, outbox, membersService, {
     publicUrl,
     resendIntervalMs: config.verificationResendSeconds * 1000,
@@ -353,6 +369,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     access,
     owners: membersService,
     maxRoomsPerUser: config.maxRoomsPerUser,
+    verifiedToCreate: config.signup !== 'open' || listSetting(config.signupDomains).length > 0,
   });
   const usersService = new UsersService({
     users,
@@ -371,6 +388,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       },
       leaveAll: (userId) => members.removeAllOf(userId),
     },
+    holders,
     config,
   });
   const passwordReset = new PasswordReset({
@@ -381,7 +399,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     invitations: membersService,
     publicUrl,
     config,
-    access,
+    holders,
   });
   const tokensService = new TokensService(tokens, access);
   const authenticator = new Authenticator(sessions, access, {
@@ -412,11 +430,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(accountRoutes, {
     users: usersService,
     reset: passwordReset,
-    changes: new AccountChanges(users, passwords, verification, access),
+    changes: new AccountChanges(users, passwords, verification, holders),
     rateLimitPerMinute: config.authRateLimitPerMinute,
   });
   const oidc = oidcSignInOf(config, {
     db,
+    holders,
     users,
     members,
     sessions,
@@ -604,6 +623,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         setDisabled: (userId, disabled) => usersService.setDisabled(userId, disabled),
         deleteAccount: (userId, options) => usersService.deleteAccount(userId, options),
         findUser: (userId) => users.findById(userId),
+        isAdmin: (user) => admins.isAdmin(user),
         sendReset: (user) => passwordReset.sendTo(user),
         transferOwnership: (roomId, toUserId, actor) => membersService.transferOwnership(roomId, toUserId, actor),
       },

@@ -22,6 +22,8 @@ export const ConfigSchema = Type.Object({
   /** `all` serves requests and runs jobs; `http` only serves; `jobs` only runs jobs and sweeps (and answers /api/health, /api/ready). */
   instanceRole: Type.Enum(['all', 'http', 'jobs'], { default: 'all' }),
   sessionTtlSeconds: Type.Integer({ minimum: 5, default: 7 * 24 * 3600 }),
+  /** How long after signing in a session may still be renewed; then it expires and the person signs in again. */
+  sessionMaxAgeSeconds: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
   authJwksUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   authIssuer: Type.Optional(Type.String({ minLength: 1 })),
   authAudience: Type.Optional(Type.String({ minLength: 1 })),
@@ -147,6 +149,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
   instanceRole: 'INSTANCE_ROLE',
   sessionTtlSeconds: 'SESSION_TTL_SECONDS',
+  sessionMaxAgeSeconds: 'SESSION_MAX_AGE_SECONDS',
   authJwksUrl: 'AUTH_JWKS_URL',
   authIssuer: 'AUTH_ISSUER',
   authAudience: 'AUTH_AUDIENCE',

@@ -54,6 +54,14 @@ export const signupClosed = (message: string) => new AppError(403, 'signup_close
 export const accountDisabled = () =>
   new AppError(403, 'account_disabled', 'This account is disabled; ask the administrator of this Maproom to enable it');
 
+/** 403 session_max_age: the session was signed in more than SESSION_MAX_AGE_SECONDS ago, so it no longer renews. */
+export const sessionMaxAge = () =>
+  new AppError(
+    403,
+    'session_max_age',
+    'This session was signed in too long ago to be renewed; it ends when it expires, then sign in again',
+  );
+
 /** 403 local_accounts_off: LOCAL_ACCOUNTS=off, so only the identity providers sign people in. */
 export const localAccountsOff = () =>
   new AppError(
@@ -230,5 +238,12 @@ export const jobEnded = () =>
   conflict('job_ended', 'Only a waiting or running job can be cancelled; this one has ended');
 
 /** 409 own_account: an admin may not disable or delete their own account from the admin page. */
+/** 409 admin_account: another instance admin is not disabled or deleted from the admin page. */
+export const adminAccount = () =>
+  conflict(
+    'admin_account',
+    "This account is an instance administrator: remove it from ADMIN_EMAILS or from the identity provider's admin group first",
+  );
+
 export const ownAccount = () =>
   conflict('own_account', 'You cannot disable or delete your own account here; ask another administrator');

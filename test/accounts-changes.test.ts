@@ -131,3 +131,22 @@ test('a session lifetime of a few seconds is accepted (for tests) and such a ses
     await short.close();
   }
 });
+
+test('the current password is guessed at a budget per account, not per client', async () => {
+  const limited = await buildTestApp({ authRateLimitPerMinute: 2 });
+  try {
+    const user = await signup(limited.app, uniqueEmail('guessed'));
+    const other = await signup(limited.app, uniqueEmail('unguessed'));
+    const guess = (auth: string) =>
+      call(limited.app, 'POST', '/api/auth/password', {
+        auth,
+        body: { currentPassword: 'guess', newPassword: 'brand new words' },
+      });
+    for (let i = 0; i < 2; i++) assertError(await guess(user.token), 403, 'wrong_password');
+    assert.equal((await guess(user.token)).statusCode, 429);
+    // The same client, another account: its own budget (the guesses above were not its own).
+    assertError(await guess(other.token), 403, 'wrong_password');
+  } finally {
+    await limited.close();
+  }
+});

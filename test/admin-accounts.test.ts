@@ -22,11 +22,12 @@ import {
 } from './helpers.js';
 
 const ADMIN = 'accounts-admin@example.org';
+const OTHER_ADMIN = 'accounts-admin-two@example.org';
 let t: TestApp;
 let admin: TestUser;
 
 before(async () => {
-  t = await buildTestApp({ adminEmails: ADMIN });
+  t = await buildTestApp({ adminEmails: `${ADMIN},${OTHER_ADMIN}` });
   admin = await signup(t.app, ADMIN);
 });
 after(async () => {
@@ -60,6 +61,16 @@ test('disable refuses the sessions, tokens and sign-in of the user; enable lets 
   assert.equal((await lastAudit()).action, 'user.enable');
   assertError(await asAdmin('POST', '/api/admin/users/user-nobody/disable'), 404, 'not_found');
   assertError(await asAdmin('POST', `/api/admin/users/${admin.id}/disable`), 409, 'own_account');
+});
+
+test('another admin is neither disabled nor deleted (409 admin_account), and nothing is audited', async () => {
+  const other = await signup(t.app, OTHER_ADMIN);
+  const before = await lastAudit();
+  const disable = assertError(await asAdmin('POST', `/api/admin/users/${other.id}/disable`), 409, 'admin_account');
+  assert.match(disable.message, /ADMIN_EMAILS/);
+  assertError(await asAdmin('DELETE', `/api/admin/users/${other.id}?rooms=delete`), 409, 'admin_account');
+  assertOk(await call(t.app, 'GET', '/api/auth/me', { auth: other.token }));
+  assert.deepEqual(await lastAudit(), before);
 });
 
 test('delete: 409 owns_rooms naming the rooms, then with ?rooms=delete the account and its rooms go', async () => {

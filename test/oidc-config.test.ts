@@ -121,6 +121,8 @@ test('without providers: the options list none, and the routes answer 404', asyn
     assert.deepEqual(options.json(), { localAccounts: true, signup: 'open', providers: [] });
     for (const url of ['/api/auth/oidc/oidc/start', '/api/auth/oidc/oidc/callback?code=x&state=y'])
       assert.equal((await call(t.app, 'GET', url)).statusCode, 404, url);
+    // The start takes only what it names: anything else is a mistake, said as one.
+    assert.equal((await call(t.app, 'GET', '/api/auth/oidc/oidc/start?next=/r/x')).statusCode, 400);
   } finally {
     await t.close();
   }

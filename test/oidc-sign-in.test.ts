@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sha256 } from '../src/ids.js';
 import { BrowserClient } from './support/browser-client.js';
 import { request } from './support/instances.js';
 import { makeTestCa, startOidcProvider, type TestCa, type TestProvider } from './support/oidc-provider.js';
@@ -157,6 +158,50 @@ test('a verified address taking over an unconfirmed password account removes the
   assert.equal(login.status, 401, 'the password of whoever made the account no longer works');
   const before = await request(service.instance, 'GET', '/api/auth/me', { auth: squatter.token });
   assert.equal(before.status, 401, 'nor does the session they signed up with');
+});
+
+test('a claim ends everything the maker of the account kept: the kept session, links, room tokens', async () => {
+  const squatter = await passwordAccount(service, 'hank@example.org', true);
+  const auth = squatter.token;
+  // While the address counts as proven (set in the database), the maker makes a room and a token.
+  const roomId = `kept${Date.now().toString(36)}`.slice(0, 10).padEnd(10, '0');
+  const room = await request(service.instance, 'POST', `/api/rooms/${roomId}`, { auth, body: {} });
+  assert.equal(room.status, 200, JSON.stringify(room.body));
+  const issued = await request(service.instance, 'POST', `/api/rooms/${roomId}/api-tokens`, {
+    auth,
+    body: { name: 'kept', permissions: ['read'], expiresInDays: 30 },
+  });
+  assert.equal(issued.status, 200, JSON.stringify(issued.body));
+  await service.sql('UPDATE users SET email_verified_at = NULL WHERE id = ?', squatter.user.id);
+  // A password change keeps this session past the cut-off; an address change leaves a link.
+  const changed = await request(service.instance, 'POST', '/api/auth/password', {
+    auth,
+    body: { currentPassword: 'correct horse battery', newPassword: 'the squatter keeps this' },
+  });
+  assert.equal(changed.status, 204, JSON.stringify(changed.body));
+  const moved = await request(service.instance, 'POST', '/api/auth/email', {
+    auth,
+    body: { email: 'mallory@example.org', password: 'the squatter keeps this' },
+  });
+  assert.equal(moved.status, 202, JSON.stringify(moved.body));
+  // The link's secret is only mailed: give the stored link a secret the test knows.
+  const secret = 'a-change-link-the-squatter-holds';
+  await service.sql(
+    "UPDATE email_verifications SET token_hash = ? WHERE user_id = ? AND purpose = 'change'",
+    sha256(secret),
+    squatter.user.id,
+  );
+
+  provider.accounts.set('hank', { email: 'hank@example.org', email_verified: true, name: 'Hank' });
+  const hank = await me((await signIn('hank')).fragment.get('token')!);
+  assert.equal(hank.id, squatter.user.id);
+  const kept = await request(service.instance, 'GET', '/api/auth/me', { auth });
+  assert.equal(kept.status, 401, 'the session the maker kept through a password change ends');
+  const read = await request(service.instance, 'GET', `/api/rooms/${roomId}`, { auth: issued.body.token });
+  assert.equal(read.status, 401, 'the room token the maker created ends');
+  const follow = await request(service.instance, 'POST', '/api/auth/verify-email', { body: { token: secret } });
+  assert.equal(follow.status, 400, 'the address change the maker asked for is gone');
+  assert.equal((await me((await signIn('hank')).fragment.get('token')!)).email, 'hank@example.org');
 });
 
 test('a new account takes the address as verified only when the provider says so', async () => {

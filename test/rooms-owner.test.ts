@@ -141,3 +141,41 @@ test("a handed room counts against its new owner's storage quota, no longer the 
     await small.close();
   }
 });
+
+test('a room is handed only to a member it fits: MAX_ROOMS_PER_USER and the storage quota', async () => {
+  const icon = {
+    data: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">${' '.repeat(300)}</svg>`),
+    filename: 'icon.svg',
+    type: 'image/svg+xml',
+  };
+  const { t: small, users: people } = await scaffold({
+    config: { maxRoomsPerUser: 2, storageQuotaBytes: Math.floor(icon.data.length * 1.5) },
+    users: ['owner', 'editor'],
+    rooms: [],
+  });
+  try {
+    const addIcon = (roomId: string, auth: string) =>
+      postMultipart(small.app, `/api/rooms/${roomId}/marker-icons`, { icon, name: 'Pin', size: '24' }, auth);
+    const hand = async (roomId: string) => {
+      await addMember(small.app, people.owner, roomId, people.editor, 'editor');
+      return call(small.app, 'PUT', `/api/rooms/${roomId}/owner`, {
+        auth: people.owner.token,
+        body: { userId: people.editor.id },
+      });
+    };
+    const role = async (roomId: string) =>
+      assertOk(await call(small.app, 'GET', `/api/rooms/${roomId}`, { auth: people.owner.token })).userRole;
+    assertOk(await addIcon(await createRoom(small.app, people.editor), people.editor.token), 201);
+    const full = await createRoom(small.app, people.owner);
+    assertOk(await addIcon(full, people.owner.token), 201);
+    assertError(await hand(full), 413, 'quota_exceeded');
+    assert.equal(await role(full), 'owner', 'nothing changed');
+    const empty = await createRoom(small.app, people.owner);
+    assertOk(await hand(empty));
+    const third = await createRoom(small.app, people.owner);
+    assertError(await hand(third), 403, 'room_limit_reached');
+    assert.equal(await role(third), 'owner', 'nothing changed');
+  } finally {
+    await small.close();
+  }
+});

@@ -82,6 +82,8 @@ describe('account recovery and the account page', { skip }, () => {
     const token = await mailedToken(service, annEmail, RESET, '/reset-password');
     await ann.goto(`${service.url}/reset-password?token=${token}`);
     const field = ann.getByLabel('New password', { exact: true });
+    await field.waitFor();
+    assert.equal(new URL(ann.url()).search, '', 'the secret is off the address bar and history');
     await field.fill('a-newer-password');
     assert.equal(await field.getAttribute('type'), 'password');
     await ann.getByRole('button', { name: 'Show new password' }).click();

@@ -129,6 +129,8 @@ export class CachedAccess implements AccessSource, AccessChanges {
       for (const listener of this.listeners) listener(null);
     } else {
       this.revoked.forget(change.session);
+      // Live sockets of the session (any room) check their credential again, and close.
+      for (const listener of this.listeners) listener(null);
     }
   }
 

@@ -11,8 +11,8 @@ export type Caller =
       userId: string;
       email: string;
       emailVerified: boolean;
-      /** The session JWT's id and expiry (what logging out revokes), when it was issued (ms), whether a provider issued it. */
-      session?: { id: string; expiresAt: number; issuedAt: number; external: boolean };
+      /** The session JWT's id and expiry (what logging out revokes), when the person signed in (ms, kept by renewals), whether a provider issued it. */
+      session?: { id: string; expiresAt: number; signedInAt: number; external: boolean };
     }
   | { kind: 'token'; tokenId: string; roomId: string; permissions: TokenPermission[] };
 

@@ -113,7 +113,7 @@ export class Authenticator {
     const session = {
       id: claims.sessionId,
       expiresAt: claims.expiresAt,
-      issuedAt: claims.issuedAtMs,
+      signedInAt: claims.signedInAtMs,
       external: claims.external,
     };
     if (claims.external) {
@@ -153,14 +153,14 @@ export class Authenticator {
 
 /**
  * Whether the account refuses a session of its own: when deleted or disabled, or when the
- * session was issued before the account's cut-off (`sessions_not_before`: a password reset or
+ * person signed in to the session before the account's cut-off (`sessions_not_before`: a password reset or
  * change), except the one session the cut-off keeps (the one that changed the password).
  */
 export function accountRefuses(
   user: Pick<UsersTable, 'deleted_at' | 'disabled_at' | 'sessions_not_before' | 'sessions_kept'>,
-  claims: Pick<SessionClaims, 'sessionId' | 'issuedAtMs'>,
+  claims: Pick<SessionClaims, 'sessionId' | 'signedInAtMs'>,
 ): boolean {
   if (user.deleted_at !== null || user.disabled_at !== null) return true;
   const cutOff = user.sessions_not_before;
-  return cutOff !== null && claims.issuedAtMs < cutOff && claims.sessionId !== user.sessions_kept;
+  return cutOff !== null && claims.signedInAtMs < cutOff && claims.sessionId !== user.sessions_kept;
 }

@@ -20,11 +20,13 @@ export interface SessionClaims {
   emailVerified: boolean;
   issuedAt: number;
   /**
-   * When the session was issued, in milliseconds: the service's own JWTs carry it as `iat_ms`
-   * (`iat` is in whole seconds, too coarse to tell a session issued just after a password reset
-   * from one issued just before); for other JWTs, `iat` × 1000.
+   * When the person signed in, in milliseconds: the service's own JWTs carry it as `auth_ms`,
+   * copied unchanged by every renewal (older ones only have `iat_ms`, when the JWT was issued;
+   * `iat` is in whole seconds, too coarse to tell a session issued just after a password reset
+   * from one issued just before); for other JWTs, `iat` × 1000. The cut-off of an account's
+   * sessions, the fresh sign-in and the longest a session renews compare against it.
    */
-  issuedAtMs: number;
+  signedInAtMs: number;
   /**
    * What logging out revokes: the `jti` of the service's own JWTs; for a JWT without one (an
    * external provider's, or one issued before sessions had ids) a hash of the JWT itself.
@@ -46,17 +48,22 @@ export class SessionKeys {
 
   /**
    * A session JWT for the user, valid SESSION_TTL_SECONDS. A renewal passes the session's id
-   * (`sessionId`), so that the renewed JWT is the same session: logging out ends both.
+   * and sign-in time, so that the renewed JWT is the same session (logging out ends both) and
+   * is no fresher a sign-in than the one it renews.
    */
-  async issue(user: { id: string; email: string }, sessionId = newId('session')): Promise<string> {
-    return new SignJWT({ email: user.email, iat_ms: Date.now() })
+  async issue(
+    user: { id: string; email: string },
+    renewed?: { sessionId: string; signedInAtMs: number },
+  ): Promise<string> {
+    const now = Date.now();
+    return new SignJWT({ email: user.email, iat_ms: now, auth_ms: renewed?.signedInAtMs ?? now })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(LOCAL_ISSUER)
       .setAudience(LOCAL_ISSUER)
       .setIssuedAt()
       .setExpirationTime(`${this.config.sessionTtlSeconds}s`)
-      .setJti(sessionId)
+      .setJti(renewed?.sessionId ?? newId('session'))
       .sign(this.secret);
   }
 
@@ -134,7 +141,7 @@ export class SessionKeys {
       // A provider's address is proven only when its token says so (it can make an admin, take invitations).
       emailVerified: external ? payload.email_verified === true : payload.email_verified !== false,
       issuedAt: payload.iat ?? 0,
-      issuedAtMs: !external && typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat ?? 0) * 1000,
+      signedInAtMs: external ? (payload.iat ?? 0) * 1000 : ownSignInMs(payload),
       sessionId: sessionIdOf(token, payload, external),
       expiresAt: (payload.exp ?? 0) * 1000,
     };
@@ -150,6 +157,13 @@ function sessionIdOf(token: string, payload: JWTPayload, external: boolean): str
   if (typeof payload.jti === 'string' && payload.jti !== '')
     return external ? `ext-${sha256(`${payload.iss ?? ''}|${payload.jti}`)}` : payload.jti;
   return `jwt-${sha256(token.slice(0, token.lastIndexOf('.')))}`;
+}
+
+/** When the person signed in, by one of our JWTs (see `signedInAtMs`). */
+function ownSignInMs(payload: JWTPayload): number {
+  if (typeof payload.auth_ms === 'number') return payload.auth_ms;
+  if (typeof payload.iat_ms === 'number') return payload.iat_ms;
+  return (payload.iat ?? 0) * 1000;
 }
 
 /** The signing secret kept in DATA_DIR when JWT_SECRET is not configured. */

@@ -34,7 +34,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
       summary: 'Disable an account (admin)',
       description:
         `${WHO} Its sessions and the room tokens it created are refused (401) on every instance at once; ` +
-        'signing in is 403 account_disabled. Your own account is 409 own_account. Written to the audit list.',
+        'signing in is 403 account_disabled. Your own account is 409 own_account, another admin 409 admin_account. ' +
+        'Written to the audit list.',
       params: S.UserParams,
       response: { 200: S.AdminUser, ...errors(401, 403, 404, 409) },
     },
@@ -63,7 +64,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
       description:
         `${WHO} While it owns rooms: 409 owns_rooms with \`details.rooms\` (their ids), unless \`?rooms=delete\`, ` +
         'which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. ' +
-        'Your own account is 409 own_account. Written to the audit list.',
+        'Your own account is 409 own_account, another admin 409 admin_account. Written to the audit list.',
       params: S.UserParams,
       querystring: S.DeleteUserQuery,
       response: { 204: S.NoContent, ...errors(400, 401, 403, 404, 409) },
@@ -111,10 +112,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ admin: AdminService }> = a
       summary: 'Hand a room to one of its members (admin)',
       description:
         `${WHO} The member becomes owner and the old owner editor, live and in the room's history. ` +
-        'A user who is not a member is 404. Written to the audit list.',
+        "A user who is not a member is 404; past the member's MAX_ROOMS_PER_USER 403 room_limit_reached, past " +
+        'their storage quota 413 quota_exceeded. Written to the audit list.',
       params: RoomParams,
       body: S.TransferBody,
-      response: { 200: S.AdminRoom, ...errors(400, 401, 403, 404) },
+      response: { 200: S.AdminRoom, ...errors(400, 401, 403, 404, 413) },
     },
     handler: async (request) => admin.transferRoom(adminId(request), request.params.roomId, request.body.userId),
   });

@@ -1,6 +1,6 @@
 import type { Actor } from '../../auth/access.js';
 import type { RoomRow, UsersTable } from '../../db/tables.js';
-import { invalidField, jobEnded, jobNotFailed, notFound, ownAccount } from '../../errors.js';
+import { invalidField, jobEnded, jobNotFailed, notFound, adminAccount, ownAccount } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { JobQueue } from '../../infra/job-queue.js';
 import type { AdminListsRepository, PageStart } from './admin-lists.repository.js';
@@ -30,6 +30,8 @@ export interface AccountActions {
   setDisabled(userId: string, disabled: boolean): Promise<unknown>;
   deleteAccount(userId: string, options: { ownedRooms: 'refuse' | 'delete' }): Promise<void>;
   findUser(userId: string): Promise<UsersTable | undefined>;
+  /** Whether the account is an instance admin (ADMIN_EMAILS, or its provider's admin claim). */
+  isAdmin(user: UsersTable): boolean;
   /** Mails the account a password reset link. */
   sendReset(user: UsersTable): Promise<unknown>;
   transferOwnership(roomId: string, toUserId: string, actor: Actor): Promise<unknown>;
@@ -75,6 +77,7 @@ export class AdminService {
   /** Disables (or enables) the account: its sessions and the room tokens it created stop on every instance. */
   async setDisabled(adminId: string, userId: string, disabled: boolean) {
     if (userId === adminId && disabled) throw ownAccount();
+    if (disabled) await this.refuseAdmin(userId);
     await this.parts.accounts.setDisabled(userId, disabled);
     await this.record(adminId, disabled ? 'user.disable' : 'user.enable', userId);
     return this.user(userId);
@@ -83,9 +86,20 @@ export class AdminService {
   /** Deletes the account; rooms it owns are refused (409 owns_rooms) unless `deleteRooms`. */
   async deleteUser(adminId: string, userId: string, deleteRooms: boolean) {
     if (userId === adminId) throw ownAccount();
+    await this.refuseAdmin(userId);
     const rooms = await this.parts.lists.roomsOwnedBy(userId);
     await this.parts.accounts.deleteAccount(userId, { ownedRooms: deleteRooms ? 'delete' : 'refuse' });
     await this.record(adminId, 'user.delete', userId, { roomsDeleted: rooms });
+  }
+
+  /**
+   * Another admin is neither disabled nor deleted here (409 admin_account): one admin could
+   * otherwise shut out every other, and an admin named by ADMIN_EMAILS could not be restored
+   * without editing the database. They stop being admin where they were made one first.
+   */
+  private async refuseAdmin(userId: string) {
+    const user = await this.parts.accounts.findUser(userId);
+    if (user && user.deleted_at === null && this.parts.accounts.isAdmin(user)) throw adminAccount();
   }
 
   /** Mails the account a password reset link (as if its owner had asked). */

@@ -97,19 +97,19 @@ export class StoredFiles {
    * who may have been handed the room): files, vector layers' feature tables, and chunks of
    * uploads not yet assembled.
    */
-  async usedByOwnerOf(roomId: string): Promise<number> {
-    const owner = this.db
+  async usedByOwnerOf(roomId: string, db: Db = this.db): Promise<number> {
+    const owner = db
       .selectFrom('room_members')
       .select('user_id')
       .where('room_id', '=', roomId)
       .where('role', '=', 'owner');
-    const rooms = this.db
+    const rooms = db
       .selectFrom('room_members')
       .select('room_id')
       .where('role', '=', 'owner')
       .where('user_id', 'in', owner);
     const sum = async (table: 'stored_files' | 'layers' | 'upload_chunks', column: 'bytes' | 'size_bytes') => {
-      const row = await this.db
+      const row = await db
         .selectFrom(table)
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>(column), eb.lit(0)).as('used'))
         .where('room_id', 'in', rooms)
@@ -121,9 +121,9 @@ export class StoredFiles {
     );
   }
 
-  /** Refuses with 413 quota_exceeded unless `bytes` more fit in the owner's quota. */
-  async assertRoomFor(roomId: string, bytes: number): Promise<void> {
-    const left = this.quotaBytes - (await this.usedByOwnerOf(roomId));
+  /** Refuses with 413 quota_exceeded unless `bytes` more fit in the owner's quota (`db`: within a transaction). */
+  async assertRoomFor(roomId: string, bytes: number, db: Db = this.db): Promise<void> {
+    const left = this.quotaBytes - (await this.usedByOwnerOf(roomId, db));
     if (bytes > left) throw quotaExceeded(bytes, left);
   }
 

@@ -68,8 +68,8 @@ export class MembersRepository {
   }
 
   /** How many rooms the user owns. */
-  async ownedCount(userId: string): Promise<number> {
-    const row = await this.db
+  async ownedCount(userId: string, db: Db = this.db): Promise<number> {
+    const row = await db
       .selectFrom('room_members')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', userId)

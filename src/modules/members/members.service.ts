@@ -1,8 +1,9 @@
 import { type Actor, actorOf, type Caller, type Role } from '../../auth/access.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import { normalizeEmail } from '../../emails.js';
-import { conflict, emailNotVerified, forbidden, newOwnerNotMember, notFound } from '../../errors.js';
+import { conflict, emailNotVerified, forbidden, newOwnerNotMember, notFound, roomLimitReached } from '../../errors.js';
 import type { Outbox } from '../../infra/mailer.js';
+import type { Db } from '../../db/database.js';
 import type { RoomRow } from '../../db/tables.js';
 import type { WritePath } from '../history/write-path.js';
 import type { UsersRepository } from '../users/users.repository.js';
@@ -19,6 +20,8 @@ export interface MembersServiceParts {
   outbox: Outbox;
   publicUrl: string;
   writePath: WritePath;
+  /** What a new owner must still fit once handed a room: MAX_ROOMS_PER_USER (0: no limit) and the storage quota. */
+  ownerLimits: { maxRoomsPerUser: number; assertRoomFor(roomId: string, bytes: number, db: Db): Promise<void> };
 }
 
 /** Members and invitations of rooms. Every change of membership forgets cached access at once. */
@@ -29,6 +32,7 @@ export class MembersService {
   private readonly outbox: Outbox;
   private readonly publicUrl: string;
   private readonly writePath: WritePath;
+  private readonly ownerLimits: MembersServiceParts['ownerLimits'];
 
   constructor(parts: MembersServiceParts) {
     ({
@@ -38,6 +42,7 @@ export class MembersService {
       outbox: this.outbox,
       publicUrl: this.publicUrl,
       writePath: this.writePath,
+      ownerLimits: this.ownerLimits,
     } = parts);
   }
 
@@ -135,6 +140,11 @@ export class MembersService {
         await this.members.setRole(trx, roomId, owner, 'editor');
         changes.push(roleChange(owner, 'editor'));
       }
+      // The new owner must fit their limits with the room counted as theirs: else nothing changes.
+      const { maxRoomsPerUser, assertRoomFor } = this.ownerLimits;
+      if (maxRoomsPerUser > 0 && (await this.members.ownedCount(toUserId, trx)) > maxRoomsPerUser)
+        throw roomLimitReached(maxRoomsPerUser);
+      await assertRoomFor(roomId, 0, trx);
       return { result: owner ?? null, changes };
     });
     this.access.forgetRoom(roomId);

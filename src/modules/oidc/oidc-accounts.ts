@@ -3,6 +3,7 @@ import { normalizeEmail } from '../../emails.js';
 import { accountDisabled, emailUnverified, signInRefused } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { SignupPolicy } from '../users/signup-policy.js';
+import type { AccountHolders } from '../users/account-holders.js';
 import type { ProviderAccountsRepository, UserRow, UsersRepository } from '../users/users.repository.js';
 import { ACTIVE_ACCOUNT } from '../users/users.service.js';
 import type { IdentitiesRepository } from './identities.repository.js';
@@ -13,6 +14,8 @@ export type ProviderClaims = Record<string, unknown> & { sub: string };
 export interface OidcAccountsParts {
   users: UsersRepository;
   providerAccounts: ProviderAccountsRepository;
+  /** Claims an unproven account for the address's owner (ends what its maker had). */
+  holders: Pick<AccountHolders, 'claimUnproven'>;
   identities: IdentitiesRepository;
   policy: Pick<SignupPolicy, 'check'>;
 }
@@ -26,6 +29,7 @@ export interface OidcAccountsParts {
 export class OidcAccounts {
   private readonly users: UsersRepository;
   private readonly providerAccounts: ProviderAccountsRepository;
+  private readonly holders: OidcAccountsParts['holders'];
   private readonly identities: IdentitiesRepository;
   private readonly policy: Pick<SignupPolicy, 'check'>;
 
@@ -33,6 +37,7 @@ export class OidcAccounts {
     ({
       users: this.users,
       providerAccounts: this.providerAccounts,
+      holders: this.holders,
       identities: this.identities,
       policy: this.policy,
     } = parts);
@@ -55,7 +60,7 @@ export class OidcAccounts {
     const existing = await this.users.findByEmail(email);
     if (existing && existing.deleted_at === null) {
       if (!vouched) throw emailUnverified();
-      if (existing.email_verified_at === null) await this.providerAccounts.claimUnproven(existing.id, now);
+      if (existing.email_verified_at === null) await this.holders.claimUnproven(existing.id, now);
       await this.identities.link(provider.id, claims.sub, existing.id, now);
       return (await this.users.findById(existing.id)) ?? existing;
     }

@@ -25,6 +25,10 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
       tags,
       security,
       summary: 'Create a room (the caller becomes owner); on an existing room, change nothing',
+      description:
+        'With SIGNUP other than `open`, or SIGNUP_DOMAINS set, an account whose address is not confirmed yet ' +
+        'makes no room: 403 email_not_verified until it follows the link mailed to it. 403 room_limit_reached ' +
+        'past MAX_ROOMS_PER_USER.',
       params: RoomParams,
       body: S.CreateRoomBody,
       response: { 200: S.CreateRoomReply, ...errors(400, 401, 403) },
@@ -173,10 +177,12 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
         'One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and ' +
         'effective at once on every instance. The target must be a member of the room (404 not_found otherwise: ' +
         'invite them first). Naming oneself changes nothing and records nothing. Answers the room as ' +
-        'GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor).',
+        'GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor). The room must fit ' +
+        "the new owner's limits: 403 room_limit_reached past MAX_ROOMS_PER_USER, 413 quota_exceeded past the " +
+        'storage quota; then nothing changes.',
       params: RoomParams,
       body: S.OwnerBody,
-      response: { 200: S.MetadataReply, ...errors(400, 401, 403, 404) },
+      response: { 200: S.MetadataReply, ...errors(400, 401, 403, 404, 413) },
     },
     handler: async (request) => rooms.transferOwnership(request.room, request.caller, request.body.userId),
   });

@@ -2,7 +2,7 @@ import { type Actor, actorOf, type Caller, type Grant } from '../../auth/access.
 import type { AccessChanges, AccessSource } from '../../auth/access-source.js';
 import { mayPerform, type RoomAction } from '../../auth/policies.js';
 import { authorizeRoom } from '../../auth/room-access.js';
-import { emptyUpdate, invalidField, roomLimitReached } from '../../errors.js';
+import { emailNotVerified, emptyUpdate, invalidField, roomLimitReached } from '../../errors.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
@@ -40,6 +40,11 @@ export interface RoomsServiceParts {
   access: AccessSource & AccessChanges;
   /** Rooms one user may own (MAX_ROOMS_PER_USER); 0: no limit. */
   maxRoomsPerUser: number;
+  /**
+   * Whether only an account whose address is proven makes rooms (SIGNUP not `open`, or
+   * SIGNUP_DOMAINS set: the policy looked at an address nobody had proven yet).
+   */
+  verifiedToCreate: boolean;
   /** Who hands a room to another member (the members service). */
   owners: RoomOwners;
 }
@@ -58,6 +63,7 @@ export class RoomsService {
   private readonly writePath: WritePath;
   private readonly access: AccessSource & AccessChanges;
   private readonly maxRoomsPerUser: number;
+  private readonly verifiedToCreate: boolean;
   private readonly owners: RoomOwners;
 
   constructor(parts: RoomsServiceParts) {
@@ -69,15 +75,18 @@ export class RoomsService {
       writePath: this.writePath,
       access: this.access,
       maxRoomsPerUser: this.maxRoomsPerUser,
+      verifiedToCreate: this.verifiedToCreate,
       owners: this.owners,
     } = parts);
   }
 
   /** Creates the room with the caller as owner; on an existing room changes nothing. */
   async create(caller: Extract<Caller, { kind: 'user' }>, roomId: string, input: CreateRoomInput) {
-    // A room a clone or import fills is made here first, so the limit covers them too.
-    if (this.maxRoomsPerUser > 0 && !(await this.rooms.find(roomId))) {
-      if ((await this.members.ownedCount(caller.userId)) >= this.maxRoomsPerUser)
+    // A room a clone or import fills is made here first, so these rules cover them too.
+    const limited = this.maxRoomsPerUser > 0 || (this.verifiedToCreate && !caller.emailVerified);
+    if (limited && !(await this.rooms.find(roomId))) {
+      if (this.verifiedToCreate && !caller.emailVerified) throw emailNotVerified();
+      if (this.maxRoomsPerUser > 0 && (await this.members.ownedCount(caller.userId)) >= this.maxRoomsPerUser)
         throw roomLimitReached(this.maxRoomsPerUser);
     }
     const created = await this.rooms.createWithOwner({

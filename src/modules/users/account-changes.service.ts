@@ -1,8 +1,8 @@
 import type { Caller } from '../../auth/access.js';
-import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import { normalizeEmail } from '../../emails.js';
 import { forbidden, invalidField, invalidSession, wrongPassword } from '../../errors.js';
+import type { AccountHolders } from './account-holders.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 type UserCaller = Extract<Caller, { kind: 'user' }>;
@@ -23,8 +23,8 @@ export class AccountChanges {
     private readonly users: UsersRepository,
     private readonly passwords: PasswordHasher,
     private readonly proof: AddressChangeProof,
-    /** Told after sessions ended, so that open live sockets check their credential again on every instance. */
-    private readonly access: Pick<AccessChanges, 'forgetTokens'>,
+    /** Ends the other sessions and the pending links of the account. */
+    private readonly holders: Pick<AccountHolders, 'end'>,
   ) {}
 
   async changePassword(caller: UserCaller, input: { currentPassword: string; newPassword: string }): Promise<void> {
@@ -34,13 +34,9 @@ export class AccountChanges {
       'This account signs in through its identity provider: it has no password to change',
     );
     const hash = await this.passwords.hash(input.newPassword);
-    // Every session issued before now ends on every instance, except the one that asked.
-    await this.users.update(user.id, {
-      password_hash: hash,
-      sessions_not_before: Date.now(),
-      sessions_kept: caller.session?.id ?? null,
-    });
-    this.access.forgetTokens();
+    // Every session issued before now ends on every instance, except the one that asked, and
+    // every pending link (reset, e-mail change) goes.
+    await this.holders.end(user.id, { password_hash: hash }, caller.session?.id ?? null);
   }
 
   async changeEmail(caller: UserCaller, input: { email: string; password: string }): Promise<Record<string, never>> {

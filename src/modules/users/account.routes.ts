@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
 import { errors } from '../../http/schemas.js';
@@ -26,6 +27,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   rateLimitPerMinute: number;
 }> = async (app, { users, reset, changes, rateLimitPerMinute }) => {
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };
+  // The routes that check the current password count per account, once the caller is known
+  // (before the password is checked): guessing it from many addresses gets no more tries than
+  // from one. The access check already refused a request without a valid session.
+  const perAccount = {
+    ...rateLimit,
+    hook: 'preHandler' as const,
+    keyGenerator: (request: FastifyRequest) =>
+      request.caller.kind === 'user' ? `account:${request.caller.userId}` : request.ip,
+  };
 
   app.post('/api/auth/password-reset', {
     config: { rateLimit },
@@ -63,7 +73,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   });
 
   app.post('/api/auth/password', {
-    config: { access: { session: true }, rateLimit },
+    config: { access: { session: true }, rateLimit: perAccount },
     schema: {
       tags,
       security,
@@ -81,7 +91,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   });
 
   app.post('/api/auth/email', {
-    config: { access: { session: true }, rateLimit },
+    config: { access: { session: true }, rateLimit: perAccount },
     schema: {
       tags,
       security,
@@ -100,7 +110,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   });
 
   app.delete('/api/auth/me', {
-    config: { access: { session: true }, rateLimit },
+    config: { access: { session: true }, rateLimit: perAccount },
     schema: {
       tags,
       security,

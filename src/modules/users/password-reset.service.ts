@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { Config } from '../../config.js';
 import { normalizeEmail } from '../../emails.js';
 import { forbidden, invalidResetToken, localAccountsOff, notFound } from '../../errors.js';
 import { sha256 } from '../../ids.js';
 import type { Outbox } from '../../infra/mailer.js';
+import type { AccountHolders } from './account-holders.js';
 import type { PasswordResetsRepository } from './password-resets.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 import type { PendingInvitations } from './users.service.js';
@@ -22,8 +22,8 @@ export interface PasswordResetParts {
   invitations: PendingInvitations;
   publicUrl: string;
   config: Pick<Config, 'localAccounts' | 'passwordResetsPerAddressPerHour'>;
-  /** Told after sessions ended, so that open live sockets check their credential again on every instance. */
-  access: Pick<AccessChanges, 'forgetTokens'>;
+  /** Ends the sessions and pending links of the account's past holders. */
+  holders: Pick<AccountHolders, 'end'>;
 }
 
 /**
@@ -102,22 +102,16 @@ export class PasswordReset {
     const now = Date.now();
     const link = await resets.find(sha256(token));
     const user = link && link.expires_at > now && link.user_id ? await users.findById(link.user_id) : undefined;
-    if (!user || user.deleted_at !== null) throw invalidResetToken();
+    if (!user || user.deleted_at !== null || user.disabled_at !== null) throw invalidResetToken();
     // Spent first, so that the same link used twice at once sets the password only once.
     if (!(await resets.spend(sha256(token)))) throw invalidResetToken();
-    await resets.deleteForUser(user.id);
     const hash = await passwords.hash(password);
-    const at = Date.now();
-    await users.update(user.id, {
+    // Every session issued before now ends, and every pending link (reset, e-mail change) goes.
+    await this.parts.holders.end(user.id, {
       password_hash: hash,
-      sessions_not_before: at,
-      sessions_kept: null,
-      email_verified_at: user.email_verified_at ?? at,
+      email_verified_at: user.email_verified_at ?? Date.now(),
     });
     await invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: true });
-    // Requests already refuse the ended sessions (the account is read each time); this makes the
-    // open live sockets of every instance check their credential again, and close.
-    this.parts.access.forgetTokens();
   }
 
   /** Forgets links and requests older than an hour (the limit's window; links live 30 minutes). */

@@ -30,19 +30,18 @@ export class PasswordResetsRepository {
       .executeTakeFirst();
   }
 
-  /** Spends one link; false when it was spent already (by a request at the same time). */
+  /**
+   * Spends one link; false when it was spent already (by a request at the same time). The row
+   * stays, no longer a link, until the sweep: the per-address limit still counts it.
+   */
   async spend(tokenHash: string): Promise<boolean> {
     const result = await this.db
-      .deleteFrom('password_resets')
+      .updateTable('password_resets')
+      .set({ user_id: null })
       .where('token_hash', '=', tokenHash)
       .where('user_id', 'is not', null)
       .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
-  }
-
-  /** Spends every link of the account (one was used; the others must not be). */
-  async deleteForUser(userId: string): Promise<void> {
-    await this.db.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Forgets rows made before `before` (no longer links, no longer counted by the limit). */

@@ -76,11 +76,15 @@ export class UsersRepository {
 
   /**
    * Turns the account into a tombstone in one transaction: no address (a unique placeholder
-   * that no form accepts), no password, deleted; its pending links gone. The name stays, so
+   * that no form accepts), no password, deleted; its pending links and the invitations to its
+   * address gone. The name stays, so
    * that history and comments keep naming its work.
    */
   async tombstone(userId: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      const user = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+      // Invitations to the address were for this person: a new account with it must not inherit them.
+      if (user) await trx.deleteFrom('pending_invitations').where('email', '=', user.email).execute();
       await trx
         .updateTable('users')
         .set({
@@ -95,6 +99,35 @@ export class UsersRepository {
         .execute();
       await trx.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
       await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+    });
+  }
+
+  /**
+   * Ends, in one transaction, what the account's past holders may still have: the columns in
+   * `changes` (a cut-off of its sessions, with the one session it keeps, or none), its pending
+   * e-mail-change and password-reset links, and, with `roomTokens`, the room tokens it created.
+   * `onlyUnproven` changes nothing when the address was proven meanwhile. Answers whether the
+   * account changed.
+   */
+  async endPastHolders(
+    userId: string,
+    changes: Updateable<UsersTable> & { sessions_not_before: number; sessions_kept: string | null },
+    options: { roomTokens?: boolean; onlyUnproven?: boolean } = {},
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let update = trx.updateTable('users').set(changes).where('id', '=', userId);
+      if (options.onlyUnproven) update = update.where('email_verified_at', 'is', null);
+      const result = await update.executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx
+        .deleteFrom('email_verifications')
+        .where('user_id', '=', userId)
+        .where('purpose', '=', 'change')
+        .execute();
+      // Spent, not deleted: the per-address limit on reset mails still counts them.
+      await trx.updateTable('password_resets').set({ user_id: null }).where('user_id', '=', userId).execute();
+      if (options.roomTokens) await trx.deleteFrom('api_tokens').where('created_by', '=', userId).execute();
+      return true;
     });
   }
 
@@ -150,20 +183,6 @@ export class ProviderAccountsRepository {
       .updateTable('users')
       .set({ provider_admin: admin ? 1 : 0 })
       .where('id', '=', userId)
-      .execute();
-  }
-
-  /**
-   * The provider vouches for the address of an account that never proved it: the address is
-   * now proven, and whoever made the account with a password they chose loses it, with every
-   * session issued before now (an account made in someone else's name is not taken over).
-   */
-  async claimUnproven(userId: string, at: number): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({ email_verified_at: at, password_hash: null, sessions_not_before: at })
-      .where('id', '=', userId)
-      .where('email_verified_at', 'is', null)
       .execute();
   }
 }

@@ -70,7 +70,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{
         'The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), ' +
         'so that an active person is never signed out while an idle page still expires. The new JWT is the same ' +
         'session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or ' +
-        'deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403.',
+        'deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403, and so is one signed in ' +
+        'more than SESSION_MAX_AGE_SECONDS ago (403 session_max_age: it is not renewed and expires). The new JWT ' +
+        'keeps the time of the sign-in (`auth_ms`): renewing never makes a sign-in fresh.',
       security: [{ bearer: [] }],
       response: { 200: Session, ...errors(401, 403, 429) },
     },

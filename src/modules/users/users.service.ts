@@ -1,4 +1,5 @@
 import type { Caller } from '../../auth/access.js';
+import { accountRefuses } from '../../auth/authenticator.js';
 import type { AccessChanges } from '../../auth/access-source.js';
 import type { PasswordHasher } from '../../auth/passwords.js';
 import type { SessionClaims, SessionKeys } from '../../auth/sessions.js';
@@ -15,10 +16,12 @@ import {
   notFound,
   ownsRooms,
   reauthenticationRequired,
+  sessionMaxAge,
   unauthorized,
   wrongPassword,
 } from '../../errors.js';
 import { madeByNewId, newId } from '../../ids.js';
+import type { AccountHolders } from './account-holders.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { SignupPolicy } from './signup-policy.js';
@@ -65,7 +68,8 @@ export interface UsersServiceParts {
   access: Pick<AccessChanges, 'forgetSession' | 'forgetTokens' | 'forgetRoom'>;
   policy: Pick<SignupPolicy, 'check'>;
   rooms: AccountRooms;
-  config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'freshSignInSeconds'>;
+  holders: Pick<AccountHolders, 'end'>;
+  config: Pick<Config, 'localAccounts' | 'sessionTtlSeconds' | 'sessionMaxAgeSeconds' | 'freshSignInSeconds'>;
 }
 
 type UserCaller = Extract<Caller, { kind: 'user' }>;
@@ -84,6 +88,7 @@ export class UsersService {
   private readonly access: UsersServiceParts['access'];
   private readonly policy: UsersServiceParts['policy'];
   private readonly rooms: AccountRooms;
+  private readonly holders: UsersServiceParts['holders'];
   private readonly config: UsersServiceParts['config'];
 
   constructor(parts: UsersServiceParts) {
@@ -97,6 +102,7 @@ export class UsersService {
       access: this.access,
       policy: this.policy,
       rooms: this.rooms,
+      holders: this.holders,
       config: this.config,
     } = parts);
   }
@@ -144,16 +150,22 @@ export class UsersService {
   }
 
   /**
-   * A new JWT of the same session (same id: logging out ends both) with a full lifetime. The
-   * authenticator already refused a revoked, expired, disabled or cut-off session.
+   * A new JWT of the same session (same id: logging out ends both) with a full lifetime and
+   * the same sign-in time. The authenticator already refused a revoked, expired, disabled or
+   * cut-off session; the account is checked again after it is read, so that a renewal that
+   * passed just before a cut-off or a disable is not signed after it. A session signed in more
+   * than SESSION_MAX_AGE_SECONDS ago is not renewed (403 session_max_age): it expires.
    */
   async renew(caller: UserCaller) {
     const session = caller.session;
     if (!session) throw invalidSession();
     if (session.external) throw forbidden('Sessions of an external identity provider are renewed by the provider');
     const user = await this.users.findById(caller.userId);
-    if (!user) throw invalidSession();
-    return { token: await this.sessions.issue(user, session.id), user: presentUser(user) };
+    if (!user || accountRefuses(user, { sessionId: session.id, signedInAtMs: session.signedInAt }))
+      throw invalidSession();
+    if (Date.now() >= session.signedInAt + this.config.sessionMaxAgeSeconds * 1000) throw sessionMaxAge();
+    const token = await this.sessions.issue(user, { sessionId: session.id, signedInAtMs: session.signedInAt });
+    return { token, user: presentUser(user) };
   }
 
   /**
@@ -180,15 +192,10 @@ export class UsersService {
   async setDisabled(userId: string, disabled: boolean): Promise<UserRow> {
     const user = await this.users.findById(userId);
     if (!user || user.deleted_at !== null) throw notFound('User');
-    const now = Date.now();
-    const changed = await this.users.update(
-      userId,
-      disabled
-        ? { disabled_at: user.disabled_at ?? now, sessions_not_before: now, sessions_kept: null }
-        : { disabled_at: null },
-    );
+    if (disabled) await this.holders.end(userId, { disabled_at: user.disabled_at ?? Date.now() });
+    else await this.users.update(userId, { disabled_at: null });
     this.access.forgetTokens();
-    return changed!;
+    return (await this.users.findById(userId))!;
   }
 
   /**
@@ -202,7 +209,7 @@ export class UsersService {
       const valid = password !== undefined && (await this.passwords.verify(password, user.password_hash));
       if (!valid) throw wrongPassword();
     } else {
-      const fresh = (caller.session?.issuedAt ?? 0) >= Date.now() - this.config.freshSignInSeconds * 1000;
+      const fresh = (caller.session?.signedInAt ?? 0) >= Date.now() - this.config.freshSignInSeconds * 1000;
       if (!fresh) throw reauthenticationRequired(Math.max(1, Math.round(this.config.freshSignInSeconds / 60)));
     }
     await this.deleteAccount(user.id, { ownedRooms: 'refuse' });

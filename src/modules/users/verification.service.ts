@@ -93,7 +93,8 @@ export class EmailVerification {
   async verify(secret: string) {
     const row = await this.users.findVerification(sha256(secret));
     const found = row && row.expires_at > Date.now() ? await this.users.findById(row.user_id) : undefined;
-    const user = found?.deleted_at === null ? found : undefined;
+    // A disabled account's links do nothing until it is enabled again.
+    const user = found?.deleted_at === null && found.disabled_at === null ? found : undefined;
     if (!row || !user) throw invalidVerificationToken();
     if (row.purpose === 'change') return this.change(user, row.email);
     // A link made for an address the account no longer has proves nothing.

@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Renew the session: a new JWT of the same session with a full lifetime
-         * @description The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), so that an active person is never signed out while an idle page still expires. The new JWT is the same session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403.
+         * @description The web app calls this while the person uses it (e.g. when half of the lifetime has passed and they act), so that an active person is never signed out while an idle page still expires. The new JWT is the same session (logging out with either ends both). A revoked, expired or cut-off session, or a disabled or deleted account, is 401; a session of an external provider (AUTH_JWKS_URL) is 403, and so is one signed in more than SESSION_MAX_AGE_SECONDS ago (403 session_max_age: it is not renewed and expires). The new JWT keeps the time of the sign-in (`auth_ms`): renewing never makes a sign-in fresh.
          */
         post: {
             parameters: {
@@ -1476,7 +1476,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a room (the caller becomes owner); on an existing room, change nothing */
+        /**
+         * Create a room (the caller becomes owner); on an existing room, change nothing
+         * @description With SIGNUP other than `open`, or SIGNUP_DOMAINS set, an account whose address is not confirmed yet makes no room: 403 email_not_verified until it follows the link mailed to it. 403 room_limit_reached past MAX_ROOMS_PER_USER.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2356,7 +2359,7 @@ export interface paths {
         get?: never;
         /**
          * Hand the room to a member (owner): they become its owner, the owner an editor
-         * @description One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and effective at once on every instance. The target must be a member of the room (404 not_found otherwise: invite them first). Naming oneself changes nothing and records nothing. Answers the room as GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor).
+         * @description One write: recorded in history and sent live as two `member.updated` changes (`{userId, role}`), and effective at once on every instance. The target must be a member of the room (404 not_found otherwise: invite them first). Naming oneself changes nothing and records nothing. Answers the room as GET /api/rooms/{roomId} answers it to the caller afterwards (`userRole`: editor). The room must fit the new owner's limits: 403 room_limit_reached past MAX_ROOMS_PER_USER, 413 quota_exceeded past the storage quota; then nothing changes.
          */
         put: {
             parameters: {
@@ -2457,6 +2460,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11105,7 +11117,7 @@ export interface paths {
         put?: never;
         /**
          * Disable an account (admin)
-         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its sessions and the room tokens it created are refused (401) on every instance at once; signing in is 403 account_disabled. Your own account is 409 own_account. Written to the audit list.
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. Its sessions and the room tokens it created are refused (401) on every instance at once; signing in is 403 account_disabled. Your own account is 409 own_account, another admin 409 admin_account. Written to the audit list.
          */
         post: {
             parameters: {
@@ -11277,7 +11289,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an account (admin)
-         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. While it owns rooms: 409 owns_rooms with `details.rooms` (their ids), unless `?rooms=delete`, which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. Your own account is 409 own_account. Written to the audit list.
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. While it owns rooms: 409 owns_rooms with `details.rooms` (their ids), unless `?rooms=delete`, which deletes them with it. Its history entries and comments keep its name, marked as a deleted account. Your own account is 409 own_account, another admin 409 admin_account. Written to the audit list.
          */
         delete: {
             parameters: {
@@ -11517,7 +11529,7 @@ export interface paths {
         get?: never;
         /**
          * Hand a room to one of its members (admin)
-         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The member becomes owner and the old owner editor, live and in the room's history. A user who is not a member is 404. Written to the audit list.
+         * @description Session of an instance admin (ADMIN_EMAILS or the identity provider's claim); any other session is 403 forbidden, a room token 403 api_token_not_allowed. The member becomes owner and the old owner editor, live and in the room's history. A user who is not a member is 404; past the member's MAX_ROOMS_PER_USER 403 room_limit_reached, past their storage quota 413 quota_exceeded. Written to the audit list.
          */
         put: {
             parameters: {
@@ -11590,6 +11602,15 @@ export interface paths {
                 };
                 /** @description Every error response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };

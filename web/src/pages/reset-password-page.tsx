@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok, onRefusal } from '../api/client';
 import { linkClick, navigate } from '../router';
 import { session } from '../session';
@@ -21,8 +21,12 @@ const HEADINGS: Record<Step, string> = {
  * a used or expired link says so and asks for a new one in place.
  */
 export function ResetPasswordPage() {
-  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const [token] = useState(() => new URLSearchParams(location.search).get('token') ?? '');
   const [step, setStep] = useState<Step>(token ? 'choose' : 'invalid');
+  // Read once, then off the address bar and the history: the link's secret is a password.
+  useEffect(() => {
+    if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', '/reset-password');
+  }, []);
   return (
     <main class="page narrow">
       <h1>{HEADINGS[step]}</h1>
