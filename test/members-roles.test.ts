@@ -116,9 +116,10 @@ test("the owner's role cannot change; an unknown member is 404; a bad body is 40
   assertValidation(await setRole(roomId, users.editor.id, {}), 'role');
   assertValidation(await setRole(roomId, users.editor.id, { role: 'viewer', email: 'x@example.com' }), 'email');
   const listed = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/members`, { auth: users.owner.token }));
+  // Members added in the same millisecond list in any order: compare each member's role.
   assert.deepEqual(
-    listed.map((m: { role: string }) => m.role),
-    ['owner', 'editor', 'viewer'],
+    Object.fromEntries(listed.map((m: { userId: string; role: string }) => [m.userId, m.role])),
+    { [users.owner.id]: 'owner', [users.editor.id]: 'editor', [users.viewer.id]: 'viewer' },
     'nothing changed',
   );
 });

@@ -96,6 +96,8 @@ describe('the admin page', { skip }, () => {
     await page.getByRole('heading', { name: 'Administration' }).waitFor();
     const row = page.locator(`tr[data-user="${carolEmail}"]`);
     await row.waitFor();
+    // The limits are read beside the list: wait for the cell that shows both.
+    await row.locator('td[data-label="Rooms owned"]', { hasText: 'of 5' }).waitFor();
     assert.equal(
       await row.locator('td[data-label="Rooms owned"]').textContent(),
       '1 of 5',
