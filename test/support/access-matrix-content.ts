@@ -71,7 +71,7 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     ok: 200,
     answer: (body) => assert.ok(Array.isArray(body.results), 'a list of results'),
   },
-  // The matrix's service has no GEOCODER_URL: whoever may search hears not_configured (geocode.test.ts asks a geocoder).
+  // The matrix's service has no GEOCODER_URL: whoever may search hears not_configured (search/geocode.test.ts asks a geocoder).
   'GET /api/geocode': { rule: { session: true }, probe: () => get('/api/geocode?q=Bern'), ok: 404 },
   'GET /api/rooms/{roomId}/markers/feed': {
     rule: { need: 'read' },

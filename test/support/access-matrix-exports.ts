@@ -4,7 +4,7 @@ import { base, get, invalid, notMultipart, type RouteEntry } from './access-matr
  * The expectation table's entries for export, import and clone (merged into
  * access-matrix-table.ts). Probes are cheap: an invalid body (400), a job id that names
  * nothing (404), a JSON body where the import needs multipart (415); the export itself and the
- * manifest answer 200. Export jobs are bound to their room: exports-jobs.test.ts checks
+ * manifest answer 200. Export jobs are bound to their room: exports/jobs.test.ts checks
  * another room's job id.
  */
 const NO_SUCH_JOB = '00000000-0000-4000-8000-000000000000';
@@ -42,7 +42,7 @@ export const EXPORT_ROUTES: Record<string, RouteEntry> = {
     probe: (r) => notMultipart(`${base(r)}/import`),
     ok: 415,
     noWriteOnlyProbe:
-      'the answer is counts of what the sent file held, nothing stored; exports.test.ts imports with a write token',
+      'the answer is counts of what the sent file held, nothing stored; exports/exports.test.ts imports with a write token',
   },
   'GET /api/rooms/{roomId}/export-manifest': {
     rule: { need: 'read' },
@@ -53,6 +53,6 @@ export const EXPORT_ROUTES: Record<string, RouteEntry> = {
     rule: { need: 'write' },
     probe: (r) => invalid('POST', `${base(r)}/clone-jobs`, {}),
     ok: 400,
-    noWriteOnlyProbe: 'the answer is only the job id; clones.test.ts clones with a write token',
+    noWriteOnlyProbe: 'the answer is only the job id; exchange/clones.test.ts clones with a write token',
   },
 };

@@ -16,7 +16,7 @@ const layer = (r: Parameters<typeof base>[0]) => `/api/layers/${r.fixtures.layer
 const newLayer = (ctx: WriteOnlyContext) =>
   ctx.asOwner('POST', `${ctx.base}/layers`, { name: 'Stored', description: STORED_SECRET, geojson: TWO_SQUARES });
 const UPLOADS_CHECKED =
-  'a token with upload and without read gets back only ids: layers-access.test.ts ("a token with upload and without read gets back only ids")';
+  'a token with upload and without read gets back only ids: layers/access.test.ts ("a token with upload and without read gets back only ids")';
 
 export const LAYER_ROUTES: Record<string, RouteEntry> = {
   'POST /api/layers/upload': {
@@ -29,7 +29,7 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     rule: { need: 'upload' },
     probe: (r) => ({ method: 'POST', url: '/api/layers/upload-chunk', form: { roomName: r.roomId } }),
     ok: 400,
-    noWriteOnlyProbe: 'its answer is made of what was sent (uploadId, chunkIndex, received): layers-chunked.test.ts',
+    noWriteOnlyProbe: 'its answer is made of what was sent (uploadId, chunkIndex, received): layers/chunked.test.ts',
   },
   'POST /api/layers/process-chunked': {
     rule: { need: 'upload' },
@@ -39,7 +39,7 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
       body: { roomName: r.roomId, uploadId: 'matrix-absent-upload', fileName: 'absent.geojson' },
     }),
     ok: 404,
-    noWriteOnlyProbe: 'answers only {jobId}: layers-chunked.test.ts',
+    noWriteOnlyProbe: 'answers only {jobId}: layers/chunked.test.ts',
   },
   'POST /api/rooms/{roomId}/layers': {
     rule: { need: 'write' },
@@ -73,7 +73,7 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
   'DELETE /api/layers/{layerId}': {
     rule: { need: 'editor', byId: true },
     checkedIn:
-      'layers-manage.test.ts: owner and editor sessions delete; a viewer 403; every room token 403 api_token_not_allowed; a stranger and anonymous 404',
+      'layers/manage.test.ts: owner and editor sessions delete; a viewer 403; every room token 403 api_token_not_allowed; a stranger and anonymous 404',
   },
   'GET /api/layers/{layerId}/features': {
     rule: { need: 'read', byId: true, shownByPublicDeck: true },

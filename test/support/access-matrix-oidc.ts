@@ -4,7 +4,7 @@ import { get, type RouteEntry } from './access-matrix-routes.js';
  * The expectation table's entries for sign-in with identity providers (merged into
  * access-matrix-table.ts). All are public: they look at no credential. The matrix's service has
  * no provider, so the start and the callback (browser redirects, walked end to end against a
- * real provider in oidc-sign-in.test.ts and oidc-refusals.test.ts) answer 404 to everyone here:
+ * real provider in oidc/sign-in.test.ts and oidc/refusals.test.ts) answer 404 to everyone here:
  * what the matrix checks is that no credential changes that. The hand-over needs the callback's
  * cookie, which no credential replaces: 400 to everyone.
  */

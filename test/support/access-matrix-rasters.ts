@@ -24,7 +24,7 @@ export const RASTER_ROUTES: Record<string, RouteEntry> = {
     ok: 400,
     noWriteOnlyProbe:
       'a raster layer exists only after a multipart upload, which the write-only context (JSON calls) cannot make; ' +
-      'rasters-display.test.ts checks that a write-only token gets back {success, rasterLayer: {id}}',
+      'rasters/display.test.ts checks that a write-only token gets back {success, rasterLayer: {id}}',
   },
   'GET /api/rooms/{roomId}/raster-layers/{layerId}/tiles/{z}/{x}/{y}.png': {
     rule: { need: 'read', shownByPublicDeck: true },

@@ -137,7 +137,7 @@ export const DOCUMENTATION_ROUTES = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|
  * application then calls the interface, where the rules apply; `/assets/*` (registered by
  * @fastify/static, only when the application is built) serves its scripts and styles;
  * `/basemap/{file}` the offline base map, the same public file to anyone.
- * test/web-app.test.ts and test/offline-basemap.test.ts check them.
+ * test/web/app.test.ts and test/http/offline-basemap.test.ts check them.
  */
 export const WEB_APP_ROUTES = [
   /^\/$/,

@@ -75,7 +75,7 @@ export type Need =
  *   anyone may also read the object because a public deck shows it (decisions.md: "Images
  *   and icons of markers that a public deck shows are readable by anyone"; the probes
  *   address such an object);
- * - `listen`: the live channel, whose access is checked on the socket (live.test.ts);
+ * - `listen`: the live channel, whose access is checked on the socket (live/live.test.ts);
  * - `admin`: a session of an instance admin; other sessions 403 forbidden, tokens 403
  *   api_token_not_allowed, nobody 401 (no caller of the matrix is an admin).
  */
@@ -179,7 +179,7 @@ function roomOutcome(need: Need, caller: MatrixCaller, room: RoomKind): Outcome 
 /** The outcome the interface promises for a route of `rule`, called by `caller` on a room of `room`. */
 export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind): Outcome {
   if ('public' in rule) return ALLOWED;
-  if ('listen' in rule) throw new Error('the live channel is checked in live.test.ts');
+  if ('listen' in rule) throw new Error('the live channel is checked in live/live.test.ts');
   if (caller.kind === 'deadToken') return deadToken;
   if ('admin' in rule) {
     if (caller.kind === 'token' || caller.kind === 'foreignToken') return tokenNotAllowed;

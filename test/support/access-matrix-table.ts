@@ -15,7 +15,7 @@ import { ADMIN_ROUTES } from './access-matrix-admin.js';
  * does not exist answered 404, or a read), with the status an allowed caller gets. Mutations
  * that room tokens may call also give a VALID request for write-only callers (`writeOnly`);
  * those are the content routes, in access-matrix-content.ts. A new route fails
- * access-matrix.test.ts until it is added here or there.
+ * auth/access-matrix.test.ts until it is added here or there.
  */
 
 const isMember = ({ caller }: Reader) => caller.kind === 'user' && caller.role !== 'stranger';
@@ -66,7 +66,7 @@ export const ROUTES: Record<string, RouteEntry> = {
   // Allowed, it ends the matrix users' sessions: the refusals are tested on their own.
   'POST /api/auth/logout': {
     rule: { session: true },
-    checkedIn: 'accounts-logout.test.ts (no credential 401, a room token 403, a malformed header 401)',
+    checkedIn: 'users/logout.test.ts (no credential 401, a room token 403, a malformed header 401)',
   },
   // Every test user is verified: resending answers 409 and sends nothing.
   'POST /api/auth/resend-verification': {
@@ -182,7 +182,7 @@ export const ROUTES: Record<string, RouteEntry> = {
   'GET /api/rooms/{roomId}/live': {
     rule: { listen: true },
     checkedIn:
-      'live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
+      'live/live.test.ts (a WebSocket: a token without read, a stranger and a dead token are refused on the socket)',
   },
 
   // Members, invitations and tokens: owner sessions only.

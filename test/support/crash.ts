@@ -6,7 +6,7 @@ import SQLite from 'better-sqlite3';
 import { startInstance } from './instances.js';
 
 /**
- * What crash.test.ts needs: a real service process on a data directory that outlives it,
+ * What app/crash.test.ts needs: a real service process on a data directory that outlives it,
  * killed with SIGKILL at a moment read from its SQLite file, started again on the same
  * directory, and the checks that nothing it was doing is half-visible afterwards.
  */

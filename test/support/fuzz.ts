@@ -5,7 +5,7 @@ import type { InjectOptions } from 'fastify';
 import { multipart, type FormPart } from '../helpers.js';
 
 /**
- * What fuzz-routes.test.ts builds its requests from: the routes of the OpenAPI document, a
+ * What http/fuzz-routes.test.ts builds its requests from: the routes of the OpenAPI document, a
  * seeded generator of hostile path segments, query strings, JSON bodies and multipart
  * bodies, and hostile files (truncated, empty, random bytes under a geodata name, a small
  * zip of a large file).

@@ -10,7 +10,7 @@ import { buildTestApp, createRoom, signup, type TestApp } from '../helpers.js';
 
 /**
  * What every JobQueue does (src/infra/job-queue.ts), run against each implementation: the
- * in-process one (test/job-queue-contract.test.ts, both databases) and BullMQ
+ * in-process one (test/infra/job-queue-contract.test.ts, both databases) and BullMQ
  * (test/scale-out/job-queue-bullmq.test.ts). The `jobs` row is the answer, polled from the
  * database; `shared` implementations also hold with several queues on one database.
  */

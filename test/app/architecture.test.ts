@@ -1,0 +1,322 @@
+/**
+ * The shape of the code, checked: no module imports a higher layer, and the domains under
+ * src/modules import each other without cycles. Layers, lowest first (docs/patterns.md):
+ * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < geo-engine (base, geo),
+ * infra < auth < http < modules < app, jobs, server. geo/ is pure: no file system, processes, threads,
+ * sharp or SQLite (those are geo-engine's). The web application (web/src) has its own layers, checked below.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** What each part of src/ may import from (besides itself and packages). */
+const MAY_IMPORT: Record<string, string[]> = {
+  base: [],
+  geo: ['base'],
+  'geo-engine': ['base', 'geo'],
+  db: ['base'],
+  infra: ['base', 'db'],
+  auth: ['base', 'db', 'infra'],
+  http: ['base', 'db', 'infra', 'auth'],
+  modules: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http'],
+  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules'],
+  // The command line is a client of the service: none of the service's code, only the API's generated types.
+  cli: ['api-types'],
+};
+
+/** The web application's types of the API (generated from the OpenAPI document), as src/cli imports them. */
+const API_TYPES = path.resolve(SRC, '../web/src/api/schema.ts');
+
+const ROOT_FILES = new Set(['app.ts', 'jobs.ts', 'server.ts']);
+
+function partOf(file: string): string {
+  if (file === API_TYPES) return 'api-types';
+  const relative = path.relative(SRC, file);
+  const [first] = relative.split(path.sep);
+  if (relative === first) return ROOT_FILES.has(first!) ? 'root' : 'base';
+  return first!;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** The relative specifiers a file imports from. */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+/** The project files a file imports (relative specifiers, `.js` mapped back to `.ts`). */
+function importsOf(file: string): string[] {
+  return specifiersOf(file).map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+}
+
+interface Layering {
+  root: string;
+  partOf: (file: string) => string;
+  importsOf: (file: string) => string[];
+  mayImport: Record<string, string[]>;
+}
+
+/** Every import of a part that its layer may not make, as `file (part) imports target (part)`. */
+function layerViolations(files: string[], { root, partOf, importsOf, mayImport }: Layering): string[] {
+  return files.flatMap((file) => {
+    const from = partOf(file);
+    return importsOf(file)
+      .map((target) => [target, partOf(target)] as const)
+      .filter(([, to]) => to !== from && !mayImport[from]!.includes(to))
+      .map(([target, to]) => `${path.relative(root, file)} (${from}) imports ${path.relative(root, target)} (${to})`);
+  });
+}
+
+const files = sourceFiles(SRC);
+
+/** Every module specifier a file imports or re-exports (packages too), static or dynamic. */
+function packagesAndFilesOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
+}
+
+/**
+ * What only geo-engine may use: the file system, processes, threads, streams, native image and
+ * database libraries and the readers of files (geo/ is pure code, unit-tested without I/O).
+ */
+const IMPURE = [
+  /^(node:)?(fs|fs\/promises|child_process|worker_threads|stream|stream\/promises|net|http|https|os|readline|zlib)$/,
+  /^(sharp|better-sqlite3|geotiff|yauzl)(\/|$)/,
+];
+
+/** The domain of a file under src/modules. */
+const domainOf = (file: string) => path.relative(path.join(SRC, 'modules'), file).split(path.sep)[0]!;
+
+test('no file imports a layer above its own', () => {
+  assert.deepEqual(layerViolations(files, { root: SRC, partOf, importsOf, mayImport: MAY_IMPORT }), []);
+});
+
+test('geo/ is pure: no file system, processes, threads, streams, sharp or SQLite', () => {
+  const found: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'geo')) {
+    for (const specifier of packagesAndFilesOf(file)) {
+      if (IMPURE.some((pattern) => pattern.test(specifier)))
+        found.push(`${path.relative(SRC, file)} imports ${specifier}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test('the purity check sees what it is meant to judge', () => {
+  // A guard against patterns that match nothing: geo-engine uses each kind of I/O.
+  const engine = files.filter((f) => partOf(f) === 'geo-engine').flatMap(packagesAndFilesOf);
+  for (const wanted of ['node:child_process', 'node:fs/promises', 'sharp', 'better-sqlite3', 'node:stream'])
+    assert.ok(engine.includes(wanted) && IMPURE.some((pattern) => pattern.test(wanted)), wanted);
+});
+
+test('the domains under src/modules depend on each other without cycles', () => {
+  const edges = new Map<string, Set<string>>();
+  for (const file of files.filter((f) => partOf(f) === 'modules')) {
+    for (const target of importsOf(file).filter((t) => partOf(t) === 'modules')) {
+      const [a, b] = [domainOf(file), domainOf(target)];
+      if (a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+    }
+  }
+  const cycles: string[] = [];
+  const visit = (node: string, trail: string[]) => {
+    if (trail.includes(node)) {
+      cycles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+      return;
+    }
+    for (const next of edges.get(node) ?? []) visit(next, [...trail, node]);
+  };
+  for (const node of edges.keys()) visit(node, []);
+  assert.deepEqual([...new Set(cycles)], []);
+});
+
+test('the ingest uses no domain that uses it, and vector layers and rasters do not import each other', () => {
+  const mustNotImport: Record<string, string[]> = {
+    ingest: ['layers', 'rasters'],
+    layers: ['rasters'],
+    rasters: ['layers'],
+  };
+  const violations: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'modules')) {
+    const forbidden = mustNotImport[domainOf(file)] ?? [];
+    for (const target of importsOf(file).filter((t) => partOf(t) === 'modules')) {
+      if (forbidden.includes(domainOf(target)))
+        violations.push(`${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('errors are built in errors.ts only; geo failures become errors in ingest/geo-failures.ts only', () => {
+  const mapping = path.join(SRC, 'modules/ingest/geo-failures.ts');
+  const violations: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    if (file !== path.join(SRC, 'errors.ts') && /new AppError\(/.test(text))
+      violations.push(`${path.relative(SRC, file)} builds an AppError`);
+    if (
+      partOf(file) === 'modules' &&
+      file !== mapping &&
+      /instanceof (GdalError|VectorRejected|RasterRejected)\b/.test(text)
+    )
+      violations.push(`${path.relative(SRC, file)} maps a geo failure`);
+  }
+  assert.deepEqual(violations, []);
+  assert.match(readFileSync(mapping, 'utf8'), /instanceof VectorRejected/, 'the check looks at the place that maps');
+});
+
+test('export and import know the domains through their exchanges only', () => {
+  // exports/ walks the exchanges app.ts lists: it never imports a domain's exchange or
+  // presenter (the columns and the shape of a row are the domain's), and the contract in
+  // modules/exchange/ depends on no domain, so every domain can implement it.
+  const violations: string[] = [];
+  for (const file of files.filter((f) => partOf(f) === 'modules')) {
+    for (const target of importsOf(file).filter((t) => partOf(t) === 'modules' && domainOf(t) !== domainOf(file))) {
+      const named = `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`;
+      if (domainOf(file) === 'exchange') violations.push(named);
+      if (domainOf(file) === 'exports' && /\.(exchange|presenter)\.ts$/.test(target)) violations.push(named);
+      if (domainOf(target) === 'exports' && file.endsWith('.exchange.ts')) violations.push(named);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the command line (src/cli) imports only itself and the generated API types, never the service', () => {
+  const parts = new Set(files.filter((f) => partOf(f) === 'cli').flatMap((f) => importsOf(f).map(partOf)));
+  assert.deepEqual([...parts].sort(), ['api-types', 'cli']);
+});
+
+test('the check sees the imports it is meant to judge', () => {
+  // A guard against a regular expression that matches nothing: app.ts imports every layer.
+  const parts = new Set(importsOf(path.join(SRC, 'app.ts')).map(partOf));
+  for (const part of ['db', 'infra', 'auth', 'http', 'modules', 'geo-engine']) assert.ok(parts.has(part), part);
+});
+
+/**
+ * The web application (web/src), lowest first (docs/patterns.md, "The web application"):
+ * base (store, router) < api (the client, its generated types, the session's credential) < ui
+ * < model (RoomModel, its pure steps, the live channel, the actions per resource) < map
+ * < room (the room's context, layout, map view, panels) < pages < the entries (early.ts, main.tsx).
+ */
+const WEB = path.resolve(SRC, '../web/src');
+
+const WEB_MAY_IMPORT: Record<string, string[]> = {
+  base: [],
+  api: ['base'],
+  ui: ['base', 'api'],
+  model: ['base', 'api', 'ui'],
+  map: ['base', 'api', 'ui', 'model'],
+  room: ['base', 'api', 'ui', 'model', 'map'],
+  pages: ['base', 'api', 'ui', 'model', 'map', 'room'],
+  root: ['base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
+};
+
+// The room's state outside the panels: its model, the live channel and who is present on it,
+// and the pure steps of a past or future view (time-view.ts).
+const MODEL_FILES = new Set([
+  'room/room-model.ts',
+  'room/room-state.ts',
+  'room/live.ts',
+  'room/presence.ts',
+  'room/time-view.ts',
+]);
+
+function webPartOf(file: string): string {
+  const relative = path.relative(WEB, file).split(path.sep).join('/');
+  // The entries: early.ts sends the first reads and imports main.tsx, which renders the pages.
+  if (relative === 'main.tsx' || relative === 'early.ts') return 'root';
+  if (relative === 'session.ts') return 'api';
+  if (!relative.includes('/')) return 'base';
+  if (MODEL_FILES.has(relative) || relative.startsWith('room/actions/')) return 'model';
+  return relative.split('/')[0]!;
+}
+
+function webFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return webFiles(full);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** A web file's relative imports, resolved as Vite does (no extension, `.js` for `.ts`). */
+function webImportsOf(file: string): string[] {
+  return specifiersOf(file).map((s) => {
+    const base = path.resolve(path.dirname(file), s.replace(/\.js$/, ''));
+    const found = ['.ts', '.tsx', '.d.ts', '/index.ts'].map((ext) => base + ext).find((f) => existsSync(f));
+    return found ?? base;
+  });
+}
+
+const web = webFiles(WEB);
+
+test('the web application imports nothing of the service but its generated types (web/src/api/schema.d.ts)', () => {
+  const outside = web.flatMap((file) =>
+    webImportsOf(file)
+      .filter((target) => path.relative(WEB, target).startsWith('..'))
+      .map((target) => `${path.relative(WEB, file)} imports ${path.relative(WEB, target)}`),
+  );
+  assert.deepEqual(outside, []);
+});
+
+test('no web file imports a layer above its own (the map never imports the room panels)', () => {
+  const layering = { root: WEB, partOf: webPartOf, importsOf: webImportsOf, mayImport: WEB_MAY_IMPORT };
+  assert.deepEqual(layerViolations(web, layering), []);
+});
+
+test('the web check sees the imports it is meant to judge', () => {
+  // The room page reaches every layer below it; a panel reaches the model through an action.
+  const parts = new Set(webImportsOf(path.join(WEB, 'pages/room-page.tsx')).map(webPartOf));
+  for (const part of ['base', 'api', 'ui', 'model', 'room']) assert.ok(parts.has(part), part);
+  const panel = webImportsOf(path.join(WEB, 'room/panels/marker-details.tsx')).map(webPartOf);
+  assert.ok(panel.includes('model'), 'marker-details imports room/actions/markers');
+});
+
+test("the room's components ask the service only through the model and room/actions", () => {
+  const request = /\bapi\.(GET|POST|PUT|PATCH|DELETE)\(|\bpostForm[<(]/;
+  const asking = web.filter((file) => webPartOf(file) === 'room' && request.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(
+    asking.map((file) => path.relative(WEB, file)),
+    [],
+  );
+  // A guard against a pattern that matches nothing: the actions do make such requests.
+  assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/members.ts'), 'utf8')));
+  assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/layer-upload.ts'), 'utf8')));
+});
+
+test('the blob store is sealed: only the files module reaches it, and only blob-keys.ts spells its keys', () => {
+  const store = path.join(SRC, 'infra', 'blob-store.ts');
+  const filesModule = path.join(SRC, 'modules', 'files');
+  const reaching = files
+    .filter((file) => importsOf(file).includes(store))
+    .filter((file) => !file.startsWith(filesModule + path.sep) && partOf(file) !== 'root' && partOf(file) !== 'infra');
+  assert.deepEqual(
+    reaching.map((f) => path.relative(SRC, f)),
+    [],
+  );
+  // A key is built as a template: `markers/${roomId}/...`; the documentation's `markers/<roomId>/` is not one.
+  const keyTemplate = /[`'"](?:markers|icons|layers|exports|imports|uploads|chunks|rooms)\/\$\{/;
+  const spelling = files.filter(
+    (file) => file !== path.join(filesModule, 'blob-keys.ts') && keyTemplate.test(readFileSync(file, 'utf8')),
+  );
+  assert.deepEqual(
+    spelling.map((f) => path.relative(SRC, f)),
+    [],
+  );
+  assert.ok(keyTemplate.test(readFileSync(path.join(filesModule, 'blob-keys.ts'), 'utf8')), 'the pattern finds keys');
+});
