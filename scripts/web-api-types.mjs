@@ -1,7 +1,7 @@
 // Writes web/src/api/schema.d.ts, the web application's types of every request and answer, and
 // web/src/api/limits.ts, the limits of their fields and files (scripts/web-api-limits.mjs),
 // from the OpenAPI document the built service generates from its route schemas; so the client
-// cannot drift from the server (test/web-api-types.test.ts checks the file is current).
+// cannot drift from the server (test/web/api-types.test.ts checks the file is current).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -14,7 +14,7 @@ export interface ByteRange {
 /**
  * Where files live: the local disk under DATA_DIR now, S3-compatible storage later. Keys are
  * made in one place only (modules/files/blob-keys.ts), and modules reach the store through
- * StoredFiles, never directly. test/blob-store-contract.test.ts holds every implementation to
+ * StoredFiles, never directly. test/infra/blob-store-contract.test.ts holds every implementation to
  * this contract.
  */
 export interface BlobStore {

@@ -323,7 +323,7 @@ export interface ColumnSpec<Row, Omitted extends keyof Row & string, FileOnly ex
 /**
  * The file columns of a table: every database column is either kept (with its kind) or named
  * as omitted, so a column added to `db/tables.ts` does not compile until its domain's exchange
- * says what the file does with it (test/exchange.test.ts checks the same against the database).
+ * says what the file does with it (test/exchange/exchange.test.ts checks the same against the database).
  */
 export function exchangeColumns<Row>() {
   return <Omitted extends keyof Row & string, FileOnly extends string = never>(

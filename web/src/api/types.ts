@@ -1,4 +1,4 @@
-// `.js`: room/room-state.ts is also type-checked under NodeNext (test/web-room-model.test.ts).
+// `.js`: room/room-state.ts is also type-checked under NodeNext (test/web/room-model.test.ts).
 import type { components, paths } from './schema.js';
 
 type Json<Op> = Op extends { responses: infer R }

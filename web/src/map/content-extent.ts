@@ -1,4 +1,4 @@
-// `.js`: test/web-measure.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/measure.test.ts imports this file, type-checked under NodeNext.
 import type { RoomState } from '../room/room-state.js';
 
 export type Extent = [west: number, south: number, east: number, north: number];

@@ -4,7 +4,7 @@
  * minutes and seconds ("46°57'03\"N 7°26'51\"E", "46 57 3 N, 7 26 51 E"). Without letters the
  * order is latitude, longitude (as most people and sites write it); letters say which is
  * which, in either order. Decimals take a point (a comma separates the two). Null when the
- * text is not a position or lies off the earth. Pure (test/web-coordinates.test.ts).
+ * text is not a position or lies off the earth. Pure (test/web/coordinates.test.ts).
  */
 
 export interface TypedPosition {

@@ -6,7 +6,7 @@ export type ScreenPoint = [x: number, y: number];
  * a point at the point, a line at its middle vertex, a polygon at an interior point of its
  * visible part (the middle of the widest span of the horizontal line through the middle of its
  * visible height). Null when nothing of it is on the screen (a polygon) or it has no vertex.
- * Pure, so that it is tested without a browser (test/web-layer-style.test.ts).
+ * Pure, so that it is tested without a browser (test/web/layer-style.test.ts).
  */
 export function labelAnchor(
   type: 'Point' | 'LineString' | 'Polygon',

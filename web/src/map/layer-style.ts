@@ -1,4 +1,4 @@
-// `.js`: test/web-layer-style.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/layer-style.test.ts imports this file, type-checked under NodeNext.
 import type { Layer } from '../api/types.js';
 
 /** A vector layer's style as stored; its data-driven rule, when it has one. */

@@ -1,4 +1,4 @@
-// `.js`: test/web-room-model.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/room-model.test.ts imports this file, type-checked under NodeNext.
 import type {
   Comment,
   Drawing,
@@ -29,7 +29,7 @@ export interface RoomState {
 /**
  * The room's state after one change of the live channel, or `null` when the change touches
  * everything (the room cleared or imported) and the room must be loaded again. Pure: the
- * RoomModel applies it, and test/web-room-model.test.ts tests it. A change the state has
+ * RoomModel applies it, and test/web/room-model.test.ts tests it. A change the state has
  * already seen (its version is not above the state's) changes nothing.
  */
 export function applyChange(state: RoomState, change: LiveChange): RoomState | null {

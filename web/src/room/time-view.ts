@@ -1,4 +1,4 @@
-// `.js`: test/web-timeline-model.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/timeline-model.test.ts imports this file, type-checked under NodeNext.
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types.js';
 import type { RoomState } from './room-state.js';
 

@@ -1,4 +1,4 @@
-// `.js`: test/web-timeline-model.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/timeline-model.test.ts imports this file, type-checked under NodeNext.
 import type { HistoryEvent, Room } from '../api/types.js';
 
 /** The room's timeline settings (the owner's choice; defaults in docs/decisions.md). */

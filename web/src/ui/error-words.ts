@@ -1,11 +1,11 @@
-// `.js`: test/web-error-words.test.ts imports this file, type-checked under NodeNext.
+// `.js`: test/web/error-words.test.ts imports this file, type-checked under NodeNext.
 import { megabytes } from './limits.js';
 
 /**
  * The service's error answers in words a person reads: `{error, message, details}` becomes a
  * sentence that names the field as the page calls it ("The name may be at most 100
  * characters.") instead of the validator's "body.name must NOT have more than 100 characters";
- * byte counts become megabytes. Pure, so that it is unit-tested (test/web-error-words.test.ts).
+ * byte counts become megabytes. Pure, so that it is unit-tested (test/web/error-words.test.ts).
  */
 
 /** How the page calls the fields the service names (the last part of `body.x.y`, or a form's part). */

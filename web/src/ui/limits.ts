@@ -1,4 +1,4 @@
-// Imported by test/web-error-words.test.ts too (type-checked under NodeNext: `.js` imports).
+// Imported by test/web/error-words.test.ts too (type-checked under NodeNext: `.js` imports).
 import { bodyLimits, paramLimits, uploadLimits } from '../api/limits.js';
 
 /** What the service checks of one field (generated from its OpenAPI document into api/limits.ts). */

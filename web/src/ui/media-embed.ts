@@ -2,7 +2,7 @@
  * A marker's `embeddedMediaUrl` as the page shows it: a video of a known provider as that
  * provider's player (in a sandboxed frame; the service's Content-Security-Policy lets frames come
  * from these players' origins only, src/http/web-app.ts EMBED_ORIGINS), any other address as a
- * link. Pure, so that it is unit-tested (test/web-error-words.test.ts).
+ * link. Pure, so that it is unit-tested (test/web/error-words.test.ts).
  */
 export type Embed = { kind: 'frame'; provider: string; src: string } | { kind: 'link'; href: string };
 
