@@ -378,3 +378,21 @@ test('the reference check sees what it is meant to judge, and no colour or fragm
   ])
     assert.ok(!flagged(line), line);
 });
+
+/** The environment variables of the settings, as config.ts names them. */
+function settingNames(): string[] {
+  const text = readFileSync(path.join(SRC, 'config.ts'), 'utf8');
+  const table = text.slice(text.indexOf('const ENV_NAMES'), text.indexOf('};', text.indexOf('const ENV_NAMES')));
+  return [...table.matchAll(/^\s+\w+: '([A-Z0-9_]+)',$/gm)].map((m) => m[1]!);
+}
+
+test("every setting is listed in the README's configuration table", () => {
+  const names = settingNames();
+  assert.ok(names.includes('PORT') && names.includes('LIVE_HEARTBEAT_MS'), 'the check reads the settings');
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
+  assert.deepEqual(
+    names.filter((name) => !rows.some((row) => row.split('|')[1]!.includes(`\`${name}\``))),
+    [],
+  );
+});
