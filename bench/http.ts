@@ -31,7 +31,7 @@ export const PIPELINING = 1;
 const DATABASES = (env.BENCH_HTTP_DBS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
 const CONCURRENT_CLIENTS = 20;
 /**
- * Concurrent creates per second on main before issue 23, as a share of the peer's req/s in the
+ * Concurrent creates per second before the write path committed groups, as a share of the peer's req/s in the
  * same run: 439 creates/s against 14,916 (2.9%; 584 µs of server CPU per create), SQLite,
  * 2026-11-25, a busy 2-core VM (bench/README.md). The target is 3x that share.
  */

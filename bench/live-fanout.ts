@@ -4,7 +4,7 @@
  * Redis, S3) with the clients and the PATCHes spread over both. For each change it measures
  * the time from the PATCH's acknowledgement (its 200 reaching the caller) to its arrival at
  * every client; a change that arrives before the acknowledgement counts 0 ms. Lost: changes
- * a client never received. Issue 19's target: p99 at most 100 ms and none lost on two instances.
+ * a client never received. The target: p99 at most 100 ms and none lost on two instances.
  *
  * The clients run in BENCH_LIVE_PROCESSES child processes (bench/live-clients.mjs), so that
  * receiving does not share one event loop with the sender.

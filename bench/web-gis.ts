@@ -1,5 +1,5 @@
 /**
- * The web benchmark's GIS rows (issue 20, bench/README.md "Web application"): on the room of
+ * The web benchmark's GIS rows (bench/README.md "Web application"): on the room of
  * bench/web.ts (10,000 markers over the buildings layer), the frames drawn while panning
  * against the same page on an empty room, in turn; a click on a building to its attributes
  * shown; and the attribute table's next page, clicked to rows drawn, with the route's own time.
@@ -12,11 +12,11 @@ import type { Browser, Page } from 'playwright-core';
 import { api, ROOM_ID, type Row, type Server, sleep } from './harness.js';
 import { median, openToMark, type View } from './web-pages.js';
 
-/** Frames while panning the room: at least this share of the empty room's (issue 20). */
+/** Frames while panning the room: at least this share of the empty room's. */
 const PAN_RATIO_TARGET = 0.7;
-/** A click on a feature to its attributes shown (issue 20). */
+/** A click on a feature to its attributes shown. */
 const INSPECT_TARGET_MS = 300;
-/** The attribute table's next page, clicked to its rows drawn (issue 20). */
+/** The attribute table's next page, clicked to its rows drawn. */
 const PAGE_TARGET_MS = 200;
 const PAN_RUNS = 3;
 const CLICKS = 10;
@@ -361,7 +361,7 @@ async function tablePages(browser: Browser, room: GisRoom) {
   };
 }
 
-/** Issue 20's rows: panning against an empty room, a click to a feature's attributes, the attribute table's next page. */
+/** The GIS rows: panning against an empty room, a click to a feature's attributes, the attribute table's next page. */
 export async function measureGis(browser: Browser, room: GisRoom): Promise<{ rows: Row[]; missed: string[] }> {
   const pan = await panAgainstEmpty(browser, room);
   const inspect = await inspectFeatures(browser, room);

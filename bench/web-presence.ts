@@ -1,5 +1,5 @@
 /**
- * Presence latency (issue 21), part of the web benchmark (bench/web.ts): two browser contexts
+ * Presence latency, part of the web benchmark (bench/web.ts): two browser contexts
  * of the same member open the room; the mouse moves over the map in one, and the time is taken
  * until the other draws the moved cursor (the frame after the cursor's position changed),
  * MOVES times, 200 ms apart (so the page's own pointer throttle never holds one back).

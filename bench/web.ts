@@ -41,9 +41,9 @@ import { bulkImport, markersIn, publishDeck, smallRoom } from './web-rooms.js';
 const env = process.env;
 const COUNT = Number(env.BENCH_WEB_COUNT ?? (env.BENCH_QUICK === '1' ? 100_000 : 1_000_000));
 const MARKERS = Number(env.BENCH_WEB_MARKERS ?? 10_000);
-/** The room and the deck each at most this many times the bare MapLibre page (issue 21). */
+/** The room and the deck each at most this many times the bare MapLibre page. */
 const RATIO_TARGET = 1.5;
-/** The small room and its deck, base map tiles hanging (issue 21). */
+/** The small room and its deck, base map tiles hanging. */
 const SMALL_TARGET_MS = 2000;
 /** How long a request to a tile server hangs before it fails (a resolver or connection timing out). */
 const HANG_MS = 10_000;

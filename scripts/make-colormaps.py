@@ -16,7 +16,7 @@ import matplotlib
 import numpy as np
 
 NAMES = [
-    # Required by decisions.md.
+    # Required by docs/contract-decisions.md.
     'viridis', 'plasma', 'inferno', 'magma', 'cividis', 'terrain', 'gray', 'jet', 'turbo',
     'Spectral', 'RdYlGn', 'RdBu', 'Blues', 'Greens', 'Reds', 'YlOrRd', 'hot', 'coolwarm',
     # Other widely used ones.

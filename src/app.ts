@@ -245,7 +245,7 @@ function oidcSignInOf(
 ) {
   const { db, members, holders, ...rest } = parts;
   const { users } = parts;
-  const clients = new OidcClients(oidcProvidersOf(config), parts.log);
+  const clients = new OidcClients(oidcProvidersOf(config), parts.log, config.oidcDiscoveryTimeoutSeconds);
   const accounts = new OidcAccounts({
     users,
     providerAccounts: new ProviderAccountsRepository(db),
@@ -414,7 +414,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes, {
     database,
-    readiness: { redis: redis?.ping ?? null, objectStore: async () => blobs.ping?.() },
+    readiness: {
+      redis: redis?.ping ?? null,
+      objectStore: async () => blobs.ping?.(),
+      timeoutMs: config.readyCheckTimeoutMs,
+    },
   });
   await registerWebApp(app, config);
   await registerOfflineBasemap(app);
@@ -505,6 +509,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ingest,
     steps: { vector: layerIngest, raster: rasterIngest },
     styleProblem: (style) => styleCheck.problem(style),
+    syncMaxBytes: config.uploadSyncMaxBytes,
   });
   const layersService = new LayersService({
     layers,
@@ -569,7 +574,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Export, import and clone of whole rooms.
   const exchanges = roomExchanges(db, files);
-  const exporter = new RoomExporter({ exchanges, files }, ingestDatabase, tmpDirOf(config), geo);
+  const exporter = new RoomExporter(
+    { exchanges, files, concurrency: config.exportConcurrency },
+    ingestDatabase,
+    tmpDirOf(config),
+    geo,
+  );
   const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
   const roomImport = new RoomImport({
     files,
@@ -613,7 +623,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   app.addHook('onClose', () => presence.close());
   await app.register(liveRoutes, {
-    live: new LiveService({ hub: live, history, rooms, authenticator, access, presence }),
+    live: new LiveService({
+      hub: live,
+      history,
+      rooms,
+      authenticator,
+      access,
+      presence,
+      heartbeatMs: config.liveHeartbeatMs,
+    }),
   });
 
   // The instance admin: users, rooms, jobs, limits and the audit list.

@@ -130,6 +130,18 @@ export const ConfigSchema = Type.Object({
   oidcFlowSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 600 }),
   /** Rooms one user may own (0: no limit). */
   maxRoomsPerUser: Type.Integer({ minimum: 0, default: 0 }),
+  /** How long one discovery request to an identity provider may take before it counts as unreachable. */
+  oidcDiscoveryTimeoutSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 10 }),
+  /** Largest upload processed while the client waits; a bigger one is a `layer-upload` job (202). */
+  uploadSyncMaxBytes: Type.Integer({ minimum: 0, default: 5 * 1024 * 1024 }),
+  /** Heap of the worker thread that stores a vector file's features, in MB (a 64 MB feature parses within 768). */
+  vectorWorkerHeapMb: Type.Integer({ minimum: 128, default: 768 }),
+  /** Room exports written at once per instance (each a worker thread and a temporary file); others wait their turn. */
+  exportConcurrency: Type.Integer({ minimum: 1, default: 2 }),
+  /** How long `/api/ready` waits for each dependency (database, Redis, object store) before it counts as down. */
+  readyCheckTimeoutMs: Type.Integer({ minimum: 100, default: 2000 }),
+  /** How often the live channel pings its clients; a client that missed the previous ping is dropped. */
+  liveHeartbeatMs: Type.Integer({ minimum: 1000, default: 15_000 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -206,6 +218,12 @@ const ENV_NAMES: Record<keyof Config, string> = {
   oidcProviders: 'OIDC_PROVIDERS',
   oidcFlowSeconds: 'OIDC_FLOW_SECONDS',
   maxRoomsPerUser: 'MAX_ROOMS_PER_USER',
+  oidcDiscoveryTimeoutSeconds: 'OIDC_DISCOVERY_TIMEOUT_SECONDS',
+  uploadSyncMaxBytes: 'UPLOAD_SYNC_MAX_BYTES',
+  vectorWorkerHeapMb: 'VECTOR_WORKER_HEAP_MB',
+  exportConcurrency: 'EXPORT_CONCURRENCY',
+  readyCheckTimeoutMs: 'READY_CHECK_TIMEOUT_MS',
+  liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
 };
 
 export class ConfigError extends Error {}
@@ -306,6 +324,8 @@ export interface GeoLimits {
   rasterSyncMaxPixels: number;
   zip: { maxRatio: number; maxExpandedBytes: number; maxEntries: number };
   maxFeatureChars: number;
+  /** Heap of the vector ingest's worker thread, in MB. */
+  vectorWorkerHeapMb: number;
 }
 
 /** Sizes of the raster caches (one TileableFiles and one RasterTiles per instance). */
@@ -335,6 +355,7 @@ export function geoLimitsOf(config: Config): GeoLimits {
       maxEntries: config.zipMaxEntries,
     },
     maxFeatureChars: config.maxFeatureChars,
+    vectorWorkerHeapMb: config.vectorWorkerHeapMb,
   };
 }
 

@@ -21,6 +21,7 @@ import type { OidcSignIn } from './modules/oidc/oidc.service.js';
  * "Jobs and sweeps"); the queue refuses to start while a waiting job's kind has no worker.
  */
 
+/** Units of the sweeps' periods. */
 const HOUR_MS = 3600_000;
 const MINUTE_MS = 60_000;
 

@@ -7,9 +7,10 @@ import type { SessionClaims, SessionKeys } from './sessions.js';
 
 /** `lastUsedAt` of a token and `last_seen_at` of a user are written at most once a minute, to keep reads cheap. */
 export const LAST_USED_PRECISION_MS = 60_000;
-const SEEN_EXTERNAL_LIMIT = 10_000;
-/** Room token secrets whose hash is remembered (a hash is cheap, but not free on every request). */
-const TOKEN_HASHES_LIMIT = 1_000;
+/** External users remembered per instance: fixed, a memo cleared when full, not a cache to size. */
+export const SEEN_EXTERNAL_LIMIT = 10_000;
+/** Room token secrets whose hash is remembered (a hash is cheap, but not free on every request); fixed like the above. */
+export const TOKEN_HASHES_LIMIT = 1_000;
 
 /**
  * What authenticating a caller records. The authenticator only reads; the services that own

@@ -6,7 +6,8 @@ const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptO
   );
 
 // OWASP's recommended scrypt parameters are N=2^17, r=8, p=1 (128 MiB, a few hundred ms);
-// N is configurable (PASSWORD_HASH_COST) so that a test suite need not pay it on every sign-up.
+// N is configurable (PASSWORD_HASH_COST) so that a test suite need not pay it on every sign-up;
+// r, p and the key length are fixed (each hash records them), and maxmem leaves room for N=2^20.
 const R = 8;
 const P = 1;
 const KEYLEN = 32;

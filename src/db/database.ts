@@ -80,8 +80,8 @@ function openSqlite(dataDir: string, file: string): Database {
   };
 }
 
-/** How many distinct SQL texts keep their prepared statement. */
-const STATEMENT_CACHE_SIZE = 500;
+/** How many distinct SQL texts keep their prepared statement: fixed, the service has fewer distinct queries. */
+export const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew, which costs more than running it. The same SQL text

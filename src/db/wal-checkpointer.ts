@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 
-/** How often the checkpointer copies the write-ahead log into the database file. */
-const CHECKPOINT_EVERY_MS = 250;
+/** How often the checkpointer copies the write-ahead log into the database file: fixed, it keeps the log small. */
+export const CHECKPOINT_EVERY_MS = 250;
 
 /**
  * The checkpointer's code (plain JavaScript, so it runs the same built or from source): its own

@@ -4,12 +4,15 @@ import { GeoJsonError } from '../geo/geojson-points.js';
 
 /**
  * A point feature needs a few dozen JSON values; this bound (and the one on its text) keeps
- * one malicious feature (a huge ignored property) from being parsed in memory.
+ * one malicious feature (a huge ignored property) from being parsed in memory. Fixed: a rule
+ * of a bulk import's points, far above any real point, not a capacity to tune.
  */
-const MAX_FEATURE_VALUES = 20_000;
-const MAX_FEATURE_CHARS = 16 * 1024 ** 2;
-/** What the file may hold outside its `features` array (type, name, crs, bbox, ...). */
-const MAX_OUTSIDE_CHARS = 1024 ** 2;
+export const MAX_FEATURE_VALUES = 20_000;
+export const MAX_FEATURE_CHARS = 16 * 1024 ** 2;
+/** What the file may hold outside its `features` array (type, name, crs, bbox, ...); fixed like the above. */
+export const MAX_OUTSIDE_CHARS = 1024 ** 2;
+
+/** JSON's punctuation, as char codes. */
 
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -234,11 +234,11 @@ function parseFeature(line: string): { geometry: GeoJsonGeometry | null; propert
   return { geometry: feature.geometry ?? null, properties: feature.properties ?? {} };
 }
 
-/** The text one of an export's small tables may hold in all. */
-const MAX_TABLE_CHARS = 256 * 1024 ** 2;
+/** The text one of an export's small tables may hold in all: fixed, a rule of the export file. */
+export const MAX_TABLE_CHARS = 256 * 1024 ** 2;
 
-/** The longest text an export's small tables hold (a comment is at most 5,000 characters, a slide's body more). */
-const MAX_TEXT_CHARS = 1024 * 1024;
+/** The longest text an export's small tables hold (a comment is at most 5,000 characters, a slide's body more); fixed likewise. */
+export const MAX_TEXT_CHARS = 1024 * 1024;
 
 /**
  * The first table with a generated column, or a virtual table other than a GeoPackage R*Tree:

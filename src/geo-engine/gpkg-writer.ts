@@ -60,6 +60,7 @@ interface TableOptions {
 
 /** Rows per transaction. */
 const BATCH_ROWS = 10_000;
+/** EPSG's code of WGS84, the CRS of every feature table written. */
 const WGS84 = 4326;
 
 /** From `gdalsrsinfo -o wkt1 EPSG:4326` / `EPSG:3857` (GDAL 3.6), as GDAL writes them into gpkg_spatial_ref_sys. */

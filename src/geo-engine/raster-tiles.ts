@@ -22,8 +22,8 @@ import type { Tileable, TileableFiles, TileableSource } from './raster-reader.js
  * are cached by bytes, keyed by the display they used.
  */
 
-/** Bytes a cached tile is counted for besides its PNG (its key and bookkeeping). */
-const TILE_ENTRY_BYTES = 1024;
+/** Bytes a cached tile is counted for besides its PNG (its key and bookkeeping): an estimate, not a limit. */
+export const TILE_ENTRY_BYTES = 1024;
 
 /**
  * The renderer, with its cache of PNGs: one object, built in app.ts with a byte budget from

@@ -13,9 +13,10 @@ import {
   type NewJob,
 } from './job-queue.js';
 
-/** A job is started this many times in all (interruptions included) before it ends in `error`. */
+/** A job is started this many times in all (interruptions included) before it ends in `error`; fixed, a job that crashes its process three times will again. */
 export const MAX_ATTEMPTS = 3;
-const PROGRESS_INTERVAL_MS = 250;
+/** A job's progress is written at most this often: fixed, it spares the database, not a tuning knob. */
+export const PROGRESS_INTERVAL_MS = 250;
 /** How often a running job's row is read to see whether an admin cancelled it (on any instance). */
 const CANCEL_CHECK_MS = 500;
 /** The message of a job an admin cancelled. */

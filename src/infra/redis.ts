@@ -18,8 +18,8 @@ export function redisNamespace(url: string): string {
   return `maproom:${index}:`;
 }
 
-/** How long an instance waits for Redis at start before it refuses to start. */
-const CONNECT_TIMEOUT_MS = 10_000;
+/** How long an instance waits for Redis at start before it refuses to start: fixed, a start that fails names Redis. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * A connection that is ready for commands, for uses that must fail at once while Redis is

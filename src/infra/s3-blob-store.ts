@@ -38,8 +38,8 @@ export interface S3Location {
   tmpDir: string;
 }
 
-/** Multipart uploads older than this were left by a crash; `clean` aborts them. */
-const STALE_UPLOAD_MS = 24 * 3600 * 1000;
+/** Multipart uploads older than this were left by a crash; `clean` aborts them (fixed: no upload takes a day). */
+export const STALE_UPLOAD_MS = 24 * 3600 * 1000;
 
 /** What S3 answers for a key that is not there (404, `NoSuchKey` or `NotFound`). */
 const isMissing = (error: unknown) =>

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+const REPO = path.resolve(SRC, '..');
 
 /** What each part of src/ may import from (besides itself and packages). */
 const MAY_IMPORT: Record<string, string[]> = {
@@ -319,4 +320,79 @@ test('the blob store is sealed: only the files module reaches it, and only blob-
     [],
   );
   assert.ok(keyTemplate.test(readFileSync(path.join(filesModule, 'blob-keys.ts'), 'utf8')), 'the pattern finds keys');
+});
+
+/**
+ * What a reader cannot follow: a number of an issue tracker the repository does not hold
+ * ("issue 12", "issues 3 and 4", "(#12)"), or a path outside the repository. The reason
+ * belongs in the text itself, the contract in docs/http-interface.md and docs/contract-decisions.md.
+ */
+const ISSUE_NUMBER = /\bissues?\s+#?\d+|(?<!:\s*)(?:^|[\s([,;])#\d{1,5}\b(?![-\w])/i;
+const OUTSIDE_PATH = /\.\.\/shared\b|\/work\/|\bshared\/spec\b|\bARCHITECTURE\.md\b/;
+
+/** The text files of the repository a reader reads as its documentation and code. */
+function readFiles(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : walk(full);
+      return /\.(ts|tsx|mjs|js|md|html|css|py|sh)$/.test(entry.name) ? [full] : [];
+    });
+  const generated = path.join(REPO, 'web/src/api/schema.d.ts');
+  const files = ['src', 'web', 'docs'].flatMap((dir) => walk(path.join(REPO, dir)));
+  return [...files, path.join(REPO, 'README.md')].filter((file) => file !== generated);
+}
+
+/** The lines of `text` that name an issue number or a path outside the repository. */
+const unfollowableLines = (text: string) =>
+  text.split('\n').filter((line) => OUTSIDE_PATH.test(line) || ISSUE_NUMBER.test(line));
+
+test('no file points at an issue number or at a path outside the repository', () => {
+  const found = readFiles().flatMap((file) =>
+    unfollowableLines(readFileSync(file, 'utf8')).map((line) => `${path.relative(REPO, file)}: ${line.trim()}`),
+  );
+  assert.deepEqual(found, []);
+});
+
+test('the reference check sees what it is meant to judge, and no colour or fragment', () => {
+  const flagged = (line: string) => unfollowableLines(line).length > 0;
+  for (const line of [
+    'Presence (issue 21): who has the room open',
+    'What issues 10, 20 and 21 ask of the page',
+    "Issue 20's times are measured by the bench",
+    'fixed in #31, see there',
+    'the rule (#7) says so',
+    'The contract is `../shared/spec/http-interface.md`',
+    'see /work/shared/ARCHITECTURE.md',
+  ])
+    assert.ok(flagged(line), line);
+  for (const line of [
+    "'circle-stroke-color': '#111'",
+    "{ fillColor: '#000' }",
+    'color: #222;',
+    'border: 1px solid #9aa5b4;',
+    'background: #000',
+    'see [Run several instances](#run-several-instances)',
+    'the markers feed, e.g. `ids[1]`',
+    'docs/http-interface.md, "Limits"',
+  ])
+    assert.ok(!flagged(line), line);
+});
+
+/** The environment variables of the settings, as config.ts names them. */
+function settingNames(): string[] {
+  const text = readFileSync(path.join(SRC, 'config.ts'), 'utf8');
+  const table = text.slice(text.indexOf('const ENV_NAMES'), text.indexOf('};', text.indexOf('const ENV_NAMES')));
+  return [...table.matchAll(/^\s+\w+: '([A-Z0-9_]+)',$/gm)].map((m) => m[1]!);
+}
+
+test("every setting is listed in the README's configuration table", () => {
+  const names = settingNames();
+  assert.ok(names.includes('PORT') && names.includes('LIVE_HEARTBEAT_MS'), 'the check reads the settings');
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
+  assert.deepEqual(
+    names.filter((name) => !rows.some((row) => row.split('|')[1]!.includes(`\`${name}\``))),
+    [],
+  );
 });

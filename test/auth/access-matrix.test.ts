@@ -6,7 +6,7 @@
  * interface promises (support/access-matrix-rules.ts), a refusal must leave the rooms as they
  * were, and a caller that may write but not read must get back only the id and the fields it
  * sent. A route missing from the expectation table (support/access-matrix-table.ts) fails.
- * Contract: http-interface.md (Authentication), shared/spec/decisions.md ("Rooms", "Jobs",
+ * Contract: docs/http-interface.md (Authentication), docs/contract-decisions.md ("Rooms", "Jobs",
  * "Callers that may write but not read"), docs/decisions.md (Errors).
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * Comments and replies over HTTP: list and its filters, create and reply with every
  * validation rule, resolve and reopen.
- * Contract: http-interface.md (Comment and reply, Comments, States, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Comment and reply, Comments, States, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

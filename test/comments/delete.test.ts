@@ -1,7 +1,7 @@
 /**
  * Comments and replies over HTTP: the deletion rule (tokens and viewers delete only what
  * they wrote), access, history, counts and clear.
- * Contract: http-interface.md (Comment and reply, Comments, States, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Comment and reply, Comments, States, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { assertOk, buildTestApp, call, createRoom, signup, TEST_DB } from '../helpers.js';
 
 /**
- * One service per SQLite data directory (decisions.md, Storage): a second service on the same
+ * One service per SQLite data directory (docs/decisions.md, Storage): a second service on the same
  * DATA_DIR refuses to start, naming the directory; the lock is the operating system's, so it
  * goes with its process however that process ends.
  */

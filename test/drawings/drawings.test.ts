@@ -1,7 +1,7 @@
 /**
  * Drawn shapes over HTTP: create (Point, LineString, Polygon with a hole), geometry, style
  * and label validation, list, PATCH, DELETE, access, history, counts and clear.
- * Contract: decisions.md ("Drawings, presentation, history, live changes"; Rooms) and
+ * Contract: docs/contract-decisions.md ("Drawings, presentation, history, live changes"; Rooms) and
  * docs/decisions.md (Drawings).
  */
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 /**
  * `GET /export-manifest` and `POST /clone-jobs`: a room described in small JSON with a signed
  * 24-hour grant, and a copy of it made in another room by a job (`layersCloned`); a missing,
- * altered or expired grant is 403. Contract: http-interface.md ("Export, import and clone",
- * clone rules), decisions.md ("Export, import, clone").
+ * altered or expired grant is 403. Contract: docs/http-interface.md ("Export, import and clone",
+ * clone rules), docs/contract-decisions.md ("Export, import, clone").
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * jobs are all still in progress is refused 429 with Retry-After.
  * Anonymous readers of a public room may start export jobs (they need read), bounded by
  * client address.
- * Contract: http-interface.md ("Export job"); decisions: docs/decisions.md ("Export jobs").
+ * Contract: docs/http-interface.md ("Export job"); decisions: docs/decisions.md ("Export jobs").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * `POST /export` and `POST /import`: the whole room as one GeoPackage that GDAL's validator
  * accepts and ogrinfo/gdalinfo read, and the round trip export, import into an empty room,
- * export again. Contract: http-interface.md ("Export, import and clone"), decisions.md
+ * export again. Contract: docs/http-interface.md ("Export, import and clone"), docs/contract-decisions.md
  * ("Export, import, clone").
  */
 import assert from 'node:assert/strict';

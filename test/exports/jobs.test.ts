@@ -2,7 +2,7 @@
  * Export jobs: 202 with a uuid, the job bound to its room (another room's id is 404), an
  * export that waits in the queue and runs after a restart, its artifact a valid GeoPackage,
  * removed 24 hours after it finished (410), and the import's quota.
- * Contract: http-interface.md ("Export job", "Export, import and clone", rule 4).
+ * Contract: docs/http-interface.md ("Export job", "Export, import and clone", rule 4).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -19,7 +19,7 @@ const fourBand16: RasterFacts = {
 const hex = (lut: Uint8Array, i: number) =>
   `#${[...lut.subarray(i * 3, i * 3 + 3)].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
 
-test('every colormap of decisions.md exists, with 256 colours, reversible', () => {
+test('every colormap of docs/contract-decisions.md exists, with 256 colours, reversible', () => {
   const required = [
     'viridis',
     'plasma',

@@ -24,7 +24,7 @@ import { ActorNames } from '../../src/modules/users/actor-names.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
 
 /**
- * Names everywhere (issue 21): history entries carry the actor's display name (a user's name,
+ * Names everywhere: history entries carry the actor's display name (a user's name,
  * else e-mail; a token's name) and the object's title or name; comments and replies their
  * authors' names, for every member (docs/decisions.md, "Names in answers").
  */

@@ -18,7 +18,7 @@ import { jpeg } from '../support/access-matrix-world.js';
 import { createInlineLayer } from '../support/layers.js';
 
 /**
- * Restore (issue 21): `POST /api/rooms/:roomId/history/:entryId/restore` puts an object back as
+ * Restore: `POST /api/rooms/:roomId/history/:entryId/restore` puts an object back as
  * an entry kept it (after a create or update; before a delete), with the same id, through the
  * write path (docs/decisions.md, "Restore and snapshot").
  */

@@ -18,7 +18,7 @@ import { waitForJob } from '../support/access-matrix-world.js';
 import { createInlineLayer } from '../support/layers.js';
 
 /**
- * The room at a moment (issue 21): `GET /api/rooms/:roomId/history/snapshot?at=` answers the
+ * The room at a moment: `GET /api/rooms/:roomId/history/snapshot?at=` answers the
  * markers, drawings, layers and rasters as history kept them then (docs/decisions.md, "Snapshot").
  */
 

@@ -2,7 +2,7 @@
  * One job system: an export job is a job of the queue like a bulk import (polled at
  * /api/jobs/:jobId too, bound to its room, resumed after a restart), and the queue refuses to
  * start while a waiting job's kind has no worker, rather than failing the job.
- * Contract: http-interface.md ("Processing job": an export job's id is `<uuid>`; "Export job").
+ * Contract: docs/http-interface.md ("Processing job": an export job's id is `<uuid>`; "Export job").
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

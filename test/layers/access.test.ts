@@ -5,7 +5,7 @@
  * token of the layer's own room hears why it is refused. Routes naming the room (the list,
  * uploads through `roomName`) answer a token of another room 403 "API token is not scoped to
  * this room". Uploads need `upload`; a caller without read gets back only ids.
- * Contract: http-interface.md (Authentication; "Layers and uploads"), shared/spec/decisions.md
+ * Contract: docs/http-interface.md (Authentication; "Layers and uploads"), docs/contract-decisions.md
  * ("Layers and rasters", "Jobs", "Callers that may write but not read"), docs/decisions.md (Errors).
  */
 import assert from 'node:assert/strict';

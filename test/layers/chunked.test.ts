@@ -3,7 +3,7 @@
  * GeoJSON of about 53 MB written by GDAL, sent in three chunks and assembled into a layer by a
  * job; a missing chunk named in a 400; a chunk sent again replacing the first; tokens of
  * another room refused; unfinished uploads removed after 24 hours (at start).
- * Contract: http-interface.md ("Layers and uploads", Limits), shared/spec/decisions.md ("Chunked upload").
+ * Contract: docs/http-interface.md ("Layers and uploads", Limits), docs/contract-decisions.md ("Chunked upload").
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';

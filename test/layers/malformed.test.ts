@@ -5,7 +5,7 @@
  * holds its own SQL), a zip of symlinks. Each is 400 with the decided code and a reason that
  * names the caller's file, never GDAL's SQL or one of our internal names; nothing is stored.
  * A bulk marker import of the same coordinate ends its job in `error` naming the feature.
- * Contract: shared/spec/decisions.md ("Vector layers in detail": refusals), docs/decisions.md (Uploads).
+ * Contract: docs/contract-decisions.md ("Vector layers in detail": refusals), docs/decisions.md (Uploads).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

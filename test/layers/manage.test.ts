@@ -3,7 +3,7 @@
  * FeatureCollections), `PATCH /api/rooms/:roomId/layers/:layerId` (name, description, style),
  * `DELETE /api/layers/:layerId` (owner or editor sessions; the layer's own tables dropped),
  * each through history and the live channel (`layer.created|updated|deleted`).
- * Contract: http-interface.md ("Layers and uploads"), shared/spec/decisions.md ("Vector layers
+ * Contract: docs/http-interface.md ("Layers and uploads"), docs/contract-decisions.md ("Vector layers
  * in detail", "Drawings, presentation, history, live changes").
  */
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@
  * (whole, by bbox from the spatial index, simplified by `zoom`), and for a layer of 40,000
  * polygons written by GDAL, the chunk manifest (`complete: false`, `directChunks`) and the
  * chunks route: every feature exactly once across the chunks, ids stable, chunks compact.
- * Contract: http-interface.md ("Feature fetch rules"), shared/spec/decisions.md ("Vector layers in detail").
+ * Contract: docs/http-interface.md ("Feature fetch rules"), docs/contract-decisions.md ("Vector layers in detail").
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -3,7 +3,7 @@
  * layer named `features`, extent 4096, feature ids and properties kept, geometry where the
  * features are, clipped to the tile; an empty tile is 204; the ETag revalidates (304) and
  * changes when the layer does; a tile that does not exist is 400.
- * Contract: shared/spec/decisions.md ("Vector layers in detail": vector tiles).
+ * Contract: docs/contract-decisions.md ("Vector layers in detail": vector tiles).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

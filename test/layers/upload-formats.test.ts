@@ -1,5 +1,5 @@
 /**
- * More files (issue 20): KML, KMZ, GPX and FlatGeobuf written by ogr2ogr are uploaded like the
+ * More files: KML, KMZ, GPX and FlatGeobuf written by ogr2ogr are uploaded like the
  * other vector formats (read from their bytes, whatever their name), and a file without a CRS
  * is given one with `sourceCrs`: an LV95 GeoJSON without a `crs` member is refused as
  * `unknown_crs` in words naming the sender's file (details.field `sourceCrs`), and with

@@ -5,7 +5,7 @@
  * a CRS, formats it does not take, truncated files and truncated multipart bodies. Each is
  * refused with the documented error and GDAL's reason, and nothing is stored: no layer, no
  * marker, no file, no job, no history, the room's counts and the owner's quota as they were.
- * Contract: shared/spec/decisions.md ("Vector layers in detail": refusals), docs/decisions.md (Uploads).
+ * Contract: docs/contract-decisions.md ("Vector layers in detail": refusals), docs/decisions.md (Uploads).
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

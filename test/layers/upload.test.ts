@@ -2,7 +2,7 @@
  * `POST /api/layers/upload` with files written by GDAL: what each becomes (a layer per feature
  * table, or markers when every feature is a point), in which CRS (the LV95 datum check against
  * GDAL's own reprojection), the layer's fields, `style`, and files over 5 MB as jobs.
- * Contract: http-interface.md ("Layers and uploads"), shared/spec/decisions.md ("Layers and
+ * Contract: docs/http-interface.md ("Layers and uploads"), docs/contract-decisions.md ("Layers and
  * rasters", "Vector layers in detail", "Jobs").
  */
 import assert from 'node:assert/strict';

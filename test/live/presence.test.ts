@@ -21,7 +21,7 @@ import type { ActorNames } from '../../src/modules/users/actor-names.js';
 import { LiveClient, type LiveMessage } from '../support/live-client.js';
 
 /**
- * Presence (issue 21): `GET /api/rooms/:roomId/presence` lists who has the room's live socket
+ * Presence: `GET /api/rooms/:roomId/presence` lists who has the room's live socket
  * open; the channel tells `presence.joined` / `presence.left` and relays `pointer` and `view`
  * messages to the room's other sockets (docs/decisions.md, "Presence").
  */

@@ -1,6 +1,6 @@
 /**
  * Markers over HTTP: who may read and change markers (roles, tokens, anonymous callers).
- * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

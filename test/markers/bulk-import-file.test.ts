@@ -2,7 +2,7 @@
  * Bulk import, what the file may hold (through HTTP): an empty collection, properties of
  * other types than the marker fields take, missing properties, numbers out of range (1e309),
  * text of several bytes per character; and the imported markers' ids. The reader cuts the
- * file into feature texts (src/geo-engine/geojson-stream.ts); decisions.md, "Jobs and bulk import".
+ * file into feature texts (src/geo-engine/geojson-stream.ts); docs/decisions.md, "Jobs and bulk import".
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

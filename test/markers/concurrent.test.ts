@@ -2,7 +2,7 @@
  * Many writes to one room at once (the write path's group commit): every create is answered
  * with its own marker, the room's history holds each change once with consecutive versions,
  * a live client sees them all in version order, and a write that fails among them fails alone.
- * Contract: http-interface.md (Markers, Events) and decisions.md ("One write path").
+ * Contract: docs/http-interface.md (Markers, Events) and docs/decisions.md ("One write path").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

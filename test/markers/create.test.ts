@@ -1,7 +1,7 @@
 /**
  * Markers over HTTP: create with every validation rule, list and read, and the 404 of a
  * marker that is not there.
- * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

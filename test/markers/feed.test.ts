@@ -1,6 +1,6 @@
 /**
  * The markers feed over HTTP: `GET /api/rooms/:roomId/markers/feed`, the room's markers as
- * columns for a map (decisions.md, "The markers feed"): its fields, that it says what the list
+ * columns for a map (docs/decisions.md, "The markers feed"): its fields, that it says what the list
  * says, that it follows the room's changes, and who may read it.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * Markers over HTTP: the history of their changes, the live event of each, and the 502 of a
  * change that cannot be broadcast.
- * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * Markers over HTTP: a marker's image and its provenance, the image files' lifetime, and
  * room counts and clear.
- * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * Markers over HTTP: PATCH rules 1-8 and concurrent PATCHes of one marker.
- * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
+ * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

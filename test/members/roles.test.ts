@@ -16,7 +16,7 @@ import {
 import { LiveClient } from '../support/live-client.js';
 
 /**
- * Roles in place (issue 21): `PATCH /api/rooms/:roomId/members/:userId {role}` (owner session)
+ * Roles in place: `PATCH /api/rooms/:roomId/members/:userId {role}` (owner session)
  * changes an editor into a viewer and back, at once, recorded in history and sent live as
  * `member.updated`; the owner's role never changes (docs/decisions.md, "Members and invitations").
  */

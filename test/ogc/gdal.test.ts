@@ -5,7 +5,7 @@
  * every attribute, every geometry), a bbox read equals GDAL's own `-spat` on the source file,
  * and the credential goes as `GDAL_HTTP_HEADERS` (a room token with read; none for a public
  * room, refused for a private one).
- * Contract: docs/decisions.md ("OGC API – Features"), issue 22.
+ * Contract: docs/decisions.md ("OGC API – Features").
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -7,7 +7,7 @@
  * `datetime` on markers,
  * single features, and the refusals (a bad bbox, another bbox-crs, a forged cursor, an unknown
  * parameter, datetime on a layer) as the service's error body.
- * Contract: docs/decisions.md ("OGC API – Features"), issue 22.
+ * Contract: docs/decisions.md ("OGC API – Features").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

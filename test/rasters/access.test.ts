@@ -2,7 +2,7 @@
  * Who may see and restyle rasters: members by role, room tokens by permission and room,
  * anonymous readers of public rooms, visitors of a public deck (only the rasters its slides
  * show), strangers; slides' rasterLayerIds and the presentation; the public colormap list.
- * Contract: http-interface.md (Authentication; permissions), decisions.md ("Rooms",
+ * Contract: docs/http-interface.md (Authentication; permissions), docs/contract-decisions.md ("Rooms",
  * "Layers and rasters", "Drawings, presentation, history, live changes"), docs/decisions.md.
  */
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@
  * (400 naming it, nothing changed), keys merged into the stored display, a new band stretched
  * to its own statistics, history and live `rasterLayer.updated` with the new display, write-only
  * callers; the band values at a point (GDAL's own values, null at nodata and outside).
- * Contract: http-interface.md (raster display PATCH), decisions.md ("Layers and rasters",
+ * Contract: docs/http-interface.md (raster display PATCH), docs/contract-decisions.md ("Layers and rasters",
  * "Vector layers in detail": the point query, "Callers that may write but not read").
  */
 import assert from 'node:assert/strict';

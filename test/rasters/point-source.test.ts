@@ -4,7 +4,7 @@
  * neighbour from the warped tileable copy. GeoTIFFs in EPSG:2056, EPSG:3857, EPSG:4326 and
  * UTM 32N, written by GDAL here, each pixel holding its own row and column (row * 1000 +
  * col); asked at pixel centres and just inside pixel edges, through HTTP.
- * Contract: http-interface.md (the point query), decisions.md ("Vector layers in detail").
+ * Contract: docs/http-interface.md (the point query), docs/contract-decisions.md ("Vector layers in detail").
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -3,7 +3,7 @@
  * (a tile over a known pixel has that pixel's colour), colours as matplotlib gives them, every
  * display rule (band, stretch, colormap and its reversal, opacity, nodata, resampling, RGB bands
  * and per-band stretch), transparency outside the data and at nodata, empty tiles, ETags.
- * Contract: decisions.md ("Layers and rasters": rendered raster tiles), docs/decisions.md (Raster layers).
+ * Contract: docs/contract-decisions.md ("Layers and rasters": rendered raster tiles), docs/decisions.md (Raster layers).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

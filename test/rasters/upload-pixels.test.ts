@@ -4,7 +4,7 @@
  * `{jobId}` at once and its job makes it tileable; one over RASTER_MAX_PIXELS (width x height)
  * is 400 `unsupported_raster` naming the bound, at once, with nothing stored. The files are
  * sparse GeoTIFFs written by gdal_create (a few KB declaring millions of pixels).
- * Contract: http-interface.md (Layers and uploads), docs/decisions.md (Raster layers).
+ * Contract: docs/http-interface.md (Layers and uploads), docs/decisions.md (Raster layers).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -3,8 +3,8 @@
  * sent with the upload (applied, and checked against the raster: 400 naming the key), BigTIFF
  * and any CRS, large files as a job with progress, chunked uploads, hostile files refused with
  * GDAL's reason and nothing stored, the quota, history and live, counts, clear and deletion.
- * Contract: http-interface.md (Layers and uploads; Raster layer and its display settings),
- * decisions.md ("Layers and rasters", "Vector layers in detail"), docs/decisions.md (Raster layers).
+ * Contract: docs/http-interface.md (Layers and uploads; Raster layer and its display settings),
+ * docs/contract-decisions.md ("Layers and rasters", "Vector layers in detail"), docs/decisions.md (Raster layers).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -16,8 +16,8 @@ import { ACTIONS, matrix, roomCalls } from '../support/rooms.js';
 
 /**
  * Rooms: the permission checks, and the room-token authentication rules on room routes.
- * Contract: http-interface.md (Room, States, Rooms endpoints, Authentication) and
- * decisions.md (Errors, Rooms, Room API tokens).
+ * Contract: docs/http-interface.md (Room, States, Rooms endpoints, Authentication) and
+ * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
 let t: TestApp;

@@ -16,8 +16,8 @@ import { roomCalls, ZERO_CONTENT } from '../support/rooms.js';
 
 /**
  * Rooms: clearing a room and deleting it.
- * Contract: http-interface.md (Room, States, Rooms endpoints, Authentication) and
- * decisions.md (Errors, Rooms, Room API tokens).
+ * Contract: docs/http-interface.md (Room, States, Rooms endpoints, Authentication) and
+ * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
 let t: TestApp;

@@ -16,8 +16,8 @@ import { INFO_FIELDS, NEW_ROOM_INFO, pick, roomCalls } from '../support/rooms.js
 
 /**
  * Rooms: creation, and the metadata a room answers with.
- * Contract: http-interface.md (Room, States, Rooms endpoints, Authentication) and
- * decisions.md (Errors, Rooms, Room API tokens).
+ * Contract: docs/http-interface.md (Room, States, Rooms endpoints, Authentication) and
+ * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
 let t: TestApp;

@@ -15,8 +15,8 @@ import { INFO_FIELDS, NEW_ROOM_INFO, pick, roomCalls } from '../support/rooms.js
 
 /**
  * Rooms: camera and timeline settings.
- * Contract: http-interface.md (Room, States, Rooms endpoints, Authentication) and
- * decisions.md (Errors, Rooms, Room API tokens).
+ * Contract: docs/http-interface.md (Room, States, Rooms endpoints, Authentication) and
+ * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
 let t: TestApp;

@@ -15,8 +15,8 @@ import { INFO_FIELDS, pick, roomCalls } from '../support/rooms.js';
 
 /**
  * Rooms: the public `info`, and making a room or its presentation public.
- * Contract: http-interface.md (Room, States, Rooms endpoints, Authentication) and
- * decisions.md (Errors, Rooms, Room API tokens).
+ * Contract: docs/http-interface.md (Room, States, Rooms endpoints, Authentication) and
+ * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
 let t: TestApp;

@@ -144,7 +144,7 @@ test('a jobs instance serves only /api/health and /api/ready, and runs the jobs 
 
 // Skipped: the answer is right (503, redis unavailable, health 200), but closing the
 // instance's BullMQ connections after Redis was cut and restored does not end, and the file
-// never finishes. Left open in issue 19's note.
+// never finishes. Left open until BullMQ's close no longer waits on a lost connection.
 test('/api/ready answers 503 naming Redis while Redis is unreachable', {
   skip: 'closing BullMQ after a cut Redis connection hangs the test process (see the comment)',
 }, async () => {

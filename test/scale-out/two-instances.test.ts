@@ -1,5 +1,5 @@
 /**
- * Issue 19's rules, with real service processes of one deployment: a fresh PostgreSQL
+ * What several instances of one deployment share, with real service processes: a fresh PostgreSQL
  * database, the machine's Redis (a database index of its own) and a real S3 server (Swift
  * with s3api) on loopback. Whichever instance a request reaches, the room is the same: live
  * changes, jobs (including the SIGKILL of the instance running one), files, access changes,

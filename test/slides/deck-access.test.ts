@@ -4,7 +4,7 @@
  * its icon exactly while a slide shows it (the photo and icon through a shown marker). Every
  * write of slides keeps the rows in step at once: PATCH, DELETE, reorder, clear, import; the
  * migration fills them for slides written before it.
- * Contract: http-interface.md (GET /presentation, PATCH /presentation/public) and decisions.md
+ * Contract: docs/http-interface.md (GET /presentation, PATCH /presentation/public) and docs/contract-decisions.md
  * ("Drawings, presentation, history, live changes").
  */
 import assert from 'node:assert/strict';

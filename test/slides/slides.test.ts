@@ -2,8 +2,8 @@
  * Slides and the presentation over HTTP: create, list, PATCH, DELETE and reorder the deck;
  * the presentation snapshot (only what the slides show); the public deck of a private room
  * (and nothing else of that room); access, history, counts and clear.
- * Contract: http-interface.md (GET /presentation, PATCH /presentation/public, States) and
- * decisions.md ("Drawings, presentation, history, live changes"; Rooms).
+ * Contract: docs/http-interface.md (GET /presentation, PATCH /presentation/public, States) and
+ * docs/contract-decisions.md ("Drawings, presentation, history, live changes"; Rooms).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -14,7 +14,7 @@ import { iconForm, jpeg, ONE_POINT_COLLECTION, POINT, STORED_SECRET, VIEW } from
  * The expectation table's entries for room content (markers, images, icons, bulk import and
  * its jobs, drawings, slides, comments): each mutation a room token may call gives, beside its
  * probe, a VALID request for a caller that may write but not read, and the answer that caller
- * must get: the ids and the fields it sent, nothing stored (decisions.md, "Callers that may
+ * must get: the ids and the fields it sent, nothing stored (docs/contract-decisions.md, "Callers that may
  * write but not read").
  */
 

@@ -5,7 +5,7 @@ import { base, get, invalid, type RouteEntry } from './access-matrix-routes.js';
  * Probes address a raster id that names nothing: an allowed caller hears the service's 404
  * (or the schema's 400 for an invalid display), a refused one the access rule's answer. Tiles
  * and point values are also open to visitors of a public deck for the rasters its slides show
- * (decisions.md: what a public deck shows is readable by anyone).
+ * (docs/contract-decisions.md: what a public deck shows is readable by anyone).
  */
 
 const NO_SUCH_RASTER = 'layer-absent000000000000';

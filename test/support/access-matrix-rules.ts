@@ -3,8 +3,8 @@ import { TOKEN_ERRORS } from '../helpers.js';
 /**
  * The interface's access rules, restated for the access-matrix test independently of
  * src/auth/access.ts: who may call a route of each rule, and the exact refusal the others
- * hear. Sources: http-interface.md (Authentication, rules 1-8, permissions table),
- * shared/spec/decisions.md ("Rooms" roles, "Jobs", "Callers that may write but not read")
+ * hear. Sources: docs/http-interface.md (Authentication, rules 1-8, permissions table),
+ * docs/contract-decisions.md ("Rooms" roles, "Jobs", "Callers that may write but not read")
  * and docs/decisions.md (Errors: 401 anonymous, 403 stranger, token errors).
  */
 
@@ -72,7 +72,7 @@ export type Need =
  *   service's own check that the caller may read the (existing) room;
  * - `need`: a need on the room of the path; `byId` when the object is addressed by its id
  *   alone, so that callers who may not see its room hear 404; `shownByPublicDeck` when
- *   anyone may also read the object because a public deck shows it (decisions.md: "Images
+ *   anyone may also read the object because a public deck shows it (docs/contract-decisions.md: "Images
  *   and icons of markers that a public deck shows are readable by anyone"; the probes
  *   address such an object);
  * - `listen`: the live channel, whose access is checked on the socket (live/live.test.ts);
@@ -124,7 +124,7 @@ const TOKEN_PERMISSION: Record<Need, Permission | null> = {
   owner: null,
 };
 
-/** What each member role may do (decisions.md "Rooms"; rule 8). */
+/** What each member role may do (docs/contract-decisions.md "Rooms"; rule 8). */
 const ROLE_NEEDS: Record<Exclude<UserRole, 'stranger'>, readonly Need[]> = {
   owner: [
     'info',

@@ -29,7 +29,7 @@ function onlyMembersHearTheirRole(body: Record<string, unknown>, reader: Reader)
 /**
  * `/info`: the display settings to whoever may read the room; to others only
  * `{roomId, requiresAuth: true}`, with `presentationIsPublic: true` when the deck is public
- * (decisions.md, "Small rules found by trying the service").
+ * (docs/contract-decisions.md, "Small rules found by trying the service").
  */
 function infoFor(body: Record<string, unknown>, reader: Reader) {
   if (reader.mayRead) {

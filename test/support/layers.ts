@@ -12,7 +12,7 @@ import { assertOk, call, postMultipart, type FormPart, type Response, type TestA
  * own tables, what a refused upload must not leave behind).
  */
 
-/** A vector layer's fields, exactly as decisions.md lists them ("Vector layers in detail"). */
+/** A vector layer's fields, exactly as docs/contract-decisions.md lists them ("Vector layers in detail"). */
 export const LAYER_KEYS = [
   'bbox',
   'createdAt',

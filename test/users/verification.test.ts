@@ -18,7 +18,7 @@ import { verificationToken } from '../support/mailbox.js';
 
 /**
  * Built-in accounts prove their address by a link sent by e-mail; only a proven address
- * accepts invitations (decisions.md, Users and sessions). Mail is read from the test mailbox
+ * accepts invitations (docs/contract-decisions.md, Users and sessions). Mail is read from the test mailbox
  * here; test/infra/mail-smtp.test.ts sends it through a real SMTP server.
  */
 

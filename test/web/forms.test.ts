@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
 
-// No dead ends in the web application's forms (issue 21), in Debian's Chromium against the real
+// No dead ends in the web application's forms, in Debian's Chromium against the real
 // service: an unverified invitee is told what to do and gets a new link; forms take what the
 // service takes; a file over its cap is refused before it is sent; the service's errors are
 // worded with their field and stay until dismissed; a marker's video is shown in a sandboxed

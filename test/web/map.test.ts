@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
 
-// The map as a tool (issue 20), in Chromium against the real service: the offline base map
+// The map as a tool, in Chromium against the real service: the offline base map
 // when the tile server does not answer, a room opening at its content, marker titles on the
 // map, and the measure of a drawing. Once, on SQLite, like test/web/browser.test.ts.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';

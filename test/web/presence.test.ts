@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
 
-// Presence and roles in a real browser (issue 21): three people in one room, each in a browser
+// Presence and roles in a real browser: three people in one room, each in a browser
 // context of their own. On SQLite only, like test/web/browser.test.ts.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 

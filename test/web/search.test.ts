@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
 
-// Find (issue 20), in Chromium against the real service: the search box goes to a marker
+// Find, in Chromium against the real service: the search box goes to a marker
 // (its panel open), to a layer feature (its attributes shown) and to a DMS position; a layer
 // bigger than the search's window (ATTRIBUTES_SCAN_ROWS, small here) is offered as its
 // attribute table filtered by the text, which finds a feature past the window; a place of the

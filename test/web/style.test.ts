@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
 
-// Style by data, the legend and the layer order in a real browser (issue 20): one person in two
+// Style by data, the legend and the layer order in a real browser: one person in two
 // browsers; what one sets, the other sees live. On SQLite only, like test/web/browser.test.ts.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 

@@ -2,8 +2,8 @@ import type { FieldProblem } from '../../errors.js';
 import { isColormap } from './colormaps.js';
 
 /**
- * A raster layer's display settings (http-interface.md "Raster layer and its display
- * settings", decisions.md "Layers and rasters"): the stored object, the rules that hold
+ * A raster layer's display settings (docs/http-interface.md "Raster layer and its display
+ * settings", docs/contract-decisions.md "Layers and rasters"): the stored object, the rules that hold
  * between its keys and the raster itself, and the fully resolved settings the tile renderer
  * works with.
  */

@@ -15,9 +15,10 @@ import {
 import type { AuditAction, AuditInput, JobStateName, ListInput } from './admin.schemas.js';
 import type { AuditRepository } from './audit.repository.js';
 
-/** Jobs listed per state at most (newest first). */
-const JOBS_PER_STATE = 200;
-const DEFAULT_PAGE = 50;
+/** Jobs listed per state at most (newest first): fixed, the admin page shows one screenful per state. */
+export const JOBS_PER_STATE = 200;
+/** A page of the admin's lists when the request names no limit: fixed, a page's answer, not a capacity. */
+export const DEFAULT_PAGE = 50;
 
 /** The limits an admin sees with their use. */
 export interface UserLimits {

@@ -12,6 +12,7 @@ import type { ExportColumn } from '../exchange/exchange.js';
 
 /** What the export writes in `maproom_export`, so that an import knows its own files. */
 export const EXPORT_FORMAT = 'maproom-room-export';
+/** The export file's format version, kept in its metadata table: fixed, a rule of the file. */
 export const EXPORT_VERSION = 1;
 
 export type { ExportColumn };

@@ -31,8 +31,8 @@ function sendGeoPackage(reply: FastifyReply, roomId: string, file: { stream: Rea
 /** The largest GeoPackage an import takes. */
 export const IMPORT_MAX_BYTES = 2 * 1024 ** 3;
 const IMPORT_FORM: UploadSpec = { files: { file: { maxBytes: IMPORT_MAX_BYTES } } };
-/** A manifest of a big room (100,000 markers) is tens of megabytes of JSON. */
-const MANIFEST_MAX_BYTES = 64 * 1024 ** 2;
+/** A manifest of a big room (100,000 markers) is tens of megabytes of JSON: fixed, the manifest's format bounds it. */
+export const MANIFEST_MAX_BYTES = 64 * 1024 ** 2;
 
 export const exportsRoutes: FastifyPluginAsyncTypebox<{
   exports: ExportsService;

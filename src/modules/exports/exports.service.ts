@@ -31,8 +31,8 @@ export const SYNC_EXPORT_MAX_BYTES = 2 * 1024 ** 3;
  * ever removed early.
  */
 export const EXPORTS_PER_CALLER = 3;
-/** The Retry-After of a refusal while the caller's jobs are all still in progress. */
-const RUNNING_RETRY_S = 60;
+/** The Retry-After of a refusal while the caller's jobs are all still in progress: fixed, a hint to the client. */
+export const RUNNING_RETRY_S = 60;
 /** A rough size of one marker, drawing or comment row in the file. */
 const BYTES_PER_ROW = 512;
 

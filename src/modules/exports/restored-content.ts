@@ -10,7 +10,7 @@ import { EXPORT_FORMAT, EXPORT_VERSION, type ExportColumn, META, toRowValue } fr
 
 export type { ImportCounts };
 
-/** Objects one import restores at most (each is held until the import's one transaction). */
+/** Objects one import restores at most (each is held until the import's one transaction); fixed, far above any export's. */
 export const MAX_RESTORED_OBJECTS = 1_000_000;
 
 /** How the GeoPackage reader reads a room export (geo-engine/gpkg-reader.ts). */

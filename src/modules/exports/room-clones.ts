@@ -20,8 +20,8 @@ import { EXPORT_LAYOUT, RestoredContent } from './restored-content.js';
 import type { RoomExporter, RoomSources } from './room-export.js';
 import { Manifest } from './exports.schemas.js';
 
-/** How long a manifest's grant lets its holder copy the source room's data. */
-const GRANT_LIFETIME_SECONDS = 24 * 3600;
+/** How long a manifest's grant lets its holder copy the source room's data: the contract's 24 hours. */
+export const GRANT_LIFETIME_SECONDS = 24 * 3600;
 const Payload = Type.Object({ sourceRoomId: Type.String(), manifest: Manifest });
 type Payload = Static<typeof Payload>;
 /** Clones in the job queue. */

@@ -25,11 +25,16 @@ export interface RoomSources {
   files: StoredFiles;
 }
 
-/** Exports writing at once in one process (each a worker thread and a temporary file); others wait their turn. */
-const CONCURRENT_EXPORTS = 2;
+/** The exporter's sources, and how many exports it writes at once (EXPORT_CONCURRENCY); others wait their turn. */
+export interface ExporterSources extends RoomSources {
+  concurrency: number;
+}
 
-/** GeoTIFFs go into the file in parts of this size (SQLite caps one value at 1 GB). */
-const RASTER_PART_BYTES = 32 * 1024 ** 2;
+/**
+ * GeoTIFFs go into the file in parts of this size: fixed, a rule of the export file (SQLite
+ * caps one value at 1 GB, and an import reads the parts back whatever their size).
+ */
+export const RASTER_PART_BYTES = 32 * 1024 ** 2;
 
 /**
  * Writes a whole room as one GeoPackage: a table for each domain's exchange
@@ -41,14 +46,16 @@ const RASTER_PART_BYTES = 32 * 1024 ** 2;
  * table, tile pyramid, GeoTIFF) its kind decides (the layers exchange's `files`); this executes them.
  */
 export class RoomExporter {
-  private readonly turn = pLimit(CONCURRENT_EXPORTS);
+  private readonly turn: ReturnType<typeof pLimit>;
 
   constructor(
-    private readonly sources: RoomSources,
+    private readonly sources: ExporterSources,
     private readonly database: IngestDatabase,
     private readonly tmpDir: string,
     private readonly geo: GeoLimits,
-  ) {}
+  ) {
+    this.turn = pLimit(sources.concurrency);
+  }
 
   /** Writes the export when its turn comes; resolves with its path (removed again if writing fails). */
   write(

@@ -17,6 +17,7 @@ import { layerColumns, layerValues, type ExportPlan, type FromExportWorker, type
 
 const plan = workerData as ExportPlan;
 const post = (message: FromExportWorker) => parentPort!.postMessage(message);
+/** Rows read per query while writing a feature table: fixed, it bounds the worker's memory per read. */
 const ROWS_PER_READ = 5_000;
 
 type FeatureRow = { id: number; geometry: string; properties: string };

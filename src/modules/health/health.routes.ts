@@ -8,10 +8,9 @@ type Check = (() => Promise<void>) | null;
 export interface ReadinessChecks {
   redis: Check;
   objectStore: Check;
+  /** How long a part may take to answer before it counts as unavailable (READY_CHECK_TIMEOUT_MS). */
+  timeoutMs: number;
 }
-
-/** How long a part may take to answer before it counts as unavailable. */
-const CHECK_TIMEOUT_MS = 2000;
 
 const PartState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('none')], {
   description: '`ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part',
@@ -23,11 +22,11 @@ const Readiness = Type.Object({
   objectStore: PartState,
 });
 
-async function stateOf(check: Check): Promise<'ok' | 'unavailable' | 'none'> {
+async function stateOf(check: Check, timeoutMs: number): Promise<'ok' | 'unavailable' | 'none'> {
   if (!check) return 'none';
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
   });
   try {
     await Promise.race([check(), late]);
@@ -74,9 +73,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; readi
     },
     handler: async (_request, reply) => {
       const [db, redis, objectStore] = await Promise.all([
-        stateOf(() => database.ping()),
-        stateOf(readiness.redis),
-        stateOf(readiness.objectStore),
+        stateOf(() => database.ping(), readiness.timeoutMs),
+        stateOf(readiness.redis, readiness.timeoutMs),
+        stateOf(readiness.objectStore, readiness.timeoutMs),
       ]);
       const ready = [db, redis, objectStore].every((state) => state !== 'unavailable');
       return reply

@@ -42,8 +42,8 @@ const SAVEPOINT = CompiledQuery.raw('savepoint write_path');
 const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint write_path');
 const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint write_path');
 
-/** Most writes of one room that share a transaction. */
-const MAX_GROUP = 100;
+/** Most writes of one room that share a transaction: fixed, it bounds one commit's work, not a capacity. */
+export const MAX_GROUP = 100;
 
 /**
  * The one write path for room content. In one transaction it runs the caller's writes,

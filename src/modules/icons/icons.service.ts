@@ -13,9 +13,10 @@ import { sanitizeSvg, SVG_LIMITS, SvgTooComplex } from './svg-sanitizer.js';
 /** An icon file may be at most this large (interface: 1 MB). */
 export const MAX_ICON_BYTES = 1024 * 1024;
 export const ICON_SIZE = { min: 8, max: 256 } as const;
+/** An icon's name at most: the icons' schema's bound. */
 export const ICON_NAME_MAX = 100;
-/** A PNG icon may have at most this many pixels (a 1 MB PNG can inflate to gigabytes). */
-const MAX_PNG_PIXELS = 4096 * 4096;
+/** A PNG icon may have at most this many pixels: fixed, a 1 MB PNG can inflate to gigabytes and an icon needs 256. */
+export const MAX_PNG_PIXELS = 4096 * 4096;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export interface NewIcon {

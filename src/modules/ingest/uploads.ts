@@ -17,8 +17,6 @@ import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
 import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
 
-/** Files up to this size may be processed while the client waits; bigger ones are a job (202). */
-export const SYNC_MAX_BYTES = 5 * 1024 * 1024;
 export const LAYER_UPLOAD_KIND = 'layer-upload';
 /** Layer uploads in the job queue. */
 export const LAYER_UPLOAD_JOB = jobKind(LAYER_UPLOAD_KIND, UploadJobPayload);
@@ -43,13 +41,15 @@ export interface UploadsOptions {
   steps: { vector: UploadStep; raster: UploadStep };
   /** What is wrong with an upload's `style`, or null (the vector layers' style schema). */
   styleProblem: (style: unknown) => string | null;
+  /** Files up to this size may be processed while the client waits (UPLOAD_SYNC_MAX_BYTES); bigger ones are a job (202). */
+  syncMaxBytes: number;
 }
 
 /**
  * `POST /api/layers/upload` and chunked uploads: a file becomes markers, vector layers or a
  * raster layer. The file's type picks the step (a GeoTIFF the raster one, any other file the
  * vector one), the step checks and stages it, the ingest publishes it: one way, no return.
- * Files up to SYNC_MAX_BYTES are processed at once, unless the step finds them too much work
+ * Files up to `syncMaxBytes` are processed at once, unless the step finds them too much work
  * (`needsJob`: a GeoTIFF declaring more than RASTER_SYNC_MAX_PIXELS pixels times bands); the
  * others wait in the blob store (counting against the owner's quota) for a `layer-upload`
  * job, which callers poll at /api/layers/jobs/:jobId.
@@ -67,7 +67,7 @@ export class Uploads {
   async upload(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, fields: UploadFields) {
     const meta = this.metaOf(fields, source.fileName);
     await this.options.files.assertRoomFor(room.id, source.bytes);
-    if (source.bytes > SYNC_MAX_BYTES)
+    if (source.bytes > this.options.syncMaxBytes)
       return { status: 202 as const, body: await this.queue(room, caller, source, meta) };
     const { ingest } = this.options;
     const step = await this.stepFor(source);

@@ -9,6 +9,7 @@ import { markerOfUploadedPoint } from '../markers/imported-markers.js';
 import { newMarkerRow, presentMarker, type MarkerRow } from '../markers/markers.presenter.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
 
+/** Markers inserted per statement: fixed, the engines cap bound values. */
 const BATCH = 1000;
 
 /** The positions of a Point or MultiPoint geometry. */

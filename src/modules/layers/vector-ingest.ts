@@ -44,9 +44,6 @@ export type FromWorker =
   | { type: 'done' }
   | { type: 'error'; name: string; code?: string; message: string; details?: unknown };
 
-/** The worker's heap: a feature of up to 64 MB of GeoJSON parses within it; more is refused. */
-const WORKER_HEAP_MB = 768;
-
 /**
  * Stores vector tables as layers' feature tables, in a worker thread (vector-ingest.worker.ts).
  * Resolves with one result per table, in order; rejects with the worker's VectorRejected (a
@@ -59,7 +56,8 @@ export async function ingestVectorTables(
   await mkdir(request.stagingDir, { recursive: true });
   const worker = startWorker(siblingModule(import.meta.url, 'vector-ingest.worker'), {
     workerData: request,
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    // VECTOR_WORKER_HEAP_MB: a feature of up to MAX_FEATURE_CHARS of GeoJSON must parse within it.
+    resourceLimits: { maxOldGenerationSizeMb: request.limits.vectorWorkerHeapMb },
   });
   const results: IngestedTable[] = [];
   const onAbort = () => {

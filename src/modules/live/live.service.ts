@@ -13,12 +13,16 @@ import type { LiveEvent } from './live-events.js';
 import { type FeedReceiver, RoomFeed } from './room-feed.js';
 import type { RoomPresence } from './room-presence.js';
 
-/** How long an anonymous connection may take to send its credential as first message. */
-const AUTH_TIMEOUT_MS = 10_000;
-/** A client further behind than this is told to reload instead of replaying. */
-const MAX_REPLAY = 1000;
-/** A client that does not answer a ping is dropped at the next one: within 30 s, so presence forgets it by then. */
-const HEARTBEAT_MS = 15_000;
+/**
+ * How long an anonymous connection may take to send its credential as first message: fixed,
+ * since the live route's description promises clients 10 seconds.
+ */
+export const AUTH_TIMEOUT_MS = 10_000;
+/**
+ * A client further behind than this is told to reload instead of replaying: fixed, since
+ * reloading the room is cheaper than sending more changes one by one.
+ */
+export const MAX_REPLAY = 1000;
 
 /** Close codes: 4401 no valid credential, 4403 no read access, 4404 room gone. */
 const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
@@ -62,6 +66,8 @@ export interface LiveServiceParts {
   authenticator: Authenticator;
   access: CachedAccess;
   presence: RoomPresence;
+  /** How often each socket is pinged (LIVE_HEARTBEAT_MS); one that missed the previous ping is dropped. */
+  heartbeatMs: number;
 }
 
 /**
@@ -79,6 +85,7 @@ export class LiveService {
   private readonly authenticator: Authenticator;
   private readonly access: CachedAccess;
   private readonly presence: RoomPresence;
+  private readonly heartbeatMs: number;
 
   constructor(parts: LiveServiceParts) {
     ({
@@ -88,6 +95,7 @@ export class LiveService {
       authenticator: this.authenticator,
       access: this.access,
       presence: this.presence,
+      heartbeatMs: this.heartbeatMs,
     } = parts);
     // A room made private, a member removed, a token revoked, a room deleted: the sockets
     // admitted under the old state are checked again and closed when they may not read.
@@ -314,7 +322,7 @@ export class LiveService {
       if (!alive) return socket.terminate();
       alive = false;
       socket.ping();
-    }, HEARTBEAT_MS).unref();
+    }, this.heartbeatMs).unref();
   }
 }
 

@@ -2,8 +2,8 @@ import type { LiveHub, LiveSubscription, RoomEvent } from '../../infra/live-hub.
 import type { HistoryRepository } from '../history/history.repository.js';
 import { liveEventOf } from '../history/history.presenter.js';
 
-/** Most changes one gap fill reads from history. */
-const MAX_FILL = 1000;
+/** Most changes one gap fill reads from history: fixed, a client further behind reloads (MAX_REPLAY). */
+export const MAX_FILL = 1000;
 
 /** Receives the room's changes in version order, each with its JSON text (made once for every socket). */
 export type FeedReceiver = (event: RoomEvent, text: string) => void;

@@ -27,10 +27,11 @@ import type { MarkersRepository } from './markers.repository.js';
 import type { ImageMeta } from './markers.schemas.js';
 
 export const BULK_IMPORT_KIND = 'bulk-import';
-/** The largest GeoJSON file a bulk import takes (about 5 million points). */
+/** The largest GeoJSON file a bulk import takes (about 5 million points); the route's documented cap. */
 export const BULK_IMPORT_MAX_BYTES = 1024 ** 3;
+/** Markers inserted per statement: fixed, the engines cap bound values. */
 const BATCH = 1000;
-/** Features read between two progress reports. */
+/** Features read between two progress reports: fixed, progress is a percentage, not a cost. */
 const PROGRESS_EVERY = 2_000;
 
 const Payload = Type.Object({ fileKey: Type.String() });

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { HexColor, Nullable } from '../../schema-types.js';
 
-/** The fields a caller may write, with their rules (decisions.md, Markers). */
+/** The fields a caller may write, with their rules (docs/contract-decisions.md, Markers). */
 export const MarkerFields = Type.Object({
   latitude: Type.Number({ minimum: -90, maximum: 90 }),
   longitude: Type.Number({ minimum: -180, maximum: 180 }),
@@ -97,7 +97,7 @@ export const Marker = Type.Object({
 });
 
 /**
- * The room's markers as columns, for a map to draw at once (decisions.md, "The markers feed"):
+ * The room's markers as columns, for a map to draw at once (docs/decisions.md, "The markers feed"):
  * entry `i` of each column belongs to the marker `ids[i]`; colours and icons are indexes into
  * `palette` and `iconIds`, null where the marker has none. The other fields are read per marker.
  */

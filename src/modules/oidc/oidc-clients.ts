@@ -2,9 +2,6 @@ import * as client from 'openid-client';
 import type { OidcProviderSetting } from '../../config.js';
 import { notFound, providerUnavailable } from '../../errors.js';
 
-/** How long one discovery request may take before the provider counts as unreachable. */
-const DISCOVERY_TIMEOUT_SECONDS = 10;
-
 interface Logger {
   warn(details: object, message: string): void;
 }
@@ -19,9 +16,11 @@ export class OidcClients {
   private readonly byId: Map<string, OidcProviderSetting>;
   private readonly discovered = new Map<string, Promise<client.Configuration>>();
 
+  /** `discoveryTimeoutSeconds`: how long one discovery request may take before the provider counts as unreachable. */
   constructor(
     providers: OidcProviderSetting[],
     private readonly log: Logger,
+    private readonly discoveryTimeoutSeconds: number,
   ) {
     this.byId = new Map(providers.map((provider) => [provider.id, provider]));
   }
@@ -43,7 +42,7 @@ export class OidcClients {
     let pending = this.discovered.get(provider.id);
     if (!pending) {
       pending = client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, undefined, {
-        timeout: DISCOVERY_TIMEOUT_SECONDS,
+        timeout: this.discoveryTimeoutSeconds,
       });
       this.discovered.set(provider.id, pending);
     }

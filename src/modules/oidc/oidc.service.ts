@@ -20,8 +20,8 @@ export const FLOW_COOKIE = 'maproom_oidc';
  */
 export const HANDOVER_COOKIE = 'maproom_oidc_handover';
 export const HANDOVER_PATH = '/api/auth/oidc/session';
-/** How long a finished sign-in waits for its landing page (the page asks at once). */
-const HANDOVER_SECONDS = 60;
+/** How long a finished sign-in waits for its landing page: fixed, the page asks at once. */
+export const HANDOVER_SECONDS = 60;
 /** The web app's page that finishes a sign-in: `#returnTo=...` (then it asks the hand-over), or `#error=<code>&returnTo=...`. */
 export const LANDING_PATH = '/signed-in';
 const SCOPE = 'openid email profile';

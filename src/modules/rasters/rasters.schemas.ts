@@ -64,7 +64,7 @@ void displayShapesMatch;
 
 const LayerId = Type.String({ minLength: 1, maxLength: 100, description: '`layer-<suffix>`' });
 
-/** A raster layer (decisions.md: "Rasters in lists", plus what a map client needs). */
+/** A raster layer (docs/contract-decisions.md: "Rasters in lists", plus what a map client needs). */
 export const RasterLayer = Type.Object({
   id: LayerId,
   name: Type.String(),

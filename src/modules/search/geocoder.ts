@@ -2,8 +2,8 @@ import { AppError, geocoderFailed, geocoderNotConfigured } from '../../errors.js
 import { placesOf } from './geocoder-answers.js';
 import type { GeocodeResults } from './search.schemas.js';
 
-/** Places one search answers at most. */
-const PLACES = 8;
+/** Places one search answers at most: fixed, what the Find box lists. */
+export const PLACES = 8;
 /** The most bytes of a geocoder's answer read: a page of places is a few kB. */
 const MAX_ANSWER_BYTES = 512 * 1024;
 

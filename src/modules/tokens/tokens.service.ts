@@ -6,6 +6,7 @@ import type { RoomRow } from '../../db/tables.js';
 import { presentToken } from './tokens.presenter.js';
 import type { TokensRepository } from './tokens.repository.js';
 
+/** A unit: `expiresInDays` counts days. */
 const DAY_MS = 24 * 3600 * 1000;
 
 export class TokensService {

@@ -7,8 +7,8 @@ import { presentUser } from './users.presenter.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 import type { PendingInvitations } from './users.service.js';
 
-/** A verification link is good for this long, and once. */
-const LINK_LIFETIME_MS = 24 * 3600 * 1000;
+/** A verification link is good for this long, and once: fixed, the e-mail tells the reader a day. */
+export const LINK_LIFETIME_MS = 24 * 3600 * 1000;
 /** Where links lead, and how often one account may ask for a new one (VERIFICATION_RESEND_SECONDS). */
 export interface VerificationLinks {
   publicUrl: string;
