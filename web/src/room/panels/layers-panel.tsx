@@ -11,6 +11,7 @@ import { LayerStyleForm } from './layer-style-form';
 import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
+import { CheckField, ColourField, NumberField, OpacityField } from '../../ui/fields';
 
 const STROKE_WEIGHT = attributesOf(
   fieldLimits('PATCH /api/rooms/{roomId}/layers/{layerId}', 'style').fields?.strokeWeight,
@@ -68,9 +69,7 @@ function UploadForm() {
         GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, KML/KMZ, GPX, FlatGeobuf or GeoTIFF; any
         projection; up to {megabytes(CHUNKED_FILE_MAX_BYTES)}.
       </p>
-      <label>
-        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-      </label>
+      <ColourField value={color} onInput={setColor} />
       <label>
         File
         <input
@@ -218,62 +217,30 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
       {canEdit && (
         <details onToggle={(e) => setStyleOpen(e.currentTarget.open)}>
           <summary>Style</summary>
-          <label>
-            Colour{' '}
-            <input
-              type="color"
-              value={`#${layer.style.color}`}
-              onChange={(e) => change({ color: e.currentTarget.value.slice(1) })}
-            />
-          </label>
-          <label>
-            Fill{' '}
-            <input
-              type="color"
-              value={`#${layer.style.fillColor ?? layer.style.color}`}
-              onChange={(e) => change({ fillColor: e.currentTarget.value.slice(1) })}
-            />
-          </label>
+          <ColourField value={`#${layer.style.color}`} onChange={(color) => change({ color: color.slice(1) })} />
+          <ColourField
+            label="Fill"
+            value={`#${layer.style.fillColor ?? layer.style.color}`}
+            onChange={(fill) => change({ fillColor: fill.slice(1) })}
+          />
           {styleOpen && <LayerStyleForm layer={layer} map={shownMap} change={change} />}
-          <label>
-            Opacity{' '}
-            <input
-              type="range"
-              min={0}
-              max={1}
-              step={0.05}
-              value={layer.style.opacity}
-              onChange={(e) => change({ opacity: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label>
-            Fill opacity{' '}
-            <input
-              type="range"
-              min={0}
-              max={1}
-              step={0.05}
-              value={layer.style.fillOpacity}
-              onChange={(e) => change({ fillOpacity: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label>
-            Line width{' '}
-            <input
-              type="number"
-              {...STROKE_WEIGHT}
-              value={layer.style.strokeWeight}
-              onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={layer.style.visible}
-              onChange={(e) => change({ visible: e.currentTarget.checked })}
-            />{' '}
-            Shown to everyone
-          </label>
+          <OpacityField value={layer.style.opacity} onChange={(opacity) => change({ opacity })} />
+          <OpacityField
+            label="Fill opacity"
+            value={layer.style.fillOpacity}
+            onChange={(fillOpacity) => change({ fillOpacity })}
+          />
+          <NumberField
+            label="Line width"
+            {...STROKE_WEIGHT}
+            value={layer.style.strokeWeight}
+            onChange={(strokeWeight) => change({ strokeWeight })}
+          />
+          <CheckField
+            label="Shown to everyone"
+            checked={layer.style.visible}
+            onChange={(visible) => change({ visible })}
+          />
           {isOwner && (
             <button type="button" class="danger" onClick={remove}>
               Delete layer
