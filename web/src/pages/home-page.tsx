@@ -8,6 +8,7 @@ import { InlineError, useInlineError } from '../ui/inline-error';
 import { inputLimits, paramInputLimits } from '../ui/limits';
 import { SignIn } from './sign-in';
 import { ConfirmAddress, refreshUser } from './confirm-address';
+import { TextField } from '../ui/fields';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
 export function HomePage() {
@@ -142,24 +143,20 @@ function CreateRoom() {
     <section aria-labelledby="new-room">
       <h2 id="new-room">New room</h2>
       <form onSubmit={submit} class="form">
-        <label>
-          Name{' '}
-          <input
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            {...inputLimits('POST /api/rooms/{roomId}', 'name')}
-            required
-          />
-        </label>
-        <label>
-          Room id (10 characters: letters, digits, _ or -)
-          <input
-            value={roomId}
-            onInput={(e) => setRoomId(e.currentTarget.value)}
-            {...paramInputLimits('roomId')}
-            required
-          />
-        </label>
+        <TextField
+          label="Name"
+          value={name}
+          onInput={setName}
+          {...inputLimits('POST /api/rooms/{roomId}', 'name')}
+          required
+        />
+        <TextField
+          label="Room id (10 characters: letters, digits, _ or -)"
+          value={roomId}
+          onInput={setRoomId}
+          {...paramInputLimits('roomId')}
+          required
+        />
         <InlineError message={error} />
         <button type="submit">Create room</button>
       </form>
