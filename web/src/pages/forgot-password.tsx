@@ -43,12 +43,19 @@ export function ForgotPasswordPage() {
     <main class="page narrow">
       <h1>Forgot your password?</h1>
       <ForgotPasswordForm lead="Give the address you sign in with: we e-mail it a link to choose a new password." />
-      <p>
-        <a href="/" onClick={linkClick}>
-          Back to log in
-        </a>
-      </p>
+      <BackToLogIn />
     </main>
+  );
+}
+
+/** The way back from the password pages to the start page's log-in form. */
+export function BackToLogIn() {
+  return (
+    <p>
+      <a href="/" onClick={linkClick}>
+        Back to log in
+      </a>
+    </p>
   );
 }
 

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, onRefusal } from '../api/client';
-import { linkClick, navigate } from '../router';
+import { navigate } from '../router';
 import { session } from '../session';
 import { InlineError, useInlineSubmit } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
-import { ForgotPasswordForm } from './forgot-password';
+import { BackToLogIn, ForgotPasswordForm } from './forgot-password';
 import { PasswordField } from './password-field';
 
 type Step = 'choose' | 'done' | 'invalid';
@@ -47,13 +47,7 @@ export function ResetPasswordPage() {
           <ForgotPasswordForm lead="Ask for a new one:" />
         </>
       )}
-      {step !== 'done' && (
-        <p>
-          <a href="/" onClick={linkClick}>
-            Back to log in
-          </a>
-        </p>
-      )}
+      {step !== 'done' && <BackToLogIn />}
     </main>
   );
 }
