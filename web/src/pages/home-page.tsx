@@ -119,6 +119,8 @@ function Rooms() {
   );
 }
 
+const NAME = inputLimits('POST /api/rooms/{roomId}', 'name');
+
 function randomRoomId() {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % alphabet.length]).join('');
@@ -143,13 +145,7 @@ function CreateRoom() {
     <section aria-labelledby="new-room">
       <h2 id="new-room">New room</h2>
       <form onSubmit={submit} class="form">
-        <TextField
-          label="Name"
-          value={name}
-          onInput={setName}
-          {...inputLimits('POST /api/rooms/{roomId}', 'name')}
-          required
-        />
+        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
         <TextField
           label="Room id (10 characters: letters, digits, _ or -)"
           value={roomId}

@@ -113,6 +113,43 @@ export function OptionalNumberField({ label, value, onInput, onChange, ...attrib
   );
 }
 
+/**
+ * A lower and an upper bound side by side (Min, Max), each a number that may be left empty;
+ * `placeholders` say what an empty one stands for.
+ */
+export function MinMaxFields({
+  min,
+  max,
+  placeholders,
+  step,
+  onInput,
+}: {
+  min: number | null;
+  max: number | null;
+  placeholders: [string, string];
+  step?: number | 'any';
+  onInput: (bounds: { min: number | null; max: number | null }) => void;
+}) {
+  return (
+    <div class="row">
+      <OptionalNumberField
+        label="Min"
+        step={step}
+        value={min}
+        placeholder={placeholders[0]}
+        onInput={(value) => onInput({ min: value, max })}
+      />
+      <OptionalNumberField
+        label="Max"
+        step={step}
+        value={max}
+        placeholder={placeholders[1]}
+        onInput={(value) => onInput({ min, max: value })}
+      />
+    </div>
+  );
+}
+
 /** A slider without a label of its own (give it `aria-label`): its position as a number. */
 export function RangeInput({ value, onInput, onChange, ...attributes }: Omit<InputProps<number>, 'label'>) {
   return <input type="range" {...attributes} value={value} {...handlers({ onInput, onChange }, numberOf)} />;

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import type { Attempt } from '../../ui/notices';
 import { InlineError, useInlineError } from '../../ui/inline-error';
 import { TextField } from '../../ui/fields';
 
@@ -34,7 +35,7 @@ export function Outcome({ error, done }: { error: string; done: string }) {
 }
 
 /** A search by words (`q`): the list is read again when it is sent. */
-export function SearchForm({
+function SearchForm({
   label,
   value,
   onInput,
@@ -67,34 +68,59 @@ export interface Page<T> {
 
 /**
  * A list the service gives a page at a time, searched by `q`: `load()` reads its first page,
- * `load(next)` adds the next one.
+ * `load(next)` adds the next one (each through `attempt`, which shows a failure).
  */
-export function usePagedList<T>(read: (query: { q?: string; after?: string }) => Promise<Page<T>>) {
+export function usePagedList<T>(attempt: Attempt, read: (query: { q?: string; after?: string }) => Promise<Page<T>>) {
   const [q, setQ] = useState('');
   const [items, setItems] = useState<T[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
-  const load = async (after?: string) => {
-    const page = await read({ ...(q.trim() && { q: q.trim() }), ...(after && { after }) });
-    setItems((shown) => (after ? [...(shown ?? []), ...page.items] : page.items));
-    setNext(page.next);
-  };
+  const load = (after?: string) =>
+    attempt(async () => {
+      const page = await read({ ...(q.trim() && { q: q.trim() }), ...(after && { after }) });
+      setItems((shown) => (after ? [...(shown ?? []), ...page.items] : page.items));
+      setNext(page.next);
+    });
   return { q, setQ, items, setItems, next, load };
 }
 
-/** A list as a table (each cell names its column on a phone), or its state while there is none. */
-export function AdminTable<T>({
-  label,
-  columns,
-  items,
-  empty,
-  row,
-}: {
+type PagedList<T> = ReturnType<typeof usePagedList<T>>;
+
+/**
+ * A searched list a page at a time: the search form, the last action's outcome, the table, and
+ * the button that reads the next page (`more` its words).
+ */
+export function SearchedTable<T>({
+  search,
+  list,
+  more,
+  error,
+  done,
+  ...table
+}: Omit<TableProps<T>, 'items'> & { search: string; list: PagedList<T>; more: string; error: string; done: string }) {
+  return (
+    <>
+      <SearchForm label={search} value={list.q} onInput={list.setQ} onSearch={() => void list.load()} />
+      <Outcome error={error} done={done} />
+      <AdminTable items={list.items} {...table} />
+      {list.next && (
+        <button type="button" onClick={() => void list.load(list.next!)}>
+          {more}
+        </button>
+      )}
+    </>
+  );
+}
+
+interface TableProps<T> {
   label: string;
   columns: string[];
   items: T[] | null;
   empty: ComponentChildren;
   row: (item: T) => ComponentChildren;
-}) {
+}
+
+/** A list as a table (each cell names its column on a phone), or its state while there is none. */
+export function AdminTable<T>({ label, columns, items, empty, row }: TableProps<T>) {
   if (items === null) return <p>Loading…</p>;
   if (items.length === 0) return <p>{empty}</p>;
   return (

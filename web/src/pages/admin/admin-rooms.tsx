@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { AdminRoom } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
-import { AdminTable, Outcome, SearchForm, useAdminActions, usePagedList } from './admin-list';
+import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { bytesText, timeText } from './admin-format';
 
 /** The names of rooms by id (`name (id)`), for a confirmation; an id that matches no room stays as it is. */
@@ -19,13 +19,12 @@ export async function roomNames(ids: string[]): Promise<string[]> {
 /** Rooms: search by name or id, owner, members, storage, last change; hand over, delete. */
 export function RoomsSection() {
   const { error, attempt, done, act } = useAdminActions();
-  const list = usePagedList(async (query) => {
+  const list = usePagedList(attempt, async (query) => {
     const page = await ok(api.GET('/api/admin/rooms', { params: { query } }));
     return { items: page.rooms, next: page.next };
   });
   const setRooms = list.setItems;
-  const load = (after?: string) => attempt(() => list.load(after));
-  useEffect(() => void load(), []);
+  useEffect(() => void list.load(), []);
 
   const transfer = (room: AdminRoom, email: string) =>
     act(async () => {
@@ -54,12 +53,14 @@ export function RoomsSection() {
   return (
     <section aria-labelledby="rooms-heading">
       <h2 id="rooms-heading">Rooms</h2>
-      <SearchForm label="Search rooms by name or id" value={list.q} onInput={list.setQ} onSearch={() => void load()} />
-      <Outcome error={error} done={done} />
-      <AdminTable
+      <SearchedTable
+        search="Search rooms by name or id"
+        list={list}
+        more="More rooms"
+        error={error}
+        done={done}
         label="Rooms"
         columns={['Room', 'Owner', 'Members', 'Storage', 'Last change', 'Actions']}
-        items={list.items}
         empty="No rooms match."
         row={(room) => (
           <tr key={room.id}>
@@ -80,11 +81,6 @@ export function RoomsSection() {
           </tr>
         )}
       />
-      {list.next && (
-        <button type="button" onClick={() => void load(list.next!)}>
-          More rooms
-        </button>
-      )}
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../../api/client';
 import type { AdminUser, Limits } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
-import { AdminTable, Outcome, SearchForm, useAdminActions, usePagedList } from './admin-list';
+import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { session } from '../../session';
 import { useStore } from '../../store';
 import { bytesText, ofLimit, timeText } from './admin-format';
@@ -13,14 +13,13 @@ export function UsersSection() {
   const me = useStore(session).user;
   const [limits, setLimits] = useState<Limits | null>(null);
   const { error, attempt, done, act } = useAdminActions();
-  const list = usePagedList(async (query) => {
+  const list = usePagedList(attempt, async (query) => {
     const page = await ok(api.GET('/api/admin/users', { params: { query } }));
     return { items: page.users, next: page.next };
   });
   const setUsers = list.setItems;
-  const load = (after?: string) => attempt(() => list.load(after));
   useEffect(() => {
-    void load();
+    void list.load();
     // Each user's use is shown against the limits per user.
     void attempt(async () => setLimits(await ok(api.GET('/api/admin/limits'))));
   }, []);
@@ -65,12 +64,14 @@ export function UsersSection() {
   return (
     <section aria-labelledby="users-heading">
       <h2 id="users-heading">Users</h2>
-      <SearchForm label="Search users" value={list.q} onInput={list.setQ} onSearch={() => void load()} />
-      <Outcome error={error} done={done} />
-      <AdminTable
+      <SearchedTable
+        search="Search users"
+        list={list}
+        more="More users"
+        error={error}
+        done={done}
         label="Users"
         columns={['User', 'Rooms owned', 'Storage', 'Last seen', 'State', 'Actions']}
-        items={list.items}
         empty="No users match."
         row={(user) => (
           <tr key={user.id} data-user={user.email}>
@@ -109,11 +110,6 @@ export function UsersSection() {
           </tr>
         )}
       />
-      {list.next && (
-        <button type="button" onClick={() => void load(list.next!)}>
-          More users
-        </button>
-      )}
     </section>
   );
 }

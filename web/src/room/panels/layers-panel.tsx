@@ -190,15 +190,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
         {layer.featureCount} {layer.geometryType ?? ''} features
       </span>
       <div class="row">
-        {layer.bbox && (
-          <button
-            type="button"
-            class="link"
-            onClick={() => map.get()?.fitBounds(layer.bbox as [number, number, number, number], { padding: 40 })}
-          >
-            Zoom to
-          </button>
-        )}
+        {layer.bbox && <ZoomTo bbox={layer.bbox} />}
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
           Comments
         </button>
@@ -253,7 +245,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
 }
 
 function RasterItem({ raster }: { raster: RasterLayer }) {
-  const { canEdit, map, model, isOwner, attempt } = useRoom();
+  const { canEdit, model, isOwner, attempt } = useRoom();
   const [isHidden, toggle] = useHidden(raster.id);
   const remove = async () => {
     if (await confirmInPage(`Delete the raster "${raster.name}"? This cannot be undone.`))
@@ -267,15 +259,7 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
       <span class="muted">
         {raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}
       </span>
-      {raster.bbox && (
-        <button
-          type="button"
-          class="link"
-          onClick={() => map.get()?.fitBounds(raster.bbox as [number, number, number, number], { padding: 40 })}
-        >
-          Zoom to
-        </button>
-      )}
+      {raster.bbox && <ZoomTo bbox={raster.bbox} />}
       {canEdit && (
         <details>
           <summary>Display</summary>
@@ -288,5 +272,19 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
         </details>
       )}
     </li>
+  );
+}
+
+/** Fits the map to a layer's extent. */
+function ZoomTo({ bbox }: { bbox: number[] }) {
+  const { map } = useRoom();
+  return (
+    <button
+      type="button"
+      class="link"
+      onClick={() => map.get()?.fitBounds(bbox as [number, number, number, number], { padding: 40 })}
+    >
+      Zoom to
+    </button>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Colormap, RasterDisplay, RasterLayer } from '../../api/types';
 import { readColormaps, updateRasterDisplay } from '../actions/layers';
 import { useRoom } from '../room-context';
-import { CheckField, OpacityField, OptionalNumberField, SelectField } from '../../ui/fields';
+import { CheckField, MinMaxFields, OpacityField, SelectField } from '../../ui/fields';
 
 /** A raster's display: one band through a colormap with a stretch, or three bands as RGB. */
 export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
@@ -106,22 +106,13 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
             ))}
           </fieldset>
           <CheckField label="Reverse" checked={display.reverse ?? false} onChange={(reverse) => set({ reverse })} />
-          <div class="row">
-            <OptionalNumberField
-              label="Min"
-              step="any"
-              value={display.vmin ?? null}
-              placeholder={String(stats?.min ?? '')}
-              onInput={(vmin) => set({ vmin })}
-            />
-            <OptionalNumberField
-              label="Max"
-              step="any"
-              value={display.vmax ?? null}
-              placeholder={String(stats?.max ?? '')}
-              onInput={(vmax) => set({ vmax })}
-            />
-          </div>
+          <MinMaxFields
+            step="any"
+            min={display.vmin ?? null}
+            max={display.vmax ?? null}
+            placeholders={[String(stats?.min ?? ''), String(stats?.max ?? '')]}
+            onInput={({ min, max }) => set({ vmin: min, vmax: max })}
+          />
         </>
       )}
       <OpacityField value={display.opacity ?? 1} onInput={(opacity) => set({ opacity })} />

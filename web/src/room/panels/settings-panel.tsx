@@ -14,6 +14,7 @@ import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { CheckField, SelectField, TextField } from '../../ui/fields';
 
+const NAME = inputLimits('PATCH /api/rooms/{roomId}', 'name');
 const THEMES = [
   ['', 'Default'],
   ['light', 'Light'],
@@ -57,13 +58,7 @@ function RoomSettings() {
           void attempt(() => renameRoom(model, name.trim()), 'Name saved');
         }}
       >
-        <TextField
-          label="Name"
-          value={name}
-          onInput={setName}
-          {...inputLimits('PATCH /api/rooms/{roomId}', 'name')}
-          required
-        />
+        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
         <button type="submit">Rename</button>
       </form>
       <CheckField
