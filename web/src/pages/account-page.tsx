@@ -8,6 +8,7 @@ import { confirmInPage } from '../ui/confirm-dialog';
 import { InlineError, useInlineError } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
 import { PasswordField } from './password-field';
+import { EmailField } from '../ui/fields';
 
 /** /account: the signed-in person's password, address, and the deletion of the account. */
 export function AccountPage() {
@@ -103,16 +104,7 @@ function ChangeEmail({ user }: { user: User }) {
     <section aria-labelledby="change-email">
       <h2 id="change-email">Change your e-mail address</h2>
       <form class="form" onSubmit={submit} aria-label="Change your e-mail address">
-        <label>
-          New e-mail address
-          <input
-            type="email"
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-            autoComplete="email"
-            required
-          />
-        </label>
+        <EmailField label="New e-mail address" value={email} onInput={setEmail} />
         <PasswordField label="Password" value={password} onInput={setPassword} />
         <InlineError message={error} />
         {sentTo && (

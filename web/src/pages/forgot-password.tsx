@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { linkClick } from '../router';
-import { InlineError, useInlineError } from '../ui/inline-error';
+import { InlineError, useInlineSubmit } from '../ui/inline-error';
+import { EmailField } from '../ui/fields';
 
 /** The same words whatever the address: the page tells nobody whether an account has it. */
 const SENT = 'If an account exists for that address, a link is on its way. It works once, for 30 minutes.';
@@ -10,32 +11,19 @@ const SENT = 'If an account exists for that address, a link is on its way. It wo
 export function ForgotPasswordForm({ lead }: { lead?: string }) {
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { error, attempt } = useInlineError();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
+  const { error, busy, submit } = useInlineSubmit();
+  const ask = async (event: Event) => {
     const address = email.trim();
-    const sent = await attempt(async () => {
+    const sent = await submit(event, async () => {
       await ok(api.POST('/api/auth/password-reset', { body: { email: address } }));
       return true;
     });
-    setBusy(false);
     if (sent) setSentTo(address);
   };
   return (
-    <form class="form" onSubmit={submit} aria-label="Ask for a password reset link">
+    <form class="form" onSubmit={ask} aria-label="Ask for a password reset link">
       {lead && <p>{lead}</p>}
-      <label>
-        E-mail
-        <input
-          type="email"
-          value={email}
-          onInput={(e) => setEmail(e.currentTarget.value)}
-          autoComplete="email"
-          required
-        />
-      </label>
+      <EmailField label="E-mail" value={email} onInput={setEmail} />
       <InlineError message={error} />
       {sentTo && (
         <p role="status" class="note">
@@ -55,12 +43,19 @@ export function ForgotPasswordPage() {
     <main class="page narrow">
       <h1>Forgot your password?</h1>
       <ForgotPasswordForm lead="Give the address you sign in with: we e-mail it a link to choose a new password." />
-      <p>
-        <a href="/" onClick={linkClick}>
-          Back to log in
-        </a>
-      </p>
+      <BackToLogIn />
     </main>
+  );
+}
+
+/** The way back from the password pages to the start page's log-in form. */
+export function BackToLogIn() {
+  return (
+    <p>
+      <a href="/" onClick={linkClick}>
+        Back to log in
+      </a>
+    </p>
   );
 }
 

@@ -8,6 +8,7 @@ import { InlineError, useInlineError } from '../ui/inline-error';
 import { inputLimits, paramInputLimits } from '../ui/limits';
 import { SignIn } from './sign-in';
 import { ConfirmAddress, refreshUser } from './confirm-address';
+import { TextField } from '../ui/fields';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
 export function HomePage() {
@@ -118,6 +119,8 @@ function Rooms() {
   );
 }
 
+const NAME = inputLimits('POST /api/rooms/{roomId}', 'name');
+
 function randomRoomId() {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % alphabet.length]).join('');
@@ -142,24 +145,14 @@ function CreateRoom() {
     <section aria-labelledby="new-room">
       <h2 id="new-room">New room</h2>
       <form onSubmit={submit} class="form">
-        <label>
-          Name{' '}
-          <input
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            {...inputLimits('POST /api/rooms/{roomId}', 'name')}
-            required
-          />
-        </label>
-        <label>
-          Room id (10 characters: letters, digits, _ or -)
-          <input
-            value={roomId}
-            onInput={(e) => setRoomId(e.currentTarget.value)}
-            {...paramInputLimits('roomId')}
-            required
-          />
-        </label>
+        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
+        <TextField
+          label="Room id (10 characters: letters, digits, _ or -)"
+          value={roomId}
+          onInput={setRoomId}
+          {...paramInputLimits('roomId')}
+          required
+        />
         <InlineError message={error} />
         <button type="submit">Create room</button>
       </form>

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, onRefusal } from '../api/client';
-import { linkClick, navigate } from '../router';
+import { navigate } from '../router';
 import { session } from '../session';
-import { InlineError, useInlineError } from '../ui/inline-error';
+import { InlineError, useInlineSubmit } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
-import { ForgotPasswordForm } from './forgot-password';
+import { BackToLogIn, ForgotPasswordForm } from './forgot-password';
 import { PasswordField } from './password-field';
 
 type Step = 'choose' | 'done' | 'invalid';
@@ -47,38 +47,28 @@ export function ResetPasswordPage() {
           <ForgotPasswordForm lead="Ask for a new one:" />
         </>
       )}
-      {step !== 'done' && (
-        <p>
-          <a href="/" onClick={linkClick}>
-            Back to log in
-          </a>
-        </p>
-      )}
+      {step !== 'done' && <BackToLogIn />}
     </main>
   );
 }
 
 function NewPasswordForm({ token, onDone }: { token: string; onDone: (step: Step) => void }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { error, attempt } = useInlineError();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    const outcome = await attempt(() =>
+  const { error, busy, submit } = useInlineSubmit();
+  const choose = async (event: Event) => {
+    const outcome = await submit(event, () =>
       ok(api.POST('/api/auth/password-reset/confirm', { body: { token, password } })).then(
         () => 'done' as const,
         onRefusal('invalid_token', () => 'invalid' as const),
       ),
     );
-    setBusy(false);
     if (!outcome) return;
     // This browser's session of the account ended with the others.
     if (outcome === 'done') session.signOut();
     onDone(outcome);
   };
   return (
-    <form class="form" onSubmit={submit} aria-label="Choose a new password">
+    <form class="form" onSubmit={choose} aria-label="Choose a new password">
       <PasswordField label="New password" value={password} onInput={setPassword} fresh />
       <InlineError message={error} />
       <button type="submit" disabled={busy}>

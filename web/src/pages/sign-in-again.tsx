@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { session } from '../session';
 import { useStore } from '../store';
-import { InlineError, useInlineError } from '../ui/inline-error';
+import { InlineError, useInlineSubmit } from '../ui/inline-error';
+import { TextField } from '../ui/fields';
 import { providerStart, SIGN_IN_WINDOW, useSignInOptions } from './sign-in';
 
 /**
@@ -78,33 +79,24 @@ function SignInAgainChoices({ email }: { email: string }) {
 
 function SignInAgainForm({ email }: { email: string }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { error, attempt } = useInlineError();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    const answer = await attempt(() => ok(api.POST('/api/auth/login', { body: { email, password } })));
-    setBusy(false);
+  const { error, busy, submit } = useInlineSubmit();
+  const signIn = async (event: Event) => {
+    const answer = await submit(event, () => ok(api.POST('/api/auth/login', { body: { email, password } })));
     if (answer) session.signIn(answer.token, answer.user);
   };
   return (
-    <form class="form" onSubmit={submit} aria-label="Sign in again">
-      <label>
-        E-mail
-        <input type="email" value={email} readOnly autoComplete="username" />
-      </label>
-      <label>
-        Password
-        <input
-          type="password"
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          autoComplete="current-password"
-          required
-          // biome-ignore lint/a11y/noAutofocus: the dialog opened for this one field
-          autoFocus
-        />
-      </label>
+    <form class="form" onSubmit={signIn} aria-label="Sign in again">
+      <TextField label="E-mail" type="email" value={email} readOnly autoComplete="username" />
+      <TextField
+        label="Password"
+        type="password"
+        value={password}
+        onInput={setPassword}
+        autoComplete="current-password"
+        required
+        // The dialog opened for this one field.
+        autoFocus
+      />
       <InlineError message={error} />
       <div class="row">
         <button type="button" class="link" onClick={() => session.signOut(true)}>

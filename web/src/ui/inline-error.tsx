@@ -18,6 +18,24 @@ export function useInlineError(byStatus?: WordsByStatus): { error: string; attem
   return { error, attempt };
 }
 
+/**
+ * A form's submit with its failure inline: `submit(event, work)` keeps the page where it is,
+ * marks the form `busy` while the work runs and gives the work's result (undefined on a
+ * failure, whose message is then in `error`, as with `useInlineError`).
+ */
+export function useInlineSubmit(byStatus?: WordsByStatus) {
+  const { error, attempt } = useInlineError(byStatus);
+  const [busy, setBusy] = useState(false);
+  const submit = async <T,>(event: Event, work: () => Promise<T>): Promise<T | undefined> => {
+    event.preventDefault();
+    setBusy(true);
+    const result = await attempt(work);
+    setBusy(false);
+    return result;
+  };
+  return { error, busy, submit };
+}
+
 /** A failure's message, announced to screen readers; nothing when there is none. */
 export function InlineError({ message }: { message: string }) {
   return message ? (

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { AdminJob } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
-import { InlineError, useInlineError } from '../../ui/inline-error';
+import { AdminTable, Outcome, useAdminActions } from './admin-list';
 import { timeText } from './admin-format';
 
 const STATES = ['all', 'waiting', 'running', 'failed'] as const;
@@ -12,8 +12,8 @@ type Shown = (typeof STATES)[number];
 export function JobsSection() {
   const [state, setState] = useState<Shown>('all');
   const [jobs, setJobs] = useState<AdminJob[] | null>(null);
-  const [done, setDone] = useState('');
-  const { error, attempt } = useInlineError();
+  // After an action the list is read again: a retried job is waiting, a cancelled one gone.
+  const { error, attempt, done, act } = useAdminActions(() => load());
 
   const load = (shown: Shown = state) =>
     attempt(async () => {
@@ -21,15 +21,6 @@ export function JobsSection() {
       setJobs((await ok(api.GET('/api/admin/jobs', { params: { query } }))).jobs);
     });
   useEffect(() => void load(), []);
-
-  const act = (work: () => Promise<string>) => {
-    setDone('');
-    void attempt(work).then(async (message) => {
-      if (!message) return;
-      setDone(message);
-      await load();
-    });
-  };
   const retry = (job: AdminJob) =>
     act(async () => {
       await ok(api.POST('/api/admin/jobs/{jobId}/retry', { params: { path: { jobId: job.id } } }));
@@ -66,54 +57,37 @@ export function JobsSection() {
           Refresh
         </button>
       </div>
-      <InlineError message={error} />
-      {done && <p role="status">{done}</p>}
-      {jobs === null ? (
-        <p>Loading…</p>
-      ) : jobs.length === 0 ? (
-        <p>No {state === 'all' ? 'waiting, running or failed' : state} jobs.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="admin-table" aria-label="Jobs">
-            <thead>
-              <tr>
-                <th>Job</th>
-                <th>Room</th>
-                <th>State</th>
-                <th>Error</th>
-                <th>Queued</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.map((job) => (
-                <tr key={job.id}>
-                  <td data-label="Job">
-                    {job.kind}
-                    <div class="muted">{job.id}</div>
-                  </td>
-                  <td data-label="Room">{job.roomId}</td>
-                  <td data-label="State">{job.state}</td>
-                  <td data-label="Error">{job.error ?? '—'}</td>
-                  <td data-label="Queued">{timeText(job.createdAt)}</td>
-                  <td class="actions" data-label="Actions">
-                    {job.state === 'failed' && (
-                      <button type="button" onClick={() => retry(job)}>
-                        Retry
-                      </button>
-                    )}
-                    {(job.state === 'waiting' || job.state === 'running') && (
-                      <button type="button" class="danger" onClick={() => cancel(job)}>
-                        Cancel
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Outcome error={error} done={done} />
+      <AdminTable
+        label="Jobs"
+        columns={['Job', 'Room', 'State', 'Error', 'Queued', 'Actions']}
+        items={jobs}
+        empty={`No ${state === 'all' ? 'waiting, running or failed' : state} jobs.`}
+        row={(job) => (
+          <tr key={job.id}>
+            <td data-label="Job">
+              {job.kind}
+              <div class="muted">{job.id}</div>
+            </td>
+            <td data-label="Room">{job.roomId}</td>
+            <td data-label="State">{job.state}</td>
+            <td data-label="Error">{job.error ?? '—'}</td>
+            <td data-label="Queued">{timeText(job.createdAt)}</td>
+            <td class="actions" data-label="Actions">
+              {job.state === 'failed' && (
+                <button type="button" onClick={() => retry(job)}>
+                  Retry
+                </button>
+              )}
+              {(job.state === 'waiting' || job.state === 'running') && (
+                <button type="button" class="danger" onClick={() => cancel(job)}>
+                  Cancel
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { AdminRoom } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
-import { InlineError, useInlineError } from '../../ui/inline-error';
+import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { bytesText, timeText } from './admin-format';
 
 /** The names of rooms by id (`name (id)`), for a confirmation; an id that matches no room stays as it is. */
@@ -18,25 +18,14 @@ export async function roomNames(ids: string[]): Promise<string[]> {
 
 /** Rooms: search by name or id, owner, members, storage, last change; hand over, delete. */
 export function RoomsSection() {
-  const [q, setQ] = useState('');
-  const [rooms, setRooms] = useState<AdminRoom[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [done, setDone] = useState('');
-  const { error, attempt } = useInlineError();
+  const { error, attempt, done, act } = useAdminActions();
+  const list = usePagedList(attempt, async (query) => {
+    const page = await ok(api.GET('/api/admin/rooms', { params: { query } }));
+    return { items: page.rooms, next: page.next };
+  });
+  const setRooms = list.setItems;
+  useEffect(() => void list.load(), []);
 
-  const load = (after?: string) =>
-    attempt(async () => {
-      const query = { ...(q.trim() && { q: q.trim() }), ...(after && { after }) };
-      const page = await ok(api.GET('/api/admin/rooms', { params: { query } }));
-      setRooms((shown) => (after ? [...(shown ?? []), ...page.rooms] : page.rooms));
-      setNext(page.next);
-    });
-  useEffect(() => void load(), []);
-
-  const act = (work: () => Promise<string>) => {
-    setDone('');
-    void attempt(work).then((message) => message && setDone(message));
-  };
   const transfer = (room: AdminRoom, email: string) =>
     act(async () => {
       // The new owner by address: the users list finds the account.
@@ -64,66 +53,34 @@ export function RoomsSection() {
   return (
     <section aria-labelledby="rooms-heading">
       <h2 id="rooms-heading">Rooms</h2>
-      <form
-        class="inline"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void load();
-        }}
-      >
-        <label>
-          Search rooms by name or id{' '}
-          <input type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} maxLength={200} />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      <InlineError message={error} />
-      {done && <p role="status">{done}</p>}
-      {rooms === null ? (
-        <p>Loading…</p>
-      ) : rooms.length === 0 ? (
-        <p>No rooms match.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="admin-table" aria-label="Rooms">
-            <thead>
-              <tr>
-                <th>Room</th>
-                <th>Owner</th>
-                <th>Members</th>
-                <th>Storage</th>
-                <th>Last change</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rooms.map((room) => (
-                <tr key={room.id}>
-                  <td data-label="Room">
-                    {room.name ?? <span class="muted">(no name)</span>}
-                    <div class="muted">{room.id}</div>
-                  </td>
-                  <td data-label="Owner">{room.ownerEmail ?? room.ownerId ?? '—'}</td>
-                  <td data-label="Members">{room.members}</td>
-                  <td data-label="Storage">{bytesText(room.storageBytes)}</td>
-                  <td data-label="Last change">{timeText(room.updatedAt)}</td>
-                  <td class="actions" data-label="Actions">
-                    <TransferForm room={room} onTransfer={(email) => transfer(room, email)} />
-                    <button type="button" class="danger" onClick={() => remove(room)}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {next && (
-        <button type="button" onClick={() => void load(next)}>
-          More rooms
-        </button>
-      )}
+      <SearchedTable
+        search="Search rooms by name or id"
+        list={list}
+        more="More rooms"
+        error={error}
+        done={done}
+        label="Rooms"
+        columns={['Room', 'Owner', 'Members', 'Storage', 'Last change', 'Actions']}
+        empty="No rooms match."
+        row={(room) => (
+          <tr key={room.id}>
+            <td data-label="Room">
+              {room.name ?? <span class="muted">(no name)</span>}
+              <div class="muted">{room.id}</div>
+            </td>
+            <td data-label="Owner">{room.ownerEmail ?? room.ownerId ?? '—'}</td>
+            <td data-label="Members">{room.members}</td>
+            <td data-label="Storage">{bytesText(room.storageBytes)}</td>
+            <td data-label="Last change">{timeText(room.updatedAt)}</td>
+            <td class="actions" data-label="Actions">
+              <TransferForm room={room} onTransfer={(email) => transfer(room, email)} />
+              <button type="button" class="danger" onClick={() => remove(room)}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

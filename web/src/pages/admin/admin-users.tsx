@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../../api/client';
 import type { AdminUser, Limits } from '../../api/types';
 import { confirmInPage } from '../../ui/confirm-dialog';
-import { InlineError, useInlineError } from '../../ui/inline-error';
+import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { session } from '../../session';
 import { useStore } from '../../store';
 import { bytesText, ofLimit, timeText } from './admin-format';
@@ -11,31 +11,20 @@ import { roomNames } from './admin-rooms';
 /** Users: search, rooms owned and storage, disable or enable, send a reset link, delete. */
 export function UsersSection() {
   const me = useStore(session).user;
-  const [q, setQ] = useState('');
-  const [users, setUsers] = useState<AdminUser[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [done, setDone] = useState('');
   const [limits, setLimits] = useState<Limits | null>(null);
-  const { error, attempt } = useInlineError();
-
-  const load = (after?: string) =>
-    attempt(async () => {
-      const query = { ...(q.trim() && { q: q.trim() }), ...(after && { after }) };
-      const page = await ok(api.GET('/api/admin/users', { params: { query } }));
-      setUsers((shown) => (after ? [...(shown ?? []), ...page.users] : page.users));
-      setNext(page.next);
-    });
+  const { error, attempt, done, act } = useAdminActions();
+  const list = usePagedList(attempt, async (query) => {
+    const page = await ok(api.GET('/api/admin/users', { params: { query } }));
+    return { items: page.users, next: page.next };
+  });
+  const setUsers = list.setItems;
   useEffect(() => {
-    void load();
+    void list.load();
     // Each user's use is shown against the limits per user.
     void attempt(async () => setLimits(await ok(api.GET('/api/admin/limits'))));
   }, []);
 
   const replace = (user: AdminUser) => setUsers((shown) => shown!.map((u) => (u.id === user.id ? user : u)));
-  const act = (work: () => Promise<string>) => {
-    setDone('');
-    void attempt(work).then((message) => message && setDone(message));
-  };
   const setDisabled = (user: AdminUser, disabled: boolean) =>
     act(async () => {
       const path = { userId: user.id };
@@ -75,83 +64,52 @@ export function UsersSection() {
   return (
     <section aria-labelledby="users-heading">
       <h2 id="users-heading">Users</h2>
-      <form
-        class="inline"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void load();
-        }}
-      >
-        <label>
-          Search users <input type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} maxLength={200} />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      <InlineError message={error} />
-      {done && <p role="status">{done}</p>}
-      {users === null ? (
-        <p>Loading…</p>
-      ) : users.length === 0 ? (
-        <p>No users match.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="admin-table" aria-label="Users">
-            <thead>
-              <tr>
-                <th>User</th>
-                <th>Rooms owned</th>
-                <th>Storage</th>
-                <th>Last seen</th>
-                <th>State</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((user) => (
-                <tr key={user.id} data-user={user.email}>
-                  <td data-label="User">
-                    {user.email}
-                    {user.id === me?.id && <span class="muted"> (you)</span>}
-                    {user.name && <div class="muted">{user.name}</div>}
-                  </td>
-                  <td data-label="Rooms owned">
-                    {ofLimit(user.roomsOwned, limits?.maxRoomsPerUser ?? 0, !limits?.maxRoomsPerUser)}
-                  </td>
-                  <td data-label="Storage">
-                    {ofLimit(
-                      bytesText(user.storageBytes),
-                      bytesText(limits?.storageQuotaBytes ?? 0),
-                      !limits?.storageQuotaBytes,
-                    )}
-                  </td>
-                  <td data-label="Last seen">{timeText(user.lastSeenAt)}</td>
-                  <td data-label="State">{user.disabled ? <strong>Disabled</strong> : 'Active'}</td>
-                  <td class="actions" data-label="Actions">
-                    {user.id !== me?.id && (
-                      <button type="button" onClick={() => setDisabled(user, !user.disabled)}>
-                        {user.disabled ? 'Enable' : 'Disable'}
-                      </button>
-                    )}
-                    <button type="button" onClick={() => sendReset(user)}>
-                      Send reset link
-                    </button>
-                    {user.id !== me?.id && (
-                      <button type="button" class="danger" onClick={() => remove(user)}>
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {next && (
-        <button type="button" onClick={() => void load(next)}>
-          More users
-        </button>
-      )}
+      <SearchedTable
+        search="Search users"
+        list={list}
+        more="More users"
+        error={error}
+        done={done}
+        label="Users"
+        columns={['User', 'Rooms owned', 'Storage', 'Last seen', 'State', 'Actions']}
+        empty="No users match."
+        row={(user) => (
+          <tr key={user.id} data-user={user.email}>
+            <td data-label="User">
+              {user.email}
+              {user.id === me?.id && <span class="muted"> (you)</span>}
+              {user.name && <div class="muted">{user.name}</div>}
+            </td>
+            <td data-label="Rooms owned">
+              {ofLimit(user.roomsOwned, limits?.maxRoomsPerUser ?? 0, !limits?.maxRoomsPerUser)}
+            </td>
+            <td data-label="Storage">
+              {ofLimit(
+                bytesText(user.storageBytes),
+                bytesText(limits?.storageQuotaBytes ?? 0),
+                !limits?.storageQuotaBytes,
+              )}
+            </td>
+            <td data-label="Last seen">{timeText(user.lastSeenAt)}</td>
+            <td data-label="State">{user.disabled ? <strong>Disabled</strong> : 'Active'}</td>
+            <td class="actions" data-label="Actions">
+              {user.id !== me?.id && (
+                <button type="button" onClick={() => setDisabled(user, !user.disabled)}>
+                  {user.disabled ? 'Enable' : 'Disable'}
+                </button>
+              )}
+              <button type="button" onClick={() => sendReset(user)}>
+                Send reset link
+              </button>
+              {user.id !== me?.id && (
+                <button type="button" class="danger" onClick={() => remove(user)}>
+                  Delete
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

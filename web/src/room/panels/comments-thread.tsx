@@ -7,6 +7,7 @@ import type { RoomModel } from '../room-model';
 import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
+import { TextAreaField } from '../../ui/fields';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
 export function CommentsThread({
@@ -48,15 +49,13 @@ export function CommentsThread({
       </ul>
       {user && (
         <form class="form" onSubmit={post} aria-label="New comment">
-          <label>
-            Comment{' '}
-            <textarea
-              value={body}
-              onInput={(e) => setBody(e.currentTarget.value)}
-              rows={2}
-              {...inputLimits('POST /api/rooms/{roomId}/comments', 'body')}
-            />
-          </label>
+          <TextAreaField
+            label="Comment"
+            value={body}
+            onInput={setBody}
+            rows={2}
+            {...inputLimits('POST /api/rooms/{roomId}/comments', 'body')}
+          />
           <button type="submit">Post comment</button>
         </form>
       )}

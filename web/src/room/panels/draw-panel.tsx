@@ -5,6 +5,7 @@ import { createDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
+import { ColourField, NumberField, TextField } from '../../ui/fields';
 
 const LABEL = inputLimits('POST /api/rooms/{roomId}/drawings', 'label');
 const WEIGHT = attributesOf(fieldLimits('POST /api/rooms/{roomId}/drawings', 'style').fields?.strokeWeight);
@@ -128,17 +129,9 @@ export function DrawPanel() {
           </button>
         </p>
       )}
-      <label>
-        Label (optional; required for a label){' '}
-        <input value={label} onInput={(e) => setLabel(e.currentTarget.value)} {...LABEL} />
-      </label>
-      <label>
-        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-      </label>
-      <label>
-        Line width{' '}
-        <input type="number" {...WEIGHT} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} />
-      </label>
+      <TextField label="Label (optional; required for a label)" value={label} onInput={setLabel} {...LABEL} />
+      <ColourField value={color} onInput={setColor} />
+      <NumberField label="Line width" {...WEIGHT} value={weight} onInput={setWeight} />
       <h3>Drawings ({drawings.size})</h3>
       <ul class="list">
         {[...drawings.values()].map((d) => (

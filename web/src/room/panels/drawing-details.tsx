@@ -7,6 +7,7 @@ import { editShape } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
 import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
+import { ColourField, NumberField, TextField } from '../../ui/fields';
 
 const LABEL = inputLimits('PATCH /api/rooms/{roomId}/drawings/{drawingId}', 'label');
 const WEIGHT = attributesOf(
@@ -53,16 +54,9 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
       )}
       {canEdit && (
         <form class="form" onSubmit={save} aria-label="Edit drawing">
-          <label>
-            Label <input name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} {...LABEL} />
-          </label>
-          <label>
-            Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-          </label>
-          <label>
-            Line width{' '}
-            <input type="number" {...WEIGHT} value={weight} onInput={(e) => setWeight(Number(e.currentTarget.value))} />
-          </label>
+          <TextField label="Label" name="label" value={label} onInput={setLabel} {...LABEL} />
+          <ColourField value={color} onInput={setColor} />
+          <NumberField label="Line width" {...WEIGHT} value={weight} onInput={setWeight} />
           <div class="row">
             <button type="submit">Save</button>
             {!reshaping && (

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { registerIcon } from '../actions/room';
 import { useRoom } from '../room-context';
+import { TextField } from '../../ui/fields';
 
 /** Choose one of the room's icons, or register a new one (SVG or PNG; the service sanitises SVG). */
 export function IconPicker({ iconId, onChange }: { iconId: string | null; onChange: (id: string | null) => void }) {
@@ -25,9 +26,7 @@ export function IconPicker({ iconId, onChange }: { iconId: string | null; onChan
       </select>
       <details>
         <summary>Register an icon</summary>
-        <label>
-          Name <input value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
+        <TextField label="Name" value={name} onInput={setName} />
         <label>
           File (SVG or PNG){' '}
           <input

@@ -3,8 +3,21 @@ import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Colormap, Layer } from '../../api/types';
 import { classBreaks, type ClassifyRule, nextLayerColor, rampColors } from '../../map/layer-style';
 import { readColormaps } from '../actions/layers';
+import { NumberField, SelectField } from '../../ui/fields';
 
 type Mode = 'single' | 'categories' | 'graduated';
+type Method = 'equal' | 'quantile';
+const MODES: [Mode, string][] = [
+  ['single', 'One colour'],
+  ['categories', 'Categories of a field'],
+  ['graduated', 'Classes of a number'],
+];
+const METHODS: [Method, string][] = [
+  ['quantile', 'Quantiles'],
+  ['equal', 'Equal intervals'],
+];
+/** Choices whose words are their values (field names, ramps). */
+const named = (values: Iterable<string>) => [...values].map((value) => [value, value] as const);
 const MAX_CATEGORIES = 100;
 /** The most values read per field: enough for breaks and categories, bounded on a big layer. */
 const MAX_VALUES = 20_000;
@@ -43,7 +56,7 @@ export function LayerStyleForm({
   const rule = layer.style.classify ?? null;
   const [mode, setMode] = useState<Mode>(rule?.type ?? 'single');
   const [field, setField] = useState(rule?.field ?? '');
-  const [method, setMethod] = useState<'equal' | 'quantile'>(rule?.type === 'graduated' ? rule.method : 'quantile');
+  const [method, setMethod] = useState<Method>(rule?.type === 'graduated' ? rule.method : 'quantile');
   const [ramp, setRamp] = useState(rule?.type === 'graduated' ? rule.ramp : 'viridis');
   const [classes, setClasses] = useState(rule?.type === 'graduated' ? rule.colors.length : 5);
   const [ramps, setRamps] = useState<Colormap[]>([]);
@@ -58,6 +71,7 @@ export function LayerStyleForm({
   }, [map, layer.id]);
   const numeric = [...fields].filter(([, v]) => v.some((x) => typeof x === 'number')).map(([name]) => name);
   const names = mode === 'graduated' ? numeric : [...fields.keys()];
+  const labelFields = new Set([...fields.keys(), ...(layer.style.labelField ? [layer.style.labelField] : [])]);
 
   const apply = (event: Event) => {
     event.preventDefault();
@@ -84,80 +98,45 @@ export function LayerStyleForm({
 
   return (
     <form class="style-by-data" onSubmit={apply} aria-label="Style by data">
-      <label>
-        Colours{' '}
-        <select value={mode} onChange={(e) => setMode(e.currentTarget.value as Mode)} name="style-mode">
-          <option value="single">One colour</option>
-          <option value="categories">Categories of a field</option>
-          <option value="graduated">Classes of a number</option>
-        </select>
-      </label>
+      <SelectField
+        label="Colours"
+        value={mode}
+        options={MODES}
+        onChange={(chosen) => setMode(chosen as Mode)}
+        name="style-mode"
+      />
       {mode !== 'single' && (
-        <label>
-          Field{' '}
-          <select value={field} onChange={(e) => setField(e.currentTarget.value)} name="style-field" required>
-            <option value="">choose…</option>
-            {names.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Field"
+          value={field}
+          options={[['', 'choose…'], ...named(names)]}
+          onChange={setField}
+          name="style-field"
+          required
+        />
       )}
       {mode === 'graduated' && (
         <>
-          <label>
-            Method{' '}
-            <select
-              value={method}
-              name="style-method"
-              onChange={(e) => setMethod(e.currentTarget.value as 'equal' | 'quantile')}
-            >
-              <option value="quantile">Quantiles</option>
-              <option value="equal">Equal intervals</option>
-            </select>
-          </label>
-          <label>
-            Classes{' '}
-            <input
-              type="number"
-              name="style-classes"
-              min={2}
-              max={9}
-              value={classes}
-              onChange={(e) => setClasses(Number(e.currentTarget.value))}
-            />
-          </label>
-          <label>
-            Ramp{' '}
-            <select value={ramp} onChange={(e) => setRamp(e.currentTarget.value)}>
-              {ramps.map((r) => (
-                <option key={r.name} value={r.name}>
-                  {r.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label="Method"
+            value={method}
+            options={METHODS}
+            name="style-method"
+            onChange={(chosen) => setMethod(chosen as Method)}
+          />
+          <NumberField label="Classes" name="style-classes" min={2} max={9} value={classes} onChange={setClasses} />
+          <SelectField label="Ramp" value={ramp} options={named(ramps.map((r) => r.name))} onChange={setRamp} />
         </>
       )}
       {mode !== 'single' && fields.size === 0 && <p class="muted">Zoom to the layer to read its fields.</p>}
       <button type="submit">Apply colours</button>
-      <label>
-        Labels{' '}
-        <select
-          value={layer.style.labelField ?? ''}
-          onChange={(e) => change({ labelField: e.currentTarget.value || null })}
-          name="label-field"
-        >
-          <option value="">none</option>
-          {[...new Set([...fields.keys(), ...(layer.style.labelField ? [layer.style.labelField] : [])])].map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <SelectField
+        label="Labels"
+        value={layer.style.labelField ?? ''}
+        options={[['', 'none'], ...named(labelFields)]}
+        onChange={(chosen) => change({ labelField: chosen || null })}
+        name="label-field"
+      />
     </form>
   );
 }

@@ -11,6 +11,7 @@ import { LayerStyleForm } from './layer-style-form';
 import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
+import { CheckField, ColourField, NumberField, OpacityField } from '../../ui/fields';
 
 const STROKE_WEIGHT = attributesOf(
   fieldLimits('PATCH /api/rooms/{roomId}/layers/{layerId}', 'style').fields?.strokeWeight,
@@ -68,9 +69,7 @@ function UploadForm() {
         GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, KML/KMZ, GPX, FlatGeobuf or GeoTIFF; any
         projection; up to {megabytes(CHUNKED_FILE_MAX_BYTES)}.
       </p>
-      <label>
-        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-      </label>
+      <ColourField value={color} onInput={setColor} />
       <label>
         File
         <input
@@ -191,15 +190,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
         {layer.featureCount} {layer.geometryType ?? ''} features
       </span>
       <div class="row">
-        {layer.bbox && (
-          <button
-            type="button"
-            class="link"
-            onClick={() => map.get()?.fitBounds(layer.bbox as [number, number, number, number], { padding: 40 })}
-          >
-            Zoom to
-          </button>
-        )}
+        {layer.bbox && <ZoomTo bbox={layer.bbox} />}
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
           Comments
         </button>
@@ -218,62 +209,30 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
       {canEdit && (
         <details onToggle={(e) => setStyleOpen(e.currentTarget.open)}>
           <summary>Style</summary>
-          <label>
-            Colour{' '}
-            <input
-              type="color"
-              value={`#${layer.style.color}`}
-              onChange={(e) => change({ color: e.currentTarget.value.slice(1) })}
-            />
-          </label>
-          <label>
-            Fill{' '}
-            <input
-              type="color"
-              value={`#${layer.style.fillColor ?? layer.style.color}`}
-              onChange={(e) => change({ fillColor: e.currentTarget.value.slice(1) })}
-            />
-          </label>
+          <ColourField value={`#${layer.style.color}`} onChange={(color) => change({ color: color.slice(1) })} />
+          <ColourField
+            label="Fill"
+            value={`#${layer.style.fillColor ?? layer.style.color}`}
+            onChange={(fill) => change({ fillColor: fill.slice(1) })}
+          />
           {styleOpen && <LayerStyleForm layer={layer} map={shownMap} change={change} />}
-          <label>
-            Opacity{' '}
-            <input
-              type="range"
-              min={0}
-              max={1}
-              step={0.05}
-              value={layer.style.opacity}
-              onChange={(e) => change({ opacity: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label>
-            Fill opacity{' '}
-            <input
-              type="range"
-              min={0}
-              max={1}
-              step={0.05}
-              value={layer.style.fillOpacity}
-              onChange={(e) => change({ fillOpacity: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label>
-            Line width{' '}
-            <input
-              type="number"
-              {...STROKE_WEIGHT}
-              value={layer.style.strokeWeight}
-              onChange={(e) => change({ strokeWeight: Number(e.currentTarget.value) })}
-            />
-          </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={layer.style.visible}
-              onChange={(e) => change({ visible: e.currentTarget.checked })}
-            />{' '}
-            Shown to everyone
-          </label>
+          <OpacityField value={layer.style.opacity} onChange={(opacity) => change({ opacity })} />
+          <OpacityField
+            label="Fill opacity"
+            value={layer.style.fillOpacity}
+            onChange={(fillOpacity) => change({ fillOpacity })}
+          />
+          <NumberField
+            label="Line width"
+            {...STROKE_WEIGHT}
+            value={layer.style.strokeWeight}
+            onChange={(strokeWeight) => change({ strokeWeight })}
+          />
+          <CheckField
+            label="Shown to everyone"
+            checked={layer.style.visible}
+            onChange={(visible) => change({ visible })}
+          />
           {isOwner && (
             <button type="button" class="danger" onClick={remove}>
               Delete layer
@@ -286,7 +245,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
 }
 
 function RasterItem({ raster }: { raster: RasterLayer }) {
-  const { canEdit, map, model, isOwner, attempt } = useRoom();
+  const { canEdit, model, isOwner, attempt } = useRoom();
   const [isHidden, toggle] = useHidden(raster.id);
   const remove = async () => {
     if (await confirmInPage(`Delete the raster "${raster.name}"? This cannot be undone.`))
@@ -300,15 +259,7 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
       <span class="muted">
         {raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}
       </span>
-      {raster.bbox && (
-        <button
-          type="button"
-          class="link"
-          onClick={() => map.get()?.fitBounds(raster.bbox as [number, number, number, number], { padding: 40 })}
-        >
-          Zoom to
-        </button>
-      )}
+      {raster.bbox && <ZoomTo bbox={raster.bbox} />}
       {canEdit && (
         <details>
           <summary>Display</summary>
@@ -321,5 +272,19 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
         </details>
       )}
     </li>
+  );
+}
+
+/** Fits the map to a layer's extent. */
+function ZoomTo({ bbox }: { bbox: number[] }) {
+  const { map } = useRoom();
+  return (
+    <button
+      type="button"
+      class="link"
+      onClick={() => map.get()?.fitBounds(bbox as [number, number, number, number], { padding: 40 })}
+    >
+      Zoom to
+    </button>
   );
 }

@@ -9,6 +9,8 @@ import { hasDetails } from '../room-state';
 import { IconPicker } from './icon-picker';
 import { colourInput } from '../../ui/colour';
 import { fieldLimits, inputLimits } from '../../ui/limits';
+import { ColourField, NumberField, SelectField, TextAreaField, TextField } from '../../ui/fields';
+import { dateInput, dateOf, tagsOf } from '../../ui/field-values';
 import { MarkerMedia } from './marker-media';
 
 const PATCH = 'PATCH /api/rooms/{roomId}/markers/{markerId}';
@@ -81,15 +83,13 @@ function Photo({ marker }: { marker: Marker }) {
   ) : null;
 }
 
-const toDateInput = (ms: number | null | undefined) => (ms == null ? '' : new Date(ms).toISOString().slice(0, 10));
-
 function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) {
   const room = useRoom();
   const { model, attempt, selection } = room;
   const [title, setTitle] = useState(marker.title ?? '');
   const [description, setDescription] = useState(marker.description ?? '');
   const [tags, setTags] = useState((marker.tags ?? []).join(', '));
-  const [date, setDate] = useState(toDateInput(marker.eventDate));
+  const [date, setDate] = useState(dateInput(marker.eventDate));
   const [color, setColor] = useState(colourInput(marker.color, '#3388ff'));
   const [iconId, setIconId] = useState(marker.markerIconId ?? null);
   const [iconSize, setIconSize] = useState(marker.markerIconSize ?? 32);
@@ -102,11 +102,8 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
     const body = {
       title: title.trim() || 'Untitled',
       description: description.trim() || null,
-      tags: tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean),
-      eventDate: date ? Date.parse(`${date}T00:00:00Z`) : null,
+      tags: tagsOf(tags),
+      eventDate: dateOf(date),
       color,
       markerIconId: iconId,
       markerIconSize: iconId ? iconSize : null,
@@ -128,72 +125,46 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   };
   return (
     <form class="form" onSubmit={save} aria-label="Edit marker">
-      <label>
-        Title{' '}
-        <input
-          name="title"
-          value={title}
-          onInput={(e) => setTitle(e.currentTarget.value)}
-          {...inputLimits(PATCH, 'title')}
-        />
-      </label>
-      <label>
-        Description{' '}
-        <textarea
-          name="description"
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-          rows={3}
-          {...inputLimits(PATCH, 'description')}
-        />
-      </label>
-      <label>
-        Tags (comma separated) <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
-      </label>
+      <TextField label="Title" name="title" value={title} onInput={setTitle} {...inputLimits(PATCH, 'title')} />
+      <TextAreaField
+        label="Description"
+        name="description"
+        value={description}
+        onInput={setDescription}
+        rows={3}
+        {...inputLimits(PATCH, 'description')}
+      />
+      <TextField label="Tags (comma separated)" name="tags" value={tags} onInput={setTags} />
       <label>
         Date <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} />
       </label>
-      <label>
-        Colour <input type="color" name="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-      </label>
+      <ColourField name="color" value={color} onInput={setColor} />
       <IconPicker iconId={iconId} onChange={setIconId} />
       {iconId && (
-        <label>
-          Icon size (px){' '}
-          <input
-            type="number"
-            {...inputLimits(PATCH, 'markerIconSize')}
-            value={iconSize}
-            onInput={(e) => setIconSize(Number(e.currentTarget.value))}
-          />
-        </label>
-      )}
-      <label>
-        Video or page link{' '}
-        <input
-          type="url"
-          name="embeddedMediaUrl"
-          placeholder="https://www.youtube.com/watch?v=…"
-          value={media}
-          onInput={(e) => setMedia(e.currentTarget.value)}
-          {...inputLimits(PATCH, 'embeddedMediaUrl')}
+        <NumberField
+          label="Icon size (px)"
+          {...inputLimits(PATCH, 'markerIconSize')}
+          value={iconSize}
+          onInput={setIconSize}
         />
-      </label>
+      )}
+      <TextField
+        label="Video or page link"
+        type="url"
+        name="embeddedMediaUrl"
+        placeholder="https://www.youtube.com/watch?v=…"
+        value={media}
+        onInput={setMedia}
+        {...inputLimits(PATCH, 'embeddedMediaUrl')}
+      />
       {media.trim() && (
-        <label>
-          Media size{' '}
-          <select
-            name="mediaSize"
-            value={mediaSize}
-            onChange={(e) => setMediaSize(e.currentTarget.value as typeof mediaSize)}
-          >
-            {MEDIA_SIZES.map((size) => (
-              <option key={size} value={size}>
-                {SIZE_NAMES[size] ?? size}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Media size"
+          name="mediaSize"
+          value={mediaSize}
+          options={MEDIA_SIZES.map((size) => [size, SIZE_NAMES[size] ?? size] as const)}
+          onChange={(size) => setMediaSize(size as typeof mediaSize)}
+        />
       )}
       <label>
         Photo (JPEG, PNG, WebP, HEIC)

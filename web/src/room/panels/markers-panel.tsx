@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { useRoom } from '../room-context';
 import { hasDetails } from '../room-state';
+import { TextField } from '../../ui/fields';
 
 const SHOWN = 100;
 
@@ -37,15 +38,7 @@ export function MarkersPanel() {
           {current === 'add-marker' ? 'Click the map to place it… (cancel)' : 'Add marker'}
         </button>
       )}
-      <label>
-        Find{' '}
-        <input
-          type="search"
-          value={query}
-          onInput={(e) => setQuery(e.currentTarget.value)}
-          placeholder="Title or tag"
-        />
-      </label>
+      <TextField label="Find" type="search" value={query} onInput={setQuery} placeholder="Title or tag" />
       <ul class="list" data-testid="marker-list">
         {found.map((m) => (
           <li key={m.id}>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Colormap, RasterDisplay, RasterLayer } from '../../api/types';
 import { readColormaps, updateRasterDisplay } from '../actions/layers';
 import { useRoom } from '../room-context';
+import { CheckField, MinMaxFields, OpacityField, SelectField } from '../../ui/fields';
 
 /** A raster's display: one band through a colormap with a stretch, or three bands as RGB. */
 export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
@@ -18,7 +19,7 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
   useEffect(() => setDisplay(raster.display), [raster.updatedAt]);
   const band = display.band ?? 1;
   const stats = raster.stats[band - 1];
-  const bands = Array.from({ length: raster.bands }, (_, i) => i + 1);
+  const bandChoices = Array.from({ length: raster.bands }, (_, i) => [i + 1, `Band ${i + 1}`] as const);
   const set = (change: Partial<RasterDisplay>) => setDisplay({ ...display, ...change });
   const save = async (event: Event) => {
     event.preventDefault();
@@ -64,37 +65,27 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
       {display.renderMode === 'rgb' ? (
         <div class="row">
           {['Red', 'Green', 'Blue'].map((colour, i) => (
-            <label key={colour}>
-              {colour}
-              <select
-                value={(display.rgbBands ?? [1, 2, 3])[i]}
-                onChange={(e) => {
-                  const rgb = [...(display.rgbBands ?? [1, 2, 3])];
-                  rgb[i] = Number(e.currentTarget.value);
-                  set({ rgbBands: rgb });
-                }}
-              >
-                {bands.map((b) => (
-                  <option key={b} value={b}>
-                    Band {b}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <SelectField
+              key={colour}
+              label={colour}
+              value={(display.rgbBands ?? [1, 2, 3])[i]!}
+              options={bandChoices}
+              onChange={(chosen) => {
+                const rgb = [...(display.rgbBands ?? [1, 2, 3])];
+                rgb[i] = Number(chosen);
+                set({ rgbBands: rgb });
+              }}
+            />
           ))}
         </div>
       ) : (
         <>
-          <label>
-            Band{' '}
-            <select value={band} onChange={(e) => set({ band: Number(e.currentTarget.value) })}>
-              {bands.map((b) => (
-                <option key={b} value={b}>
-                  Band {b}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label="Band"
+            value={band}
+            options={bandChoices}
+            onChange={(chosen) => set({ band: Number(chosen) })}
+          />
           <fieldset class="ramps">
             <legend>Colormap</legend>
             {ramps.map((ramp) => (
@@ -114,49 +105,17 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
               </label>
             ))}
           </fieldset>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={display.reverse ?? false}
-              onChange={(e) => set({ reverse: e.currentTarget.checked })}
-            />{' '}
-            Reverse
-          </label>
-          <div class="row">
-            <label>
-              Min{' '}
-              <input
-                type="number"
-                step="any"
-                value={display.vmin ?? ''}
-                placeholder={String(stats?.min ?? '')}
-                onInput={(e) => set({ vmin: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}
-              />
-            </label>
-            <label>
-              Max{' '}
-              <input
-                type="number"
-                step="any"
-                value={display.vmax ?? ''}
-                placeholder={String(stats?.max ?? '')}
-                onInput={(e) => set({ vmax: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}
-              />
-            </label>
-          </div>
+          <CheckField label="Reverse" checked={display.reverse ?? false} onChange={(reverse) => set({ reverse })} />
+          <MinMaxFields
+            step="any"
+            min={display.vmin ?? null}
+            max={display.vmax ?? null}
+            placeholders={[String(stats?.min ?? ''), String(stats?.max ?? '')]}
+            onInput={({ min, max }) => set({ vmin: min, vmax: max })}
+          />
         </>
       )}
-      <label>
-        Opacity{' '}
-        <input
-          type="range"
-          min={0}
-          max={1}
-          step={0.05}
-          value={display.opacity ?? 1}
-          onInput={(e) => set({ opacity: Number(e.currentTarget.value) })}
-        />
-      </label>
+      <OpacityField value={display.opacity ?? 1} onInput={(opacity) => set({ opacity })} />
       <button type="submit">Apply display</button>
     </form>
   );

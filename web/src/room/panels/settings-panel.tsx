@@ -12,6 +12,14 @@ import { ExportImportSection } from './export-import-section';
 import { TimelineSettingsSection } from './timeline-settings-section';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
+import { CheckField, SelectField, TextField } from '../../ui/fields';
+
+const NAME = inputLimits('PATCH /api/rooms/{roomId}', 'name');
+const THEMES = [
+  ['', 'Default'],
+  ['light', 'Light'],
+  ['dark', 'Dark'],
+] as const;
 
 /** The room's settings: the owner changes them; everyone sees export (and editors import). */
 export function SettingsPanel() {
@@ -38,6 +46,8 @@ function RoomSettings() {
   const { room } = useStore(model)!;
   const [name, setName] = useState(room.name ?? '');
   const offered = baseLayers().filter((b) => b.id !== 'blank');
+  const save = (change: Parameters<typeof setCameraSettings>[1], done: string) =>
+    attempt(() => setCameraSettings(model, change), done);
   return (
     <section aria-labelledby="room-settings">
       <h3 id="room-settings">Room</h3>
@@ -48,81 +58,38 @@ function RoomSettings() {
           void attempt(() => renameRoom(model, name.trim()), 'Name saved');
         }}
       >
-        <label>
-          Name{' '}
-          <input
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            {...inputLimits('PATCH /api/rooms/{roomId}', 'name')}
-            required
-          />
-        </label>
+        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
         <button type="submit">Rename</button>
       </form>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={room.isPublic}
-          onChange={(e) => attempt(() => setRoomPublic(model, e.currentTarget.checked), 'Visibility saved')}
-        />
-        Public: anyone with the link can view the room
-      </label>
+      <CheckField
+        label="Public: anyone with the link can view the room"
+        checked={room.isPublic}
+        onChange={(isPublic) => attempt(() => setRoomPublic(model, isPublic), 'Visibility saved')}
+      />
       <div class="row">
         <button
           type="button"
           onClick={() => {
             const v = viewOf(map.get()!);
-            void attempt(
-              () => setCameraSettings(model, { defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } }),
-              'Default view saved',
-            );
+            void save({ defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } }, 'Default view saved');
           }}
         >
           Use this view as the default
         </button>
       </div>
-      <label>
-        Theme
-        <select
-          value={room.defaultTheme ?? ''}
-          onChange={(e) =>
-            attempt(
-              () =>
-                setCameraSettings(model, {
-                  defaultTheme: (e.currentTarget.value || null) as 'light' | 'dark' | null,
-                }),
-              'Theme saved',
-            )
-          }
-        >
-          <option value="">Default</option>
-          <option value="light">Light</option>
-          <option value="dark">Dark</option>
-        </select>
-      </label>
+      <SelectField
+        label="Theme"
+        value={room.defaultTheme ?? ''}
+        options={THEMES}
+        onChange={(theme) => save({ defaultTheme: (theme || null) as 'light' | 'dark' | null }, 'Theme saved')}
+      />
       {offered.length > 0 && (
-        <label>
-          Base layer
-          <select
-            value={room.defaultBaseLayer ?? ''}
-            onChange={(e) =>
-              attempt(
-                () =>
-                  setCameraSettings(model, {
-                    defaultBaseLayer: (e.currentTarget.value || null) as BaseLayerId | null,
-                  }),
-                'Base layer saved',
-              )
-            }
-          >
-            <option value="">Default</option>
-            {offered.map((b) => (
-              <option key={b.id} value={b.id}>
-                {b.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Base layer"
+          value={room.defaultBaseLayer ?? ''}
+          options={[['', 'Default'], ...offered.map((b) => [b.id, b.name] as const)]}
+          onChange={(base) => save({ defaultBaseLayer: (base || null) as BaseLayerId | null }, 'Base layer saved')}
+        />
       )}
     </section>
   );

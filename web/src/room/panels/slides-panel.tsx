@@ -7,6 +7,9 @@ import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions
 import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
+import { TextAreaField, TextField } from '../../ui/fields';
+
+const NEW = 'POST /api/rooms/{roomId}/presentation/slides';
 
 /** The room's slides: make one from the current view and selection, reorder, present, publish. */
 export function SlidesPanel() {
@@ -91,24 +94,8 @@ export function SlidesPanel() {
       {canEdit && (
         <form class="form" onSubmit={create} aria-label="New slide">
           <h3>New slide from this view</h3>
-          <label>
-            Title{' '}
-            <input
-              name="slide-title"
-              value={title}
-              onInput={(e) => setTitle(e.currentTarget.value)}
-              {...inputLimits('POST /api/rooms/{roomId}/presentation/slides', 'title')}
-            />
-          </label>
-          <label>
-            Text{' '}
-            <textarea
-              value={body}
-              onInput={(e) => setBody(e.currentTarget.value)}
-              rows={2}
-              {...inputLimits('POST /api/rooms/{roomId}/presentation/slides', 'body')}
-            />
-          </label>
+          <TextField label="Title" name="slide-title" value={title} onInput={setTitle} {...inputLimits(NEW, 'title')} />
+          <TextAreaField label="Text" value={body} onInput={setBody} rows={2} {...inputLimits(NEW, 'body')} />
           <p class="muted">
             It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone
             with its link see these, whole layers included.

@@ -4,6 +4,7 @@ import { useRoom } from '../room-context';
 import { showMoment } from '../time-bar';
 import { formatDateTime } from '../timeline';
 import type { TimeView } from '../time-view';
+import { RangeInput } from '../../ui/fields';
 
 /** The past slider's step: a second. */
 const STEP = 1000;
@@ -64,16 +65,15 @@ function PastSlider({ from, format }: { from: number; format: 'dmy' | 'mdy' | 'i
   };
   return (
     <>
-      <input
-        type="range"
+      <RangeInput
         min={from}
         max={now}
         step={STEP}
         value={value}
         aria-label="Moment shown on the map"
         aria-valuetext={isNow(value) ? 'now' : formatDateTime(value, format)}
-        onInput={(e) => go(Number(e.currentTarget.value), 250)}
-        onChange={(e) => go(Number(e.currentTarget.value), 0)}
+        onInput={(moment) => go(moment, 250)}
+        onChange={(moment) => go(moment, 0)}
       />
       <p class="muted">
         {isNow(value) ? 'Now: move the slider back to see the room as it was.' : formatDateTime(value, format)}
@@ -93,15 +93,14 @@ function FutureSlider({ format, until }: { format: 'dmy' | 'mdy' | 'iso'; until:
   const value = until ?? last;
   return (
     <>
-      <input
-        type="range"
+      <RangeInput
         min={now}
         max={last}
         step={60_000}
         value={value}
         aria-label="Show events up to"
         aria-valuetext={formatDateTime(value, format)}
-        onInput={(e) => timeView.set({ mode: 'future', until: Number(e.currentTarget.value) })}
+        onInput={(moment) => timeView.set({ mode: 'future', until: moment })}
       />
       <p class="muted">
         {dates.filter((d) => d <= value).length} of {dates.length} upcoming events, up to{' '}

@@ -2,6 +2,7 @@ import { useStore } from '../../store';
 import { setTimelineSettings } from '../actions/room';
 import { useRoom } from '../room-context';
 import type { TimelineSettings } from '../timeline';
+import { CheckField, SelectField } from '../../ui/fields';
 
 type Choices<K extends keyof TimelineSettings> = [TimelineSettings[K], string][];
 
@@ -41,38 +42,21 @@ export function TimelineSettingsSection() {
     key: K,
     label: string,
     choices: Choices<K>,
-  ) => (
-    <label>
-      {label}
-      <select value={settings[key]} onChange={(e) => save({ [key]: e.currentTarget.value })}>
-        {choices.map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
+  ) => <SelectField label={label} value={settings[key]} options={choices} onChange={(v) => save({ [key]: v })} />;
   return (
     <section aria-labelledby="timeline-settings">
       <h3 id="timeline-settings">Timeline</h3>
       {select('groupingMode', 'Group changes', GROUPING)}
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={settings.showMarkersOnly}
-          onChange={(e) => save({ showMarkersOnly: e.currentTarget.checked })}
-        />
-        Markers only
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={settings.showAdditionsOnly}
-          onChange={(e) => save({ showAdditionsOnly: e.currentTarget.checked })}
-        />
-        Additions only
-      </label>
+      <CheckField
+        label="Markers only"
+        checked={settings.showMarkersOnly}
+        onChange={(showMarkersOnly) => save({ showMarkersOnly })}
+      />
+      <CheckField
+        label="Additions only"
+        checked={settings.showAdditionsOnly}
+        onChange={(showAdditionsOnly) => save({ showAdditionsOnly })}
+      />
       {select('dateDisplayMode', 'Date shown', DATES)}
       {select('dateTimeFormat', 'Date format', FORMATS)}
       {select('sliderMode', 'Time slider starts at', SLIDER)}

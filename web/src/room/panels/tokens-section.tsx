@@ -5,6 +5,7 @@ import { createToken, loadTokens, RoomTokens, revokeToken } from '../actions/tok
 import { useRoom } from '../room-context';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
+import { NumberField, TextField } from '../../ui/fields';
 
 const NEW_TOKEN = 'POST /api/rooms/{roomId}/api-tokens';
 
@@ -78,15 +79,7 @@ export function TokensSection() {
         ))}
       </ul>
       <form class="form" onSubmit={create} aria-label="New token">
-        <label>
-          Name{' '}
-          <input
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            required
-            {...inputLimits(NEW_TOKEN, 'name')}
-          />
-        </label>
+        <TextField label="Name" value={name} onInput={setName} required {...inputLimits(NEW_TOKEN, 'name')} />
         <fieldset class="row">
           <legend>Permissions</legend>
           {PERMISSIONS.map((permission) => (
@@ -96,15 +89,12 @@ export function TokensSection() {
             </label>
           ))}
         </fieldset>
-        <label>
-          Expires in (days){' '}
-          <input
-            type="number"
-            {...inputLimits(NEW_TOKEN, 'expiresInDays')}
-            value={days}
-            onInput={(e) => setDays(Number(e.currentTarget.value))}
-          />
-        </label>
+        <NumberField
+          label="Expires in (days)"
+          {...inputLimits(NEW_TOKEN, 'expiresInDays')}
+          value={days}
+          onInput={setDays}
+        />
         <button type="submit" disabled={permissions.size === 0}>
           Create token
         </button>
