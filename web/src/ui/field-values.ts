@@ -1,6 +1,6 @@
 /**
  * What a form's input holds, read as the page sends it (and back): the parsing of the shared
- * fields (ui/fields.tsx) and of the forms' few text conventions. Pure; test/web-field-values.test.ts.
+ * fields (ui/fields.tsx) and of the forms' few text conventions. Pure; test/web/field-values.test.ts.
  */
 
 /** A number input's text as a number: an emptied input is 0, as `Number` reads it. */

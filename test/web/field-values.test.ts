@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { dateInput, dateOf, numberOf, numberOrNull, tagsOf } from '../web/src/ui/field-values.js';
+import { dateInput, dateOf, numberOf, numberOrNull, tagsOf } from '../../web/src/ui/field-values.js';
 
 /**
  * The parsing of the web application's shared form fields (web/src/ui/fields.tsx reads its
