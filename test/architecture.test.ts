@@ -209,7 +209,7 @@ test('the check sees the imports it is meant to judge', () => {
 
 /**
  * The web application (web/src), lowest first (docs/patterns.md, "The web application"):
- * base (store, router) < api (the client, its generated types, the session's credential) < ui
+ * base (store, router, the page's opening) < api (the client, its generated types, the session's credential) < ui
  * < model (RoomModel, its pure steps, the live channel, the actions per resource) < map
  * < room (the room's context, layout, map view, panels) < pages < the entries (early.ts, main.tsx).
  */
