@@ -152,11 +152,11 @@ describe('the map as a tool', { skip }, () => {
 
     // The dead server was asked once, not tile after tile; panning asks it no more (once the pan
     // has ended, its inertia too: the map's view, on its element, is the new one, and a frame
-    // more is drawn there).
+    // more is drawn there). The pan starts off the markers (a marker there would be dragged).
     const viewBefore = await page.getByTestId('map').getAttribute('data-view');
-    await page.mouse.move(centre.x, centre.y);
+    await page.mouse.move(centre.x + 150, centre.y + 150);
     await page.mouse.down();
-    await page.mouse.move(centre.x - 300, centre.y - 100, { steps: 5 });
+    await page.mouse.move(centre.x - 150, centre.y + 50, { steps: 5 });
     await page.mouse.up();
     await page.waitForFunction(
       (before) => document.querySelector<HTMLElement>('[data-testid=map]')!.dataset.view !== before,
