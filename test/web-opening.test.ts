@@ -59,7 +59,7 @@ function record(opening: Opening<unknown>): string[] {
   const heard: string[] = [];
   let last = opening.get();
   opening.subscribe((state) => {
-    if (state.stage !== last.stage) heard.push(state.stage);
+    heard.push(...state.steps.slice(last.steps.length));
     if (state.mapDue && !last.mapDue) heard.push('map due');
     if (state.contentDue && !last.contentDue) heard.push('content due');
     if (state.settled && !last.settled) heard.push('settled');
@@ -110,8 +110,31 @@ describe('a room opening', () => {
       'drawn',
       'settled',
     ]);
+    assert.equal(opening.get().stage, 'drawn');
     clock.tick(60_000);
     assert.equal(clock.pending, 0, 'no timer left');
+  });
+
+  test("a preview's frame after the drawing (a busy page) is a step, but the stage stays drawn", async () => {
+    const clock = new TestClock();
+    const opening = new RoomOpening(clock);
+    const heard = record(opening);
+    const content = reading<void>();
+    opening.read(content.promise);
+    content.resolve();
+    await answered();
+    opening.mapMade();
+    opening.styleReady();
+    assert.equal(opening.get().stage, 'style-ready', 'the furthest step so far');
+    clock.frame();
+    opening.drawn();
+    assert.deepEqual(heard.slice(-4), ['style-ready', 'content due', 'drawn', 'settled']);
+    assert.equal(opening.get().stage, 'drawn');
+    // The preview's frame comes last (the content was given to the map by the frame's fallback).
+    opening.previewShown();
+    clock.frame();
+    assert.equal(heard.at(-1), 'previewed');
+    assert.equal(opening.get().stage, 'drawn', 'the stage never goes back');
   });
 
   test('content slow: the map after CONTENT_WAIT_MS, its style, then the content and its sources a frame later', async () => {

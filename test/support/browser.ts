@@ -108,7 +108,16 @@ export async function launchBrowser(): Promise<Browser> {
  * room/map-view.tsx: MapLibre idle once the layers are on the map).
  */
 export async function mapSettled(page: Page) {
-  await page.locator('[data-testid=map][data-opening=drawn]').waitFor({ timeout: 30_000 });
+  await page
+    .locator('[data-testid=map][data-opening=drawn]')
+    .waitFor({ timeout: 30_000 })
+    .catch(async (error: Error) => {
+      const stage = await page
+        .getByTestId('map')
+        .getAttribute('data-opening', { timeout: 1000 })
+        .catch(() => null);
+      throw new Error(`the map's opening is at ${stage}, not drawn: ${error.message}`);
+    });
   await page.waitForFunction(() => performance.getEntriesByName('maproom:map-idle').length > 0, undefined, {
     timeout: 30_000,
   });

@@ -2,27 +2,22 @@
 import { Store } from './store.js';
 
 /**
- * A room's or a deck's opening, in the order it usually goes (`stage`, the latest step, is what
- * the map's `data-opening` shows): its first reads sent (src/early.ts), its content in, its map
- * made, the content's preview drawn (optional: the room's markers, the deck's first slide), the
- * map's style ready, the content drawn by the map. `failed` (the page shows a message instead)
- * and `left` (another page opened) end it: no step and no timer of it runs after them. The map
- * may be made before the content is in (the content slow to come), and its style be ready
- * before it, so only the first and the last steps are always in that order.
+ * A room's or a deck's opening, in the order it usually goes (STEPS): its first reads sent
+ * (src/early.ts), its content in, its map made, the content's preview drawn (optional: the
+ * room's markers, the deck's first slide), the map's style ready, the content drawn by the map.
+ * `failed` (the page shows a message instead) and `left` (another page opened) end it: no step
+ * and no timer of it runs after them. The map may be made before the content is in (the content
+ * slow to come), its style be ready before it, and a preview's frame come late (a busy page):
+ * `steps` lists them in the order they came, `stage` is the furthest one of STEPS (what the
+ * map's `data-opening` shows), which never goes back.
  */
-export type OpeningStep =
-  | 'reads-sent'
-  | 'content-in'
-  | 'map-made'
-  | 'previewed'
-  | 'style-ready'
-  | 'drawn'
-  | 'failed'
-  | 'left';
+const STEPS = ['reads-sent', 'content-in', 'map-made', 'previewed', 'style-ready', 'drawn', 'failed', 'left'] as const;
+export type OpeningStep = (typeof STEPS)[number];
 
 /** Where the opening is, and what it asks of the page now (each true once its moment has come). */
 export interface OpeningState {
   stage: OpeningStep;
+  steps: readonly OpeningStep[];
   /** The page makes its map now. */
   mapDue: boolean;
   /** The page puts its content on the map now (its style ready and the content in). */
@@ -67,7 +62,7 @@ export class Opening<Content = unknown> extends Store<OpeningState> {
   content: Content | undefined;
 
   constructor(protected readonly clock: OpeningClock) {
-    super({ stage: 'reads-sent', mapDue: false, contentDue: false, settled: false });
+    super({ stage: 'reads-sent', steps: ['reads-sent'], mapDue: false, contentDue: false, settled: false });
     this.fallback = this.timer('after', () => this.ask('settled'), NO_MAP_MS);
   }
 
@@ -164,7 +159,12 @@ export class Opening<Content = unknown> extends Store<OpeningState> {
   protected reach(step: OpeningStep) {
     if (this.over || this.reached.has(step)) return;
     this.reached.add(step);
-    this.set({ ...this.get(), stage: step });
+    const { stage, steps } = this.get();
+    this.set({
+      ...this.get(),
+      stage: STEPS.indexOf(step) > STEPS.indexOf(stage) ? step : stage,
+      steps: [...steps, step],
+    });
   }
 
   protected ask(what: 'mapDue' | 'contentDue' | 'settled') {
@@ -196,7 +196,7 @@ export class Opening<Content = unknown> extends Store<OpeningState> {
     if (this.over) return;
     for (const cancel of [...this.timers]) cancel();
     this.reached.add(step);
-    this.set({ ...this.get(), stage: step });
+    this.set({ ...this.get(), stage: step, steps: [...this.get().steps, step] });
   }
 }
 
