@@ -117,6 +117,7 @@ export class Opening<Content = unknown> extends Store<OpeningState> {
     this.timer('onNextFrame', () => this.reach('previewed'));
   }
 
+  /** The map's style is loaded: content can be added to it. */
   styleReady() {
     this.reach('style-ready');
     this.checkContent();
