@@ -210,7 +210,7 @@ test('the check sees the imports it is meant to judge', () => {
 
 /**
  * The web application (web/src), lowest first (docs/patterns.md, "The web application"):
- * base (store, router) < api (the client, its generated types, the session's credential) < ui
+ * base (store, router, the page's opening) < api (the client, its generated types, the session's credential) < ui
  * < model (RoomModel, its pure steps, the live channel, the actions per resource) < map
  * < room (the room's context, layout, map view, panels) < pages < the entries (early.ts, main.tsx).
  */
@@ -393,6 +393,51 @@ test("every setting is listed in the README's configuration table", () => {
   const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
   assert.deepEqual(
     names.filter((name) => !rows.some((row) => row.split('|')[1]!.includes(`\`${name}\``))),
+    [],
+  );
+});
+
+/**
+ * A page's opening has one owner, web/src/opening.ts (docs/patterns.md, "The web application"):
+ * its steps and every timer of it (the waits for the content, the map, the preview's frame, the
+ * fallbacks of what waits for the drawing), run through the clock it is given. Every other
+ * web file that times something (a timer, or a `*_MS` constant) is listed here with what it
+ * times, none of it the opening: a wait added to the room model, a page or the map view fails
+ * this test until it is the opening's (or listed, for a reason that is not the opening).
+ */
+const OPENING = 'opening.ts';
+const TIMED_ELSEWHERE: Record<string, string> = {
+  'ui/after-frame.ts': 'the browser clock the opening is given (browserClock)',
+  'ui/notice-toast.tsx': 'a success notice goes after a few seconds',
+  'api/session-renewal.ts': 'the session is renewed before it lapses, tried again after a failure',
+  'map/base-map.ts': "a tile server's first tile times out",
+  'room/live.ts': 'the live channel connects again',
+  'room/presence-map.ts': 'the pointer and the view are sent at most so often',
+  'room/search-box.tsx': 'a search waits for the typing to pause',
+  'room/zoom-to-content.ts': "an uploaded layer's arrival through the live channel is waited for",
+  'room/actions/room.ts': "an import's job is asked again",
+  'room/actions/layer-upload.ts': "an upload's job is asked again",
+  'room/panels/export-import-section.tsx': "an export's download link is let go",
+  'room/panels/marker-details.tsx': "a photo's link is let go",
+  'room/panels/time-slider.tsx': 'the slider waits for the dragging to pause',
+};
+/** A timer (not a method of the opening: `opening.afterNextFrame`), or a constant of milliseconds. */
+const TIMING =
+  /(?<![.\w])(?:setTimeout|setInterval|requestAnimationFrame|requestIdleCallback|afterNextFrame)\(|AbortSignal\.timeout\(|\b[A-Z][A-Z0-9_]*_MS\s*=/;
+
+test("only the opening's owner times a page's opening: every other timer of web/src is listed with what it times", () => {
+  const timed = web
+    .map((file) => path.relative(WEB, file).split(path.sep).join('/'))
+    .filter((file) => TIMING.test(readFileSync(path.join(WEB, file), 'utf8')));
+  assert.deepEqual(timed.filter((file) => file !== OPENING && !(file in TIMED_ELSEWHERE)).sort(), []);
+  // Guards against a pattern that matches nothing and a list that outlived its files.
+  const opening = readFileSync(path.join(WEB, OPENING), 'utf8');
+  for (const wait of ['NO_MAP_MS', 'MAP_MS', 'CONTENT_WAIT_MS', 'DECK_WAIT_MS', 'PREVIEW_WAIT_MS'])
+    assert.match(opening, new RegExp(`\\bconst ${wait} =`), `${wait} is the opening's`);
+  assert.ok(TIMING.test('  private fallback = setTimeout(() => this.drawn(), NO_MAP_MS);'));
+  assert.ok(!TIMING.test('opening.afterNextFrame(() => show())'));
+  assert.deepEqual(
+    Object.keys(TIMED_ELSEWHERE).filter((file) => !timed.includes(file)),
     [],
   );
 });

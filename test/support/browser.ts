@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where browser tests leave what a person should look at (screenshots). */
@@ -100,4 +100,35 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   });
+}
+
+/**
+ * A room's map opened and done drawing: its markers drawn (`data-opening="drawn"`, the page's
+ * opening: web/src/opening.ts), then its layers too (the `maproom:map-idle` User Timing mark,
+ * room/map-view.tsx: MapLibre idle once the layers are on the map).
+ */
+export async function mapSettled(page: Page) {
+  await page
+    .locator('[data-testid=map][data-opening=drawn]')
+    .waitFor({ timeout: 30_000 })
+    .catch(async (error: Error) => {
+      const stage = await page
+        .getByTestId('map')
+        .getAttribute('data-opening', { timeout: 1000 })
+        .catch(() => null);
+      throw new Error(`the map's opening is at ${stage}, not drawn: ${error.message}`);
+    });
+  await page.waitForFunction(() => performance.getEntriesByName('maproom:map-idle').length > 0, undefined, {
+    timeout: 30_000,
+  });
+}
+
+/**
+ * Reads again (`read`: a screenshot's pixels, a text) until `done` holds of the answer, for at
+ * most `ms` (a guard against hangs, not a timing assertion); answers the last read.
+ */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  let value = await read();
+  for (const end = Date.now() + ms; !done(value) && Date.now() < end; ) value = await read();
+  return value;
 }

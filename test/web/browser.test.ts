@@ -6,7 +6,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
 import { makeRasterFixtures, probe } from '../raster-fixtures.js';
-import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
+import {
+  launchBrowser,
+  mapSettled,
+  startService,
+  TEST_OUTPUT,
+  type RunningService,
+  until,
+} from '../support/browser.js';
 
 // The web application in a real browser (Debian's Chromium) against the real service: one
 // story of a team's first use, step by step. It runs once, on SQLite: the pages do not depend
@@ -113,15 +120,14 @@ describe('the web application', { skip }, () => {
     let [marker] = (await api('GET', `/api/rooms/${roomId}/markers`)).body.markers!;
     assert.ok(Math.abs(marker!.longitude - BERN.lng) < 0.001, 'placed where the map was clicked');
 
-    // Drag it 120 px east, once MapLibre's worker has drawn it (on a loaded machine the panel
-    // shows first): the pointer over a drawn marker says so.
-    const canvas = ann.locator('canvas.maplibregl-canvas');
-    for (let i = 0; i < 50; i++) {
-      await ann.mouse.move(centre.x + 40, centre.y + 40);
-      await ann.mouse.move(centre.x, centre.y);
-      if ((await canvas.evaluate((c) => (c as HTMLElement).style.cursor)) === 'pointer') break;
-      await ann.waitForTimeout(200);
-    }
+    // Drag it 120 px east, once MapLibre has drawn it (on a loaded machine the panel shows
+    // first): its title is placed beside it from what the map drew, and the pointer over it says so.
+    await ann.locator('.marker-label', { hasText: 'New marker' }).waitFor({ timeout: 30_000 });
+    await ann.mouse.move(centre.x + 40, centre.y + 40);
+    await ann.mouse.move(centre.x, centre.y);
+    await ann.waitForFunction(
+      () => document.querySelector<HTMLElement>('canvas.maplibregl-canvas')?.style.cursor === 'pointer',
+    );
     const patched = ann.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/markers/'));
     await ann.mouse.down();
     await ann.mouse.move(centre.x + 60, centre.y, { steps: 5 });
@@ -270,12 +276,15 @@ describe('the web application', { skip }, () => {
     await png;
 
     // The polygons are drawn in their colour (#d03030 over the map's background).
-    await ann.waitForTimeout(500);
-    const shot = await ann.getByTestId('map').screenshot();
-    const { data, info } = await sharp(shot).raw().toBuffer({ resolveWithObject: true });
-    let red = 0;
-    for (let i = 0; i < data.length; i += info.channels)
-      if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
+    const redPixels = async () => {
+      const shot = await ann.getByTestId('map').screenshot();
+      const { data, info } = await sharp(shot).raw().toBuffer({ resolveWithObject: true });
+      let red = 0;
+      for (let i = 0; i < data.length; i += info.channels)
+        if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
+      return red;
+    };
+    const red = await until(redPixels, (n) => n > 500);
     assert.ok(red > 500, `the layer's polygons are drawn (${red} red pixels)`);
 
     await raster.locator('summary', { hasText: 'Display' }).click();
@@ -297,15 +306,14 @@ describe('the web application', { skip }, () => {
     await raster.locator('summary', { hasText: 'Display' }).click();
     await ann.getByRole('tab', { name: 'Markers' }).click();
     await ann.getByTestId('marker-list').getByText('Site 3').waitFor();
-    await ann.waitForTimeout(500);
+    await ann.locator('.marker-label', { hasText: 'Site 3' }).waitFor();
     await ann.screenshot({ path: path.join(TEST_OUTPUT, 'room.png') });
   });
 
   test('a clicked raster shows its band values; a clicked layer feature shows its attributes, highlighted; the attribute table sorts, filters and shows a row; an LV95 file is placed after the page asks for its CRS', async () => {
     await api('PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { ...BERN, zoom: 13 } });
     await ann.reload();
-    await mapReady(ann);
-    await ann.waitForTimeout(1000);
+    await mapSettled(ann);
     const { x, y } = await mapCentre(ann);
     // A click on the raster where no feature is: its band value from the point query, as GDAL reads it.
     const at: [number, number] = [7.47, 46.93];
@@ -336,13 +344,16 @@ describe('the web application', { skip }, () => {
     const attributes = ann.getByRole('region', { name: 'Feature attributes' });
     await attributes.getByRole('row', { name: /name\s+district 1\s+text/ }).waitFor({ timeout: 10_000 });
     // The feature is outlined in the highlight's orange (#dd6b20).
-    await ann.waitForTimeout(300);
-    const { data, info } = await sharp(await ann.getByTestId('map').screenshot())
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    let orange = 0;
-    for (let i = 0; i < data.length; i += info.channels)
-      if (data[i]! > 190 && data[i + 1]! > 80 && data[i + 1]! < 140 && data[i + 2]! < 80) orange++;
+    const orangePixels = async () => {
+      const { data, info } = await sharp(await ann.getByTestId('map').screenshot())
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      let orange = 0;
+      for (let i = 0; i < data.length; i += info.channels)
+        if (data[i]! > 190 && data[i + 1]! > 80 && data[i + 1]! < 140 && data[i + 2]! < 80) orange++;
+      return orange;
+    };
+    const orange = await until(orangePixels, (n) => n > 200);
     assert.ok(orange > 200, `the clicked feature is highlighted (${orange} orange pixels)`);
     await ann.getByRole('button', { name: 'Close' }).first().click();
 
@@ -389,9 +400,8 @@ describe('the web application', { skip }, () => {
       (r) => r.url().includes(`/layers/${shedLayerId}/tiles/16/`) && r.status() === 200,
     );
     await ann.reload();
-    await mapReady(ann);
+    await mapSettled(ann);
     await shedTile;
-    await ann.waitForTimeout(500);
     const centre = await mapCentre(ann);
     const perDegree = (512 * 2 ** 16) / 360;
     for (const [i, at] of [0.1, 0.4, 0.7].entries()) {
@@ -492,7 +502,6 @@ describe('the web application', { skip }, () => {
       [-150, -100],
     ]) {
       await ann.mouse.click(x + dx!, y + dy!);
-      await ann.waitForTimeout(150);
     }
     await ann.getByRole('heading', { name: 'Drawings (1)' }).waitFor({ timeout: 5000 });
     const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)).body.drawings as {

@@ -4,12 +4,14 @@ import type { Layer } from '../../web/src/api/types.js';
 import {
   classBreaks,
   colorExpression,
+  evaluate,
   featureColor,
   legendEntries,
   nextLayerColor,
   orderedLayers,
   rampColors,
   reordered,
+  vectorLayerPaint,
 } from '../../web/src/map/layer-style.js';
 import { labelAnchor } from '../../web/src/map/label-anchor.js';
 
@@ -212,5 +214,25 @@ describe('style by data in the page', () => {
       null,
       'nothing visible',
     );
+  });
+});
+
+describe("the paint the map is given, worked out per feature as the deck's preview draws it", () => {
+  test("a layer's paint: its fill, line and circles from its style", () => {
+    const paint = vectorLayerPaint({ ...base, fillColor: 'aabbcc', opacity: 0.5, strokeWeight: 4 });
+    assert.deepEqual(paint.fill, { 'fill-color': '#aabbcc', 'fill-opacity': 0.15 });
+    assert.deepEqual(paint.line, { 'line-color': '#3388ff', 'line-opacity': 0.5, 'line-width': 4 });
+    assert.deepEqual(paint.point, { 'circle-color': '#aabbcc', 'circle-opacity': 0.5, 'circle-radius': 6 });
+  });
+
+  test('the expressions of the drawings: a property, else the default; a product', () => {
+    const color = ['coalesce', ['get', 'fillColor'], ['coalesce', ['get', 'color'], '#7b3fe4']];
+    assert.equal(evaluate(color, {}), '#7b3fe4');
+    assert.equal(evaluate(color, { color: '#111111' }), '#111111');
+    assert.equal(evaluate(color, { color: '#111111', fillColor: '#222222' }), '#222222');
+    const opacity = ['*', 0.35, ['coalesce', ['get', 'opacity'], 1]];
+    assert.equal(evaluate(opacity, {}), 0.35);
+    assert.equal(evaluate(opacity, { opacity: 0.5 }), 0.175);
+    assert.throws(() => evaluate(['interpolate', ['linear'], ['zoom'], 0, 1], {}), /not an expression/);
   });
 });

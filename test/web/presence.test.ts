@@ -86,6 +86,12 @@ describe('presence, cursors, follow and roles in the web application', { skip },
 
   const viewOf = async (page: Page): Promise<View> =>
     JSON.parse((await page.getByTestId('map').getAttribute('data-view')) ?? 'null');
+  /** Waits until the page's map shows a view other than `view` (its move ended: `moveend`). */
+  const movedFrom = (page: Page, view: View) =>
+    page.waitForFunction((view) => {
+      const seen = JSON.parse(document.querySelector<HTMLElement>('[data-testid=map]')!.dataset.view!);
+      return (['lng', 'lat', 'zoom'] as const).some((k) => Math.abs(seen[k] - view[k]) >= 1e-6);
+    }, view);
   const avatarNames = (page: Page) =>
     page
       .getByTestId('presence')
@@ -174,13 +180,25 @@ describe('presence, cursors, follow and roles in the web application', { skip },
     await olive.waitForFunction(
       () => JSON.parse(document.querySelector<HTMLElement>('[data-testid=map]')!.dataset.view!).zoom > 12.2,
     );
-    // Vic's map comes to Olive's view (a guard against hangs, not a timing assertion).
+    // Vic's map comes to Olive's view: the one on her map's element once his shows it too (her
+    // map may still be settling: her view is read again when his does not come to it).
     let target = await viewOf(olive);
-    for (let tries = 0; tries < 100; tries++) {
+    for (let tries = 0; tries < 20; tries++) {
       target = await viewOf(olive);
-      const seen = await viewOf(vic);
-      if (['lng', 'lat', 'zoom'].every((k) => Math.abs(seen[k as keyof View] - target[k as keyof View]) < 1e-6)) break;
-      await vic.waitForTimeout(50);
+      const reached = await vic
+        .waitForFunction(
+          (target) => {
+            const seen = JSON.parse(document.querySelector<HTMLElement>('[data-testid=map]')!.dataset.view!);
+            return (['lng', 'lat', 'zoom'] as const).every((k) => Math.abs(seen[k] - target[k]) < 1e-6);
+          },
+          target,
+          { timeout: 1000 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
+      if (reached) break;
     }
     const followed = await viewOf(vic);
     for (const k of ['lng', 'lat', 'zoom'] as const) assert.ok(Math.abs(followed[k] - target[k]) < 1e-6, k);
@@ -194,12 +212,17 @@ describe('presence, cursors, follow and roles in the web application', { skip },
     await vic.mouse.move(vicBox.x + 450, vicBox.y + 380, { steps: 5 });
     await vic.mouse.up();
     await vic.getByTestId('following').waitFor({ state: 'detached' });
-    await vic.waitForTimeout(700); // his drag's inertia ends
+    // His drag's inertia ends: the map's element shows its view at the end of the move (`moveend`).
+    await movedFrom(vic, followed);
     const own = await viewOf(vic);
     await olive.mouse.move(box.x + 300, box.y + 200);
     await olive.mouse.down();
     await olive.mouse.move(box.x + 100, box.y + 100, { steps: 8 });
     await olive.mouse.up();
+    await movedFrom(olive, target);
+    // Kept as a wait of time: that Vic's map does NOT move is what is checked, and his page shows
+    // nothing of Olive's views once he stopped following (no later event of hers to wait for that
+    // is sure to come after her last view: her pointer and her view are sent on throttles of their own).
     await olive.waitForTimeout(700);
     assert.notDeepEqual(await viewOf(olive), target, 'Olive moved on');
     assert.deepEqual(await viewOf(vic), own, "Vic's map stays where he put it");

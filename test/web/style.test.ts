@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
-import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
+import { launchBrowser, startService, TEST_OUTPUT, type RunningService, until } from '../support/browser.js';
 
 // Style by data, the legend and the layer order in a real browser: one person in two
 // browsers; what one sets, the other sees live. On SQLite only, like test/web/browser.test.ts.
@@ -150,11 +150,10 @@ describe('style by data, legend and layer order in the web application', { skip 
     assert.notEqual(forest, meadow, 'each category its own colour');
 
     // The other browser draws both categories in their colours (and no longer the single colour).
-    let counts = [0, 0, 0];
-    for (let i = 0; i < 100 && !(counts[0]! > 500 && counts[1]! > 500 && counts[2] === 0); i++) {
-      await watcher.waitForTimeout(150);
-      counts = await colourCounts(watcher, [forest!, meadow!, '333333']);
-    }
+    const counts = await until(
+      () => colourCounts(watcher, [forest!, meadow!, '333333']),
+      (c) => c[0]! > 500 && c[1]! > 500 && c[2] === 0,
+    );
     assert.ok(counts[0]! > 500 && counts[1]! > 500, `both categories drawn in their colours: ${counts}`);
 
     const legend = watcher.getByTestId('legend');
@@ -245,10 +244,11 @@ describe('style by data, legend and layer order in the web application', { skip 
       assert.deepEqual((await texts(page)).sort(), ['forest', 'meadow']);
     }
     release();
-    await answered;
+    // The page has read the answer once its body is in and the page has run a task and drawn a
+    // frame after it: its labels and its form keep the label field.
+    await (await answered).finished();
+    await styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
     await styler.unroute(holdAnswer);
-    // The page has read the answer a moment later: its labels and its form keep the label field.
-    await styler.waitForTimeout(500);
     assert.equal(await styleOf.locator('select[name=label-field]').inputValue(), 'kind');
     assert.deepEqual((await texts(styler)).sort(), ['forest', 'meadow']);
     await styleOf.getByText('Style', { exact: true }).click();
@@ -330,13 +330,9 @@ describe('style by data, legend and layer order in the web application', { skip 
         legend,
       );
       // Each class's colour covers its squares on the other browser's map (about 93 x 137 px each).
-      let counts: number[] = [];
       const near = (c: number[]) =>
         c.length === perClass.length && c.every((n, k) => n > perClass[k]! * 9000 && n < perClass[k]! * 16000 + 500);
-      for (let i = 0; i < 60 && !near(counts); i++) {
-        await watcher.waitForTimeout(150);
-        counts = await colourCounts(watcher, rule.colors);
-      }
+      const counts = await until(() => colourCounts(watcher, rule.colors), near);
       assert.ok(near(counts), `${method}: pixels per class colour ${counts}, squares per class ${perClass}`);
       return rule;
     };

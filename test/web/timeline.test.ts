@@ -64,15 +64,20 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
       .marker as Marker;
   const markerNow = async (id: string) =>
     (await call(annSession, 'GET', `/api/rooms/${roomId}/markers/${id}`)).marker as Marker;
-  /** Waits until the page's text of `selector` satisfies `check` (text of hidden elements too). */
-  const until = async (page: Page, testId: string, check: (text: string) => boolean) => {
-    const locator = page.getByTestId(testId);
-    for (let i = 0; i < 100; i++) {
-      const text = (await locator.count()) ? await locator.first().textContent() : null;
-      if (text !== null && check(text)) return text;
-      await page.waitForTimeout(100);
-    }
-    assert.fail(`${testId} never matched: ${await locator.first().textContent()}`);
+  /**
+   * Waits until the page's text of the element `testId` (hidden too) includes `part`, or (`has`
+   * false) no longer does; answers that text.
+   */
+  const until = async (page: Page, testId: string, part: string, has = true) => {
+    await page.waitForFunction(
+      ([id, part, has]) => {
+        const text = document.querySelector(`[data-testid="${id}"]`)?.textContent;
+        return text !== null && text !== undefined && text.includes(part as string) === has;
+      },
+      [testId, part, has] as const,
+      { timeout: 10_000 },
+    );
+    return (await page.getByTestId(testId).first().textContent())!;
   };
 
   before(async () => {
@@ -172,7 +177,11 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
   test('the time slider shows the room as the history had it: a marker before it was created, and before it moved', async () => {
     const moved = { lat: BERN.lat, lng: BERN.lng + 0.01 };
     const marker = await createMarker(annSession, 'Zytglogge', BERN);
-    await ann.waitForTimeout(20); // the move is at a later moment than the creation
+    // The move is at a later moment than the creation (the service's clock is this machine's).
+    const { createdAt } = (await call(annSession, 'GET', `/api/rooms/${roomId}/markers/${marker.id}`)).marker as {
+      createdAt: number;
+    };
+    while (Date.now() <= createdAt) await new Promise((resolve) => setImmediate(resolve));
     await call(annSession, 'PATCH', `/api/rooms/${roomId}/markers/${marker.id}`, {
       latitude: moved.lat,
       longitude: moved.lng,
@@ -185,7 +194,7 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
     // The map right after the creation: the marker at its first place, editing off.
     await created.getByRole('button', { name: 'Map then' }).click();
     await ann.getByTestId('past-view').getByText('Editing is off').waitFor();
-    let shown = await until(ann, 'past-markers', (t) => t.includes('Zytglogge'));
+    let shown = await until(ann, 'past-markers', 'Zytglogge');
     assert.match(shown, new RegExp(`Zytglogge \\(${BERN.lat.toFixed(5)}, ${BERN.lng.toFixed(5)}\\)`));
     await ann.getByRole('tab', { name: 'Markers' }).click();
     assert.equal(await ann.getByRole('button', { name: 'Add marker' }).isDisabled(), true, 'no editing in the past');
@@ -194,14 +203,14 @@ describe('the timeline, restore and undo in the web application', { skip }, () =
 
     // After the move: the new place.
     await movedEntry.getByRole('button', { name: 'Map then' }).click();
-    shown = await until(ann, 'past-markers', (t) => t.includes(moved.lng.toFixed(5)));
+    shown = await until(ann, 'past-markers', moved.lng.toFixed(5));
     assert.match(shown, new RegExp(`Zytglogge \\(${moved.lat.toFixed(5)}, ${moved.lng.toFixed(5)}\\)`));
 
     // The slider at its start (the room's creation): no marker yet.
     const slider = ann.getByLabel('Moment shown on the map');
     await slider.focus();
     await ann.keyboard.press('Home');
-    shown = await until(ann, 'past-markers', (t) => !t.includes('Zytglogge'));
+    shown = await until(ann, 'past-markers', 'Zytglogge', false);
     assert.equal(shown, '');
     await ann
       .getByTestId('past-view')

@@ -9,8 +9,6 @@ const BASE_IDS = ['base', 'base-land', 'base-coast', 'base-borders'];
 const PROBE_TIMEOUT_MS = 4000;
 /** Failed tiles of a server that answered the probe before it is given up for this page. */
 const MAX_TILE_ERRORS = 3;
-/** The offline map waits at most this long for the page's content to be drawn first (`after`). */
-const CONTENT_FIRST_MS = 20_000;
 /**
  * The offline map's sources are cut into tiles up to this zoom, and drawn enlarged above it:
  * Natural Earth at 1:50m has no more detail, and every zoom level more costs the worker a pass
@@ -132,12 +130,13 @@ export class BaseMap {
 
   /**
    * The offline map's land and borders wait until `drawn` resolves (the page's content is on
-   * the map) or a few seconds have passed: converting and cutting the world's coastlines takes
-   * the main thread and MapLibre's one worker longer than the content itself, and would hold
-   * the room's markers or a slide back. Until then the background is plain.
+   * the map, or the page's opening has waited long enough for it: opening.ts): converting and
+   * cutting the world's coastlines takes the main thread and MapLibre's one worker longer than
+   * the content itself, and would hold the room's markers or a slide back. Until then the
+   * background is plain.
    */
   after(drawn: Promise<void>) {
-    this.contentFirst = Promise.race([drawn, new Promise<void>((resolve) => setTimeout(resolve, CONTENT_FIRST_MS))]);
+    this.contentFirst = drawn;
   }
 
   /** The menu of base layers, a MapLibre control. */

@@ -40,3 +40,23 @@ export const DRAWING_COLOR = '#7b3fe4';
 export const DRAWING_FILL_OPACITY = 0.35;
 export const DRAWING_STROKE_PX = 3;
 export const DRAWING_POINT_RADIUS = 6;
+
+/**
+ * The drawings' paint, by their properties (room-layers.ts `drawingProperties`): MapLibre's
+ * drawing layers take it, and the deck's first-slide preview works it out per drawing
+ * (layer-style.ts `evaluate`), so that a change is made here once for both.
+ */
+const drawingColor = ['coalesce', ['get', 'color'], DRAWING_COLOR];
+const drawingOpacity = ['coalesce', ['get', 'opacity'], 1];
+export const DRAWING_PAINT = {
+  fill: {
+    'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor],
+    'fill-opacity': ['*', DRAWING_FILL_OPACITY, drawingOpacity],
+  },
+  line: {
+    'line-color': drawingColor,
+    'line-width': ['coalesce', ['get', 'strokeWeight'], DRAWING_STROKE_PX],
+    'line-opacity': drawingOpacity,
+  },
+  point: { 'circle-color': drawingColor, 'circle-radius': ['coalesce', ['get', 'radius'], DRAWING_POINT_RADIUS] },
+};

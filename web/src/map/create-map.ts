@@ -62,7 +62,7 @@ export function whenStyleReady(map: MapLibreMap, ready: () => void) {
   map.once('style.load', ready);
 }
 
-/** The offline base map's data waits for `drawn`, the page's content drawn first (BaseMap.after). */
+/** The offline base map's data waits for `drawn`, the page's content drawn first (BaseMap.after; opening.ts `settled`). */
 export function baseMapAfter(map: MapLibreMap, drawn: Promise<void>) {
   baseMaps.get(map)?.after(drawn);
 }

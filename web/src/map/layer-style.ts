@@ -48,30 +48,73 @@ export function colorExpression(style: LayerStyle, base = style.color): unknown 
 }
 
 /**
- * The colour MapLibre gives one feature from `colorExpression(style, base)`, worked out here
- * (the deck's first-slide preview draws without MapLibre): `match` on the field as text, the
- * first category of a value winning; `step` on the field as a number (0 when it is not one).
+ * How a vector layer is drawn, from its stored style: the paint of its fill, line and circle
+ * layers, as MapLibre takes it (room-layers.ts) and as the deck's first-slide preview draws it
+ * (slide-preview.ts, which works its expressions out per feature with `evaluate`): a change of
+ * style is made here, once, for both.
  */
-export function featureColor(style: LayerStyle, properties: Record<string, unknown>, base = style.color): string {
-  const rule = style.classify;
-  if (!rule) return `#${base}`;
-  const value = properties[rule.field];
-  if (rule.type === 'categories') {
-    const text = value === undefined || value === null ? '' : String(value);
-    const found = rule.categories.find((c) => c.value === text);
-    return `#${found ? found.color : rule.otherColor}`;
+export function vectorLayerPaint(style: LayerStyle) {
+  const fill = colorExpression(style, style.fillColor ?? style.color);
+  return {
+    fill: { 'fill-color': fill, 'fill-opacity': style.fillOpacity * style.opacity },
+    line: { 'line-color': colorExpression(style), 'line-opacity': style.opacity, 'line-width': style.strokeWeight },
+    point: {
+      'circle-color': fill,
+      'circle-opacity': style.opacity,
+      'circle-radius': Math.max(3, style.strokeWeight + 2),
+    },
+  };
+}
+
+/**
+ * The value MapLibre gives one feature (its `properties`) from a paint expression of the
+ * content's styles (`colorExpression`, `vectorLayerPaint`, content-style.ts's drawings), worked
+ * out here for what draws without MapLibre (the deck's first-slide preview): literals, `get`,
+ * `coalesce`, `*`, `match` on the field as text (the first label of a value winning), `step`
+ * on it as a number (`to-number`: 0 when it is not one).
+ */
+export function evaluate(expression: unknown, properties: Record<string, unknown>): unknown {
+  if (!Array.isArray(expression)) return expression;
+  const [operator, ...args] = expression as [string, ...unknown[]];
+  const at = (i: number) => evaluate(args[i], properties);
+  switch (operator) {
+    case 'get':
+      return properties[args[0] as string] ?? null;
+    case 'coalesce':
+      for (let i = 0; i < args.length; i++) {
+        const value = at(i);
+        if (value !== null && value !== undefined) return value;
+      }
+      return null;
+    case '*':
+      return args.reduce((product: number, _, i) => product * Number(at(i)), 1);
+    case 'to-string': {
+      const value = at(0);
+      return value === null || value === undefined ? '' : String(value);
+    }
+    case 'to-number': {
+      const number = Number(at(0) ?? 0);
+      return Number.isNaN(number) ? (args.length > 1 ? at(1) : 0) : number;
+    }
+    case 'match': {
+      const input = at(0);
+      for (let i = 1; i + 1 < args.length; i += 2) if (args[i] === input) return at(i + 1);
+      return at(args.length - 1);
+    }
+    case 'step': {
+      const input = Number(at(0));
+      let output = at(1);
+      for (let i = 2; i + 1 < args.length; i += 2) if (input >= (args[i] as number)) output = at(i + 1);
+      return output;
+    }
+    default:
+      throw new Error(`not an expression of the content's styles: ${operator}`);
   }
-  // to-number: 0 for what is not a number (Infinity is one).
-  const number = Number(value ?? 0);
-  const n = Number.isNaN(number) ? 0 : number;
-  let color = rule.colors[0]!;
-  let last = Number.NEGATIVE_INFINITY;
-  rule.breaks.forEach((limit, i) => {
-    if (limit <= last) return;
-    last = limit;
-    if (n >= limit) color = rule.colors[Math.min(i + 1, rule.colors.length - 1)]!;
-  });
-  return `#${color}`;
+}
+
+/** The colour MapLibre gives one feature from `colorExpression(style, base)` (`evaluate`). */
+export function featureColor(style: LayerStyle, properties: Record<string, unknown>, base = style.color): string {
+  return evaluate(colorExpression(style, base), properties) as string;
 }
 
 /** Legend rows of a layer: one swatch for a single colour, else one per category or class. */

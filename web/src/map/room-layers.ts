@@ -8,7 +8,7 @@ import type {
 
 type ContentSource = GeoJSONSourceSpecification & { data: GeoJSON.FeatureCollection };
 import type { Drawing, Layer, Marker, RasterLayer } from '../api/types';
-import { colorExpression, orderedLayers } from './layer-style';
+import { orderedLayers, vectorLayerPaint } from './layer-style';
 import {
   CIRCLE_STROKE_PX,
   CLUSTER_COLOR,
@@ -16,10 +16,7 @@ import {
   CLUSTER_OPACITY,
   CLUSTER_RADIUS,
   clusterRadiusExpression,
-  DRAWING_COLOR,
-  DRAWING_FILL_OPACITY,
-  DRAWING_POINT_RADIUS,
-  DRAWING_STROKE_PX,
+  DRAWING_PAINT,
 } from './content-style';
 import type { PreviewPoint } from './marker-preview';
 import { rasterTileAddress, VECTOR_TILE_MAXZOOM, vectorTileAddress } from './view-tiles';
@@ -82,18 +79,13 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
   for (const [id, source] of Object.entries(sources)) if (!map.getSource(id)) map.addSource(id, source);
   markersShown.set(map, sources.markers.data.features);
   for (const slot of SLOTS) map.addLayer({ id: slot, type: 'background', layout: { visibility: 'none' } });
-  const drawingColor = ['coalesce', ['get', 'color'], DRAWING_COLOR] as const;
   map.addLayer(
     {
       id: 'drawing-fill',
       type: 'fill',
       source: 'drawings',
       filter: ['==', ['geometry-type'], 'Polygon'],
-      paint: {
-        'fill-color': ['coalesce', ['get', 'fillColor'], drawingColor] as never,
-        'fill-opacity': ['*', DRAWING_FILL_OPACITY, ['coalesce', ['get', 'opacity'], 1]],
-        'fill-antialias': false,
-      },
+      paint: { ...(DRAWING_PAINT.fill as object), 'fill-antialias': false },
     },
     'slot-drawings',
   );
@@ -103,11 +95,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       type: 'line',
       source: 'drawings',
       filter: ['!=', ['geometry-type'], 'Point'],
-      paint: {
-        'line-color': drawingColor as never,
-        'line-width': ['coalesce', ['get', 'strokeWeight'], DRAWING_STROKE_PX],
-        'line-opacity': ['coalesce', ['get', 'opacity'], 1],
-      },
+      paint: DRAWING_PAINT.line as never,
     },
     'slot-drawings',
   );
@@ -117,11 +105,7 @@ export function addContentLayers(map: MapLibreMap, initial: InitialContent = {})
       type: 'circle',
       source: 'drawings',
       filter: ['==', ['geometry-type'], 'Point'],
-      paint: {
-        'circle-color': drawingColor as never,
-        'circle-radius': ['coalesce', ['get', 'radius'], DRAWING_POINT_RADIUS],
-        ...(circleStroke as object),
-      },
+      paint: { ...(DRAWING_PAINT.point as object), ...(circleStroke as object) },
     },
     'slot-drawings',
   );
@@ -291,16 +275,21 @@ function drawingFeatures(drawings: Iterable<Drawing>): GeoJSON.FeatureCollection
     type: 'Feature' as const,
     id: undefined,
     geometry: d.geometry as unknown as GeoJSON.Geometry,
-    properties: {
-      id: d.id,
-      label: d.label,
-      ...(d.style?.color && { color: d.style.color }),
-      ...(d.style?.fillColor && { fillColor: d.style.fillColor }),
-      ...(d.style?.opacity !== undefined && { opacity: d.style.opacity }),
-      ...(d.style?.strokeWeight !== undefined && { strokeWeight: d.style.strokeWeight }),
-    },
+    properties: drawingProperties(d),
   }));
   return { type: 'FeatureCollection', features };
+}
+
+/** A drawing's properties in the drawings source: what its paint (content-style.ts DRAWING_PAINT) reads. */
+export function drawingProperties(d: Drawing): Record<string, unknown> {
+  return {
+    id: d.id,
+    label: d.label,
+    ...(d.style?.color && { color: d.style.color }),
+    ...(d.style?.fillColor && { fillColor: d.style.fillColor }),
+    ...(d.style?.opacity !== undefined && { opacity: d.style.opacity }),
+    ...(d.style?.strokeWeight !== undefined && { strokeWeight: d.style.strokeWeight }),
+  };
 }
 
 /** What the page shows of each layer beyond its stored style: hidden here, this page only. */
@@ -375,19 +364,13 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
         'slot-vectors',
       );
     }
-    const { opacity, strokeWeight, fillOpacity, visible } = layer.style;
-    const visibility = visible && !hidden.has(layer.id) ? 'visible' : 'none';
-    const stroke = colorExpression(layer.style) as never;
-    const fill = colorExpression(layer.style, layer.style.fillColor ?? layer.style.color) as never;
-    for (const part of ['fill', 'line', 'point']) map.setLayoutProperty(`${source}-${part}`, 'visibility', visibility);
-    map.setPaintProperty(`${source}-fill`, 'fill-color', fill);
-    map.setPaintProperty(`${source}-fill`, 'fill-opacity', fillOpacity * opacity);
-    map.setPaintProperty(`${source}-line`, 'line-color', stroke);
-    map.setPaintProperty(`${source}-line`, 'line-opacity', opacity);
-    map.setPaintProperty(`${source}-line`, 'line-width', strokeWeight);
-    map.setPaintProperty(`${source}-point`, 'circle-color', fill);
-    map.setPaintProperty(`${source}-point`, 'circle-opacity', opacity);
-    map.setPaintProperty(`${source}-point`, 'circle-radius', Math.max(3, strokeWeight + 2));
+    const visibility = layer.style.visible && !hidden.has(layer.id) ? 'visible' : 'none';
+    const paint = vectorLayerPaint(layer.style);
+    for (const part of ['fill', 'line', 'point'] as const) {
+      map.setLayoutProperty(`${source}-${part}`, 'visibility', visibility);
+      for (const [property, value] of Object.entries(paint[part]))
+        map.setPaintProperty(`${source}-${part}`, property as never, value as never);
+    }
   }
   // The shared order (style.order, 0 on top): the bottom layer first, each next one put above it.
   for (const layer of orderedLayers(layers).reverse())

@@ -4,7 +4,7 @@ import type Supercluster from 'supercluster';
 import type { Deck, Drawing, Layer } from '../api/types';
 import { backgroundColor } from './base-layers';
 import { firstSlideLayers, type SlideTile, slideObjects } from './first-slide-tiles';
-import { featureColor, orderedLayers } from './layer-style';
+import { evaluate, orderedLayers, vectorLayerPaint } from './layer-style';
 import { middleOf } from './map-labels';
 import {
   CIRCLE_STROKE_PX,
@@ -12,14 +12,11 @@ import {
   CLUSTER_OPACITY,
   clusterIndex,
   clusterRadius,
-  DRAWING_COLOR,
-  DRAWING_FILL_OPACITY,
-  DRAWING_POINT_RADIUS,
-  DRAWING_STROKE_PX,
+  DRAWING_PAINT,
 } from './content-style';
 import type { PreviewPoint } from './marker-preview';
 import { type Matrix, type Projection, projection } from './slide-projection';
-import { previewPoints } from './room-layers';
+import { drawingProperties, previewPoints } from './room-layers';
 
 /**
  * The deck's first slide drawn on a canvas, as the map will draw it, before MapLibre can: it must
@@ -27,8 +24,8 @@ import { previewPoints } from './room-layers';
  * which takes most of a second after the deck and its tiles are in on a software-rendered page.
  * The preview (put in `element` unless `wanted` says otherwise by then) draws the same content
  * from the same data: the slide's layers from the tiles read with the deck (first-slide-tiles.ts), in the room's layer order and
- * each styled as MapLibre styles it (room-layers.ts: fill, outline, points; colours by
- * featureColor), then its drawings (and their labels) and markers (clustered as the markers
+ * each styled with the paint MapLibre is given (layer-style.ts vectorLayerPaint, content-style.ts
+ * DRAWING_PAINT: fill, outline, points; worked out per feature by `evaluate`), then its drawings (and their labels) and markers (clustered as the markers
  * source is), over its rasters' PNG tiles. Only a flat view is drawn: a tilted view or a tile
  * that could not be read draws nothing, and the page waits for the map. It only shows:
  * clicks go to the page under it; it goes away as the map draws the slide.
@@ -125,8 +122,7 @@ class Painter {
 
 /** A vector layer's tiles: its fills, then its lines (polygons' outlines too), then its points. */
 function drawLayer(pixels: Painter, view: Projection, layer: Layer, tiles: SlideTile[]) {
-  const { style } = layer;
-  const fillBase = style.fillColor ?? style.color;
+  const paint = vectorLayerPaint(layer.style);
   const decoded = tiles
     .filter((t) => t.kind === 'vector' && t.layerId === layer.id)
     .flatMap((t) => {
@@ -150,7 +146,7 @@ function drawLayer(pixels: Painter, view: Projection, layer: Layer, tiles: Slide
           context.rect(0, 0, extent, extent);
           context.clip();
         }
-        for (const feature of list) drawFeature(pixels, part, feature, style, fillBase, scale, extent);
+        for (const feature of list) drawFeature(pixels, part, feature, paint, scale, extent);
         context.restore();
       }
     }
@@ -161,36 +157,37 @@ function drawFeature(
   pixels: Painter,
   part: 'fill' | 'line' | 'point',
   feature: VectorTileFeature,
-  style: Layer['style'],
-  fillBase: string,
+  paint: ReturnType<typeof vectorLayerPaint>,
   scale: number,
   extent: number,
 ) {
   const context = pixels.context;
   const polygon = feature.type === 3;
+  const colour = (expression: unknown) => evaluate(expression, feature.properties) as string;
   if (part === 'fill' && polygon) {
     context.beginPath();
     for (const ring of feature.loadGeometry())
       ring.forEach((p, i) => (i ? context.lineTo(p.x, p.y) : context.moveTo(p.x, p.y)));
-    context.globalAlpha = style.fillOpacity * style.opacity;
-    context.fillStyle = featureColor(style, feature.properties, fillBase);
+    context.globalAlpha = paint.fill['fill-opacity'];
+    context.fillStyle = colour(paint.fill['fill-color']);
     context.fill('nonzero');
-  } else if (part === 'line' && (feature.type === 2 || polygon) && style.strokeWeight > 0) {
+  } else if (part === 'line' && (feature.type === 2 || polygon) && paint.line['line-width'] > 0) {
     context.beginPath();
     for (const ring of feature.loadGeometry()) {
       ring.forEach((p, i) => (i ? context.lineTo(p.x, p.y) : context.moveTo(p.x, p.y)));
       if (polygon) context.closePath();
     }
-    context.globalAlpha = style.opacity;
-    context.strokeStyle = featureColor(style, feature.properties);
-    context.lineWidth = style.strokeWeight / scale;
+    context.globalAlpha = paint.line['line-opacity'];
+    context.strokeStyle = colour(paint.line['line-color']);
+    context.lineWidth = paint.line['line-width'] / scale;
     context.stroke();
   } else if (part === 'point' && feature.type === 1) {
-    const radius = Math.max(3, style.strokeWeight + 2) / scale;
-    const color = featureColor(style, feature.properties, fillBase);
+    const radius = paint.point['circle-radius'] / scale;
+    const color = colour(paint.point['circle-color']);
     for (const ring of feature.loadGeometry())
       for (const p of ring)
-        if (p.x >= 0 && p.y >= 0 && p.x < extent && p.y < extent) pixels.circle(p.x, p.y, radius, color, style.opacity);
+        if (p.x >= 0 && p.y >= 0 && p.x < extent && p.y < extent)
+          pixels.circle(p.x, p.y, radius, color, paint.point['circle-opacity']);
   }
   context.globalAlpha = 1;
 }
@@ -211,12 +208,18 @@ function worldCopies(x: number, z: number, view: Projection): number[] {
   return xs;
 }
 
-/** Drawings as the map's drawing layers: all fills, then all lines, then all points. */
+/** Drawings as the map's drawing layers (their paint worked out per drawing): all fills, then all lines, then all points. */
 function drawDrawings(pixels: Painter, view: Projection, drawings: Drawing[]) {
   const context = pixels.context;
   pixels.screen();
-  const shapes = drawings.map((d) => ({ drawing: d, geometry: d.geometry as unknown as GeoJSON.Geometry }));
-  const colorOf = (d: Drawing) => d.style?.color ?? DRAWING_COLOR;
+  const shapes = drawings.map((d) => {
+    const properties = drawingProperties(d);
+    return {
+      paint: (expression: unknown) => evaluate(expression, properties),
+      geometry: d.geometry as unknown as GeoJSON.Geometry,
+    };
+  });
+  const { fill, line, point } = DRAWING_PAINT;
   const path = (rings: GeoJSON.Position[][], close: boolean) => {
     context.beginPath();
     for (const ring of rings) {
@@ -228,32 +231,32 @@ function drawDrawings(pixels: Painter, view: Projection, drawings: Drawing[]) {
       if (close) context.closePath();
     }
   };
-  for (const { drawing, geometry } of shapes) {
+  for (const { paint, geometry } of shapes) {
     for (const polygon of polygonsOf(geometry)) {
       path(polygon, true);
-      context.globalAlpha = DRAWING_FILL_OPACITY * (drawing.style?.opacity ?? 1);
-      context.fillStyle = drawing.style?.fillColor ?? colorOf(drawing);
+      context.globalAlpha = paint(fill['fill-opacity']) as number;
+      context.fillStyle = paint(fill['fill-color']) as string;
       context.fill('evenodd');
     }
   }
-  for (const { drawing, geometry } of shapes) {
+  for (const { paint, geometry } of shapes) {
     const lines = [...linesOf(geometry).map((l) => ({ rings: [l], close: false }))];
     for (const polygon of polygonsOf(geometry)) lines.push({ rings: polygon, close: true });
-    const width = drawing.style?.strokeWeight ?? DRAWING_STROKE_PX;
+    const width = paint(line['line-width']) as number;
     if (width <= 0) continue;
-    for (const line of lines) {
-      path(line.rings, line.close);
-      context.globalAlpha = drawing.style?.opacity ?? 1;
-      context.strokeStyle = colorOf(drawing);
+    for (const { rings, close } of lines) {
+      path(rings, close);
+      context.globalAlpha = paint(line['line-opacity']) as number;
+      context.strokeStyle = paint(line['line-color']) as string;
       context.lineWidth = width;
       context.stroke();
     }
   }
   context.globalAlpha = 1;
-  for (const { drawing, geometry } of shapes)
+  for (const { paint, geometry } of shapes)
     for (const [lng, lat] of pointsOf(geometry)) {
       const [x, y] = view.project(lng!, lat!);
-      pixels.circle(x, y, DRAWING_POINT_RADIUS, colorOf(drawing), 1, '#fff');
+      pixels.circle(x, y, paint(point['circle-radius']) as number, paint(point['circle-color']) as string, 1, '#fff');
     }
 }
 

@@ -2,6 +2,7 @@ import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { takeEarly } from '../api/early-reads';
 import type { MyInvitation, RoomInfo } from '../api/types';
+import { RoomOpening } from '../opening';
 import { linkClick } from '../router';
 import { session } from '../session';
 import { Store, useStore } from '../store';
@@ -13,6 +14,7 @@ import { RoomPresence } from '../room/presence';
 import { RoomLayout } from '../room/room-layout';
 import type { TimeView } from '../room/time-view';
 import { UndoHistory } from '../room/undo';
+import { browserClock } from '../ui/after-frame';
 import { InlineError } from '../ui/inline-error';
 import { attemptWith, explain } from '../ui/notices';
 import { useNotices } from '../ui/notice-toast';
@@ -26,31 +28,35 @@ type Access =
   | { state: 'invited'; info: RoomInfo; invitation: MyInvitation }
   | { state: 'open'; info: RoomInfo };
 
-/** How long the room waits for its content before it renders without it (its map first). */
-const CONTENT_WAIT_MS = 300;
-
 /** /r/:roomId: checks who may open the room, loads it, listens live, shows the map. */
 export function RoomPage({ roomId }: { roomId: string }) {
   // The room is opened again for another person, not for a renewed token or a sign-in again in place.
   const userId = useStore(session).user?.id;
   const [access, setAccess] = useState<Access>({ state: 'checking' });
   const [live, setLive] = useState<LiveChannel | null>(null);
-  const model = useMemo(() => new RoomModel(roomId), [roomId, userId]);
+  const opening = useMemo(() => new RoomOpening(browserClock), [roomId, userId]);
+  const model = useMemo(() => new RoomModel(roomId, opening), [opening]);
   const presence = useMemo(() => new RoomPresence(roomId), [model]);
 
   // A layout effect: the room's reads are taken up at once, not after the first frame is drawn.
   useLayoutEffect(() => {
     let live: LiveChannel | null = null;
-    let left = false;
+    let info: RoomInfo;
     setAccess({ state: 'checking' });
+    // The room renders (its map made) when its opening asks for it (opening.ts, RoomOpening).
+    const stopOpening = opening.when(
+      (state) => state.mapDue,
+      () => setAccess({ state: 'open', info }),
+    );
     (async () => {
       // The room's info, and its version and content (RoomModel.load), were usually sent before
       // the application's scripts ran (api/early-reads.ts).
-      const info = await takeEarly('info', roomId);
+      info = await takeEarly('info', roomId);
       const { token } = session.get();
       if (info.requiresAuth) {
         // Someone invited (whose address may wait for its confirmation) hears how to get in, not to ask for an invitation.
         const invitation = token ? await myInvitationTo(roomId) : undefined;
+        opening.fail();
         setAccess(
           !token
             ? { state: 'login', info }
@@ -64,25 +70,21 @@ export function RoomPage({ roomId }: { roomId: string }) {
         );
         return;
       }
-      // The room renders (its map made) once its content is in, or after CONTENT_WAIT_MS: a
-      // room read in time shows its markers with the map's first frames (the preview is drawn
-      // as the map is made), and one slower to read shows its map first. Rendering the room is a
-      // long task, and the reads' answers would otherwise wait behind it and the map's frames.
       const loading = model.load();
-      await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, CONTENT_WAIT_MS))]);
-      if (left) return;
-      setAccess({ state: 'open', info });
+      opening.read(loading);
       await loading;
       // A page left meanwhile (another room opened) opens no channel that nothing would close.
-      if (left) return;
+      if (opening.over) return;
       live = new LiveChannel(model, presence, Boolean(info.isPublic));
       live.open();
       setLive(live);
-    })().catch((error) =>
-      setAccess({ state: 'refused', message: explain(error, { 404: 'There is no room with this address.' }) }),
-    );
+    })().catch((error) => {
+      opening.fail();
+      setAccess({ state: 'refused', message: explain(error, { 404: 'There is no room with this address.' }) });
+    });
     return () => {
-      left = true;
+      stopOpening();
+      opening.leave();
       live?.close();
     };
   }, [model]);
@@ -121,16 +123,18 @@ export function RoomPage({ roomId }: { roomId: string }) {
       </main>
     );
   }
-  return <OpenRoom model={model} presence={presence} live={live} info={access.info} />;
+  return <OpenRoom model={model} opening={opening} presence={presence} live={live} info={access.info} />;
 }
 
 function OpenRoom({
   model,
+  opening,
   presence,
   live,
   info,
 }: {
   model: RoomModel;
+  opening: RoomOpening;
   presence: RoomPresence;
   live: LiveChannel | null;
   info: RoomInfo;
@@ -156,6 +160,7 @@ function OpenRoom({
     return {
       roomId: model.roomId,
       model,
+      opening,
       members,
       presence,
       ...stores,
@@ -167,7 +172,7 @@ function OpenRoom({
       notify,
       attempt: attemptWith(notify),
     };
-  }, [model, members, presence, stores, timeView, undo, role, notify]);
+  }, [model, opening, members, presence, stores, timeView, undo, role, notify]);
   return (
     <RoomContext.Provider value={context}>
       <RoomLayout live={live} info={info} />

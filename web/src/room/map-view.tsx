@@ -21,7 +21,6 @@ import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
 import { shownState } from './time-view';
 import { openAtContent } from './zoom-to-content';
-import { afterNextFrame } from '../ui/after-frame';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -39,16 +38,22 @@ export function MapView({ info }: { info: RoomInfo }) {
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
         : { lat: 20, lng: 0, zoom: 1.5 };
     const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
+    const { opening } = room;
+    opening.mapMade();
     // The markers first: the offline base map's world of coastlines would hold them back.
-    room.model.mapDrawing();
-    baseMapAfter(created, room.model.markersShown);
+    baseMapAfter(created, opening.settled());
     whenStyleReady(created, () => {
       addContentLayers(created);
       addRoomOverlays(created);
       setMap(created);
+      opening.styleReady();
     });
     setMade(created);
-    return () => created.remove();
+    const stopShowing = opening.showOn(container.current!);
+    return () => {
+      stopShowing();
+      created.remove();
+    };
   }, []);
   const loaded = state !== null;
   // The view and the markers' preview need the map made, not its style: they come as soon as
@@ -69,12 +74,12 @@ function previewContent(map: MapLibreMap, room: RoomContextValue) {
   const state = room.model.get()!;
   openAtContent(map, state);
   const shown = shownState(state, room.timeView.get(), Date.now());
-  markWhenDrawn(map, new MarkerPreview(map, previewPoints(shown.markers.values())));
+  markWhenDrawn(map, room, new MarkerPreview(map, previewPoints(shown.markers.values())));
 }
 
 /** Keeps the map in step with the room's state and binds the map's clicks; returns the undo. */
 function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
-  const { model } = room;
+  const { model, opening } = room;
   // The room now, or as the timeline's slider shows it (a past moment, the markers still ahead).
   const shown = () => shownState(model.get()!, room.timeView.get(), Date.now());
   const icons = new IconImages(map, room.roomId, () => setMarkers(map, shown().markers.values(), icons.loaded));
@@ -82,15 +87,10 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const labels = new DrawingLabels(map);
   const titles = new MapLabels(map);
   let last: RoomState | null = null;
-  // Layers wait until the markers are loaded: MapLibre parses tiles and clusters markers in the
-  // same worker, and a big layer's first tiles would hold the room's markers back.
+  // Layers wait until the markers are loaded (the opening `drawn`): MapLibre parses tiles and
+  // clusters markers in the same worker, and a big layer's first tiles would hold the room's
+  // markers back.
   let layersShown = false;
-  const showLayers = () => {
-    layersShown = true;
-    model.markersDrawn();
-    draw(shown());
-    map.once('idle', () => performance.mark('maproom:map-idle'));
-  };
   const draw = (state: RoomState) => {
     const hidden = room.hidden.get();
     icons.want(state.icons);
@@ -113,15 +113,26 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     }
     last = state;
   };
-  // The map's own sources after the preview's frame: handing the markers to MapLibre's worker,
-  // the drawings and their labels are a long task of their own, which would hold it back.
+  // The map's own sources when the opening asks for them (a frame after the preview's: handing
+  // the markers to MapLibre's worker, the drawings and their labels are a long task of their own).
   let drawing = false;
   const redraw = () => drawing && draw(shown());
-  const stopFirstDraw = afterNextFrame(() => {
-    drawing = true;
-    draw(shown());
-    whenMarkersLoaded(map, showLayers);
-  });
+  const stopFirstDraw = opening.when(
+    (state) => state.contentDue,
+    () => {
+      drawing = true;
+      draw(shown());
+      whenMarkersLoaded(map, () => opening.drawn());
+    },
+  );
+  const stopLayers = opening.when(
+    () => opening.has('drawn'),
+    () => {
+      layersShown = true;
+      draw(shown());
+      map.once('idle', () => performance.mark('maproom:map-idle'));
+    },
+  );
   const stopModel = model.subscribe(redraw);
   const stopHidden = room.hidden.subscribe(redraw);
   const stopTime = room.timeView.subscribe(redraw);
@@ -131,6 +142,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   map.getContainer().dataset.ready = 'true';
   return () => {
     stopFirstDraw();
+    stopLayers();
     stopModel();
     stopHidden();
     stopTime();
@@ -148,13 +160,16 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
  * first frame drawn with markers in view, the preview's or the map's own (`maproom:map-idle`
  * follows once the layers are drawn too). The preview goes in the frame the map draws its markers.
  */
-function markWhenDrawn(map: MapLibreMap, preview: MarkerPreview) {
+function markWhenDrawn(map: MapLibreMap, room: RoomContextValue, preview: MarkerPreview) {
   let marked = false;
   const mark = () => {
     if (!marked) performance.mark('maproom:markers-drawn');
     marked = true;
   };
-  if (preview.drawn) requestAnimationFrame(mark);
+  if (preview.drawn) {
+    room.opening.previewShown();
+    room.opening.when(() => room.opening.has('previewed'), mark);
+  }
   const loaded = (event: { sourceId?: string; isSourceLoaded?: boolean }) => {
     if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0)
       return;

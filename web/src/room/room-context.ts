@@ -1,6 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
+import type { RoomOpening } from '../opening';
 import type { Store } from '../store';
 import type { Attempt, Notify } from '../ui/notices';
 import type { RoomMembers } from './actions/members';
@@ -21,6 +22,8 @@ export type Mode = 'browse' | 'add-marker' | 'draw';
 export interface RoomContextValue {
   roomId: string;
   model: RoomModel;
+  /** The room's opening (opening.ts): when the map view gives the map its content, when the panels come. */
+  opening: RoomOpening;
   /** The room's members and invitations, read when the owner's views need them (room/actions/members.ts). */
   members: RoomMembers;
   /** Who is in the room, their cursors and views, whom this page follows (room/presence.ts). */

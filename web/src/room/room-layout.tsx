@@ -20,7 +20,6 @@ import { HistoryPanel } from './panels/history-panel';
 import { SettingsPanel } from './panels/settings-panel';
 import { TimeBar } from './time-bar';
 import { showsPast } from './time-view';
-import { afterNextFrame } from '../ui/after-frame';
 
 const TABS = [
   ['markers', 'Markers'],
@@ -45,7 +44,7 @@ const LIVE_LABEL = {
 
 /** The room: a header, the map, and a side panel (below the map on a phone). */
 export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
-  const { model, selection, canEdit, role, presence, map, mode, table } = useRoom();
+  const { model, opening, selection, canEdit, role, presence, map, mode, table } = useRoom();
   const state = useStore(model);
   const status = useStore(live?.status ?? CONNECTING);
   const selected = useStore(selection);
@@ -69,7 +68,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   // panel's first render is a long task, and in a browser drawing in software a costly frame).
   const [panelsShown, setPanelsShown] = useState(false);
   const loaded = state !== null;
-  useEffect(() => (loaded && !panelsShown ? afterNextFrame(() => setPanelsShown(true)) : undefined), [loaded]);
+  useEffect(() => (loaded && !panelsShown ? opening.afterNextFrame(() => setPanelsShown(true)) : undefined), [loaded]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   return (

@@ -1,15 +1,12 @@
 import { api, ok } from '../api/client';
 import { roomContent, takeEarly } from '../api/early-reads';
 import type { LiveChange } from '../api/types';
+import type { RoomOpening } from '../opening';
 import { session } from '../session';
 import { Store } from '../store';
 import { applyChange, markersOfFeed, withMarkerDetails, type RoomState } from './room-state';
 
 export type { RoomState } from './room-state';
-
-/** How long the reads after the markers wait for them to be drawn, without a map and with one. */
-const NO_MAP_MS = 5000;
-const MAP_MS = 20_000;
 
 /**
  * The room's content, loaded over HTTP and kept current by the live channel (`apply`) and by
@@ -19,12 +16,12 @@ const MAP_MS = 20_000;
 export class RoomModel extends Store<RoomState | null> {
   /** The read of every marker's whole fields, once asked for (`loadMarkerDetails`). */
   private details: Promise<void> | null = null;
-  private drawn!: () => void;
-  /** Resolved when the map has drawn the markers (or after a few seconds without a map, `mapDrawing`). */
-  readonly markersShown = new Promise<void>((resolve) => (this.drawn = resolve));
-  private fallback = setTimeout(() => this.drawn(), NO_MAP_MS);
 
-  constructor(readonly roomId: string) {
+  /** `opening`: the room page's (opening.ts); the reads of the markers' other fields wait for it to settle. */
+  constructor(
+    readonly roomId: string,
+    private readonly opening: RoomOpening,
+  ) {
     super(null);
   }
 
@@ -40,11 +37,11 @@ export class RoomModel extends Store<RoomState | null> {
    */
   async load(version?: number) {
     // An early read that failed (a network hiccup) is read again, once.
-    const opening =
+    const read =
       version === undefined
         ? await takeEarly('opening', this.roomId).catch(() => takeEarly('opening', this.roomId))
         : { version, content: await roomContent(this.roomId) };
-    const [room, markers, icons, layers, rasters, drawings, slides, comments] = opening.content;
+    const [room, markers, icons, layers, rasters, drawings, slides, comments] = read.content;
     this.set({
       room,
       markers: markersOfFeed(markers),
@@ -54,7 +51,7 @@ export class RoomModel extends Store<RoomState | null> {
       drawings: new Map(drawings.drawings.map((d) => [d.id, d])),
       slides: slides.slides,
       comments: comments.comments,
-      version: opening.version,
+      version: read.version,
     });
     if (this.details) {
       this.details = null;
@@ -63,27 +60,14 @@ export class RoomModel extends Store<RoomState | null> {
   }
 
   /**
-   * A map is being made and will call `markersDrawn`: the wait for it is longer (a busy browser
-   * can take several seconds), so the list's read does not compete with the map's first markers.
-   */
-  mapDrawing() {
-    clearTimeout(this.fallback);
-    this.fallback = setTimeout(() => this.drawn(), MAP_MS);
-  }
-
-  /** The map has drawn the markers: the reads of their other fields may go now. */
-  markersDrawn() {
-    clearTimeout(this.fallback);
-    this.drawn();
-  }
-
-  /**
    * Reads every marker whole (`GET /markers`, the interface's list) once the map has drawn
-   * them, for what needs more than the feed (the Markers panel searches titles and tags).
-   * Once per load; again after a failure.
+   * them (the opening settled: the read does not compete with the map's first markers), for
+   * what needs more than the feed (the Markers panel searches titles and tags). Once per load;
+   * again after a failure.
    */
   loadMarkerDetails(): Promise<void> {
-    this.details ??= this.markersShown
+    this.details ??= this.opening
+      .settled()
       .then(() => ok(api.GET('/api/rooms/{roomId}/markers', this.path)))
       .then(({ markers }) => this.change((state) => withMarkerDetails(state, markers)))
       .catch((error) => {

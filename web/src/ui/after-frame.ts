@@ -1,3 +1,5 @@
+import type { OpeningClock } from '../opening';
+
 /**
  * Calls `callback` once the browser has drawn its next frame (in a task after it), or after
  * `ms` in a tab that draws no frames (opened in the background). Returns the cancel.
@@ -19,3 +21,16 @@ export function afterNextFrame(callback: () => void, ms = 100): () => void {
     clearTimeout(fallback);
   };
 }
+
+/** The browser's timers, for a page's opening (opening.ts). */
+export const browserClock: OpeningClock = {
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
+  onNextFrame(run) {
+    const frame = requestAnimationFrame(run);
+    return () => cancelAnimationFrame(frame);
+  },
+  afterNextFrame: (run) => afterNextFrame(run),
+};
