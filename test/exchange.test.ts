@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { roomExchanges } from '../src/app.js';
 import type { LayersTable } from '../src/db/tables.js';
 import {
   columnDrift,
@@ -35,7 +34,7 @@ before(async () => {
   rasters = makeUploadFixtures();
   ({ t, users, room } = await scaffold());
   await fillRoom(t.app, room, users.owner.token, rasters.file('grid-2056.tif'));
-  exchanges = roomExchanges(t.database.db, { listKinds: async () => [] });
+  ({ exchanges } = t);
 });
 after(async () => {
   await t?.close();
