@@ -2,28 +2,12 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type AccessChange, CachedAccess } from './auth/access-source.js';
+import type { AccessChange } from './auth/access-source.js';
 import { InstanceAdmins } from './auth/admins.js';
 import { Authenticator, LAST_USED_PRECISION_MS } from './auth/authenticator.js';
-import { PasswordHasher } from './auth/passwords.js';
 import { SessionKeys } from './auth/sessions.js';
-import {
-  geoLimitsOf,
-  listSetting,
-  oidcProvidersOf,
-  publicUrlOf,
-  rasterCacheSizesOf,
-  sqlitePathOf,
-  tmpDirOf,
-  type Config,
-} from './config.js';
-import { TileableFiles } from './geo-engine/raster-reader.js';
-import { RasterTiles } from './geo-engine/raster-tiles.js';
-import { RasterPoints } from './geo-engine/raster-point.js';
-import { TtlCache } from './infra/ttl-cache.js';
-import { openDatabase, type Database, type Db } from './db/database.js';
-import { RoomTable } from './db/room-table.js';
-import { StagedJobs } from './db/staged-jobs.js';
+import { publicUrlOf, tmpDirOf, type Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { serveOnlyProbes } from './http/instance-role.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
@@ -45,125 +29,48 @@ import { RedisBroadcast } from './infra/redis-broadcast.js';
 import { RedisLiveHub } from './infra/redis-live-hub.js';
 import { InProcessPresence } from './infra/presence.js';
 import { RedisPresence } from './infra/redis-presence.js';
-import { type PresenceNotice, RoomPresence } from './modules/live/room-presence.js';
-import { ActorNames } from './modules/users/actor-names.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
-import { AdminListsRepository } from './modules/admin/admin-lists.repository.js';
-import { adminRoutes } from './modules/admin/admin.routes.js';
-import { AdminService } from './modules/admin/admin.service.js';
-import { AuditRepository } from './modules/admin/audit.repository.js';
-import { commentsExchange, repliesExchange } from './modules/comments/comments.exchange.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
-import { commentsRoutes } from './modules/comments/comments.routes.js';
-import { CommentsRepository } from './modules/comments/comments.repository.js';
-import { CommentsService } from './modules/comments/comments.service.js';
-import { drawingsExchange } from './modules/drawings/drawings.exchange.js';
-import type { Exchange } from './modules/exchange/exchange.js';
-import { DrawingsRepository } from './modules/drawings/drawings.repository.js';
-import { drawingsRoutes } from './modules/drawings/drawings.routes.js';
-import { DrawingsService } from './modules/drawings/drawings.service.js';
-import { StoredFiles } from './modules/files/stored-files.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { HistoryRepository } from './modules/history/history.repository.js';
-import { historyRoutes } from './modules/history/history.routes.js';
-import { HistoryService } from './modules/history/history.service.js';
-import { WritePath } from './modules/history/write-path.js';
-import { RestoreService } from './modules/history/restore.service.js';
-import { snapshotRoutes } from './modules/snapshot/snapshot.routes.js';
-import { SnapshotService } from './modules/snapshot/snapshot.service.js';
-import { markerRestorable } from './modules/markers/markers.restore.js';
-import { drawingRestorable } from './modules/drawings/drawings.restore.js';
-import { commentRestorables } from './modules/comments/comments.restore.js';
-import { slideRestorable } from './modules/slides/slides.restore.js';
-import { layerRestorable } from './modules/layers/layers.restore.js';
-import { rasterRestorable } from './modules/rasters/rasters.restore.js';
-import { iconsExchange } from './modules/icons/icons.exchange.js';
-import { IconsRepository } from './modules/icons/icons.repository.js';
-import { iconsRoutes } from './modules/icons/icons.routes.js';
-import { IconsService } from './modules/icons/icons.service.js';
-import { jobsRoutes } from './modules/jobs/jobs.routes.js';
-import { ExportJobsRepository } from './modules/exports/export-jobs.repository.js';
-import { exportsRoutes } from './modules/exports/exports.routes.js';
-import { ExportsService } from './modules/exports/exports.service.js';
-import { RoomClones } from './modules/exports/room-clones.js';
-import { RoomExporter } from './modules/exports/room-export.js';
-import { RoomImport } from './modules/exports/room-import.js';
-import { ChunkedUploads } from './modules/ingest/chunked-uploads.js';
-import { chunkedUploadsRoutes } from './modules/ingest/chunked-uploads.routes.js';
-import { Ingest } from './modules/ingest/ingest.js';
-import { UploadChunksRepository } from './modules/ingest/upload-chunks.repository.js';
-import { Uploads } from './modules/ingest/uploads.js';
-import { uploadsRoutes } from './modules/ingest/uploads.routes.js';
-import { FeatureTablesRepository } from './modules/layers/feature-tables.js';
-import { layerContent } from './modules/layers/layer-content.js';
-import { LayerIngest } from './modules/layers/layer-ingest.js';
-import { layersExchange, vectorLayers } from './modules/layers/layers.exchange.js';
-import { LayersRepository } from './modules/layers/layers.repository.js';
-import { FeatureAttributesRepository } from './modules/layers/feature-attributes.js';
-import { LayerAttributes } from './modules/layers/layer-attributes.js';
-import { layersRoutes } from './modules/layers/layers.routes.js';
-import { styleCheck } from './modules/layers/layers.schemas.js';
-import { LayersService } from './modules/layers/layers.service.js';
-import { PointImport } from './modules/layers/point-import.js';
-import { liveRoutes } from './modules/live/live.routes.js';
-import { ogcRoutes } from './modules/ogc/ogc.routes.js';
-import { OgcService } from './modules/ogc/ogc.service.js';
-import { rasterLayers } from './modules/rasters/rasters.exchange.js';
-import { rasterContent } from './modules/rasters/raster-content.js';
-import { RasterIngest } from './modules/rasters/raster-ingest.js';
-import { RastersRepository } from './modules/rasters/rasters.repository.js';
-import { rastersRoutes } from './modules/rasters/rasters.routes.js';
-import { RastersService } from './modules/rasters/rasters.service.js';
-import { LiveService } from './modules/live/live.service.js';
-import { BulkImport } from './modules/markers/bulk-import.js';
-import { bulkImportRoutes } from './modules/markers/bulk-import.routes.js';
-import { MarkerImages } from './modules/markers/marker-images.js';
-import { markerImagesRoutes } from './modules/markers/marker-images.routes.js';
-import { markerPhotosExchange, markersExchange } from './modules/markers/markers.exchange.js';
-import { MarkersRepository } from './modules/markers/markers.repository.js';
-import { markersRoutes } from './modules/markers/markers.routes.js';
-import { MarkersService } from './modules/markers/markers.service.js';
-import { MembersRepository } from './modules/members/members.repository.js';
-import { membersRoutes } from './modules/members/members.routes.js';
-import { MembersService } from './modules/members/members.service.js';
-import { contentOf, RoomContent } from './modules/rooms/room-content.js';
-import { roomExchange } from './modules/rooms/rooms.exchange.js';
-import { RoomsRepository } from './modules/rooms/rooms.repository.js';
-import { roomsRoutes } from './modules/rooms/rooms.routes.js';
-import { RoomsService } from './modules/rooms/rooms.service.js';
-import { slidesExchange } from './modules/slides/slides.exchange.js';
-import { SlidesRepository } from './modules/slides/slides.repository.js';
-import { slidesRoutes } from './modules/slides/slides.routes.js';
-import { SlidesService } from './modules/slides/slides.service.js';
-import { TokensRepository } from './modules/tokens/tokens.repository.js';
-import { tokensRoutes } from './modules/tokens/tokens.routes.js';
-import { TokensService } from './modules/tokens/tokens.service.js';
-import { RevokedSessionsRepository } from './modules/users/revoked-sessions.repository.js';
-import { AccountHolders } from './modules/users/account-holders.js';
-import { ProviderAccountsRepository, UsersRepository } from './modules/users/users.repository.js';
-import { SignupPolicy } from './modules/users/signup-policy.js';
-import { IdentitiesRepository } from './modules/oidc/identities.repository.js';
-import { OidcAccounts } from './modules/oidc/oidc-accounts.js';
-import { OidcClients } from './modules/oidc/oidc-clients.js';
-import { OidcFlowsRepository } from './modules/oidc/oidc-flows.repository.js';
-import { oidcRoutes } from './modules/oidc/oidc.routes.js';
-import { OidcSignIn, type OidcSignInParts } from './modules/oidc/oidc.service.js';
-import { usersRoutes } from './modules/users/users.routes.js';
-import { Geocoder } from './modules/search/geocoder.js';
-import { searchRoutes } from './modules/search/search.routes.js';
-import { SearchService } from './modules/search/search.service.js';
-import { UsersService } from './modules/users/users.service.js';
-import { accountRoutes } from './modules/users/account.routes.js';
-import { AccountChanges } from './modules/users/account-changes.service.js';
-import { PasswordReset } from './modules/users/password-reset.service.js';
-import { PasswordResetsRepository } from './modules/users/password-resets.repository.js';
-import { EmailVerification } from './modules/users/verification.service.js';
+import {
+  type DomainCore,
+  type DomainModule,
+  domainCoreOf,
+  type Exchange,
+  exchangesInFileOrder,
+} from './modules/domain/domain.js';
+import type { ReadinessChecks } from './modules/health/health.module.js';
+import { RoomContent } from './modules/domain/room-content.js';
+import { roomAccessOf } from './modules/access/access.module.js';
+import { adminDomain } from './modules/admin/admin.module.js';
+import { commentsDomain } from './modules/comments/comments.module.js';
+import { drawingsDomain } from './modules/drawings/drawings.module.js';
+import { exportsDomain } from './modules/exports/exports.module.js';
+import { healthDomain } from './modules/health/health.module.js';
+import { historyDomain } from './modules/history/history.module.js';
+import { iconsDomain } from './modules/icons/icons.module.js';
+import { ingestDomains } from './modules/ingest/ingest.module.js';
+import { jobsDomain } from './modules/jobs/jobs.module.js';
+import { layersDomain } from './modules/layers/layers.module.js';
+import { liveDomain, type PresenceNotice } from './modules/live/live.module.js';
+import { bulkImportDomain, markersDomain } from './modules/markers/markers.module.js';
+import { membersDomain } from './modules/members/members.module.js';
+import { ogcDomain } from './modules/ogc/ogc.module.js';
+import { oidcDomain } from './modules/oidc/oidc.module.js';
+import { rastersDomain } from './modules/rasters/rasters.module.js';
+import { roomsDomain } from './modules/rooms/rooms.module.js';
+import { searchDomain } from './modules/search/search.module.js';
+import { slidesDomain } from './modules/slides/slides.module.js';
+import { snapshotDomain } from './modules/snapshot/snapshot.module.js';
+import { tokensDomain } from './modules/tokens/tokens.module.js';
+import { usersDomain } from './modules/users/users.module.js';
 
 export interface App {
   app: FastifyInstance;
   database: Database;
   /** The account services that admin actions call (and tests, for states no public route reaches). */
-  accounts: { users: UsersService; passwordReset: PasswordReset; members: MembersService };
+  accounts: Accounts;
+  /** What a room export holds, table by table, in the file's order (tests compare it with the database). */
+  exchanges: Exchange[];
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
@@ -201,25 +108,6 @@ async function createServer(config: Config, options: BuildOptions) {
   return app;
 }
 
-/**
- * What a room export holds: each domain's exchange (its table of the file and how a row is
- * restored), in the file's order. The import restores them in the order of their references.
- */
-export function roomExchanges(db: Db, files: Pick<StoredFiles, 'listKinds'>): Exchange[] {
-  const comments = new CommentsRepository(db);
-  return [
-    roomExchange(new RoomsRepository(db)),
-    layersExchange(new LayersRepository(db), [vectorLayers, rasterLayers]),
-    commentsExchange(db, comments),
-    repliesExchange(comments, new RoomTable(db, 'comment_replies')),
-    slidesExchange(new SlidesRepository(db)),
-    iconsExchange(new IconsRepository(db)),
-    markerPhotosExchange(files),
-    markersExchange(db, new MarkersRepository(db)),
-    drawingsExchange(db, new RoomTable(db, 'drawings')),
-  ];
-}
-
 /** Where files live: the S3 bucket when S3_BUCKET is set, else DATA_DIR/blobs. */
 function blobStoreOf(config: Config): BlobStore {
   if (!config.s3Bucket) return new FileBlobStore(path.join(config.dataDir, 'blobs'));
@@ -233,35 +121,148 @@ function blobStoreOf(config: Config): BlobStore {
   return new S3BlobStore(s3ClientFor(location), location);
 }
 
-/** Sign-in with the identity providers of the settings (none: the routes list none and answer 404). */
-function oidcSignInOf(
-  config: Config,
-  parts: Pick<OidcSignInParts, 'sessions' | 'invitations' | 'publicUrl' | 'log'> & {
-    db: Db;
-    holders: AccountHolders;
-    users: UsersRepository;
-    members: MembersRepository;
-  },
-) {
-  const { db, members, holders, ...rest } = parts;
-  const { users } = parts;
-  const clients = new OidcClients(oidcProvidersOf(config), parts.log, config.oidcDiscoveryTimeoutSeconds);
-  const accounts = new OidcAccounts({
-    users,
-    providerAccounts: new ProviderAccountsRepository(db),
-    holders,
-    identities: new IdentitiesRepository(db),
-    policy: new SignupPolicy(config, members),
-  });
-  const signIn = new OidcSignIn({
-    ...rest,
-    clients,
-    flows: new OidcFlowsRepository(db),
-    accounts,
-    flowSeconds: config.oidcFlowSeconds,
-  });
-  return { signIn, clients };
+/** What the domains are built with besides their core: sessions, admins, mail, the live hub, the readiness checks. */
+interface AppParts {
+  sessions: SessionKeys;
+  admins: InstanceAdmins;
+  outbox: Outbox;
+  publicUrl: string;
+  log: FastifyInstance['log'];
+  hub: LiveHub;
+  readiness: ReadinessChecks;
 }
+
+/**
+ * Every domain, built from its descriptor (`<domain>.module.ts`) with what it needs of the
+ * others, listed in the order their routes are registered (it fixes the OpenAPI document's).
+ */
+async function appDomains(core: DomainCore, parts: AppParts) {
+  const { config } = core;
+  const { sessions, admins, outbox, publicUrl, log, hub } = parts;
+  const health = healthDomain(core.database, parts.readiness);
+  const tokens = tokensDomain(core);
+  const members = membersDomain(core, { outbox, publicUrl });
+  const content = new RoomContent(core.db);
+  const rooms = roomsDomain(core, { members: members.provides.members, owners: members.provides.service, content });
+  const users = usersDomain(core, {
+    sessions,
+    admins,
+    outbox,
+    publicUrl,
+    members: members.provides.members,
+    invitations: members.provides.service,
+    deleteRoom: rooms.provides.deleteRoom,
+    tokens: tokens.provides.tokens,
+  });
+  const { names } = users.provides;
+  const oidc = oidcDomain(core, {
+    sessions,
+    invitations: members.provides.service,
+    publicUrl,
+    log,
+    holders: users.provides.holders,
+    users: users.provides.users,
+    members: members.provides.members,
+  });
+  const icons = iconsDomain(core);
+  const markers = markersDomain(core, icons.provides);
+  const rasters = rastersDomain(core);
+  const layers = layersDomain(core, { markers: markers.provides.markers, otherKinds: [rasters.provides.kind] });
+  const ingest = ingestDomains(core, {
+    steps: { vector: layers.provides.ingest, raster: rasters.provides.ingest },
+    styleProblem: layers.provides.styleProblem,
+  });
+  const drawings = drawingsDomain(core);
+  const shown = {
+    markers: markers.provides.markers,
+    drawings: drawings.provides.drawings,
+    layers: layers.provides.layers,
+  };
+  const domains: DomainModule[] = [
+    health,
+    users,
+    oidc,
+    rooms,
+    members,
+    tokens,
+    markers,
+    icons,
+    bulkImportDomain(core, { ...markers.provides, ...icons.provides }),
+    jobsDomain(core),
+    ingest.uploads,
+    layers,
+    rasters,
+    ingest.chunkedUploads,
+    drawings,
+    slidesDomain(core, shown),
+    commentsDomain(core, { layers: layers.provides.layers, names }),
+    searchDomain(core, { ...shown, attributes: layers.provides.attributes }),
+    ogcDomain(core, { ...shown, featureTables: layers.provides.featureTables }),
+  ];
+  // The room export's tables in the file's order, which fixes the GeoPackage's table order.
+  const exchanges = exchangesInFileOrder(domains, [
+    'rooms',
+    'layers',
+    'comments',
+    'slides',
+    'icons',
+    'markers',
+    'drawings',
+  ]);
+  const exports = exportsDomain(core, {
+    sources: { exchanges, files: core.files, rooms: rooms.provides.rooms, layers: layers.provides.layers },
+    layers: layers.provides.ingest,
+    rasters: rasters.provides.ingest,
+    keys: sessions,
+  });
+  const restorables = domains.flatMap((domain) => domain.restorables ?? []);
+  const history = historyDomain(core, { names, restorables });
+  const authenticator = new Authenticator(sessions, core.access, {
+    tokenUsed: tokens.provides.tokenUsed,
+    userSeen: (userId, at) => users.provides.users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
+    externalSignIn: (claims) => users.provides.service.externalSignIn(claims),
+  });
+  const live = liveDomain(core, {
+    hub,
+    history: history.provides.history,
+    rooms: rooms.provides.rooms,
+    authenticator,
+    names,
+    presence: config.redisUrl ? await RedisPresence.open(config.redisUrl, log) : new InProcessPresence(),
+    ...(config.redisUrl && {
+      notices: await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', log),
+    }),
+  });
+  const admin = adminDomain(core, {
+    admins,
+    users: users.provides.users,
+    accounts: users.provides.service,
+    passwordReset: users.provides.passwordReset,
+    members: members.provides.service,
+    rooms: rooms.provides.rooms,
+    roomsService: rooms.provides.service,
+  });
+  return {
+    domains: [
+      ...domains,
+      exports,
+      history,
+      snapshotDomain({ ...shown, history: history.provides.history }),
+      live,
+      admin,
+    ],
+    content,
+    exchanges,
+    authenticator,
+    accounts: {
+      users: users.provides.service,
+      passwordReset: users.provides.passwordReset,
+      members: members.provides.service,
+    },
+  };
+}
+
+type Accounts = Awaited<ReturnType<typeof appDomains>>['accounts'];
 
 /**
  * The composition root: infrastructure first, then each domain's repository, service and
@@ -307,363 +308,50 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     await database.close();
   });
-  const writePath = new WritePath(db, live);
   const stored = blobStoreOf(config);
   const blobs = options.wrapBlobStore?.(stored) ?? stored;
-  const uploads = new UploadReceiver(tmpDirOf(config));
+  const receiver = new UploadReceiver(tmpDirOf(config));
   // What a crash left half-written or half-received.
-  await Promise.all([blobs.clean(), uploads.clean()]);
-  const files = new StoredFiles(db, blobs, config.storageQuotaBytes);
-  const staged = new StagedJobs(db, database.instances);
-  const content = new RoomContent(db);
-
-  // Accounts, rooms, members, tokens and the one access check.
-  const users = new UsersRepository(db);
-  const rooms = new RoomsRepository(db);
-  const members = new MembersRepository(db);
-  const tokens = new TokensRepository(db);
-  const slides = new SlidesRepository(db);
-  const revokedSessions = new RevokedSessionsRepository(db);
-  const actorNames = new ActorNames(users, tokens);
+  await Promise.all([blobs.clean(), receiver.clean()]);
   // With Redis, each instance tells the others what it changed (`others`).
   const accessChanges = config.redisUrl
     ? await RedisBroadcast.open<AccessChange>(config.redisUrl, 'access-changes', app.log)
     : undefined;
   if (accessChanges) app.addHook('onClose', () => accessChanges.close());
-  const access = new CachedAccess(
-    {
-      roomWithRole: (roomId, userId) => rooms.findWithRole(roomId, userId),
-      tokenByHash: (hash) => tokens.findByHash(hash),
-      userById: (id) => users.findById(id),
-      shownByDeck: (roomId, object) => slides.isShown(roomId, object),
-      sessionRevoked: (sessionId) => revokedSessions.isRevoked(sessionId),
-    },
-    config.accessCacheTtlMs,
-    accessChanges,
-  );
+  const access = roomAccessOf(db, config, accessChanges);
+  const core = domainCoreOf({ config, database, jobs, receiver, access, live, blobs });
   const sessions = new SessionKeys(config);
-  const holders = new AccountHolders(users, access);
-  const membersService = new MembersService({
-    members,
-    users,
-    access,
-    outbox,
-    publicUrl,
-    writePath,
-    ownerLimits: {
-      maxRoomsPerUser: config.maxRoomsPerUser,
-      assertRoomFor: (roomId, bytes, db) => files.assertRoomFor(roomId, bytes, db),
-    },
-  });
-  const verification = new EmailVerification(users, outbox, membersService, {
-    publicUrl,
-    resendIntervalMs: config.verificationResendSeconds * 1000,
-  });
-  const passwords = new PasswordHasher(config.passwordHashCost);
-  const roomsService = new RoomsService({
-    rooms,
-    members,
-    content,
-    files,
-    writePath,
-    access,
-    owners: membersService,
-    maxRoomsPerUser: config.maxRoomsPerUser,
-    verifiedToCreate: config.signup !== 'open' || listSetting(config.signupDomains).length > 0,
-  });
-  const usersService = new UsersService({
-    users,
-    invitations: membersService,
-    sessions,
-    passwords,
-    proof: verification,
-    revokedSessions,
-    access,
-    policy: new SignupPolicy(config, members),
-    rooms: {
-      owned: (userId) => members.ownedBy(userId),
-      deleteRoom: async (roomId) => {
-        const room = await rooms.find(roomId);
-        if (room) await roomsService.delete(room);
-      },
-      leaveAll: (userId) => members.removeAllOf(userId),
-    },
-    holders,
-    config,
-  });
-  const passwordReset = new PasswordReset({
-    users,
-    resets: new PasswordResetsRepository(db),
-    passwords,
-    outbox,
-    invitations: membersService,
-    publicUrl,
-    config,
-    holders,
-  });
-  const tokensService = new TokensService(tokens, access);
-  const authenticator = new Authenticator(sessions, access, {
-    tokenUsed: (tokenId, at) => tokensService.recordUse(tokenId, at),
-    userSeen: (userId, at) => users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
-    externalSignIn: (claims) => usersService.externalSignIn(claims),
-  });
   const admins = new InstanceAdmins(config);
-  registerAccessHook(app, authenticator, access, admins);
-  registerWriteOnlyAnswers(app);
-  refuseNulInUrls(app);
-
-  await app.register(healthRoutes, {
-    database,
+  const built = await appDomains(core, {
+    sessions,
+    admins,
+    outbox,
+    publicUrl,
+    log: app.log,
+    hub: live,
     readiness: {
       redis: redis?.ping ?? null,
       objectStore: async () => blobs.ping?.(),
       timeoutMs: config.readyCheckTimeoutMs,
     },
   });
+  const { domains, content } = built;
+  for (const domain of domains) for (const table of domain.content ?? []) content.register(table);
+  app.addHook('onClose', async () => {
+    for (const domain of domains) await domain.close?.();
+  });
+
+  registerAccessHook(app, built.authenticator, core.access, admins);
+  registerWriteOnlyAnswers(app);
+  refuseNulInUrls(app);
   await registerWebApp(app, config);
   await registerOfflineBasemap(app);
-  await app.register(usersRoutes, {
-    users: usersService,
-    isAdmin: async (userId: string) => {
-      const user = await users.findById(userId);
-      return user !== undefined && admins.isAdmin(user);
-    },
-    verification,
-    rateLimitPerMinute: config.authRateLimitPerMinute,
-  });
-  await app.register(accountRoutes, {
-    users: usersService,
-    reset: passwordReset,
-    changes: new AccountChanges(users, passwords, verification, holders),
-    rateLimitPerMinute: config.authRateLimitPerMinute,
-  });
-  const oidc = oidcSignInOf(config, {
-    db,
-    holders,
-    users,
-    members,
-    sessions,
-    invitations: membersService,
-    publicUrl,
-    log: app.log,
-  });
-  await app.register(oidcRoutes, {
-    ...oidc,
-    options: { localAccounts: config.localAccounts === 'on', signup: config.signup },
-    rateLimitPerMinute: config.authRateLimitPerMinute,
-  });
-  await app.register(roomsRoutes, { rooms: roomsService });
-  await app.register(membersRoutes, { members: membersService });
-  await app.register(tokensRoutes, { tokens: tokensService });
-
-  // Markers, their photos and icons, bulk import.
-  const markers = new MarkersRepository(db);
-  const icons = new IconsRepository(db);
-  const markerImages = new MarkerImages(markers, files);
-  content.register(
-    contentOf('markers', markers, (roomId) => files.removeKinds(roomId, ['marker-image', 'marker-thumbnail'])),
-  );
-  await app.register(markersRoutes, { markers: new MarkersService(markers, icons, markerImages, writePath) });
-  await app.register(markerImagesRoutes, { images: markerImages, uploads });
-  await app.register(iconsRoutes, { icons: new IconsService(icons, files, writePath), uploads });
-  const bulkImport = new BulkImport({ db, files, jobs, staged, markers, icons, images: markerImages, writePath });
-  await app.register(bulkImportRoutes, { bulkImport, uploads });
-  await app.register(jobsRoutes, { jobs });
-
-  // Vector layers, rasters, and the one ingest of uploaded files (chunked too) both use.
-  // The geo engine's limits and raster caches, sized by the configuration.
-  const geo = geoLimitsOf(config);
-  const rasterCaches = rasterCacheSizesOf(config);
-  const rasterTiles = new RasterTiles(new TileableFiles(rasterCaches), rasterCaches);
-  const layers = new LayersRepository(db);
-  const rasters = new RastersRepository(db);
-  const featureTables = new FeatureTablesRepository(db, database.dialect);
-  const ingestDatabase =
-    database.dialect === 'sqlite'
-      ? { dialect: 'sqlite' as const, sqlitePath: sqlitePathOf(config) }
-      : { dialect: 'postgres' as const, postgresUrl: config.databaseUrl! };
-  const ingest = new Ingest(staged, writePath);
-  const layerIngest = new LayerIngest({
-    db,
-    layers,
-    features: featureTables,
-    points: new PointImport(db, markers, geo),
-    staged,
-    database: ingestDatabase,
-    tmpDir: tmpDirOf(config),
-    quota: files,
-    geo,
-  });
-  const rasterIngest = new RasterIngest({
-    db,
-    rasters,
-    files,
-    staged,
-    tmpDir: tmpDirOf(config),
-    tiles: rasterTiles,
-    geo,
-  });
-  const fileUploads = new Uploads({
-    files,
-    jobs,
-    ingest,
-    steps: { vector: layerIngest, raster: rasterIngest },
-    styleProblem: (style) => styleCheck.problem(style),
-    syncMaxBytes: config.uploadSyncMaxBytes,
-  });
-  const layersService = new LayersService({
-    layers,
-    featureTables,
-    ingest,
-    vectorIngest: layerIngest,
-    files,
-    writePath,
-    tmpDir: tmpDirOf(config),
-  });
-  content.register(layerContent(layers, featureTables));
-  content.register(rasterContent(rasters, files));
-  const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
-  await app.register(uploadsRoutes, { uploads: fileUploads, receiver: uploads });
-  const featureAttributes = new FeatureAttributesRepository(db, database.dialect);
-  const attributes = new LayerAttributes({
-    layers,
-    attributes: featureAttributes,
-    scanRows: config.attributesScanRows,
-  });
-  await app.register(layersRoutes, { layers: layersService, attributes, layerRoom });
-  await app.register(rastersRoutes, {
-    rasters: new RastersService({
-      rasters,
-      files,
-      writePath,
-      tiles: rasterTiles,
-      points: new RasterPoints(config.rasterPointConcurrency, geo.quick),
-      pointAnswers: new TtlCache(10 * 60_000, config.rasterPointCacheEntries),
-    }),
-  });
-  const chunked = new ChunkedUploads(new UploadChunksRepository(db), files, fileUploads);
-  await app.register(chunkedUploadsRoutes, { chunked, receiver: uploads });
-
-  // Drawings, slides, comments.
-  const drawings = new DrawingsRepository(db);
-  const comments = new CommentsRepository(db);
-  const replies = new RoomTable(db, 'comment_replies');
-  content.register(contentOf('drawings', drawings));
-  content.register(contentOf('slides', slides));
-  content.register(contentOf('comments', comments));
-  await app.register(drawingsRoutes, { drawings: new DrawingsService(drawings, writePath) });
-  await app.register(slidesRoutes, { slides: new SlidesService({ slides, markers, drawings, layers, writePath }) });
-  await app.register(commentsRoutes, {
-    comments: new CommentsService({ comments, replies, writePath, layers, names: actorNames }),
-  });
-  await app.register(searchRoutes, {
-    search: new SearchService({
-      markers,
-      drawings,
-      layers,
-      attributes: featureAttributes,
-      scanRows: config.attributesScanRows,
-    }),
-    geocoder: new Geocoder(config.geocoderUrl, config.geocoderTimeoutMs),
-    geocodesPerMinute: config.geocoderRateLimitPerMinute,
-    searchesPerMinute: config.searchRateLimitPerMinute,
-  });
-  await app.register(ogcRoutes, {
-    ogc: new OgcService({ layers, featureTables, markers, drawings, scanRows: config.ogcScanRows }),
-  });
-
-  // Export, import and clone of whole rooms.
-  const exchanges = roomExchanges(db, files);
-  const exporter = new RoomExporter(
-    { exchanges, files, concurrency: config.exportConcurrency },
-    ingestDatabase,
-    tmpDirOf(config),
-    geo,
-  );
-  const exportsService = new ExportsService(exporter, new ExportJobsRepository(db), files, jobs);
-  const roomImport = new RoomImport({
-    files,
-    staged,
-    layers: layerIngest,
-    rasters: rasterIngest,
-    writePath,
-    tmpDir: tmpDirOf(config),
-    geo,
-    exchanges,
-  });
-  const clones = new RoomClones({
-    sources: { exchanges, files, rooms, layers },
-    keys: sessions,
-    exporter,
-    layers: layerIngest,
-    rasters: rasterIngest,
-    staged,
-    writePath,
-    tmpDir: tmpDirOf(config),
-    jobs,
-  });
-  await app.register(exportsRoutes, { exports: exportsService, roomImport, clones, receiver: uploads });
-
-  // History and the live channel.
-  const history = new HistoryRepository(db);
-  const restore = new RestoreService(history, writePath, [
-    markerRestorable(markers, markerImages, icons),
-    drawingRestorable(drawings),
-    ...commentRestorables(comments, replies, actorNames),
-    slideRestorable({ slides, markers, drawings, layers }),
-    layerRestorable(layers),
-    rasterRestorable(rasters),
-  ]);
-  await app.register(historyRoutes, { history: new HistoryService(history, actorNames), restore });
-  await app.register(snapshotRoutes, { snapshot: new SnapshotService({ history, markers, drawings, layers }) });
-  const presence = new RoomPresence(
-    config.redisUrl ? await RedisPresence.open(config.redisUrl, app.log) : new InProcessPresence(),
-    actorNames,
-    config.redisUrl ? await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', app.log) : undefined,
-  );
-  app.addHook('onClose', () => presence.close());
-  await app.register(liveRoutes, {
-    live: new LiveService({
-      hub: live,
-      history,
-      rooms,
-      authenticator,
-      access,
-      presence,
-      heartbeatMs: config.liveHeartbeatMs,
-    }),
-  });
-
-  // The instance admin: users, rooms, jobs, limits and the audit list.
-  await app.register(adminRoutes, {
-    admin: new AdminService({
-      accounts: {
-        setDisabled: (userId, disabled) => usersService.setDisabled(userId, disabled),
-        deleteAccount: (userId, options) => usersService.deleteAccount(userId, options),
-        findUser: (userId) => users.findById(userId),
-        isAdmin: (user) => admins.isAdmin(user),
-        sendReset: (user) => passwordReset.sendTo(user),
-        transferOwnership: (roomId, toUserId, actor) => membersService.transferOwnership(roomId, toUserId, actor),
-      },
-      lists: new AdminListsRepository(db),
-      audit: new AuditRepository(db),
-      jobs,
-      rooms: { find: (id) => rooms.find(id), delete: (room) => roomsService.delete(room) },
-      limits: { maxRoomsPerUser: config.maxRoomsPerUser, storageQuotaBytes: config.storageQuotaBytes },
-    }),
-  });
+  for (const domain of domains) for (const register of domain.routes ?? []) await register(app);
 
   // Background work (src/jobs.ts): every job kind and sweep; sweeps first, then the jobs left waiting.
-  registerJobKinds(jobs, { bulkImport, layerUploads: fileUploads, exports: exportsService, clones });
-  const undoStaging = () => undoInterruptedStaging(staged, [layerIngest, rasterIngest]);
-  scheduleSweeps(sweeps, {
-    chunked,
-    exports: exportsService,
-    undoStaging,
-    users: usersService,
-    passwordReset,
-    oidcFlows: oidc.signIn,
-  });
+  registerJobKinds(jobs, domains);
+  const undoStaging = () => undoInterruptedStaging(core.staged, domains);
+  scheduleSweeps(sweeps, domains, undoStaging);
   await app.ready();
   try {
     if (runsJobs) {
@@ -676,5 +364,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.close(); // the database and the data directory's lock with it
     throw error;
   }
-  return { app, database, accounts: { users: usersService, passwordReset, members: membersService } };
+  return { app, database, accounts: built.accounts, exchanges: built.exchanges };
 }

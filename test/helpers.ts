@@ -22,6 +22,8 @@ export interface TestApp {
   database: Database;
   /** The account services (disabling an account: an admin's action). */
   accounts: App['accounts'];
+  /** The room export's tables, in the file's order (the exchange tests compare them with the database). */
+  exchanges: App['exchanges'];
   /** Stops the app, drops its PostgreSQL database and removes its data directory. */
   close(): Promise<void>;
   /**
@@ -71,13 +73,14 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Bui
     },
   );
   const mailbox = new Mailbox();
-  const { app, database, accounts } = await buildApp(config, { mailer: mailbox, ...options });
+  const { app, database, accounts, exchanges } = await buildApp(config, { mailer: mailbox, ...options });
   mailboxes.set(app, mailbox);
   const testApp: TestApp = {
     app,
     config,
     database,
     accounts,
+    exchanges,
     async restart() {
       await testApp.app.close();
       const next = await buildApp(config, { mailer: mailbox, ...options });
@@ -85,6 +88,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Bui
       testApp.app = next.app;
       testApp.database = next.database;
       testApp.accounts = next.accounts;
+      testApp.exchanges = next.exchanges;
     },
     async close() {
       await testApp.app.close();

@@ -2,7 +2,8 @@
  * The shape of the code, checked: no module imports a higher layer, and the domains under
  * src/modules import each other without cycles. Layers, lowest first (docs/patterns.md):
  * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < geo-engine (base, geo),
- * infra < auth < http < modules < app, jobs, server. geo/ is pure: no file system, processes, threads,
+ * infra < auth < http < modules < descriptors (src/modules/<domain>/<domain>.module.ts) < app, jobs, server.
+ * geo/ is pure: no file system, processes, threads,
  * sharp or SQLite (those are geo-engine's). The web application (web/src) has its own layers, checked below.
  */
 import assert from 'node:assert/strict';
@@ -24,7 +25,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   auth: ['base', 'db', 'infra'],
   http: ['base', 'db', 'infra', 'auth'],
   modules: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http'],
-  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules'],
+  // Each domain's descriptor builds it from what it needs of the others; no domain imports one.
+  descriptors: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules'],
+  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules', 'descriptors'],
   // The command line is a client of the service: none of the service's code, only the API's generated types.
   cli: ['api-types'],
 };
@@ -39,6 +42,7 @@ function partOf(file: string): string {
   const relative = path.relative(SRC, file);
   const [first] = relative.split(path.sep);
   if (relative === first) return ROOT_FILES.has(first!) ? 'root' : 'base';
+  if (first === 'modules' && file.endsWith('.module.ts')) return 'descriptors';
   return first!;
 }
 
@@ -203,9 +207,35 @@ test('the command line (src/cli) imports only itself and the generated API types
 });
 
 test('the check sees the imports it is meant to judge', () => {
-  // A guard against a regular expression that matches nothing: app.ts imports every layer.
-  const parts = new Set(importsOf(path.join(SRC, 'app.ts')).map(partOf));
-  for (const part of ['db', 'infra', 'auth', 'http', 'modules', 'geo-engine']) assert.ok(parts.has(part), part);
+  // A guard against a regular expression that matches nothing: app.ts and the descriptors import every layer.
+  const composition = files.filter((f) => ['root', 'descriptors'].includes(partOf(f)));
+  const parts = new Set(composition.flatMap(importsOf).map(partOf));
+  for (const part of ['db', 'infra', 'auth', 'http', 'modules', 'descriptors', 'geo-engine'])
+    assert.ok(parts.has(part), part);
+});
+
+/** The contract of descriptors (modules/domain/): what a domain declares, the core it is built with. */
+const DESCRIPTOR_CONTRACT = path.join(SRC, 'modules', 'domain');
+
+test('no domain is wired outside its descriptor: app.ts and jobs.ts import only descriptors of src/modules', () => {
+  const root = files.filter((f) => partOf(f) === 'root');
+  const wired = root.flatMap((file) =>
+    importsOf(file)
+      .filter((target) => partOf(target) === 'modules' && path.dirname(target) !== DESCRIPTOR_CONTRACT)
+      .map((target) => `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`),
+  );
+  assert.deepEqual(wired, []);
+  // The rule sees what it judges: app.ts builds the domains from their descriptors.
+  const descriptors = importsOf(path.join(SRC, 'app.ts')).filter((t) => partOf(t) === 'descriptors');
+  assert.ok(descriptors.length >= 20, `app.ts imports ${descriptors.length} descriptors`);
+});
+
+test("each descriptor is its domain's: <domain>/<domain>.module.ts", () => {
+  const misnamed = files
+    .filter((f) => partOf(f) === 'descriptors')
+    .filter((f) => path.basename(f) !== `${domainOf(f)}.module.ts`)
+    .map((f) => path.relative(SRC, f));
+  assert.deepEqual(misnamed, []);
 });
 
 /**

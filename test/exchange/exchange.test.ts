@@ -1,5 +1,5 @@
 /**
- * Export and restore by contract (src/modules/exchange/exchange.ts): each domain's exchange
+ * Export and restore by contract (src/modules/exchange/exchange.ts, file-tables.ts): each domain's exchange
  * declares its table of a room export. Checked here: every column of the database is exported
  * or named as omitted (a migration adding a column its exchange does not name fails), every
  * table an export writes is declared by exactly one exchange with the columns it declares, and
@@ -9,15 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { roomExchanges } from '../../src/app.js';
 import type { LayersTable } from '../../src/db/tables.js';
-import {
-  columnDrift,
-  type Exchange,
-  exchangeColumns,
-  type LayerFiles,
-  restoreOrder,
-} from '../../src/modules/exchange/exchange.js';
+import { columnDrift, type Exchange, type LayerFiles, restoreOrder } from '../../src/modules/exchange/exchange.js';
+import { fileTable } from '../../src/modules/exchange/file-tables.js';
 import { META, RASTER_FILES } from '../../src/modules/exports/export-tables.js';
 import { scaffold, type TestApp, type Users } from '../helpers.js';
 import { exported, fillRoom, scratch } from '../support/exports.js';
@@ -35,7 +29,7 @@ before(async () => {
   rasters = makeUploadFixtures();
   ({ t, users, room } = await scaffold());
   await fillRoom(t.app, room, users.owner.token, rasters.file('grid-2056.tif'));
-  exchanges = roomExchanges(t.database.db, { listKinds: async () => [] });
+  ({ exchanges } = t);
 });
 after(async () => {
   await t?.close();
@@ -70,20 +64,30 @@ test('an exchange that leaves a column of its table unnamed is reported', async 
 });
 
 test('the columns are made from the declaration: times become DATETIME, the order is kept', () => {
-  const declared = exchangeColumns<{ id: string; room_id: string; at: number; n: number }>()({
-    omit: ['room_id'],
+  const replies = { source: 'comment_replies', table: 'replies', description: 'Replies' } as const;
+  const declared = fileTable({
+    ...replies,
+    omit: ['room_id', 'author_kind', 'author_id', 'comment_id'],
     fileOnly: ['data'],
-    columns: { id: 'TEXT', at: 'time', n: 'INTEGER', data: 'BLOB' },
+    columns: { id: 'TEXT', created_at: 'time', body: 'TEXT', data: 'BLOB' },
   });
   assert.deepEqual(declared, {
+    ...replies,
     columns: [
       { name: 'id', type: 'TEXT' },
-      { name: 'at', type: 'DATETIME', time: true },
-      { name: 'n', type: 'INTEGER' },
+      { name: 'created_at', type: 'DATETIME', time: true },
+      { name: 'body', type: 'TEXT' },
       { name: 'data', type: 'BLOB' },
     ],
-    omitted: ['room_id'],
+    omitted: ['room_id', 'author_kind', 'author_id', 'comment_id'],
     fileOnly: ['data'],
+  });
+  // The compiler refuses a declaration that neither keeps nor omits a column of the table.
+  fileTable({
+    ...replies,
+    omit: ['room_id', 'author_kind', 'author_id'],
+    // @ts-expect-error comment_id is neither kept nor omitted
+    columns: { id: 'TEXT', created_at: 'time', body: 'TEXT' },
   });
   const markers = exchanges.find((e) => e.table === 'markers')!;
   assert.deepEqual(byName(markers, 'event_date'), { name: 'event_date', type: 'DATETIME', time: true });
@@ -140,7 +144,8 @@ test('an import restores each table after the tables it refers to', () => {
 });
 
 test("each layer kind states its file parts: a vector layer's feature table, a raster's tiles and GeoTIFF", () => {
-  const files = exchanges.find((e) => e.source === 'layers')!.files as LayerFiles<LayersTable>;
+  const table = exchanges.find((e) => e.source === 'layers') as Exchange<LayersTable>;
+  const files: LayerFiles<LayersTable> = { exported: table.export.parts!, source: table.ingest!.source };
   const layer = (row: Partial<LayersTable>) => ({ name: 'Roads', description: null, ...row }) as LayersTable;
   const both = { tiffs: true, tiles: true };
   const vector = layer({ kind: 'vector', storage_key: 7, feature_count: 3, fields: '[{"name":"a","type":"integer"}]' });

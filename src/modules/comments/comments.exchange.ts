@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { CommentRepliesTable, CommentsTable } from '../../db/tables.js';
-import { type Exchange, objectsExchange } from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { objectsExchange } from '../exchange/file-tables.js';
 import { checker, num, text, when } from '../exchange/restore-values.js';
 import { presentComment, presentReply } from './comments.presenter.js';
 import type { CommentsRepository } from './comments.repository.js';
@@ -12,8 +13,8 @@ const checkReply = checker('reply', Reply, presentReply);
 
 /** Comment threads; restored under the importer's name, on the restored object they were about. */
 export function commentsExchange(db: Db, comments: CommentsRepository): Exchange<CommentsTable> {
-  return objectsExchange<CommentsTable>()({
-    table: 'comments',
+  return objectsExchange({
+    source: 'comments',
     description: 'Comment threads on markers, drawings and layers',
     omit: ['room_id'],
     columns: {
@@ -69,8 +70,8 @@ export function repliesExchange(
   comments: CommentsRepository,
   replies: RoomTable<'comment_replies'>,
 ): Exchange<CommentRepliesTable> {
-  return objectsExchange<CommentRepliesTable>()({
-    table: 'comment_replies',
+  return objectsExchange({
+    source: 'comment_replies',
     description: 'Replies to comments',
     omit: ['room_id'],
     columns: {

@@ -4,7 +4,8 @@ import type { DrawingsTable } from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
 import { geometryProblem } from '../../geo/geometry.js';
 import type { GeoJsonGeometry } from '../../geo/gpkg/wkb.js';
-import { authored, authoredColumns, type Exchange, fileRowOf, objectsExchange } from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { authored, authoredColumns, fileRowOf, objectsExchange } from '../exchange/file-tables.js';
 import { checker, json, text } from '../exchange/restore-values.js';
 import { presentDrawing } from './drawings.presenter.js';
 import { Drawing } from './drawings.schemas.js';
@@ -14,13 +15,14 @@ const checkDrawing = checker('drawing', Drawing, presentDrawing);
 /** Drawn shapes: a feature table, the shape is the geometry. */
 export function drawingsExchange(db: Db, drawings: RoomTable<'drawings'>): Exchange<DrawingsTable> {
   return {
-    ...objectsExchange<DrawingsTable>()({
-      table: 'drawings',
+    ...objectsExchange({
+      source: 'drawings',
       description: 'Drawn shapes',
       omit: ['room_id', 'geometry'],
       columns: { id: 'TEXT', label: 'TEXT', style: 'TEXT', ...authoredColumns },
       store: drawings,
       db,
+      geometry: { type: 'GEOMETRY', of: (row) => JSON.parse(row.geometry) as GeoJsonGeometry },
       restore: {
         kind: 'drawing',
         check: checkDrawing,
@@ -40,7 +42,6 @@ export function drawingsExchange(db: Db, drawings: RoomTable<'drawings'>): Excha
         },
       },
     }),
-    geometry: { type: 'GEOMETRY', of: (row) => JSON.parse(row.geometry) as GeoJsonGeometry },
     clone: {
       manifest: (rows) => ({ drawings: rows.map(presentDrawing) }),
       restoredFrom: {

@@ -10,6 +10,9 @@ import { EXPORT_FORMAT, EXPORT_VERSION, type ExportColumn, META, toRowValue } fr
 
 export type { ImportCounts };
 
+/** What restoring reads of an exchange: how its rows come back. */
+type RestoredTable = Pick<Exchange, 'restore'>;
+
 /** Objects one import restores at most (each is held until the import's one transaction); fixed, far above any export's. */
 export const MAX_RESTORED_OBJECTS = 1_000_000;
 
@@ -44,7 +47,7 @@ export class RestoredContent {
   /** Old id to new id, one map per kind: a crafted file cannot make a slide's marker a drawing. */
   private readonly ids = new Map<string, Map<string, string>>();
   private readonly storedKeys: string[] = [];
-  private readonly rows = new Map<Exchange, unknown[]>();
+  private readonly rows = new Map<RestoredTable, unknown[]>();
   private objects = 0;
   private readonly context: RestoreContext;
 
@@ -88,7 +91,7 @@ export class RestoredContent {
   }
 
   /** Restores one row of an exchange's table (a feature's properties with its geometry, a row with its file). */
-  async add(exchange: Exchange, row: FileRow, input: Partial<Omit<RestoreInput, 'index'>> = {}): Promise<void> {
+  async add(exchange: RestoredTable, row: FileRow, input: Partial<Omit<RestoreInput, 'index'>> = {}): Promise<void> {
     const restore = exchange.restore;
     if (!restore) return;
     let kept = this.rows.get(exchange);
@@ -114,7 +117,7 @@ export class RestoredContent {
   }
 
   /** Inserts the rows, each table after those it refers to, inside the import's transaction. */
-  async insert(trx: Db, exchanges: Exchange[]): Promise<void> {
+  async insert(trx: Db, exchanges: RestoredTable[]): Promise<void> {
     for (const exchange of exchanges) {
       const rows = this.rows.get(exchange);
       const restore = exchange.restore;

@@ -41,6 +41,7 @@ export interface RoomClonesParts {
 
 /** What a clone reads: the domains' exchanges, and the source room and its layers. */
 export interface CloneSources extends RoomSources {
+  exchanges: Exchange[];
   rooms: RoomsRepository;
   layers: LayersRepository;
 }
@@ -85,7 +86,7 @@ export class RoomClones {
 
   async manifest(room: RoomRow): Promise<Manifest> {
     const listed = this.sources.exchanges.filter((e) => e.clone);
-    const lists = await Promise.all(listed.map(async (e) => e.clone!.manifest(await e.rows(room.id))));
+    const lists = await Promise.all(listed.map(async (e) => e.clone!.manifest(await e.export.rows(room.id))));
     const { grant, expiresAt } = await this.keys.issueGrant(room, GRANT_LIFETIME_SECONDS);
     const manifest: Manifest = {
       sourceRoomId: room.id,
@@ -195,13 +196,14 @@ export class RoomClones {
     for (const exchange of cloned) {
       const clone = exchange.clone!.restoredFrom!;
       const sourceRows = clone.sourceId
-        ? new Map(((await exchange.rows(sourceRoomId)) as { id: string }[]).map((row) => [row.id, row]))
+        ? new Map(((await exchange.export.rows(sourceRoomId)) as { id: string }[]).map((row) => [row.id, row]))
         : null;
       for (const item of listed(exchange)) {
         const source = sourceRows?.get(clone.sourceId!(item));
         if (sourceRows && !source) continue;
-        const data = source && exchange.blob ? await files.read(exchange.blob.key(source)) : null;
-        if (source && exchange.blob && !data) continue;
+        const { fileKey } = exchange.export;
+        const data = source && fileKey ? await files.read(fileKey(source)) : null;
+        if (source && fileKey && !data) continue;
         const file = clone.fileRow(item, source);
         if (!file) continue;
         await content.add(exchange, file.row, {

@@ -6,7 +6,7 @@ import type { LayersTable } from '../../db/tables.js';
 import type { GeoLimits } from '../../config.js';
 import { appendTilePyramid } from '../../geo-engine/gpkg-tiles.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
-import type { Exchange } from '../exchange/exchange.js';
+import type { ExportedTable } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { IngestDatabase } from '../layers/vector-ingest.js';
 import type { ExportPlan, FromExportWorker, PlanValue } from './export-plan.js';
@@ -21,7 +21,7 @@ export interface ExportOptions {
 
 /** What an export reads the room through: the domains' exchanges (in the file's order) and the stored files. */
 export interface RoomSources {
-  exchanges: Exchange[];
+  exchanges: ExportedTable[];
   files: StoredFiles;
 }
 
@@ -43,7 +43,7 @@ export const RASTER_PART_BYTES = 32 * 1024 ** 2;
  * (room-export.worker.ts) that reads each vector layer's features itself, and with
  * `includeTiles` GDAL appends each raster as a tile pyramid. The file is written under the
  * temporary folder; the caller streams it and removes it. Which parts a layer brings (feature
- * table, tile pyramid, GeoTIFF) its kind decides (the layers exchange's `files`); this executes them.
+ * table, tile pyramid, GeoTIFF) its kind decides (the layers exchange's `parts`); this executes them.
  */
 export class RoomExporter {
   private readonly turn: ReturnType<typeof pLimit>;
@@ -107,7 +107,7 @@ export class RoomExporter {
     const { exchanges, files } = this.sources;
     const stored = await files.listKinds(roomId, ['marker-image', 'marker-thumbnail', 'marker-icon', 'raster-source']);
     const layers = await this.layersOf(roomId);
-    const counts = await Promise.all(exchanges.flatMap((e) => (e.count ? [e.count(roomId)] : [])));
+    const counts = await Promise.all(exchanges.flatMap(({ export: e }) => (e.count ? [e.count(roomId)] : [])));
     return {
       bytes: stored.reduce((n, f) => n + Number(f.bytes), 0) + layers.reduce((n, l) => n + Number(l.size_bytes), 0),
       rows: counts.reduce((a, b) => a + b, 0),
@@ -115,12 +115,12 @@ export class RoomExporter {
   }
 
   /** The exchange of the `layers` table, whose rows name the file's vector feature tables and raster tiles. */
-  private get layerExchange(): Exchange<LayersTable> | undefined {
-    return this.sources.exchanges.find((e) => e.source === 'layers') as Exchange<LayersTable> | undefined;
+  private get layerExchange(): ExportedTable<LayersTable> | undefined {
+    return this.sources.exchanges.find((e) => e.source === 'layers') as ExportedTable<LayersTable> | undefined;
   }
 
   private async layersOf(roomId: string): Promise<LayersTable[]> {
-    return (await this.layerExchange?.rows(roomId)) ?? [];
+    return (await this.layerExchange?.export.rows(roomId)) ?? [];
   }
 
   private async localFile(key: string, releases: (() => Promise<void>)[]): Promise<string> {
@@ -134,8 +134,8 @@ export class RoomExporter {
     const only = options.onlyLayers ? new Set(options.onlyLayers) : null;
     const layerExchange = this.layerExchange;
     // A clone's export of some layers reads nothing else.
-    const read = await Promise.all(exchanges.map((e) => (only && e !== layerExchange ? [] : e.rows(roomId))));
-    const rowsOf = new Map<Exchange, unknown[]>(exchanges.map((e, i) => [e, read[i]!]));
+    const read = await Promise.all(exchanges.map((e) => (only && e !== layerExchange ? [] : e.export.rows(roomId))));
+    const rowsOf = new Map<ExportedTable, unknown[]>(exchanges.map((e, i) => [e, read[i]!]));
     const allLayers = (layerExchange ? rowsOf.get(layerExchange) : []) as LayersTable[];
     const layers = only ? allLayers.filter((l) => only.has(l.id)) : allLayers;
     const tableNames = new Set(exchanges.map((e) => e.table));
@@ -148,7 +148,7 @@ export class RoomExporter {
     for (const layer of layers) {
       const named: Record<string, unknown> = { ...layer };
       for (const name of layerExchange?.fileOnly ?? []) named[name] = null;
-      for (const part of layerExchange?.files?.exported(layer, include) ?? []) {
+      for (const part of layerExchange?.export.parts?.(layer, include) ?? []) {
         if (part.type === 'file') {
           await this.fileParts(layer.id, await this.localFile(part.fileKey, releases), rasterFiles);
           continue;
@@ -171,9 +171,10 @@ export class RoomExporter {
     const taken = new Map<unknown, string>();
     const held = new Set<string>();
     for (const exchange of exchanges) {
-      if (!exchange.blob) continue;
+      const { fileKey } = exchange.export;
+      if (!fileKey) continue;
       for (const row of rowsOf.get(exchange)!) {
-        const key = exchange.blob.key(row);
+        const key = fileKey(row);
         const file = await this.takeFile(key, `${outputPath}.files`, releases);
         if (file === null) continue;
         taken.set(row, file);
@@ -196,23 +197,24 @@ export class RoomExporter {
       layerTables,
     };
     for (const exchange of exchanges) {
-      const { table, description, columns, geometry, filesGone } = exchange;
+      const { table, description, columns, geometryType } = exchange;
+      const { geometry, filesGone, fileKey } = exchange.export;
       const read = rowsOf.get(exchange)!;
       const rows = filesGone ? read.map((row) => filesGone(row, held)) : read;
-      if (geometry) {
+      if (geometryType && geometry) {
         plan.featureTables.push({
           table,
           description,
           columns,
-          geometryType: geometry.type,
-          rows: rows.map((row) => ({ geometry: geometry.of(row), values: T.valuesOf(columns, row as object) })),
+          geometryType,
+          rows: rows.map((row) => ({ geometry: geometry(row), values: T.valuesOf(columns, row as object) })),
         });
         continue;
       }
       const values: PlanValue[][] = [];
       rows.forEach((row, i) => {
         const file = taken.get(read[i]);
-        if (!exchange.blob || file !== undefined) values.push(this.valuesOf(exchange, row, file)); // else its file is gone
+        if (!fileKey || file !== undefined) values.push(this.valuesOf(exchange, row, file)); // else its file is gone
       });
       plan.attributeTables.push({ table, description, columns, rows: values });
     }
@@ -229,7 +231,7 @@ export class RoomExporter {
   }
 
   /** A row's values in the file; its BLOB column names the taken file for the worker to read. */
-  private valuesOf(exchange: Exchange, row: unknown, file: string | undefined): PlanValue[] {
+  private valuesOf(exchange: ExportedTable, row: unknown, file: string | undefined): PlanValue[] {
     const values: PlanValue[] = T.valuesOf(exchange.columns, row as object);
     const blob = exchange.columns.findIndex((c) => c.type === 'BLOB');
     if (blob >= 0 && file !== undefined) values[blob] = { file };

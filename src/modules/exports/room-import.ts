@@ -8,7 +8,7 @@ import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
 import { invalidFile } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { type Exchange, restoreOrder } from '../exchange/exchange.js';
+import { type ImportedTable, restoreOrder } from '../exchange/exchange.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { LayerIngest, LayerMeta } from '../layers/layer-ingest.js';
@@ -27,7 +27,7 @@ export interface RoomImportParts {
   writePath: WritePath;
   tmpDir: string;
   geo: GeoLimits;
-  exchanges: Exchange[];
+  exchanges: ImportedTable[];
 }
 
 /**
@@ -50,7 +50,7 @@ export class RoomImport {
   private readonly writePath: WritePath;
   private readonly tmpDir: string;
   private readonly geo: GeoLimits;
-  private readonly exchanges: Exchange[];
+  private readonly exchanges: ImportedTable[];
 
   constructor(parts: RoomImportParts) {
     ({
@@ -132,15 +132,15 @@ export class RoomImport {
   ) {
     await this.restoreLayers(gpkg, roomId, actor, stageId, content, fileBytes);
     for (const exchange of restoreOrder(this.exchanges)) {
-      if (exchange.geometry) {
+      if (exchange.geometryType) {
         for await (const { geometry, properties } of gpkg.features(exchange.table, this.geo))
           await content.add(exchange, properties, { geometry });
         continue;
       }
       for (const row of gpkg.rows(exchange.table, exchange.columns)) {
-        const blob = exchange.blob;
-        const data = blob ? gpkg.blob(exchange.table, blob.lookup, row[blob.lookup]) : null;
-        if (!blob || data) await content.add(exchange, row, { data });
+        const lookup = exchange.blobLookup;
+        const data = lookup ? gpkg.blob(exchange.table, lookup, row[lookup]) : null;
+        if (!lookup || data) await content.add(exchange, row, { data });
       }
     }
   }
@@ -153,11 +153,12 @@ export class RoomImport {
     content: RestoredContent,
     fileBytes: number,
   ) {
-    const layers = this.exchanges.find((e) => e.source === 'layers') as Exchange<unknown, LayerMeta> | undefined;
-    if (!layers?.files || !layers.staged) return;
+    const layers = this.exchanges.find((e) => e.source === 'layers') as ImportedTable<LayerMeta> | undefined;
+    const ingest = layers?.ingest;
+    if (!layers || !ingest) return;
     // Each row's kind says what it is restored from (LayerFiles); the matching ingest stages it.
     const sources = gpkg.rows(layers.table, layers.columns).flatMap((row) => {
-      const source = layers.files!.source(row);
+      const source = ingest.source(row);
       return source ? [{ row, source }] : [];
     });
     const features = sources.flatMap(({ row, source }) =>
@@ -168,7 +169,7 @@ export class RoomImport {
       const wanted = features.map(({ row, table: name }) => {
         const table = opened.tables.find((t) => t.name === name);
         if (!table) throw invalidFile(`The export names the layer table ${name}, which it does not hold`);
-        return { table, meta: layers.staged!(row, table.name), old: String(row.id) };
+        return { table, meta: ingest.staged(row, table.name), old: String(row.id) };
       });
       const staged = await this.layers.stage(roomId, actor, wanted, stageId, 'geopackage');
       staged.forEach((row, i) => content.mapLayer(wanted[i]!.old, row.id));
@@ -181,7 +182,7 @@ export class RoomImport {
         continue;
       }
       try {
-        const meta = layers.staged(row, 'Raster');
+        const meta = ingest.staged(row, 'Raster');
         const raster = await this.rasters.stage(roomId, actor, { path: file, fileName: 'raster.tif' }, meta, stageId);
         content.mapRaster(String(row.id), raster.id);
       } finally {

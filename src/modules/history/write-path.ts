@@ -25,12 +25,18 @@ export interface WorkResult<T> {
   changes: Change[];
 }
 
-type Work<T> = (trx: Db) => Promise<WorkResult<T>>;
+/**
+ * A write's work: it reads and writes with `trx` only, so that it can run again. It runs inside
+ * its room's group; should the group fail as a whole (its history or its commit), the group is
+ * rolled back and each of its writes runs again alone (`WritePath.eachAlone`), as if it had
+ * come by itself.
+ */
+export type RepeatableWork<T> = (trx: Db) => Promise<WorkResult<T>>;
 
 /** A write waiting for its room's next group. */
 interface Queued {
   actor: Actor;
-  work: Work<unknown>;
+  work: RepeatableWork<unknown>;
   resolve(result: unknown): void;
   reject(error: unknown): void;
 }
@@ -55,8 +61,8 @@ export const MAX_GROUP = 100;
  * runs, or in the same turn of the event loop) share one transaction, in the order they
  * came, each inside its own savepoint: a write that fails is undone alone and its caller gets
  * its error, the others go on. Each caller is answered with its own result once the group
- * has committed, in order. Should the group fail as a whole (its history or its commit), each
- * of its writes runs again alone, as if it had come by itself.
+ * has committed, in order. The work is repeatable (`RepeatableWork`): a group that fails as a
+ * whole runs each write again alone.
  */
 export class WritePath {
   /** The writes waiting per room; a room is here while a group of it is scheduled or running. */
@@ -110,7 +116,7 @@ export class WritePath {
       );
   }
 
-  write<T>(roomId: string, actor: Actor, work: Work<T>): Promise<T> {
+  write<T>(roomId: string, actor: Actor, work: RepeatableWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queued = { actor, work, resolve: resolve as (result: unknown) => void, reject };
       const queue = this.waiting.get(roomId);
@@ -138,8 +144,7 @@ export class WritePath {
       }));
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
-      for (const queued of group) await this.commit(roomId, [queued]);
-      return;
+      return this.eachAlone(roomId, group);
     }
     // Published in version order; the room's next group need not wait for the hub.
     outcomes.forEach((outcome, i) => {
@@ -147,6 +152,11 @@ export class WritePath {
       if ('error' in outcome) return queued.reject(outcome.error);
       this.broadcast(events[i]!).then(() => queued.resolve(outcome.result), queued.reject);
     });
+  }
+
+  /** After its group failed as a whole: each write of it again, in its own transaction. */
+  private async eachAlone(roomId: string, group: Queued[]): Promise<void> {
+    for (const queued of group) await this.commit(roomId, [queued]);
   }
 
   /** A write on its own: a failure rolls the whole transaction back. */

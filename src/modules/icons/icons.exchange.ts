@@ -1,6 +1,7 @@
 import type { MarkerIconsTable } from '../../db/tables.js';
 import { newId } from '../../ids.js';
-import { type Exchange, exchangeTable } from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { fileTable } from '../exchange/file-tables.js';
 import { num, text, when } from '../exchange/restore-values.js';
 import { blobKeys } from '../files/blob-keys.js';
 import { presentIcon } from './icons.presenter.js';
@@ -13,11 +14,13 @@ type ManifestIcon = { iconId: string; name?: string; size?: number };
 /** Marker icons, with the file itself in `data`; restored as an upload stores them (a file from a clone's source room already is). */
 export function iconsExchange(icons: IconsRepository): Exchange<MarkerIconsTable> {
   return {
-    ...exchangeTable<MarkerIconsTable>()({
+    ...fileTable({
+      source: 'marker_icons',
       table: 'marker_icons',
       description: 'Marker icons (SVG or PNG in data)',
       omit: ['room_id', 'file_key'],
       fileOnly: ['data'],
+      blobLookup: 'id',
       columns: {
         id: 'TEXT',
         name: 'TEXT',
@@ -28,8 +31,7 @@ export function iconsExchange(icons: IconsRepository): Exchange<MarkerIconsTable
         data: 'BLOB',
       },
     }),
-    blob: { key: (row) => row.file_key, lookup: 'id' },
-    rows: (roomId) => icons.listForRoom(roomId),
+    export: { rows: (roomId) => icons.listForRoom(roomId), fileKey: (row) => row.file_key },
     clone: {
       manifest: (rows) => ({ icons: rows.map(presentIcon) }),
       restoredFrom: {

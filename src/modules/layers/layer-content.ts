@@ -1,4 +1,4 @@
-import type { ContentTable } from '../rooms/room-content.js';
+import type { ContentTable } from '../domain/room-content.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
 import type { LayersRepository } from './layers.repository.js';
 

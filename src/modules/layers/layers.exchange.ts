@@ -1,6 +1,7 @@
 import type { LayersTable } from '../../db/tables.js';
 import type { LayerField } from '../../geo/feature-fields.js';
-import { type Exchange, exchangeTable, type FileRow, type KindExchange, layerKind } from '../exchange/exchange.js';
+import type { Exchange, FileRow, KindExchange } from '../exchange/exchange.js';
+import { fileTable, layerKind } from '../exchange/file-tables.js';
 import type { LayerMeta } from './layer-ingest.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import type { LayersRepository } from './layers.repository.js';
@@ -24,7 +25,8 @@ export function layersExchange(
     return kind;
   };
   return {
-    ...exchangeTable<LayersTable>()({
+    ...fileTable({
+      source: 'layers',
       table: 'layers',
       description:
         'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
@@ -51,10 +53,12 @@ export function layersExchange(
         updated_at: 'time',
       },
     }),
-    rows: (roomId) => layers.list(roomId),
-    staged: (row, fallbackName) => kindOf(row).staged(row, fallbackName),
-    files: {
-      exported: (row, include) => kinds.find((k) => k.kind === row.kind)?.files.exported(row, include) ?? [],
+    export: {
+      rows: (roomId) => layers.list(roomId),
+      parts: (row, include) => kinds.find((k) => k.kind === row.kind)?.files.exported(row, include) ?? [],
+    },
+    ingest: {
+      staged: (row, fallbackName) => kindOf(row).staged(row, fallbackName),
       source: (row) => kinds.find((k) => k.kind === row.kind)?.files.source(row) ?? null,
     },
     clone: {

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import type { GeoLimits } from '../../config.js';
+import { type Config, type GeoLimits, sqlitePathOf } from '../../config.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import type { LayerGeometryType } from '../../geo/feature-summary.js';
 import type { LayerField } from '../../geo/feature-fields.js';
@@ -12,6 +12,13 @@ export interface IngestDatabase {
   dialect: 'sqlite' | 'postgres';
   sqlitePath?: string;
   postgresUrl?: string;
+}
+
+/** The service's database as the worker reaches it: the SQLite file, or PostgreSQL's address. */
+export function ingestDatabaseOf(config: Config, dialect: 'sqlite' | 'postgres'): IngestDatabase {
+  return dialect === 'sqlite'
+    ? { dialect: 'sqlite', sqlitePath: sqlitePathOf(config) }
+    : { dialect: 'postgres', postgresUrl: config.databaseUrl! };
 }
 
 export interface IngestRequest {

@@ -74,7 +74,15 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
       } = request.query as { since?: number; access_token?: string; presence?: boolean };
       const credential = request.headers.authorization ?? (queryToken ? `Bearer ${queryToken}` : undefined);
       void live
-        .open(socket, request.room.id, request.caller, request.grant, since, credential, presence)
+        .open({
+          socket,
+          roomId: request.room.id,
+          caller: request.caller,
+          grant: request.grant,
+          since,
+          credential,
+          presenceNews: presence,
+        })
         .catch((error) => {
           request.log.error({ err: error }, 'live channel failed');
           socket.close(1011, 'Internal error');

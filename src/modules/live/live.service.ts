@@ -31,6 +31,8 @@ const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
 interface Listener {
   socket: WebSocket;
   credential: string | undefined;
+  /** Sends a message to the client (while its socket is open). */
+  send(message: LiveEvent): void;
   /** The version of the last change the client was sent (or the room's version it was told). */
   lastSent: number;
   /** Sends one change to the client (as `text` when its JSON is made already): the next version, or nothing (a duplicate or a gap). */
@@ -57,6 +59,20 @@ function release(listener: Listener) {
     if (held) held.push(event);
     else listener.forward(event);
   }
+}
+
+/** A socket asking for a room's live channel, as the route received it. */
+export interface LiveOpening {
+  socket: WebSocket;
+  roomId: string;
+  caller: Caller;
+  grant: Grant;
+  /** The last version the client saw (`?since=`): the changes after it are replayed. */
+  since?: number;
+  /** The credential the request came with, checked again when access changes. */
+  credential?: string;
+  /** `?presence=true`: also told who comes and goes and where the others point. */
+  presenceNews?: boolean;
 }
 
 export interface LiveServiceParts {
@@ -119,32 +135,43 @@ export class LiveService {
     release(listener);
   }
 
-  async open(
-    socket: WebSocket,
-    roomId: string,
-    caller: Caller,
-    grant: Grant,
-    since: number | undefined,
-    credential: string | undefined,
-    presenceNews = false,
-  ): Promise<void> {
+  /** Opens the room's live channel on a socket, step by step; the held changes go out last. */
+  async open(opening: LiveOpening): Promise<void> {
+    const admitted = await this.admit(opening);
+    if (!admitted) return;
+    const listener = this.listen(admitted);
+    const feed = await this.subscribeHoldingChanges(admitted.roomId, listener);
+    if (!feed) return;
+    const greeted = await this.enterPresenceBeforeHello(admitted);
+    await this.helloThenMissedChanges(admitted, listener, feed, greeted);
+    release(listener);
+  }
+
+  /** The opening with a caller that reads the room (its credential may come as the first message); null: refused. */
+  private async admit(opening: LiveOpening): Promise<LiveOpening | null> {
+    const { socket, roomId, caller, grant } = opening;
+    try {
+      if (grant.capabilities.has('read')) return opening;
+      // A credential came with the request but does not allow reading: refuse now.
+      // Without one, the client may still send it as its first message.
+      if (caller.kind !== 'anonymous')
+        return { ...opening, grant: (await authorizeRoom(this.access, roomId, caller, 'read')).grant };
+      return { ...opening, ...(await this.authenticateByFirstMessage(socket, roomId)) };
+    } catch (error) {
+      refuse(socket, error);
+      return null;
+    }
+  }
+
+  /** The socket's listener, known to the room's checks of access from now on. */
+  private listen({ socket, roomId, credential }: LiveOpening): Listener {
     const send = (message: LiveEvent) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
-    try {
-      if (!grant.capabilities.has('read')) {
-        // A credential came with the request but does not allow reading: refuse now.
-        // Without one, the client may still send it as its first message.
-        if (caller.kind !== 'anonymous') ({ grant } = await authorizeRoom(this.access, roomId, caller, 'read'));
-        else ({ credential, caller, grant } = await this.authenticateByFirstMessage(socket, roomId));
-      }
-    } catch (error) {
-      refuse(socket, error);
-      return;
-    }
     const listener: Listener = {
       socket,
       credential,
+      send,
       lastSent: 0,
       held: null,
       holds: 0,
@@ -152,7 +179,7 @@ export class LiveService {
         if (event.version <= listener.lastSent) return; // a duplicate, or replayed already
         if (event.version > listener.lastSent + 1) {
           // Only when the room's feed started after this socket: fill the gap from history.
-          void this.catchUp(roomId, listener, send);
+          void this.catchUp(roomId, listener);
           listener.held?.push(event);
           return;
         }
@@ -168,9 +195,16 @@ export class LiveService {
     let sockets = this.listeners.get(roomId);
     if (!sockets) this.listeners.set(roomId, (sockets = new Set()));
     sockets.add(listener);
+    return listener;
+  }
 
-    // Subscribe first and hold live events back while the missed ones are replayed, so
-    // nothing falls between the replay and the live stream.
+  /**
+   * Subscribes to the room's feed, holding its changes back until the missed ones are
+   * replayed, so that nothing falls between the replay and the live stream. Null when the
+   * feed is unavailable (the socket is closed).
+   */
+  private async subscribeHoldingChanges(roomId: string, listener: Listener): Promise<RoomFeed | null> {
+    const { socket } = listener;
     hold(listener);
     const feed = this.feedOf(roomId);
     const receiver: FeedReceiver = (event, text) =>
@@ -184,31 +218,44 @@ export class LiveService {
         this.feeds.delete(roomId);
       }
       clearInterval(heartbeat);
-      sockets.delete(listener);
-      if (sockets.size === 0) this.listeners.delete(roomId);
+      const sockets = this.listeners.get(roomId);
+      sockets?.delete(listener);
+      if (sockets?.size === 0) this.listeners.delete(roomId);
     });
     try {
       await feed.ready;
+      return feed;
     } catch {
       socket.close(1011, 'The live channel is unavailable; reconnect with ?since=');
-      return;
+      return null;
     }
+  }
 
-    // Present before the hello, so that a client that has its hello is listed (and `since`
-    // follows the order of connections); presence news wait for the hello.
-    const greeted = takesPartInPresence(caller, grant)
-      ? await this.enterPresence(socket, roomId, caller, seesMemberEmails(caller, grant), presenceNews)
-      : undefined;
+  /**
+   * Present before the hello, so that a client that has its hello is listed (and `since`
+   * follows the order of connections); the presence news wait for the hello (`greeted`).
+   */
+  private async enterPresenceBeforeHello({ socket, roomId, caller, grant, presenceNews = false }: LiveOpening) {
+    if (!takesPartInPresence(caller, grant)) return undefined;
+    return this.enterPresence(socket, roomId, caller, seesMemberEmails(caller, grant), presenceNews);
+  }
+
+  /** The hello with the room's version, then the changes after `since` from history (still holding the feed's). */
+  private async helloThenMissedChanges(
+    { roomId, since }: LiveOpening,
+    listener: Listener,
+    feed: RoomFeed,
+    greeted: (() => void) | undefined,
+  ) {
     const version = await this.rooms.version(roomId);
-    send({ type: 'hello', roomId, version });
+    listener.send({ type: 'hello', roomId, version });
     greeted?.();
     feed.startAt(version);
     listener.lastSent = version;
     if (since !== undefined && since < version) {
       listener.lastSent = since;
-      await this.replay(roomId, listener, send);
+      await this.replay(roomId, listener);
     }
-    release(listener);
   }
 
   /**
@@ -257,31 +304,31 @@ export class LiveService {
    * Sends the changes after `listener.lastSent` from history, or `resync` with the room's
    * version when they are too many or history has a hole.
    */
-  private async replay(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+  private async replay(roomId: string, listener: Listener) {
     const from = listener.lastSent;
     const missed = await this.history.since(roomId, from, MAX_REPLAY + 1);
     if (missed.length > MAX_REPLAY || missed.some((row, i) => row.version !== from + 1 + i)) {
-      return this.resync(roomId, listener, send);
+      return this.resync(roomId, listener);
     }
     for (const row of missed) listener.forward(liveEventOf(row));
   }
 
-  private async resync(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+  private async resync(roomId: string, listener: Listener) {
     const version = await this.rooms.version(roomId);
     listener.lastSent = version;
-    send({ type: 'resync', version });
+    listener.send({ type: 'resync', version });
   }
 
   /**
    * Holds live changes while the ones the client has not had are read from history and
    * sent. A held change that history does not reach either is a hole it cannot fill: resync.
    */
-  private async catchUp(roomId: string, listener: Listener, send: (message: LiveEvent) => void) {
+  private async catchUp(roomId: string, listener: Listener) {
     hold(listener);
     try {
-      await this.replay(roomId, listener, send);
+      await this.replay(roomId, listener);
       const next = Math.min(...(listener.held ?? []).map((event) => event.version));
-      if (next > listener.lastSent + 1 && Number.isFinite(next)) await this.resync(roomId, listener, send);
+      if (next > listener.lastSent + 1 && Number.isFinite(next)) await this.resync(roomId, listener);
     } catch {
       listener.socket.close(1011, 'The live channel could not catch up; reconnect with ?since=');
     } finally {

@@ -4,14 +4,8 @@ import type { Db } from '../../db/database.js';
 import type { RoomTable } from '../../db/room-table.js';
 import type { MarkersTable, StoredFilesTable } from '../../db/tables.js';
 import { SchemaCheck } from '../../schema-problems.js';
-import {
-  authored,
-  authoredColumns,
-  type Exchange,
-  exchangeTable,
-  fileRowOf,
-  objectsExchange,
-} from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { authored, authoredColumns, fileRowOf, fileTable, objectsExchange } from '../exchange/file-tables.js';
 import { checker, json, jsonOrNull, num, text, time } from '../exchange/restore-values.js';
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -27,8 +21,8 @@ const checkImageMeta = new SchemaCheck(ImageMetaSchema);
 
 /** Markers: a feature table, the position is the geometry; icons and photos are restored first and referred to by their new ids. */
 export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange<MarkersTable> {
-  const exchange = objectsExchange<MarkersTable>()({
-    table: 'markers',
+  const exchange = objectsExchange({
+    source: 'markers',
     description: 'Markers (the position is the geometry)',
     omit: ['room_id', 'latitude', 'longitude', 'import_job_id'],
     columns: {
@@ -49,6 +43,13 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
     },
     store: markers,
     db,
+    geometry: { type: 'POINT', of: (row) => ({ type: 'Point', coordinates: [row.longitude, row.latitude] }) },
+    // A photo deleted while the room is exported: the marker goes without it, as a marker without a photo.
+    filesGone: (row, held) =>
+      (row.image_key !== null && !held.has(row.image_key)) ||
+      (row.thumbnail_key !== null && !held.has(row.thumbnail_key))
+        ? { ...row, image_key: null, thumbnail_key: null, image_meta: null }
+        : row,
     restore: {
       kind: 'marker',
       check: checkMarker,
@@ -84,13 +85,6 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
   });
   return {
     ...exchange,
-    geometry: { type: 'POINT', of: (row) => ({ type: 'Point', coordinates: [row.longitude, row.latitude] }) },
-    // A photo deleted while the room is exported: the marker goes without it, as a marker without a photo.
-    filesGone: (row, held) =>
-      (row.image_key !== null && !held.has(row.image_key)) ||
-      (row.thumbnail_key !== null && !held.has(row.thumbnail_key))
-        ? { ...row, image_key: null, thumbnail_key: null, image_meta: null }
-        : row,
     clone: {
       manifest: (rows) => ({ markers: rows.map(presentMarker) }),
       restoredFrom: {
@@ -119,16 +113,16 @@ export function markersExchange(db: Db, markers: RoomTable<'markers'>): Exchange
  */
 export function markerPhotosExchange(files: Pick<StoredFiles, 'listKinds'>): Exchange<StoredFilesTable> {
   return {
-    ...exchangeTable<StoredFilesTable>()({
+    ...fileTable({
       table: 'marker_images',
       description: 'Marker photos and thumbnails (JPEG in data)',
       source: 'stored_files',
       omit: ['room_id', 'bytes'],
       fileOnly: ['data'],
+      blobLookup: 'key',
       columns: { key: 'TEXT', kind: 'TEXT', content_type: 'TEXT', meta: 'TEXT', created_at: 'time', data: 'BLOB' },
     }),
-    blob: { key: (row) => row.key, lookup: 'key' },
-    rows: (roomId) => files.listKinds(roomId, PHOTO_KINDS),
+    export: { rows: (roomId) => files.listKinds(roomId, PHOTO_KINDS), fileKey: (row) => row.key },
     restore: {
       after: [],
       counted: 'images',

@@ -1,6 +1,6 @@
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
-import { contentOf, type ContentTable } from '../rooms/room-content.js';
+import { contentOf, type ContentTable } from '../domain/room-content.js';
 import type { RastersRepository } from './rasters.repository.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { LayersTable } from '../../db/tables.js';
-import { layerKind } from '../exchange/exchange.js';
+import { layerKind } from '../exchange/file-tables.js';
 import { parsedOrNull } from '../exchange/restore-values.js';
 import { presentRasterLayer } from './rasters.presenter.js';
 

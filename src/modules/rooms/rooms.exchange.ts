@@ -1,11 +1,12 @@
 import type { RoomsTable } from '../../db/tables.js';
-import { type Exchange, exchangeTable } from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { fileTable } from '../exchange/file-tables.js';
 import type { RoomsRepository } from './rooms.repository.js';
 
 /** The room's settings, one row; an import leaves the target room's settings as they are (they are the owner's). */
 export function roomExchange(rooms: RoomsRepository): Exchange<RoomsTable> {
   return {
-    ...exchangeTable<RoomsTable>()({
+    ...fileTable({
       table: 'room',
       description: "The room's settings",
       source: 'rooms',
@@ -26,9 +27,11 @@ export function roomExchange(rooms: RoomsRepository): Exchange<RoomsTable> {
         created_at: 'time',
       },
     }),
-    rows: async (roomId) => {
-      const room = await rooms.find(roomId);
-      return room ? [room] : [];
+    export: {
+      rows: async (roomId) => {
+        const room = await rooms.find(roomId);
+        return room ? [room] : [];
+      },
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { BaseLayer, MapView } from '../../http/schemas.js';
 import { Nullable } from '../../schema-types.js';
+import { ContentCounts } from '../domain/room-content.js';
 
 export const Theme = Type.Enum(['light', 'dark']);
 
@@ -98,18 +99,6 @@ export const RoomSettings = Type.Object({
   description: Nullable(Type.String()),
   timelineSettings: TimelineSettings,
 });
-
-/** The kinds of room content that `counts` and `clear` cover. */
-export const ContentCounts = Type.Object({
-  markers: Type.Integer(),
-  layers: Type.Integer(),
-  rasterLayers: Type.Integer(),
-  drawings: Type.Integer(),
-  comments: Type.Integer(),
-  slides: Type.Integer(),
-});
-export type ContentCounts = Static<typeof ContentCounts>;
-export type ContentKind = keyof ContentCounts;
 
 export const MetadataReply = Type.Object({
   ...Info.properties,

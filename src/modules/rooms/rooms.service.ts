@@ -6,7 +6,7 @@ import { emailNotVerified, emptyUpdate, invalidField, roomLimitReached } from '.
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { MembersRepository } from '../members/members.repository.js';
-import type { RoomContent } from './room-content.js';
+import type { RoomContent } from '../domain/room-content.js';
 import {
   cameraSettings,
   presentInfo,

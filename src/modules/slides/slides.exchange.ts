@@ -1,5 +1,6 @@
 import type { SlidesTable } from '../../db/tables.js';
-import { authored, authoredColumns, type Exchange, objectsExchange } from '../exchange/exchange.js';
+import type { Exchange } from '../exchange/exchange.js';
+import { authored, authoredColumns, objectsExchange } from '../exchange/file-tables.js';
 import { checker, num, text } from '../exchange/restore-values.js';
 import { presentSlide } from './slides.presenter.js';
 import type { SlidesRepository } from './slides.repository.js';
@@ -9,8 +10,8 @@ const checkSlide = checker('slide', Slide, presentSlide);
 
 /** The slides of the presentation; restored after the room's own, in their order, showing the restored objects. */
 export function slidesExchange(slides: SlidesRepository): Exchange<SlidesTable> {
-  return objectsExchange<SlidesTable>()({
-    table: 'slides',
+  return objectsExchange({
+    source: 'slides',
     description: 'The slides of the presentation, in order',
     omit: ['room_id'],
     columns: {

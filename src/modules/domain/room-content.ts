@@ -1,5 +1,17 @@
+import { type Static, Type } from 'typebox';
 import type { Db } from '../../db/database.js';
-import { ContentCounts, type ContentKind } from './rooms.schemas.js';
+
+/** The kinds of room content that `counts` and `clear` cover. */
+export const ContentCounts = Type.Object({
+  markers: Type.Integer(),
+  layers: Type.Integer(),
+  rasterLayers: Type.Integer(),
+  drawings: Type.Integer(),
+  comments: Type.Integer(),
+  slides: Type.Integer(),
+});
+export type ContentCounts = Static<typeof ContentCounts>;
+export type ContentKind = keyof ContentCounts;
 
 const CONTENT_KINDS = Object.keys(ContentCounts.properties) as ContentKind[];
 
@@ -34,8 +46,8 @@ export const contentOf = (
 const zeroes = () => Object.fromEntries(CONTENT_KINDS.map((k) => [k, 0])) as ContentCounts;
 
 /**
- * The registry of content kinds. Each content module registers its table when it is built,
- * so `counts` and `clear` cover it without being edited. A kind that no module has
+ * The registry of content kinds. Each domain's descriptor lists its tables (`content`), which
+ * app.ts registers, so `counts` and `clear` cover them without being edited. A kind that no module has
  * registered yet has no rows and counts 0.
  */
 export class RoomContent {

@@ -1,0 +1,71 @@
+import { type DomainCore, defineDomain, routes } from '../domain/domain.js';
+import type { KindExchange } from '../exchange/exchange.js';
+import { Ingest } from '../ingest/ingest.js';
+import type { MarkersRepository } from '../markers/markers.repository.js';
+import { FeatureAttributesRepository } from './feature-attributes.js';
+import { FeatureTablesRepository } from './feature-tables.js';
+import { LayerAttributes } from './layer-attributes.js';
+import { layerContent } from './layer-content.js';
+import { LayerIngest, type LayerMeta } from './layer-ingest.js';
+import { layersExchange, vectorLayers } from './layers.exchange.js';
+import { styleCheck } from './layers.schemas.js';
+import type { LayersTable } from '../../db/tables.js';
+import { LayersRepository } from './layers.repository.js';
+import { layerRestorable } from './layers.restore.js';
+import { layersRoutes } from './layers.routes.js';
+import { LayersService } from './layers.service.js';
+import { PointImport } from './point-import.js';
+import { ingestDatabaseOf } from './vector-ingest.js';
+
+/**
+ * Vector layers: their routes, their ingest step, the layers table of an export (with the
+ * other kinds of its rows, `otherKinds`: rasters), restore and room content. Point files
+ * become markers.
+ */
+export function layersDomain(
+  core: DomainCore,
+  parts: { markers: MarkersRepository; otherKinds: KindExchange<LayersTable, LayerMeta>[] },
+) {
+  const { db, database, config, files, staged, writePath, geo, tmpDir } = core;
+  const layers = new LayersRepository(db);
+  const featureTables = new FeatureTablesRepository(db, database.dialect);
+  const attributes = new FeatureAttributesRepository(db, database.dialect);
+  const ingest = new LayerIngest({
+    db,
+    layers,
+    features: featureTables,
+    points: new PointImport(db, parts.markers, geo),
+    staged,
+    database: ingestDatabaseOf(config, database.dialect),
+    tmpDir,
+    quota: files,
+    geo,
+  });
+  const service = new LayersService({
+    layers,
+    featureTables,
+    ingest: new Ingest(staged, writePath),
+    vectorIngest: ingest,
+    files,
+    writePath,
+    tmpDir,
+  });
+  const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
+  return defineDomain(
+    {
+      name: 'layers',
+      routes: [
+        routes(layersRoutes, {
+          layers: service,
+          attributes: new LayerAttributes({ layers, attributes, scanRows: config.attributesScanRows }),
+          layerRoom,
+        }),
+      ],
+      exchanges: [layersExchange(layers, [vectorLayers, ...parts.otherKinds])],
+      restorables: [layerRestorable(layers)],
+      content: [layerContent(layers, featureTables)],
+      stages: ingest,
+    },
+    { layers, featureTables, attributes, ingest, styleProblem: (style: unknown) => styleCheck.problem(style) },
+  );
+}
