@@ -406,15 +406,18 @@ export async function scaffold<
  * `after` registered here. The answer is filled in once that `before` has run, so the suite keeps
  * it in a constant and reads it in its tests and later hooks, e.g.
  * `const s = scaffoldSuite({ rooms: ['room', 'otherRoom'] });` then `s.t.app`, `s.users.owner`, `s.room`.
+ * `arrange`, the rest of the suite's set-up, runs in the same `before` once the scaffold is made: a
+ * file's own top-level `before` would not wait for it (Node starts those as they are registered).
  */
 export function scaffoldSuite<
   const U extends Role = Role,
   const R extends ScaffoldRoom = 'room',
   L extends boolean = false,
->(options: ScaffoldOptions<U, R, L> = {}): Scaffold<U, R, L> {
+>(options: ScaffoldOptions<U, R, L> = {}, arrange?: () => Promise<void>): Scaffold<U, R, L> {
   const made = {} as Scaffold<U, R, L>;
   before(async () => {
     Object.assign(made, await scaffold(options));
+    await arrange?.();
   });
   after(() => made.t?.close());
   return made;

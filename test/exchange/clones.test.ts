@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { assertError, assertOk, call, createRoom, roomHistory, scaffoldSuite } from '../helpers.js';
 import { contentOf, fillRoom } from '../support/exports.js';
@@ -16,8 +16,7 @@ import { makeUploadFixtures } from '../support/rasters.js';
 
 let rasters: ReturnType<typeof makeUploadFixtures>;
 
-const s = scaffoldSuite();
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   rasters = makeUploadFixtures();
   await fillRoom(s.t.app, s.room, s.users.owner.token, rasters.file('grid-2056.tif'));
 });

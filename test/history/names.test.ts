@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   addMember,
   assertOk,
@@ -29,8 +29,7 @@ import { UsersRepository } from '../../src/modules/users/users.repository.js';
 
 let ann: TestUser;
 
-const s = scaffoldSuite({ rooms: [] });
-before(async () => {
+const s = scaffoldSuite({ rooms: [] }, async () => {
   const { token, user } = assertOk(
     await call(s.t.app, 'POST', '/api/auth/signup', {
       body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann Example' },

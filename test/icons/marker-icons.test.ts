@@ -46,19 +46,17 @@ const HOSTILE = `<?xml version="1.0" encoding="UTF-8"?>
 
 let png: Buffer;
 
-const s = scaffoldSuite({ rooms: ['room', 'otherRoom', 'publicRoom'] });
-const register = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
-  postMultipart(s.t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth);
-
-const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.svg', type: 'image/svg+xml' });
-
-before(async () => {
+const s = scaffoldSuite({ rooms: ['room', 'otherRoom', 'publicRoom'] }, async () => {
   png = await sharp({
     create: { width: 32, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } },
   })
     .png()
     .toBuffer();
 });
+const register = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
+  postMultipart(s.t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth);
+
+const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.svg', type: 'image/svg+xml' });
 
 describe('POST /api/rooms/:roomId/marker-icons', () => {
   test('a hostile SVG is stored sanitised: no script, handler, foreign object or external reference', async () => {

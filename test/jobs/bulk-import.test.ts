@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import WebSocket from 'ws';
 import {
   assertError,
@@ -20,13 +20,11 @@ import { bulkImportCalls, collection, point } from '../support/bulk-import.js';
  */
 
 let otherRoom: string;
-const s = scaffoldSuite({ listen: true });
-const { postImport, startImport, pollJob, markerCount, listMarkers, historyEvents, registerIcon, assertJobFails } =
-  bulkImportCalls(() => s);
-
-before(async () => {
+const s = scaffoldSuite({ listen: true }, async () => {
   otherRoom = await createRoom(s.t.app, s.users.stranger);
 });
+const { postImport, startImport, pollJob, markerCount, listMarkers, historyEvents, registerIcon, assertJobFails } =
+  bulkImportCalls(() => s);
 
 describe('bulk import', () => {
   test('imports every point with its mapped properties; one room.imported in history and on the live channel', async () => {

@@ -32,12 +32,10 @@ import { bulkImportCalls, collection, isTerminal, JOB_DEADLINE_MS, point, points
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let otherRoom: string;
-const s = scaffoldSuite();
-const { startImport, pollJob, markerCount, listMarkers, historyEvents } = bulkImportCalls(() => s);
-
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   otherRoom = await createRoom(s.t.app, s.users.stranger);
 });
+const { startImport, pollJob, markerCount, listMarkers, historyEvents } = bulkImportCalls(() => s);
 
 describe('job status is bound to its room', () => {
   let jobId: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { afterEach, before, test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import {
   addMember,
   assertError,
@@ -28,8 +28,7 @@ import { LiveClient, type LiveMessage } from '../support/live-client.js';
 let ann: TestUser;
 const clients: LiveClient[] = [];
 
-const s = scaffoldSuite({ rooms: [], listen: true });
-before(async () => {
+const s = scaffoldSuite({ rooms: [], listen: true }, async () => {
   const res = await call(s.t.app, 'POST', '/api/auth/signup', {
     body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann' },
   });

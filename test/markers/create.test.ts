@@ -17,13 +17,11 @@ import {
 import { MARKER_ID, MARKER_KEYS, markerCalls, makePhotos, type Photos } from '../support/markers.js';
 
 let photos: Photos;
-const s = scaffoldSuite({ rooms: [] });
-const { uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, registerIcon, markerCount } =
-  markerCalls(() => ({ ...s, photos }));
-
-before(async () => {
+const s = scaffoldSuite({ rooms: [] }, async () => {
   photos = await makePhotos();
 });
+const { uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, registerIcon, markerCount } =
+  markerCalls(() => ({ ...s, photos }));
 
 describe('POST /api/rooms/:roomId/markers', () => {
   let room: string;

@@ -4,12 +4,14 @@
  * Contract: http-interface.md (Marker, Markers, Events, Errors) and decisions.md.
  */
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { assertError, assertOk, call, createRoom, createRoomWithMembers, scaffoldSuite } from '../helpers.js';
 import { markerCalls, makePhotos, type Photos } from '../support/markers.js';
 
 let photos: Photos;
-const s = scaffoldSuite({ rooms: ['room', 'otherRoom'] });
+const s = scaffoldSuite({ rooms: ['room', 'otherRoom'] }, async () => {
+  photos = await makePhotos();
+});
 const {
   uploadImage,
   createMarker,
@@ -21,10 +23,6 @@ const {
   assertFilesPresent,
   assertFilesGone,
 } = markerCalls(() => ({ ...s, photos }));
-
-before(async () => {
-  photos = await makePhotos();
-});
 
 describe('marker images and their provenance', () => {
   test('imageMeta is the upload exif; a new image replaces it entirely; both null removes image and imageMeta', async () => {

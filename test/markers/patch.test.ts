@@ -17,13 +17,11 @@ import {
 import { MARKER_KEYS, markerCalls, markerUrl, makePhotos, type Photos } from '../support/markers.js';
 
 let photos: Photos;
-const s = scaffoldSuite();
-const { uploadImage, createMarker, getMarker, patchMarker, stored, history, assertFilesPresent, registerIcon } =
-  markerCalls(() => ({ ...s, photos }));
-
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   photos = await makePhotos();
 });
+const { uploadImage, createMarker, getMarker, patchMarker, stored, history, assertFilesPresent, registerIcon } =
+  markerCalls(() => ({ ...s, photos }));
 
 describe('PATCH /api/rooms/:roomId/markers/:markerId', () => {
   let iconId: string;

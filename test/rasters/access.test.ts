@@ -6,7 +6,7 @@
  * "Layers and rasters", "Drawings, presentation, history, live changes"), docs/decisions.md.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import {
   assertError,
   assertOk,
@@ -32,8 +32,7 @@ let publicRoom: string;
 let inPrivate: RasterLayer;
 let inPublic: RasterLayer;
 
-const s = scaffoldSuite({ rooms: [] });
-before(async () => {
+const s = scaffoldSuite({ rooms: [] }, async () => {
   fixtures = makeUploadFixtures();
   privateRoom = await createRoomWithMembers(s.t.app, s.users);
   publicRoom = await createRoom(s.t.app, s.users.owner, undefined, { isPublic: true });

@@ -7,7 +7,7 @@
  * "Vector layers in detail": the point query, "Callers that may write but not read").
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { assertError, assertOk, call, createRoom, issueToken, roomHistory, scaffoldSuite } from '../helpers.js';
 import { probe, where } from '../raster-fixtures.js';
 import { LiveClient } from '../support/live-client.js';
@@ -18,8 +18,7 @@ let grid: RasterLayer;
 let rgb: RasterLayer;
 let twoBands: RasterLayer;
 
-const s = scaffoldSuite({ listen: true });
-before(async () => {
+const s = scaffoldSuite({ listen: true }, async () => {
   fixtures = makeUploadFixtures();
   grid = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-2056.tif'));
   rgb = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('rgb-2056.tif'));

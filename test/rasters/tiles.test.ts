@@ -6,7 +6,7 @@
  * Contract: decisions.md ("Layers and rasters": rendered raster tiles), docs/decisions.md (Raster layers).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { assertError, assertOk, call, scaffoldSuite } from '../helpers.js';
 import { decodeTile, tileAt, where } from '../raster-fixtures.js';
 import {
@@ -23,8 +23,7 @@ import {
 
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 
-const s = scaffoldSuite();
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   fixtures = makeUploadFixtures();
 });
 after(async () => {

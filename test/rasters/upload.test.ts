@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   assertError,
@@ -25,8 +25,7 @@ import { makeUploadFixtures, newRaster, storedState, uploadRaster } from '../sup
 
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 
-const s = scaffoldSuite();
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   fixtures = makeUploadFixtures();
 });
 after(async () => {
