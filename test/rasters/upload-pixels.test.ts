@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertError, assertOk, call, createRoom, roomHistory, scaffold, scaffoldSuite } from '../helpers.js';
 import { storedState, uploadRaster } from '../support/rasters.js';
@@ -34,14 +34,16 @@ function sparse(name: string, size: number, bands = 1): string {
   return file;
 }
 
-const s = scaffoldSuite({
-  users: ['owner'],
-  rooms: [],
-  config: BOUNDS,
-});
-before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'maproom-pixels-'));
-});
+const s = scaffoldSuite(
+  {
+    users: ['owner'],
+    rooms: [],
+    config: BOUNDS,
+  },
+  async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'maproom-pixels-'));
+  },
+);
 after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
