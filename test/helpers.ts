@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type App, buildApp, type BuildOptions } from '../src/app.js';
@@ -402,6 +403,28 @@ export async function scaffold<
     await t.close();
     throw error;
   }
+}
+
+/**
+ * `scaffold` for a whole suite (a file, or one `describe`): made in a `before` and closed in an
+ * `after` registered here. The answer is filled in once that `before` has run, so the suite keeps
+ * it in a constant and reads it in its tests and later hooks, e.g.
+ * `const s = scaffoldSuite({ rooms: ['room', 'otherRoom'] });` then `s.t.app`, `s.users.owner`, `s.room`.
+ * `arrange`, the rest of the suite's set-up, runs in the same `before` once the scaffold is made: a
+ * file's own top-level `before` would not wait for it (Node starts those as they are registered).
+ */
+export function scaffoldSuite<
+  const U extends Role = Role,
+  const R extends ScaffoldRoom = 'room',
+  L extends boolean = false,
+>(options: ScaffoldOptions<U, R, L> = {}, arrange?: () => Promise<void>): Scaffold<U, R, L> {
+  const made = {} as Scaffold<U, R, L>;
+  before(async () => {
+    Object.assign(made, await scaffold(options));
+    await arrange?.();
+  });
+  after(() => made.t?.close());
+  return made;
 }
 
 /** POSTs a multipart body (see `multipart`) to `url`, with a bearer credential when `auth` is given. */

@@ -4,7 +4,7 @@
  * Contract: docs/http-interface.md (Comment and reply, Comments, States, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   assertError,
   assertFieldError,
@@ -12,10 +12,8 @@ import {
   call,
   issueToken,
   labelled,
-  scaffold,
-  type TestApp,
+  scaffoldSuite,
   TOKEN_ERRORS,
-  type Users,
 } from '../helpers.js';
 import {
   type Comment,
@@ -28,18 +26,9 @@ import {
 } from '../support/comments.js';
 import { createInlineLayer } from '../support/layers.js';
 
-let t: TestApp;
-let users: Users;
+const s = scaffoldSuite({ rooms: [] });
 const { newRoom, postComment, postReply, patchComment, createComment, createReply, list, find, history, counts } =
-  commentCalls(() => ({ t, users }));
-
-before(async () => {
-  ({ t, users } = await scaffold({ rooms: [] }));
-});
-
-after(async () => {
-  if (t) await t.close();
-});
+  commentCalls(() => s);
 
 describe('POST /api/rooms/:roomId/comments', () => {
   test('201 with the whole comment; the list shows the same comment', async () => {
@@ -54,7 +43,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
         lat: 46.95,
         lng: 7.45,
       },
-      users.owner.token,
+      s.users.owner.token,
     );
     const json = assertOk(res, 201);
     assert.deepEqual(Object.keys(json).sort(), ['comment', 'success']);
@@ -70,7 +59,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
     assert.equal(comment.lng, 7.45);
     assert.equal(comment.resolved, false);
     // Comments are what history keeps and the live channel sends every reader: a user without a name has none.
-    assert.deepEqual(comment.author, { kind: 'user', id: users.owner.id });
+    assert.deepEqual(comment.author, { kind: 'user', id: s.users.owner.id });
     assert.ok(Number.isInteger(comment.createdAt) && comment.createdAt > 0);
     assert.ok(Number.isInteger(comment.updatedAt) && comment.updatedAt >= comment.createdAt);
     assert.deepEqual(comment.replies, []);
@@ -79,8 +68,8 @@ describe('POST /api/rooms/:roomId/comments', () => {
 
   test('optional fields absent are null; every objectType is accepted; bodies keep their text', async () => {
     const roomId = await newRoom();
-    const { id: layerId } = await createInlineLayer(t.app, roomId, users.owner.token);
-    const layer = await createComment(roomId, users.editor.token, {
+    const { id: layerId } = await createInlineLayer(s.t.app, roomId, s.users.owner.token);
+    const layer = await createComment(roomId, s.users.editor.token, {
       objectId: layerId,
       objectType: 'layer',
       body: '  spaced  ',
@@ -90,21 +79,21 @@ describe('POST /api/rooms/:roomId/comments', () => {
     assert.equal(layer.lat, null);
     assert.equal(layer.lng, null);
     assert.equal(layer.body, '  spaced  ');
-    assert.deepEqual(layer.author, { kind: 'user', id: users.editor.id });
-    const drawing = await createComment(roomId, users.viewer.token, {
+    assert.deepEqual(layer.author, { kind: 'user', id: s.users.editor.id });
+    const drawing = await createComment(roomId, s.users.viewer.token, {
       objectId: 'drawing-1',
       objectType: 'drawing',
       body: 'ünïcödé ✓\nline two',
     });
     assert.equal(drawing.objectType, 'drawing');
     assert.equal(drawing.body, 'ünïcödé ✓\nline two');
-    assert.deepEqual(drawing.author, { kind: 'user', id: users.viewer.id });
+    assert.deepEqual(drawing.author, { kind: 'user', id: s.users.viewer.id });
     assert.deepEqual(ids(await list(roomId)), ids([layer, drawing]));
   });
 
   test('a write token comments as itself, and (without read) hears back only the id and what it sent', async () => {
     const roomId = await newRoom();
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
     const comment = await createComment(roomId, token.token);
     assert.deepEqual(Object.keys(comment).sort(), ['body', 'id', 'objectId', 'objectType']);
     const stored = (await list(roomId)).find((c) => c.id === comment.id);
@@ -113,16 +102,16 @@ describe('POST /api/rooms/:roomId/comments', () => {
 
   test('boundaries are accepted: body of 5000, objectName of 500, lat/lng at the extremes', async () => {
     const roomId = await newRoom();
-    const long = await createComment(roomId, users.owner.token, {
+    const long = await createComment(roomId, s.users.owner.token, {
       body: 'x'.repeat(5000),
       objectName: 'n'.repeat(500),
     });
     assert.equal(long.body.length, 5000);
     assert.equal(long.objectName.length, 500);
-    const corner = await createComment(roomId, users.owner.token, { lat: -90, lng: 180 });
+    const corner = await createComment(roomId, s.users.owner.token, { lat: -90, lng: 180 });
     assert.equal(corner.lat, -90);
     assert.equal(corner.lng, 180);
-    const other = await createComment(roomId, users.owner.token, { lat: 90, lng: -180, objectName: '' });
+    const other = await createComment(roomId, s.users.owner.token, { lat: 90, lng: -180, objectName: '' });
     assert.equal(other.lat, 90);
     assert.equal(other.lng, -180);
     assert.equal((await list(roomId)).length, 3);
@@ -159,7 +148,7 @@ describe('POST /api/rooms/:roomId/comments', () => {
       ],
     ];
     for (const [name, body, fields] of cases) {
-      const res = await postComment(roomId, body, users.owner.token);
+      const res = await postComment(roomId, body, s.users.owner.token);
       labelled(name, () => assertFieldError(res, ...fields));
     }
     assert.deepEqual(await list(roomId), []);
@@ -177,10 +166,10 @@ describe('GET /api/rooms/:roomId/comments', () => {
   before(async () => {
     roomId = await newRoom();
     const make = (objectId: string, objectType: string, body: string) =>
-      createComment(roomId, users.owner.token, { objectId, objectType, body });
+      createComment(roomId, s.users.owner.token, { objectId, objectType, body });
     // Comments on a layer must name one of the room's layers; marker ids are not looked up.
-    const layerId = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
-    shared = (await createInlineLayer(t.app, roomId, users.owner.token)).id;
+    const layerId = (await createInlineLayer(s.t.app, roomId, s.users.owner.token)).id;
+    shared = (await createInlineLayer(s.t.app, roomId, s.users.owner.token)).id;
     c = {
       m1: await make('marker-1', 'marker', 'first on marker 1'),
       m2: await make('marker-2', 'marker', 'on marker 2'),
@@ -192,13 +181,13 @@ describe('GET /api/rooms/:roomId/comments', () => {
     };
     for (const key of ['m2', 'drawing', 'm1b', 'sharedLayer'] as const) {
       assert.equal(
-        assertOk(await patchComment(roomId, c[key].id, { resolved: true }, users.owner.token)).comment.resolved,
+        assertOk(await patchComment(roomId, c[key].id, { resolved: true }, s.users.owner.token)).comment.resolved,
         true,
       );
     }
     replies = [
-      await createReply(roomId, c.m1.id, users.editor.token, 'reply one'),
-      await createReply(roomId, c.m1.id, users.viewer.token, 'reply two'),
+      await createReply(roomId, c.m1.id, s.users.editor.token, 'reply one'),
+      await createReply(roomId, c.m1.id, s.users.viewer.token, 'reply two'),
     ];
   });
 
@@ -254,14 +243,14 @@ describe('GET /api/rooms/:roomId/comments', () => {
       'resolved=yes',
       'objectType=marker&resolved=2',
     ]) {
-      const res = await call(t.app, 'GET', `${commentsUrl(roomId)}?${query}`, { auth: users.owner.token });
+      const res = await call(s.t.app, 'GET', `${commentsUrl(roomId)}?${query}`, { auth: s.users.owner.token });
       assertFieldError(res, `querystring.${query.includes('resolved') ? 'resolved' : 'objectType'}`);
     }
   });
 
   test('another room lists none of these comments', async () => {
     const other = await newRoom();
-    await createComment(other, users.owner.token, { objectId: 'marker-1' });
+    await createComment(other, s.users.owner.token, { objectId: 'marker-1' });
     const theirs = await list(other, 'objectId=marker-1');
     assert.equal(theirs.length, 1);
     assert.ok(!ids(Object.values(c)).includes(theirs[0]!.id));
@@ -271,8 +260,8 @@ describe('GET /api/rooms/:roomId/comments', () => {
 describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
   test('201 with the reply; the comment lists it', async () => {
     const roomId = await newRoom();
-    const comment = await createComment(roomId, users.owner.token);
-    const json = assertOk(await postReply(roomId, comment.id, { body: 'Yes, it is.' }, users.viewer.token), 201);
+    const comment = await createComment(roomId, s.users.owner.token);
+    const json = assertOk(await postReply(roomId, comment.id, { body: 'Yes, it is.' }, s.users.viewer.token), 201);
     assert.deepEqual(Object.keys(json).sort(), ['reply', 'success']);
     assert.equal(json.success, true);
     const reply = json.reply as Reply;
@@ -280,11 +269,11 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
     assert.match(reply.id, /^reply-.+/);
     assert.equal(reply.commentId, comment.id);
     assert.equal(reply.body, 'Yes, it is.');
-    assert.deepEqual(reply.author, { kind: 'user', id: users.viewer.id });
+    assert.deepEqual(reply.author, { kind: 'user', id: s.users.viewer.id });
     assert.ok(Number.isInteger(reply.createdAt) && reply.createdAt > 0);
     assert.deepEqual((await find(roomId, comment.id))!.replies, [reply]);
 
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
     const byToken = await createReply(roomId, comment.id, token.token, 'from a script');
     assert.deepEqual(
       byToken,
@@ -299,10 +288,10 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
   test("a comment of another room, addressed through this room's path, or an unknown comment is 404", async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const theirs = await createComment(other, users.owner.token);
-    assertError(await postReply(roomId, theirs.id, { body: 'sneaky' }, users.owner.token), 404, 'not_found');
+    const theirs = await createComment(other, s.users.owner.token);
+    assertError(await postReply(roomId, theirs.id, { body: 'sneaky' }, s.users.owner.token), 404, 'not_found');
     assertError(
-      await postReply(roomId, 'comment-doesnotexist', { body: 'hello?' }, users.owner.token),
+      await postReply(roomId, 'comment-doesnotexist', { body: 'hello?' }, s.users.owner.token),
       404,
       'not_found',
     );
@@ -312,7 +301,7 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
 
   test('the body rules apply to replies', async () => {
     const roomId = await newRoom();
-    const comment = await createComment(roomId, users.owner.token);
+    const comment = await createComment(roomId, s.users.owner.token);
     const cases: [string, unknown, string][] = [
       ['missing', {}, 'body.body'],
       ['empty', { body: '' }, 'body.body'],
@@ -322,11 +311,11 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
       ['unknown field', { body: 'ok', author: 'me' }, 'body.author'],
     ];
     for (const [name, body, field] of cases) {
-      const res = await postReply(roomId, comment.id, body, users.owner.token);
+      const res = await postReply(roomId, comment.id, body, s.users.owner.token);
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual((await find(roomId, comment.id))!.replies, []);
-    const max = await createReply(roomId, comment.id, users.owner.token, 'y'.repeat(5000));
+    const max = await createReply(roomId, comment.id, s.users.owner.token, 'y'.repeat(5000));
     assert.equal(max.body.length, 5000);
   });
 });
@@ -334,11 +323,11 @@ describe('POST /api/rooms/:roomId/comments/:commentId/replies', () => {
 describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
   test('resolves and reopens; the answer carries the comment and the list filters follow', async () => {
     const roomId = await newRoom();
-    const comment = await createComment(roomId, users.viewer.token);
-    const reply = await createReply(roomId, comment.id, users.viewer.token);
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
+    const comment = await createComment(roomId, s.users.viewer.token);
+    const reply = await createReply(roomId, comment.id, s.users.viewer.token);
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
 
-    const resolved = assertOk(await patchComment(roomId, comment.id, { resolved: true }, users.owner.token));
+    const resolved = assertOk(await patchComment(roomId, comment.id, { resolved: true }, s.users.owner.token));
     assert.deepEqual(Object.keys(resolved).sort(), ['comment', 'success']);
     assert.equal(resolved.success, true);
     assert.deepEqual(Object.keys(resolved.comment).sort(), COMMENT_KEYS);
@@ -352,7 +341,7 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
     assert.deepEqual(await list(roomId, 'resolved=false'), []);
     assert.deepEqual(await find(roomId, comment.id), resolved.comment);
 
-    const reopened = assertOk(await patchComment(roomId, comment.id, { resolved: false }, users.editor.token));
+    const reopened = assertOk(await patchComment(roomId, comment.id, { resolved: false }, s.users.editor.token));
     assert.equal(reopened.comment.resolved, false);
     assert.deepEqual(await list(roomId, 'resolved=true'), []);
     assert.deepEqual(ids(await list(roomId, 'resolved=false')), [comment.id]);
@@ -364,23 +353,23 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
     assert.deepEqual(ids(await list(roomId, 'resolved=true')), [comment.id]);
     // Resolving twice is harmless.
     assert.equal(
-      assertOk(await patchComment(roomId, comment.id, { resolved: true }, users.owner.token)).comment.resolved,
+      assertOk(await patchComment(roomId, comment.id, { resolved: true }, s.users.owner.token)).comment.resolved,
       true,
     );
   });
 
   test('needs write: viewer 403 forbidden, read token 403, stranger 403, anonymous 401; nothing changes', async () => {
     const roomId = await newRoom();
-    const comment = await createComment(roomId, users.viewer.token);
-    const readToken = await issueToken(t.app, users.owner, roomId, ['read']);
-    assertError(await patchComment(roomId, comment.id, { resolved: true }, users.viewer.token), 403, 'forbidden');
+    const comment = await createComment(roomId, s.users.viewer.token);
+    const readToken = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
+    assertError(await patchComment(roomId, comment.id, { resolved: true }, s.users.viewer.token), 403, 'forbidden');
     assertError(
       await patchComment(roomId, comment.id, { resolved: true }, readToken.token),
       403,
       'forbidden',
       TOKEN_ERRORS.lacksWrite,
     );
-    assertError(await patchComment(roomId, comment.id, { resolved: true }, users.stranger.token), 403, 'forbidden');
+    assertError(await patchComment(roomId, comment.id, { resolved: true }, s.users.stranger.token), 403, 'forbidden');
     assertError(await patchComment(roomId, comment.id, { resolved: true }), 401, 'unauthorized');
     assert.equal((await find(roomId, comment.id))!.resolved, false);
   });
@@ -388,8 +377,8 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
   test('a missing or non-boolean resolved is 400; unknown or foreign comments are 404', async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const comment = await createComment(roomId, users.owner.token);
-    const theirs = await createComment(other, users.owner.token);
+    const comment = await createComment(roomId, s.users.owner.token);
+    const theirs = await createComment(other, s.users.owner.token);
     for (const body of [
       {},
       { resolved: 'true' },
@@ -397,10 +386,14 @@ describe('PATCH /api/rooms/:roomId/comments/:commentId (resolve)', () => {
       { resolved: null },
       { resolved: true, body: 'edit' },
     ]) {
-      assertFieldError(await patchComment(roomId, comment.id, body, users.owner.token), 'body.resolved', 'body.body');
+      assertFieldError(await patchComment(roomId, comment.id, body, s.users.owner.token), 'body.resolved', 'body.body');
     }
-    assertError(await patchComment(roomId, 'comment-unknown', { resolved: true }, users.owner.token), 404, 'not_found');
-    assertError(await patchComment(roomId, theirs.id, { resolved: true }, users.owner.token), 404, 'not_found');
+    assertError(
+      await patchComment(roomId, 'comment-unknown', { resolved: true }, s.users.owner.token),
+      404,
+      'not_found',
+    );
+    assertError(await patchComment(roomId, theirs.id, { resolved: true }, s.users.owner.token), 404, 'not_found');
     assert.equal((await find(roomId, comment.id))!.resolved, false);
     assert.equal((await find(other, theirs.id))!.resolved, false);
   });

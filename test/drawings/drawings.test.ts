@@ -5,7 +5,7 @@
  * docs/decisions.md (Drawings).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   assertError,
   assertFieldError,
@@ -17,34 +17,23 @@ import {
   labelled,
   roomCounts,
   roomHistory,
-  scaffold,
+  scaffoldSuite,
   TOKEN_ERRORS,
-  type TestApp,
-  type Users,
 } from '../helpers.js';
 
 const DRAWING_KEYS = ['createdAt', 'createdBy', 'geometry', 'id', 'label', 'style', 'updatedAt'];
 
-let t: TestApp;
-let users: Users;
+const s = scaffoldSuite({ rooms: [] });
 
-before(async () => {
-  ({ t, users } = await scaffold({ rooms: [] }));
-});
-
-after(async () => {
-  if (t) await t.close();
-});
-
-const newRoom = (body: object = {}) => createRoomWithMembers(t.app, users, body);
+const newRoom = (body: object = {}) => createRoomWithMembers(s.t.app, s.users, body);
 const drawingsUrl = (roomId: string) => `/api/rooms/${roomId}/drawings`;
 const drawingUrl = (roomId: string, drawingId: string) => `/api/rooms/${roomId}/drawings/${drawingId}`;
 const postDrawing = (roomId: string, body: unknown, auth?: string) =>
-  call(t.app, 'POST', drawingsUrl(roomId), { auth, body });
+  call(s.t.app, 'POST', drawingsUrl(roomId), { auth, body });
 const patchDrawing = (roomId: string, drawingId: string, body: unknown, auth?: string) =>
-  call(t.app, 'PATCH', drawingUrl(roomId, drawingId), { auth, body });
+  call(s.t.app, 'PATCH', drawingUrl(roomId, drawingId), { auth, body });
 const deleteDrawing = (roomId: string, drawingId: string, auth?: string) =>
-  call(t.app, 'DELETE', drawingUrl(roomId, drawingId), { auth });
+  call(s.t.app, 'DELETE', drawingUrl(roomId, drawingId), { auth });
 
 const POINT = { type: 'Point', coordinates: [7.45, 46.95] };
 const LINE = {
@@ -79,8 +68,8 @@ async function createDrawing(roomId: string, auth: string, body: Record<string, 
   return json.drawing;
 }
 
-async function list(roomId: string, auth = users.owner.token): Promise<Drawing[]> {
-  const body = assertOk(await call(t.app, 'GET', drawingsUrl(roomId), { auth }));
+async function list(roomId: string, auth = s.users.owner.token): Promise<Drawing[]> {
+  const body = assertOk(await call(s.t.app, 'GET', drawingsUrl(roomId), { auth }));
   assert.deepEqual(Object.keys(body), ['drawings']);
   return body.drawings;
 }
@@ -88,9 +77,9 @@ async function list(roomId: string, auth = users.owner.token): Promise<Drawing[]
 const find = async (roomId: string, drawingId: string) => (await list(roomId)).find((d) => d.id === drawingId);
 const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
 
-const history = (roomId: string) => roomHistory(t.app, roomId, users.owner.token);
+const history = (roomId: string) => roomHistory(s.t.app, roomId, s.users.owner.token);
 
-const counts = (roomId: string) => roomCounts(t.app, roomId, users.owner.token);
+const counts = (roomId: string) => roomCounts(s.t.app, roomId, s.users.owner.token);
 
 describe('POST /api/rooms/:roomId/drawings', () => {
   test('201 with a Point, a LineString and a Polygon with a hole; the list shows the same', async () => {
@@ -105,7 +94,7 @@ describe('POST /api/rooms/:roomId/drawings', () => {
       const res = await postDrawing(
         roomId,
         { geometry, ...(label !== null && { label }), ...(style !== null && { style }) },
-        users.owner.token,
+        s.users.owner.token,
       );
       const json = assertOk(res, 201);
       assert.deepEqual(Object.keys(json).sort(), ['drawing', 'success']);
@@ -116,7 +105,7 @@ describe('POST /api/rooms/:roomId/drawings', () => {
       assert.deepEqual(drawing.geometry, geometry);
       assert.equal(drawing.label, label);
       assert.deepEqual(drawing.style, style);
-      assert.equal(drawing.createdBy, users.owner.id);
+      assert.equal(drawing.createdBy, s.users.owner.id);
       assert.ok(Number.isInteger(drawing.createdAt) && drawing.createdAt > 0);
       assert.ok(Number.isInteger(drawing.updatedAt) && drawing.updatedAt >= drawing.createdAt);
       created.push(drawing);
@@ -133,8 +122,8 @@ describe('POST /api/rooms/:roomId/drawings', () => {
 
   test('an editor and a write token draw; createdBy names them', async () => {
     const roomId = await newRoom();
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
-    assert.equal((await createDrawing(roomId, users.editor.token)).createdBy, users.editor.id);
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
+    assert.equal((await createDrawing(roomId, s.users.editor.token)).createdBy, s.users.editor.id);
     const byToken = await createDrawing(roomId, token.token, { geometry: LINE });
     assert.deepEqual(
       Object.keys(byToken).sort(),
@@ -240,18 +229,18 @@ describe('POST /api/rooms/:roomId/drawings', () => {
       ['an array', [7, 46], /geometry/],
     ];
     for (const [name, geometry, problem] of cases) {
-      const res = await postDrawing(roomId, { geometry }, users.owner.token);
+      const res = await postDrawing(roomId, { geometry }, s.users.owner.token);
       labelled(name, () => {
         const body = assertFieldError(res, 'geometry');
         assert.match(body.message, problem);
       });
     }
     const missing = assertFieldError(
-      await postDrawing(roomId, { label: 'no shape' }, users.owner.token),
+      await postDrawing(roomId, { label: 'no shape' }, s.users.owner.token),
       'body.geometry',
     );
     assert.match(missing.message, /geometry/);
-    assertFieldError(await postDrawing(roomId, { geometry: POINT, kind: 'circle' }, users.owner.token), 'body.kind');
+    assertFieldError(await postDrawing(roomId, { geometry: POINT, kind: 'circle' }, s.users.owner.token), 'body.kind');
     assert.deepEqual(await list(roomId), []);
     assert.deepEqual(await history(roomId), []);
   });
@@ -275,18 +264,18 @@ describe('POST /api/rooms/:roomId/drawings', () => {
       ['label number', { label: 5 }, 'body.label'],
     ];
     for (const [name, body, field] of cases) {
-      const res = await postDrawing(roomId, { geometry: POINT, ...body }, users.owner.token);
+      const res = await postDrawing(roomId, { geometry: POINT, ...body }, s.users.owner.token);
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual(await list(roomId), []);
 
-    const max = await createDrawing(roomId, users.owner.token, {
+    const max = await createDrawing(roomId, s.users.owner.token, {
       label: 'l'.repeat(500),
       style: { color: '#ABC', fillColor: '#aabbccdd', opacity: 0, strokeWeight: 100 },
     });
     assert.equal(max.label.length, 500);
     assert.deepEqual(max.style, { color: '#ABC', fillColor: '#aabbccdd', opacity: 0, strokeWeight: 100 });
-    const empty = await createDrawing(roomId, users.owner.token, { label: '', style: {} });
+    const empty = await createDrawing(roomId, s.users.owner.token, { label: '', style: {} });
     assert.equal(empty.label, '');
     assert.equal((await list(roomId)).length, 2);
   });
@@ -295,41 +284,41 @@ describe('POST /api/rooms/:roomId/drawings', () => {
 describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
   test('omitted fields stay; each given field changes', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token, {
+    const drawing = await createDrawing(roomId, s.users.owner.token, {
       geometry: POLYGON,
       label: 'Park',
       style: { color: '#00ff00', opacity: 0.4 },
     });
 
-    const relabelled = assertOk(await patchDrawing(roomId, drawing.id, { label: 'City park' }, users.editor.token));
+    const relabelled = assertOk(await patchDrawing(roomId, drawing.id, { label: 'City park' }, s.users.editor.token));
     assert.deepEqual(Object.keys(relabelled).sort(), ['drawing', 'success']);
     assert.equal(relabelled.success, true);
     assert.deepEqual(relabelled.drawing, { ...drawing, label: 'City park', updatedAt: relabelled.drawing.updatedAt });
     assert.ok(relabelled.drawing.updatedAt >= drawing.updatedAt);
 
     const restyled = assertOk(
-      await patchDrawing(roomId, drawing.id, { style: { fillColor: '#000' } }, users.owner.token),
+      await patchDrawing(roomId, drawing.id, { style: { fillColor: '#000' } }, s.users.owner.token),
     ).drawing;
     assert.deepEqual(restyled.style, { fillColor: '#000' });
     assert.equal(restyled.label, 'City park');
     assert.deepEqual(restyled.geometry, POLYGON);
 
-    const moved = assertOk(await patchDrawing(roomId, drawing.id, { geometry: LINE }, users.owner.token)).drawing;
+    const moved = assertOk(await patchDrawing(roomId, drawing.id, { geometry: LINE }, s.users.owner.token)).drawing;
     assert.deepEqual(moved.geometry, LINE);
     assert.equal(moved.label, 'City park');
     assert.deepEqual(moved.style, { fillColor: '#000' });
-    assert.equal(moved.createdBy, users.owner.id);
+    assert.equal(moved.createdBy, s.users.owner.id);
     assert.equal(moved.createdAt, drawing.createdAt);
     assert.deepEqual(await find(roomId, drawing.id), moved);
   });
 
   test('null clears label and style', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token, { label: 'Pin', style: { color: '#123456' } });
-    const noLabel = assertOk(await patchDrawing(roomId, drawing.id, { label: null }, users.owner.token)).drawing;
+    const drawing = await createDrawing(roomId, s.users.owner.token, { label: 'Pin', style: { color: '#123456' } });
+    const noLabel = assertOk(await patchDrawing(roomId, drawing.id, { label: null }, s.users.owner.token)).drawing;
     assert.equal(noLabel.label, null);
     assert.deepEqual(noLabel.style, { color: '#123456' });
-    const plain = assertOk(await patchDrawing(roomId, drawing.id, { style: null }, users.owner.token)).drawing;
+    const plain = assertOk(await patchDrawing(roomId, drawing.id, { style: null }, s.users.owner.token)).drawing;
     assert.equal(plain.style, null);
     assert.equal(plain.label, null);
     assert.deepEqual(plain.geometry, POINT);
@@ -338,7 +327,7 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
 
   test('a new geometry or style is validated; an empty body is 400 empty_update; nothing changes', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token, { geometry: POLYGON, label: 'keep' });
+    const drawing = await createDrawing(roomId, s.users.owner.token, { geometry: POLYGON, label: 'keep' });
     const bad = assertFieldError(
       await patchDrawing(
         roomId,
@@ -356,7 +345,7 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
             ],
           },
         },
-        users.owner.token,
+        s.users.owner.token,
       ),
       'geometry',
     );
@@ -367,25 +356,28 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
           roomId,
           drawing.id,
           { geometry: { type: 'Point', coordinates: [0, 95] } },
-          users.owner.token,
+          s.users.owner.token,
         ),
         'geometry',
       ).message,
       /latitude/,
     );
-    assertFieldError(await patchDrawing(roomId, drawing.id, { geometry: null }, users.owner.token), 'geometry');
+    assertFieldError(await patchDrawing(roomId, drawing.id, { geometry: null }, s.users.owner.token), 'geometry');
     assertFieldError(
-      await patchDrawing(roomId, drawing.id, { style: { opacity: 2 } }, users.owner.token),
+      await patchDrawing(roomId, drawing.id, { style: { opacity: 2 } }, s.users.owner.token),
       'body.style.opacity',
     );
     assertFieldError(
-      await patchDrawing(roomId, drawing.id, { label: 'x'.repeat(501) }, users.owner.token),
+      await patchDrawing(roomId, drawing.id, { label: 'x'.repeat(501) }, s.users.owner.token),
       'body.label',
     );
-    assertFieldError(await patchDrawing(roomId, drawing.id, { createdBy: 'me' }, users.owner.token), 'body.createdBy');
-    assertError(await patchDrawing(roomId, drawing.id, {}, users.owner.token), 400, 'empty_update');
+    assertFieldError(
+      await patchDrawing(roomId, drawing.id, { createdBy: 'me' }, s.users.owner.token),
+      'body.createdBy',
+    );
+    assertError(await patchDrawing(roomId, drawing.id, {}, s.users.owner.token), 400, 'empty_update');
     assertError(
-      await call(t.app, 'PATCH', drawingUrl(roomId, drawing.id), { auth: users.owner.token }),
+      await call(s.t.app, 'PATCH', drawingUrl(roomId, drawing.id), { auth: s.users.owner.token }),
       400,
       'empty_update',
     );
@@ -398,25 +390,25 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
 
   test('DELETE answers {success, drawingId}; then the drawing is gone and every call on it is 404', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token);
-    const keep = await createDrawing(roomId, users.owner.token, { geometry: LINE });
-    assert.deepEqual(assertOk(await deleteDrawing(roomId, drawing.id, users.editor.token)), {
+    const drawing = await createDrawing(roomId, s.users.owner.token);
+    const keep = await createDrawing(roomId, s.users.owner.token, { geometry: LINE });
+    assert.deepEqual(assertOk(await deleteDrawing(roomId, drawing.id, s.users.editor.token)), {
       success: true,
       drawingId: drawing.id,
     });
     assert.deepEqual(ids(await list(roomId)), [keep.id]);
-    assertError(await deleteDrawing(roomId, drawing.id, users.owner.token), 404, 'not_found');
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'back?' }, users.owner.token), 404, 'not_found');
-    assertError(await deleteDrawing(roomId, 'drawing-unknown', users.owner.token), 404, 'not_found');
-    assertError(await patchDrawing(roomId, 'drawing-unknown', { label: 'x' }, users.owner.token), 404, 'not_found');
+    assertError(await deleteDrawing(roomId, drawing.id, s.users.owner.token), 404, 'not_found');
+    assertError(await patchDrawing(roomId, drawing.id, { label: 'back?' }, s.users.owner.token), 404, 'not_found');
+    assertError(await deleteDrawing(roomId, 'drawing-unknown', s.users.owner.token), 404, 'not_found');
+    assertError(await patchDrawing(roomId, 'drawing-unknown', { label: 'x' }, s.users.owner.token), 404, 'not_found');
   });
 
   test("another room's drawing id is 404 for PATCH and DELETE, and stays untouched", async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const theirs = await createDrawing(other, users.owner.token, { label: 'theirs' });
-    assertError(await patchDrawing(roomId, theirs.id, { label: 'mine now' }, users.owner.token), 404, 'not_found');
-    assertError(await deleteDrawing(roomId, theirs.id, users.owner.token), 404, 'not_found');
+    const theirs = await createDrawing(other, s.users.owner.token, { label: 'theirs' });
+    assertError(await patchDrawing(roomId, theirs.id, { label: 'mine now' }, s.users.owner.token), 404, 'not_found');
+    assertError(await deleteDrawing(roomId, theirs.id, s.users.owner.token), 404, 'not_found');
     assert.deepEqual(await find(other, theirs.id), theirs);
     assert.deepEqual(await list(roomId), []);
   });
@@ -425,18 +417,18 @@ describe('PATCH and DELETE /api/rooms/:roomId/drawings/:drawingId', () => {
 describe('access to drawings', () => {
   test('a viewer lists but gets 403 forbidden on writes', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token);
-    assert.deepEqual(await list(roomId, users.viewer.token), [drawing]);
-    assertError(await postDrawing(roomId, { geometry: POINT }, users.viewer.token), 403, 'forbidden');
-    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, users.viewer.token), 403, 'forbidden');
-    assertError(await deleteDrawing(roomId, drawing.id, users.viewer.token), 403, 'forbidden');
+    const drawing = await createDrawing(roomId, s.users.owner.token);
+    assert.deepEqual(await list(roomId, s.users.viewer.token), [drawing]);
+    assertError(await postDrawing(roomId, { geometry: POINT }, s.users.viewer.token), 403, 'forbidden');
+    assertError(await patchDrawing(roomId, drawing.id, { label: 'x' }, s.users.viewer.token), 403, 'forbidden');
+    assertError(await deleteDrawing(roomId, drawing.id, s.users.viewer.token), 403, 'forbidden');
     assert.deepEqual(await list(roomId), [drawing]);
   });
 
   test('a read token lists but gets 403 "API token lacks \'write\' permission" on writes', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token);
-    const read = await issueToken(t.app, users.owner, roomId, ['read']);
+    const drawing = await createDrawing(roomId, s.users.owner.token);
+    const read = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
     assert.deepEqual(await list(roomId, read.token), [drawing]);
     assertError(await postDrawing(roomId, { geometry: POINT }, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
     assertError(
@@ -452,9 +444,9 @@ describe('access to drawings', () => {
   test('a write token patches and deletes; a token of another room is refused', async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const write = await issueToken(t.app, users.owner, roomId, ['write']);
-    const foreign = await issueToken(t.app, users.owner, other, ['read', 'write']);
-    const drawing = await createDrawing(roomId, users.owner.token);
+    const write = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
+    const foreign = await issueToken(s.t.app, s.users.owner, other, ['read', 'write']);
+    const drawing = await createDrawing(roomId, s.users.owner.token);
     assertError(
       await patchDrawing(roomId, drawing.id, { label: 'x' }, foreign.token),
       403,
@@ -462,7 +454,7 @@ describe('access to drawings', () => {
       TOKEN_ERRORS.wrongRoom,
     );
     assertError(
-      await call(t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }),
+      await call(s.t.app, 'GET', drawingsUrl(roomId), { auth: foreign.token }),
       403,
       'forbidden',
       TOKEN_ERRORS.wrongRoom,
@@ -477,19 +469,19 @@ describe('access to drawings', () => {
 
   test('private room: stranger 403, anonymous 401; public room: anonymous lists but cannot draw', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token);
-    assertError(await call(t.app, 'GET', drawingsUrl(roomId), { auth: users.stranger.token }), 403, 'forbidden');
-    assertError(await postDrawing(roomId, { geometry: POINT }, users.stranger.token), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', drawingsUrl(roomId)), 401, 'unauthorized');
+    const drawing = await createDrawing(roomId, s.users.owner.token);
+    assertError(await call(s.t.app, 'GET', drawingsUrl(roomId), { auth: s.users.stranger.token }), 403, 'forbidden');
+    assertError(await postDrawing(roomId, { geometry: POINT }, s.users.stranger.token), 403, 'forbidden');
+    assertError(await call(s.t.app, 'GET', drawingsUrl(roomId)), 401, 'unauthorized');
     assertError(await deleteDrawing(roomId, drawing.id), 401, 'unauthorized');
 
     const publicRoom = await newRoom({ isPublic: true });
-    const shown = await createDrawing(publicRoom, users.owner.token);
-    assert.deepEqual(assertOk(await call(t.app, 'GET', drawingsUrl(publicRoom))), { drawings: [shown] });
+    const shown = await createDrawing(publicRoom, s.users.owner.token);
+    assert.deepEqual(assertOk(await call(s.t.app, 'GET', drawingsUrl(publicRoom))), { drawings: [shown] });
     assertError(await postDrawing(publicRoom, { geometry: POINT }), 401, 'unauthorized');
     assertError(await patchDrawing(publicRoom, shown.id, { label: 'x' }), 401, 'unauthorized');
     assertError(await deleteDrawing(publicRoom, shown.id), 401, 'unauthorized');
-    assertError(await postDrawing(publicRoom, { geometry: POINT }, users.stranger.token), 403, 'forbidden');
+    assertError(await postDrawing(publicRoom, { geometry: POINT }, s.users.stranger.token), 403, 'forbidden');
     assert.deepEqual(await list(publicRoom), [shown]);
   });
 });
@@ -497,20 +489,20 @@ describe('access to drawings', () => {
 describe('history, counts and clear', () => {
   test('drawing.created, drawing.updated and drawing.deleted with their actors', async () => {
     const roomId = await newRoom();
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
-    const drawing = await createDrawing(roomId, users.editor.token, { label: 'A' });
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
+    const drawing = await createDrawing(roomId, s.users.editor.token, { label: 'A' });
     assertOk(await patchDrawing(roomId, drawing.id, { label: 'B', style: null }, token.token));
     const second = await createDrawing(roomId, token.token, { geometry: LINE });
-    assertOk(await deleteDrawing(roomId, drawing.id, users.owner.token));
+    assertOk(await deleteDrawing(roomId, drawing.id, s.users.owner.token));
     assertOk(await deleteDrawing(roomId, second.id, token.token));
     const events = (await history(roomId)).reverse();
     assert.deepEqual(
       events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]),
       [
-        ['drawing.created', 'drawing', drawing.id, 'user', users.editor.id],
+        ['drawing.created', 'drawing', drawing.id, 'user', s.users.editor.id],
         ['drawing.updated', 'drawing', drawing.id, 'token', token.id],
         ['drawing.created', 'drawing', second.id, 'token', token.id],
-        ['drawing.deleted', 'drawing', drawing.id, 'user', users.owner.id],
+        ['drawing.deleted', 'drawing', drawing.id, 'user', s.users.owner.id],
         ['drawing.deleted', 'drawing', second.id, 'token', token.id],
       ],
     );
@@ -520,28 +512,28 @@ describe('history, counts and clear', () => {
 
   test('refused changes write no history', async () => {
     const roomId = await newRoom();
-    const drawing = await createDrawing(roomId, users.owner.token);
+    const drawing = await createDrawing(roomId, s.users.owner.token);
     const before = await history(roomId);
-    await postDrawing(roomId, { geometry: { type: 'Point', coordinates: [500, 0] } }, users.owner.token);
-    await patchDrawing(roomId, drawing.id, {}, users.owner.token);
-    await patchDrawing(roomId, drawing.id, { label: 'x' }, users.viewer.token);
-    await deleteDrawing(roomId, 'drawing-unknown', users.owner.token);
+    await postDrawing(roomId, { geometry: { type: 'Point', coordinates: [500, 0] } }, s.users.owner.token);
+    await patchDrawing(roomId, drawing.id, {}, s.users.owner.token);
+    await patchDrawing(roomId, drawing.id, { label: 'x' }, s.users.viewer.token);
+    await deleteDrawing(roomId, 'drawing-unknown', s.users.owner.token);
     assert.deepEqual(await history(roomId), before);
   });
 
   test('counts.drawings follows creates and deletes; clear removes them all (removed.drawings = n)', async () => {
     const roomId = await newRoom();
-    const other = await createRoom(t.app, users.owner);
-    const survivor = await createDrawing(other, users.owner.token);
+    const other = await createRoom(s.t.app, s.users.owner);
+    const survivor = await createDrawing(other, s.users.owner.token);
     assert.equal((await counts(roomId)).drawings, 0);
-    const a = await createDrawing(roomId, users.owner.token);
-    await createDrawing(roomId, users.editor.token, { geometry: LINE });
-    await createDrawing(roomId, users.editor.token, { geometry: POLYGON });
+    const a = await createDrawing(roomId, s.users.owner.token);
+    await createDrawing(roomId, s.users.editor.token, { geometry: LINE });
+    await createDrawing(roomId, s.users.editor.token, { geometry: POLYGON });
     assert.equal((await counts(roomId)).drawings, 3);
-    assertOk(await deleteDrawing(roomId, a.id, users.owner.token));
+    assertOk(await deleteDrawing(roomId, a.id, s.users.owner.token));
     assert.equal((await counts(roomId)).drawings, 2);
 
-    const body = assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: users.owner.token }));
+    const body = assertOk(await call(s.t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: s.users.owner.token }));
     assert.equal(body.success, true);
     assert.equal(body.removed.drawings, 2);
     assert.deepEqual(await list(roomId), []);

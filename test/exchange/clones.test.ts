@@ -7,45 +7,31 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { SignJWT } from 'jose';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  roomHistory,
-  scaffold,
-  type TestApp,
-  type Users,
-} from '../helpers.js';
+import { assertError, assertOk, call, createRoom, roomHistory, scaffoldSuite } from '../helpers.js';
 import { contentOf, fillRoom } from '../support/exports.js';
 import { settledJob } from '../support/layers.js';
 import { makeUploadFixtures } from '../support/rasters.js';
 
-let t: TestApp;
-let users: Users;
-let room: string;
 let rasters: ReturnType<typeof makeUploadFixtures>;
 
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   rasters = makeUploadFixtures();
-  ({ t, users, room } = await scaffold());
-  await fillRoom(t.app, room, users.owner.token, rasters.file('grid-2056.tif'));
+  await fillRoom(s.t.app, s.room, s.users.owner.token, rasters.file('grid-2056.tif'));
 });
 after(async () => {
-  await t?.close();
   rasters?.remove();
 });
 
 const manifestOf = async (roomId: string) =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/export-manifest`, { auth: users.viewer.token }));
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/export-manifest`, { auth: s.users.viewer.token }));
 const clone = (target: string, manifest: unknown) =>
-  call(t.app, 'POST', `/api/rooms/${target}/clone-jobs`, { auth: users.owner.token, body: { manifest } });
+  call(s.t.app, 'POST', `/api/rooms/${target}/clone-jobs`, { auth: s.users.owner.token, body: { manifest } });
 
 test('the manifest is small JSON: markers, icons, drawn shapes and layer settings, no feature data', async () => {
-  const manifest = await manifestOf(room);
-  assert.equal(manifest.sourceRoomId, room);
+  const manifest = await manifestOf(s.room);
+  assert.equal(manifest.sourceRoomId, s.room);
   assert.equal(typeof manifest.grant, 'string');
   assert.ok(manifest.expiresAt > Date.now() + 23 * 3600 * 1000);
   assert.equal(manifest.markers.length, 2);
@@ -60,44 +46,44 @@ test('the manifest is small JSON: markers, icons, drawn shapes and layer setting
 });
 
 test('a clone job copies the room into another: same markers, icons, shapes, layers, features and rasters', async () => {
-  const target = await createRoom(t.app, users.owner);
-  const res = await clone(target, await manifestOf(room));
+  const target = await createRoom(s.t.app, s.users.owner);
+  const res = await clone(target, await manifestOf(s.room));
   assert.equal(res.statusCode, 202, res.body);
   const { jobId } = res.json();
   assert.match(jobId, /^job-[0-9a-f-]{36}$/);
-  const job = await settledJob(t.app, jobId, users.owner.token);
+  const job = await settledJob(s.t.app, jobId, s.users.owner.token);
   assert.equal(job.stage, 'complete', JSON.stringify(job));
   assert.equal(job.layersCloned, 2);
   const [source, copy] = [
-    await contentOf(t.app, room, users.owner.token),
-    await contentOf(t.app, target, users.owner.token),
+    await contentOf(s.t.app, s.room, s.users.owner.token),
+    await contentOf(s.t.app, target, s.users.owner.token),
   ];
   for (const kind of ['markers', 'icons', 'drawings', 'layers', 'features', 'rasters'] as const)
     assert.deepEqual(copy[kind], source[kind], kind);
   assert.deepEqual(
-    (await roomHistory(t.app, target, users.owner.token)).map((e) => e.type),
+    (await roomHistory(s.t.app, target, s.users.owner.token)).map((e) => e.type),
     ['room.imported'],
   );
   // The copied photo is the target room's own file.
   const bridge = assertOk(
-    await call(t.app, 'GET', `/api/rooms/${target}/markers`, { auth: users.owner.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${target}/markers`, { auth: s.users.owner.token }),
   ).markers.find((m: any) => m.title === 'Bridge');
   assert.match(bridge.imageKey, new RegExp(`^markers/${target}/`));
 });
 
 test('a missing, altered or expired grant, or one for another room, is 403 and starts nothing', async () => {
-  const target = await createRoom(t.app, users.owner);
-  const manifest = await manifestOf(room);
+  const target = await createRoom(s.t.app, s.users.owner);
+  const manifest = await manifestOf(s.room);
   const { grant: _grant, ...withoutGrant } = manifest;
   assertError(await clone(target, withoutGrant), 403, 'invalid_grant');
   const altered = manifest.grant.slice(0, -3) + (manifest.grant.endsWith('AAA') ? 'BBB' : 'AAA');
   assertError(await clone(target, { ...manifest, grant: altered }), 403, 'invalid_grant');
-  const other = await createRoom(t.app, users.owner);
+  const other = await createRoom(s.t.app, s.users.owner);
   assertError(await clone(target, { ...manifest, sourceRoomId: other }), 403, 'invalid_grant');
-  const secret = t.config.jwtSecret ?? readFileSync(path.join(t.config.dataDir, 'jwt-secret'), 'utf8').trim();
+  const secret = s.t.config.jwtSecret ?? readFileSync(path.join(s.t.config.dataDir, 'jwt-secret'), 'utf8').trim();
   const expired = await new SignJWT({})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(room)
+    .setSubject(s.room)
     .setIssuer('maproom')
     .setAudience('maproom-clone-grant')
     .setIssuedAt(Math.floor(Date.now() / 1000) - 2 * 86400)
@@ -105,24 +91,28 @@ test('a missing, altered or expired grant, or one for another room, is 403 and s
     .sign(new TextEncoder().encode(secret));
   assertError(await clone(target, { ...manifest, grant: expired }), 403, 'invalid_grant');
   // A session token is not a grant.
-  assertError(await clone(target, { ...manifest, grant: users.owner.token }), 403, 'invalid_grant');
-  assert.deepEqual(await roomHistory(t.app, target, users.owner.token), []);
+  assertError(await clone(target, { ...manifest, grant: s.users.owner.token }), 403, 'invalid_grant');
+  assert.deepEqual(await roomHistory(s.t.app, target, s.users.owner.token), []);
 });
 
 test('a grant does not cover a new room that took the id of a deleted one', async () => {
-  const source = await createRoom(t.app, users.owner);
+  const source = await createRoom(s.t.app, s.users.owner);
   const manifest = assertOk(
-    await call(t.app, 'GET', `/api/rooms/${source}/export-manifest`, { auth: users.owner.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${source}/export-manifest`, { auth: s.users.owner.token }),
   );
-  assertOk(await call(t.app, 'DELETE', `/api/rooms/${source}`, { auth: users.owner.token }));
-  await createRoom(t.app, users.owner, source);
-  const target = await createRoom(t.app, users.owner);
+  assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${source}`, { auth: s.users.owner.token }));
+  await createRoom(s.t.app, s.users.owner, source);
+  const target = await createRoom(s.t.app, s.users.owner);
   assertError(await clone(target, manifest), 403, 'invalid_grant');
 });
 
 test('a clone job is polled by callers of its room only', async () => {
-  const target = await createRoom(t.app, users.owner);
-  const { jobId } = (await clone(target, await manifestOf(room))).json();
-  assertError(await call(t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: users.stranger.token }), 404, 'not_found');
-  await settledJob(t.app, jobId, users.owner.token);
+  const target = await createRoom(s.t.app, s.users.owner);
+  const { jobId } = (await clone(target, await manifestOf(s.room))).json();
+  assertError(
+    await call(s.t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: s.users.stranger.token }),
+    404,
+    'not_found',
+  );
+  await settledJob(s.t.app, jobId, s.users.owner.token);
 });

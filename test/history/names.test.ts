@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   addMember,
   assertOk,
@@ -10,11 +10,9 @@ import {
   issueToken,
   PASSWORD,
   roomHistory,
-  scaffold,
-  type TestApp,
+  scaffoldSuite,
   type TestUser,
   uniqueEmail,
-  type Users,
 } from '../helpers.js';
 import { createInlineLayer } from '../support/layers.js';
 import { HistoryRepository } from '../../src/modules/history/history.repository.js';
@@ -29,84 +27,80 @@ import { UsersRepository } from '../../src/modules/users/users.repository.js';
  * authors' names, for every member (docs/decisions.md, "Names in answers").
  */
 
-let t: TestApp;
-let users: Users;
 let ann: TestUser;
 
-before(async () => {
-  ({ t, users } = await scaffold({ rooms: [] }));
+const s = scaffoldSuite({ rooms: [] }, async () => {
   const { token, user } = assertOk(
-    await call(t.app, 'POST', '/api/auth/signup', {
+    await call(s.t.app, 'POST', '/api/auth/signup', {
       body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann Example' },
     }),
     201,
   );
-  await followVerificationLink(t.app, user.email);
+  await followVerificationLink(s.t.app, user.email);
   ann = { token, id: user.id, email: user.email };
 });
-after(() => t.close());
 
 async function freshRoom() {
-  const roomId = await createRoom(t.app, users.owner);
-  await addMember(t.app, users.owner, roomId, ann, 'editor');
-  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  const roomId = await createRoom(s.t.app, s.users.owner);
+  await addMember(s.t.app, s.users.owner, roomId, ann, 'editor');
+  await addMember(s.t.app, s.users.owner, roomId, s.users.viewer, 'viewer');
   return roomId;
 }
 
 /** [type, actor's name, object's name] of each entry, oldest first, as the viewer reads them. */
 const named = async (roomId: string) =>
-  (await roomHistory(t.app, roomId, users.viewer.token))
+  (await roomHistory(s.t.app, roomId, s.users.viewer.token))
     .reverse()
     .map((e: HistoryEvent) => [e.type, e.actor.name, e.objectName]);
 
 test('history names who did it and what it was called, deletions as the object was', async () => {
   const roomId = await freshRoom();
   const as = (auth: string, method: string, url: string, body?: unknown) =>
-    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
+    call(s.t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
   const { marker } = assertOk(
     await as(ann.token, 'POST', '/markers', { latitude: 1, longitude: 2, title: 'Well' }),
     201,
   );
   const { marker: untitled } = assertOk(await as(ann.token, 'POST', '/markers', { latitude: 1, longitude: 2 }), 201);
   const { drawing } = assertOk(
-    await as(users.owner.token, 'POST', '/drawings', {
+    await as(s.users.owner.token, 'POST', '/drawings', {
       geometry: { type: 'Point', coordinates: [1, 2] },
       label: 'Pin',
     }),
     201,
   );
-  assertOk(await as(users.owner.token, 'DELETE', `/drawings/${drawing.id}`));
-  await createInlineLayer(t.app, roomId, ann.token, { name: 'Rivers' });
+  assertOk(await as(s.users.owner.token, 'DELETE', `/drawings/${drawing.id}`));
+  await createInlineLayer(s.t.app, roomId, ann.token, { name: 'Rivers' });
   const long = 'x'.repeat(100);
   assertOk(
-    await as(users.viewer.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: long }),
+    await as(s.users.viewer.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: long }),
     201,
   );
-  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['write']);
+  const { token, id: tokenId } = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
   assertOk(await as(token, 'PATCH', `/markers/${untitled.id}`, { title: 'Named by a script' }));
-  assertOk(await as(users.owner.token, 'PATCH', `/members/${ann.id}`, { role: 'viewer' }));
+  assertOk(await as(s.users.owner.token, 'PATCH', `/members/${ann.id}`, { role: 'viewer' }));
 
   assert.deepEqual(await named(roomId), [
     ['marker.created', 'Ann Example', 'Well'],
     ['marker.created', 'Ann Example', null],
-    ['drawing.created', users.owner.email, 'Pin'],
-    ['drawing.deleted', users.owner.email, 'Pin'],
+    ['drawing.created', s.users.owner.email, 'Pin'],
+    ['drawing.deleted', s.users.owner.email, 'Pin'],
     ['layer.created', 'Ann Example', 'Rivers'],
-    ['comment.created', users.viewer.email, 'x'.repeat(80)],
+    ['comment.created', s.users.viewer.email, 'x'.repeat(80)],
     ['marker.updated', 'token write', 'Named by a script'],
-    ['member.updated', users.owner.email, 'Ann Example'],
+    ['member.updated', s.users.owner.email, 'Ann Example'],
   ]);
 
   // A revoked token's entries keep its id; its name went with it.
-  assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${tokenId}`, { auth: users.owner.token }));
-  const [, scripted] = (await roomHistory(t.app, roomId, users.viewer.token)) as HistoryEvent[];
+  assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/api-tokens/${tokenId}`, { auth: s.users.owner.token }));
+  const [, scripted] = (await roomHistory(s.t.app, roomId, s.users.viewer.token)) as HistoryEvent[];
   assert.deepEqual(scripted?.actor, { kind: 'token', id: tokenId });
 });
 
 test('deletions are named as each object was just before, read in one go for the page (no query per deletion)', async () => {
   const roomId = await freshRoom();
   const as = (method: string, url: string, body?: unknown) =>
-    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth: users.owner.token, body });
+    call(s.t.app, method, `/api/rooms/${roomId}${url}`, { auth: s.users.owner.token, body });
   const titles = ['One', 'Two', 'Three', 'Four'];
   const ids: string[] = [];
   for (const title of titles)
@@ -114,7 +108,7 @@ test('deletions are named as each object was just before, read in one go for the
   assertOk(await as('PATCH', `/markers/${ids[1]}`, { title: 'Two renamed' }));
   for (const id of ids) assertOk(await as('DELETE', `/markers/${id}`));
   // Deleted, restored, renamed, deleted again: each deletion is named as the marker was before it.
-  const [firstDeletion] = (await roomHistory(t.app, roomId, users.owner.token)).filter(
+  const [firstDeletion] = (await roomHistory(s.t.app, roomId, s.users.owner.token)).filter(
     (e: HistoryEvent) => e.objectId === ids[0] && e.type === 'marker.deleted',
   );
   assertOk(await as('POST', `/history/${firstDeletion.id}/restore`));
@@ -136,10 +130,10 @@ test('deletions are named as each object was just before, read in one go for the
       .filter((e) => e.type.endsWith('.deleted'))
       .reverse()
       .map((e) => [e.type, e.objectName]);
-  assert.deepEqual(deletedNames(await roomHistory(t.app, roomId, users.owner.token)), deletions);
+  assert.deepEqual(deletedNames(await roomHistory(s.t.app, roomId, s.users.owner.token)), deletions);
 
   // The same page read by the service with its repository's reads counted.
-  const db = t.database.db;
+  const db = s.t.database.db;
   const repository = new HistoryRepository(db);
   let reads = 0;
   const counted = new Proxy(repository, {
@@ -163,16 +157,16 @@ test('deletions are named as each object was just before, read in one go for the
 test('comments and replies name their authors, for every member', async () => {
   const roomId = await freshRoom();
   const { comment } = assertOk(
-    await call(t.app, 'POST', `/api/rooms/${roomId}/comments`, {
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/comments`, {
       auth: ann.token,
       body: { objectId: 'marker-x', objectType: 'marker', body: 'Look here' },
     }),
     201,
   );
   assert.deepEqual(comment.author, { kind: 'user', id: ann.id, name: 'Ann Example' });
-  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read', 'write']);
+  const { token, id: tokenId } = await issueToken(s.t.app, s.users.owner, roomId, ['read', 'write']);
   const { reply } = assertOk(
-    await call(t.app, 'POST', `/api/rooms/${roomId}/comments/${comment.id}/replies`, {
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/comments/${comment.id}/replies`, {
       auth: token,
       body: { body: 'Seen by the script' },
     }),
@@ -180,15 +174,15 @@ test('comments and replies name their authors, for every member', async () => {
   );
   assert.deepEqual(reply.author, { kind: 'token', id: tokenId, name: 'token read+write' });
   const resolved = assertOk(
-    await call(t.app, 'PATCH', `/api/rooms/${roomId}/comments/${comment.id}`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/comments/${comment.id}`, {
+      auth: s.users.owner.token,
       body: { resolved: true },
     }),
   ).comment;
   assert.equal(resolved.replies[0].author.name, 'token read+write');
 
   const [listed] = assertOk(
-    await call(t.app, 'GET', `/api/rooms/${roomId}/comments`, { auth: users.viewer.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${roomId}/comments`, { auth: s.users.viewer.token }),
   ).comments;
   assert.equal(listed.author.name, 'Ann Example');
   assert.deepEqual(
@@ -198,20 +192,20 @@ test('comments and replies name their authors, for every member', async () => {
 });
 
 test("a public room's anonymous readers and tokens never see members' e-mails (names only)", async () => {
-  const roomId = await createRoom(t.app, users.owner, undefined, { isPublic: true });
-  await addMember(t.app, users.owner, roomId, users.editor, 'editor');
-  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  const roomId = await createRoom(s.t.app, s.users.owner, undefined, { isPublic: true });
+  await addMember(s.t.app, s.users.owner, roomId, s.users.editor, 'editor');
+  await addMember(s.t.app, s.users.owner, roomId, s.users.viewer, 'viewer');
   const as = (auth: string | undefined, method: string, url: string, body?: unknown) =>
-    call(t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
-  const { marker } = assertOk(await as(users.editor.token, 'POST', '/markers', { latitude: 1, longitude: 2 }), 201);
+    call(s.t.app, method, `/api/rooms/${roomId}${url}`, { auth, body });
+  const { marker } = assertOk(await as(s.users.editor.token, 'POST', '/markers', { latitude: 1, longitude: 2 }), 201);
   const { comment } = assertOk(
-    await as(users.editor.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: 'Hi' }),
+    await as(s.users.editor.token, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body: 'Hi' }),
     201,
   );
-  assertOk(await as(users.viewer.token, 'POST', `/comments/${comment.id}/replies`, { body: 'Yes' }), 201);
-  assertOk(await as(users.owner.token, 'PATCH', `/members/${users.viewer.id}`, { role: 'editor' }));
-  const { token } = await issueToken(t.app, users.owner, roomId, ['read']);
-  const emails = [users.owner.email, users.editor.email, users.viewer.email];
+  assertOk(await as(s.users.viewer.token, 'POST', `/comments/${comment.id}/replies`, { body: 'Yes' }), 201);
+  assertOk(await as(s.users.owner.token, 'PATCH', `/members/${s.users.viewer.id}`, { role: 'editor' }));
+  const { token } = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
+  const emails = [s.users.owner.email, s.users.editor.email, s.users.viewer.email];
   for (const auth of [undefined, token]) {
     for (const url of ['/history?limit=500', '/comments']) {
       const res = await as(auth, 'GET', url);
@@ -221,9 +215,9 @@ test("a public room's anonymous readers and tokens never see members' e-mails (n
     }
   }
   // A comment's answer and live change (what history stores) carry no e-mail either.
-  assert.deepEqual(comment.author, { kind: 'user', id: users.editor.id });
+  assert.deepEqual(comment.author, { kind: 'user', id: s.users.editor.id });
   // Members still see them.
-  const [roleChange] = await roomHistory(t.app, roomId, users.viewer.token);
-  assert.equal(roleChange?.objectName, users.viewer.email);
-  assert.equal(roleChange?.actor.name, users.owner.email);
+  const [roleChange] = await roomHistory(s.t.app, roomId, s.users.viewer.token);
+  assert.equal(roleChange?.objectName, s.users.viewer.email);
+  assert.equal(roleChange?.actor.name, s.users.owner.email);
 });

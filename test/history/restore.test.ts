@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   assertError,
   assertOk,
@@ -10,9 +10,7 @@ import {
   issueToken,
   postMultipart,
   roomHistory,
-  scaffold,
-  type TestApp,
-  type Users,
+  scaffoldSuite,
 } from '../helpers.js';
 import { jpeg } from '../support/access-matrix-world.js';
 import { createInlineLayer } from '../support/layers.js';
@@ -23,25 +21,18 @@ import { createInlineLayer } from '../support/layers.js';
  * write path (docs/decisions.md, "Restore and snapshot").
  */
 
-let t: TestApp;
-let users: Users;
-let room: string;
+const s = scaffoldSuite();
 
-before(async () => {
-  ({ t, users, room } = await scaffold());
-});
-after(() => t.close());
-
-const base = () => `/api/rooms/${room}`;
+const base = () => `/api/rooms/${s.room}`;
 const as = (auth: string, method: string, url: string, body?: unknown) =>
-  call(t.app, method, `${base()}${url}`, { auth, body });
-const owner = (method: string, url: string, body?: unknown) => as(users.owner.token, method, url, body);
-const restore = (entryId: string, body?: unknown, auth = users.owner.token) =>
-  call(t.app, 'POST', `${base()}/history/${entryId}/restore`, { auth, body });
+  call(s.t.app, method, `${base()}${url}`, { auth, body });
+const owner = (method: string, url: string, body?: unknown) => as(s.users.owner.token, method, url, body);
+const restore = (entryId: string, body?: unknown, auth = s.users.owner.token) =>
+  call(s.t.app, 'POST', `${base()}/history/${entryId}/restore`, { auth, body });
 
 /** The newest entry of an object (of a type, when given). */
 async function entryOf(objectId: string, type?: string): Promise<HistoryEvent> {
-  const entry = (await roomHistory(t.app, room, users.owner.token)).find(
+  const entry = (await roomHistory(s.t.app, s.room, s.users.owner.token)).find(
     (e) => e.objectId === objectId && (type === undefined || e.type === type),
   );
   assert.ok(entry, `an entry of ${objectId} ${type ?? ''}`);
@@ -75,7 +66,7 @@ test('a deleted marker comes back as it was before the delete, with its id; the 
 test('restoring an earlier state says which later change it overwrote; ifLatestVersion refuses instead', async () => {
   const { marker } = assertOk(await owner('POST', '/markers', { latitude: 1, longitude: 2, title: 'First' }), 201);
   const created = await entryOf(marker.id, 'marker.created');
-  assertOk(await as(users.editor.token, 'PATCH', `/markers/${marker.id}`, { title: 'Edited by the editor' }));
+  assertOk(await as(s.users.editor.token, 'PATCH', `/markers/${marker.id}`, { title: 'Edited by the editor' }));
   const edit = await entryOf(marker.id, 'marker.updated');
 
   // An undo that must not overwrite someone else's later edit: refused, nothing changes.
@@ -87,7 +78,7 @@ test('restoring an earlier state says which later change it overwrote; ifLatestV
   const answer = assertOk(await restore(created.id, { ifLatestVersion: edit.version }));
   assert.equal(answer.object.title, 'First');
   assert.equal(answer.overwrote.id, edit.id);
-  assert.deepEqual(answer.overwrote.actor, { kind: 'user', id: users.editor.id });
+  assert.deepEqual(answer.overwrote.actor, { kind: 'user', id: s.users.editor.id });
   assert.equal(answer.overwrote.laterEntries, 1);
   const newest = await entryOf(marker.id);
   assert.equal(newest.type, 'marker.updated');
@@ -99,10 +90,10 @@ test('a photo that left storage with the delete does not come back, and the rest
   const image = await jpeg();
   const upload = assertOk(
     await postMultipart(
-      t.app,
+      s.t.app,
       `${base()}/markers/upload-image`,
       { image: { data: image, filename: 'a.jpg', type: 'image/jpeg' } },
-      users.owner.token,
+      s.users.owner.token,
     ),
   );
   const { marker } = assertOk(
@@ -144,7 +135,7 @@ test('drawings, comments with their replies, and replies come back', async () =>
     201,
   );
   const { reply } = assertOk(
-    await as(users.viewer.token, 'POST', `/comments/${comment.id}/replies`, { body: 'Seen' }),
+    await as(s.users.viewer.token, 'POST', `/comments/${comment.id}/replies`, { body: 'Seen' }),
     201,
   );
   // The reply is kept by the comment's own entry only when it was there: resolve first.
@@ -190,7 +181,7 @@ test('a deleted slide comes back at the end of the deck, without objects gone si
 });
 
 test("a layer's metadata comes back; a deleted layer cannot (its features left with it)", async () => {
-  const layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'Parcels' });
+  const layer = await createInlineLayer(s.t.app, s.room, s.users.owner.token, { name: 'Parcels' });
   const created = await entryOf(layer.id, 'layer.created');
   assertOk(await owner('PATCH', `/layers/${layer.id}`, { name: 'Renamed', style: { color: 'ff0000' } }));
   const answer = assertOk(await restore(created.id));
@@ -198,30 +189,30 @@ test("a layer's metadata comes back; a deleted layer cannot (its features left w
   assert.equal(answer.object.style.color, layer.style.color);
   assert.equal(answer.object.featureCount, layer.featureCount);
 
-  assertOk(await call(t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: users.owner.token }));
+  assertOk(await call(s.t.app, 'DELETE', `/api/layers/${layer.id}`, { auth: s.users.owner.token }));
   const refused = assertError(await restore(created.id), 409, 'not_restorable');
   assert.match(refused.message, /upload/);
   assertError(await restore((await entryOf(layer.id, 'layer.deleted')).id), 409, 'not_restorable');
 });
 
 test('entries that are not of one object, unknown entries and bad bodies are refused', async () => {
-  assertOk(await call(t.app, 'PATCH', `${base()}`, { auth: users.owner.token, body: { name: 'Renamed room' } }));
-  const settings = await entryOf(room, 'room.updated');
+  assertOk(await call(s.t.app, 'PATCH', `${base()}`, { auth: s.users.owner.token, body: { name: 'Renamed room' } }));
+  const settings = await entryOf(s.room, 'room.updated');
   assertError(await restore(settings.id), 409, 'not_restorable');
   assertError(await restore('event-doesnotexist'), 404, 'not_found');
   assertValidation(await restore(settings.id, { ifLatestVersion: 0 }), 'ifLatestVersion');
   assertValidation(await restore(settings.id, { unknown: 1 }), 'unknown');
 
   // Another room's entry is not found in this one.
-  const otherRoom = await createRoom(t.app, users.owner);
+  const otherRoom = await createRoom(s.t.app, s.users.owner);
   const { marker } = assertOk(
-    await call(t.app, 'POST', `/api/rooms/${otherRoom}/markers`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'POST', `/api/rooms/${otherRoom}/markers`, {
+      auth: s.users.owner.token,
       body: { latitude: 1, longitude: 1 },
     }),
     201,
   );
-  const [otherEntry] = await roomHistory(t.app, otherRoom, users.owner.token);
+  const [otherEntry] = await roomHistory(s.t.app, otherRoom, s.users.owner.token);
   assert.equal(otherEntry?.objectId, marker.id);
   assertError(await restore(otherEntry.id), 404, 'not_found');
 });
@@ -230,10 +221,10 @@ test('restore needs write: a viewer is refused; a token with write restores; wri
   const { marker } = assertOk(await owner('POST', '/markers', { latitude: 5, longitude: 6, title: 'Secret' }), 201);
   assertOk(await owner('DELETE', `/markers/${marker.id}`));
   const deleted = await entryOf(marker.id, 'marker.deleted');
-  assertError(await restore(deleted.id, undefined, users.viewer.token), 403, 'forbidden');
-  assertError(await restore(deleted.id, undefined, users.stranger.token), 403, 'forbidden');
+  assertError(await restore(deleted.id, undefined, s.users.viewer.token), 403, 'forbidden');
+  assertError(await restore(deleted.id, undefined, s.users.stranger.token), 403, 'forbidden');
 
-  const { token } = await issueToken(t.app, users.owner, room, ['write']);
+  const { token } = await issueToken(s.t.app, s.users.owner, s.room, ['write']);
   const answer = assertOk(await restore(deleted.id, undefined, token));
   assert.deepEqual(answer.object, { id: marker.id }, 'a write-only token learns nothing it did not send');
   const newest = await entryOf(marker.id);
@@ -243,15 +234,15 @@ test('restore needs write: a viewer is refused; a token with write restores; wri
 
 test('a room token restores only the comments and replies it wrote, as it deletes only those', async () => {
   const { marker } = assertOk(await owner('POST', '/markers', { latitude: 7, longitude: 8 }), 201);
-  const { token } = await issueToken(t.app, users.owner, room, ['read', 'write']);
+  const { token } = await issueToken(s.t.app, s.users.owner, s.room, ['read', 'write']);
   const comment = async (auth: string, body: string) =>
     assertOk(await as(auth, 'POST', '/comments', { objectId: marker.id, objectType: 'marker', body }), 201).comment;
   const reply = async (auth: string, commentId: string, body: string) =>
     assertOk(await as(auth, 'POST', `/comments/${commentId}/replies`, { body }), 201).reply;
 
   // Another's comment and reply, deleted by the owner: the token may not bring them back.
-  const theirs = await comment(users.editor.token, 'By the editor');
-  const theirReply = await reply(users.editor.token, theirs.id, 'Reply by the editor');
+  const theirs = await comment(s.users.editor.token, 'By the editor');
+  const theirReply = await reply(s.users.editor.token, theirs.id, 'Reply by the editor');
   assertOk(await owner('DELETE', `/comments/${theirs.id}/replies/${theirReply.id}`));
   const refusedReply = assertError(
     await restore((await entryOf(theirReply.id, 'reply.deleted')).id, undefined, token),
@@ -262,7 +253,7 @@ test('a room token restores only the comments and replies it wrote, as it delete
   assertOk(await owner('DELETE', `/comments/${theirs.id}`));
   assertError(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, token), 403, 'forbidden');
   // Nor an earlier state of another's comment that is still there.
-  const standing = await comment(users.editor.token, 'Standing');
+  const standing = await comment(s.users.editor.token, 'Standing');
   assertError(await restore((await entryOf(standing.id, 'comment.created')).id, undefined, token), 403, 'forbidden');
   const listed = assertOk(await owner('GET', '/comments')).comments.map((c: { id: string }) => c.id);
   assert.ok(!listed.includes(theirs.id), 'the refused restore changed nothing');
@@ -277,14 +268,14 @@ test('a room token restores only the comments and replies it wrote, as it delete
   assert.equal(back.object.body, 'By the token');
 
   // A member with write restores another's.
-  assertOk(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, users.editor.token));
+  assertOk(await restore((await entryOf(theirs.id, 'comment.deleted')).id, undefined, s.users.editor.token));
 });
 
 test('a delete with ifLatestVersion (the undo of a create) is refused when someone changed the object since', async () => {
   // A marker created by the owner, then edited by the editor: the owner's undo of the create must not delete it.
   const { marker } = assertOk(await owner('POST', '/markers', { latitude: 3, longitude: 4, title: 'Mine' }), 201);
   const created = await entryOf(marker.id, 'marker.created');
-  assertOk(await as(users.editor.token, 'PATCH', `/markers/${marker.id}`, { title: 'Theirs now' }));
+  assertOk(await as(s.users.editor.token, 'PATCH', `/markers/${marker.id}`, { title: 'Theirs now' }));
   const edit = await entryOf(marker.id, 'marker.updated');
   const refused = assertError(
     await owner('DELETE', `/markers/${marker.id}?ifLatestVersion=${created.version}`),
@@ -302,7 +293,7 @@ test('a delete with ifLatestVersion (the undo of a create) is refused when someo
     201,
   );
   const drawn = await entryOf(drawing.id, 'drawing.created');
-  assertOk(await as(users.editor.token, 'PATCH', `/drawings/${drawing.id}`, { label: 'b' }));
+  assertOk(await as(s.users.editor.token, 'PATCH', `/drawings/${drawing.id}`, { label: 'b' }));
   assertError(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=${drawn.version}`), 409, 'changed_since');
   assertOk(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=${(await entryOf(drawing.id)).version}`));
 
@@ -312,7 +303,7 @@ test('a delete with ifLatestVersion (the undo of a create) is refused when someo
     201,
   );
   const said = await entryOf(comment.id, 'comment.created');
-  assertOk(await as(users.editor.token, 'PATCH', `/comments/${comment.id}`, { resolved: true }));
+  assertOk(await as(s.users.editor.token, 'PATCH', `/comments/${comment.id}`, { resolved: true }));
   assertError(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${said.version}`), 409, 'changed_since');
   assertOk(await owner('DELETE', `/comments/${comment.id}?ifLatestVersion=${(await entryOf(comment.id)).version}`));
 
@@ -322,7 +313,7 @@ test('a delete with ifLatestVersion (the undo of a create) is refused when someo
     201,
   );
   const askedAt = (await entryOf(asked.id, 'comment.created')).version;
-  assertOk(await as(users.editor.token, 'POST', `/comments/${asked.id}/replies`, { body: 'an answer' }), 201);
+  assertOk(await as(s.users.editor.token, 'POST', `/comments/${asked.id}/replies`, { body: 'an answer' }), 201);
   assertError(await owner('DELETE', `/comments/${asked.id}?ifLatestVersion=${askedAt}`), 409, 'changed_since');
   const kept = assertOk(await owner('GET', '/comments')).comments.find((c: { id: string }) => c.id === asked.id);
   assert.equal((kept as { replies: unknown[] }).replies.length, 1, 'the comment and its reply stay');
@@ -331,7 +322,7 @@ test('a delete with ifLatestVersion (the undo of a create) is refused when someo
   // someone else's comment 403, as without the parameter (a 409 would tell a version).
   assertError(await owner('DELETE', `/markers/${marker.id}?ifLatestVersion=1`), 404, 'not_found');
   assertError(await owner('DELETE', `/drawings/${drawing.id}?ifLatestVersion=1`), 404, 'not_found');
-  assert.equal((await as(users.viewer.token, 'DELETE', `/comments/${asked.id}?ifLatestVersion=1`)).statusCode, 403);
+  assert.equal((await as(s.users.viewer.token, 'DELETE', `/comments/${asked.id}?ifLatestVersion=1`)).statusCode, 403);
 
   // Without it, a delete is as before; a value that is no version is 400.
   const { marker: other } = assertOk(await owner('POST', '/markers', { latitude: 5, longitude: 6 }), 201);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   assertError,
   assertOk,
@@ -10,9 +10,7 @@ import {
   issueToken,
   postMultipart,
   roomHistory,
-  scaffold,
-  type TestApp,
-  type Users,
+  scaffoldSuite,
 } from '../helpers.js';
 import { waitForJob } from '../support/access-matrix-world.js';
 import { createInlineLayer } from '../support/layers.js';
@@ -22,23 +20,16 @@ import { createInlineLayer } from '../support/layers.js';
  * markers, drawings, layers and rasters as history kept them then (docs/decisions.md, "Snapshot").
  */
 
-let t: TestApp;
-let users: Users;
-let room: string;
-
-before(async () => {
-  ({ t, users, room } = await scaffold());
-});
-after(() => t.close());
+const s = scaffoldSuite();
 
 const owner = (method: string, url: string, body?: unknown) =>
-  call(t.app, method, `/api/rooms/${room}${url}`, { auth: users.owner.token, body });
-const snapshot = (at: unknown, auth = users.owner.token, roomId = room) =>
-  call(t.app, 'GET', `/api/rooms/${roomId}/history/snapshot?at=${at}`, { auth });
+  call(s.t.app, method, `/api/rooms/${s.room}${url}`, { auth: s.users.owner.token, body });
+const snapshot = (at: unknown, auth = s.users.owner.token, roomId = s.room) =>
+  call(s.t.app, 'GET', `/api/rooms/${roomId}/history/snapshot?at=${at}`, { auth });
 
 /** The time of the room's newest entry; then a moment passes, so later entries are later. */
 async function moment() {
-  const [newest] = await roomHistory(t.app, room, users.owner.token, 'limit=1');
+  const [newest] = await roomHistory(s.t.app, s.room, s.users.owner.token, 'limit=1');
   assert.ok(newest);
   await sleep(5);
   return { at: newest.at, version: newest.version };
@@ -68,7 +59,7 @@ test('each moment shows the objects as they were then; now shows what the lists 
   assertOk(await owner('PATCH', `/markers/${a.id}`, { title: 'A2' }));
   assertOk(await owner('DELETE', `/drawings/${drawing.id}`));
   assertOk(await owner('POST', '/markers', { latitude: 3, longitude: 4, title: 'B' }), 201);
-  const layer = await createInlineLayer(t.app, room, users.owner.token, { name: 'Parcels' });
+  const layer = await createInlineLayer(s.t.app, s.room, s.users.owner.token, { name: 'Parcels' });
   const second = await moment();
 
   assertOk(await owner('DELETE', `/markers/${a.id}`));
@@ -104,40 +95,43 @@ test('each moment shows the objects as they were then; now shows what the lists 
 });
 
 test('a clear empties the room from its moment on; the moment before still shows the objects', async () => {
-  const roomId = await createRoom(t.app, users.owner);
+  const roomId = await createRoom(s.t.app, s.users.owner);
   const post = (url: string, body: unknown) =>
-    call(t.app, 'POST', `/api/rooms/${roomId}${url}`, { auth: users.owner.token, body });
+    call(s.t.app, 'POST', `/api/rooms/${roomId}${url}`, { auth: s.users.owner.token, body });
   assertOk(await post('/markers', { latitude: 1, longitude: 1, title: 'Before the clear' }), 201);
-  const [beforeClear] = await roomHistory(t.app, roomId, users.owner.token, 'limit=1');
+  const [beforeClear] = await roomHistory(s.t.app, roomId, s.users.owner.token, 'limit=1');
   await sleep(5);
   assertOk(await post('/clear', undefined));
   assertOk(await post('/markers', { latitude: 2, longitude: 2, title: 'After the clear' }), 201);
 
-  assert.deepEqual(titles(assertOk(await snapshot(beforeClear!.at, users.owner.token, roomId)).markers), [
+  assert.deepEqual(titles(assertOk(await snapshot(beforeClear!.at, s.users.owner.token, roomId)).markers), [
     'Before the clear',
   ]);
-  assert.deepEqual(titles(assertOk(await snapshot(Date.now() + 1000, users.owner.token, roomId)).markers), [
+  assert.deepEqual(titles(assertOk(await snapshot(Date.now() + 1000, s.users.owner.token, roomId)).markers), [
     'After the clear',
   ]);
 });
 
 test('`at` is required, an integer of epoch milliseconds; reading needs read', async () => {
-  assertValidation(await call(t.app, 'GET', `/api/rooms/${room}/history/snapshot`, { auth: users.owner.token }), 'at');
+  assertValidation(
+    await call(s.t.app, 'GET', `/api/rooms/${s.room}/history/snapshot`, { auth: s.users.owner.token }),
+    'at',
+  );
   assertValidation(await snapshot(-1), 'at');
   assertValidation(await snapshot('yesterday'), 'at');
   assertValidation(await snapshot(1.5), 'at');
   assertValidation(await snapshot(9e15), 'at');
 
-  assertOk(await snapshot(Date.now(), users.viewer.token));
-  assertError(await snapshot(Date.now(), users.stranger.token), 403, 'forbidden');
-  const { token: writeOnly } = await issueToken(t.app, users.owner, room, ['write']);
+  assertOk(await snapshot(Date.now(), s.users.viewer.token));
+  assertError(await snapshot(Date.now(), s.users.stranger.token), 403, 'forbidden');
+  const { token: writeOnly } = await issueToken(s.t.app, s.users.owner, s.room, ['write']);
   assertError(await snapshot(Date.now(), writeOnly), 403, 'forbidden', "API token lacks 'read' permission");
-  const { token: reader } = await issueToken(t.app, users.owner, room, ['read']);
+  const { token: reader } = await issueToken(s.t.app, s.users.owner, s.room, ['read']);
   assertOk(await snapshot(Date.now(), reader));
 });
 
 test('imported markers show while unchanged since; one changed since makes the moment incomplete', async () => {
-  const roomId = await createRoom(t.app, users.owner);
+  const roomId = await createRoom(s.t.app, s.users.owner);
   const collection = JSON.stringify({
     type: 'FeatureCollection',
     features: [
@@ -146,18 +140,18 @@ test('imported markers show while unchanged since; one changed since makes the m
   });
   const { jobId } = assertOk(
     await postMultipart(
-      t.app,
+      s.t.app,
       `/api/rooms/${roomId}/bulk-import`,
       { file: { data: collection, filename: 'points.geojson' } },
-      users.owner.token,
+      s.users.owner.token,
     ),
   );
-  await waitForJob(t, jobId, users.owner.token);
-  const [imported] = await roomHistory(t.app, roomId, users.owner.token, 'limit=1');
+  await waitForJob(s.t, jobId, s.users.owner.token);
+  const [imported] = await roomHistory(s.t.app, roomId, s.users.owner.token, 'limit=1');
   assert.equal(imported?.type, 'room.imported');
   await sleep(5);
 
-  const afterImport = assertOk(await snapshot(Date.now(), users.owner.token, roomId));
+  const afterImport = assertOk(await snapshot(Date.now(), s.users.owner.token, roomId));
   assert.equal(afterImport.complete, true);
   assert.deepEqual(titles(afterImport.markers), ['Zurich']);
   const moment = Date.now();
@@ -165,13 +159,13 @@ test('imported markers show while unchanged since; one changed since makes the m
 
   const [marker] = afterImport.markers;
   assertOk(
-    await call(t.app, 'PATCH', `/api/rooms/${roomId}/markers/${marker.id}`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/markers/${marker.id}`, {
+      auth: s.users.owner.token,
       body: { title: 'Zürich' },
     }),
   );
-  const before = assertOk(await snapshot(moment, users.owner.token, roomId));
+  const before = assertOk(await snapshot(moment, s.users.owner.token, roomId));
   assert.equal(before.complete, false, 'the imported marker changed since: its state then is not in history');
   assert.deepEqual(before.markers, []);
-  assert.deepEqual(titles(assertOk(await snapshot(Date.now(), users.owner.token, roomId)).markers), ['Zürich']);
+  assert.deepEqual(titles(assertOk(await snapshot(Date.now(), s.users.owner.token, roomId)).markers), ['Zürich']);
 });

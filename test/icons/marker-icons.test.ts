@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import {
   assertError,
@@ -9,9 +9,8 @@ import {
   issueToken,
   postMultipart,
   scaffold,
-  type TestApp,
+  scaffoldSuite,
   TOKEN_ERRORS,
-  type Users,
 } from '../helpers.js';
 
 const ICON_ID = /^icon-api-[A-Za-z0-9_-]{16}$/;
@@ -45,37 +44,31 @@ const HOSTILE = `<?xml version="1.0" encoding="UTF-8"?>
   <animate attributeName="href" values="javascript:alert('animate')"/>
 </svg>`;
 
-let t: TestApp;
-let users: Users;
-let room: string;
-let otherRoom: string;
-let publicRoom: string;
 let png: Buffer;
 
-const register = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
-  postMultipart(t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth);
-
-const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.svg', type: 'image/svg+xml' });
-
-before(async () => {
-  ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'] }));
+const s = scaffoldSuite({ rooms: ['room', 'otherRoom', 'publicRoom'] }, async () => {
   png = await sharp({
     create: { width: 32, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } },
   })
     .png()
     .toBuffer();
 });
-after(() => t.close());
+const register = (roomId: string, parts: Parameters<typeof postMultipart>[2], auth?: string) =>
+  postMultipart(s.t.app, `/api/rooms/${roomId}/marker-icons`, parts, auth);
+
+const svgPart = (text: string) => ({ data: Buffer.from(text), filename: 'icon.svg', type: 'image/svg+xml' });
 
 describe('POST /api/rooms/:roomId/marker-icons', () => {
   test('a hostile SVG is stored sanitised: no script, handler, foreign object or external reference', async () => {
-    const res = await register(room, { icon: svgPart(HOSTILE), name: 'Pin', size: '32' }, users.editor.token);
+    const res = await register(s.room, { icon: svgPart(HOSTILE), name: 'Pin', size: '32' }, s.users.editor.token);
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual(Object.keys(res.json()), ['iconId']);
     const { iconId } = res.json();
     assert.match(iconId, ICON_ID);
 
-    const served = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`, { auth: users.viewer.token });
+    const served = await call(s.t.app, 'GET', `/api/rooms/${s.room}/marker-icons/${iconId}`, {
+      auth: s.users.viewer.token,
+    });
     assert.equal(served.statusCode, 200);
     assert.equal(served.headers['content-type'], 'image/svg+xml');
     assert.equal(served.headers['x-content-type-options'], 'nosniff');
@@ -113,13 +106,13 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
 
   test('a PNG is accepted and served as image/png', async () => {
     const res = await register(
-      room,
+      s.room,
       { icon: { data: png, filename: 'pin.png', type: 'image/png' }, name: 'Red', size: '8' },
-      users.owner.token,
+      s.users.owner.token,
     );
     assert.equal(res.statusCode, 201, res.body);
-    const served = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${res.json().iconId}`, {
-      auth: users.owner.token,
+    const served = await call(s.t.app, 'GET', `/api/rooms/${s.room}/marker-icons/${res.json().iconId}`, {
+      auth: s.users.owner.token,
     });
     assert.equal(served.statusCode, 200);
     assert.equal(served.headers['content-type'], 'image/png');
@@ -143,9 +136,9 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
     for (const data of cases) {
       assertValidation(
         await register(
-          room,
+          s.room,
           { icon: { data, filename: 'x', type: 'image/svg+xml' }, name: 'Bad', size: '24' },
-          users.owner.token,
+          s.users.owner.token,
         ),
         'icon',
       );
@@ -154,33 +147,40 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
 
   test('a file over 1 MB is 413 file_too_large', async () => {
     const padded = BENIGN.replace('</svg>', `<desc>${'a'.repeat(1024 * 1024)}</desc></svg>`);
-    const res = await register(room, { icon: svgPart(padded), name: 'Big', size: '24' }, users.owner.token);
+    const res = await register(s.room, { icon: svgPart(padded), name: 'Big', size: '24' }, s.users.owner.token);
     const body = assertError(res, 413, 'file_too_large');
     assert.deepEqual(body.details, { field: 'icon', maxBytes: 1024 * 1024 });
   });
 
   test('size must be an integer from 8 to 256 and name 1 to 100 characters', async () => {
     for (const size of ['7', '257', '12.5', 'abc', '', '-8']) {
-      assertValidation(await register(room, { icon: svgPart(BENIGN), name: 'Pin', size }, users.owner.token), 'size');
+      assertValidation(
+        await register(s.room, { icon: svgPart(BENIGN), name: 'Pin', size }, s.users.owner.token),
+        'size',
+      );
     }
-    assertValidation(await register(room, { icon: svgPart(BENIGN), name: 'Pin' }, users.owner.token), 'size');
+    assertValidation(await register(s.room, { icon: svgPart(BENIGN), name: 'Pin' }, s.users.owner.token), 'size');
     for (const name of ['', '   ', 'x'.repeat(101)]) {
-      assertValidation(await register(room, { icon: svgPart(BENIGN), name, size: '24' }, users.owner.token), 'name');
+      assertValidation(
+        await register(s.room, { icon: svgPart(BENIGN), name, size: '24' }, s.users.owner.token),
+        'name',
+      );
     }
-    assertValidation(await register(room, { icon: svgPart(BENIGN), size: '24' }, users.owner.token), 'name');
-    assertValidation(await register(room, { name: 'Pin', size: '24' }, users.owner.token), 'icon');
+    assertValidation(await register(s.room, { icon: svgPart(BENIGN), size: '24' }, s.users.owner.token), 'name');
+    assertValidation(await register(s.room, { name: 'Pin', size: '24' }, s.users.owner.token), 'icon');
     assertValidation(
-      await register(room, { icon: svgPart(BENIGN), name: 'Pin', size: '24', color: 'red' }, users.owner.token),
+      await register(s.room, { icon: svgPart(BENIGN), name: 'Pin', size: '24', color: 'red' }, s.users.owner.token),
       'color',
     );
     for (const size of ['8', '256']) {
       assert.equal(
-        (await register(room, { icon: svgPart(BENIGN), name: 'x'.repeat(100), size }, users.owner.token)).statusCode,
+        (await register(s.room, { icon: svgPart(BENIGN), name: 'x'.repeat(100), size }, s.users.owner.token))
+          .statusCode,
         201,
       );
     }
-    const json = await call(t.app, 'POST', `/api/rooms/${room}/marker-icons`, {
-      auth: users.owner.token,
+    const json = await call(s.t.app, 'POST', `/api/rooms/${s.room}/marker-icons`, {
+      auth: s.users.owner.token,
       body: { name: 'Pin', size: 24 },
     });
     assertError(json, 415, 'unsupported_media_type');
@@ -188,17 +188,18 @@ describe('POST /api/rooms/:roomId/marker-icons', () => {
 
   test('viewer session 403, read token 403, write token 201, anonymous 401', async () => {
     const parts = { icon: svgPart(BENIGN), name: 'Pin', size: '24' };
-    assertError(await register(room, parts, users.viewer.token), 403, 'forbidden');
-    const read = await issueToken(t.app, users.owner, room, ['read']);
-    assertError(await register(room, parts, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
-    const write = await issueToken(t.app, users.owner, room, ['write']);
-    const res = await register(room, parts, write.token);
+    assertError(await register(s.room, parts, s.users.viewer.token), 403, 'forbidden');
+    const read = await issueToken(s.t.app, s.users.owner, s.room, ['read']);
+    assertError(await register(s.room, parts, read.token), 403, 'forbidden', TOKEN_ERRORS.lacksWrite);
+    const write = await issueToken(s.t.app, s.users.owner, s.room, ['write']);
+    const res = await register(s.room, parts, write.token);
     assert.equal(res.statusCode, 201, res.body);
-    const listed = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token })).json()
-      .icons;
+    const listed = (
+      await call(s.t.app, 'GET', `/api/rooms/${s.room}/marker-icons`, { auth: s.users.owner.token })
+    ).json().icons;
     assert.equal(listed.find((i: { iconId: string }) => i.iconId === res.json().iconId).createdBy, write.id);
-    assertError(await register(otherRoom, parts, write.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await register(room, parts), 401, 'unauthorized');
+    assertError(await register(s.otherRoom, parts, write.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+    assertError(await register(s.room, parts), 401, 'unauthorized');
   });
 });
 
@@ -208,11 +209,11 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
   /** A room of its own, so that the list holds only this suite's icons. */
   let room: string;
   before(async () => {
-    room = await createRoom(t.app, users.owner);
-    iconId = (await register(room, { icon: svgPart(BENIGN), name: 'Circle', size: '48' }, users.owner.token)).json()
+    room = await createRoom(s.t.app, s.users.owner);
+    iconId = (await register(room, { icon: svgPart(BENIGN), name: 'Circle', size: '48' }, s.users.owner.token)).json()
       .iconId;
     foreignIconId = (
-      await register(otherRoom, { icon: svgPart(BENIGN), name: 'Other', size: '48' }, users.owner.token)
+      await register(s.otherRoom, { icon: svgPart(BENIGN), name: 'Other', size: '48' }, s.users.owner.token)
     ).json().iconId;
   });
 
@@ -222,10 +223,10 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
       await register(
         room,
         { icon: { data: png, filename: 'p.png', type: 'image/png' }, name: 'Dot', size: '16' },
-        users.owner.token,
+        s.users.owner.token,
       )
     ).json().iconId;
-    const res = await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token });
+    const res = await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: s.users.owner.token });
     assert.equal(res.statusCode, 200);
     const { icons } = res.json();
     assert.deepEqual(
@@ -234,7 +235,7 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
     );
     for (const icon of icons) {
       assert.deepEqual(Object.keys(icon).sort(), ['contentType', 'createdAt', 'createdBy', 'iconId', 'name', 'size']);
-      assert.equal(icon.createdBy, users.owner.id);
+      assert.equal(icon.createdBy, s.users.owner.id);
       assert.equal(typeof icon.createdAt, 'number');
     }
     assert.deepEqual(icons[0], { ...icons[0], name: 'Circle', size: 48, contentType: 'image/svg+xml' });
@@ -245,43 +246,46 @@ describe('GET /api/rooms/:roomId/marker-icons and /:iconId', () => {
 
   test("another room's icon and unknown ids are 404", async () => {
     assertError(
-      await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${foreignIconId}`, { auth: users.owner.token }),
+      await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons/${foreignIconId}`, { auth: s.users.owner.token }),
       404,
       'not_found',
     );
     assertError(
-      await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/icon-api-nothere`, { auth: users.owner.token }),
+      await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons/icon-api-nothere`, { auth: s.users.owner.token }),
       404,
       'not_found',
     );
     assert.equal(
-      (await call(t.app, 'GET', `/api/rooms/${otherRoom}/marker-icons/${foreignIconId}`, { auth: users.owner.token }))
-        .statusCode,
+      (
+        await call(s.t.app, 'GET', `/api/rooms/${s.otherRoom}/marker-icons/${foreignIconId}`, {
+          auth: s.users.owner.token,
+        })
+      ).statusCode,
       200,
     );
-    const ids = (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: users.owner.token }))
+    const ids = (await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: s.users.owner.token }))
       .json()
       .icons.map((i: { iconId: string }) => i.iconId);
     assert.ok(!ids.includes(foreignIconId));
   });
 
   test('read tokens may list and fetch; anonymous only on a public room', async () => {
-    const read = await issueToken(t.app, users.owner, room, ['read']);
-    assert.equal((await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: read.token })).statusCode, 200);
+    const read = await issueToken(s.t.app, s.users.owner, room, ['read']);
+    assert.equal((await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons`, { auth: read.token })).statusCode, 200);
     assert.equal(
-      (await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`, { auth: read.token })).statusCode,
+      (await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`, { auth: read.token })).statusCode,
       200,
     );
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons`), 401, 'unauthorized');
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${room}/marker-icons/${iconId}`), 401, 'unauthorized');
 
     const pubId = (
-      await register(publicRoom, { icon: svgPart(BENIGN), name: 'Pub', size: '24' }, users.owner.token)
+      await register(s.publicRoom, { icon: svgPart(BENIGN), name: 'Pub', size: '24' }, s.users.owner.token)
     ).json().iconId;
-    const list = await call(t.app, 'GET', `/api/rooms/${publicRoom}/marker-icons`);
+    const list = await call(s.t.app, 'GET', `/api/rooms/${s.publicRoom}/marker-icons`);
     assert.equal(list.statusCode, 200);
     assert.equal(list.json().icons[0].iconId, pubId);
-    const file = await call(t.app, 'GET', `/api/rooms/${publicRoom}/marker-icons/${pubId}`);
+    const file = await call(s.t.app, 'GET', `/api/rooms/${s.publicRoom}/marker-icons/${pubId}`);
     assert.equal(file.statusCode, 200);
     assert.ok(file.body.includes('<circle'));
   });

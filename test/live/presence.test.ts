@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import {
   addMember,
   assertError,
@@ -9,11 +9,9 @@ import {
   followVerificationLink,
   issueToken,
   PASSWORD,
-  scaffold,
-  type TestApp,
+  scaffoldSuite,
   type TestUser,
   uniqueEmail,
-  type Users,
 } from '../helpers.js';
 import { InProcessPresence } from '../../src/infra/presence.js';
 import { RoomPresence } from '../../src/modules/live/room-presence.js';
@@ -26,45 +24,40 @@ import { LiveClient, type LiveMessage } from '../support/live-client.js';
  * messages to the room's other sockets (docs/decisions.md, "Presence").
  */
 
-let t: TestApp;
-let users: Users;
-let wsBase: string;
 /** A member with a display name (the others have only their e-mail). */
 let ann: TestUser;
 const clients: LiveClient[] = [];
 
-before(async () => {
-  ({ t, users, wsBase } = await scaffold({ rooms: [], listen: true }));
-  const res = await call(t.app, 'POST', '/api/auth/signup', {
+const s = scaffoldSuite({ rooms: [], listen: true }, async () => {
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', {
     body: { email: uniqueEmail('ann'), password: PASSWORD, name: 'Ann' },
   });
   const { token, user } = assertOk(res, 201);
-  await followVerificationLink(t.app, user.email);
+  await followVerificationLink(s.t.app, user.email);
   ann = { token, id: user.id, email: user.email };
 });
 afterEach(() => {
   for (const client of clients.splice(0)) client.terminate();
 });
-after(() => t.close());
 
 async function freshRoom(body: object = {}) {
-  const roomId = await createRoom(t.app, users.owner, undefined, body);
-  await addMember(t.app, users.owner, roomId, ann, 'editor');
-  await addMember(t.app, users.owner, roomId, users.viewer, 'viewer');
+  const roomId = await createRoom(s.t.app, s.users.owner, undefined, body);
+  await addMember(s.t.app, s.users.owner, roomId, ann, 'editor');
+  await addMember(s.t.app, s.users.owner, roomId, s.users.viewer, 'viewer');
   return roomId;
 }
 
 /** A socket of the room that asked for presence news (or not), once it has been greeted. */
 async function open(roomId: string, token?: string, news = true): Promise<LiveClient> {
   const query = new URLSearchParams({ ...(token && { access_token: token }), ...(news && { presence: 'true' }) });
-  const client = new LiveClient(`${wsBase}/api/rooms/${roomId}/live?${query}`);
+  const client = new LiveClient(`${s.wsBase}/api/rooms/${roomId}/live?${query}`);
   clients.push(client);
   await client.at(0);
   return client;
 }
 
-const present = async (roomId: string, auth = users.owner.token) =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth })).present as {
+const present = async (roomId: string, auth = s.users.owner.token) =>
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth })).present as {
     kind: string;
     id: string;
     name: string;
@@ -90,86 +83,89 @@ const ofType = (client: LiveClient, type: string) => client.messages.filter((m: 
 
 test('presence lists who has the room open, by name, e-mail or token name, and tells joins and leaves', async () => {
   const roomId = await freshRoom();
-  const owner = await open(roomId, users.owner.token);
-  await waitForPresent(roomId, [users.owner.id]);
+  const owner = await open(roomId, s.users.owner.token);
+  await waitForPresent(roomId, [s.users.owner.id]);
   const annSocket = await open(roomId, ann.token);
   const joined = await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
   assert.deepEqual(Object.keys(joined).sort(), ['id', 'kind', 'name', 'since', 'type']);
   assert.equal(joined.name, 'Ann');
 
-  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read']);
+  const { token, id: tokenId } = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
   await open(roomId, token);
-  const list = await waitForPresent(roomId, [users.owner.id, ann.id, tokenId]);
+  const list = await waitForPresent(roomId, [s.users.owner.id, ann.id, tokenId]);
   assert.deepEqual(
     list.map((p) => [p.kind, p.id, p.name]).sort(),
     [
       ['token', tokenId, 'token read'],
       ['user', ann.id, 'Ann'],
-      ['user', users.owner.id, users.owner.email],
+      ['user', s.users.owner.id, s.users.owner.email],
     ].sort(),
   );
 
   annSocket.ws.close();
   const left = await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left');
   assert.deepEqual(left, { type: 'presence.left', kind: 'user', id: ann.id, name: 'Ann' });
-  await waitForPresent(roomId, [users.owner.id, tokenId]);
+  await waitForPresent(roomId, [s.users.owner.id, tokenId]);
 });
 
 test('room tokens learn no member\'s e-mail: a user without a name is "Member" to them, by e-mail to members', async () => {
   const roomId = await freshRoom();
-  const { token, id: tokenId } = await issueToken(t.app, users.owner, roomId, ['read']);
-  const owner = await open(roomId, users.owner.token);
+  const { token, id: tokenId } = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
+  const owner = await open(roomId, s.users.owner.token);
   const script = await open(roomId, token);
-  await waitForPresent(roomId, [users.owner.id, tokenId]);
-  const viewer = await open(roomId, users.viewer.token);
+  await waitForPresent(roomId, [s.users.owner.id, tokenId]);
+  const viewer = await open(roomId, s.users.viewer.token);
   // Joins: the token hears "Member", the owner (a member) the e-mail.
   const heardByToken = await script.waitUntil(
-    (m) => m.type === 'presence.joined' && m.id === users.viewer.id,
+    (m) => m.type === 'presence.joined' && m.id === s.users.viewer.id,
     'joined',
   );
   assert.equal(heardByToken.name, 'Member');
-  const heardByOwner = await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === users.viewer.id, 'joined');
-  assert.equal(heardByOwner.name, users.viewer.email);
+  const heardByOwner = await owner.waitUntil(
+    (m) => m.type === 'presence.joined' && m.id === s.users.viewer.id,
+    'joined',
+  );
+  assert.equal(heardByOwner.name, s.users.viewer.email);
   // The list: the same.
   const names = (list: { id: string; name: string }[]) => Object.fromEntries(list.map((p) => [p.id, p.name]));
-  await waitForPresent(roomId, [users.owner.id, tokenId, users.viewer.id]);
+  await waitForPresent(roomId, [s.users.owner.id, tokenId, s.users.viewer.id]);
   assert.deepEqual(names(await present(roomId, token)), {
-    [users.owner.id]: 'Member',
+    [s.users.owner.id]: 'Member',
     [tokenId]: 'token read',
-    [users.viewer.id]: 'Member',
+    [s.users.viewer.id]: 'Member',
   });
-  assert.deepEqual(names(await present(roomId, users.viewer.token)), {
-    [users.owner.id]: users.owner.email,
+  assert.deepEqual(names(await present(roomId, s.users.viewer.token)), {
+    [s.users.owner.id]: s.users.owner.email,
     [tokenId]: 'token read',
-    [users.viewer.id]: users.viewer.email,
+    [s.users.viewer.id]: s.users.viewer.email,
   });
   // Pointers and leaving: the same.
   viewer.send({ type: 'pointer', lng: 7, lat: 46 });
   const pointed = await script.waitUntil((m) => m.type === 'pointer', 'a pointer');
-  assert.deepEqual(pointed.from, { kind: 'user', id: users.viewer.id, name: 'Member' });
-  assert.equal((await owner.waitUntil((m) => m.type === 'pointer', 'a pointer')).from.name, users.viewer.email);
+  assert.deepEqual(pointed.from, { kind: 'user', id: s.users.viewer.id, name: 'Member' });
+  assert.equal((await owner.waitUntil((m) => m.type === 'pointer', 'a pointer')).from.name, s.users.viewer.email);
   viewer.ws.close();
   assert.equal((await script.waitUntil((m) => m.type === 'presence.left', 'left')).name, 'Member');
-  assert.equal((await owner.waitUntil((m) => m.type === 'presence.left', 'left')).name, users.viewer.email);
+  assert.equal((await owner.waitUntil((m) => m.type === 'presence.left', 'left')).name, s.users.viewer.email);
   assert.ok(!JSON.stringify(script.messages).includes('@'), 'no e-mail reached the token');
 });
 
 test('a second socket of the same person is listed once; they leave with their last socket', async () => {
   const roomId = await freshRoom();
-  const owner = await open(roomId, users.owner.token);
-  await waitForPresent(roomId, [users.owner.id]); // the owner's socket hears who joins after it
+  const owner = await open(roomId, s.users.owner.token);
+  await waitForPresent(roomId, [s.users.owner.id]); // the owner's socket hears who joins after it
   const first = await open(roomId, ann.token);
   await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
   const second = await open(roomId, ann.token);
-  const list = await waitForPresent(roomId, [users.owner.id, ann.id]);
+  const list = await waitForPresent(roomId, [s.users.owner.id, ann.id]);
   assert.equal(list.length, 2);
 
   first.ws.close();
   await first.closed;
   // A change sent after the close reaches the owner after any presence news about it.
   assertOk(
-    await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+      auth: s.users.owner.token,
       body: { latitude: 1, longitude: 1 },
     }),
     201,
@@ -178,7 +174,7 @@ test('a second socket of the same person is listed once; they leave with their l
   await owner.settled();
   assert.equal(ofType(owner, 'presence.joined').filter((m) => m.id === ann.id).length, 1, 'joined once');
   assert.equal(ofType(owner, 'presence.left').length, 0, 'still there with the second socket');
-  await waitForPresent(roomId, [users.owner.id, ann.id]);
+  await waitForPresent(roomId, [s.users.owner.id, ann.id]);
 
   second.ws.close();
   await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left with her last socket');
@@ -186,9 +182,9 @@ test('a second socket of the same person is listed once; they leave with their l
 
 test('pointer and view messages are relayed to the others, with who sent them; bad ones are ignored', async () => {
   const roomId = await freshRoom();
-  const owner = await open(roomId, users.owner.token);
-  const viewer = await open(roomId, users.viewer.token);
-  await waitForPresent(roomId, [users.owner.id, users.viewer.id]);
+  const owner = await open(roomId, s.users.owner.token);
+  const viewer = await open(roomId, s.users.viewer.token);
+  await waitForPresent(roomId, [s.users.owner.id, s.users.viewer.id]);
 
   // A viewer (read only) may point: pointers need read, not write.
   viewer.send({ type: 'pointer', lng: 7.44, lat: 46.95 });
@@ -197,7 +193,7 @@ test('pointer and view messages are relayed to the others, with who sent them; b
     type: 'pointer',
     lng: 7.44,
     lat: 46.95,
-    from: { kind: 'user', id: users.viewer.id, name: users.viewer.email },
+    from: { kind: 'user', id: s.users.viewer.id, name: s.users.viewer.email },
   });
   viewer.send('not json');
   viewer.send({ type: 'pointer', lng: 7, lat: 91 });
@@ -205,7 +201,7 @@ test('pointer and view messages are relayed to the others, with who sent them; b
   viewer.send({ type: 'marker.created', objectId: 'marker-x' });
   viewer.send({ type: 'view', lng: 7.5, lat: 47, zoom: 12, bearing: 30 });
   const view = await owner.waitUntil((m) => m.type === 'view', 'the view');
-  assert.deepEqual(view.from, { kind: 'user', id: users.viewer.id, name: users.viewer.email });
+  assert.deepEqual(view.from, { kind: 'user', id: s.users.viewer.id, name: s.users.viewer.email });
   assert.equal(view.zoom, 12);
   await owner.settled();
   assert.equal(ofType(owner, 'pointer').length, 1, 'the bad messages were not relayed');
@@ -316,15 +312,15 @@ test("the throttle is the person's or token's, not the socket's: more sockets do
 test('presence is among members and tokens: anonymous and non-member readers of a public room are not listed nor told', async () => {
   const roomId = await freshRoom({ isPublic: true });
   const anonymous = await open(roomId);
-  const stranger = await open(roomId, users.stranger.token);
-  const owner = await open(roomId, users.owner.token);
-  await waitForPresent(roomId, [users.owner.id]);
+  const stranger = await open(roomId, s.users.stranger.token);
+  const owner = await open(roomId, s.users.owner.token);
+  await waitForPresent(roomId, [s.users.owner.id]);
   owner.send({ type: 'pointer', lng: 1, lat: 1 });
   stranger.send({ type: 'pointer', lng: 2, lat: 2 });
   // A change after the pointers: each socket has had whatever it was going to get before it.
   assertOk(
-    await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+      auth: s.users.owner.token,
       body: { latitude: 1, longitude: 1 },
     }),
     201,
@@ -342,24 +338,24 @@ test('presence is among members and tokens: anonymous and non-member readers of 
   }
   assert.equal(ofType(owner, 'pointer').length, 0, "a non-member's pointer is not relayed");
 
-  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/presence`), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}/presence`), 401, 'unauthorized');
   assertError(
-    await call(t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth: users.stranger.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${roomId}/presence`, { auth: s.users.stranger.token }),
     403,
     'forbidden',
   );
   assert.deepEqual(
-    (await present(roomId, users.viewer.token)).map((p) => p.id),
-    [users.owner.id],
+    (await present(roomId, s.users.viewer.token)).map((p) => p.id),
+    [s.users.owner.id],
   );
 });
 
 test('a socket that did not ask for presence news is listed, gets none, and may still point', async () => {
   const roomId = await freshRoom();
-  const owner = await open(roomId, users.owner.token);
-  await waitForPresent(roomId, [users.owner.id]); // the owner's socket hears who joins after it
+  const owner = await open(roomId, s.users.owner.token);
+  await waitForPresent(roomId, [s.users.owner.id]); // the owner's socket hears who joins after it
   const quiet = await open(roomId, ann.token, false);
-  await waitForPresent(roomId, [users.owner.id, ann.id]);
+  await waitForPresent(roomId, [s.users.owner.id, ann.id]);
   await owner.waitUntil((m) => m.type === 'presence.joined' && m.id === ann.id, 'Ann joined');
   quiet.send({ type: 'pointer', lng: 3, lat: 4 });
   await owner.waitUntil((m) => m.type === 'pointer' && m.from.id === ann.id, "Ann's pointer");
@@ -375,11 +371,11 @@ test('a socket that did not ask for presence news is listed, gets none, and may 
 
 test('a member whose access ends leaves presence', async () => {
   const roomId = await freshRoom();
-  const owner = await open(roomId, users.owner.token);
+  const owner = await open(roomId, s.users.owner.token);
   const annSocket = await open(roomId, ann.token);
-  await waitForPresent(roomId, [users.owner.id, ann.id]);
-  assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/members/${ann.id}`, { auth: users.owner.token }));
+  await waitForPresent(roomId, [s.users.owner.id, ann.id]);
+  assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/members/${ann.id}`, { auth: s.users.owner.token }));
   await annSocket.closedWithin();
   await owner.waitUntil((m) => m.type === 'presence.left' && m.id === ann.id, 'Ann left when removed');
-  await waitForPresent(roomId, [users.owner.id]);
+  await waitForPresent(roomId, [s.users.owner.id]);
 });

@@ -4,7 +4,7 @@
  * Contract: docs/http-interface.md (Marker, Markers, Events, Errors) and docs/contract-decisions.md.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   assertError,
   assertOk,
@@ -12,33 +12,26 @@ import {
   call,
   createRoom,
   createRoomWithMembers,
-  scaffold,
-  type TestApp,
-  type Users,
+  scaffoldSuite,
 } from '../helpers.js';
 import { MARKER_ID, MARKER_KEYS, markerCalls, makePhotos, type Photos } from '../support/markers.js';
 
-let t: TestApp;
-let users: Users;
 let photos: Photos;
-const { uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, registerIcon, markerCount } =
-  markerCalls(() => ({ t, users, photos }));
-
-before(async () => {
+const s = scaffoldSuite({ rooms: [] }, async () => {
   photos = await makePhotos();
-  ({ t, users } = await scaffold({ rooms: [] }));
 });
-after(() => t?.close());
+const { uploadImage, createMarker, getMarker, patchMarker, deleteMarker, stored, history, registerIcon, markerCount } =
+  markerCalls(() => ({ ...s, photos }));
 
 describe('POST /api/rooms/:roomId/markers', () => {
   let room: string;
   before(async () => {
-    room = await createRoomWithMembers(t.app, users);
+    room = await createRoomWithMembers(s.t.app, s.users);
   });
 
   test('only latitude and longitude are required: 201 with the new marker, the rest null', async () => {
-    const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
-      auth: users.editor.token,
+    const res = await call(s.t.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: s.users.editor.token,
       body: { latitude: -33.5, longitude: 151.25 },
     });
     const body = assertOk(res, 201);
@@ -65,14 +58,14 @@ describe('POST /api/rooms/:roomId/markers', () => {
     ]) {
       assert.equal(marker[key], null, key);
     }
-    assert.equal(marker.createdBy, users.editor.id);
+    assert.equal(marker.createdBy, s.users.editor.id);
     assert.ok(Number.isInteger(marker.createdAt));
     assert.deepEqual(await stored(room, marker.id), marker);
   });
 
   test('every field is stored as sent and read back the same', async () => {
-    const iconId = await registerIcon(room, users.owner.token);
-    const upload = await uploadImage(t, room, users.owner.token);
+    const iconId = await registerIcon(room, s.users.owner.token);
+    const upload = await uploadImage(s.t, room, s.users.owner.token);
     const input = {
       latitude: 90,
       longitude: -180,
@@ -88,7 +81,7 @@ describe('POST /api/rooms/:roomId/markers', () => {
       embeddedMediaUrl: 'https://example.com/video?id=1',
       mediaSize: 'lg',
     };
-    const marker = await createMarker(room, users.owner.token, input);
+    const marker = await createMarker(room, s.users.owner.token, input);
     for (const [key, value] of Object.entries(input)) assert.deepEqual(marker[key], value, key);
     assert.deepEqual(marker.imageMeta, upload.exif);
     assert.deepEqual(await stored(room, marker.id), marker);
@@ -98,7 +91,7 @@ describe('POST /api/rooms/:roomId/markers', () => {
       { color: '#0a0B0c', markerIconSize: 8, mediaSize: 'sm', embeddedMediaUrl: 'http://example.org/a' },
       { color: '#0a0b0c0d', mediaSize: 'md', tags: [], eventDate: -1 },
     ])
-      await createMarker(room, users.owner.token, body);
+      await createMarker(room, s.users.owner.token, body);
   });
 
   test('missing latitude or longitude is 400 naming it, and nothing is created', async () => {
@@ -110,7 +103,7 @@ describe('POST /api/rooms/:roomId/markers', () => {
       [{}, 'latitude'],
     ] as const) {
       assertValidation(
-        await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.owner.token, body }),
+        await call(s.t.app, 'POST', `/api/rooms/${room}/markers`, { auth: s.users.owner.token, body }),
         field,
       );
     }
@@ -150,8 +143,8 @@ describe('POST /api/rooms/:roomId/markers', () => {
       ['embeddedMediaUrl', `https://example.com/${'a'.repeat(2048)}`],
     ];
     for (const [field, value] of cases) {
-      const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
-        auth: users.owner.token,
+      const res = await call(s.t.app, 'POST', `/api/rooms/${room}/markers`, {
+        auth: s.users.owner.token,
         body: { latitude: 10, longitude: 10, [field]: value },
       });
       assert.equal(res.statusCode, 400, `${field}=${JSON.stringify(value).slice(0, 40)}: ${res.body}`);
@@ -161,13 +154,13 @@ describe('POST /api/rooms/:roomId/markers', () => {
   });
 
   test('markerIconId must name an icon of this room', async () => {
-    const otherRoom = await createRoom(t.app, users.owner);
-    const foreignIcon = await registerIcon(otherRoom, users.owner.token);
+    const otherRoom = await createRoom(s.t.app, s.users.owner);
+    const foreignIcon = await registerIcon(otherRoom, s.users.owner.token);
     const before = await markerCount(room);
     for (const markerIconId of ['icon-api-doesnotexist0000', foreignIcon]) {
       assertValidation(
-        await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
-          auth: users.owner.token,
+        await call(s.t.app, 'POST', `/api/rooms/${room}/markers`, {
+          auth: s.users.owner.token,
           body: { latitude: 1, longitude: 1, markerIconId },
         }),
         'markerIconId',
@@ -179,8 +172,8 @@ describe('POST /api/rooms/:roomId/markers', () => {
   test('an unknown or read-only field is 400 unknown_field:<key>', async () => {
     const before = await markerCount(room);
     for (const key of ['foo', 'id', 'createdBy', 'createdAt', 'updatedAt', 'imageMeta']) {
-      const res = await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
-        auth: users.owner.token,
+      const res = await call(s.t.app, 'POST', `/api/rooms/${room}/markers`, {
+        auth: s.users.owner.token,
         body: { latitude: 1, longitude: 2, [key]: key === 'createdAt' || key === 'updatedAt' ? 5 : 'x' },
       });
       assertError(res, 400, `unknown_field:${key}`);
@@ -193,17 +186,17 @@ describe('GET markers, GET/PATCH/DELETE of a marker that is not there', () => {
   let room: string;
   let otherRoom: string;
   before(async () => {
-    room = await createRoomWithMembers(t.app, users);
-    otherRoom = await createRoom(t.app, users.owner);
+    room = await createRoomWithMembers(s.t.app, s.users);
+    otherRoom = await createRoom(s.t.app, s.users.owner);
   });
 
   test('the list is {count, markers} with every marker of the room and none of another', async () => {
-    const empty = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.viewer.token }));
+    const empty = assertOk(await call(s.t.app, 'GET', `/api/rooms/${room}/markers`, { auth: s.users.viewer.token }));
     assert.deepEqual(empty, { count: 0, markers: [] });
-    const a = await createMarker(room, users.owner.token, { title: 'A' });
-    const b = await createMarker(room, users.editor.token, { title: 'B', tags: ['x'] });
-    await createMarker(otherRoom, users.owner.token, { title: 'elsewhere' });
-    const body = assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.viewer.token }));
+    const a = await createMarker(room, s.users.owner.token, { title: 'A' });
+    const b = await createMarker(room, s.users.editor.token, { title: 'B', tags: ['x'] });
+    await createMarker(otherRoom, s.users.owner.token, { title: 'elsewhere' });
+    const body = assertOk(await call(s.t.app, 'GET', `/api/rooms/${room}/markers`, { auth: s.users.viewer.token }));
     assert.deepEqual(Object.keys(body).sort(), ['count', 'markers']);
     assert.equal(body.count, 2);
     assert.equal(body.markers.length, 2);
@@ -213,24 +206,24 @@ describe('GET markers, GET/PATCH/DELETE of a marker that is not there', () => {
   });
 
   test('read-one answers {success: true, marker} without the creator e-mail', async () => {
-    const created = await createMarker(room, users.editor.token, { title: 'One', description: 'desc' });
-    const body = assertOk(await getMarker(room, created.id, users.viewer.token));
+    const created = await createMarker(room, s.users.editor.token, { title: 'One', description: 'desc' });
+    const body = assertOk(await getMarker(room, created.id, s.users.viewer.token));
     assert.deepEqual(body, { success: true, marker: created });
-    assert.ok(!JSON.stringify(body).includes(users.editor.email));
+    assert.ok(!JSON.stringify(body).includes(s.users.editor.email));
   });
 
   test('a missing id, a deleted marker and a marker of another room are 404 not_found for GET, PATCH and DELETE', async () => {
-    const deleted = await createMarker(room, users.owner.token);
-    assert.deepEqual(assertOk(await deleteMarker(room, deleted.id, users.owner.token)), {
+    const deleted = await createMarker(room, s.users.owner.token);
+    assert.deepEqual(assertOk(await deleteMarker(room, deleted.id, s.users.owner.token)), {
       success: true,
       markerId: deleted.id,
     });
-    const foreign = await createMarker(otherRoom, users.owner.token, { title: 'foreign' });
+    const foreign = await createMarker(otherRoom, s.users.owner.token, { title: 'foreign' });
     const versionBefore = (await history(room))[0]!.version;
     for (const id of ['marker-doesnotexist', deleted.id, foreign.id]) {
-      assertError(await getMarker(room, id, users.owner.token), 404, 'not_found');
-      assertError(await patchMarker(room, id, { title: 'changed' }, users.owner.token), 404, 'not_found');
-      assertError(await deleteMarker(room, id, users.owner.token), 404, 'not_found');
+      assertError(await getMarker(room, id, s.users.owner.token), 404, 'not_found');
+      assertError(await patchMarker(room, id, { title: 'changed' }, s.users.owner.token), 404, 'not_found');
+      assertError(await deleteMarker(room, id, s.users.owner.token), 404, 'not_found');
     }
     // The other room's marker is untouched; no history was written for any of these.
     assert.deepEqual(await stored(otherRoom, foreign.id), foreign);

@@ -4,26 +4,12 @@
  * says, that it follows the room's changes, and who may read it.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  issueToken,
-  scaffold,
-  type TestApp,
-  TOKEN_ERRORS,
-  type Users,
-} from '../helpers.js';
+import { before, describe, test } from 'node:test';
+import { assertError, assertOk, call, createRoom, issueToken, scaffoldSuite, TOKEN_ERRORS } from '../helpers.js';
 import { markerCalls } from '../support/markers.js';
 
-let t: TestApp;
-let users: Users;
-let room: string;
-let otherRoom: string;
-let publicRoom: string;
-const { createMarker, patchMarker, deleteMarker, registerIcon } = markerCalls(() => ({ t, users }));
+const s = scaffoldSuite({ rooms: ['room', 'otherRoom', 'publicRoom'] });
+const { createMarker, patchMarker, deleteMarker, registerIcon } = markerCalls(() => s);
 
 const FEED_KEYS = ['count', 'ids', 'latitudes', 'longitudes', 'colors', 'palette', 'icons', 'iconIds', 'iconSizes'];
 
@@ -39,8 +25,8 @@ interface Feed {
   iconSizes: (number | null)[];
 }
 
-const feedOf = async (roomId: string, auth = users.owner.token): Promise<Feed> =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/markers/feed`, { auth }));
+const feedOf = async (roomId: string, auth = s.users.owner.token): Promise<Feed> =>
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/markers/feed`, { auth }));
 
 /** The feed read back as markers with the fields it carries, in its order. */
 function markersOf(feed: Feed) {
@@ -58,7 +44,9 @@ function markersOf(feed: Feed) {
 
 /** The same fields taken from the interface's list, `GET /markers`. */
 async function listed(roomId: string) {
-  const { markers } = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: users.owner.token }));
+  const { markers } = assertOk(
+    await call(s.t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: s.users.owner.token }),
+  );
   return (markers as Record<string, unknown>[]).map(
     ({ id, latitude, longitude, color, markerIconId, markerIconSize }) => ({
       id,
@@ -71,30 +59,25 @@ async function listed(roomId: string) {
   );
 }
 
-before(async () => {
-  ({ t, users, room, otherRoom, publicRoom } = await scaffold({ rooms: ['room', 'otherRoom', 'publicRoom'] }));
-});
-after(() => t?.close());
-
 describe('GET /api/rooms/:roomId/markers/feed', () => {
   let iconId: string;
   before(async () => {
-    iconId = await registerIcon(room, users.owner.token);
-    await createMarker(room, users.owner.token, { latitude: 46.948, longitude: 7.4474, color: '#e53e3e' });
-    await createMarker(room, users.editor.token, { latitude: -33.865143, longitude: 151.2099, color: '#3182ce' });
-    await createMarker(room, users.owner.token, {
+    iconId = await registerIcon(s.room, s.users.owner.token);
+    await createMarker(s.room, s.users.owner.token, { latitude: 46.948, longitude: 7.4474, color: '#e53e3e' });
+    await createMarker(s.room, s.users.editor.token, { latitude: -33.865143, longitude: 151.2099, color: '#3182ce' });
+    await createMarker(s.room, s.users.owner.token, {
       latitude: 0,
       longitude: -180,
       color: '#e53e3e',
       markerIconId: iconId,
       markerIconSize: 48,
     });
-    await createMarker(room, users.owner.token, { latitude: 90, longitude: 180 });
-    await createMarker(otherRoom, users.owner.token, { latitude: 1, longitude: 1, color: '#000000' });
+    await createMarker(s.room, s.users.owner.token, { latitude: 90, longitude: 180 });
+    await createMarker(s.otherRoom, s.users.owner.token, { latitude: 1, longitude: 1, color: '#000000' });
   });
 
   test('answers exactly its columns: ids, positions, colours and icons by index, sizes', async () => {
-    const feed = await feedOf(room);
+    const feed = await feedOf(s.room);
     assert.deepEqual(Object.keys(feed).sort(), [...FEED_KEYS].sort());
     assert.equal(feed.count, 4);
     assert.deepEqual(feed.palette, ['#e53e3e', '#3182ce'], 'each colour once, in the order first used');
@@ -107,13 +90,13 @@ describe('GET /api/rooms/:roomId/markers/feed', () => {
   });
 
   test("says what the interface's list says of each marker, in the same order, and nothing of another room", async () => {
-    assert.deepEqual(markersOf(await feedOf(room)), await listed(room));
-    assert.deepEqual(markersOf(await feedOf(otherRoom)), await listed(otherRoom));
-    assert.equal((await feedOf(otherRoom)).count, 1);
+    assert.deepEqual(markersOf(await feedOf(s.room)), await listed(s.room));
+    assert.deepEqual(markersOf(await feedOf(s.otherRoom)), await listed(s.otherRoom));
+    assert.equal((await feedOf(s.otherRoom)).count, 1);
   });
 
   test("follows the room's markers as they are created, moved, recoloured and deleted", async () => {
-    const roomId = await createRoom(t.app, users.owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     assert.deepEqual(await feedOf(roomId), {
       count: 0,
       ids: [],
@@ -125,58 +108,58 @@ describe('GET /api/rooms/:roomId/markers/feed', () => {
       iconIds: [],
       iconSizes: [],
     });
-    const a = await createMarker(roomId, users.owner.token, { latitude: 10, longitude: 20, color: '#111111' });
-    const b = await createMarker(roomId, users.owner.token, { latitude: 11, longitude: 21, color: '#222222' });
+    const a = await createMarker(roomId, s.users.owner.token, { latitude: 10, longitude: 20, color: '#111111' });
+    const b = await createMarker(roomId, s.users.owner.token, { latitude: 11, longitude: 21, color: '#222222' });
     assertOk(
-      await patchMarker(roomId, a.id, { latitude: 12.5, longitude: -20.25, color: '#222222' }, users.owner.token),
+      await patchMarker(roomId, a.id, { latitude: 12.5, longitude: -20.25, color: '#222222' }, s.users.owner.token),
     );
     let feed = await feedOf(roomId);
     assert.deepEqual(markersOf(feed), await listed(roomId));
     assert.deepEqual(feed.latitudes, [12.5, 11]);
     assert.deepEqual(feed.palette, ['#222222'], 'a colour no marker uses any more is not listed');
-    assertOk(await deleteMarker(roomId, b.id, users.owner.token));
+    assertOk(await deleteMarker(roomId, b.id, s.users.owner.token));
     feed = await feedOf(roomId);
     assert.deepEqual(feed.ids, [a.id]);
     assert.deepEqual(markersOf(feed), await listed(roomId));
-    assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: users.owner.token }));
+    assertOk(await call(s.t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: s.users.owner.token }));
     assert.equal((await feedOf(roomId)).count, 0);
   });
 
   test('members and read tokens read it; write-only, foreign and strangers do not', async () => {
-    const ids = (await feedOf(room)).ids;
+    const ids = (await feedOf(s.room)).ids;
     for (const auth of [
-      users.editor.token,
-      users.viewer.token,
-      (await issueToken(t.app, users.owner, room, ['read'])).token,
+      s.users.editor.token,
+      s.users.viewer.token,
+      (await issueToken(s.t.app, s.users.owner, s.room, ['read'])).token,
     ])
-      assert.deepEqual((await feedOf(room, auth)).ids, ids);
-    const writeOnly = await issueToken(t.app, users.owner, room, ['write']);
-    const feed = (auth?: string) => call(t.app, 'GET', `/api/rooms/${room}/markers/feed`, { auth });
+      assert.deepEqual((await feedOf(s.room, auth)).ids, ids);
+    const writeOnly = await issueToken(s.t.app, s.users.owner, s.room, ['write']);
+    const feed = (auth?: string) => call(s.t.app, 'GET', `/api/rooms/${s.room}/markers/feed`, { auth });
     assertError(await feed(writeOnly.token), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
-    const foreign = await issueToken(t.app, users.owner, otherRoom, ['read']);
+    const foreign = await issueToken(s.t.app, s.users.owner, s.otherRoom, ['read']);
     assertError(await feed(foreign.token), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
-    assertError(await feed(users.stranger.token), 403, 'forbidden');
+    assertError(await feed(s.users.stranger.token), 403, 'forbidden');
     assertError(await feed(), 401, 'unauthorized');
   });
 
   test("anyone reads a public room's feed; a public deck does not open the room's feed", async () => {
-    const m = await createMarker(publicRoom, users.owner.token, { latitude: 5, longitude: 6 });
-    const anonymous = assertOk(await call(t.app, 'GET', `/api/rooms/${publicRoom}/markers/feed`));
+    const m = await createMarker(s.publicRoom, s.users.owner.token, { latitude: 5, longitude: 6 });
+    const anonymous = assertOk(await call(s.t.app, 'GET', `/api/rooms/${s.publicRoom}/markers/feed`));
     assert.deepEqual(anonymous.ids, [m.id]);
-    const deckOnly = await createRoom(t.app, users.owner);
-    await createMarker(deckOnly, users.owner.token, { latitude: 5, longitude: 6 });
+    const deckOnly = await createRoom(s.t.app, s.users.owner);
+    await createMarker(deckOnly, s.users.owner.token, { latitude: 5, longitude: 6 });
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${deckOnly}/presentation/public`, {
-        auth: users.owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${deckOnly}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: true },
       }),
     );
-    assertError(await call(t.app, 'GET', `/api/rooms/${deckOnly}/markers/feed`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${deckOnly}/markers/feed`), 401, 'unauthorized');
   });
 
   test('a room that does not exist is 404', async () => {
     assertError(
-      await call(t.app, 'GET', '/api/rooms/nosuchroom/markers/feed', { auth: users.owner.token }),
+      await call(s.t.app, 'GET', '/api/rooms/nosuchroom/markers/feed', { auth: s.users.owner.token }),
       404,
       'not_found',
     );

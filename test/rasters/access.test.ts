@@ -6,7 +6,7 @@
  * "Layers and rasters", "Drawings, presentation, history, live changes"), docs/decisions.md.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import {
   assertError,
   assertOk,
@@ -14,38 +14,32 @@ import {
   createRoom,
   createRoomWithMembers,
   issueToken,
-  scaffold,
+  scaffoldSuite,
   TOKEN_ERRORS,
-  type TestApp,
-  type Users,
 } from '../helpers.js';
 import {
   makeUploadFixtures,
   mplColours,
   newRaster,
   patchDisplay,
-  tilePath,
   type RasterLayer,
+  tilePath,
 } from '../support/rasters.js';
 
-let t: TestApp;
-let users: Users;
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 let privateRoom: string;
 let publicRoom: string;
 let inPrivate: RasterLayer;
 let inPublic: RasterLayer;
 
-before(async () => {
+const s = scaffoldSuite({ rooms: [] }, async () => {
   fixtures = makeUploadFixtures();
-  ({ t, users } = await scaffold({ rooms: [] }));
-  privateRoom = await createRoomWithMembers(t.app, users);
-  publicRoom = await createRoom(t.app, users.owner, undefined, { isPublic: true });
-  inPrivate = await newRaster(t.app, privateRoom, users.owner.token, fixtures.file('grid-2056.tif'));
-  inPublic = await newRaster(t.app, publicRoom, users.owner.token, fixtures.file('grid-2056.tif'));
+  privateRoom = await createRoomWithMembers(s.t.app, s.users);
+  publicRoom = await createRoom(s.t.app, s.users.owner, undefined, { isPublic: true });
+  inPrivate = await newRaster(s.t.app, privateRoom, s.users.owner.token, fixtures.file('grid-2056.tif'));
+  inPublic = await newRaster(s.t.app, publicRoom, s.users.owner.token, fixtures.file('grid-2056.tif'));
 });
 after(async () => {
-  if (t) await t.close();
   fixtures?.remove();
 });
 
@@ -60,44 +54,44 @@ const reads = (roomId: string, layer: RasterLayer) => Object.values(urls(roomId,
 describe('a private room', () => {
   test('members read; anonymous 401, strangers 403; only owners and editors restyle', async () => {
     for (const url of reads(privateRoom, inPrivate)) {
-      assertError(await call(t.app, 'GET', url), 401, 'unauthorized');
-      assertError(await call(t.app, 'GET', url, { auth: users.stranger.token }), 403, 'forbidden');
-      for (const member of [users.viewer, users.editor, users.owner])
-        assert.equal((await call(t.app, 'GET', url, { auth: member.token })).statusCode, 200, url);
+      assertError(await call(s.t.app, 'GET', url), 401, 'unauthorized');
+      assertError(await call(s.t.app, 'GET', url, { auth: s.users.stranger.token }), 403, 'forbidden');
+      for (const member of [s.users.viewer, s.users.editor, s.users.owner])
+        assert.equal((await call(s.t.app, 'GET', url, { auth: member.token })).statusCode, 200, url);
     }
-    const patch = (auth?: string) => patchDisplay(t.app, privateRoom, inPrivate.id, { opacity: 0.8 }, auth);
+    const patch = (auth?: string) => patchDisplay(s.t.app, privateRoom, inPrivate.id, { opacity: 0.8 }, auth);
     assertError(await patch(), 401, 'unauthorized');
-    assertError(await patch(users.stranger.token), 403, 'forbidden');
-    assertError(await patch(users.viewer.token), 403, 'forbidden');
-    assertOk(await patch(users.editor.token));
+    assertError(await patch(s.users.stranger.token), 403, 'forbidden');
+    assertError(await patch(s.users.viewer.token), 403, 'forbidden');
+    assertOk(await patch(s.users.editor.token));
   });
 
   test("room tokens: read to read, write to restyle; another room's token is refused", async () => {
-    const reader = await issueToken(t.app, users.owner, privateRoom, ['read']);
-    const writer = await issueToken(t.app, users.owner, privateRoom, ['write']);
-    const foreign = await issueToken(t.app, users.owner, publicRoom, ['read', 'write', 'upload']);
+    const reader = await issueToken(s.t.app, s.users.owner, privateRoom, ['read']);
+    const writer = await issueToken(s.t.app, s.users.owner, privateRoom, ['write']);
+    const foreign = await issueToken(s.t.app, s.users.owner, publicRoom, ['read', 'write', 'upload']);
     for (const url of reads(privateRoom, inPrivate)) {
-      assert.equal((await call(t.app, 'GET', url, { auth: reader.token })).statusCode, 200);
-      assertError(await call(t.app, 'GET', url, { auth: writer.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
-      assertError(await call(t.app, 'GET', url, { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
+      assert.equal((await call(s.t.app, 'GET', url, { auth: reader.token })).statusCode, 200);
+      assertError(await call(s.t.app, 'GET', url, { auth: writer.token }), 403, 'forbidden', TOKEN_ERRORS.lacksRead);
+      assertError(await call(s.t.app, 'GET', url, { auth: foreign.token }), 403, 'forbidden', TOKEN_ERRORS.wrongRoom);
     }
     assertError(
-      await patchDisplay(t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, reader.token),
+      await patchDisplay(s.t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, reader.token),
       403,
       'forbidden',
       TOKEN_ERRORS.lacksWrite,
     );
     assertError(
-      await patchDisplay(t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, foreign.token),
+      await patchDisplay(s.t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, foreign.token),
       403,
       'forbidden',
       TOKEN_ERRORS.wrongRoom,
     );
-    assertOk(await patchDisplay(t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, writer.token));
+    assertOk(await patchDisplay(s.t.app, privateRoom, inPrivate.id, { opacity: 0.5 }, writer.token));
     // Deleting a layer needs a session: tokens cannot, even with every permission.
-    const all = await issueToken(t.app, users.owner, privateRoom, ['read', 'write', 'upload']);
+    const all = await issueToken(s.t.app, s.users.owner, privateRoom, ['read', 'write', 'upload']);
     assertError(
-      await call(t.app, 'DELETE', `/api/layers/${inPrivate.id}`, { auth: all.token }),
+      await call(s.t.app, 'DELETE', `/api/layers/${inPrivate.id}`, { auth: all.token }),
       403,
       'api_token_not_allowed',
     );
@@ -105,71 +99,71 @@ describe('a private room', () => {
 
   test("a raster id of another room is 404 in this room's paths", async () => {
     for (const url of reads(privateRoom, inPublic).slice(1))
-      assertError(await call(t.app, 'GET', url, { auth: users.owner.token }), 404, 'not_found');
+      assertError(await call(s.t.app, 'GET', url, { auth: s.users.owner.token }), 404, 'not_found');
   });
 });
 
 describe('public rooms and public decks', () => {
   test('a public room: anyone reads the list, tiles and points; nobody anonymous restyles', async () => {
     for (const url of reads(publicRoom, inPublic)) {
-      assert.equal((await call(t.app, 'GET', url)).statusCode, 200, url);
-      assert.equal((await call(t.app, 'GET', url, { auth: users.stranger.token })).statusCode, 200, url);
+      assert.equal((await call(s.t.app, 'GET', url)).statusCode, 200, url);
+      assert.equal((await call(s.t.app, 'GET', url, { auth: s.users.stranger.token })).statusCode, 200, url);
     }
-    assertError(await patchDisplay(t.app, publicRoom, inPublic.id, { opacity: 0.5 }), 401, 'unauthorized');
+    assertError(await patchDisplay(s.t.app, publicRoom, inPublic.id, { opacity: 0.5 }), 401, 'unauthorized');
     assertError(
-      await patchDisplay(t.app, publicRoom, inPublic.id, { opacity: 0.5 }, users.stranger.token),
+      await patchDisplay(s.t.app, publicRoom, inPublic.id, { opacity: 0.5 }, s.users.stranger.token),
       403,
       'forbidden',
     );
   });
 
   test('a public deck shows the tiles and values of the rasters on its slides, and nothing else', async () => {
-    const roomId = await createRoomWithMembers(t.app, users);
-    const shown = await newRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'));
-    const hidden = await newRaster(t.app, roomId, users.owner.token, fixtures.file('rgb-2056.tif'));
+    const roomId = await createRoomWithMembers(s.t.app, s.users);
+    const shown = await newRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('grid-2056.tif'));
+    const hidden = await newRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('rgb-2056.tif'));
     assertOk(
-      await call(t.app, 'POST', `/api/rooms/${roomId}/presentation/slides`, {
-        auth: users.owner.token,
+      await call(s.t.app, 'POST', `/api/rooms/${roomId}/presentation/slides`, {
+        auth: s.users.owner.token,
         body: { title: 'Grid', view: VIEW, rasterLayerIds: [shown.id] },
       }),
       201,
     );
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: users.owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: true },
       }),
     );
     const { list, tile, point } = urls(roomId, shown);
-    for (const url of [tile, point]) assert.equal((await call(t.app, 'GET', url)).statusCode, 200, url);
-    for (const url of reads(roomId, hidden).slice(1)) assertError(await call(t.app, 'GET', url), 404, 'not_found');
-    assertError(await call(t.app, 'GET', list), 401, 'unauthorized');
-    assertError(await patchDisplay(t.app, roomId, shown.id, { opacity: 0.5 }), 401, 'unauthorized');
-    const presentation = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/presentation`));
+    for (const url of [tile, point]) assert.equal((await call(s.t.app, 'GET', url)).statusCode, 200, url);
+    for (const url of reads(roomId, hidden).slice(1)) assertError(await call(s.t.app, 'GET', url), 404, 'not_found');
+    assertError(await call(s.t.app, 'GET', list), 401, 'unauthorized');
+    assertError(await patchDisplay(s.t.app, roomId, shown.id, { opacity: 0.5 }), 401, 'unauthorized');
+    const presentation = assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/presentation`));
     assert.deepEqual(presentation.rasterLayers, [shown]);
   });
 });
 
 describe('slides and the colormap list', () => {
   test("rasterLayerIds must name the room's rasters; the presentation carries them whole", async () => {
-    const roomId = await createRoomWithMembers(t.app, users);
-    const raster = await newRaster(t.app, roomId, users.owner.token, fixtures.file('rgb-2056.tif'));
+    const roomId = await createRoomWithMembers(s.t.app, s.users);
+    const raster = await newRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('rgb-2056.tif'));
     const slides = `/api/rooms/${roomId}/presentation/slides`;
     const post = (rasterLayerIds: string[]) =>
-      call(t.app, 'POST', slides, { auth: users.owner.token, body: { title: 'A', view: VIEW, rasterLayerIds } });
+      call(s.t.app, 'POST', slides, { auth: s.users.owner.token, body: { title: 'A', view: VIEW, rasterLayerIds } });
     assertError(await post(['layer-absent']), 400, 'validation_error');
     assertError(await post([inPrivate.id]), 400, 'validation_error'); // another room's raster
     const { slide } = assertOk(await post([raster.id]), 201);
     assert.deepEqual(slide.rasterLayerIds, [raster.id]);
     const presentation = assertOk(
-      await call(t.app, 'GET', `/api/rooms/${roomId}/presentation`, { auth: users.viewer.token }),
+      await call(s.t.app, 'GET', `/api/rooms/${roomId}/presentation`, { auth: s.users.viewer.token }),
     );
     assert.deepEqual(presentation.rasterLayers, [raster]);
     assert.deepEqual(presentation.layers, []);
   });
 
   test('GET /api/colormaps needs no credential and lists at least the decided names, each reversible', async () => {
-    const res = await call(t.app, 'GET', '/api/colormaps');
+    const res = await call(s.t.app, 'GET', '/api/colormaps');
     const { colormaps } = assertOk(res);
     const names = colormaps.map((c: { name: string }) => c.name);
     const decided = [
@@ -213,7 +207,7 @@ describe('slides and the colormap list', () => {
       "matplotlib's ends",
     );
     // Any listed name (and its reversal) is accepted by the display.
-    assertOk(await patchDisplay(t.app, privateRoom, inPrivate.id, { colormap: 'rdylgn_r' }, users.owner.token));
+    assertOk(await patchDisplay(s.t.app, privateRoom, inPrivate.id, { colormap: 'rdylgn_r' }, s.users.owner.token));
     assert.match(String(res.headers['cache-control']), /public/);
   });
 });

@@ -7,47 +7,31 @@
  * "Vector layers in detail": the point query, "Callers that may write but not read").
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  issueToken,
-  roomHistory,
-  scaffold,
-  type TestApp,
-  type Users,
-} from '../helpers.js';
+import { after, describe, test } from 'node:test';
+import { assertError, assertOk, call, createRoom, issueToken, roomHistory, scaffoldSuite } from '../helpers.js';
 import { probe, where } from '../raster-fixtures.js';
 import { LiveClient } from '../support/live-client.js';
 import { cellCentre, makeUploadFixtures, newRaster, patchDisplay, type RasterLayer } from '../support/rasters.js';
 
-let t: TestApp;
-let users: Users;
-let room: string;
-let wsBase: string;
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 let grid: RasterLayer;
 let rgb: RasterLayer;
 let twoBands: RasterLayer;
 
-before(async () => {
+const s = scaffoldSuite({ listen: true }, async () => {
   fixtures = makeUploadFixtures();
-  ({ t, users, room, wsBase } = await scaffold({ listen: true }));
-  grid = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-2056.tif'));
-  rgb = await newRaster(t.app, room, users.owner.token, fixtures.file('rgb-2056.tif'));
-  twoBands = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'));
+  grid = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-2056.tif'));
+  rgb = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('rgb-2056.tif'));
+  twoBands = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-4326.tif'));
 });
 after(async () => {
-  if (t) await t.close();
   fixtures?.remove();
 });
 
-const owner = () => users.owner.token;
+const owner = () => s.users.owner.token;
 const stored = async (layer: RasterLayer) =>
   (
-    assertOk(await call(t.app, 'GET', `/api/rooms/${room}/raster-layers`, { auth: owner() }))
+    assertOk(await call(s.t.app, 'GET', `/api/rooms/${s.room}/raster-layers`, { auth: owner() }))
       .rasterLayers as RasterLayer[]
   ).find((l) => l.id === layer.id)!;
 
@@ -73,10 +57,10 @@ describe('PATCH display', () => {
       [rgb, { rgbMin: [0, 0, 0], rgbMax: [255, 0, 255] }, 'body.rgbMin'],
       [rgb, { rgbMax: [1, 2] }, 'body.rgbMax'],
     ];
-    const historyBefore = await roomHistory(t.app, room, owner());
+    const historyBefore = await roomHistory(s.t.app, s.room, owner());
     for (const [layer, body, field] of cases) {
       const before = await stored(layer);
-      const res = await patchDisplay(t.app, room, layer.id, body, owner());
+      const res = await patchDisplay(s.t.app, s.room, layer.id, body, owner());
       const error = assertError(res, 400, 'validation_error');
       assert.ok(
         error.details.some((d: { field: string }) => d.field === field),
@@ -84,23 +68,23 @@ describe('PATCH display', () => {
       );
       assert.deepEqual(await stored(layer), before, `${JSON.stringify(body)} changed nothing`);
     }
-    assert.deepEqual(await roomHistory(t.app, room, owner()), historyBefore);
-    assertError(await patchDisplay(t.app, room, grid.id, {}, owner()), 400, 'empty_update');
+    assert.deepEqual(await roomHistory(s.t.app, s.room, owner()), historyBefore);
+    assertError(await patchDisplay(s.t.app, s.room, grid.id, {}, owner()), 400, 'empty_update');
   });
 
   test('keys merge into the stored display; history and live clients get rasterLayer.updated with it', async () => {
-    const client = new LiveClient(`${wsBase}/api/rooms/${room}/live?access_token=${users.viewer.token}`);
+    const client = new LiveClient(`${s.wsBase}/api/rooms/${s.room}/live?access_token=${s.users.viewer.token}`);
     try {
       await client.at(0);
       const before = await stored(grid);
       const answer = assertOk(
-        await patchDisplay(t.app, room, grid.id, { colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 }, owner()),
+        await patchDisplay(s.t.app, s.room, grid.id, { colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 }, owner()),
       );
       assert.equal(answer.success, true);
       const display = { ...before.display, colormap: 'terrain', vmin: 5, vmax: 60, opacity: 0.7 };
       assert.deepEqual(answer.rasterLayer.display, display);
       assert.deepEqual((await stored(grid)).display, display);
-      const [event] = await roomHistory(t.app, room, owner());
+      const [event] = await roomHistory(s.t.app, s.room, owner());
       assert.deepEqual(
         [event!.type, event!.objectType, event!.objectId],
         ['rasterLayer.updated', 'rasterLayer', grid.id],
@@ -110,7 +94,7 @@ describe('PATCH display', () => {
       assert.deepEqual([live.objectType, live.objectId, live.data.display], ['rasterLayer', grid.id, display]);
       // null asks for the automatic stretch again.
       assert.deepEqual(
-        assertOk(await patchDisplay(t.app, room, grid.id, { vmin: null, vmax: null }, owner())).rasterLayer.display
+        assertOk(await patchDisplay(s.t.app, s.room, grid.id, { vmin: null, vmax: null }, owner())).rasterLayer.display
           .vmin,
         null,
       );
@@ -120,19 +104,19 @@ describe('PATCH display', () => {
   });
 
   test('a new band without a stretch is stretched to its own statistics', async () => {
-    const { display } = assertOk(await patchDisplay(t.app, room, twoBands.id, { band: 2 }, owner())).rasterLayer;
+    const { display } = assertOk(await patchDisplay(s.t.app, s.room, twoBands.id, { band: 2 }, owner())).rasterLayer;
     assert.ok(display.vmin >= 1000 && display.vmax > 1100 && display.vmax <= 1119, `${display.vmin}..${display.vmax}`);
-    const given = assertOk(await patchDisplay(t.app, room, twoBands.id, { band: 1, vmin: 3, vmax: 4 }, owner()))
+    const given = assertOk(await patchDisplay(s.t.app, s.room, twoBands.id, { band: 1, vmin: 3, vmax: 4 }, owner()))
       .rasterLayer.display;
     assert.deepEqual([given.band, given.vmin, given.vmax], [1, 3, 4]);
   });
 
   test("another room's raster, a vector layer or no layer at all is 404", async () => {
-    const other = await createRoom(t.app, users.owner);
-    assertError(await patchDisplay(t.app, other, grid.id, { opacity: 0.5 }, owner()), 404, 'not_found');
-    assertError(await patchDisplay(t.app, room, 'layer-absent', { opacity: 0.5 }, owner()), 404, 'not_found');
+    const other = await createRoom(s.t.app, s.users.owner);
+    assertError(await patchDisplay(s.t.app, other, grid.id, { opacity: 0.5 }, owner()), 404, 'not_found');
+    assertError(await patchDisplay(s.t.app, s.room, 'layer-absent', { opacity: 0.5 }, owner()), 404, 'not_found');
     const vector = assertOk(
-      await call(t.app, 'POST', `/api/rooms/${room}/layers`, {
+      await call(s.t.app, 'POST', `/api/rooms/${s.room}/layers`, {
         auth: owner(),
         body: {
           name: 'Line',
@@ -155,23 +139,27 @@ describe('PATCH display', () => {
         },
       }),
     ).layer;
-    assertError(await patchDisplay(t.app, room, vector.id, { opacity: 0.5 }, owner()), 404, 'not_found');
+    assertError(await patchDisplay(s.t.app, s.room, vector.id, { opacity: 0.5 }, owner()), 404, 'not_found');
   });
 
   test('a token that may write but not read gets back only the id', async () => {
-    const writer = await issueToken(t.app, users.owner, room, ['write']);
-    const res = await patchDisplay(t.app, room, rgb.id, { opacity: 0.9 }, writer.token);
+    const writer = await issueToken(s.t.app, s.users.owner, s.room, ['write']);
+    const res = await patchDisplay(s.t.app, s.room, rgb.id, { opacity: 0.9 }, writer.token);
     assert.deepEqual(assertOk(res), { success: true, rasterLayer: { id: rgb.id } });
     assert.equal((await stored(rgb)).display.opacity, 0.9);
-    assertError(await call(t.app, 'GET', `/api/rooms/${room}/raster-layers`, { auth: writer.token }), 403, 'forbidden');
+    assertError(
+      await call(s.t.app, 'GET', `/api/rooms/${s.room}/raster-layers`, { auth: writer.token }),
+      403,
+      'forbidden',
+    );
   });
 });
 
 describe('the point query', () => {
   const pointUrl = (layer: RasterLayer, lon: number, lat: number) =>
-    `/api/rooms/${room}/raster-layers/${layer.id}/point?lon=${lon}&lat=${lat}`;
+    `/api/rooms/${s.room}/raster-layers/${layer.id}/point?lon=${lon}&lat=${lat}`;
   const valuesAt = async (layer: RasterLayer, lon: number, lat: number) => {
-    const body = assertOk(await call(t.app, 'GET', pointUrl(layer, lon, lat), { auth: owner() }));
+    const body = assertOk(await call(s.t.app, 'GET', pointUrl(layer, lon, lat), { auth: owner() }));
     assert.deepEqual([body.lon, body.lat], [lon, lat]);
     return body.values;
   };
@@ -200,13 +188,13 @@ describe('the point query', () => {
 
   test("the display's nodata is null too; lon and lat are checked", async () => {
     const [[lon, lat]] = where(fixtures.file('grid-2056.tif'), [cellCentre(0, 3)]);
-    assertOk(await patchDisplay(t.app, room, grid.id, { nodata: 30 }, owner()));
+    assertOk(await patchDisplay(s.t.app, s.room, grid.id, { nodata: 30 }, owner()));
     assert.deepEqual(await valuesAt(grid, lon!, lat!), [null]);
-    assertOk(await patchDisplay(t.app, room, grid.id, { nodata: null }, owner()));
+    assertOk(await patchDisplay(s.t.app, s.room, grid.id, { nodata: null }, owner()));
     assert.deepEqual(await valuesAt(grid, lon!, lat!), [30]);
     for (const query of ['lon=181&lat=0', 'lon=0&lat=-91', 'lon=abc&lat=1', 'lon=1']) {
       assertError(
-        await call(t.app, 'GET', `/api/rooms/${room}/raster-layers/${grid.id}/point?${query}`, { auth: owner() }),
+        await call(s.t.app, 'GET', `/api/rooms/${s.room}/raster-layers/${grid.id}/point?${query}`, { auth: owner() }),
         400,
         'validation_error',
       );

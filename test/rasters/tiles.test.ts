@@ -6,8 +6,8 @@
  * Contract: docs/contract-decisions.md ("Layers and rasters": rendered raster tiles), docs/decisions.md (Raster layers).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertError, assertOk, call, scaffold, type TestApp, type Users } from '../helpers.js';
+import { after, describe, test } from 'node:test';
+import { assertError, assertOk, call, scaffoldSuite } from '../helpers.js';
 import { decodeTile, tileAt, where } from '../raster-fixtures.js';
 import {
   cellCentre,
@@ -17,34 +17,29 @@ import {
   mplColours,
   newRaster,
   patchDisplay,
-  tilePath,
   type RasterLayer,
+  tilePath,
 } from '../support/rasters.js';
 
-let t: TestApp;
-let users: Users;
-let room: string;
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   fixtures = makeUploadFixtures();
-  ({ t, users, room } = await scaffold());
 });
 after(async () => {
-  if (t) await t.close();
   fixtures?.remove();
 });
 
-const owner = () => users.owner.token;
+const owner = () => s.users.owner.token;
 /** The colour over the centre of a fixture cell (4 x 4 source pixels of one value) at zoom z. */
 const cellColour = (layer: RasterLayer, file: string, z: number, cellCol: number, cellRow: number) =>
-  colourOverPixel(t.app, room, layer.id, fixtures.file(file), z, ...cellCentre(cellCol, cellRow), owner());
+  colourOverPixel(s.t.app, s.room, layer.id, fixtures.file(file), z, ...cellCentre(cellCol, cellRow), owner());
 const restyle = async (layer: RasterLayer, display: object) =>
-  assertOk(await patchDisplay(t.app, room, layer.id, display, owner())).rasterLayer as RasterLayer;
+  assertOk(await patchDisplay(s.t.app, s.room, layer.id, display, owner())).rasterLayer as RasterLayer;
 
 describe('placement and colours', () => {
   test("Swiss LV95: the tile over a cell has its value's colour in viridis, as matplotlib computes it", async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), {
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-2056.tif'), {
       colormap: 'viridis',
       vmin: 0,
       vmax: 80,
@@ -69,7 +64,7 @@ describe('placement and colours', () => {
   });
 
   test('WGS84, two bands: band 1 and band 2 each where GDAL puts them', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-4326.tif'), {
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-4326.tif'), {
       colormap: 'viridis',
       vmin: 0,
       vmax: 120,
@@ -108,7 +103,7 @@ describe('placement and colours', () => {
   });
 
   test('stretch, colormaps, reversal and opacity', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), {
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-2056.tif'), {
       colormap: 'terrain',
       vmin: 20,
       vmax: 40,
@@ -129,7 +124,7 @@ describe('placement and colours', () => {
     await restyle(layer, { reverse: false, opacity: 0.5 });
     await check('coolwarm', 128);
     await restyle(layer, { opacity: 0 });
-    const { res, tile } = await fetchTile(t.app, room, layer.id, z, ...tileXY(layer, z), owner());
+    const { res, tile } = await fetchTile(s.t.app, s.room, layer.id, z, ...tileXY(layer, z), owner());
     assert.equal(res.headers['x-tile-empty'], '1');
     assert.equal(tile.at(128, 128)[3], 0);
   });
@@ -143,7 +138,7 @@ function tileXY(layer: RasterLayer, z: number): [number, number] {
 
 describe('transparency', () => {
   test('nodata of the file and of the display, and everything outside the data, are transparent', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'), { vmin: 0, vmax: 80 });
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-2056.tif'), { vmin: 0, vmax: 80 });
     const z = layer.maxZoom + 1;
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 5, 2))[3], 0, "cell 25 is the file's nodata");
     assert.equal((await cellColour(layer, 'grid-2056.tif', z, 0, 3))[3], 255, 'cell 30 is drawn');
@@ -153,12 +148,12 @@ describe('transparency', () => {
     // Just outside the raster's corner, in the same tile as its first pixel.
     const [[lon, lat]] = where(fixtures.file('grid-2056.tif'), [[-3, -3]]);
     const { x, y, px, py } = tileAt(lon!, lat!, z);
-    assert.equal((await fetchTile(t.app, room, layer.id, z, x, y, owner())).tile.at(px, py)[3], 0);
+    assert.equal((await fetchTile(s.t.app, s.room, layer.id, z, x, y, owner())).tile.at(px, py)[3], 0);
   });
 
   test('a tile with no data is a transparent 256 px PNG marked X-Tile-Empty', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'));
-    const { res, tile } = await fetchTile(t.app, room, layer.id, 10, 0, 0, owner());
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-2056.tif'));
+    const { res, tile } = await fetchTile(s.t.app, s.room, layer.id, 10, 0, 0, owner());
     assert.equal(res.headers['x-tile-empty'], '1');
     for (const [px, py] of [
       [0, 0],
@@ -167,12 +162,12 @@ describe('transparency', () => {
     ])
       assert.equal(tile.at(px!, py!)[3], 0);
     assertError(
-      await call(t.app, 'GET', tilePath(room, layer.id, 2, 4, 0), { auth: owner() }),
+      await call(s.t.app, 'GET', tilePath(s.room, layer.id, 2, 4, 0), { auth: owner() }),
       400,
       'validation_error',
     );
     assertError(
-      await call(t.app, 'GET', tilePath(room, layer.id, 23, 0, 0), { auth: owner() }),
+      await call(s.t.app, 'GET', tilePath(s.room, layer.id, 23, 0, 0), { auth: owner() }),
       400,
       'validation_error',
     );
@@ -181,7 +176,7 @@ describe('transparency', () => {
 
 describe('RGB composites and resampling', () => {
   test('bands in any order, each with its own stretch', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('rgb-2056.tif'));
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('rgb-2056.tif'));
     const z = layer.maxZoom + 1;
     // red = 20 x cell column, green = 20 x cell row, blue = 200.
     assert.deepEqual(await cellColour(layer, 'rgb-2056.tif', z, 3, 2), [60, 40, 200, 255]);
@@ -192,12 +187,12 @@ describe('RGB composites and resampling', () => {
   });
 
   test('bilinear blends neighbouring cells where nearest keeps them sharp', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('rgb-2056.tif'), { resampling: 'nearest' });
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('rgb-2056.tif'), { resampling: 'nearest' });
     const z = layer.maxZoom + 3;
     const [x, y] = tileXY(layer, z);
     const colours = async () => {
       const tile = await decodeTile(
-        (await call(t.app, 'GET', tilePath(room, layer.id, z, x, y), { auth: owner() })).rawPayload,
+        (await call(s.t.app, 'GET', tilePath(s.room, layer.id, z, x, y), { auth: owner() })).rawPayload,
       );
       const seen = new Set<string>();
       for (let px = 0; px < 256; px++) seen.add(tile.at(px, 128).join(','));
@@ -217,29 +212,29 @@ describe('RGB composites and resampling', () => {
 
 describe('caching', () => {
   test('the ETag changes with the display; If-None-Match answers 304', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('grid-2056.tif'));
-    const url = tilePath(room, layer.id, layer.maxZoom, ...tileXY(layer, layer.maxZoom));
-    const first = await call(t.app, 'GET', url, { auth: owner() });
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('grid-2056.tif'));
+    const url = tilePath(s.room, layer.id, layer.maxZoom, ...tileXY(layer, layer.maxZoom));
+    const first = await call(s.t.app, 'GET', url, { auth: owner() });
     const etag = first.headers.etag as string;
     assert.ok(etag, 'an ETag');
     assert.equal(first.headers['cache-control'], 'private, no-cache');
-    const again = await call(t.app, 'GET', url, { auth: owner(), headers: { 'if-none-match': etag } });
+    const again = await call(s.t.app, 'GET', url, { auth: owner(), headers: { 'if-none-match': etag } });
     assert.equal(again.statusCode, 304);
     assert.equal(again.body, '');
     await restyle(layer, { colormap: 'magma' });
-    const changed = await call(t.app, 'GET', url, { auth: owner(), headers: { 'if-none-match': etag } });
+    const changed = await call(s.t.app, 'GET', url, { auth: owner(), headers: { 'if-none-match': etag } });
     assert.equal(changed.statusCode, 200);
     assert.notEqual(changed.headers.etag, etag);
     assert.notDeepEqual(changed.rawPayload, first.rawPayload);
   });
 
   test('tiles of the large raster come from its overviews at low zooms', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('big-2056.tif'), { vmin: 0, vmax: 3000 });
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('big-2056.tif'), { vmin: 0, vmax: 3000 });
     assert.ok(layer.minZoom < layer.maxZoom, `overviews: zooms ${layer.minZoom}..${layer.maxZoom}`);
     const middle: [number, number] = [(layer.bbox[0]! + layer.bbox[2]!) / 2, (layer.bbox[1]! + layer.bbox[3]!) / 2];
     for (const z of [layer.minZoom - 1, layer.minZoom, layer.maxZoom]) {
       const { x, y, px, py } = tileAt(...middle, z);
-      const { tile } = await fetchTile(t.app, room, layer.id, z, x, y, owner());
+      const { tile } = await fetchTile(s.t.app, s.room, layer.id, z, x, y, owner());
       assert.equal(tile.at(px, py)[3], 255, `z${z} shows the middle of the raster`);
     }
   });
@@ -248,15 +243,15 @@ describe('caching', () => {
 describe('edges', () => {
   /** The tiles over the layer at zoom z, stitched: `at(i, j)` is the RGBA of mosaic pixel (i, j), null off the mosaic. */
   async function mosaic(layer: RasterLayer, z: number) {
-    const [w, s, e, n] = layer.bbox as number[];
-    const low = tileAt(w!, n!, z);
-    const high = tileAt(e!, s!, z);
+    const [west, south, east, north] = layer.bbox as number[];
+    const low = tileAt(west!, north!, z);
+    const high = tileAt(east!, south!, z);
     const width = (high.x - low.x + 1) * 256;
     const height = (high.y - low.y + 1) * 256;
     const tiles = new Map<string, Awaited<ReturnType<typeof fetchTile>>['tile']>();
     for (let y = low.y; y <= high.y; y++)
       for (let x = low.x; x <= high.x; x++)
-        tiles.set(`${x - low.x}/${y - low.y}`, (await fetchTile(t.app, room, layer.id, z, x, y, owner())).tile);
+        tiles.set(`${x - low.x}/${y - low.y}`, (await fetchTile(s.t.app, s.room, layer.id, z, x, y, owner())).tile);
     const at = (i: number, j: number) =>
       i < 0 || j < 0 || i >= width || j >= height
         ? null
@@ -265,7 +260,7 @@ describe('edges', () => {
   }
 
   test('no transparent or dark line along or inside the raster, across tile edges, at and past its own zoom', async () => {
-    const layer = await newRaster(t.app, room, owner(), fixtures.file('rgb-2056.tif'));
+    const layer = await newRaster(s.t.app, s.room, owner(), fixtures.file('rgb-2056.tif'));
     for (const z of [layer.maxZoom, layer.maxZoom + 2]) {
       const { width, height, at } = await mosaic(layer, z);
       let edges = 0;

@@ -11,22 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  roomHistory,
-  scaffold,
-  type TestApp,
-  type TestUser,
-} from '../helpers.js';
+import { assertError, assertOk, call, createRoom, roomHistory, scaffold, scaffoldSuite } from '../helpers.js';
 import { storedState, uploadRaster } from '../support/rasters.js';
 
-let t: TestApp;
-let users: { owner: TestUser };
 let dir: string;
 
 // Low bounds, so that moderate files show the rules quickly.
@@ -45,22 +34,23 @@ function sparse(name: string, size: number, bands = 1): string {
   return file;
 }
 
-before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'maproom-pixels-'));
-  ({ t, users } = await scaffold({
+const s = scaffoldSuite(
+  {
     users: ['owner'],
     rooms: [],
     config: BOUNDS,
-  }));
-});
+  },
+  async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'maproom-pixels-'));
+  },
+);
 after(async () => {
-  if (t) await t.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function waitForLayerJob(jobId: string) {
   for (let i = 0; i < 3000; i++) {
-    const job = assertOk(await call(t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: users.owner.token }));
+    const job = assertOk(await call(s.t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: s.users.owner.token }));
     if (job.stage === 'complete' || job.stage === 'error') return job;
     await sleep(20);
   }
@@ -93,38 +83,38 @@ test('a small file declaring many pixels is a job at once: the request stages no
 });
 
 test('the job makes the layer, with the display sent', async () => {
-  const roomId = await createRoom(t.app, users.owner);
+  const roomId = await createRoom(s.t.app, s.users.owner);
   const file = sparse('declared-big-2.tif', 4096);
-  const res = await uploadRaster(t.app, roomId, users.owner.token, file, { display: { colormap: 'gray' } });
+  const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, file, { display: { colormap: 'gray' } });
   const job = await waitForLayerJob(assertOk(res, 202).jobId);
   assert.equal(job.stage, 'complete', job.message);
   const { rasterLayers } = assertOk(
-    await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth: users.owner.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth: s.users.owner.token }),
   );
   assert.deepEqual(
     rasterLayers.map((l: { id: string; display: { colormap: string } }) => [l.id, l.display.colormap]),
     [[job.layerId, 'gray']],
   );
-  assert.deepEqual((await storedState(t, roomId)).files.map((f) => f.kind).sort(), ['raster-source', 'raster-tiles']);
+  assert.deepEqual((await storedState(s.t, roomId)).files.map((f) => f.kind).sort(), ['raster-source', 'raster-tiles']);
 });
 
 test('bands count: a raster under the bound in one band is processed at once, in four bands it is a job', async () => {
-  const roomId = await createRoom(t.app, users.owner);
-  const small = assertOk(await uploadRaster(t.app, roomId, users.owner.token, sparse('one-band.tif', 600)), 200);
+  const roomId = await createRoom(s.t.app, s.users.owner);
+  const small = assertOk(await uploadRaster(s.t.app, roomId, s.users.owner.token, sparse('one-band.tif', 600)), 200);
   assert.equal(small.rasterLayer.width, 600);
-  const res = await uploadRaster(t.app, roomId, users.owner.token, sparse('four-bands.tif', 600, 4));
+  const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, sparse('four-bands.tif', 600, 4));
   const job = await waitForLayerJob(assertOk(res, 202).jobId);
   assert.equal(job.stage, 'complete', job.message);
 });
 
 test('over RASTER_MAX_PIXELS is 400 at once, naming the bound; nothing is stored or queued', async () => {
   const file = sparse('declared-huge.tif', 32768);
-  const roomId = await createRoom(t.app, users.owner);
-  const res = await uploadRaster(t.app, roomId, users.owner.token, file);
+  const roomId = await createRoom(s.t.app, s.users.owner);
+  const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, file);
   const body = assertError(res, 400, 'unsupported_raster');
   assert.match(body.message, /32768 x 32768/);
   assert.match(body.message, new RegExp(`at most ${MAX} pixels`));
-  assert.deepEqual(await storedState(t, roomId), { files: [], layers: [], staged: [] });
-  const jobs = await t.database.db.selectFrom('jobs').select('id').where('room_id', '=', roomId).execute();
+  assert.deepEqual(await storedState(s.t, roomId), { files: [], layers: [], staged: [] });
+  const jobs = await s.t.database.db.selectFrom('jobs').select('id').where('room_id', '=', roomId).execute();
   assert.deepEqual(jobs, []);
 });

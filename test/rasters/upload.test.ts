@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   assertError,
@@ -19,27 +19,21 @@ import {
   roomCounts,
   roomHistory,
   scaffold,
-  type TestApp,
-  type Users,
+  scaffoldSuite,
 } from '../helpers.js';
 import { makeUploadFixtures, newRaster, storedState, uploadRaster } from '../support/rasters.js';
 
-let t: TestApp;
-let users: Users;
-let room: string;
 let fixtures: ReturnType<typeof makeUploadFixtures>;
 
-before(async () => {
+const s = scaffoldSuite({}, async () => {
   fixtures = makeUploadFixtures();
-  ({ t, users, room } = await scaffold());
 });
 after(async () => {
-  if (t) await t.close();
   fixtures?.remove();
 });
 
-const listRasters = async (roomId: string, auth = users.owner.token) =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth })).rasterLayers as Record<
+const listRasters = async (roomId: string, auth = s.users.owner.token) =>
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/raster-layers`, { auth })).rasterLayers as Record<
     string,
     any
   >[];
@@ -47,7 +41,7 @@ const listRasters = async (roomId: string, auth = users.owner.token) =>
 async function waitForLayerJob(jobId: string) {
   const progress: number[] = [];
   for (let i = 0; i < 3000; i++) {
-    const job = assertOk(await call(t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: users.owner.token }));
+    const job = assertOk(await call(s.t.app, 'GET', `/api/layers/jobs/${jobId}`, { auth: s.users.owner.token }));
     progress.push(job.progress);
     if (job.stage === 'complete' || job.stage === 'error') return { job, progress };
     await sleep(20);
@@ -57,8 +51,8 @@ async function waitForLayerJob(jobId: string) {
 
 describe('a GeoTIFF becomes a raster layer', () => {
   test('a single band in Swiss LV95: facts, statistics, a colormap stretched to them; listed; history', async () => {
-    const roomId = await createRoom(t.app, users.owner);
-    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'), {
+    const roomId = await createRoom(s.t.app, s.users.owner);
+    const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('grid-2056.tif'), {
       layerName: 'Grid',
     });
     const { rasterLayer, layer } = assertOk(res);
@@ -105,39 +99,39 @@ describe('a GeoTIFF becomes a raster layer', () => {
     assert.equal(rasterLayer.tileUrl, `/api/rooms/${roomId}/raster-layers/${rasterLayer.id}/tiles/{z}/{x}/{y}.png`);
 
     assert.deepEqual(await listRasters(roomId), [rasterLayer]);
-    const [event] = await roomHistory(t.app, roomId, users.owner.token);
+    const [event] = await roomHistory(s.t.app, roomId, s.users.owner.token);
     assert.deepEqual(
       [event!.type, event!.objectType, event!.objectId],
       ['rasterLayer.created', 'rasterLayer', rasterLayer.id],
     );
-    assert.equal((await roomCounts(t.app, roomId, users.owner.token)).rasterLayers, 1);
+    assert.equal((await roomCounts(s.t.app, roomId, s.users.owner.token)).rasterLayers, 1);
     // A raster is no vector layer.
     assert.deepEqual(
-      assertOk(await call(t.app, 'GET', `/api/layers/${roomId}`, { auth: users.owner.token })).layers,
+      assertOk(await call(s.t.app, 'GET', `/api/layers/${roomId}`, { auth: s.users.owner.token })).layers,
       [],
     );
-    const stored = await storedState(t, roomId);
+    const stored = await storedState(s.t, roomId);
     assert.deepEqual(stored.files.map((f) => f.kind).sort(), ['raster-source', 'raster-tiles']);
     assert.ok(stored.files.every((f) => f.key.startsWith(`layers/${roomId}/${rasterLayer.id}/`)));
   });
 
   test('three 8-bit bands get an RGB composite; WGS84, a BigTIFF and a TIFF without CRS in degrees are placed', async () => {
-    const rgb = await newRaster(t.app, room, users.owner.token, fixtures.file('rgb-2056.tif'));
+    const rgb = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('rgb-2056.tif'));
     assert.deepEqual(
       { renderMode: rgb.display.renderMode, rgbBands: rgb.display.rgbBands, bands: rgb.bands, dataType: rgb.dataType },
       { renderMode: 'rgb', rgbBands: [1, 2, 3], bands: 3, dataType: 'Byte' },
     );
-    const wgs84 = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'));
+    const wgs84 = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-4326.tif'));
     assert.deepEqual([wgs84.bands, wgs84.sourceCrs, wgs84.display.renderMode], [2, 'EPSG:4326', 'single']);
     assert.deepEqual(
       wgs84.bbox.map((v) => Math.round(v * 1000) / 1000),
       [7, 46.96, 7.048, 47],
     );
-    const big = await newRaster(t.app, room, users.owner.token, fixtures.file('bigtiff-4326.tif'));
+    const big = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('bigtiff-4326.tif'));
     assert.deepEqual([big.width, big.height, big.sourceCrs], [48, 40, 'EPSG:4326']);
-    const assumed = await newRaster(t.app, room, users.owner.token, fixtures.file('nocrs-degrees.tif'));
+    const assumed = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('nocrs-degrees.tif'));
     assert.equal(assumed.sourceCrs, 'EPSG:4326');
-    const int16 = await newRaster(t.app, room, users.owner.token, fixtures.file('int16-2056.tif'));
+    const int16 = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('int16-2056.tif'));
     assert.deepEqual(
       [int16.dataType, int16.nodata, int16.stats[0].min, int16.stats[0].max],
       ['Int16', null, -300, 490],
@@ -145,7 +139,7 @@ describe('a GeoTIFF becomes a raster layer', () => {
   });
 
   test('the display sent with the upload is applied; a new band gets its own stretch', async () => {
-    const layer = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-4326.tif'), {
+    const layer = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-4326.tif'), {
       band: 2,
       colormap: 'terrain',
       opacity: 0.5,
@@ -159,7 +153,7 @@ describe('a GeoTIFF becomes a raster layer', () => {
       layer.display.vmin >= 1000 && layer.display.vmax <= 1119 && layer.display.vmax > 1100,
       `band 2's stretch: ${layer.display.vmin}..${layer.display.vmax}`,
     );
-    const stretched = await newRaster(t.app, room, users.owner.token, fixtures.file('grid-2056.tif'), {
+    const stretched = await newRaster(s.t.app, s.room, s.users.owner.token, fixtures.file('grid-2056.tif'), {
       vmin: 10,
       vmax: 20,
       resampling: 'bilinear',
@@ -181,9 +175,9 @@ describe('refusals store nothing', () => {
     field?: string,
     fileName?: string,
   ) => {
-    const roomId = await createRoom(t.app, users.owner);
-    const before = await storedState(t, roomId);
-    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file(file), { display, fileName });
+    const roomId = await createRoom(s.t.app, s.users.owner);
+    const before = await storedState(s.t, roomId);
+    const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, fixtures.file(file), { display, fileName });
     const body = assertError(res, status, code);
     if (field)
       assert.ok(
@@ -191,8 +185,8 @@ describe('refusals store nothing', () => {
         `names ${field}: ${res.body}`,
       );
     assert.doesNotMatch(res.body, /\/tmp\/|maproom-/, 'no path of the service');
-    assert.deepEqual(await storedState(t, roomId), before, `${file}: nothing stored`);
-    assert.deepEqual(await roomHistory(t.app, roomId, users.owner.token), []);
+    assert.deepEqual(await storedState(s.t, roomId), before, `${file}: nothing stored`);
+    assert.deepEqual(await roomHistory(s.t.app, roomId, s.users.owner.token), []);
     return body;
   };
 
@@ -225,8 +219,8 @@ describe('refusals store nothing', () => {
 
 describe('big files, chunks, quota, deletion', () => {
   test('a file over 5 MB is a job with progress; the layer appears when it is complete', async () => {
-    const roomId = await createRoom(t.app, users.owner);
-    const res = await uploadRaster(t.app, roomId, users.owner.token, fixtures.file('large-2056.tif'), {
+    const roomId = await createRoom(s.t.app, s.users.owner);
+    const res = await uploadRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('large-2056.tif'), {
       display: { colormap: 'magma' },
     });
     const { jobId } = assertOk(res, 202);
@@ -242,19 +236,19 @@ describe('big files, chunks, quota, deletion', () => {
     assert.deepEqual([job.layerId, job.layerIds], [layer!.id, [layer!.id]]);
     assert.deepEqual([layer!.width, layer!.display.colormap, layer!.stats[0].max], [1300, 'magma', 168]);
     // The upload waiting for its job is gone; only the layer's two files stay.
-    const stored = await storedState(t, roomId);
+    const stored = await storedState(s.t, roomId);
     assert.deepEqual(stored.files.map((f) => f.kind).sort(), ['raster-source', 'raster-tiles']);
   });
 
   test('a chunked upload goes through the same job', async () => {
-    const roomId = await createRoom(t.app, users.owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     const data = readFileSync(fixtures.file('grid-2056.tif'));
     const half = Math.ceil(data.length / 2);
     const parts = [data.subarray(0, half), data.subarray(half)];
     for (const [chunkIndex, chunk] of parts.entries()) {
       assertOk(
         await postMultipart(
-          t.app,
+          s.t.app,
           '/api/layers/upload-chunk',
           {
             roomName: roomId,
@@ -264,13 +258,13 @@ describe('big files, chunks, quota, deletion', () => {
             fileName: 'grid.tif',
             chunk: { data: chunk, filename: 'blob' },
           },
-          users.owner.token,
+          s.users.owner.token,
         ),
       );
     }
     const { jobId } = assertOk(
-      await call(t.app, 'POST', '/api/layers/process-chunked', {
-        auth: users.owner.token,
+      await call(s.t.app, 'POST', '/api/layers/process-chunked', {
+        auth: s.users.owner.token,
         body: {
           roomName: roomId,
           uploadId: 'raster-chunks-1',
@@ -301,25 +295,25 @@ describe('big files, chunks, quota, deletion', () => {
   });
 
   test('DELETE /api/layers/:layerId and clear remove the row and the files', async () => {
-    const roomId = await createRoom(t.app, users.owner);
-    const first = await newRaster(t.app, roomId, users.owner.token, fixtures.file('grid-2056.tif'));
-    const second = await newRaster(t.app, roomId, users.owner.token, fixtures.file('rgb-2056.tif'));
-    assertOk(await call(t.app, 'DELETE', `/api/layers/${first.id}`, { auth: users.owner.token }));
+    const roomId = await createRoom(s.t.app, s.users.owner);
+    const first = await newRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('grid-2056.tif'));
+    const second = await newRaster(s.t.app, roomId, s.users.owner.token, fixtures.file('rgb-2056.tif'));
+    assertOk(await call(s.t.app, 'DELETE', `/api/layers/${first.id}`, { auth: s.users.owner.token }));
     assert.deepEqual(
       (await listRasters(roomId)).map((l) => l.id),
       [second.id],
     );
-    assert.ok((await storedState(t, roomId)).files.every((f) => f.key.includes(second.id)));
-    assert.equal((await roomHistory(t.app, roomId, users.owner.token))[0]!.type, 'rasterLayer.deleted');
+    assert.ok((await storedState(s.t, roomId)).files.every((f) => f.key.includes(second.id)));
+    assert.equal((await roomHistory(s.t.app, roomId, s.users.owner.token))[0]!.type, 'rasterLayer.deleted');
     assertError(
-      await call(t.app, 'GET', `/api/rooms/${roomId}/raster-layers/${first.id}/tiles/0/0/0.png`, {
-        auth: users.owner.token,
+      await call(s.t.app, 'GET', `/api/rooms/${roomId}/raster-layers/${first.id}/tiles/0/0/0.png`, {
+        auth: s.users.owner.token,
       }),
       404,
       'not_found',
     );
-    const cleared = assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: users.owner.token }));
+    const cleared = assertOk(await call(s.t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: s.users.owner.token }));
     assert.equal(cleared.removed.rasterLayers, 1);
-    assert.deepEqual(await storedState(t, roomId), { files: [], layers: [], staged: [] });
+    assert.deepEqual(await storedState(s.t, roomId), { files: [], layers: [], staged: [] });
   });
 });

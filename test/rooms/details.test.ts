@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   assertError,
   assertFieldError,
@@ -9,10 +9,8 @@ import {
   createRoomWithMembers,
   issueToken,
   roomHistory,
-  scaffold,
-  type TestApp,
+  scaffoldSuite,
   uniqueRoomId,
-  type Users,
 } from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
 
@@ -22,40 +20,37 @@ import { LiveClient } from '../support/live-client.js';
  * is a settings change like the others: one `room.updated` history entry and live event.
  */
 
-let t: TestApp;
-let users: Users;
-let wsBase: string;
-before(async () => {
-  ({ t, users, wsBase } = await scaffold({ rooms: [], listen: true }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ rooms: [], listen: true });
 
-const patch = (roomId: string, body: unknown, auth = users.owner.token) =>
-  call(t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body });
-const record = async (roomId: string, auth = users.owner.token) =>
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth }));
+const patch = (roomId: string, body: unknown, auth = s.users.owner.token) =>
+  call(s.t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body });
+const record = async (roomId: string, auth = s.users.owner.token) =>
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth }));
 
 describe('PATCH /api/rooms/:roomId', () => {
   test("the owner renames the room: the answer, the room record, every member's room list and /info show it", async () => {
-    const roomId = await createRoomWithMembers(t.app, users, { name: 'Field survey', description: 'Spring campaign' });
+    const roomId = await createRoomWithMembers(s.t.app, s.users, {
+      name: 'Field survey',
+      description: 'Spring campaign',
+    });
     assert.deepEqual(assertOk(await patch(roomId, { name: '  Field survey 2026  ' })), {
       success: true,
       room: { roomId, name: 'Field survey 2026', description: 'Spring campaign' },
     });
-    const room = await record(roomId, users.viewer.token);
+    const room = await record(roomId, s.users.viewer.token);
     assert.deepEqual([room.name, room.description], ['Field survey 2026', 'Spring campaign']);
-    for (const user of [users.owner, users.editor, users.viewer]) {
-      const { rooms } = assertOk(await call(t.app, 'GET', '/api/rooms', { auth: user.token }));
+    for (const user of [s.users.owner, s.users.editor, s.users.viewer]) {
+      const { rooms } = assertOk(await call(s.t.app, 'GET', '/api/rooms', { auth: user.token }));
       assert.equal(rooms.find((r: { roomId: string }) => r.roomId === roomId)?.name, 'Field survey 2026', user.email);
     }
     assert.equal(
-      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.viewer.token })).name,
+      assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: s.users.viewer.token })).name,
       'Field survey 2026',
     );
   });
 
   test('the description alone changes, and null clears it; the name stays', async () => {
-    const roomId = await createRoom(t.app, users.owner, uniqueRoomId(), { name: 'Harbour' });
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), { name: 'Harbour' });
     assert.deepEqual(assertOk(await patch(roomId, { description: 'Quay walls and cranes' })).room, {
       roomId,
       name: 'Harbour',
@@ -70,15 +65,15 @@ describe('PATCH /api/rooms/:roomId', () => {
     const room = await record(roomId);
     assert.deepEqual([room.name, room.description], ['Harbour', null]);
     // A room created without a name gets one; the limits are inclusive.
-    const unnamed = await createRoom(t.app, users.owner);
+    const unnamed = await createRoom(s.t.app, s.users.owner);
     assert.equal((await record(unnamed)).name, null);
     const body = { name: 'n'.repeat(100), description: 'd'.repeat(2000) };
     assert.deepEqual(assertOk(await patch(unnamed, body)).room, { roomId: unnamed, ...body });
   });
 
   test("one room.updated: in history with the owner as actor and what changed, and live with the room's settings", async () => {
-    const roomId = await createRoomWithMembers(t.app, users, { name: 'Before' });
-    const live = new LiveClient(`${wsBase}/api/rooms/${roomId}/live?access_token=${users.viewer.token}`);
+    const roomId = await createRoomWithMembers(s.t.app, s.users, { name: 'Before' });
+    const live = new LiveClient(`${s.wsBase}/api/rooms/${roomId}/live?access_token=${s.users.viewer.token}`);
     await live.opened;
     const hello = await live.at(0);
     assertOk(await patch(roomId, { name: 'After', description: 'Renamed' }));
@@ -88,11 +83,11 @@ describe('PATCH /api/rooms/:roomId', () => {
     assert.deepEqual([event!.objectType, event!.objectId, event!.version], ['room', roomId, hello.version + 1]);
     // The same `data` as every settings change: /info as a member reads it, with the description and timeline settings.
     const room = await record(roomId);
-    const info = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.owner.token }));
+    const info = assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: s.users.owner.token }));
     assert.deepEqual(event!.data, { ...info, description: 'Renamed', timelineSettings: room.timelineSettings });
     assert.equal(event!.data.name, 'After');
 
-    const [entry] = (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated');
+    const [entry] = (await roomHistory(s.t.app, roomId, s.users.owner.token)).filter((e) => e.type === 'room.updated');
     assert.deepEqual(
       {
         objectType: entry!.objectType,
@@ -104,37 +99,40 @@ describe('PATCH /api/rooms/:roomId', () => {
       {
         objectType: 'room',
         objectId: roomId,
-        actor: { kind: 'user', id: users.owner.id, name: users.owner.email },
+        actor: { kind: 'user', id: s.users.owner.id, name: s.users.owner.email },
         changes: { name: 'After', description: 'Renamed' },
         version: hello.version + 1,
       },
     );
     // Only what was sent is in `changes`, the name as stored (trimmed).
     assertOk(await patch(roomId, { name: ' Again ' }));
-    const [latest] = await roomHistory(t.app, roomId, users.owner.token, 'limit=1');
+    const [latest] = await roomHistory(s.t.app, roomId, s.users.owner.token, 'limit=1');
     assert.deepEqual([latest!.type, latest!.changes], ['room.updated', { name: 'Again' }]);
   });
 
   test('editors and viewers are 403 forbidden, strangers 403, anonymous 401, room tokens 403 api_token_not_allowed; nothing changes', async () => {
-    const roomId = await createRoomWithMembers(t.app, users, { name: 'Kept' });
-    for (const user of [users.editor, users.viewer, users.stranger])
+    const roomId = await createRoomWithMembers(s.t.app, s.users, { name: 'Kept' });
+    for (const user of [s.users.editor, s.users.viewer, s.users.stranger])
       assertError(await patch(roomId, { name: 'Taken' }, user.token), 403, 'forbidden');
-    assertError(await call(t.app, 'PATCH', `/api/rooms/${roomId}`, { body: { name: 'Taken' } }), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'PATCH', `/api/rooms/${roomId}`, { body: { name: 'Taken' } }), 401, 'unauthorized');
     for (const permissions of [['read', 'write', 'upload'], ['read']]) {
-      const { token } = await issueToken(t.app, users.owner, roomId, permissions);
+      const { token } = await issueToken(s.t.app, s.users.owner, roomId, permissions);
       assertError(await patch(roomId, { name: 'Taken' }, token), 403, 'api_token_not_allowed');
     }
     assertError(await patch(uniqueRoomId(), { name: 'Nowhere' }), 404, 'not_found');
     assertError(await patch('bad', { name: 'Nowhere' }), 400, 'validation_error');
     assert.equal((await record(roomId)).name, 'Kept');
     assert.deepEqual(
-      (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'),
+      (await roomHistory(s.t.app, roomId, s.users.owner.token)).filter((e) => e.type === 'room.updated'),
       [],
     );
   });
 
   test('an empty body is 400 empty_update; bad and unknown fields are 400 validation_error naming them; nothing changes', async () => {
-    const roomId = await createRoom(t.app, users.owner, uniqueRoomId(), { name: 'Stable', description: 'As it was' });
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), {
+      name: 'Stable',
+      description: 'As it was',
+    });
     assertError(await patch(roomId, {}), 400, 'empty_update');
     const bad: Array<[unknown, string]> = [
       [{ name: '' }, 'body.name'],
@@ -151,7 +149,7 @@ describe('PATCH /api/rooms/:roomId', () => {
     const room = await record(roomId);
     assert.deepEqual([room.name, room.description], ['Stable', 'As it was']);
     assert.deepEqual(
-      (await roomHistory(t.app, roomId, users.owner.token)).filter((e) => e.type === 'room.updated'),
+      (await roomHistory(s.t.app, roomId, s.users.owner.token)).filter((e) => e.type === 'room.updated'),
       [],
     );
   });

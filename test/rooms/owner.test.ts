@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import {
   addMember,
   assertError,
@@ -11,8 +11,7 @@ import {
   postMultipart,
   roomHistory,
   scaffold,
-  type TestApp,
-  type Users,
+  scaffoldSuite,
 } from '../helpers.js';
 import { membersOf } from '../support/accounts.js';
 import { LiveClient } from '../support/live-client.js';
@@ -23,87 +22,86 @@ import { LiveClient } from '../support/live-client.js';
  * roles hold from the next request; the target must be a member; oneself changes nothing.
  */
 
-let t: TestApp;
-let users: Users;
-let wsBase: string;
 const clients: LiveClient[] = [];
 
-before(async () => {
-  ({ t, users, wsBase } = await scaffold({ rooms: [], listen: true, config: { accessCacheTtlMs: 60_000 } }));
-});
 after(async () => {
   for (const client of clients) client.terminate();
-  await t.close();
 });
+const s = scaffoldSuite({ rooms: [], listen: true, config: { accessCacheTtlMs: 60_000 } });
 
-const transfer = (roomId: string, userId: string, auth = users.owner.token) =>
-  call(t.app, 'PUT', `/api/rooms/${roomId}/owner`, { auth, body: { userId } });
+const transfer = (roomId: string, userId: string, auth = s.users.owner.token) =>
+  call(s.t.app, 'PUT', `/api/rooms/${roomId}/owner`, { auth, body: { userId } });
 
 test('the member becomes owner, the owner editor: in the answer, history, live, and access at once', async () => {
-  const roomId = await createRoomWithMembers(t.app, users);
-  const client = new LiveClient(`${wsBase}/api/rooms/${roomId}/live?access_token=${users.viewer.token}`);
+  const roomId = await createRoomWithMembers(s.t.app, s.users);
+  const client = new LiveClient(`${s.wsBase}/api/rooms/${roomId}/live?access_token=${s.users.viewer.token}`);
   clients.push(client);
   await client.at(0);
   // Cached for a minute here: only forgetting the room makes the new roles hold at once.
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.editor.token }));
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: s.users.editor.token }));
 
-  const room = assertOk(await transfer(roomId, users.editor.id));
+  const room = assertOk(await transfer(roomId, s.users.editor.id));
   assert.equal(room.roomId ?? room.id, roomId);
   assert.equal(room.userRole, 'editor');
   assert.equal(room.counts.members, 3);
-  const roles = Object.fromEntries((await membersOf(t.app, users.editor, roomId)).map((m) => [m.userId, m.role]));
-  assert.deepEqual(roles, { [users.owner.id]: 'editor', [users.editor.id]: 'owner', [users.viewer.id]: 'viewer' });
+  const roles = Object.fromEntries((await membersOf(s.t.app, s.users.editor, roomId)).map((m) => [m.userId, m.role]));
+  assert.deepEqual(roles, {
+    [s.users.owner.id]: 'editor',
+    [s.users.editor.id]: 'owner',
+    [s.users.viewer.id]: 'viewer',
+  });
 
-  const changes = (await roomHistory(t.app, roomId, users.viewer.token))
+  const changes = (await roomHistory(s.t.app, roomId, s.users.viewer.token))
     .filter((e) => e.type === 'member.updated')
     .map((e) => [e.objectId, e.changes?.role, e.actor.id]);
   assert.deepEqual(
     changes.sort(),
     [
-      [users.editor.id, 'owner', users.owner.id],
-      [users.owner.id, 'editor', users.owner.id],
+      [s.users.editor.id, 'owner', s.users.owner.id],
+      [s.users.owner.id, 'editor', s.users.owner.id],
     ].sort(),
   );
   const heard = await client.waitUntil(
     (m) => m.type === 'member.updated' && m.data?.role === 'editor',
     'the old owner made editor',
   );
-  assert.deepEqual(heard.data, { userId: users.owner.id, role: 'editor' });
+  assert.deepEqual(heard.data, { userId: s.users.owner.id, role: 'editor' });
   assert.ok(
     client.messages.some(
-      (m) => m.type === 'member.updated' && m.data?.userId === users.editor.id && m.data.role === 'owner',
+      (m) => m.type === 'member.updated' && m.data?.userId === s.users.editor.id && m.data.role === 'owner',
     ),
   );
 
-  const rename = (auth: string) => call(t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body: { name: 'Handed on' } });
-  assertOk(await rename(users.editor.token));
-  assertError(await rename(users.owner.token), 403, 'forbidden');
-  assertError(await transfer(roomId, users.owner.id), 403, 'forbidden');
-  assertOk(await transfer(roomId, users.owner.id, users.editor.token));
+  const rename = (auth: string) =>
+    call(s.t.app, 'PATCH', `/api/rooms/${roomId}`, { auth, body: { name: 'Handed on' } });
+  assertOk(await rename(s.users.editor.token));
+  assertError(await rename(s.users.owner.token), 403, 'forbidden');
+  assertError(await transfer(roomId, s.users.owner.id), 403, 'forbidden');
+  assertOk(await transfer(roomId, s.users.owner.id, s.users.editor.token));
 });
 
 test('only the owner may; the target must be a member; oneself changes nothing', async () => {
-  const roomId = await createRoomWithMembers(t.app, users);
-  assertError(await transfer(roomId, users.editor.id, users.editor.token), 403, 'forbidden');
-  assertError(await transfer(roomId, users.editor.id, users.stranger.token), 403, 'forbidden');
-  const { token } = await issueToken(t.app, users.owner, roomId, ['read', 'write']);
-  assertError(await transfer(roomId, users.editor.id, token), 403, 'api_token_not_allowed');
-  assertError(await transfer(roomId, users.editor.id, ''), 401, 'unauthorized');
-  const notMember = assertError(await transfer(roomId, users.stranger.id), 404, 'not_found');
+  const roomId = await createRoomWithMembers(s.t.app, s.users);
+  assertError(await transfer(roomId, s.users.editor.id, s.users.editor.token), 403, 'forbidden');
+  assertError(await transfer(roomId, s.users.editor.id, s.users.stranger.token), 403, 'forbidden');
+  const { token } = await issueToken(s.t.app, s.users.owner, roomId, ['read', 'write']);
+  assertError(await transfer(roomId, s.users.editor.id, token), 403, 'api_token_not_allowed');
+  assertError(await transfer(roomId, s.users.editor.id, ''), 401, 'unauthorized');
+  const notMember = assertError(await transfer(roomId, s.users.stranger.id), 404, 'not_found');
   assert.match(notMember.message, /must be a member/);
   assertError(await transfer(roomId, 'user-nobody'), 404, 'not_found');
   assertError(
-    await call(t.app, 'PUT', `/api/rooms/${roomId}/owner`, { auth: users.owner.token, body: {} }),
+    await call(s.t.app, 'PUT', `/api/rooms/${roomId}/owner`, { auth: s.users.owner.token, body: {} }),
     400,
     'validation_error',
   );
 
-  const before = (await roomHistory(t.app, roomId, users.owner.token)).length;
-  const same = assertOk(await transfer(roomId, users.owner.id));
+  const before = (await roomHistory(s.t.app, roomId, s.users.owner.token)).length;
+  const same = assertOk(await transfer(roomId, s.users.owner.id));
   assert.equal(same.userRole, 'owner');
-  assert.equal((await roomHistory(t.app, roomId, users.owner.token)).length, before, 'nothing recorded');
-  await addMember(t.app, users.owner, roomId, users.stranger, 'viewer');
-  assert.equal(assertOk(await transfer(roomId, users.stranger.id)).userRole, 'editor');
+  assert.equal((await roomHistory(s.t.app, roomId, s.users.owner.token)).length, before, 'nothing recorded');
+  await addMember(s.t.app, s.users.owner, roomId, s.users.stranger, 'viewer');
+  assert.equal(assertOk(await transfer(roomId, s.users.stranger.id)).userRole, 'editor');
 });
 
 test("a handed room counts against its new owner's storage quota, no longer the old owner's", async () => {

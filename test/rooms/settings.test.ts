@@ -1,16 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  issueToken,
-  scaffold,
-  type TestApp,
-  type TestUser,
-  uniqueRoomId,
-} from '../helpers.js';
+import { describe, test } from 'node:test';
+import { assertError, assertOk, call, createRoom, issueToken, scaffoldSuite, uniqueRoomId } from '../helpers.js';
 import { INFO_FIELDS, NEW_ROOM_INFO, pick, roomCalls } from '../support/rooms.js';
 
 /**
@@ -19,26 +9,15 @@ import { INFO_FIELDS, NEW_ROOM_INFO, pick, roomCalls } from '../support/rooms.js
  * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
-let t: TestApp;
-let owner: TestUser;
-let editor: TestUser;
-let viewer: TestUser;
-const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
-
-before(async () => {
-  ({
-    t,
-    users: { owner, editor, viewer },
-  } = await scaffold({ rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ rooms: [] });
+const { roomWithMembers, info, metadata } = roomCalls(() => s);
 
 // ---------------------------------------------------------------------------------------
 describe('PATCH /api/rooms/:roomId/camera-settings', () => {
   test('the owner sets everything and gets the full stored settings back', async () => {
     const roomId = await roomWithMembers();
-    const res = await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-      auth: owner.token,
+    const res = await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+      auth: s.users.owner.token,
       body: {
         autoZoomEnabled: false,
         defaultView: { lat: 47.37, lng: 8.54, zoom: 13 },
@@ -55,7 +34,7 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
         defaultBaseLayer: 'swissimage',
       },
     });
-    const i = await info(roomId, viewer.token);
+    const i = await info(roomId, s.users.viewer.token);
     assert.deepEqual(pick(i, INFO_FIELDS), {
       isPublic: false,
       presentationIsPublic: false,
@@ -69,14 +48,14 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
   });
 
   test('a partial update leaves the rest unchanged', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), {
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), {
       defaultView: { lat: 10, lng: 20, zoom: 5 },
       defaultTheme: 'light',
       defaultBaseLayer: 'carto',
     });
     const a = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: s.users.owner.token,
         body: { defaultTheme: 'dark' },
       }),
     );
@@ -87,8 +66,8 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       defaultBaseLayer: 'carto',
     });
     const b = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: s.users.owner.token,
         body: { autoZoomEnabled: false },
       }),
     );
@@ -102,8 +81,8 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       },
     });
     const c = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: s.users.owner.token,
         body: { defaultView: { lat: -45, lng: 170, zoom: 0 } },
       }),
     );
@@ -113,7 +92,7 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       defaultTheme: 'dark',
       defaultBaseLayer: 'carto',
     });
-    const i = await info(roomId, owner.token);
+    const i = await info(roomId, s.users.owner.token);
     assert.equal(i.autoZoomEnabled, false);
     assert.equal(i.defaultViewLat, -45);
     assert.equal(i.defaultViewLng, 170);
@@ -123,14 +102,14 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
   });
 
   test('null clears defaultView, defaultTheme and defaultBaseLayer', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), {
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), {
       defaultView: { lat: 1.5, lng: 2.5, zoom: 3 },
       defaultTheme: 'light',
       defaultBaseLayer: 'osm',
     });
     const a = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: s.users.owner.token,
         body: { defaultView: null },
       }),
     );
@@ -140,15 +119,15 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       defaultTheme: 'light',
       defaultBaseLayer: 'osm',
     });
-    let i = await info(roomId, owner.token);
+    let i = await info(roomId, s.users.owner.token);
     assert.equal(i.defaultViewLat, null);
     assert.equal(i.defaultViewLng, null);
     assert.equal(i.defaultViewZoom, null);
     assert.equal(i.defaultTheme, 'light');
 
     const b = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        auth: s.users.owner.token,
         body: { defaultTheme: null, defaultBaseLayer: null },
       }),
     );
@@ -156,21 +135,21 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
       success: true,
       settings: { autoZoomEnabled: true, defaultView: null, defaultTheme: null, defaultBaseLayer: null },
     });
-    i = await info(roomId, owner.token);
+    i = await info(roomId, s.users.owner.token);
     assert.deepEqual(pick(i, INFO_FIELDS), NEW_ROOM_INFO);
   });
 
   test('an empty body is 400 empty_update', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: owner.token, body: {} }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: s.users.owner.token, body: {} }),
       400,
       'empty_update',
     );
   });
 
   test('range and enum violations are 400 validation_error and change nothing', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), {
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), {
       defaultView: { lat: 5, lng: 6, zoom: 7 },
       defaultTheme: 'light',
       defaultBaseLayer: 'osm',
@@ -190,12 +169,12 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
     ];
     for (const body of bad) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: owner.token, body }),
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, { auth: s.users.owner.token, body }),
         400,
         'validation_error',
       );
     }
-    const i = await info(roomId, owner.token);
+    const i = await info(roomId, s.users.owner.token);
     assert.equal(i.defaultViewLat, 5);
     assert.equal(i.defaultViewLng, 6);
     assert.equal(i.defaultViewZoom, 7);
@@ -207,9 +186,9 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
 
   test('editor and viewer are 403 forbidden; a token is 403 api_token_not_allowed', async () => {
     const roomId = await roomWithMembers();
-    for (const user of [editor, viewer]) {
+    for (const user of [s.users.editor, s.users.viewer]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
           auth: user.token,
           body: { defaultTheme: 'dark' },
         }),
@@ -217,23 +196,23 @@ describe('PATCH /api/rooms/:roomId/camera-settings', () => {
         'forbidden',
       );
     }
-    const { token } = await issueToken(t.app, owner, roomId, ['read', 'write', 'upload']);
+    const { token } = await issueToken(s.t.app, s.users.owner, roomId, ['read', 'write', 'upload']);
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/camera-settings`, {
         auth: token,
         body: { defaultTheme: 'dark' },
       }),
       403,
       'api_token_not_allowed',
     );
-    assert.equal((await info(roomId, owner.token)).defaultTheme, null);
+    assert.equal((await info(roomId, s.users.owner.token)).defaultTheme, null);
   });
 });
 
 // ---------------------------------------------------------------------------------------
 describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
-  const patch = (roomId: string, body: object, auth = owner.token) =>
-    call(t.app, 'PATCH', `/api/rooms/${roomId}/timeline-settings`, { auth, body });
+  const patch = (roomId: string, body: object, auth = s.users.owner.token) =>
+    call(s.t.app, 'PATCH', `/api/rooms/${roomId}/timeline-settings`, { auth, body });
 
   test('every enum value and boolean is stored; omitted fields keep their previous values', async () => {
     const roomId = await roomWithMembers();
@@ -271,7 +250,7 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
       },
     });
     // The stored settings are what room metadata shows too.
-    assert.deepEqual((await metadata(roomId, viewer.token)).timelineSettings, second.settings);
+    assert.deepEqual((await metadata(roomId, s.users.viewer.token)).timelineSettings, second.settings);
 
     let current = second.settings;
     const steps: object[] = [
@@ -295,11 +274,11 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
       current = { ...current, ...step };
       assert.deepEqual(assertOk(await patch(roomId, step)), { success: true, settings: current });
     }
-    assert.deepEqual((await metadata(roomId, owner.token)).timelineSettings, current);
+    assert.deepEqual((await metadata(roomId, s.users.owner.token)).timelineSettings, current);
   });
 
   test('bad enum values and unknown fields are 400 validation_error and change nothing', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     const set = assertOk(
       await patch(roomId, { groupingMode: 'day', dateTimeFormat: 'dmy', sliderMode: 'past' }),
     ).settings;
@@ -314,21 +293,21 @@ describe('PATCH /api/rooms/:roomId/timeline-settings', () => {
     ]) {
       assertError(await patch(roomId, body), 400, 'validation_error');
     }
-    assert.deepEqual((await metadata(roomId, owner.token)).timelineSettings, set);
+    assert.deepEqual((await metadata(roomId, s.users.owner.token)).timelineSettings, set);
   });
 
   test('an empty body is 400 empty_update', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     assertError(await patch(roomId, {}), 400, 'empty_update');
   });
 
   test('editor and viewer are 403 forbidden; a token is 403 api_token_not_allowed', async () => {
     const roomId = await roomWithMembers();
-    for (const user of [editor, viewer]) {
+    for (const user of [s.users.editor, s.users.viewer]) {
       assertError(await patch(roomId, { groupingMode: 'day' }, user.token), 403, 'forbidden');
     }
-    const { token } = await issueToken(t.app, owner, roomId, ['read', 'write', 'upload']);
+    const { token } = await issueToken(s.t.app, s.users.owner, roomId, ['read', 'write', 'upload']);
     assertError(await patch(roomId, { groupingMode: 'day' }, token), 403, 'api_token_not_allowed');
-    assert.notEqual((await metadata(roomId, owner.token)).timelineSettings.groupingMode, 'day');
+    assert.notEqual((await metadata(roomId, s.users.owner.token)).timelineSettings.groupingMode, 'day');
   });
 });

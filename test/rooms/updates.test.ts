@@ -1,58 +1,51 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertOk, call, roomHistory, scaffold, type TestApp, type Users } from '../helpers.js';
+import { describe, test } from 'node:test';
+import { assertOk, call, roomHistory, scaffoldSuite } from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
 
 /** Room settings are changes like content: history entries and live events (`room.updated`). */
 
-let t: TestApp;
-let users: Users;
-let room: string;
-let wsBase: string;
-before(async () => {
-  ({ t, users, room, wsBase } = await scaffold({ listen: true }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ listen: true });
 
 describe('room settings changes are recorded and broadcast', () => {
   test('visibility, deck visibility, camera and timeline: one room.updated each, live and in history', async () => {
-    const live = new LiveClient(`${wsBase}/api/rooms/${room}/live?access_token=${users.viewer.token}`);
+    const live = new LiveClient(`${s.wsBase}/api/rooms/${s.room}/live?access_token=${s.users.viewer.token}`);
     await live.opened;
     const hello = await live.at(0);
     assert.equal(hello.type, 'hello');
-    const owner = users.owner.token;
+    const owner = s.users.owner.token;
     /** The room's settings as a member reads them: `/info`, plus the description and timeline settings of the room record. */
     const settingsNow = async () => {
-      const record = assertOk(await call(t.app, 'GET', `/api/rooms/${room}`, { auth: owner }));
+      const record = assertOk(await call(s.t.app, 'GET', `/api/rooms/${s.room}`, { auth: owner }));
       return {
-        ...assertOk(await call(t.app, 'GET', `/api/rooms/${room}/info`, { auth: owner })),
+        ...assertOk(await call(s.t.app, 'GET', `/api/rooms/${s.room}/info`, { auth: owner })),
         description: record.description,
         timelineSettings: record.timelineSettings,
       };
     };
     const expected = [];
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${room}/camera-settings`, {
+      await call(s.t.app, 'PATCH', `/api/rooms/${s.room}/camera-settings`, {
         auth: owner,
         body: { defaultView: { lat: 46.9, lng: 7.4, zoom: 11 } },
       }),
     );
     expected.push(await settingsNow());
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${room}/timeline-settings`, {
+      await call(s.t.app, 'PATCH', `/api/rooms/${s.room}/timeline-settings`, {
         auth: owner,
         body: { groupingMode: 'month' },
       }),
     );
     expected.push(await settingsNow());
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${room}/presentation/public`, {
-        auth: users.editor.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${s.room}/presentation/public`, {
+        auth: s.users.editor.token,
         body: { isPublic: true },
       }),
     );
     expected.push(await settingsNow());
-    assertOk(await call(t.app, 'PATCH', `/api/rooms/${room}/public`, { auth: owner, body: { isPublic: true } }));
+    assertOk(await call(s.t.app, 'PATCH', `/api/rooms/${s.room}/public`, { auth: owner, body: { isPublic: true } }));
     expected.push(await settingsNow());
 
     const events = (await live.waitFor(5)).slice(1);
@@ -62,7 +55,7 @@ describe('room settings changes are recorded and broadcast', () => {
     );
     assert.deepEqual(
       events.map((e) => [e.objectType, e.objectId]),
-      Array(4).fill(['room', room]),
+      Array(4).fill(['room', s.room]),
     );
     assert.deepEqual(
       events.map((e) => e.version),
@@ -80,7 +73,7 @@ describe('room settings changes are recorded and broadcast', () => {
     live.ws.close();
     // A client catching up with ?since= gets the same events from history.
     const late = new LiveClient(
-      `${wsBase}/api/rooms/${room}/live?since=${hello.version}&access_token=${users.viewer.token}`,
+      `${s.wsBase}/api/rooms/${s.room}/live?since=${hello.version}&access_token=${s.users.viewer.token}`,
     );
     const replayed = (await late.waitFor(5)).slice(1);
     late.ws.close();
@@ -89,10 +82,10 @@ describe('room settings changes are recorded and broadcast', () => {
       events.map(({ at: _, ...e }) => e),
     );
 
-    const history = (await roomHistory(t.app, room, owner)).filter((e) => e.type === 'room.updated').reverse();
+    const history = (await roomHistory(s.t.app, s.room, owner)).filter((e) => e.type === 'room.updated').reverse();
     assert.deepEqual(
       history.map((e) => [e.objectType, e.objectId]),
-      Array(4).fill(['room', room]),
+      Array(4).fill(['room', s.room]),
     );
     assert.deepEqual(
       history.map((e) => e.changes),
@@ -106,7 +99,11 @@ describe('room settings changes are recorded and broadcast', () => {
     assert.deepEqual(
       history.map((e) => e.actor),
       // Read by a member's session: people without a name are named by e-mail.
-      [users.owner, users.owner, users.editor, users.owner].map((u) => ({ kind: 'user', id: u.id, name: u.email })),
+      [s.users.owner, s.users.owner, s.users.editor, s.users.owner].map((u) => ({
+        kind: 'user',
+        id: u.id,
+        name: u.email,
+      })),
     );
   });
 });

@@ -1,16 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  issueToken,
-  scaffold,
-  type TestApp,
-  type TestUser,
-  uniqueRoomId,
-} from '../helpers.js';
+import { describe, test } from 'node:test';
+import { assertError, assertOk, call, createRoom, issueToken, scaffoldSuite, uniqueRoomId } from '../helpers.js';
 import { INFO_FIELDS, pick, roomCalls } from '../support/rooms.js';
 
 /**
@@ -19,20 +9,8 @@ import { INFO_FIELDS, pick, roomCalls } from '../support/rooms.js';
  * docs/contract-decisions.md (Errors, Rooms, Room API tokens).
  */
 
-let t: TestApp;
-let owner: TestUser;
-let editor: TestUser;
-let viewer: TestUser;
-let stranger: TestUser;
-const { roomWithMembers, info, metadata } = roomCalls(() => ({ t, users: { owner, editor, viewer } }));
-
-before(async () => {
-  ({
-    t,
-    users: { owner, editor, viewer, stranger },
-  } = await scaffold({ rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ rooms: [] });
+const { roomWithMembers, info, metadata } = roomCalls(() => s);
 
 // ---------------------------------------------------------------------------------------
 describe('GET /api/rooms/:roomId/info', () => {
@@ -55,7 +33,7 @@ describe('GET /api/rooms/:roomId/info', () => {
 
   test('members of a private room get the settings with requiresAuth false', async () => {
     const roomId = await roomWithMembers(settings);
-    for (const user of [owner, editor, viewer]) {
+    for (const user of [s.users.owner, s.users.editor, s.users.viewer]) {
       const i = await info(roomId, user.token);
       assert.equal(i.roomId, roomId);
       assert.equal(i.requiresAuth, false);
@@ -64,8 +42,8 @@ describe('GET /api/rooms/:roomId/info', () => {
   });
 
   test('anyone gets the settings of a public room with requiresAuth false', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), { ...settings, isPublic: true });
-    for (const auth of [undefined, stranger.token]) {
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), { ...settings, isPublic: true });
+    for (const auth of [undefined, s.users.stranger.token]) {
       const i = await info(roomId, auth);
       assert.equal(i.roomId, roomId);
       assert.equal(i.requiresAuth, false);
@@ -74,44 +52,44 @@ describe('GET /api/rooms/:roomId/info', () => {
   });
 
   test('a private room answers anonymous and non-members only {roomId, requiresAuth: true}', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
-    for (const auth of [undefined, stranger.token]) {
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), settings);
+    for (const auth of [undefined, s.users.stranger.token]) {
       const i = await info(roomId, auth);
       assert.deepEqual(i, { roomId, requiresAuth: true });
     }
   });
 
   test('a private room with a public deck also tells anonymous and non-members presentationIsPublic: true', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), settings);
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: true },
       }),
     );
-    for (const auth of [undefined, stranger.token]) {
+    for (const auth of [undefined, s.users.stranger.token]) {
       assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true, presentationIsPublic: true });
     }
     // The room itself stays closed to them; members still get the settings.
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
-    assert.deepEqual(pick(await info(roomId, owner.token), INFO_FIELDS), {
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
+    assert.deepEqual(pick(await info(roomId, s.users.owner.token), INFO_FIELDS), {
       ...expected(false),
       presentationIsPublic: true,
     });
     // Unpublished again: back to the bare answer.
     assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: false },
       }),
     );
-    for (const auth of [undefined, stranger.token])
+    for (const auth of [undefined, s.users.stranger.token])
       assert.deepEqual(await info(roomId, auth), { roomId, requiresAuth: true });
   });
 
   test('a read token of the room gets the settings', async () => {
-    const roomId = await createRoom(t.app, owner, uniqueRoomId(), settings);
-    const { token } = await issueToken(t.app, owner, roomId, ['read']);
+    const roomId = await createRoom(s.t.app, s.users.owner, uniqueRoomId(), settings);
+    const { token } = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
     const i = await info(roomId, token);
     assert.equal(i.requiresAuth, false);
     assert.deepEqual(pick(i, INFO_FIELDS), expected(false));
@@ -119,8 +97,12 @@ describe('GET /api/rooms/:roomId/info', () => {
 
   test('an unknown room is 404 not_found', async () => {
     const roomId = uniqueRoomId();
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/info`), 404, 'not_found');
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: owner.token }), 404, 'not_found');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`), 404, 'not_found');
+    assertError(
+      await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: s.users.owner.token }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -128,10 +110,13 @@ describe('GET /api/rooms/:roomId/info', () => {
 describe('PATCH /api/rooms/:roomId/public', () => {
   test('the owner makes the room public (readable anonymously) and private again (not readable)', async () => {
     const roomId = await roomWithMembers({ name: 'Toggle' });
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
 
     const on = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: true } }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, {
+        auth: s.users.owner.token,
+        body: { isPublic: true },
+      }),
     );
     assert.deepEqual(on, { success: true, isPublic: true });
     const meta = await metadata(roomId);
@@ -140,72 +125,78 @@ describe('PATCH /api/rooms/:roomId/public', () => {
     const i = await info(roomId);
     assert.equal(i.requiresAuth, false);
     assert.equal(i.isPublic, true);
-    assert.equal((await metadata(roomId, stranger.token)).roomId, roomId);
+    assert.equal((await metadata(roomId, s.users.stranger.token)).roomId, roomId);
 
     const off = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body: { isPublic: false } }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, {
+        auth: s.users.owner.token,
+        body: { isPublic: false },
+      }),
     );
     assert.deepEqual(off, { success: true, isPublic: false });
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: stranger.token }), 403, 'forbidden');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: s.users.stranger.token }), 403, 'forbidden');
     assert.deepEqual(await info(roomId), { roomId, requiresAuth: true });
-    assert.equal((await info(roomId, owner.token)).isPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).isPublic, false);
   });
 
   test('editor and viewer are 403 forbidden and nothing changes', async () => {
     const roomId = await roomWithMembers();
-    for (const user of [editor, viewer]) {
+    for (const user of [s.users.editor, s.users.viewer]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: user.token, body: { isPublic: true } }),
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: user.token, body: { isPublic: true } }),
         403,
         'forbidden',
       );
     }
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: stranger.token, body: { isPublic: true } }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, {
+        auth: s.users.stranger.token,
+        body: { isPublic: true },
+      }),
       403,
       'forbidden',
     );
-    assert.equal((await info(roomId, owner.token)).isPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).isPublic, false);
   });
 
   test('tokens of any permission are 403 api_token_not_allowed', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     for (const perms of [['read'], ['write'], ['upload'], ['read', 'write', 'upload']]) {
-      const { token } = await issueToken(t.app, owner, roomId, perms);
+      const { token } = await issueToken(s.t.app, s.users.owner, roomId, perms);
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: token, body: { isPublic: true } }),
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: token, body: { isPublic: true } }),
         403,
         'api_token_not_allowed',
       );
     }
-    assert.equal((await info(roomId, owner.token)).isPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).isPublic, false);
   });
 
   test('anonymous is 401 unauthorized', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { body: { isPublic: true } }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, { body: { isPublic: true } }),
       401,
       'unauthorized',
     );
   });
 
   test('a missing or non-boolean isPublic is 400 validation_error', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     for (const body of [{}, { isPublic: 'true' }, { isPublic: 1 }, { isPublic: null }, { isPublic: true, extra: 1 }]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token, body }),
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: s.users.owner.token, body }),
         400,
         'validation_error',
       );
     }
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: owner.token }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/public`, { auth: s.users.owner.token }),
       400,
       'validation_error',
     );
-    assert.equal((await info(roomId, owner.token)).isPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).isPublic, false);
   });
 });
 
@@ -214,42 +205,42 @@ describe('PATCH /api/rooms/:roomId/presentation/public', () => {
   test('owner and editor toggle it; the value shows in /info; the room stays private', async () => {
     const roomId = await roomWithMembers();
     const a = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: editor.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.editor.token,
         body: { isPublic: true },
       }),
     );
     assert.deepEqual(a, { success: true, presentationIsPublic: true });
-    let i = await info(roomId, viewer.token);
+    let i = await info(roomId, s.users.viewer.token);
     assert.equal(i.presentationIsPublic, true);
     assert.equal(i.isPublic, false);
-    assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
+    assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`), 401, 'unauthorized');
 
     const b = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: false },
       }),
     );
     assert.deepEqual(b, { success: true, presentationIsPublic: false });
-    i = await info(roomId, owner.token);
+    i = await info(roomId, s.users.owner.token);
     assert.equal(i.presentationIsPublic, false);
 
     const c = assertOk(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: true },
       }),
     );
     assert.deepEqual(c, { success: true, presentationIsPublic: true });
-    assert.equal((await info(roomId, owner.token)).presentationIsPublic, true);
+    assert.equal((await info(roomId, s.users.owner.token)).presentationIsPublic, true);
   });
 
   test('viewer and non-member are 403 forbidden', async () => {
     const roomId = await roomWithMembers();
-    for (const user of [viewer, stranger]) {
+    for (const user of [s.users.viewer, s.users.stranger]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
           auth: user.token,
           body: { isPublic: true },
         }),
@@ -257,15 +248,15 @@ describe('PATCH /api/rooms/:roomId/presentation/public', () => {
         'forbidden',
       );
     }
-    assert.equal((await info(roomId, owner.token)).presentationIsPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).presentationIsPublic, false);
   });
 
   test('a token is 403 api_token_not_allowed', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     for (const perms of [['read'], ['write'], ['read', 'write', 'upload']]) {
-      const { token } = await issueToken(t.app, owner, roomId, perms);
+      const { token } = await issueToken(s.t.app, s.users.owner, roomId, perms);
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
           auth: token,
           body: { isPublic: true },
         }),
@@ -273,14 +264,14 @@ describe('PATCH /api/rooms/:roomId/presentation/public', () => {
         'api_token_not_allowed',
       );
     }
-    assert.equal((await info(roomId, owner.token)).presentationIsPublic, false);
+    assert.equal((await info(roomId, s.users.owner.token)).presentationIsPublic, false);
   });
 
   test('a non-boolean isPublic is 400 validation_error', async () => {
-    const roomId = await createRoom(t.app, owner);
+    const roomId = await createRoom(s.t.app, s.users.owner);
     for (const body of [{}, { isPublic: 'yes' }]) {
       assertError(
-        await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: owner.token, body }),
+        await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth: s.users.owner.token, body }),
         400,
         'validation_error',
       );

@@ -6,7 +6,7 @@
  * docs/contract-decisions.md ("Drawings, presentation, history, live changes"; Rooms).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   assertError,
   assertFieldError,
@@ -18,10 +18,8 @@ import {
   labelled,
   roomCounts,
   roomHistory,
-  scaffold,
+  scaffoldSuite,
   TOKEN_ERRORS,
-  type TestApp,
-  type Users,
 } from '../helpers.js';
 import { createInlineLayer } from '../support/layers.js';
 
@@ -44,34 +42,25 @@ const PRESENTATION_KEYS = ['drawings', 'layers', 'markers', 'rasterLayers', 'sli
 const BASE_LAYERS = ['osm', 'carto', 'voyager', 'satellite', 'swisstopo', 'swissimage'];
 const VIEW = { lat: 46.95, lng: 7.45, zoom: 12 };
 
-let t: TestApp;
-let users: Users;
+const s = scaffoldSuite({ rooms: [] });
 
-before(async () => {
-  ({ t, users } = await scaffold({ rooms: [] }));
-});
-
-after(async () => {
-  if (t) await t.close();
-});
-
-const newRoom = (body: object = {}) => createRoomWithMembers(t.app, users, body);
+const newRoom = (body: object = {}) => createRoomWithMembers(s.t.app, s.users, body);
 const slidesUrl = (roomId: string) => `/api/rooms/${roomId}/presentation/slides`;
 const slideUrl = (roomId: string, slideId: string) => `/api/rooms/${roomId}/presentation/slides/${slideId}`;
 const orderUrl = (roomId: string) => `/api/rooms/${roomId}/presentation/slides/order`;
 const presentationUrl = (roomId: string) => `/api/rooms/${roomId}/presentation`;
 
 const postSlide = (roomId: string, body: unknown, auth?: string) =>
-  call(t.app, 'POST', slidesUrl(roomId), { auth, body });
+  call(s.t.app, 'POST', slidesUrl(roomId), { auth, body });
 const patchSlide = (roomId: string, slideId: string, body: unknown, auth?: string) =>
-  call(t.app, 'PATCH', slideUrl(roomId, slideId), { auth, body });
+  call(s.t.app, 'PATCH', slideUrl(roomId, slideId), { auth, body });
 const deleteSlide = (roomId: string, slideId: string, auth?: string) =>
-  call(t.app, 'DELETE', slideUrl(roomId, slideId), { auth });
+  call(s.t.app, 'DELETE', slideUrl(roomId, slideId), { auth });
 const reorder = (roomId: string, slideIds: unknown, auth?: string) =>
-  call(t.app, 'PUT', orderUrl(roomId), { auth, body: { slideIds } });
-const getPresentation = (roomId: string, auth?: string) => call(t.app, 'GET', presentationUrl(roomId), { auth });
+  call(s.t.app, 'PUT', orderUrl(roomId), { auth, body: { slideIds } });
+const getPresentation = (roomId: string, auth?: string) => call(s.t.app, 'GET', presentationUrl(roomId), { auth });
 const publishDeck = (roomId: string, isPublic: boolean, auth: string) =>
-  call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth, body: { isPublic } });
+  call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { auth, body: { isPublic } });
 
 type Slide = Record<string, any> & { id: string; position: number };
 
@@ -81,23 +70,23 @@ async function createSlide(roomId: string, auth: string, body: Record<string, un
   return json.slide;
 }
 
-async function list(roomId: string, auth = users.owner.token): Promise<Slide[]> {
-  const body = assertOk(await call(t.app, 'GET', slidesUrl(roomId), { auth }));
+async function list(roomId: string, auth = s.users.owner.token): Promise<Slide[]> {
+  const body = assertOk(await call(s.t.app, 'GET', slidesUrl(roomId), { auth }));
   assert.deepEqual(Object.keys(body), ['slides']);
   return body.slides;
 }
 
 async function createMarker(roomId: string, title: string) {
-  const res = await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
-    auth: users.owner.token,
+  const res = await call(s.t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+    auth: s.users.owner.token,
     body: { latitude: 46.9, longitude: 7.4, title },
   });
   return assertOk(res, 201).marker as Record<string, any> & { id: string };
 }
 
 async function createDrawing(roomId: string, label: string) {
-  const res = await call(t.app, 'POST', `/api/rooms/${roomId}/drawings`, {
-    auth: users.owner.token,
+  const res = await call(s.t.app, 'POST', `/api/rooms/${roomId}/drawings`, {
+    auth: s.users.owner.token,
     body: { geometry: { type: 'Point', coordinates: [7.4, 46.9] }, label },
   });
   return assertOk(res, 201).drawing as Record<string, any> & { id: string };
@@ -115,16 +104,16 @@ function assertDeck(slides: Slide[], expectedIds: string[]) {
   );
 }
 
-const history = (roomId: string) => roomHistory(t.app, roomId, users.owner.token);
+const history = (roomId: string) => roomHistory(s.t.app, roomId, s.users.owner.token);
 
-const counts = (roomId: string) => roomCounts(t.app, roomId, users.owner.token);
+const counts = (roomId: string) => roomCounts(s.t.app, roomId, s.users.owner.token);
 
 describe('POST /api/rooms/:roomId/presentation/slides', () => {
   test('201 with the whole slide; slides are appended in order (positions 0, 1, 2)', async () => {
     const roomId = await newRoom();
     const marker = await createMarker(roomId, 'Bern');
     const drawing = await createDrawing(roomId, 'Old town');
-    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
+    const layer = await createInlineLayer(s.t.app, roomId, s.users.owner.token);
     const res = await postSlide(
       roomId,
       {
@@ -137,7 +126,7 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
         rasterLayerIds: [], // rasters/access.test.ts shows a slide with a raster
         drawingIds: [drawing.id],
       },
-      users.owner.token,
+      s.users.owner.token,
     );
     const json = assertOk(res, 201);
     assert.deepEqual(Object.keys(json).sort(), ['slide', 'success']);
@@ -154,18 +143,18 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
     assert.deepEqual(first.layerIds, [layer.id]);
     assert.deepEqual(first.rasterLayerIds, []);
     assert.deepEqual(first.drawingIds, [drawing.id]);
-    assert.equal(first.createdBy, users.owner.id);
+    assert.equal(first.createdBy, s.users.owner.id);
     assert.ok(Number.isInteger(first.createdAt) && first.createdAt > 0);
     assert.ok(Number.isInteger(first.updatedAt) && first.updatedAt >= first.createdAt);
 
-    const second = await createSlide(roomId, users.editor.token, { title: 'Second' });
+    const second = await createSlide(roomId, s.users.editor.token, { title: 'Second' });
     assert.equal(second.position, 1);
     assert.equal(second.body, null);
     assert.equal(second.baseLayer, null);
     assert.deepEqual(second.view, VIEW);
     for (const key of ['markerIds', 'layerIds', 'rasterLayerIds', 'drawingIds']) assert.deepEqual(second[key], []);
-    assert.equal(second.createdBy, users.editor.id);
-    const third = await createSlide(roomId, users.owner.token, { title: 'Third', body: null, baseLayer: null });
+    assert.equal(second.createdBy, s.users.editor.id);
+    const third = await createSlide(roomId, s.users.owner.token, { title: 'Third', body: null, baseLayer: null });
     assert.equal(third.position, 2);
 
     const listed = await list(roomId);
@@ -182,10 +171,10 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
       ['number', { title: 7, view: VIEW }],
       ['null', { title: null, view: VIEW }],
     ] as const) {
-      const res = await postSlide(roomId, body, users.owner.token);
+      const res = await postSlide(roomId, body, s.users.owner.token);
       labelled(name, () => assertFieldError(res, 'body.title'));
     }
-    assert.equal((await createSlide(roomId, users.owner.token, { title: 't'.repeat(200) })).title.length, 200);
+    assert.equal((await createSlide(roomId, s.users.owner.token, { title: 't'.repeat(200) })).title.length, 200);
     assert.equal((await list(roomId)).length, 1);
   });
 
@@ -207,15 +196,15 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
       ['unknown key', { ...VIEW, tilt: 3 }, 'body.view.tilt'],
     ];
     for (const [name, view, field] of cases) {
-      const res = await postSlide(roomId, { title: 'x', ...(view !== undefined && { view }) }, users.owner.token);
+      const res = await postSlide(roomId, { title: 'x', ...(view !== undefined && { view }) }, s.users.owner.token);
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual(await list(roomId), []);
-    const edge = await createSlide(roomId, users.owner.token, {
+    const edge = await createSlide(roomId, s.users.owner.token, {
       view: { lat: -90, lng: 180, zoom: 24, bearing: 360, pitch: 85 },
     });
     assert.deepEqual(edge.view, { lat: -90, lng: 180, zoom: 24, bearing: 360, pitch: 85 });
-    const low = await createSlide(roomId, users.owner.token, {
+    const low = await createSlide(roomId, s.users.owner.token, {
       view: { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 },
     });
     assert.deepEqual(low.view, { lat: 90, lng: -180, zoom: 0, bearing: -360, pitch: 0 });
@@ -224,15 +213,15 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
   test('layerIds and rasterLayerIds must name layers of this room, each of its kind (400 naming the field)', async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
-    const foreign = await createInlineLayer(t.app, other, users.owner.token);
+    const layer = await createInlineLayer(s.t.app, roomId, s.users.owner.token);
+    const foreign = await createInlineLayer(s.t.app, other, s.users.owner.token);
     const cases: [string, Record<string, unknown>, string][] = [
       ['unknown layer', { layerIds: ['layer-absent000000000000'] }, 'body.layerIds'],
       ["another room's layer", { layerIds: [foreign.id] }, 'body.layerIds'],
       ['a vector layer as a raster', { rasterLayerIds: [layer.id] }, 'body.rasterLayerIds'],
     ];
     for (const [name, ids, field] of cases) {
-      const res = await postSlide(roomId, { title: 'x', view: VIEW, ...ids }, users.owner.token);
+      const res = await postSlide(roomId, { title: 'x', view: VIEW, ...ids }, s.users.owner.token);
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual(await list(roomId), []);
@@ -241,21 +230,21 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
   test('baseLayer is one of the room base layers or null; unknown fields are refused', async () => {
     const roomId = await newRoom();
     for (const baseLayer of BASE_LAYERS) {
-      assert.equal((await createSlide(roomId, users.owner.token, { baseLayer })).baseLayer, baseLayer);
+      assert.equal((await createSlide(roomId, s.users.owner.token, { baseLayer })).baseLayer, baseLayer);
     }
-    assert.equal((await createSlide(roomId, users.owner.token, { baseLayer: null })).baseLayer, null);
+    assert.equal((await createSlide(roomId, s.users.owner.token, { baseLayer: null })).baseLayer, null);
     for (const baseLayer of ['google', 'OSM', '', 3]) {
       assertFieldError(
-        await postSlide(roomId, { title: 'x', view: VIEW, baseLayer }, users.owner.token),
+        await postSlide(roomId, { title: 'x', view: VIEW, baseLayer }, s.users.owner.token),
         'body.baseLayer',
       );
     }
     assertFieldError(
-      await postSlide(roomId, { title: 'x', view: VIEW, position: 0 }, users.owner.token),
+      await postSlide(roomId, { title: 'x', view: VIEW, position: 0 }, s.users.owner.token),
       'body.position',
     );
     assertFieldError(
-      await postSlide(roomId, { title: 'x', view: VIEW, markerIds: 'marker-1' }, users.owner.token),
+      await postSlide(roomId, { title: 'x', view: VIEW, markerIds: 'marker-1' }, s.users.owner.token),
       'body.markerIds',
     );
     assert.equal((await list(roomId)).length, BASE_LAYERS.length + 1);
@@ -277,11 +266,11 @@ describe('POST /api/rooms/:roomId/presentation/slides', () => {
       ['repeated id', { markerIds: [mine.id, mine.id] }, 'markerIds'],
     ];
     for (const [name, body, field] of cases) {
-      const res = await postSlide(roomId, { title: 'x', view: VIEW, ...body }, users.owner.token);
+      const res = await postSlide(roomId, { title: 'x', view: VIEW, ...body }, s.users.owner.token);
       labelled(name, () => assertFieldError(res, field));
     }
     assert.deepEqual(await list(roomId), []);
-    const ok = await createSlide(roomId, users.owner.token, { markerIds: [mine.id], drawingIds: [myDrawing.id] });
+    const ok = await createSlide(roomId, s.users.owner.token, { markerIds: [mine.id], drawingIds: [myDrawing.id] });
     assert.deepEqual(ok.markerIds, [mine.id]);
     assert.deepEqual(ok.drawingIds, [myDrawing.id]);
   });
@@ -291,24 +280,24 @@ describe('PATCH, DELETE and reorder', () => {
   test('PATCH: omitted fields stay, given ones change; empty body is 400 empty_update', async () => {
     const roomId = await newRoom();
     const marker = await createMarker(roomId, 'm');
-    const slide = await createSlide(roomId, users.owner.token, {
+    const slide = await createSlide(roomId, s.users.owner.token, {
       title: 'Before',
       body: 'text',
       baseLayer: 'osm',
       markerIds: [marker.id],
     });
-    const json = assertOk(await patchSlide(roomId, slide.id, { title: 'After' }, users.editor.token));
+    const json = assertOk(await patchSlide(roomId, slide.id, { title: 'After' }, s.users.editor.token));
     assert.deepEqual(Object.keys(json).sort(), ['slide', 'success']);
     assert.equal(json.success, true);
     assert.deepEqual(json.slide, { ...slide, title: 'After', updatedAt: json.slide.updatedAt });
 
-    const layer = await createInlineLayer(t.app, roomId, users.owner.token);
+    const layer = await createInlineLayer(s.t.app, roomId, s.users.owner.token);
     const changed = assertOk(
       await patchSlide(
         roomId,
         slide.id,
         { body: null, baseLayer: null, view: { lat: 1, lng: 2, zoom: 3 }, markerIds: [], layerIds: [layer.id] },
-        users.owner.token,
+        s.users.owner.token,
       ),
     ).slide;
     assert.equal(changed.title, 'After');
@@ -318,57 +307,60 @@ describe('PATCH, DELETE and reorder', () => {
     assert.deepEqual(changed.markerIds, []);
     assert.deepEqual(changed.layerIds, [layer.id]);
     assert.equal(changed.position, 0);
-    assert.equal(changed.createdBy, users.owner.id);
+    assert.equal(changed.createdBy, s.users.owner.id);
     assert.deepEqual((await list(roomId))[0], changed);
 
-    assertError(await patchSlide(roomId, slide.id, {}, users.owner.token), 400, 'empty_update');
+    assertError(await patchSlide(roomId, slide.id, {}, s.users.owner.token), 400, 'empty_update');
     assertError(
-      await call(t.app, 'PATCH', slideUrl(roomId, slide.id), { auth: users.owner.token }),
+      await call(s.t.app, 'PATCH', slideUrl(roomId, slide.id), { auth: s.users.owner.token }),
       400,
       'empty_update',
     );
-    assertFieldError(await patchSlide(roomId, slide.id, { title: '' }, users.owner.token), 'body.title');
+    assertFieldError(await patchSlide(roomId, slide.id, { title: '' }, s.users.owner.token), 'body.title');
     assertFieldError(
-      await patchSlide(roomId, slide.id, { view: { ...VIEW, zoom: 30 } }, users.owner.token),
+      await patchSlide(roomId, slide.id, { view: { ...VIEW, zoom: 30 } }, s.users.owner.token),
       'body.view.zoom',
     );
     assertFieldError(
-      await patchSlide(roomId, slide.id, { markerIds: ['marker-unknown'] }, users.owner.token),
+      await patchSlide(roomId, slide.id, { markerIds: ['marker-unknown'] }, s.users.owner.token),
       'markerIds',
     );
-    assertFieldError(await patchSlide(roomId, slide.id, { position: 3 }, users.owner.token), 'body.position');
+    assertFieldError(await patchSlide(roomId, slide.id, { position: 3 }, s.users.owner.token), 'body.position');
     assert.deepEqual((await list(roomId))[0], changed);
   });
 
   test("PATCH or DELETE of an unknown slide, or of another room's, is 404", async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const theirs = await createSlide(other, users.owner.token, { title: 'theirs' });
-    assertError(await patchSlide(roomId, theirs.id, { title: 'mine' }, users.owner.token), 404, 'not_found');
-    assertError(await deleteSlide(roomId, theirs.id, users.owner.token), 404, 'not_found');
-    assertError(await patchSlide(roomId, 'slide-unknown', { title: 'x' }, users.owner.token), 404, 'not_found');
-    assertError(await deleteSlide(roomId, 'slide-unknown', users.owner.token), 404, 'not_found');
+    const theirs = await createSlide(other, s.users.owner.token, { title: 'theirs' });
+    assertError(await patchSlide(roomId, theirs.id, { title: 'mine' }, s.users.owner.token), 404, 'not_found');
+    assertError(await deleteSlide(roomId, theirs.id, s.users.owner.token), 404, 'not_found');
+    assertError(await patchSlide(roomId, 'slide-unknown', { title: 'x' }, s.users.owner.token), 404, 'not_found');
+    assertError(await deleteSlide(roomId, 'slide-unknown', s.users.owner.token), 404, 'not_found');
     assert.deepEqual(await list(other), [theirs]);
   });
 
   test('DELETE answers {success, slideId} and the rest close the gap (positions 0..n-1)', async () => {
     const roomId = await newRoom();
     const [a, b, c, d] = [
-      await createSlide(roomId, users.owner.token, { title: 'a' }),
-      await createSlide(roomId, users.owner.token, { title: 'b' }),
-      await createSlide(roomId, users.owner.token, { title: 'c' }),
-      await createSlide(roomId, users.owner.token, { title: 'd' }),
+      await createSlide(roomId, s.users.owner.token, { title: 'a' }),
+      await createSlide(roomId, s.users.owner.token, { title: 'b' }),
+      await createSlide(roomId, s.users.owner.token, { title: 'c' }),
+      await createSlide(roomId, s.users.owner.token, { title: 'd' }),
     ];
-    assert.deepEqual(assertOk(await deleteSlide(roomId, b!.id, users.editor.token)), { success: true, slideId: b!.id });
+    assert.deepEqual(assertOk(await deleteSlide(roomId, b!.id, s.users.editor.token)), {
+      success: true,
+      slideId: b!.id,
+    });
     assertDeck(await list(roomId), [a!.id, c!.id, d!.id]);
-    assertError(await deleteSlide(roomId, b!.id, users.owner.token), 404, 'not_found');
-    assertError(await patchSlide(roomId, b!.id, { title: 'back' }, users.owner.token), 404, 'not_found');
+    assertError(await deleteSlide(roomId, b!.id, s.users.owner.token), 404, 'not_found');
+    assertError(await patchSlide(roomId, b!.id, { title: 'back' }, s.users.owner.token), 404, 'not_found');
 
-    assertOk(await deleteSlide(roomId, a!.id, users.owner.token));
+    assertOk(await deleteSlide(roomId, a!.id, s.users.owner.token));
     assertDeck(await list(roomId), [c!.id, d!.id]);
-    const e = await createSlide(roomId, users.owner.token, { title: 'e' });
+    const e = await createSlide(roomId, s.users.owner.token, { title: 'e' });
     assert.equal(e.position, 2);
-    assertOk(await deleteSlide(roomId, e.id, users.owner.token));
+    assertOk(await deleteSlide(roomId, e.id, s.users.owner.token));
     assertDeck(await list(roomId), [c!.id, d!.id]);
     assert.deepEqual(
       (await list(roomId)).map((s) => s.title),
@@ -380,9 +372,9 @@ describe('PATCH, DELETE and reorder', () => {
     const roomId = await newRoom();
     const slides = [];
     for (const title of ['one', 'two', 'three', 'four'])
-      slides.push(await createSlide(roomId, users.owner.token, { title }));
+      slides.push(await createSlide(roomId, s.users.owner.token, { title }));
     const wanted = [slides[2]!.id, slides[0]!.id, slides[3]!.id, slides[1]!.id];
-    const json = assertOk(await reorder(roomId, wanted, users.editor.token));
+    const json = assertOk(await reorder(roomId, wanted, s.users.editor.token));
     assert.deepEqual(Object.keys(json).sort(), ['slides', 'success']);
     assert.equal(json.success, true);
     assertDeck(json.slides, wanted);
@@ -391,21 +383,21 @@ describe('PATCH, DELETE and reorder', () => {
       ['three', 'one', 'four', 'two'],
     );
     assertDeck(await list(roomId), wanted);
-    assertDeck(assertOk(await getPresentation(roomId, users.owner.token)).slides, wanted);
+    assertDeck(assertOk(await getPresentation(roomId, s.users.owner.token)).slides, wanted);
 
     // A new slide goes to the end of the new order; a delete keeps the new order.
-    const five = await createSlide(roomId, users.owner.token, { title: 'five' });
+    const five = await createSlide(roomId, s.users.owner.token, { title: 'five' });
     assertDeck(await list(roomId), [...wanted, five.id]);
-    assertOk(await deleteSlide(roomId, wanted[1]!, users.owner.token));
+    assertOk(await deleteSlide(roomId, wanted[1]!, s.users.owner.token));
     assertDeck(await list(roomId), [wanted[0]!, wanted[2]!, wanted[3]!, five.id]);
   });
 
   test('an order that misses, repeats or invents a slide is 400, and the deck stays', async () => {
     const roomId = await newRoom();
     const other = await newRoom();
-    const foreign = await createSlide(other, users.owner.token);
+    const foreign = await createSlide(other, s.users.owner.token);
     const slides = [];
-    for (const title of ['one', 'two', 'three']) slides.push(await createSlide(roomId, users.owner.token, { title }));
+    for (const title of ['one', 'two', 'three']) slides.push(await createSlide(roomId, s.users.owner.token, { title }));
     const [a, b, c] = slides.map((s) => s.id) as [string, string, string];
     const cases: [string, unknown][] = [
       ['misses one', [c, a]],
@@ -418,17 +410,17 @@ describe('PATCH, DELETE and reorder', () => {
       ['not a list', 'c,a,b'],
     ];
     for (const [name, slideIds] of cases) {
-      const res = await reorder(roomId, slideIds, users.owner.token);
+      const res = await reorder(roomId, slideIds, s.users.owner.token);
       labelled(name, () => assertFieldError(res, 'slideIds'));
     }
     assertFieldError(
-      await call(t.app, 'PUT', orderUrl(roomId), { auth: users.owner.token, body: {} }),
+      await call(s.t.app, 'PUT', orderUrl(roomId), { auth: s.users.owner.token, body: {} }),
       'body.slideIds',
     );
     assertDeck(await list(roomId), [a, b, c]);
     assertDeck(await list(other), [foreign.id]);
     // The current order is accepted as is.
-    assertDeck(assertOk(await reorder(roomId, [a, b, c], users.owner.token)).slides, [a, b, c]);
+    assertDeck(assertOk(await reorder(roomId, [a, b, c], s.users.owner.token)).slides, [a, b, c]);
   });
 });
 
@@ -441,18 +433,18 @@ describe('GET /api/rooms/:roomId/presentation', () => {
       await createMarker(roomId, 'hidden'),
     ];
     const [d1, d2] = [await createDrawing(roomId, 'shown'), await createDrawing(roomId, 'hidden')];
-    await call(t.app, 'POST', `/api/rooms/${roomId}/comments`, {
-      auth: users.owner.token,
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/comments`, {
+      auth: s.users.owner.token,
       body: { objectId: m1.id, objectType: 'marker', body: 'a private remark' },
     });
-    const s1 = await createSlide(roomId, users.owner.token, {
+    const s1 = await createSlide(roomId, s.users.owner.token, {
       title: 'one',
       markerIds: [m1.id, m2.id],
       drawingIds: [d1.id],
     });
-    const s2 = await createSlide(roomId, users.owner.token, { title: 'two', markerIds: [m2.id] });
+    const s2 = await createSlide(roomId, s.users.owner.token, { title: 'two', markerIds: [m2.id] });
 
-    const deck = assertOk(await getPresentation(roomId, users.owner.token));
+    const deck = assertOk(await getPresentation(roomId, s.users.owner.token));
     assert.deepEqual(Object.keys(deck).sort(), PRESENTATION_KEYS);
     assert.deepEqual(deck.slides, [s1, s2]);
     assert.deepEqual(sorted(ids(deck.markers)), sorted([m1.id, m2.id]));
@@ -476,16 +468,16 @@ describe('GET /api/rooms/:roomId/presentation', () => {
       'Secret room',
       'Not for the deck',
       'a private remark',
-      users.viewer.email,
-      users.editor.id,
+      s.users.viewer.email,
+      s.users.editor.id,
     ]) {
       assert.ok(!text.includes(secret), `the deck must not expose ${secret}`);
     }
 
     // A referenced marker deleted later simply drops out; so does a drawing.
-    assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/markers/${m1.id}`, { auth: users.owner.token }));
-    assertOk(await call(t.app, 'DELETE', `/api/rooms/${roomId}/drawings/${d1.id}`, { auth: users.owner.token }));
-    const after = assertOk(await getPresentation(roomId, users.owner.token));
+    assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/markers/${m1.id}`, { auth: s.users.owner.token }));
+    assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/drawings/${d1.id}`, { auth: s.users.owner.token }));
+    const after = assertOk(await getPresentation(roomId, s.users.owner.token));
     assert.deepEqual(Object.keys(after).sort(), PRESENTATION_KEYS);
     assert.deepEqual(ids(after.markers), [m2.id]);
     assert.deepEqual(after.drawings, []);
@@ -496,7 +488,7 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     const roomId = await newRoom();
     await createMarker(roomId, 'not shown');
     await createDrawing(roomId, 'not shown');
-    assert.deepEqual(assertOk(await getPresentation(roomId, users.viewer.token)), {
+    assert.deepEqual(assertOk(await getPresentation(roomId, s.users.viewer.token)), {
       slides: [],
       markers: [],
       layers: [],
@@ -510,7 +502,7 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     const marker = await createMarker(roomId, 'on the deck');
     const hidden = await createMarker(roomId, 'off the deck');
     const drawing = await createDrawing(roomId, 'on the deck');
-    const slide = await createSlide(roomId, users.owner.token, {
+    const slide = await createSlide(roomId, s.users.owner.token, {
       title: 'Public talk',
       markerIds: [marker.id],
       drawingIds: [drawing.id],
@@ -518,9 +510,9 @@ describe('GET /api/rooms/:roomId/presentation', () => {
 
     // Before publishing: anonymous 401, stranger 403.
     assertError(await getPresentation(roomId), 401, 'unauthorized');
-    assertError(await getPresentation(roomId, users.stranger.token), 403, 'forbidden');
+    assertError(await getPresentation(roomId, s.users.stranger.token), 403, 'forbidden');
 
-    const published = assertOk(await publishDeck(roomId, true, users.editor.token));
+    const published = assertOk(await publishDeck(roomId, true, s.users.editor.token));
     assert.deepEqual(published, { success: true, presentationIsPublic: true });
 
     const deck = assertOk(await getPresentation(roomId));
@@ -528,7 +520,7 @@ describe('GET /api/rooms/:roomId/presentation', () => {
     assert.deepEqual(deck.slides, [slide]);
     assert.deepEqual(deck.markers, [marker]);
     assert.deepEqual(deck.drawings, [drawing]);
-    assert.deepEqual(assertOk(await getPresentation(roomId, users.stranger.token)), deck);
+    assert.deepEqual(assertOk(await getPresentation(roomId, s.users.stranger.token)), deck);
 
     // Nothing else of the room is open to anonymous callers.
     for (const url of [
@@ -541,75 +533,76 @@ describe('GET /api/rooms/:roomId/presentation', () => {
       `/api/rooms/${roomId}/presentation/slides`,
       `/api/rooms/${roomId}/history`,
     ]) {
-      const res = await call(t.app, 'GET', url);
+      const res = await call(s.t.app, 'GET', url);
       labelled(url, () => assertError(res, 401, 'unauthorized'));
     }
-    const info = assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`));
+    const info = assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`));
     assert.equal(info.requiresAuth, true);
     assert.ok(!JSON.stringify(info).includes('Private'), 'info must not expose the room name');
     // A signed-in stranger is likewise kept out of the rest.
     assertError(
-      await call(t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: users.stranger.token }),
+      await call(s.t.app, 'GET', `/api/rooms/${roomId}/markers`, { auth: s.users.stranger.token }),
       403,
       'forbidden',
     );
     assertError(
-      await call(t.app, 'GET', `/api/rooms/${roomId}/presentation/slides`, { auth: users.stranger.token }),
+      await call(s.t.app, 'GET', `/api/rooms/${roomId}/presentation/slides`, { auth: s.users.stranger.token }),
       403,
       'forbidden',
     );
     // Publishing the deck does not publish the room.
     assert.equal(
-      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token })).isPublic,
+      assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: s.users.owner.token })).isPublic,
       false,
     );
     assert.equal(
-      assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: users.owner.token })).presentationIsPublic,
+      assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`, { auth: s.users.owner.token }))
+        .presentationIsPublic,
       true,
     );
 
     // Unpublished again: 401 for anonymous, 403 for a stranger; members still read it.
-    assert.deepEqual(assertOk(await publishDeck(roomId, false, users.owner.token)), {
+    assert.deepEqual(assertOk(await publishDeck(roomId, false, s.users.owner.token)), {
       success: true,
       presentationIsPublic: false,
     });
     assertError(await getPresentation(roomId), 401, 'unauthorized');
-    assertError(await getPresentation(roomId, users.stranger.token), 403, 'forbidden');
-    assert.deepEqual(assertOk(await getPresentation(roomId, users.viewer.token)), deck);
+    assertError(await getPresentation(roomId, s.users.stranger.token), 403, 'forbidden');
+    assert.deepEqual(assertOk(await getPresentation(roomId, s.users.viewer.token)), deck);
   });
 
   test('only an owner or editor session publishes the deck', async () => {
     const roomId = await newRoom();
-    const token = await issueToken(t.app, users.owner, roomId, ['read', 'write', 'upload']);
-    assertError(await publishDeck(roomId, true, users.viewer.token), 403, 'forbidden');
-    assertError(await publishDeck(roomId, true, users.stranger.token), 403, 'forbidden');
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['read', 'write', 'upload']);
+    assertError(await publishDeck(roomId, true, s.users.viewer.token), 403, 'forbidden');
+    assertError(await publishDeck(roomId, true, s.users.stranger.token), 403, 'forbidden');
     assertError(await publishDeck(roomId, true, token.token), 403, 'api_token_not_allowed');
     assertError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { body: { isPublic: true } }),
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, { body: { isPublic: true } }),
       401,
       'unauthorized',
     );
     assertError(await getPresentation(roomId), 401, 'unauthorized');
     assertFieldError(
-      await call(t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
-        auth: users.owner.token,
+      await call(s.t.app, 'PATCH', `/api/rooms/${roomId}/presentation/public`, {
+        auth: s.users.owner.token,
         body: { isPublic: 'yes' },
       }),
       'body.isPublic',
     );
-    assertOk(await publishDeck(roomId, true, users.owner.token));
+    assertOk(await publishDeck(roomId, true, s.users.owner.token));
     assertOk(await getPresentation(roomId));
   });
 
   test("a public room's deck is readable anonymously even when the deck is not published", async () => {
     const roomId = await newRoom({ isPublic: true });
     const marker = await createMarker(roomId, 'm');
-    const slide = await createSlide(roomId, users.owner.token, { markerIds: [marker.id] });
-    assert.equal(assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}/info`)).presentationIsPublic, false);
+    const slide = await createSlide(roomId, s.users.owner.token, { markerIds: [marker.id] });
+    assert.equal(assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}/info`)).presentationIsPublic, false);
     const deck = assertOk(await getPresentation(roomId));
     assert.deepEqual(deck.slides, [slide]);
     assert.deepEqual(deck.markers, [marker]);
-    assert.deepEqual(assertOk(await call(t.app, 'GET', slidesUrl(roomId))), { slides: [slide] });
+    assert.deepEqual(assertOk(await call(s.t.app, 'GET', slidesUrl(roomId))), { slides: [slide] });
     assertError(await postSlide(roomId, { title: 'x', view: VIEW }), 401, 'unauthorized');
   });
 });
@@ -617,20 +610,20 @@ describe('GET /api/rooms/:roomId/presentation', () => {
 describe('access to slides', () => {
   test('a viewer reads but cannot create, patch, delete or reorder (403)', async () => {
     const roomId = await newRoom();
-    const slide = await createSlide(roomId, users.owner.token);
-    assert.deepEqual(await list(roomId, users.viewer.token), [slide]);
-    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, users.viewer.token), 403, 'forbidden');
-    assertError(await patchSlide(roomId, slide.id, { title: 'x' }, users.viewer.token), 403, 'forbidden');
-    assertError(await deleteSlide(roomId, slide.id, users.viewer.token), 403, 'forbidden');
-    assertError(await reorder(roomId, [slide.id], users.viewer.token), 403, 'forbidden');
+    const slide = await createSlide(roomId, s.users.owner.token);
+    assert.deepEqual(await list(roomId, s.users.viewer.token), [slide]);
+    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, s.users.viewer.token), 403, 'forbidden');
+    assertError(await patchSlide(roomId, slide.id, { title: 'x' }, s.users.viewer.token), 403, 'forbidden');
+    assertError(await deleteSlide(roomId, slide.id, s.users.viewer.token), 403, 'forbidden');
+    assertError(await reorder(roomId, [slide.id], s.users.viewer.token), 403, 'forbidden');
     assert.deepEqual(await list(roomId), [slide]);
   });
 
   test('a read token lists and reads the presentation but cannot write; a write token creates', async () => {
     const roomId = await newRoom();
-    const read = await issueToken(t.app, users.owner, roomId, ['read']);
-    const write = await issueToken(t.app, users.owner, roomId, ['write']);
-    const slide = await createSlide(roomId, users.owner.token);
+    const read = await issueToken(s.t.app, s.users.owner, roomId, ['read']);
+    const write = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
+    const slide = await createSlide(roomId, s.users.owner.token);
     assert.deepEqual(await list(roomId, read.token), [slide]);
     assert.deepEqual(assertOk(await getPresentation(roomId, read.token)).slides, [slide]);
     assertError(
@@ -655,7 +648,7 @@ describe('access to slides', () => {
       'a write-only token hears only the id and what it sent',
     );
     assertError(
-      await call(t.app, 'GET', slidesUrl(roomId), { auth: write.token }),
+      await call(s.t.app, 'GET', slidesUrl(roomId), { auth: write.token }),
       403,
       'forbidden',
       TOKEN_ERRORS.lacksRead,
@@ -668,10 +661,10 @@ describe('access to slides', () => {
 
   test('a private room: stranger 403 and anonymous 401 on slides', async () => {
     const roomId = await newRoom();
-    const slide = await createSlide(roomId, users.owner.token);
-    assertError(await call(t.app, 'GET', slidesUrl(roomId), { auth: users.stranger.token }), 403, 'forbidden');
-    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, users.stranger.token), 403, 'forbidden');
-    assertError(await call(t.app, 'GET', slidesUrl(roomId)), 401, 'unauthorized');
+    const slide = await createSlide(roomId, s.users.owner.token);
+    assertError(await call(s.t.app, 'GET', slidesUrl(roomId), { auth: s.users.stranger.token }), 403, 'forbidden');
+    assertError(await postSlide(roomId, { title: 'x', view: VIEW }, s.users.stranger.token), 403, 'forbidden');
+    assertError(await call(s.t.app, 'GET', slidesUrl(roomId)), 401, 'unauthorized');
     assertError(await deleteSlide(roomId, slide.id), 401, 'unauthorized');
   });
 });
@@ -679,20 +672,20 @@ describe('access to slides', () => {
 describe('history, counts and clear', () => {
   test('slide.created, slide.updated, slide.deleted and presentation.updated (reorder) with their actors', async () => {
     const roomId = await newRoom();
-    const token = await issueToken(t.app, users.owner, roomId, ['write']);
-    const a = await createSlide(roomId, users.editor.token, { title: 'a' });
+    const token = await issueToken(s.t.app, s.users.owner, roomId, ['write']);
+    const a = await createSlide(roomId, s.users.editor.token, { title: 'a' });
     const b = await createSlide(roomId, token.token, { title: 'b' });
     assertOk(await patchSlide(roomId, a.id, { title: 'A' }, token.token));
-    assertOk(await reorder(roomId, [b.id, a.id], users.owner.token));
+    assertOk(await reorder(roomId, [b.id, a.id], s.users.owner.token));
     assertOk(await deleteSlide(roomId, b.id, token.token));
     const events = (await history(roomId)).reverse();
     assert.deepEqual(
       events.map((e) => [e.type, e.objectType, e.objectId, e.actor.kind, e.actor.id]),
       [
-        ['slide.created', 'slide', a.id, 'user', users.editor.id],
+        ['slide.created', 'slide', a.id, 'user', s.users.editor.id],
         ['slide.created', 'slide', b.id, 'token', token.id],
         ['slide.updated', 'slide', a.id, 'token', token.id],
-        ['presentation.updated', 'presentation', roomId, 'user', users.owner.id],
+        ['presentation.updated', 'presentation', roomId, 'user', s.users.owner.id],
         ['slide.deleted', 'slide', b.id, 'token', token.id],
       ],
     );
@@ -702,38 +695,38 @@ describe('history, counts and clear', () => {
 
   test('refused changes write no history', async () => {
     const roomId = await newRoom();
-    const slide = await createSlide(roomId, users.owner.token);
+    const slide = await createSlide(roomId, s.users.owner.token);
     const before = await history(roomId);
-    await postSlide(roomId, { title: '', view: VIEW }, users.owner.token);
-    await patchSlide(roomId, slide.id, {}, users.owner.token);
-    await reorder(roomId, [slide.id, slide.id], users.owner.token);
-    await reorder(roomId, ['slide-unknown'], users.owner.token);
-    await deleteSlide(roomId, slide.id, users.viewer.token);
+    await postSlide(roomId, { title: '', view: VIEW }, s.users.owner.token);
+    await patchSlide(roomId, slide.id, {}, s.users.owner.token);
+    await reorder(roomId, [slide.id, slide.id], s.users.owner.token);
+    await reorder(roomId, ['slide-unknown'], s.users.owner.token);
+    await deleteSlide(roomId, slide.id, s.users.viewer.token);
     assert.deepEqual(await history(roomId), before);
   });
 
   test('counts.slides follows creates and deletes; clear removes every slide (removed.slides = n)', async () => {
     const roomId = await newRoom();
-    const other = await createRoom(t.app, users.owner);
-    const survivor = await createSlide(other, users.owner.token);
+    const other = await createRoom(s.t.app, s.users.owner);
+    const survivor = await createSlide(other, s.users.owner.token);
     assert.equal((await counts(roomId)).slides, 0);
-    const a = await createSlide(roomId, users.owner.token);
-    await createSlide(roomId, users.owner.token);
-    await createSlide(roomId, users.editor.token);
+    const a = await createSlide(roomId, s.users.owner.token);
+    await createSlide(roomId, s.users.owner.token);
+    await createSlide(roomId, s.users.editor.token);
     assert.equal((await counts(roomId)).slides, 3);
-    assertOk(await deleteSlide(roomId, a.id, users.owner.token));
+    assertOk(await deleteSlide(roomId, a.id, s.users.owner.token));
     assert.equal((await counts(roomId)).slides, 2);
 
-    const body = assertOk(await call(t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: users.owner.token }));
+    const body = assertOk(await call(s.t.app, 'POST', `/api/rooms/${roomId}/clear`, { auth: s.users.owner.token }));
     assert.equal(body.success, true);
     assert.equal(body.removed.slides, 2);
     assert.deepEqual(await list(roomId), []);
     assert.equal((await counts(roomId)).slides, 0);
-    assert.deepEqual(assertOk(await getPresentation(roomId, users.owner.token)).slides, []);
+    assert.deepEqual(assertOk(await getPresentation(roomId, s.users.owner.token)).slides, []);
     const [latest] = await history(roomId);
     assert.equal(latest!.type, 'room.cleared');
     assert.equal(latest!.changes!.slides, 2);
-    assert.equal((await createSlide(roomId, users.owner.token)).position, 0);
+    assert.equal((await createSlide(roomId, s.users.owner.token)).position, 0);
     assert.deepEqual(await list(other), [survivor]);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { SignJWT } from 'jose';
 import {
   addMember,
@@ -14,11 +14,9 @@ import {
   mailboxOf,
   PASSWORD,
   roomHistory,
-  scaffold,
-  type TestApp,
+  scaffoldSuite,
   type TestUser,
   uniqueEmail,
-  type Users,
 } from '../helpers.js';
 import { membersOf } from '../support/accounts.js';
 
@@ -29,89 +27,88 @@ import { membersOf } from '../support/accounts.js';
  * the account created and its memberships end at once; the address is free again.
  */
 
-let t: TestApp;
-let users: Users;
-
-before(async () => {
-  ({ t, users } = await scaffold({ rooms: [] }));
-});
-after(() => t.close());
+const s = scaffoldSuite({ rooms: [] });
 
 async function signupNamed(name?: string): Promise<TestUser> {
   const email = uniqueEmail((name ?? 'nameless').toLowerCase());
   const { token, user } = assertOk(
-    await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, ...(name && { name }) } }),
+    await call(s.t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, ...(name && { name }) } }),
     201,
   );
-  await followVerificationLink(t.app, email);
+  await followVerificationLink(s.t.app, email);
   return { token, id: user.id, email };
 }
 
 const deleteMe = (auth: string, body: unknown = { password: PASSWORD }) =>
-  call(t.app, 'DELETE', '/api/auth/me', { auth, body });
+  call(s.t.app, 'DELETE', '/api/auth/me', { auth, body });
 
 test('deletion needs the password, and is refused with the owned rooms listed until they are handed on', async () => {
   const ann = await signupNamed('Ann');
-  const [first, second] = [await createRoom(t.app, ann), await createRoom(t.app, ann)];
+  const [first, second] = [await createRoom(s.t.app, ann), await createRoom(s.t.app, ann)];
   assertError(await deleteMe(ann.token, { password: 'not the password' }), 403, 'wrong_password');
   assertError(await deleteMe(ann.token, {}), 403, 'wrong_password');
   // The body is required (`{}` for an account without a password).
-  assertError(await call(t.app, 'DELETE', '/api/auth/me', { auth: ann.token }), 400, 'validation_error');
-  const { token } = await issueToken(t.app, ann, first, ['read']);
+  assertError(await call(s.t.app, 'DELETE', '/api/auth/me', { auth: ann.token }), 400, 'validation_error');
+  const { token } = await issueToken(s.t.app, ann, first, ['read']);
   assertError(await deleteMe(token), 403, 'api_token_not_allowed');
 
   const refused = assertError(await deleteMe(ann.token), 409, 'owns_rooms');
   assert.deepEqual(refused.details.rooms.sort(), [first, second].sort());
   // Handed to a member, and the other deleted: then the account may go.
-  await addMember(t.app, ann, first, users.editor, 'editor');
+  await addMember(s.t.app, ann, first, s.users.editor, 'editor');
   assertOk(
-    await call(t.app, 'PUT', `/api/rooms/${first}/owner`, { auth: ann.token, body: { userId: users.editor.id } }),
+    await call(s.t.app, 'PUT', `/api/rooms/${first}/owner`, { auth: ann.token, body: { userId: s.users.editor.id } }),
   );
-  assertOk(await call(t.app, 'DELETE', `/api/rooms/${second}`, { auth: ann.token }));
+  assertOk(await call(s.t.app, 'DELETE', `/api/rooms/${second}`, { auth: ann.token }));
   assert.equal((await deleteMe(ann.token)).statusCode, 204);
 });
 
 test("a deleted account's sessions, tokens and memberships end; its address may sign up again", async () => {
   const ann = await signupNamed('Ann');
-  const roomId = await createRoom(t.app, users.owner);
-  await addMember(t.app, users.owner, roomId, ann, 'editor');
-  const own = await createRoom(t.app, ann);
-  const { token } = await issueToken(t.app, ann, own, ['read']);
+  const roomId = await createRoom(s.t.app, s.users.owner);
+  await addMember(s.t.app, s.users.owner, roomId, ann, 'editor');
+  const own = await createRoom(s.t.app, ann);
+  const { token } = await issueToken(s.t.app, ann, own, ['read']);
   // Ann's token of her room, handed to the owner, keeps its creator: it must stop with her.
   assertOk(
-    await call(t.app, 'POST', `/api/rooms/${own}/invite`, {
+    await call(s.t.app, 'POST', `/api/rooms/${own}/invite`, {
       auth: ann.token,
-      body: { email: users.owner.email, role: 'editor' },
+      body: { email: s.users.owner.email, role: 'editor' },
     }),
   );
-  assertOk(await call(t.app, 'PUT', `/api/rooms/${own}/owner`, { auth: ann.token, body: { userId: users.owner.id } }));
-  assertOk(await call(t.app, 'GET', `/api/rooms/${own}`, { auth: token }));
+  assertOk(
+    await call(s.t.app, 'PUT', `/api/rooms/${own}/owner`, { auth: ann.token, body: { userId: s.users.owner.id } }),
+  );
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${own}`, { auth: token }));
   const other = assertOk(
-    await call(t.app, 'POST', '/api/auth/login', { body: { email: ann.email, password: PASSWORD } }),
+    await call(s.t.app, 'POST', '/api/auth/login', { body: { email: ann.email, password: PASSWORD } }),
   ).token;
 
   assert.equal((await deleteMe(ann.token)).statusCode, 204);
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: ann.token }), 401, 'unauthorized');
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: other }), 401, 'unauthorized');
-  assertError(await call(t.app, 'GET', `/api/rooms/${own}`, { auth: token }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: ann.token }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: other }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${own}`, { auth: token }), 401, 'unauthorized');
   assertError(
-    await call(t.app, 'POST', '/api/auth/login', { body: { email: ann.email, password: PASSWORD } }),
+    await call(s.t.app, 'POST', '/api/auth/login', { body: { email: ann.email, password: PASSWORD } }),
     401,
     'invalid_credentials',
   );
-  const members = await membersOf(t.app, users.owner, roomId);
+  const members = await membersOf(s.t.app, s.users.owner, roomId);
   assert.ok(!members.some((m) => m.userId === ann.id), 'the membership is gone');
   // Nothing is mailed to the deleted account, and its address is free for a new one.
-  assert.equal((await call(t.app, 'POST', '/api/auth/password-reset', { body: { email: ann.email } })).statusCode, 202);
+  assert.equal(
+    (await call(s.t.app, 'POST', '/api/auth/password-reset', { body: { email: ann.email } })).statusCode,
+    202,
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.ok(
-    !mailboxOf(t.app)
+    !mailboxOf(s.t.app)
       .to(ann.email)
       .some((m) => /Reset/.test(m.subject)),
     'no reset mail',
   );
   const again = assertOk(
-    await call(t.app, 'POST', '/api/auth/signup', { body: { email: ann.email, password: PASSWORD } }),
+    await call(s.t.app, 'POST', '/api/auth/signup', { body: { email: ann.email, password: PASSWORD } }),
     201,
   );
   assert.notEqual(again.user.id, ann.id);
@@ -119,22 +116,22 @@ test("a deleted account's sessions, tokens and memberships end; its address may 
 
 test('history and comments keep the name, marked as a deleted account ("Deleted account" without a name)', async () => {
   const [ann, nameless] = [await signupNamed('Ann'), await signupNamed()];
-  const roomId = await createRoom(t.app, users.owner);
-  await addMember(t.app, users.owner, roomId, ann, 'editor');
-  await addMember(t.app, users.owner, roomId, nameless, 'editor');
+  const roomId = await createRoom(s.t.app, s.users.owner);
+  await addMember(s.t.app, s.users.owner, roomId, ann, 'editor');
+  await addMember(s.t.app, s.users.owner, roomId, nameless, 'editor');
   for (const [who, title] of [
     [ann, 'Well'],
     [nameless, 'Tree'],
   ] as const)
     assertOk(
-      await call(t.app, 'POST', `/api/rooms/${roomId}/markers`, {
+      await call(s.t.app, 'POST', `/api/rooms/${roomId}/markers`, {
         auth: who.token,
         body: { latitude: 1, longitude: 2, title },
       }),
       201,
     );
   assertOk(
-    await call(t.app, 'POST', `/api/rooms/${roomId}/comments`, {
+    await call(s.t.app, 'POST', `/api/rooms/${roomId}/comments`, {
       auth: ann.token,
       body: { objectId: 'marker-x', objectType: 'marker', body: 'Look here' },
     }),
@@ -143,7 +140,7 @@ test('history and comments keep the name, marked as a deleted account ("Deleted 
   assert.equal((await deleteMe(ann.token)).statusCode, 204);
   assert.equal((await deleteMe(nameless.token)).statusCode, 204);
 
-  const names = (await roomHistory(t.app, roomId, users.owner.token))
+  const names = (await roomHistory(s.t.app, roomId, s.users.owner.token))
     .filter((e) => e.type === 'marker.created')
     .map((e) => [e.objectName, e.actor.name])
     .sort();
@@ -152,7 +149,7 @@ test('history and comments keep the name, marked as a deleted account ("Deleted 
     ['Well', 'Ann (deleted account)'],
   ]);
   const [comment] = assertOk(
-    await call(t.app, 'GET', `/api/rooms/${roomId}/comments`, { auth: users.owner.token }),
+    await call(s.t.app, 'GET', `/api/rooms/${roomId}/comments`, { auth: s.users.owner.token }),
   ).comments;
   assert.deepEqual(comment.author, { kind: 'user', id: ann.id, name: 'Ann (deleted account)' });
   assert.ok(!JSON.stringify(comment).includes('invalid'), 'the placeholder address is never shown');
@@ -160,7 +157,7 @@ test('history and comments keep the name, marked as a deleted account ("Deleted 
 
 /** A session JWT signed as the service signs its own, issued `ageMs` ago (an account without a password). */
 async function sessionIssued(user: { id: string; email: string }, ageMs: number) {
-  const secret = t.config.jwtSecret ?? readFileSync(path.join(t.config.dataDir, 'jwt-secret'), 'utf8').trim();
+  const secret = s.t.config.jwtSecret ?? readFileSync(path.join(s.t.config.dataDir, 'jwt-secret'), 'utf8').trim();
   const issuedAt = Date.now() - ageMs;
   return new SignJWT({ email: user.email, iat_ms: issuedAt })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -176,7 +173,7 @@ async function sessionIssued(user: { id: string; email: string }, ageMs: number)
 test('an account without a password confirms by a fresh sign-in (reauthentication_required otherwise)', async () => {
   const id = `user-nopassword-${Date.now()}`;
   const email = uniqueEmail('provider');
-  await t.database.db
+  await s.t.database.db
     .insertInto('users')
     .values({
       id,
@@ -193,11 +190,11 @@ test('an account without a password confirms by a fresh sign-in (reauthenticatio
       sessions_kept: null,
     })
     .execute();
-  const stale = await sessionIssued({ id, email }, (t.config.freshSignInSeconds + 60) * 1000);
-  assertOk(await call(t.app, 'GET', '/api/auth/me', { auth: stale }));
+  const stale = await sessionIssued({ id, email }, (s.t.config.freshSignInSeconds + 60) * 1000);
+  assertOk(await call(s.t.app, 'GET', '/api/auth/me', { auth: stale }));
   // Its provider owns its password and address: changing them here is refused, saying so.
   const password = assertError(
-    await call(t.app, 'POST', '/api/auth/password', {
+    await call(s.t.app, 'POST', '/api/auth/password', {
       auth: stale,
       body: { currentPassword: 'anything', newPassword: 'a new password' },
     }),
@@ -206,7 +203,7 @@ test('an account without a password confirms by a fresh sign-in (reauthenticatio
   );
   assert.match(password.message, /identity provider/);
   const address = assertError(
-    await call(t.app, 'POST', '/api/auth/email', {
+    await call(s.t.app, 'POST', '/api/auth/email', {
       auth: stale,
       body: { email: uniqueEmail('elsewhere'), password: 'anything' },
     }),
@@ -217,18 +214,18 @@ test('an account without a password confirms by a fresh sign-in (reauthenticatio
   assertError(await deleteMe(stale, {}), 403, 'reauthentication_required');
   const fresh = await sessionIssued({ id, email }, 1000);
   assert.equal((await deleteMe(fresh, {})).statusCode, 204);
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: fresh }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: fresh }), 401, 'unauthorized');
 });
 
 test("the admin's deleteAccount: 409 owns_rooms under 'refuse', the rooms deleted under 'delete', 404 after", async () => {
   const ann = await signupNamed('Ann');
-  const roomId = await createRoom(t.app, ann);
-  await assert.rejects(t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'refuse' }), (error: Error) => {
+  const roomId = await createRoom(s.t.app, ann);
+  await assert.rejects(s.t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'refuse' }), (error: Error) => {
     assert.equal((error as { code?: string }).code, 'owns_rooms');
     return true;
   });
-  await t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'delete' });
-  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: users.owner.token }), 404, 'not_found');
-  await assert.rejects(t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'delete' }), /User not found/);
-  await assert.rejects(t.accounts.users.setDisabled(ann.id, true), /User not found/);
+  await s.t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'delete' });
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: s.users.owner.token }), 404, 'not_found');
+  await assert.rejects(s.t.accounts.users.deleteAccount(ann.id, { ownedRooms: 'delete' }), /User not found/);
+  await assert.rejects(s.t.accounts.users.setDisabled(ann.id, true), /User not found/);
 });

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   addMember,
   assertError,
   call,
   createRoom,
   PASSWORD,
-  scaffold,
+  scaffoldSuite,
   signup,
-  type TestApp,
   uniqueEmail,
   uniqueRoomId,
 } from '../helpers.js';
@@ -19,21 +18,17 @@ import { membersOf, roomsOf } from '../support/accounts.js';
  * a signed-in person sees.
  */
 
-let t: TestApp;
-before(async () => {
-  ({ t } = await scaffold({ users: [], rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ users: [], rooms: [] });
 
 // ---------------------------------------------------------------------------------------
 // Pending invitations become memberships when the invitee signs in
 
 test('an invitation to an e-mail without an account is pending until that person signs up', async () => {
-  const owner = await signup(t.app);
-  const roomId = await createRoom(t.app, owner, uniqueRoomId(), { name: 'Invited room' });
+  const owner = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, owner, uniqueRoomId(), { name: 'Invited room' });
   const email = uniqueEmail('invitee');
 
-  const invite = await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, {
+  const invite = await call(s.t.app, 'POST', `/api/rooms/${roomId}/invite`, {
     auth: owner.token,
     body: { email: email.toUpperCase(), role: 'editor' },
   });
@@ -41,21 +36,21 @@ test('an invitation to an e-mail without an account is pending until that person
   assert.equal(invite.json().success, true);
   assert.equal(invite.json().status, 'pending');
 
-  const pending = await call(t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
+  const pending = await call(s.t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
   assert.equal(pending.statusCode, 200);
   assert.deepEqual(
     pending.json().invitations.map((i: any) => [i.email, i.role]),
     [[email, 'editor']],
   );
-  assert.equal((await membersOf(t.app, owner, roomId)).length, 1);
+  assert.equal((await membersOf(s.t.app, owner, roomId)).length, 1);
 
-  const invitee = await signup(t.app, email);
-  const rooms = await roomsOf(t.app, invitee);
+  const invitee = await signup(s.t.app, email);
+  const rooms = await roomsOf(s.t.app, invitee);
   assert.deepEqual(
     rooms.map((r) => [r.roomId, r.role, r.name]),
     [[roomId, 'editor', 'Invited room']],
   );
-  const members = await membersOf(t.app, invitee, roomId);
+  const members = await membersOf(s.t.app, invitee, roomId);
   const entry = members.find((m) => m.userId === invitee.id);
   assert.ok(entry, 'the invitee is a member');
   assert.equal(entry.email, email);
@@ -64,19 +59,19 @@ test('an invitation to an e-mail without an account is pending until that person
   assert.equal(members.find((m) => m.userId === owner.id)?.role, 'owner');
 
   // The invitation is consumed, and the new member's role is in force.
-  const after = await call(t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
+  const after = await call(s.t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
   assert.deepEqual(after.json().invitations, []);
-  const meta = await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: invitee.token });
+  const meta = await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: invitee.token });
   assert.equal(meta.statusCode, 200);
   assert.equal(meta.json().userRole, 'editor');
   assert.equal(meta.json().hasAccess, true);
 });
 
 test('inviting an existing account adds it at once (status added)', async () => {
-  const owner = await signup(t.app);
-  const roomId = await createRoom(t.app, owner);
-  const existing = await signup(t.app);
-  const invite = await call(t.app, 'POST', `/api/rooms/${roomId}/invite`, {
+  const owner = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, owner);
+  const existing = await signup(s.t.app);
+  const invite = await call(s.t.app, 'POST', `/api/rooms/${roomId}/invite`, {
     auth: owner.token,
     body: { email: existing.email.toUpperCase(), role: 'viewer' },
   });
@@ -88,29 +83,29 @@ test('inviting an existing account adds it at once (status added)', async () => 
 
   // Member at once, without signing in again.
   assert.deepEqual(
-    (await roomsOf(t.app, existing)).map((r) => [r.roomId, r.role]),
+    (await roomsOf(s.t.app, existing)).map((r) => [r.roomId, r.role]),
     [[roomId, 'viewer']],
   );
-  assert.equal((await membersOf(t.app, owner, roomId)).find((m) => m.userId === existing.id)?.role, 'viewer');
-  const pending = await call(t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
+  assert.equal((await membersOf(s.t.app, owner, roomId)).find((m) => m.userId === existing.id)?.role, 'viewer');
+  const pending = await call(s.t.app, 'GET', `/api/rooms/${roomId}/pending-invitations`, { auth: owner.token });
   assert.deepEqual(pending.json().invitations, []);
 });
 
 test('a pending invitation for an existing account is accepted when it logs in', async () => {
   // No route leaves an invitation pending for an existing account; arrange it in the database.
-  const owner = await signup(t.app);
-  const roomId = await createRoom(t.app, owner);
-  const user = await signup(t.app);
-  await t.database.db
+  const owner = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, owner);
+  const user = await signup(s.t.app);
+  await s.t.database.db
     .insertInto('pending_invitations')
     .values({ room_id: roomId, email: user.email, role: 'editor', invited_at: Date.now(), invited_by: owner.id })
     .execute();
-  assert.deepEqual(await roomsOf(t.app, user), []);
+  assert.deepEqual(await roomsOf(s.t.app, user), []);
 
-  const login = await call(t.app, 'POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD } });
+  const login = await call(s.t.app, 'POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD } });
   assert.equal(login.statusCode, 200);
   assert.deepEqual(
-    (await roomsOf(t.app, { token: login.json().token })).map((r) => [r.roomId, r.role]),
+    (await roomsOf(s.t.app, { token: login.json().token })).map((r) => [r.roomId, r.role]),
     [[roomId, 'editor']],
   );
 });
@@ -119,18 +114,18 @@ test('a pending invitation for an existing account is accepted when it logs in',
 // The caller's rooms
 
 test("GET /api/rooms lists only the caller's rooms with {roomId, role, name, createdAt, isPublic}", async () => {
-  const alice = await signup(t.app);
-  const bob = await signup(t.app);
+  const alice = await signup(s.t.app);
+  const bob = await signup(s.t.app);
   const publicRoom = uniqueRoomId();
-  const created = await call(t.app, 'POST', `/api/rooms/${publicRoom}`, {
+  const created = await call(s.t.app, 'POST', `/api/rooms/${publicRoom}`, {
     auth: alice.token,
     body: { name: 'Alpha', isPublic: true },
   });
   assert.equal(created.statusCode, 200);
-  const privateRoom = await createRoom(t.app, alice);
-  const bobsRoom = await createRoom(t.app, bob, uniqueRoomId(), { name: 'Bravo' });
+  const privateRoom = await createRoom(s.t.app, alice);
+  const bobsRoom = await createRoom(s.t.app, bob, uniqueRoomId(), { name: 'Bravo' });
 
-  const aliceRooms = await roomsOf(t.app, alice);
+  const aliceRooms = await roomsOf(s.t.app, alice);
   assert.equal(aliceRooms.length, 2);
   for (const room of aliceRooms) {
     assert.deepEqual(Object.keys(room).sort(), ['createdAt', 'isPublic', 'name', 'role', 'roomId']);
@@ -153,47 +148,47 @@ test("GET /api/rooms lists only the caller's rooms with {roomId, role, name, cre
   assert.ok(!byId.has(bobsRoom), "another user's room is not listed");
 
   assert.deepEqual(
-    (await roomsOf(t.app, bob)).map((r) => [r.roomId, r.role, r.name, r.isPublic]),
+    (await roomsOf(s.t.app, bob)).map((r) => [r.roomId, r.role, r.name, r.isPublic]),
     [[bobsRoom, 'owner', 'Bravo', false]],
   );
   // Anonymous callers have no list.
-  assertError(await call(t.app, 'GET', '/api/rooms'), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/rooms'), 401, 'unauthorized');
 });
 
 test('a removed member no longer sees the room', async () => {
-  const owner = await signup(t.app);
-  const member = await signup(t.app);
-  const roomId = await createRoom(t.app, owner, uniqueRoomId(), { name: 'Shared' });
-  const ownRoom = await createRoom(t.app, member);
-  await addMember(t.app, owner, roomId, member, 'editor');
+  const owner = await signup(s.t.app);
+  const member = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, owner, uniqueRoomId(), { name: 'Shared' });
+  const ownRoom = await createRoom(s.t.app, member);
+  await addMember(s.t.app, owner, roomId, member, 'editor');
   assert.deepEqual(
-    (await roomsOf(t.app, member)).map((r) => [r.roomId, r.role]).sort(),
+    (await roomsOf(s.t.app, member)).map((r) => [r.roomId, r.role]).sort(),
     [
       [ownRoom, 'owner'],
       [roomId, 'editor'],
     ].sort(),
   );
 
-  const removed = await call(t.app, 'DELETE', `/api/rooms/${roomId}/members/${member.id}`, { auth: owner.token });
+  const removed = await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/members/${member.id}`, { auth: owner.token });
   assert.equal(removed.statusCode, 200, removed.body);
   assert.equal(removed.json().success, true);
 
   assert.deepEqual(
-    (await roomsOf(t.app, member)).map((r) => r.roomId),
+    (await roomsOf(s.t.app, member)).map((r) => r.roomId),
     [ownRoom],
   );
-  assert.ok(!(await membersOf(t.app, owner, roomId)).some((m) => m.userId === member.id));
-  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: member.token }), 403, 'forbidden');
-  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}/members`, { auth: member.token }), 403, 'forbidden');
+  assert.ok(!(await membersOf(s.t.app, owner, roomId)).some((m) => m.userId === member.id));
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: member.token }), 403, 'forbidden');
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}/members`, { auth: member.token }), 403, 'forbidden');
 
   // The owner can never be removed.
   assertError(
-    await call(t.app, 'DELETE', `/api/rooms/${roomId}/members/${owner.id}`, { auth: owner.token }),
+    await call(s.t.app, 'DELETE', `/api/rooms/${roomId}/members/${owner.id}`, { auth: owner.token }),
     403,
     'forbidden',
   );
   assert.deepEqual(
-    (await roomsOf(t.app, owner)).map((r) => [r.roomId, r.role]),
+    (await roomsOf(s.t.app, owner)).map((r) => [r.roomId, r.role]),
     [[roomId, 'owner']],
   );
 });

@@ -1,43 +1,29 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
-import {
-  assertError,
-  assertOk,
-  call,
-  createRoom,
-  issueToken,
-  PASSWORD,
-  scaffold,
-  signup,
-  type TestApp,
-} from '../helpers.js';
+import { assertError, assertOk, call, createRoom, issueToken, PASSWORD, scaffoldSuite, signup } from '../helpers.js';
 
 /**
  * Logging out (decisions: "Logout and revoked sessions"): POST /api/auth/logout ends the
  * session of the request's JWT; the JWT is refused from then on, other sessions are not.
  */
 
-let t: TestApp;
-before(async () => {
-  ({ t } = await scaffold({ users: [], rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ users: [], rooms: [] });
 
-const logout = (auth?: string) => call(t.app, 'POST', '/api/auth/logout', { auth });
-const me = (auth: string) => call(t.app, 'GET', '/api/auth/me', { auth });
+const logout = (auth?: string) => call(s.t.app, 'POST', '/api/auth/logout', { auth });
+const me = (auth: string) => call(s.t.app, 'GET', '/api/auth/me', { auth });
 
 async function login(email: string) {
-  return assertOk(await call(t.app, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } }))
+  return assertOk(await call(s.t.app, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } }))
     .token as string;
 }
 
 test('logout answers 204 with no body; that JWT is then refused everywhere, another session of the user is not', async () => {
-  const user = await signup(t.app);
+  const user = await signup(s.t.app);
   const other = await login(user.email);
-  const roomId = await createRoom(t.app, user);
+  const roomId = await createRoom(s.t.app, user);
   assert.notEqual(decodeJwt(user.token).jti, decodeJwt(other).jti, 'each session has its own id');
 
   const res = await logout(user.token);
@@ -46,22 +32,22 @@ test('logout answers 204 with no body; that JWT is then refused everywhere, anot
 
   const refused = 'Invalid or expired session token';
   assertError(await me(user.token), 401, 'unauthorized', refused);
-  assertError(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: user.token }), 401, 'unauthorized', refused);
+  assertError(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: user.token }), 401, 'unauthorized', refused);
   assertError(await logout(user.token), 401, 'unauthorized', refused);
   assert.equal((await me(other)).statusCode, 200, 'the other session stays');
-  assertOk(await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: other }));
+  assertOk(await call(s.t.app, 'GET', `/api/rooms/${roomId}`, { auth: other }));
 });
 
 test('logout needs a session: none is 401, a room token is 403, a malformed header 401', async () => {
-  const user = await signup(t.app);
-  const roomId = await createRoom(t.app, user);
-  const { token } = await issueToken(t.app, user, roomId, ['read']);
+  const user = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, user);
+  const { token } = await issueToken(s.t.app, user, roomId, ['read']);
   assertError(await logout(), 401, 'unauthorized');
   assertError(await logout(token), 403, 'api_token_not_allowed');
-  const garbage = await call(t.app, 'POST', '/api/auth/logout', { headers: { authorization: 'Bearer not.a.jwt' } });
+  const garbage = await call(s.t.app, 'POST', '/api/auth/logout', { headers: { authorization: 'Bearer not.a.jwt' } });
   assertError(garbage, 401, 'unauthorized');
   assertError(
-    await call(t.app, 'POST', '/api/auth/logout', { headers: { authorization: 'Basic abc' } }),
+    await call(s.t.app, 'POST', '/api/auth/logout', { headers: { authorization: 'Basic abc' } }),
     401,
     'unauthorized',
   );
@@ -70,7 +56,7 @@ test('logout needs a session: none is 401, a room token is 403, a malformed head
 
 /** A session JWT as the service issued them before sessions had ids (no `jti`). */
 async function jwtWithoutSessionId(user: { id: string; email: string }, lifetime = '1h') {
-  const text = t.config.jwtSecret ?? readFileSync(path.join(t.config.dataDir, 'jwt-secret'), 'utf8').trim();
+  const text = s.t.config.jwtSecret ?? readFileSync(path.join(s.t.config.dataDir, 'jwt-secret'), 'utf8').trim();
   return new SignJWT({ email: user.email })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user.id)
@@ -82,7 +68,7 @@ async function jwtWithoutSessionId(user: { id: string; email: string }, lifetime
 }
 
 test('a JWT issued before sessions had ids still works, and logging out ends it (and only it)', async () => {
-  const user = await signup(t.app);
+  const user = await signup(s.t.app);
   const [old, another] = [await jwtWithoutSessionId(user), await jwtWithoutSessionId(user, '2h')];
   assert.equal(decodeJwt(old).jti, undefined);
   assert.equal((await me(old)).statusCode, 200);
@@ -93,7 +79,7 @@ test('a JWT issued before sessions had ids still works, and logging out ends it 
 });
 
 test('a logged-out JWT without an id stays refused when its signature is spelled another way', async () => {
-  const user = await signup(t.app);
+  const user = await signup(s.t.app);
   const old = await jwtWithoutSessionId(user);
   assert.equal((await logout(old)).statusCode, 204);
   // The last base64url character of an HS256 signature carries 2 spare bits: other spellings
@@ -105,15 +91,15 @@ test('a logged-out JWT without an id stays refused when its signature is spelled
 });
 
 test("the hourly sweep removes the revocations of sessions that have expired since, and keeps the others'", async () => {
-  const [a, b] = [await signup(t.app), await signup(t.app)];
+  const [a, b] = [await signup(s.t.app), await signup(s.t.app)];
   assert.equal((await logout(a.token)).statusCode, 204);
   assert.equal((await logout(b.token)).statusCode, 204);
-  const { db } = t.database;
+  const { db } = s.t.database;
   const [idA, idB] = [decodeJwt(a.token).jti as string, decodeJwt(b.token).jti as string];
   const rows = await db.selectFrom('revoked_sessions').selectAll().where('session_id', 'in', [idA, idB]).execute();
   // Kept as long as any JWT of the session may live: a renewal (POST /api/auth/session) could
   // have made one valid until the logout plus a full lifetime, a little past this JWT's `exp`.
-  const lifetimeMs = t.config.sessionTtlSeconds * 1000;
+  const lifetimeMs = s.t.config.sessionTtlSeconds * 1000;
   for (const [id, token] of [
     [idA, a.token],
     [idB, b.token],
@@ -128,8 +114,8 @@ test("the hourly sweep removes the revocations of sessions that have expired sin
     .where('session_id', '=', idA)
     .execute();
 
-  await t.restart(); // sweeps run at start, then hourly
-  const left = await t.database.db
+  await s.t.restart(); // sweeps run at start, then hourly
+  const left = await s.t.database.db
     .selectFrom('revoked_sessions')
     .select('session_id')
     .where('session_id', 'in', [idA, idB])

@@ -1,19 +1,24 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
-import { assertError, buildTestApp, call, PASSWORD, scaffold, signup, type TestApp, uniqueEmail } from '../helpers.js';
+import {
+  assertError,
+  buildTestApp,
+  call,
+  PASSWORD,
+  scaffoldSuite,
+  signup,
+  type TestApp,
+  uniqueEmail,
+} from '../helpers.js';
 
 /**
  * Accounts: session JWTs (tampered, expired, signed with the stored secret) and their lifetime.
  */
 
-let t: TestApp;
-before(async () => {
-  ({ t } = await scaffold({ users: [], rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ users: [], rooms: [] });
 
 /** The signing secret: configured (required with PostgreSQL), or generated and kept in the data directory. */
 function storedSecret(app: TestApp): Uint8Array {
@@ -29,22 +34,22 @@ function localJwt(claims: Record<string, unknown>) {
 // Session JWTs
 
 test('a tampered session token is 401', async () => {
-  const alice = await signup(t.app);
-  const bob = await signup(t.app);
+  const alice = await signup(s.t.app);
+  const bob = await signup(s.t.app);
   const [header, payload, signature] = alice.token.split('.');
   // Claim to be Bob while keeping Alice's signature.
   const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
   claims.sub = bob.id;
   claims.email = bob.email;
   const forged = [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: forged }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: forged }), 401, 'unauthorized');
 
   // A signature altered in its middle.
   const sig = signature!;
   const mid = Math.floor(sig.length / 2);
   const flipped = sig.slice(0, mid) + (sig[mid] === 'A' ? 'B' : 'A') + sig.slice(mid + 1);
   assertError(
-    await call(t.app, 'GET', '/api/auth/me', { auth: [header, payload, flipped].join('.') }),
+    await call(s.t.app, 'GET', '/api/auth/me', { auth: [header, payload, flipped].join('.') }),
     401,
     'unauthorized',
   );
@@ -57,14 +62,14 @@ test('a tampered session token is 401', async () => {
     .setIssuedAt()
     .setExpirationTime('1h')
     .encode();
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: unsigned }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: unsigned }), 401, 'unauthorized');
 
   // The untouched token still works.
-  assert.equal((await call(t.app, 'GET', '/api/auth/me', { auth: alice.token })).statusCode, 200);
+  assert.equal((await call(s.t.app, 'GET', '/api/auth/me', { auth: alice.token })).statusCode, 200);
 });
 
 test('an expired session token is 401', async () => {
-  const user = await signup(t.app);
+  const user = await signup(s.t.app);
   const now = Math.floor(Date.now() / 1000);
   const expired = await localJwt({ email: user.email })
     .setSubject(user.id)
@@ -72,14 +77,14 @@ test('an expired session token is 401', async () => {
     .setAudience('maproom')
     .setIssuedAt(now - 7200)
     .setExpirationTime(now - 3600)
-    .sign(storedSecret(t));
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: expired }), 401, 'unauthorized');
-  assertError(await call(t.app, 'GET', '/api/rooms', { auth: expired }), 401, 'unauthorized');
+    .sign(storedSecret(s.t));
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: expired }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/rooms', { auth: expired }), 401, 'unauthorized');
 });
 
 test('a session token signed with the secret kept in the data directory is accepted', async () => {
-  const user = await signup(t.app);
-  const secret = storedSecret(t);
+  const user = await signup(s.t.app);
+  const secret = storedSecret(s.t);
   const token = await localJwt({ email: user.email })
     .setSubject(user.id)
     .setIssuer('maproom')
@@ -87,7 +92,7 @@ test('a session token signed with the secret kept in the data directory is accep
     .setIssuedAt()
     .setExpirationTime('10m')
     .sign(secret);
-  const me = await call(t.app, 'GET', '/api/auth/me', { auth: token });
+  const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: token });
   assert.equal(me.statusCode, 200);
   assert.deepEqual(me.json(), {
     user: { id: user.id, email: user.email, name: null, emailVerified: true, admin: false },
@@ -100,21 +105,21 @@ test('a session token signed with the secret kept in the data directory is accep
     .setAudience('maproom')
     .setExpirationTime('10m')
     .sign(secret);
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: wrongIssuer }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: wrongIssuer }), 401, 'unauthorized');
   const wrongAudience = await localJwt({ email: user.email })
     .setSubject(user.id)
     .setIssuer('maproom')
     .setAudience('another-service')
     .setExpirationTime('10m')
     .sign(secret);
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: wrongAudience }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: wrongAudience }), 401, 'unauthorized');
   const otherSecret = await localJwt({ email: user.email })
     .setSubject(user.id)
     .setIssuer('maproom')
     .setAudience('maproom')
     .setExpirationTime('10m')
     .sign(new TextEncoder().encode('x'.repeat(64)));
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: otherSecret }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: otherSecret }), 401, 'unauthorized');
 });
 
 test('the session lifetime is configurable', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decodeJwt } from 'jose';
 import {
   assertError,
@@ -8,9 +8,8 @@ import {
   createRoom,
   issueToken,
   PASSWORD,
-  scaffold,
+  scaffoldSuite,
   signup,
-  type TestApp,
   uniqueEmail,
 } from '../helpers.js';
 
@@ -18,11 +17,7 @@ import {
  * Accounts: signup, login and /me, and the rate limit on login and signup.
  */
 
-let t: TestApp;
-before(async () => {
-  ({ t } = await scaffold({ users: [], rooms: [] }));
-});
-after(() => t?.close());
+const s = scaffoldSuite({ users: [], rooms: [] });
 
 /** No key anywhere in a response names a password or a hash. */
 function assertNoSecretKeys(value: unknown, where = 'body') {
@@ -46,7 +41,7 @@ function userShape(user: any) {
 
 test('signup answers 201 {token, user: {id, email, name}} with the e-mail lowercased', async () => {
   const email = uniqueEmail('MixedCase').replace('@example.com', '@Example.COM');
-  const res = await call(t.app, 'POST', '/api/auth/signup', {
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', {
     body: { email, password: PASSWORD, name: 'Ada Lovelace' },
   });
   assert.equal(res.statusCode, 201);
@@ -59,7 +54,7 @@ test('signup answers 201 {token, user: {id, email, name}} with the e-mail lowerc
   assert.equal(body.user.name, 'Ada Lovelace');
 
   // The token is a session for that very user.
-  const me = await call(t.app, 'GET', '/api/auth/me', { auth: body.token });
+  const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: body.token });
   assert.equal(me.statusCode, 200);
   assert.deepEqual(me.json(), { user: { ...body.user, admin: false } });
   // Not yet confirmed: that takes the e-mailed link (users/verification.test.ts).
@@ -75,7 +70,7 @@ test('signup answers 201 {token, user: {id, email, name}} with the e-mail lowerc
 
 test('signup without a name gives name null', async () => {
   const email = uniqueEmail('noname');
-  const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } });
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } });
   assert.equal(res.statusCode, 201);
   assert.deepEqual(res.json().user, { id: res.json().user.id, email, name: null, emailVerified: false });
 });
@@ -83,9 +78,9 @@ test('signup without a name gives name null', async () => {
 test('signup stores a slow salted hash, never the password, and never returns it', async () => {
   const email = uniqueEmail('hash');
   const password = 'plain text secret 123';
-  const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password } });
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', { body: { email, password } });
   assert.equal(res.statusCode, 201);
-  const row = await t.database.db
+  const row = await s.t.database.db
     .selectFrom('users')
     .select(['password_hash'])
     .where('email', '=', email)
@@ -102,8 +97,11 @@ test('signup stores a slow salted hash, never the password, and never returns it
 
   // Two accounts with the same password get different hashes (salted).
   const email2 = uniqueEmail('hash2');
-  assert.equal((await call(t.app, 'POST', '/api/auth/signup', { body: { email: email2, password } })).statusCode, 201);
-  const row2 = await t.database.db
+  assert.equal(
+    (await call(s.t.app, 'POST', '/api/auth/signup', { body: { email: email2, password } })).statusCode,
+    201,
+  );
+  const row2 = await s.t.database.db
     .selectFrom('users')
     .select(['password_hash'])
     .where('email', '=', email2)
@@ -112,7 +110,7 @@ test('signup stores a slow salted hash, never the password, and never returns it
 });
 
 test('signup refuses a password under 8 characters with 400 validation_error naming the field', async () => {
-  const res = await call(t.app, 'POST', '/api/auth/signup', {
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', {
     body: { email: uniqueEmail('short'), password: '1234567' },
   });
   const body = assertError(res, 400, 'validation_error');
@@ -121,38 +119,38 @@ test('signup refuses a password under 8 characters with 400 validation_error nam
 
 test('signup refuses a malformed or missing e-mail with 400 validation_error', async () => {
   for (const email of ['not-an-email', 'two@@example.com', '', 42, null]) {
-    const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } });
+    const res = await call(s.t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } });
     const body = assertError(res, 400, 'validation_error');
     assert.match(JSON.stringify(body.details ?? body.message), /email/, JSON.stringify(email));
   }
-  const missing = await call(t.app, 'POST', '/api/auth/signup', { body: { password: PASSWORD } });
+  const missing = await call(s.t.app, 'POST', '/api/auth/signup', { body: { password: PASSWORD } });
   const body = assertError(missing, 400, 'validation_error');
   assert.match(JSON.stringify(body.details ?? body.message), /email/);
-  const noPassword = await call(t.app, 'POST', '/api/auth/signup', { body: { email: uniqueEmail() } });
+  const noPassword = await call(s.t.app, 'POST', '/api/auth/signup', { body: { email: uniqueEmail() } });
   assertError(noPassword, 400, 'validation_error');
 });
 
 test('signup with an e-mail already taken, in any case, is 409 email_taken', async () => {
   const email = uniqueEmail('dup');
-  await signup(t.app, email);
+  await signup(s.t.app, email);
   for (const variant of [email, email.toUpperCase()]) {
-    const res = await call(t.app, 'POST', '/api/auth/signup', {
+    const res = await call(s.t.app, 'POST', '/api/auth/signup', {
       body: { email: variant, password: 'another password' },
     });
     assertError(res, 409, 'email_taken');
   }
   // The first account is untouched: its password still works.
-  const login = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } });
+  const login = await call(s.t.app, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } });
   assert.equal(login.statusCode, 200);
 });
 
 test('signup with an unknown field is 400 validation_error naming it', async () => {
   const email = uniqueEmail('unknown');
-  const res = await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, role: 'admin' } });
+  const res = await call(s.t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, role: 'admin' } });
   const body = assertError(res, 400, 'validation_error');
   assert.match(JSON.stringify(body.details ?? body.message), /role/);
   // Nothing was created: the address is still free.
-  const row = await t.database.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+  const row = await s.t.database.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
   assert.equal(row, undefined);
 });
 
@@ -161,8 +159,8 @@ test('signup with an unknown field is 400 validation_error naming it', async () 
 
 test('login answers 200 {token, user} for the same user, whatever the e-mail case', async () => {
   const email = uniqueEmail('login');
-  const created = await signup(t.app, email);
-  const res = await call(t.app, 'POST', '/api/auth/login', {
+  const created = await signup(s.t.app, email);
+  const res = await call(s.t.app, 'POST', '/api/auth/login', {
     body: { email: email.toUpperCase(), password: PASSWORD },
   });
   assert.equal(res.statusCode, 200);
@@ -173,18 +171,18 @@ test('login answers 200 {token, user} for the same user, whatever the e-mail cas
   assertNoSecretKeys(res.json());
   assert.ok(!res.body.includes('scrypt$'));
 
-  const me = await call(t.app, 'GET', '/api/auth/me', { auth: body.token });
+  const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: body.token });
   assert.equal(me.statusCode, 200);
   assert.deepEqual(me.json(), { user: { id: created.id, email, name: null, emailVerified: true, admin: false } });
 });
 
 test('login with a wrong password or an unknown e-mail is 401 invalid_credentials, the same answer', async () => {
   const email = uniqueEmail('wrongpw');
-  await signup(t.app, email);
-  const wrong = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: 'not the password' } });
+  await signup(s.t.app, email);
+  const wrong = await call(s.t.app, 'POST', '/api/auth/login', { body: { email, password: 'not the password' } });
   const a = assertError(wrong, 401, 'invalid_credentials');
   assert.ok(!('token' in wrong.json()));
-  const unknown = await call(t.app, 'POST', '/api/auth/login', {
+  const unknown = await call(s.t.app, 'POST', '/api/auth/login', {
     body: { email: uniqueEmail('nobody'), password: PASSWORD },
   });
   const b = assertError(unknown, 401, 'invalid_credentials');
@@ -193,41 +191,41 @@ test('login with a wrong password or an unknown e-mail is 401 invalid_credential
 
 test('login with a malformed body is 400 validation_error', async () => {
   assertError(
-    await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail() } }),
+    await call(s.t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail() } }),
     400,
     'validation_error',
   );
   assertError(
-    await call(t.app, 'POST', '/api/auth/login', { body: { email: 'nope', password: PASSWORD } }),
+    await call(s.t.app, 'POST', '/api/auth/login', { body: { email: 'nope', password: PASSWORD } }),
     400,
     'validation_error',
   );
   assertError(
-    await call(t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail(), password: PASSWORD, extra: 1 } }),
+    await call(s.t.app, 'POST', '/api/auth/login', { body: { email: uniqueEmail(), password: PASSWORD, extra: 1 } }),
     400,
     'validation_error',
   );
 });
 
 test('GET /api/auth/me without credentials is 401 unauthorized', async () => {
-  assertError(await call(t.app, 'GET', '/api/auth/me'), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me'), 401, 'unauthorized');
   // A header that is not a bearer credential is refused too.
   assertError(
-    await call(t.app, 'GET', '/api/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+    await call(s.t.app, 'GET', '/api/auth/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
     401,
     'unauthorized',
   );
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: 'not-a-jwt' }), 401, 'unauthorized');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: 'not-a-jwt' }), 401, 'unauthorized');
 });
 
 test('GET /api/auth/me with a room API token is 403 api_token_not_allowed', async () => {
-  const owner = await signup(t.app);
-  const roomId = await createRoom(t.app, owner);
-  const { token } = await issueToken(t.app, owner, roomId, ['read', 'write', 'upload']);
+  const owner = await signup(s.t.app);
+  const roomId = await createRoom(s.t.app, owner);
+  const { token } = await issueToken(s.t.app, owner, roomId, ['read', 'write', 'upload']);
   assert.ok(token.startsWith('mrt_'));
-  assertError(await call(t.app, 'GET', '/api/auth/me', { auth: token }), 403, 'api_token_not_allowed');
+  assertError(await call(s.t.app, 'GET', '/api/auth/me', { auth: token }), 403, 'api_token_not_allowed');
   // The same holds for the caller's room list.
-  assertError(await call(t.app, 'GET', '/api/rooms', { auth: token }), 403, 'api_token_not_allowed');
+  assertError(await call(s.t.app, 'GET', '/api/rooms', { auth: token }), 403, 'api_token_not_allowed');
 });
 
 // ---------------------------------------------------------------------------------------
