@@ -46,6 +46,18 @@ export interface CloneSources extends RoomSources {
   layers: LayersRepository;
 }
 
+/** One clone as it runs: from the source room to the target, by the actor, under its stage. */
+interface CloneRun {
+  sourceRoomId: string;
+  target: string;
+  actor: Actor;
+  stageId: string;
+  manifest: Manifest;
+  content: RestoredContent;
+  /** Reports a copied layer or raster by name. */
+  step: (name: string) => Promise<void>;
+}
+
 /**
  * Clones: `export-manifest` describes a room in small JSON (markers, icons, drawn shapes,
  * layer and raster settings) with a signed 24-hour grant; `clone-jobs` on another room takes
@@ -146,8 +158,9 @@ export class RoomClones {
         cloned += 1;
         await job.progress((90 * cloned) / Math.max(1, total), `Copied ${name}`, { layersCloned: cloned });
       };
-      await this.copyVectorLayers(sourceRoomId, target, actor, job.id, manifest, content, step);
-      await this.copyRasters(sourceRoomId, target, actor, job.id, manifest, content, step);
+      const run: CloneRun = { sourceRoomId, target, actor, stageId: job.id, manifest, content, step };
+      await this.copyVectorLayers(run);
+      await this.copyRasters(run);
       await this.sources.files.assertRoomFor(target, 0);
       const summary = { source: 'clone', sourceRoomId, imported: content.counts };
       await this.writePath.write(target, actor, async (trx) => {
@@ -215,15 +228,7 @@ export class RoomClones {
     }
   }
 
-  private async copyVectorLayers(
-    sourceRoomId: string,
-    target: string,
-    actor: Actor,
-    stageId: string,
-    manifest: Manifest,
-    content: RestoredContent,
-    step: (name: string) => Promise<void>,
-  ) {
+  private async copyVectorLayers({ sourceRoomId, target, actor, stageId, manifest, content, step }: CloneRun) {
     if (manifest.layers.length === 0) return;
     const ids = manifest.layers.map((l) => l.id);
     const file = await this.exporter.write(sourceRoomId, { includeTiffs: false, includeTiles: false, onlyLayers: ids });
@@ -249,15 +254,7 @@ export class RoomClones {
     }
   }
 
-  private async copyRasters(
-    sourceRoomId: string,
-    target: string,
-    actor: Actor,
-    stageId: string,
-    manifest: Manifest,
-    content: RestoredContent,
-    step: (name: string) => Promise<void>,
-  ) {
+  private async copyRasters({ sourceRoomId, target, actor, stageId, manifest, content, step }: CloneRun) {
     const folder = path.join(this.tmpDir, 'clones');
     await mkdir(folder, { recursive: true });
     for (const wanted of manifest.rasterLayers) {

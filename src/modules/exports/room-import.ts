@@ -30,6 +30,16 @@ export interface RoomImportParts {
   exchanges: ImportedTable[];
 }
 
+/** One import as it runs: the file, the target room, the importer, its stage and what it restored. */
+interface ImportRun {
+  gpkg: GeoPackageFile;
+  roomId: string;
+  actor: Actor;
+  stageId: string;
+  content: RestoredContent;
+  fileBytes: number;
+}
+
 /**
  * `POST /import`: a GeoPackage into a room, as one visible step. The service's own export is
  * restored (markers, drawings, comments and replies, slides, icons, photos, vector layers
@@ -74,8 +84,9 @@ export class RoomImport {
     await this.staged.begin(stageId, room.id);
     try {
       const own = gpkg.isRoomExport();
-      if (own) await this.restore(gpkg, room.id, actor, stageId, content, file.bytes);
-      else await this.foreignLayers(gpkg, room.id, actor, stageId, content);
+      const run: ImportRun = { gpkg, roomId: room.id, actor, stageId, content, fileBytes: file.bytes };
+      if (own) await this.restore(run);
+      else await this.foreignLayers(run);
       await this.files.assertRoomFor(room.id, 0);
       const imported = content.counts;
       const summary = {
@@ -104,13 +115,7 @@ export class RoomImport {
   }
 
   /** Another program's GeoPackage: each feature table a layer, named after it. */
-  private async foreignLayers(
-    gpkg: GeoPackageFile,
-    roomId: string,
-    actor: Actor,
-    stageId: string,
-    content: RestoredContent,
-  ) {
+  private async foreignLayers({ gpkg, roomId, actor, stageId, content }: ImportRun) {
     const opened = await this.layers.open({ path: gpkg.path, fileName: 'import.gpkg' });
     const rows = await this.layers.stage(
       roomId,
@@ -122,15 +127,9 @@ export class RoomImport {
     content.counts.layers += rows.length;
   }
 
-  private async restore(
-    gpkg: GeoPackageFile,
-    roomId: string,
-    actor: Actor,
-    stageId: string,
-    content: RestoredContent,
-    fileBytes: number,
-  ) {
-    await this.restoreLayers(gpkg, roomId, actor, stageId, content, fileBytes);
+  private async restore(run: ImportRun) {
+    const { gpkg, content } = run;
+    await this.restoreLayers(run);
     for (const exchange of restoreOrder(this.exchanges)) {
       if (exchange.geometryType) {
         for await (const { geometry, properties } of gpkg.features(exchange.table, this.geo))
@@ -145,14 +144,7 @@ export class RoomImport {
     }
   }
 
-  private async restoreLayers(
-    gpkg: GeoPackageFile,
-    roomId: string,
-    actor: Actor,
-    stageId: string,
-    content: RestoredContent,
-    fileBytes: number,
-  ) {
+  private async restoreLayers({ gpkg, roomId, actor, stageId, content, fileBytes }: ImportRun) {
     const layers = this.exchanges.find((e) => e.source === 'layers') as ImportedTable<LayerMeta> | undefined;
     const ingest = layers?.ingest;
     if (!layers || !ingest) return;

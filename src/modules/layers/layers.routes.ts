@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ObjectRoom } from '../../http/access-hook.js';
@@ -14,6 +15,10 @@ const tags = ['layers'];
  * caches); clients may reuse it for a minute and revalidate tiles with their ETag.
  */
 const DATA_HEADERS = { 'cache-control': 'private, max-age=60', 'x-content-type-options': 'nosniff' };
+
+/** A layer's features as GeoJSON, kept a minute by the caller's cache. */
+const geoJson = (reply: FastifyReply, body: unknown) =>
+  reply.headers(DATA_HEADERS).type('application/geo+json').send(body);
 const LayerReply = Type.Object({ success: Type.Boolean(), layer: S.VectorLayer });
 const FEATURES_DESCRIPTION =
   "Needs read on the layer's room (anonymous for public rooms), or a public deck whose slides show the layer; others get 404. Without a bbox, a layer of at most 10,000 features " +
@@ -101,10 +106,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       response: errors(400, 401, 404),
     },
     handler: async (request, reply) =>
-      reply
-        .headers(DATA_HEADERS)
-        .type('application/geo+json')
-        .send(await layers.features(request.room.id, request.params.layerId, request.query)),
+      geoJson(reply, await layers.features(request.room.id, request.params.layerId, request.query)),
   });
 
   app.get('/api/layers/:layerId/features/chunks/:chunkIndex', {
@@ -118,10 +120,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       response: errors(400, 401, 404),
     },
     handler: async (request, reply) =>
-      reply
-        .headers(DATA_HEADERS)
-        .type('application/geo+json')
-        .send(await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
+      geoJson(reply, await layers.chunk(request.room.id, request.params.layerId, request.params.chunkIndex)),
   });
 
   app.get('/api/layers/:layerId/attributes', {

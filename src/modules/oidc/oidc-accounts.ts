@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import type { SignupPolicy } from '../users/signup-policy.js';
 import type { AccountHolders } from '../users/account-holders.js';
 import type { ProviderAccountsRepository, UserRow, UsersRepository } from '../users/users.repository.js';
-import { ACTIVE_ACCOUNT } from '../users/users.service.js';
+import { ACTIVE_ACCOUNT } from '../users/users.repository.js';
 import type { IdentitiesRepository } from './identities.repository.js';
 
 /** What a provider said about the person, from its ID token and userinfo. */

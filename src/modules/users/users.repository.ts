@@ -11,6 +11,16 @@ export type UserRow = UsersTable;
  */
 export const deletedAddressOf = (userId: string) => `deleted:${userId}@deleted.invalid`;
 
+/** The account-state columns of a new user: enabled, not deleted, no session refused. */
+export const ACTIVE_ACCOUNT = {
+  disabled_at: null,
+  deleted_at: null,
+  sessions_not_before: null,
+  provider_admin: 0,
+  last_seen_at: null,
+  sessions_kept: null,
+} as const;
+
 export class UsersRepository {
   constructor(private readonly db: Db) {}
 
@@ -47,12 +57,7 @@ export class UsersRepository {
         password_hash: null,
         created_at: now,
         email_verified_at: verifiedAt,
-        disabled_at: null,
-        deleted_at: null,
-        sessions_not_before: null,
-        provider_admin: 0,
-        last_seen_at: null,
-        sessions_kept: null,
+        ...ACTIVE_ACCOUNT,
       })
       .onConflict((oc) => oc.column('id').doUpdateSet({ email, email_verified_at: verifiedAt }))
       .execute();

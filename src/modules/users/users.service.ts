@@ -25,17 +25,10 @@ import type { AccountHolders } from './account-holders.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
 import type { SignupPolicy } from './signup-policy.js';
-import type { UserRow, UsersRepository } from './users.repository.js';
+import { ACTIVE_ACCOUNT, type UserRow, type UsersRepository } from './users.repository.js';
 
-/** The account-state columns of a new user: enabled, not deleted, no session refused. */
-export const ACTIVE_ACCOUNT = {
-  disabled_at: null,
-  deleted_at: null,
-  sessions_not_before: null,
-  provider_admin: 0,
-  last_seen_at: null,
-  sessions_kept: null,
-} as const;
+/** The account-state columns of a new user (kept by the repository). */
+export { ACTIVE_ACCOUNT };
 
 /** Where invitations waiting for an address become memberships (the members module). */
 export interface PendingInvitations {
