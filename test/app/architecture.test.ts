@@ -471,3 +471,18 @@ test("only the opening's owner times a page's opening: every other timer of web/
     [],
   );
 });
+
+test('every test file stays under 600 lines (docs/patterns.md, "Tests")', () => {
+  const MAX_LINES = 600;
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? walk(full) : entry.name.endsWith('.ts') ? [full] : [];
+    });
+  const files = walk(path.join(REPO, 'test'));
+  assert.ok(files.length > 100, 'the check reads the tests');
+  const long = files
+    .map((file) => ({ file: path.relative(REPO, file), lines: readFileSync(file, 'utf8').split('\n').length }))
+    .filter(({ lines }) => lines > MAX_LINES);
+  assert.deepEqual(long, [], 'split a long test file by sub-resource');
+});

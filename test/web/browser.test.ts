@@ -14,6 +14,7 @@ import {
   type RunningService,
   until,
 } from '../support/browser.js';
+import { apiCall, countPreviewPixels, logInAt, mapCentre, mapReady, storyPage } from '../support/browser-story.js';
 
 // The web application in a real browser (Debian's Chromium) against the real service: one
 // story of a team's first use, step by step. It runs once, on SQLite: the pages do not depend
@@ -35,42 +36,9 @@ describe('the web application', { skip }, () => {
   const email = `ann-${Date.now()}@example.com`;
   const rasters = makeRasterFixtures();
 
-  const api = async (method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${url}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return {
-      status: response.status,
-      body: (await response.json()) as Record<string, unknown> & {
-        markers?: { id: string; title: string; longitude: number }[];
-      },
-    };
-  };
-  const page = async (viewport = { width: 1280, height: 800 }) => {
-    const context = await browser.newContext({ viewport });
-    contexts.push(context);
-    const p = await context.newPage();
-    p.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.accept();
-    });
-    p.on('pageerror', (error) => dialogs.push(`page error: ${error.message}`));
-    return p;
-  };
-  const mapReady = (p: Page) => p.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
-  const mapCentre = async (p: Page) => {
-    const box = (await p.getByTestId('map').boundingBox())!;
-    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  };
-  const logIn = async (p: Page, password = 'a-long-password') => {
-    await p.goto(`${service.url}/r/${roomId}`);
-    await p.getByLabel('E-mail').fill(email);
-    await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Log in' }).last().click();
-    await mapReady(p);
-  };
+  const api = (method: string, url: string, body?: unknown) => apiCall(`${service.url}${url}`, token, method, body);
+  const page = (viewport?: { width: number; height: number }) => storyPage(browser, { contexts, dialogs }, viewport);
+  const logIn = (p: Page, password = 'a-long-password') => logInAt(p, `${service.url}/r/${roomId}`, email, password);
 
   before(async () => {
     service = await startService();
@@ -545,23 +513,7 @@ describe('the web application', { skip }, () => {
       if (pathname === `/api/rooms/${roomId}/presentation`) deckReads.push(request.url());
       if (/^\/api\/layers\/[^/]+\/tiles\//.test(pathname)) tileReads.set(pathname, (tileReads.get(pathname) ?? 0) + 1);
     });
-    // The first slide's preview (web/src/map/slide-preview.ts), looked at as it is put on the
-    // page: how many of its pixels are not the background (the slide's layer and drawing).
-    await visitor.addInitScript(() => {
-      new MutationObserver((changes, observer) => {
-        for (const change of changes)
-          for (const node of change.addedNodes)
-            if (node instanceof HTMLCanvasElement && node.parentElement?.classList.contains('slide-preview')) {
-              const { data } = node.getContext('2d')!.getImageData(0, 0, node.width, node.height);
-              let drawn = 0;
-              for (let i = 0; i < data.length; i += 4)
-                if (Math.abs(data[i]! - 0xee) + Math.abs(data[i + 1]! - 0xf0) + Math.abs(data[i + 2]! - 0xee) > 24)
-                  drawn++;
-              (window as unknown as { previewDrawn: number }).previewDrawn = drawn;
-              observer.disconnect();
-            }
-      }).observe(document, { childList: true, subtree: true });
-    });
+    await countPreviewPixels(visitor);
     await visitor.goto(`${service.url}/p/${roomId}`);
     await visitor.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor({ timeout: 30_000 });
     await visitor.locator('[data-testid="map"][data-ready="true"]').waitFor();
