@@ -17,6 +17,9 @@ import type { ContentTable } from './room-content.js';
 
 export type { Exchange };
 
+/** An hour, the unit of most sweeps' periods (`sweeps[].everyMs`). */
+export const HOUR_MS = 3600_000;
+
 /**
  * What a domain brings to the service, declared once in its own folder
  * (`<domain>/<domain>.module.ts`): app.ts registers the routes, hands the exchanges to export,

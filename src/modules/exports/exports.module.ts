@@ -1,5 +1,5 @@
 import type { SessionKeys } from '../../auth/sessions.js';
-import { type DomainCore, defineDomain, jobKindOf, routes } from '../domain/domain.js';
+import { defineDomain, type DomainCore, HOUR_MS, jobKindOf, routes } from '../domain/domain.js';
 import { ingestDatabaseOf } from '../layers/vector-ingest.js';
 import { ExportJobsRepository } from './export-jobs.repository.js';
 import { exportsRoutes } from './exports.routes.js';
@@ -7,8 +7,6 @@ import { ExportsService, ROOM_EXPORT_JOB } from './exports.service.js';
 import { ROOM_CLONE_JOB, RoomClones, type RoomClonesParts } from './room-clones.js';
 import { RoomExporter } from './room-export.js';
 import { RoomImport } from './room-import.js';
-
-const HOUR_MS = 3600_000;
 
 /**
  * Export, import and clone of whole rooms, walking the domains' exchanges (`sources.exchanges`,

@@ -1,12 +1,10 @@
-import { type DomainCore, defineDomain, jobKindOf, routes } from '../domain/domain.js';
+import { defineDomain, type DomainCore, HOUR_MS, jobKindOf, routes } from '../domain/domain.js';
 import { ChunkedUploads } from './chunked-uploads.js';
 import { chunkedUploadsRoutes } from './chunked-uploads.routes.js';
 import { Ingest } from './ingest.js';
 import { UploadChunksRepository } from './upload-chunks.repository.js';
 import { LAYER_UPLOAD_JOB, Uploads, type UploadsOptions } from './uploads.js';
 import { uploadsRoutes } from './uploads.routes.js';
-
-const HOUR_MS = 3600_000;
 
 /**
  * The one ingest of uploaded files, with the steps of the domains that take files (vector

@@ -1,5 +1,5 @@
 import { oidcProvidersOf } from '../../config.js';
-import { type DomainCore, defineDomain, routes } from '../domain/domain.js';
+import { defineDomain, type DomainCore, HOUR_MS, routes } from '../domain/domain.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { AccountHolders } from '../users/account-holders.js';
 import { SignupPolicy } from '../users/signup-policy.js';
@@ -10,8 +10,6 @@ import { OidcClients } from './oidc-clients.js';
 import { OidcFlowsRepository } from './oidc-flows.repository.js';
 import { oidcRoutes } from './oidc.routes.js';
 import { OidcSignIn, type OidcSignInParts } from './oidc.service.js';
-
-const HOUR_MS = 3600_000;
 
 /** Sign-in with the identity providers of the settings (none: the routes list none and answer 404). */
 export function oidcDomain(

@@ -2,7 +2,7 @@ import type { InstanceAdmins } from '../../auth/admins.js';
 import { PasswordHasher } from '../../auth/passwords.js';
 import type { SessionKeys } from '../../auth/sessions.js';
 import type { Outbox } from '../../infra/mailer.js';
-import { type DomainCore, defineDomain, routes } from '../domain/domain.js';
+import { defineDomain, type DomainCore, HOUR_MS, routes } from '../domain/domain.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { TokensRepository } from '../tokens/tokens.repository.js';
 import { AccountChanges } from './account-changes.service.js';
@@ -17,8 +17,6 @@ import { usersRoutes } from './users.routes.js';
 import { UsersRepository } from './users.repository.js';
 import { type PendingInvitations, UsersService } from './users.service.js';
 import { EmailVerification } from './verification.service.js';
-
-const HOUR_MS = 3600_000;
 
 export interface UsersDomainParts {
   sessions: SessionKeys;
