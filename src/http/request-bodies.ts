@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 
 const NUL_MESSAGE = 'NUL characters are not accepted';
@@ -38,4 +38,9 @@ function containsNul(value: unknown): boolean {
     return Object.entries(value).some(([key, v]) => key.includes('\0') || containsNul(v));
   }
   return false;
+}
+
+/** A route's preValidation where no body means `{}`: every field of its body is optional. */
+export async function noBodyMeansEmpty(request: FastifyRequest) {
+  request.body ??= {};
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IfLatestVersionQuery, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { noBodyMeansEmpty } from '../../http/request-bodies.js';
 import * as S from './drawings.schemas.js';
 import type { DrawingsService } from './drawings.service.js';
 
@@ -38,9 +39,7 @@ export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsServi
 
   app.patch('/api/rooms/:roomId/drawings/:drawingId', {
     config: { access: { room: 'write' } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags,
       security,

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
 import { errors, RoomParams } from '../../http/schemas.js';
+import { noBodyMeansEmpty } from '../../http/request-bodies.js';
 import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import type { RoomClones } from './room-clones.js';
 import type { RoomImport } from './room-import.js';
@@ -101,9 +102,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
 
   app.post('/api/rooms/:roomId/export', {
     config: { access: { room: 'read' } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags,
       security,
@@ -136,9 +135,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
 
   app.post('/api/rooms/:roomId/export-jobs', {
     config: { access: { room: 'read' } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags,
       security,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { seesMemberEmails } from '../../auth/policies.js';
 import { errors, RoomParams } from '../../http/schemas.js';
+import { noBodyMeansEmpty } from '../../http/request-bodies.js';
 import { HistoryEvent, HistoryQuery } from './history.schemas.js';
 import type { HistoryService } from './history.service.js';
 import { RestoreBody, RestoreParams, RestoreReply } from './restore.schemas.js';
@@ -33,9 +34,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ history: HistoryService;
 
   app.post('/api/rooms/:roomId/history/:entryId/restore', {
     config: { access: { room: 'write' } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags: ['history'],
       security: [{ bearer: [] }],

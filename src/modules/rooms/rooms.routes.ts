@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../auth/access.js';
 import { errors, RoomParams } from '../../http/schemas.js';
+import { noBodyMeansEmpty } from '../../http/request-bodies.js';
 import * as S from './rooms.schemas.js';
 import type { RoomsService } from './rooms.service.js';
 
@@ -18,9 +19,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
 
   app.post('/api/rooms/:roomId', {
     config: { access: { session: true } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags,
       security,

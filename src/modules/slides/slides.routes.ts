@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, IfLatestVersionQuery, roomObjectParams, RoomParams } from '../../http/schemas.js';
+import { noBodyMeansEmpty } from '../../http/request-bodies.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
 import { RasterLayer } from '../rasters/rasters.schemas.js';
@@ -81,9 +82,7 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
 
   app.patch('/api/rooms/:roomId/presentation/slides/:slideId', {
     config: { access: { room: 'write' } },
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: noBodyMeansEmpty,
     schema: {
       tags,
       security,
