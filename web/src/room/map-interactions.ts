@@ -1,13 +1,14 @@
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
-import { createMarker, moveMarker } from './actions/markers';
+import { moveMarker } from './actions/markers';
+import { placeMarker, placesMarker, round } from './placing';
 import { identifyRasters } from './raster-identify';
 import type { RoomContextValue } from './room-context';
 import { showsPast } from './time-view';
 
 /**
  * Clicks and drags on the map: select a marker, drawing or layer feature; zoom into a cluster;
- * add a marker where the map is clicked (in "add marker" mode); drag a marker to move it.
+ * add or move a marker where the map is clicked (placing.ts); drag a marker to move it.
  * Returns a function that unbinds them.
  */
 export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): () => void {
@@ -21,13 +22,7 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
   const onClick = async (event: MapMouseEvent) => {
     // A past view is only looked at: nothing is selected or added.
     if (mode.get() === 'draw' || showsPast(room.timeView.get())) return;
-    if (mode.get() === 'add-marker') {
-      mode.set('browse');
-      const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
-      const marker = await attempt(() => createMarker(model, { ...at, title: 'New marker' }));
-      if (marker) selection.set({ kind: 'marker', id: marker.id });
-      return;
-    }
+    if (placesMarker(mode.get())) return placeMarker(room, event.lngLat);
     const [hit] = map.queryRenderedFeatures(event.point, {
       layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()],
     });
@@ -88,7 +83,7 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
   };
   const pointer = () => (map.getCanvas().style.cursor = mode.get() === 'browse' ? 'pointer' : '');
   const noPointer = () => (map.getCanvas().style.cursor = '');
-  const crosshair = mode.subscribe((m) => (map.getCanvas().style.cursor = m === 'add-marker' ? 'crosshair' : ''));
+  const crosshair = mode.subscribe((m) => (map.getCanvas().style.cursor = placesMarker(m) ? 'crosshair' : ''));
 
   map.on('click', onClick);
   for (const layer of MARKER_LAYERS) {
@@ -108,6 +103,3 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     }
   };
 }
-
-/** Seven decimals: about a centimetre. */
-const round = (n: number) => Math.round(n * 1e7) / 1e7;

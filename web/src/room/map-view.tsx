@@ -21,6 +21,7 @@ import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
 import { shownState } from './time-view';
 import { openAtContent } from './zoom-to-content';
+import { bindKeyboardPlacing } from './placing';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -137,6 +138,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const stopHidden = room.hidden.subscribe(redraw);
   const stopTime = room.timeView.subscribe(redraw);
   const stopInteractions = bindMapInteractions(map, room);
+  const stopPlacing = bindKeyboardPlacing(map, room);
   const stopSelection = highlightSelection(map, room);
   room.map.set(map);
   map.getContainer().dataset.ready = 'true';
@@ -147,6 +149,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     stopHidden();
     stopTime();
     stopInteractions();
+    stopPlacing();
     stopSelection();
     clusters.remove();
     labels.remove();

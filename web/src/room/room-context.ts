@@ -16,8 +16,8 @@ export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string; feat
 /** The layer whose attribute table is open, and the text it is filtered by ('' for none). */
 export type OpenTable = { layerId: string; q: string } | null;
 
-/** What a click on the map does: select, add a marker, or draw. */
-export type Mode = 'browse' | 'add-marker' | 'draw';
+/** What a click on the map does: select, add a marker, move the selected one there (placing.ts), or draw. */
+export type Mode = 'browse' | 'add-marker' | 'move-marker' | 'draw';
 
 export interface RoomContextValue {
   roomId: string;

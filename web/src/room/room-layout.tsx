@@ -19,6 +19,7 @@ import { SlidesPanel } from './panels/slides-panel';
 import { HistoryPanel } from './panels/history-panel';
 import { SettingsPanel } from './panels/settings-panel';
 import { TimeBar } from './time-bar';
+import { ShortcutsDialog, SkipToMap, useRoomKeys } from './keyboard';
 import { showsPast } from './time-view';
 
 const TABS = [
@@ -71,10 +72,12 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   useEffect(() => (loaded && !panelsShown ? opening.afterNextFrame(() => setPanelsShown(true)) : undefined), [loaded]);
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
+  const [shortcuts, showShortcuts] = useRoomKeys();
   return (
     <div class="room">
+      <SkipToMap />
       <header class="room-header">
-        <a href="/" onClick={linkClick} class="home" aria-label="Your rooms">
+        <a href="/" onClick={linkClick} class="home" aria-label="Maproom: your rooms">
           Maproom
         </a>
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
@@ -85,7 +88,16 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
           {lapsed ? 'Signed out: sign in to save' : LIVE_LABEL[status]}
         </span>
         <span class="muted">{user ? `${user.email} (${role})` : 'Visitor'}</span>
+        <button
+          type="button"
+          class="shortcuts-button"
+          aria-label="Keyboard shortcuts"
+          onClick={() => showShortcuts(true)}
+        >
+          ?
+        </button>
       </header>
+      {shortcuts && <ShortcutsDialog onClose={() => showShortcuts(false)} />}
       <main class="room-main">
         <MapView info={info} />
         {state && <Legend />}

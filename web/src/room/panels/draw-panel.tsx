@@ -35,6 +35,8 @@ export function DrawPanel() {
     },
     [],
   );
+  // Escape (room/keyboard.tsx) or another panel ends the mode: the shape being drawn goes.
+  useEffect(() => mode.subscribe((now) => now === 'browse' && cancel.current && stop()), []);
 
   const start = (kind: ShapeKind | 'label') => {
     cancel.current?.();
@@ -50,10 +52,10 @@ export function DrawPanel() {
       map.get()!,
       kind === 'label' ? 'point' : kind,
       async (geometry) => {
+        cancel.current = null;
         setActive(null);
         setMeasure('');
         mode.set('browse');
-        cancel.current = null;
         const style = { color, strokeWeight: weight };
         const body = { geometry: geometry as never, label: label.trim() || null, style };
         const drawing = await attempt(() => createDrawing(model, body));
@@ -75,9 +77,9 @@ export function DrawPanel() {
       map.get()!,
       kind,
       (geometry) => {
+        cancel.current = null;
         measured(geometry);
         mode.set('browse');
-        cancel.current = null;
       },
       measured,
     );

@@ -12,6 +12,7 @@ import { fieldLimits, inputLimits } from '../../ui/limits';
 import { ColourField, NumberField, SelectField, TextAreaField, TextField } from '../../ui/fields';
 import { dateInput, dateOf, tagsOf } from '../../ui/field-values';
 import { MarkerMedia } from './marker-media';
+import { PlacingNote } from '../keyboard';
 
 const PATCH = 'PATCH /api/rooms/{roomId}/markers/{markerId}';
 /** The media sizes the service takes, as the page names them. */
@@ -20,9 +21,10 @@ const MEDIA_SIZES = (fieldLimits(PATCH, 'mediaSize').enum ?? []) as string[];
 
 /** A marker's panel: what it says, its photo, and (for editors) a form to change or delete it. */
 export function MarkerDetails({ markerId }: { markerId: string }) {
-  const { model, canEdit, attempt } = useRoom();
+  const { model, canEdit, attempt, mode } = useRoom();
   const marker = useStore(model)!.markers.get(markerId)!;
   const [editing, setEditing] = useState(false);
+  const moving = useStore(mode) === 'move-marker';
   const whole = hasDetails(marker);
   // The page drew the marker from the feed: its other fields are read now.
   useEffect(() => {
@@ -52,12 +54,31 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
         {marker.latitude?.toFixed(5)}, {marker.longitude?.toFixed(5)}
       </p>
       {canEdit && !editing && (
-        <button type="button" onClick={() => setEditing(true)}>
-          Edit marker
-        </button>
+        <div class="row">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit marker
+          </button>
+          <MoveButton marker={marker} />
+        </div>
       )}
+      {moving && <PlacingNote />}
       {canEdit && editing && <MarkerForm marker={marker} onDone={() => setEditing(false)} />}
     </div>
+  );
+}
+
+/** Move: the map centres on the marker, and a click, a tap or Enter at the cross puts it where it goes (room/placing.ts). */
+function MoveButton({ marker }: { marker: Marker }) {
+  const { mode, map } = useRoom();
+  const moving = useStore(mode) === 'move-marker';
+  const start = () => {
+    map.get()?.jumpTo({ center: [marker.longitude!, marker.latitude!] });
+    mode.set('move-marker');
+  };
+  return (
+    <button type="button" aria-pressed={moving} onClick={() => (moving ? mode.set('browse') : start())}>
+      {moving ? 'Cancel moving' : 'Move'}
+    </button>
   );
 }
 

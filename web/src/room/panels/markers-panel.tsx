@@ -3,10 +3,11 @@ import { useStore } from '../../store';
 import { useRoom } from '../room-context';
 import { hasDetails } from '../room-state';
 import { TextField } from '../../ui/fields';
+import { PlacingNote } from '../keyboard';
 
 const SHOWN = 100;
 
-/** Add a marker by clicking the map; find markers by title or tag (the keyboard's way to them). */
+/** Add a marker by clicking the map or with the keyboard (placing.ts); find markers by title or tag (the keyboard's way to them). */
 export function MarkersPanel() {
   const { model, mode, canEdit, selection, map, attempt } = useRoom();
   const { markers } = useStore(model)!;
@@ -35,9 +36,10 @@ export function MarkersPanel() {
           aria-pressed={current === 'add-marker'}
           onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}
         >
-          {current === 'add-marker' ? 'Click the map to place it… (cancel)' : 'Add marker'}
+          {current === 'add-marker' ? 'Cancel adding' : 'Add marker'}
         </button>
       )}
+      {current === 'add-marker' && <PlacingNote />}
       <TextField label="Find" type="search" value={query} onInput={setQuery} placeholder="Title or tag" />
       <ul class="list" data-testid="marker-list">
         {found.map((m) => (

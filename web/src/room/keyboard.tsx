@@ -1,0 +1,109 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useRoom } from './room-context';
+
+/** The room's keys, as the `?` dialog lists them. */
+export const SHORTCUTS: [keys: string, what: string][] = [
+  ['?', 'Show these shortcuts'],
+  ['/', 'Find in the room'],
+  ['Escape', 'Cancel placing a marker, drawing or measuring; close a dialog'],
+  ['Arrow keys', 'Move the map (when it has the focus)'],
+  ['+ and −', 'Zoom in and out (when the map has the focus)'],
+  ['Enter', 'Place the marker at the cross in the middle of the map (when placing one)'],
+  ['Tab', 'Go through the page: the map, the panels and their controls'],
+];
+
+/** Whether a key pressed in `target` is typed text (a field's, not a shortcut). */
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement &&
+  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+
+/**
+ * The room's keys on the whole page: Escape ends any mode (placing a marker, drawing, measuring:
+ * the panel that began it ends its own part), `?` opens the shortcuts, `/` the search box.
+ * Returns whether the shortcuts are shown, and their setter.
+ */
+export function useRoomKeys(): [boolean, (shown: boolean) => void] {
+  const { mode } = useRoom();
+  const [shortcuts, showShortcuts] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && mode.get() !== 'browse') {
+        mode.set('browse');
+        return;
+      }
+      if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === '?') {
+        event.preventDefault();
+        showShortcuts(true);
+      } else if (event.key === '/') {
+        event.preventDefault();
+        document.querySelector<HTMLInputElement>('.search-box input')?.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [mode]);
+  return [shortcuts, showShortcuts];
+}
+
+/** The shortcuts, as a modal dialog (Escape or Close closes it, and the focus goes back where it was). */
+export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const before = useRef<HTMLElement | null>(null);
+  useLayoutEffect(() => {
+    before.current = document.activeElement as HTMLElement | null;
+    dialog.current!.showModal();
+  }, []);
+  // Closed before the focus goes back: while the modal dialog is open, the rest of the page is inert.
+  const close = () => {
+    dialog.current!.close();
+    before.current?.focus();
+    onClose();
+  };
+  return (
+    <dialog
+      ref={dialog}
+      class="shortcuts-dialog"
+      aria-labelledby="shortcuts-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}
+    >
+      <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+      <dl>
+        {SHORTCUTS.map(([keys, what]) => (
+          <div key={keys}>
+            <dt>
+              <kbd>{keys}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <button type="button" onClick={close}>
+        Close
+      </button>
+    </dialog>
+  );
+}
+
+/** The page's first control, shown when it has the focus: straight to the map, past the header. */
+export function SkipToMap() {
+  const { map } = useRoom();
+  return (
+    <button type="button" class="skip-link" onClick={() => map.get()?.getCanvas().focus()}>
+      Skip to the map
+    </button>
+  );
+}
+
+/** What placing a marker asks of the person, by pointer or by keyboard (room/placing.ts). */
+export function PlacingNote() {
+  return (
+    <p class="note" role="status" data-testid="placing-note">
+      Click the map where it goes, or move the map with the arrow keys and press Enter to place it at the cross. Escape
+      cancels.
+    </p>
+  );
+}
