@@ -13,6 +13,7 @@ import { RoomModel } from '../room/room-model';
 import { RoomPresence } from '../room/presence';
 import { RoomLayout } from '../room/room-layout';
 import type { TimeView } from '../room/time-view';
+import type { Located } from '../room/locate';
 import { UndoHistory } from '../room/undo';
 import { browserClock } from '../ui/after-frame';
 import { InlineError } from '../ui/inline-error';
@@ -153,6 +154,7 @@ function OpenRoom({
       mode: new Store<Mode>('browse'),
       hidden: new Store(new Set<string>()),
       table: new Store<OpenTable>(null),
+      located: new Store<Located | null>(null),
     }),
     [model],
   );

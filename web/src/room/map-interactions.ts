@@ -1,7 +1,6 @@
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
-import { moveMarker } from './actions/markers';
-import { placeMarker, placesMarker, round } from './placing';
+import { moveMarkerTo, placeMarker, placesMarker } from './placing';
 import { identifyRasters } from './raster-identify';
 import type { RoomContextValue } from './room-context';
 import { showsPast } from './time-view';
@@ -12,7 +11,7 @@ import { showsPast } from './time-view';
  * Returns a function that unbinds them.
  */
 export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): () => void {
-  const { model, selection, mode, canEdit, attempt } = room;
+  const { model, selection, mode, canEdit } = room;
   const vectorLayerIds = () =>
     model
       .get()!
@@ -77,9 +76,7 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
     if (!drag?.moved) return;
     for (const layer of MARKER_LAYERS) map.setFilter(layer, (map.getFilter(layer) as unknown[]).slice(0, -1) as never);
     dragSource().setData({ type: 'FeatureCollection', features: [] });
-    const at = { latitude: round(event.lngLat.lat), longitude: round(event.lngLat.lng) };
-    const marker = await attempt(() => moveMarker(model, drag.id, at));
-    if (marker) selection.set({ kind: 'marker', id: marker.id });
+    await moveMarkerTo(room, drag.id, event.lngLat);
   };
   const pointer = () => (map.getCanvas().style.cursor = mode.get() === 'browse' ? 'pointer' : '');
   const noPointer = () => (map.getCanvas().style.cursor = '');

@@ -22,6 +22,7 @@ import type { RoomState } from './room-model';
 import { shownState } from './time-view';
 import { openAtContent } from './zoom-to-content';
 import { bindKeyboardPlacing } from './placing';
+import { bindLocateMe } from './locate';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -139,6 +140,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
   const stopTime = room.timeView.subscribe(redraw);
   const stopInteractions = bindMapInteractions(map, room);
   const stopPlacing = bindKeyboardPlacing(map, room);
+  const stopLocating = bindLocateMe(map, room);
   const stopSelection = highlightSelection(map, room);
   room.map.set(map);
   map.getContainer().dataset.ready = 'true';
@@ -150,6 +152,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     stopTime();
     stopInteractions();
     stopPlacing();
+    stopLocating();
     stopSelection();
     clusters.remove();
     labels.remove();

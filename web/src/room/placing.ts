@@ -7,19 +7,29 @@ export const placesMarker = (mode: string) => mode === 'add-marker' || mode === 
 
 /**
  * Places the marker of the mode at `at` and goes back to browsing: a new marker ("Add marker"),
- * or the selected one moved ("Move"); the marker placed is selected.
+ * or the selected one moved ("Move").
  */
-export async function placeMarker(room: RoomContextValue, at: { lng: number; lat: number }) {
-  const { mode, model, selection, attempt } = room;
-  const selected = selection.get();
-  const moving = mode.get() === 'move-marker' && selected?.kind === 'marker' ? selected.id : null;
-  mode.set('browse');
-  const position = { latitude: round(at.lat), longitude: round(at.lng) };
-  const marker = await attempt(() =>
-    moving ? moveMarker(model, moving, position) : createMarker(model, { ...position, title: 'New marker' }),
-  );
-  if (marker) selection.set({ kind: 'marker', id: marker.id });
+export async function placeMarker(room: RoomContextValue, at: LngLat) {
+  const selected = room.selection.get();
+  const moving = room.mode.get() === 'move-marker' && selected?.kind === 'marker' ? selected.id : null;
+  room.mode.set('browse');
+  await (moving ? moveMarkerTo(room, moving, at) : placeMarkerAt(room, at));
 }
+
+/** A new marker at `at` (a click, Enter at the cross, "Add a marker at my position"), selected. */
+export async function placeMarkerAt(room: RoomContextValue, at: LngLat) {
+  const marker = await room.attempt(() => createMarker(room.model, { ...positionOf(at), title: 'New marker' }));
+  if (marker) room.selection.set({ kind: 'marker', id: marker.id });
+}
+
+/** The marker moved to `at` (Enter at the cross, a click, "Place at the photo's position"), selected. */
+export async function moveMarkerTo(room: RoomContextValue, markerId: string, at: LngLat) {
+  const marker = await room.attempt(() => moveMarker(room.model, markerId, positionOf(at)));
+  if (marker) room.selection.set({ kind: 'marker', id: marker.id });
+}
+
+type LngLat = { lng: number; lat: number };
+const positionOf = (at: LngLat) => ({ latitude: round(at.lat), longitude: round(at.lng) });
 
 /**
  * Placing without a pointer: while a marker is being placed, a cross marks the map's centre,

@@ -7,6 +7,7 @@ import type { Attempt, Notify } from '../ui/notices';
 import type { RoomMembers } from './actions/members';
 import type { RoomModel } from './room-model';
 import type { TimeView } from './time-view';
+import type { Located } from './locate';
 import type { UndoHistory } from './undo';
 import type { RoomPresence } from './presence';
 
@@ -36,6 +37,8 @@ export interface RoomContextValue {
    * box's "Search all N features of …" (panels/attribute-table.tsx).
    */
   table: Store<OpenTable>;
+  /** The person's position once "Locate me" has found it, followed while they walk (room/locate.ts). */
+  located: Store<Located | null>;
   /** Layers and rasters hidden on this page only (the stored visibility is the layer's style). */
   hidden: Store<Set<string>>;
   /** What the map shows: the room now, at a past moment, or the markers still ahead (room/time-view.ts). */

@@ -13,6 +13,7 @@ import { ColourField, NumberField, SelectField, TextAreaField, TextField } from 
 import { dateInput, dateOf, tagsOf } from '../../ui/field-values';
 import { MarkerMedia } from './marker-media';
 import { PlacingNote } from '../keyboard';
+import { moveMarkerTo } from '../placing';
 
 const PATCH = 'PATCH /api/rooms/{roomId}/markers/{markerId}';
 /** The media sizes the service takes, as the page names them. */
@@ -62,6 +63,7 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
         </div>
       )}
       {moving && <PlacingNote />}
+      {canEdit && !editing && <PhotoPosition marker={marker} />}
       {canEdit && editing && <MarkerForm marker={marker} onDone={() => setEditing(false)} />}
     </div>
   );
@@ -78,6 +80,21 @@ function MoveButton({ marker }: { marker: Marker }) {
   return (
     <button type="button" aria-pressed={moving} onClick={() => (moving ? mode.set('browse') : start())}>
       {moving ? 'Cancel moving' : 'Move'}
+    </button>
+  );
+}
+
+/** A photo that says where it was taken (its EXIF position) offers to put the marker there. */
+function PhotoPosition({ marker }: { marker: Marker }) {
+  const room = useRoom();
+  const gps = marker.imageMeta?.gps;
+  // Already there: to about a centimetre (the seven decimals a marker keeps).
+  const there =
+    gps && Math.abs(gps.latitude - marker.latitude!) < 1e-7 && Math.abs(gps.longitude - marker.longitude!) < 1e-7;
+  if (!gps || there) return null;
+  return (
+    <button type="button" onClick={() => void moveMarkerTo(room, marker.id, { lng: gps.longitude, lat: gps.latitude })}>
+      Place at the photo's position ({gps.latitude.toFixed(5)}, {gps.longitude.toFixed(5)})
     </button>
   );
 }

@@ -4,6 +4,8 @@ import { useRoom } from '../room-context';
 import { hasDetails } from '../room-state';
 import { TextField } from '../../ui/fields';
 import { PlacingNote } from '../keyboard';
+import { accuracyText } from '../locate';
+import { placeMarkerAt } from '../placing';
 
 const SHOWN = 100;
 
@@ -31,13 +33,16 @@ export function MarkersPanel() {
     <div>
       <h2>Markers ({markers.size})</h2>
       {canEdit && (
-        <button
-          type="button"
-          aria-pressed={current === 'add-marker'}
-          onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}
-        >
-          {current === 'add-marker' ? 'Cancel adding' : 'Add marker'}
-        </button>
+        <div class="row">
+          <button
+            type="button"
+            aria-pressed={current === 'add-marker'}
+            onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}
+          >
+            {current === 'add-marker' ? 'Cancel adding' : 'Add marker'}
+          </button>
+          <AddAtMyPosition />
+        </div>
       )}
       {current === 'add-marker' && <PlacingNote />}
       <TextField label="Find" type="search" value={query} onInput={setQuery} placeholder="Title or tag" />
@@ -53,5 +58,17 @@ export function MarkersPanel() {
       </ul>
       {markers.size > found.length && !needle && <p class="muted">The first {SHOWN}; search to find others.</p>}
     </div>
+  );
+}
+
+/** Once "Locate me" has found the person: a marker where they stand, in one press (field work). */
+function AddAtMyPosition() {
+  const room = useRoom();
+  const located = useStore(room.located);
+  if (!located) return null;
+  return (
+    <button type="button" onClick={() => void placeMarkerAt(room, located)}>
+      Add a marker at my position ({accuracyText(located.accuracy)})
+    </button>
   );
 }
