@@ -284,23 +284,32 @@ describe('the map as a tool', { skip }, () => {
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'web-map-measure.png') });
 
     // The measure tool: an area clicked on the map is measured while drawn and when finished;
-    // it saves nothing, and Close takes it away.
+    // the double-click that finishes it neither zooms nor selects what is under it, the shape
+    // stays on the map until Close takes it away, and nothing is saved.
+    await page.getByRole('region', { name: 'Selected drawing' }).getByRole('button', { name: 'Close' }).click();
     await page.getByRole('tab', { name: 'Draw' }).click();
     const before = await page.getByTestId('map').screenshot();
+    const scale = await page.locator('.maplibregl-ctrl-scale').textContent();
     await page.getByRole('button', { name: 'Measure area' }).click();
     const { x, y } = await mapCentre(page);
     for (const [dx, dy] of [
       [-100, -100],
       [100, -100],
       [100, 100],
-      [-100, 100],
     ])
       await page.mouse.click(x + dx!, y + dy!);
     const result = page.getByTestId('measure-result');
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'web-map-measuring.png') });
     await result.getByText(/^Area [\d.,]+ (m|km)² .* perimeter/).waitFor({ timeout: 5000 });
-    await page.mouse.click(x - 100, y - 100);
+    await page.mouse.dblclick(x - 100, y + 100);
+    await page.locator('[data-testid=measure-result][data-state=done]').waitFor();
+    // Two frames: a zoom the double-click began would have moved the scale by now.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.equal(await page.locator('.maplibregl-ctrl-scale').textContent(), scale, 'the double-click did not zoom');
+    assert.equal(await page.locator('section.selection').count(), 0, 'nor select what is under it');
     await result.getByText(/^Area/).waitFor();
+    const measured = await page.getByTestId('map').screenshot();
+    assert.ok((await differingPixels(before, measured)) > 500, 'the measured area stays on the map');
     await result.getByRole('button', { name: 'Close' }).click();
     await result.waitFor({ state: 'detached' });
     const drawings = (await api('GET', `/api/rooms/${roomId}/drawings`)) as { drawings: unknown[] };

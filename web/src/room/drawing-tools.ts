@@ -38,13 +38,16 @@ function toolOf(map: MapLibreMap): TerraDraw {
 
 /**
  * Draws one shape; `onShape` receives its geometry when it is finished, `onChange` the shape so
- * far while it is drawn (to measure it). Returns a function that cancels and clears the shape.
+ * far while it is drawn (to measure it). A shape drawn to be saved goes from the tool when it is
+ * finished (the map's own layers show it once saved); one drawn to be measured (`keep`) stays
+ * until the returned function clears it. The returned function cancels and clears the shape.
  */
 export function drawShape(
   map: MapLibreMap,
   kind: ShapeKind,
   onShape: (geometry: GeoJSON.Geometry) => void,
   onChange?: (geometry: GeoJSON.Geometry) => void,
+  keep = false,
 ): () => void {
   const draw = toolOf(map);
   draw.clear();
@@ -60,7 +63,7 @@ export function drawShape(
     const feature = draw.getSnapshotFeature(id);
     draw.off('finish', finished);
     draw.off('change', changed);
-    draw.clear();
+    if (!keep) draw.clear();
     draw.setMode('static');
     if (feature) onShape(feature.geometry as GeoJSON.Geometry);
   };

@@ -1,4 +1,4 @@
-import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent } from 'maplibre-gl';
+import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, MapMouseEvent, MapTouchEvent } from 'maplibre-gl';
 import { CLUSTER_LAYER, DRAWING_LAYERS, MARKER_LAYERS } from '../map/room-layers';
 import { moveMarkerTo, placeMarker, placesMarker } from './placing';
 import { identifyRasters } from './raster-identify';
@@ -18,9 +18,33 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
       .layers.flatMap((l) => [`vector-${l.id}-fill`, `vector-${l.id}-line`, `vector-${l.id}-point`])
       .filter((id) => map.getLayer(id));
 
+  // Drawing or measuring: the clicks that finish a shape (a double-click on its last point)
+  // neither zoom the map nor select what is under them, until the next press of the pointer.
+  let drawingEnded = false;
+  const nextPress = (event: MapMouseEvent | MapTouchEvent) => {
+    // The second press of the double-click that finishes the shape is still part of it.
+    if (event.originalEvent.detail > 1) return;
+    map.off('mousedown', nextPress);
+    map.off('touchstart', nextPress);
+    drawingEnded = false;
+    map.doubleClickZoom.enable();
+  };
+  // terra-draw gives the double-click zoom back as it finishes a shape, before the double-click
+  // event: it is taken again here until that press is over.
+  let before = mode.get();
+  const stopDrawWatch = mode.subscribe((now) => {
+    const wasDrawing = before === 'draw';
+    before = now;
+    if (now === 'draw' || !wasDrawing || drawingEnded) return;
+    drawingEnded = true;
+    map.doubleClickZoom.disable();
+    map.on('mousedown', nextPress);
+    map.on('touchstart', nextPress);
+  });
+
   const onClick = async (event: MapMouseEvent) => {
     // A past view is only looked at: nothing is selected or added.
-    if (mode.get() === 'draw' || showsPast(room.timeView.get())) return;
+    if (mode.get() === 'draw' || drawingEnded || showsPast(room.timeView.get())) return;
     if (placesMarker(mode.get())) return placeMarker(room, event.lngLat);
     const [hit] = map.queryRenderedFeatures(event.point, {
       layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()],
@@ -91,6 +115,9 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
   map.on('mouseenter', CLUSTER_LAYER, pointer);
   map.on('mouseleave', CLUSTER_LAYER, noPointer);
   return () => {
+    stopDrawWatch();
+    map.off('mousedown', nextPress);
+    map.off('touchstart', nextPress);
     crosshair();
     map.off('click', onClick);
     for (const layer of MARKER_LAYERS) {

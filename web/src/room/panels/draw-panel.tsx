@@ -24,10 +24,15 @@ export function DrawPanel() {
   const [active, setActive] = useState<ShapeKind | 'label' | 'measure-line' | 'measure-area' | null>(null);
   /** The shape being drawn or measured, measured (geodesic, metric and imperial). */
   const [measure, setMeasure] = useState('');
+  /** The measured shape is finished: it stays on the map until Close. */
+  const [measured, setMeasured] = useState(false);
   const [label, setLabel] = useState('');
   const [color, setColor] = useState('#7b3fe4');
   const [weight, setWeight] = useState(3);
+  /** Clears what the tool shows: the shape being drawn, or the measured one (until Close). */
   const cancel = useRef<(() => void) | null>(null);
+  /** A shape is being drawn or measured (not yet finished). */
+  const drawing = useRef(false);
   useEffect(
     () => () => {
       cancel.current?.();
@@ -36,7 +41,7 @@ export function DrawPanel() {
     [],
   );
   // Escape (room/keyboard.tsx) or another panel ends the mode: the shape being drawn goes.
-  useEffect(() => mode.subscribe((now) => now === 'browse' && cancel.current && stop()), []);
+  useEffect(() => mode.subscribe((now) => now === 'browse' && drawing.current && stop()), []);
 
   const start = (kind: ShapeKind | 'label') => {
     cancel.current?.();
@@ -53,40 +58,47 @@ export function DrawPanel() {
       kind === 'label' ? 'point' : kind,
       async (geometry) => {
         cancel.current = null;
+        drawing.current = false;
         setActive(null);
         setMeasure('');
         mode.set('browse');
         const style = { color, strokeWeight: weight };
         const body = { geometry: geometry as never, label: label.trim() || null, style };
-        const drawing = await attempt(() => createDrawing(model, body));
-        if (!drawing) return;
-        selection.set({ kind: 'drawing', id: drawing.id });
+        const saved = await attempt(() => createDrawing(model, body));
+        if (!saved) return;
+        selection.set({ kind: 'drawing', id: saved.id });
         setLabel('');
       },
       measured,
     );
+    drawing.current = true;
   };
   /** The measure tool: draws a line or an area only to measure it; nothing is saved, and closing clears it. */
   const startMeasure = (kind: 'linestring' | 'polygon') => {
     cancel.current?.();
     setActive(kind === 'linestring' ? 'measure-line' : 'measure-area');
     setMeasure('');
+    setMeasured(false);
     mode.set('draw');
-    const measured = (geometry: GeoJSON.Geometry) => setMeasure(describeMeasure(geometry));
+    const measureIt = (geometry: GeoJSON.Geometry) => setMeasure(describeMeasure(geometry));
     cancel.current = drawShape(
       map.get()!,
       kind,
       (geometry) => {
-        cancel.current = null;
-        measured(geometry);
+        drawing.current = false;
+        measureIt(geometry);
+        setMeasured(true);
         mode.set('browse');
       },
-      measured,
+      measureIt,
+      true,
     );
+    drawing.current = true;
   };
   const stop = () => {
     cancel.current?.();
     cancel.current = null;
+    drawing.current = false;
     setActive(null);
     setMeasure('');
     mode.set('browse');
@@ -124,8 +136,10 @@ export function DrawPanel() {
         </button>
       </div>
       {measuring && (
-        <p class="note" role="status" data-testid="measure-result">
-          {measure || 'Click the points; click the last point again to finish.'}{' '}
+        <p class="note" role="status" data-testid="measure-result" data-state={measured ? 'done' : 'drawing'}>
+          {measure && <span>{measure}</span>}
+          {measure && !measured && ' · '}
+          {!measured && 'Click the points; double-click the last one to finish.'}{' '}
           <button type="button" onClick={stop}>
             Close
           </button>
