@@ -450,6 +450,7 @@ const TIMED_ELSEWHERE: Record<string, string> = {
   'room/panels/export-import-section.tsx': "an export's download link is let go",
   'room/panels/marker-details.tsx': "a photo's link is let go",
   'room/panels/time-slider.tsx': 'the slider waits for the dragging to pause',
+  'room/panels/attribute-table.tsx': "the table's filter waits for the typing to pause",
 };
 /** A timer (not a method of the opening: `opening.afterNextFrame`), or a constant of milliseconds. */
 const TIMING =

@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Layer } from '../../api/types';
 import { type AttributesPage, type AttributesView, readAttributes } from '../actions/features';
 import { useRoom } from '../room-context';
 
 const CELL_CHARS = 40;
+/** How long typing in the filter pauses before the table asks for the rows. */
+const FILTER_WAIT_MS = 300;
 
 const cellText = (value: unknown) => {
   if (value === null || value === undefined) return '';
@@ -14,8 +16,8 @@ const cellText = (value: unknown) => {
 /**
  * A layer's attribute table over the map: pages of 50 features (more on demand, keyset paged by
  * the service), sorted by a column (click its header; again for the other order), filtered by a
- * text (`q`: the room's `table` store holds it, so that the search box can open the table
- * filtered; the filter goes through the whole layer, page after page); a row click zooms to
+ * text as it is typed (`q`: the room's `table` store holds it, so that the search box can open
+ * the table filtered; the filter goes through the whole layer, page after page); a row click zooms to
  * its feature and shows its attributes.
  */
 export function AttributeTable({
@@ -38,8 +40,12 @@ export function AttributeTable({
   // The view of the rows shown: a refused sort (a reader's sort by a field without an index on a
   // big layer, said in the notice) goes back to it, so the header shows the order of the rows.
   const [shown, setShown] = useState(view);
+  // Only the latest read is shown: an answer for an earlier filter or order that comes late is dropped.
+  const asked = useRef(0);
   useEffect(() => {
+    const n = ++asked.current;
     void attempt(() => readAttributes(layer.id, view)).then((first) => {
+      if (n !== asked.current) return;
       if (!first) return setView(shown);
       setPage(first);
       setShown(view);
@@ -49,11 +55,20 @@ export function AttributeTable({
   const [reading, setReading] = useState(false);
   const more = async () => {
     if (!page?.next) return;
+    const n = asked.current;
     setReading(true);
     const next = await attempt(() => readAttributes(layer.id, view, page.next!));
     setReading(false);
-    if (next) setPage({ ...next, rows: [...page.rows, ...next.rows] });
+    if (next && n === asked.current) setPage({ ...next, rows: [...page.rows, ...next.rows] });
   };
+  // The filter applies as the person types, once the typing pauses (Enter: at once).
+  const [typed, setTyped] = useState(q);
+  useEffect(() => setTyped(q), [q]);
+  useEffect(() => {
+    if (typed === q) return;
+    const timer = setTimeout(() => onFilter(typed), FILTER_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [typed]);
   const sortBy = (sort: string) =>
     setView({ ...view, sort, order: view.sort === sort && view.order === 'asc' ? 'desc' : 'asc' });
   const show = (row: AttributesPage['rows'][number]) => {
@@ -71,10 +86,17 @@ export function AttributeTable({
           role="search"
           onSubmit={(e) => {
             e.preventDefault();
-            onFilter(String(new FormData(e.currentTarget).get('q') ?? ''));
+            onFilter(typed);
           }}
         >
-          <input key={q} name="q" type="search" aria-label="Filter features" placeholder="Filter…" defaultValue={q} />
+          <input
+            name="q"
+            type="search"
+            aria-label="Filter features"
+            placeholder="Filter…"
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+          />
         </form>
         <span class="muted">{layer.featureCount} features</span>
         <button type="button" class="close" aria-label="Close the table" onClick={onClose}>
