@@ -138,7 +138,11 @@ describe('GET /api/rooms/:roomId/search', () => {
     });
     const feature = results[1]!;
     assert.equal(feature.layerId, layerId);
-    assert.equal(feature.detail, 'Parcels · owner');
+    // Which feature it is: another naming field's value and its id (many may share the text matched).
+    assert.equal(feature.detail, `Parcels · owner · Parcel 3 (feature ${feature.id})`);
+    // Found by its name: no other field names it, its id does.
+    const [byName] = (await found('parcel 2')).filter((r) => r.kind === 'feature');
+    assert.equal(byName?.detail, `Parcels · name · feature ${byName?.id}`);
     assert.equal(typeof feature.id, 'number');
     assert.deepEqual(
       feature.bbox.map((v) => Math.round(v * 1000) / 1000),

@@ -106,10 +106,27 @@ export class SearchService {
         id: row.id,
         layerId: layer.id,
         title: String(properties[field ?? ''] ?? `Feature ${row.id}`),
-        detail: field ? `${layer.name} · ${field}` : layer.name,
+        detail: [layer.name, field, featureNamed(properties, textFields, field, row.id)].filter(Boolean).join(' · '),
         bbox: row.bbox,
       };
     });
     return { results, partial: stoppedAfter !== null };
   }
+}
+
+/** A field that names a feature (name, NAME_EN, title, label, ...). */
+const NAMING_FIELD = /name|title|label/i;
+
+/**
+ * Which feature a result is, beside the text that matched (many features may share it: nine
+ * parcels owned by "Aare AG"): its name from another naming field when it has one, and its id.
+ */
+function featureNamed(
+  properties: Record<string, unknown>,
+  textFields: string[],
+  matched: string | undefined,
+  id: number,
+) {
+  const naming = textFields.find((name) => name !== matched && NAMING_FIELD.test(name) && properties[name]);
+  return naming ? `${String(properties[naming])} (feature ${id})` : `feature ${id}`;
 }
