@@ -364,4 +364,18 @@ describe('style by data, legend and layer order in the web application', { skip 
     assert.deepEqual(dialogs, [], 'no browser dialog');
     assert.deepEqual(errors, []);
   });
+
+  test("a past view's legend is that moment's: the layer as it was before it was restyled", async () => {
+    // Last: "Map then" moves the map, whose view the tests above measure.
+    await watcher.getByRole('tab', { name: 'Timeline' }).click();
+    const added = watcher.getByTestId('history-entry').filter({ hasText: "added layer 'parcels'" });
+    await added.getByRole('button', { name: 'Map then' }).click();
+    await watcher.getByTestId('past-view').waitFor();
+    const parcelsLegend = watcher.getByTestId('legend-layer').filter({ hasText: 'parcels' });
+    await parcelsLegend.waitFor();
+    const byKind = () => parcelsLegend.getByText('by kind').count();
+    assert.equal(await until(byKind, (n) => n === 0), 0, 'one colour then, not the categories of now');
+    await watcher.getByRole('button', { name: 'Back to now' }).click();
+    await parcelsLegend.getByText('by kind').waitFor();
+  });
 });

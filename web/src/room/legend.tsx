@@ -4,15 +4,21 @@ import { legendEntries, orderedLayers } from '../map/layer-style';
 import { useStore } from '../store';
 import { readColormaps } from './actions/layers';
 import { useRoom } from './room-context';
+import { shownState } from './time-view';
 
-/** What the map shows, top to bottom: each visible layer with its symbols, each visible raster with its ramp and stretch. */
+/**
+ * What the map shows, top to bottom: each visible layer with its symbols, each visible raster
+ * with its ramp and stretch; in a past view, the layers and styles of that moment.
+ */
 export function Legend() {
-  const { model, hidden } = useRoom();
-  const state = useStore(model);
+  const { model, hidden, timeView } = useRoom();
+  const now = useStore(model);
+  const view = useStore(timeView);
   const hiddenHere = useStore(hidden);
   const [ramps, setRamps] = useState<Colormap[]>([]);
   useEffect(() => void readColormaps().then(setRamps, () => undefined), []);
-  if (!state) return null;
+  if (!now) return null;
+  const state = shownState(now, view, Date.now());
   const layers = orderedLayers(state.layers).filter((l) => l.style.visible && !hiddenHere.has(l.id));
   const rasters = state.rasters.filter((r) => !hiddenHere.has(r.id));
   if (layers.length === 0 && rasters.length === 0) return null;
