@@ -201,7 +201,8 @@ describe('the web application', { skip }, () => {
         type: 'FeatureCollection',
         features: [0, 1].map((i) => ({
           type: 'Feature',
-          properties: { name: `district ${i}` },
+          // A real field (2.5 makes it one) whose value 2 is whole: a number, not an integer.
+          properties: { name: `district ${i}`, area: i === 0 ? 2.5 : 2 },
           geometry: { type: 'Polygon', coordinates: square(7.43 + i * 0.02, 46.94, 0.015) },
         })),
       }),
@@ -311,6 +312,7 @@ describe('the web application', { skip }, () => {
     await ann.mouse.click(x + 59, y);
     const attributes = ann.getByRole('region', { name: 'Feature attributes' });
     await attributes.getByRole('row', { name: /name\s+district 1\s+text/ }).waitFor({ timeout: 10_000 });
+    await attributes.getByRole('row', { name: /area\s+2\s+number/ }).waitFor();
     // The feature is outlined in the highlight's orange (#dd6b20).
     const orangePixels = async () => {
       const { data, info } = await sharp(await ann.getByTestId('map').screenshot())

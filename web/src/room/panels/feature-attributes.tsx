@@ -6,10 +6,13 @@ import { useRoom } from '../room-context';
 /** Values longer than this are folded (a summary line, the rest on demand). */
 const FOLD_ABOVE = 80;
 
-/** A value's type as the table shows it: number, text, yes/no, list, object or empty. */
+/**
+ * A value's type as the table shows it: number, text, yes/no, list, object or empty. A whole
+ * number is not called an integer: the value 2 of a real field is one too.
+ */
 function typeOf(value: unknown): string {
   if (value === null || value === undefined) return 'empty';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean') return 'yes/no';
   if (Array.isArray(value)) return 'list';
   return typeof value === 'object' ? 'object' : 'text';
