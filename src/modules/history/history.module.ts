@@ -15,7 +15,7 @@ export function historyDomain({ db, writePath }: DomainCore, parts: { names: Act
       routes: [
         routes(historyRoutes, {
           history: new HistoryService(history, parts.names),
-          restore: new RestoreService(history, writePath, parts.restorables),
+          restore: new RestoreService(history, writePath, parts.restorables, parts.names),
         }),
       ],
     },

@@ -54,6 +54,12 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ history: HistoryService;
       response: { 200: RestoreReply, ...errors(400, 401, 403, 404, 409) },
     },
     handler: async (request) =>
-      restore.restore(request.room, request.caller, request.params.entryId, request.body.ifLatestVersion),
+      restore.restore(
+        request.room,
+        request.caller,
+        request.params.entryId,
+        request.body.ifLatestVersion,
+        seesMemberEmails(request.caller, request.grant),
+      ),
   });
 };

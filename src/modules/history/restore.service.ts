@@ -1,8 +1,9 @@
 import { actorOf, type Caller } from '../../auth/access.js';
-import type { RoomRow } from '../../db/tables.js';
+import type { HistoryTable, RoomRow } from '../../db/tables.js';
+import type { ActorNames } from '../users/actor-names.js';
 import { changedSince, notFound, notRestorable } from '../../errors.js';
 import type { HistoryRepository } from './history.repository.js';
-import { presentHistoryEvent } from './history.presenter.js';
+import { actorOfEntry, objectNameOf, presentHistoryEvent } from './history.presenter.js';
 import type { KeptState, Restorable } from './restorable.js';
 import type { WritePath } from './write-path.js';
 
@@ -19,11 +20,13 @@ export class RestoreService {
     private readonly history: HistoryRepository,
     private readonly writePath: WritePath,
     restorables: Restorable[],
+    private readonly names: ActorNames,
   ) {
     this.kinds = new Map(restorables.map((r) => [r.objectType, r]));
   }
 
-  async restore(room: RoomRow, caller: Caller, entryId: string, ifLatestVersion?: number) {
+  /** `emails`: whether the caller may see a member without a name by e-mail (as in the history). */
+  async restore(room: RoomRow, caller: Caller, entryId: string, ifLatestVersion?: number, emails = false) {
     const entry = await this.history.find(room.id, entryId);
     if (!entry) throw notFound('History entry');
     const kind = this.kinds.get(entry.object_type);
@@ -48,8 +51,10 @@ export class RestoreService {
         ...(notes.length > 0 && { notes }),
         ...(later > 0 && newest && { overwroteVersion: Number(newest.version) }),
       };
-      const overwrote = later > 0 && newest ? { ...presentHistoryEvent(newest), laterEntries: later } : null;
-      return { result: { restored, overwrote }, changes: [restored.change] };
+      return {
+        result: { restored, overwrote: later > 0 && newest ? { newest, later } : null },
+        changes: [restored.change],
+      };
     });
     await restored.after?.();
     return {
@@ -59,8 +64,14 @@ export class RestoreService {
       restoredFrom: entry.id,
       object: restored.change.data as Record<string, unknown>,
       notes,
-      overwrote,
+      overwrote: overwrote && { ...(await this.named(overwrote.newest, emails)), laterEntries: overwrote.later },
     };
+  }
+
+  /** The overwritten entry as the history shows it: under its actor's name and its object's. */
+  private async named(entry: HistoryTable, emails: boolean) {
+    const actors = await this.names.of([actorOfEntry(entry)], { emails });
+    return presentHistoryEvent(entry, { actors, objects: new Map([[entry.id, objectNameOf(entry.data)]]) });
   }
 
   /** The state to put back: after the entry, or, for a deletion, before it. */
