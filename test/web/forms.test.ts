@@ -63,7 +63,7 @@ describe('the forms of the web application', { skip }, () => {
     await service?.stop();
   });
 
-  test('a room name at the limit is accepted; one character more cannot be typed', async () => {
+  test('a room name at the limit is accepted; a longer one pasted in is kept whole, and the field says so', async () => {
     ann = await page();
     await ann.goto(service.url);
     await ann.getByRole('tab', { name: 'Sign up' }).click();
@@ -75,10 +75,17 @@ describe('the forms of the web application', { skip }, () => {
 
     const name = ann.getByRole('textbox', { name: 'Name' });
     // The service takes at most 100 characters (read from its OpenAPI document, not copied).
-    assert.equal(await name.getAttribute('maxlength'), '100');
+    // Pasted, 200 are kept (the browser's own limit would cut them without a word) and refused.
     await name.focus();
-    await ann.keyboard.type(`${'n'.repeat(99)}xy`);
-    assert.equal((await name.inputValue()).length, 100, 'the 101st character is not taken');
+    await ann.keyboard.insertText('n'.repeat(200));
+    assert.equal((await name.inputValue()).length, 200, 'nothing is cut silently');
+    await ann.getByText('At most 100 characters: this is 200.').waitFor();
+    assert.equal(await name.getAttribute('aria-invalid'), 'true');
+    await ann.getByRole('button', { name: 'Create room' }).click();
+    assert.equal(await name.evaluate((input: HTMLInputElement) => input.validity.valid), false, 'the form is held');
+    assert.equal(await ann.getByRole('heading', { name: 'Your rooms' }).count(), 1, 'still on the home page');
+    await name.fill(`${'n'.repeat(99)}x`);
+    assert.equal(await ann.getByText(/At most 100 characters/).count(), 0);
     roomId = await ann.getByLabel(/Room id/).inputValue();
     await ann.getByRole('button', { name: 'Create room' }).click();
     await ann.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });

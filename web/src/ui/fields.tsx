@@ -5,6 +5,7 @@ import type {
   PartialSelectHTMLAttributes,
   TargetedEvent,
 } from 'preact';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { numberOf, numberOrNull } from './field-values';
 
 /**
@@ -53,14 +54,51 @@ export function TextField({
   type,
   onInput,
   onChange,
+  maxLength,
   ...attributes
 }: InputProps<string> & { type?: 'email' | 'password' | 'search' | 'url' }) {
+  const over = useTooLong<HTMLInputElement>(value, typeof maxLength === 'number' ? maxLength : undefined);
   // No type is a text input: the attribute stays off, as on the forms before.
   return (
-    <label>
-      {label} <input type={type as 'text'} value={value} {...handlers({ onInput, onChange }, text)} {...attributes} />
-    </label>
+    <>
+      <label>
+        {label}{' '}
+        <input
+          ref={over.ref}
+          type={type as 'text'}
+          value={value}
+          {...over.described}
+          {...handlers({ onInput, onChange }, text)}
+          {...attributes}
+        />
+      </label>
+      {over.shown}
+    </>
   );
+}
+
+/**
+ * A text's limit kept by the field, not by the browser: `maxLength` on the control would cut a
+ * longer text pasted in without a word. The whole text stays; the field says it is too long and
+ * holds its form back until it is not (the control's own validity message, the same words).
+ */
+function useTooLong<E extends HTMLInputElement | HTMLTextAreaElement>(value: string, max: number | undefined) {
+  const ref = useRef<E>(null);
+  const message =
+    max !== undefined && value.length > max
+      ? `At most ${max.toLocaleString('en')} characters: this is ${value.length.toLocaleString('en')}.`
+      : '';
+  const id = useId();
+  useLayoutEffect(() => ref.current?.setCustomValidity(message), [message]);
+  return {
+    ref,
+    described: message ? { 'aria-invalid': true, 'aria-describedby': id } : {},
+    shown: message && (
+      <p id={id} class="error field-error">
+        {message}
+      </p>
+    ),
+  };
 }
 
 /** An e-mail address the form needs (the browser may fill in the person's own). */
@@ -81,16 +119,28 @@ export function TextAreaField({
   label,
   value,
   onInput,
+  maxLength,
   ...attributes
 }: Omit<JSX.IntrinsicElements['textarea'], 'value' | 'onInput' | 'label'> & {
   label: ComponentChildren;
   value: string;
   onInput: (value: string) => void;
 }) {
+  const over = useTooLong<HTMLTextAreaElement>(value, typeof maxLength === 'number' ? maxLength : undefined);
   return (
-    <label>
-      {label} <textarea value={value} onInput={(e) => onInput(e.currentTarget.value)} {...attributes} />
-    </label>
+    <>
+      <label>
+        {label}{' '}
+        <textarea
+          ref={over.ref}
+          value={value}
+          {...over.described}
+          onInput={(e) => onInput(e.currentTarget.value)}
+          {...attributes}
+        />
+      </label>
+      {over.shown}
+    </>
   );
 }
 
