@@ -1,4 +1,5 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import sharp from 'sharp';
 
 /**
  * Pieces of the browser story (test/web/browser.test.ts): its pages, which record every dialog
@@ -76,4 +77,29 @@ export async function logInAt(page: Page, roomUrl: string, email: string, passwo
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).last().click();
   await mapReady(page);
+}
+
+/** Scrolls a room's side panel to its end; answers how far it scrolled (0: nothing to scroll). */
+export const scrollSideToEnd = (page: Page) =>
+  page.locator('.side').evaluate((side) => {
+    side.scrollTop = side.scrollHeight;
+    return side.scrollTop;
+  });
+
+/** How far below the top of the room's side panel `shown` begins (less than 0: above it, out of view). */
+export async function belowSideTop(page: Page, shown: Locator) {
+  const [side, top] = await Promise.all(
+    [page.locator('.side'), shown].map((l) => l.evaluate((el) => el.getBoundingClientRect().top)),
+  );
+  return top! - side!;
+}
+
+/** How many pixels of the room's map, as a screenshot shows it now, are of a colour (`matches`). */
+export async function mapPixels(page: Page, matches: (r: number, g: number, b: number) => boolean) {
+  const { data, info } = await sharp(await page.getByTestId('map').screenshot())
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  let count = 0;
+  for (let i = 0; i < data.length; i += info.channels) if (matches(data[i]!, data[i + 1]!, data[i + 2]!)) count++;
+  return count;
 }

@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
 import { makeRasterFixtures, probe } from '../raster-fixtures.js';
+import { squareFeature } from '../support/layers.js';
 import {
   launchBrowser,
   mapSettled,
@@ -14,7 +15,17 @@ import {
   type RunningService,
   until,
 } from '../support/browser.js';
-import { apiCall, countPreviewPixels, logInAt, mapCentre, mapReady, storyPage } from '../support/browser-story.js';
+import {
+  apiCall,
+  belowSideTop,
+  countPreviewPixels,
+  logInAt,
+  mapCentre,
+  mapPixels,
+  mapReady,
+  scrollSideToEnd,
+  storyPage,
+} from '../support/browser-story.js';
 
 // The web application in a real browser (Debian's Chromium) against the real service: one
 // story of a team's first use, step by step. It runs once, on SQLite: the pages do not depend
@@ -186,27 +197,12 @@ describe('the web application', { skip }, () => {
 
   test('a polygon layer and a GeoTIFF are uploaded and drawn; the raster is restyled', async () => {
     const polygons = path.join(rasters.dir, 'districts.geojson');
-    const square = (x: number, y: number, d: number) => [
-      [
-        [x, y],
-        [x + d, y],
-        [x + d, y + d],
-        [x, y + d],
-        [x, y],
-      ],
-    ];
-    writeFileSync(
-      polygons,
-      JSON.stringify({
-        type: 'FeatureCollection',
-        features: [0, 1].map((i) => ({
-          type: 'Feature',
-          // A real field (2.5 makes it one) whose value 2 is whole: a number, not an integer.
-          properties: { name: `district ${i}`, area: i === 0 ? 2.5 : 2 },
-          geometry: { type: 'Polygon', coordinates: square(7.43 + i * 0.02, 46.94, 0.015) },
-        })),
-      }),
+    // Two districts of 0.015° from 7.43 and 7.45 east; a real field (2.5 makes it one) whose value 2
+    // is whole: a number, not an integer.
+    const districts = [0, 1].map((i) =>
+      squareFeature(7.4375 + i * 0.02, 46.9475, 0.0075, { name: `district ${i}`, area: i === 0 ? 2.5 : 2 }),
     );
+    writeFileSync(polygons, JSON.stringify({ type: 'FeatureCollection', features: districts }));
     await ann.getByRole('tab', { name: 'Layers' }).click();
     await ann.getByText('Upload a layer').click();
     const tile = ann.waitForResponse(
@@ -245,14 +241,7 @@ describe('the web application', { skip }, () => {
     await png;
 
     // The polygons are drawn in their colour (#d03030 over the map's background).
-    const redPixels = async () => {
-      const shot = await ann.getByTestId('map').screenshot();
-      const { data, info } = await sharp(shot).raw().toBuffer({ resolveWithObject: true });
-      let red = 0;
-      for (let i = 0; i < data.length; i += info.channels)
-        if (data[i]! > 180 && data[i + 1]! < 150 && data[i + 2]! < 150 && data[i]! - data[i + 1]! > 60) red++;
-      return red;
-    };
+    const redPixels = () => mapPixels(ann, (r, g, b) => r > 180 && g < 150 && b < 150 && r - g > 60);
     const red = await until(redPixels, (n) => n > 500);
     assert.ok(red > 500, `the layer's polygons are drawn (${red} red pixels)`);
 
@@ -309,20 +298,23 @@ describe('the web application', { skip }, () => {
     );
     await ann.locator('.maplibregl-popup-close-button').click();
     // District 1 spans longitudes 7.45 to 7.465: about 59 px east of the centre (7.4474) at zoom 13.
+    // The side panel scrolled down first (a style form open): the attributes come into view.
+    await ann.getByRole('tab', { name: 'Layers' }).click();
+    const districtsStyle = ann
+      .getByTestId('layer')
+      .filter({ hasText: 'districts' })
+      .getByText('Style', { exact: true });
+    await districtsStyle.click();
+    assert.ok((await scrollSideToEnd(ann)) > 0, 'the side panel scrolled down');
     await ann.mouse.click(x + 59, y);
     const attributes = ann.getByRole('region', { name: 'Feature attributes' });
     await attributes.getByRole('row', { name: /name\s+district 1\s+text/ }).waitFor({ timeout: 10_000 });
+    const below = await belowSideTop(ann, attributes);
+    assert.ok(below >= 0, `the attributes are in view (${below} px below the side panel's top)`);
+    await districtsStyle.click();
     await attributes.getByRole('row', { name: /area\s+2\s+number/ }).waitFor();
     // The feature is outlined in the highlight's orange (#dd6b20).
-    const orangePixels = async () => {
-      const { data, info } = await sharp(await ann.getByTestId('map').screenshot())
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      let orange = 0;
-      for (let i = 0; i < data.length; i += info.channels)
-        if (data[i]! > 190 && data[i + 1]! > 80 && data[i + 1]! < 140 && data[i + 2]! < 80) orange++;
-      return orange;
-    };
+    const orangePixels = () => mapPixels(ann, (r, g, b) => r > 190 && g > 80 && g < 140 && b < 80);
     const orange = await until(orangePixels, (n) => n > 200);
     assert.ok(orange > 200, `the clicked feature is highlighted (${orange} orange pixels)`);
     await ann.getByRole('button', { name: 'Close' }).first().click();

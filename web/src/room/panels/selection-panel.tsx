@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { useStore } from '../../store';
 import { useRoom } from '../room-context';
 import { MarkerDetails } from './marker-details';
@@ -10,6 +11,16 @@ export function SelectionPanel() {
   const { selection, model } = useRoom();
   const selected = useStore(selection)!;
   const state = useStore(model)!;
+  const panel = useRef<HTMLElement>(null);
+  // What was clicked on the map shows here, at the top of the side panel: scrolled down the
+  // Layers list, the panel scrolls back up to it (only the side panel, not the page).
+  useLayoutEffect(() => {
+    const shown = panel.current;
+    const side = shown?.closest('.side');
+    if (!shown || !side) return;
+    const above = shown.getBoundingClientRect().top - side.getBoundingClientRect().top;
+    if (above < 0) side.scrollTop += above;
+  }, [selected.kind, selected.id, selected.featureId]);
   const exists =
     selected.kind === 'marker'
       ? state.markers.has(selected.id)
@@ -27,7 +38,7 @@ export function SelectionPanel() {
     );
   const layer = selected.kind === 'layer' ? state.layers.find((l) => l.id === selected.id)! : null;
   return (
-    <section class="card selection" aria-label={`Selected ${selected.kind}`}>
+    <section ref={panel} class="card selection" aria-label={`Selected ${selected.kind}`}>
       <button type="button" class="close" aria-label="Close" onClick={() => selection.set(null)}>
         ×
       </button>
