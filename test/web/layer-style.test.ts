@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Layer } from '../../web/src/api/types.js';
 import {
+  categoriesOf,
   classBreaks,
+  coloursInUse,
   colorExpression,
   evaluate,
   featureColor,
@@ -131,6 +133,34 @@ describe('style by data in the page', () => {
   test('a new layer takes a palette colour no layer has', () => {
     assert.equal(nextLayerColor([]), 'e6194b');
     assert.equal(nextLayerColor(['E6194B', '3388ff']), '3cb44b');
+  });
+
+  test("a layer's categories take colours no other layer draws with, then the palette again", () => {
+    const roads = { ...layer('roads'), style: { ...base, color: 'e6194b' } } as Layer;
+    const parcels = {
+      ...layer('parcels'),
+      style: {
+        ...base,
+        color: '3388ff',
+        classify: {
+          type: 'categories',
+          field: 'kind',
+          categories: [{ value: 'a', color: '3cb44b' }],
+          otherColor: '999999',
+        },
+      },
+    } as Layer;
+    const inUse = coloursInUse([roads, parcels]);
+    assert.deepEqual(inUse, ['e6194b', '3388ff', '3cb44b']);
+    assert.deepEqual(
+      categoriesOf(['x', 'y'], inUse).map((c) => c.color),
+      ['4363d8', 'f58231'],
+    );
+    const spent = categoriesOf(
+      Array.from({ length: 12 }, (_, i) => `v${i}`),
+      [],
+    ).map((c) => c.color);
+    assert.equal(new Set(spent.slice(0, 10)).size, 10, 'every palette colour once before any again');
   });
 
   test("a feature's label point on the screen: the point, a line's middle vertex, a polygon's visible interior", () => {

@@ -187,3 +187,25 @@ export function nextLayerColor(used: string[]): string {
   const taken = new Set(used.map((c) => c.toLowerCase()));
   return LAYER_PALETTE.find((c) => !taken.has(c)) ?? LAYER_PALETTE[used.length % LAYER_PALETTE.length]!;
 }
+
+/** Every colour the layers draw with: their own colour and their categories' (a graduated ramp is a ramp of its own). */
+export function coloursInUse(layers: Layer[]): string[] {
+  return layers.flatMap((layer) => [
+    layer.style.color,
+    ...(layer.style.classify?.type === 'categories' ? layer.style.classify.categories.map((c) => c.color) : []),
+  ]);
+}
+
+/**
+ * A colour for each value of a field, from the palette: first the colours no layer of the room
+ * draws with (`inUse`), so that a category is not mistaken for another layer; then again from
+ * the start once the palette is spent.
+ */
+export function categoriesOf(values: string[], inUse: string[]): { value: string; color: string }[] {
+  const used = [...inUse];
+  return values.map((value) => {
+    const color = nextLayerColor(used);
+    used.push(color);
+    return { value, color };
+  });
+}

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Colormap, Layer } from '../../api/types';
-import { classBreaks, type ClassifyRule, nextLayerColor, rampColors } from '../../map/layer-style';
+import { categoriesOf, classBreaks, type ClassifyRule, coloursInUse, rampColors } from '../../map/layer-style';
+import { useRoom } from '../room-context';
 import { readColormaps } from '../actions/layers';
 import { NumberField, SelectField } from '../../ui/fields';
 
@@ -53,6 +54,7 @@ export function LayerStyleForm({
   map: MapLibreMap | null;
   change: (style: Partial<Layer['style']>) => unknown;
 }) {
+  const { model } = useRoom();
   const rule = layer.style.classify ?? null;
   const [mode, setMode] = useState<Mode>(rule?.type ?? 'single');
   const [field, setField] = useState(rule?.field ?? '');
@@ -80,12 +82,8 @@ export function LayerStyleForm({
     let next: ClassifyRule;
     if (mode === 'categories') {
       const distinct = [...new Set(values.map(String))].sort().slice(0, MAX_CATEGORIES);
-      const used: string[] = [layer.style.color];
-      const categories = distinct.map((value) => {
-        const color = nextLayerColor(used);
-        used.push(color);
-        return { value, color };
-      });
+      const others = model.get()!.layers.filter((l) => l.id !== layer.id);
+      const categories = categoriesOf(distinct, [layer.style.color, ...coloursInUse(others)]);
       next = { type: 'categories', field, categories, otherColor: '999999' };
     } else {
       const numbers = values.filter((x): x is number => typeof x === 'number');
