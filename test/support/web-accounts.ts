@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { TEST_OUTPUT, type RunningService } from './browser.js';
 
 /** What the browser tests of the account pages share: the API as a script calls it, mails, screenshots. */
@@ -75,3 +75,39 @@ export async function shoot(page: Page, name: string, shown?: Locator) {
 /** The session a page keeps (localStorage), or null. */
 export const storedSession = (page: Page) =>
   page.evaluate(() => JSON.parse(localStorage.getItem('maproom.session') ?? 'null') as { token: string } | null);
+
+/**
+ * A new user (signed up through the API, named `name`) with a new room at `view`, open in a page
+ * of its own context (`context`: its options, e.g. an emulated position): where the room's
+ * browser tests start. Page errors are collected in `errors`.
+ */
+export async function newUserInRoom(
+  browser: Browser,
+  service: RunningService,
+  room: { roomId: string; name: string; view: { lng: number; lat: number; zoom: number } },
+  context: BrowserContextOptions = {},
+) {
+  const call = apiOf(service);
+  const email = `${room.name.toLowerCase()}-${Date.now()}@example.com`;
+  const signup = await call('POST', '/api/auth/signup', { email, password: 'a-long-password', name: room.name });
+  const token = signup.body.token as string;
+  const created = await call('POST', `/api/rooms/${room.roomId}`, { name: room.name, defaultView: room.view }, token);
+  if (created.status !== 200) throw new Error(`the room was not created: ${JSON.stringify(created.body)}`);
+  const opened = await browser.newContext({ viewport: { width: 1200, height: 800 }, ...context });
+  await opened.addInitScript(
+    (session) => localStorage.setItem('maproom.session', session),
+    JSON.stringify(signup.body),
+  );
+  const page = await opened.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${service.url}/r/${room.roomId}`);
+  await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
+  await page.getByRole('tab', { name: 'Markers' }).waitFor();
+  /** The room's markers as the API lists them now. */
+  const markers = async () =>
+    ((await call('GET', `/api/rooms/${room.roomId}/markers`, undefined, token)).body.markers as RoomMarker[]) ?? [];
+  return { call, token, context: opened, page, errors, markers };
+}
+
+export type RoomMarker = { id: string; title: string; latitude: number; longitude: number };

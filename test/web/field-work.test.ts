@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, type RunningService, until } from '../support/browser.js';
 import { makePhotos } from '../support/markers.js';
-import { apiOf, type Call } from '../support/web-accounts.js';
+import { type Call, newUserInRoom, type RoomMarker } from '../support/web-accounts.js';
 
 // Field work in Debian's Chromium against the real service, the browser's position emulated:
 // "Locate me" shows the position with its accuracy, follows it as it changes, and adds a
@@ -12,7 +12,6 @@ import { apiOf, type Call } from '../support/web-accounts.js';
 // Once, with SQLite, like the other browser tests.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 
-type Marker = { id: string; title: string; latitude: number; longitude: number };
 const HERE = { latitude: 46.9, longitude: 7.4, accuracy: 25 };
 const THERE = { latitude: 46.905, longitude: 7.41, accuracy: 8 };
 
@@ -24,10 +23,9 @@ describe('field work: locate me and a photo where it was taken', { skip }, () =>
   let call: Call;
   let token = '';
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let markers: () => Promise<RoomMarker[]>;
 
-  const markers = async () =>
-    ((await call('GET', `/api/rooms/${roomId}/markers`, undefined, token)).body.markers as Marker[]) ?? [];
   /** How far the position's dot is from the middle of the map, in pixels. */
   const dotFromCentre = () =>
     page.evaluate(() => {
@@ -42,29 +40,13 @@ describe('field work: locate me and a photo where it was taken', { skip }, () =>
   before(async () => {
     service = await startService();
     browser = await launchBrowser();
-    call = apiOf(service);
-    const signup = await call('POST', '/api/auth/signup', {
-      email: `field-${Date.now()}@example.com`,
-      password: 'a-long-password',
-      name: 'Fia',
-    });
-    token = signup.body.token as string;
     const view = { lng: 7.45, lat: 46.95, zoom: 12 };
-    assert.equal((await call('POST', `/api/rooms/${roomId}`, { name: 'Field', defaultView: view }, token)).status, 200);
-    context = await browser.newContext({
-      viewport: { width: 1200, height: 800 },
-      geolocation: HERE,
-      permissions: ['geolocation'],
-    });
-    await context.addInitScript(
-      (session) => localStorage.setItem('maproom.session', session),
-      JSON.stringify(signup.body),
-    );
-    page = await context.newPage();
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${service.url}/r/${roomId}`);
-    await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
-    await page.getByRole('tab', { name: 'Markers' }).waitFor();
+    ({ call, token, context, page, errors, markers } = await newUserInRoom(
+      browser,
+      service,
+      { roomId, name: 'Fia', view },
+      { geolocation: HERE, permissions: ['geolocation'] },
+    ));
   });
 
   after(async () => {
@@ -107,7 +89,7 @@ describe('field work: locate me and a photo where it was taken', { skip }, () =>
       { latitude: 46.95, longitude: 7.45, title: 'Snap' },
       token,
     );
-    const markerId = (created.body.marker as Marker).id;
+    const markerId = (created.body.marker as RoomMarker).id;
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(photoA)], { type: 'image/jpeg' }), 'a.jpg');
     const uploaded = await fetch(`${service.url}/api/rooms/${roomId}/markers/upload-image`, {

@@ -3,14 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, type RunningService, until } from '../support/browser.js';
-import { apiOf, type Call } from '../support/web-accounts.js';
+import { type Call, newUserInRoom, type RoomMarker } from '../support/web-accounts.js';
 
 // The room with the keyboard alone, in Debian's Chromium against the real service: the skip
 // link to the map, a marker placed at the map's centre and moved with the arrow keys, Escape
 // ending any mode, and the shortcuts under `?`. Once, with SQLite, like the other browser tests.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
-
-type Marker = { id: string; title: string; latitude: number; longitude: number };
 
 describe('the room with the keyboard alone', { skip }, () => {
   const roomId = `key${Date.now().toString(36).slice(-7)}`;
@@ -20,10 +18,9 @@ describe('the room with the keyboard alone', { skip }, () => {
   let call: Call;
   let token = '';
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let markers: () => Promise<RoomMarker[]>;
 
-  const markers = async () =>
-    ((await call('GET', `/api/rooms/${roomId}/markers`, undefined, token)).body.markers as Marker[]) ?? [];
   const focused = () =>
     page.evaluate(() => {
       const element = document.activeElement;
@@ -39,24 +36,7 @@ describe('the room with the keyboard alone', { skip }, () => {
   before(async () => {
     service = await startService();
     browser = await launchBrowser();
-    call = apiOf(service);
-    const signup = await call('POST', '/api/auth/signup', {
-      email: `keys-${Date.now()}@example.com`,
-      password: 'a-long-password',
-      name: 'Kay',
-    });
-    token = signup.body.token as string;
-    assert.equal((await call('POST', `/api/rooms/${roomId}`, { name: 'Keys', defaultView: view }, token)).status, 200);
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    await context.addInitScript(
-      (session) => localStorage.setItem('maproom.session', session),
-      JSON.stringify(signup.body),
-    );
-    page = await context.newPage();
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${service.url}/r/${roomId}`);
-    await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
-    await page.getByRole('tab', { name: 'Markers' }).waitFor();
+    ({ call, token, page, errors, markers } = await newUserInRoom(browser, service, { roomId, name: 'Kay', view }));
   });
 
   after(async () => {
