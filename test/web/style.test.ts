@@ -197,9 +197,12 @@ describe('style by data, legend and layer order in the web application', { skip 
       .getByTestId('legend-layer')
       .evaluateAll((items) => items.map((li) => li.querySelector('strong')!.textContent));
     assert.deepEqual(legendOrder, ['roads', 'parcels']);
-    const orders = (await api('GET', `/api/layers/${roomId}`)).body.layers
-      .map((l: { name: string; style: { order?: number } }) => [l.name, l.style.order])
-      .sort();
+    // One save per layer whose place changed: the second may still be on its way.
+    const orderOf = async () =>
+      (await api('GET', `/api/layers/${roomId}`)).body.layers
+        .map((l: { name: string; style: { order?: number } }) => [l.name, l.style.order])
+        .sort();
+    const orders = await until(orderOf, (all) => all.every(([, order]: [string, number?]) => order !== undefined));
     assert.deepEqual(orders, [
       ['parcels', 1],
       ['roads', 0],

@@ -32,7 +32,8 @@ export function bindLocateMe(map: MapLibreMap, room: RoomContextValue): () => vo
   return () => {
     control.off('geolocate', found);
     control.off('error', lost);
-    map.removeControl(control);
+    // Gone already when the map itself was removed (the room left): removing it twice throws.
+    if (map.hasControl(control)) map.removeControl(control);
     room.located.set(null);
   };
 }
