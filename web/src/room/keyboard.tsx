@@ -12,10 +12,9 @@ export const SHORTCUTS: [keys: string, what: string][] = [
   ['Tab', 'Go through the page: the map, the panels and their controls'],
 ];
 
-/** Whether a key pressed in `target` is typed text (a field's, not a shortcut). */
-const typing = (target: EventTarget | null) =>
-  target instanceof HTMLElement &&
-  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+/** Whether a key pressed in `target` is typed text (a field's, not a shortcut): the room's keys leave it alone. */
+export const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || target.closest('input, textarea, select') !== null);
 
 /**
  * The room's keys on the whole page: Escape ends any mode (placing a marker, drawing, measuring:

@@ -65,4 +65,4 @@ export function bindKeyboardPlacing(map: MapLibreMap, room: RoomContextValue): (
 }
 
 /** Seven decimals: about a centimetre. */
-export const round = (n: number) => Math.round(n * 1e7) / 1e7;
+const round = (n: number) => Math.round(n * 1e7) / 1e7;

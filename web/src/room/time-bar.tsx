@@ -5,6 +5,7 @@ import { type RoomContextValue, useRoom } from './room-context';
 import { formatDateTime } from './timeline';
 import { showsPast } from './time-view';
 import { UndoRefused } from './undo';
+import { typing } from './keyboard';
 
 /**
  * Over the map: undo and redo of the person's own changes (also Ctrl+Z and Ctrl+Shift+Z), and,
@@ -95,8 +96,7 @@ async function runUndo(room: RoomContextValue, which: 'undo' | 'redo') {
 function bindUndoKeys(room: RoomContextValue) {
   const onKey = (event: KeyboardEvent) => {
     if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
-    const target = event.target as HTMLElement | null;
-    if (target?.closest('input, textarea, select, [contenteditable=true]')) return;
+    if (typing(event.target)) return;
     const key = event.key.toLowerCase();
     if (key === 'z' || key === 'y') {
       event.preventDefault();
