@@ -261,7 +261,12 @@ describe('style by data, legend and layer order in the web application', { skip 
       ['meadow', [7.435, 46.955]],
       ['forest', [7.455, 46.955]],
     ] as const) {
-      const label = (await watcher.locator('.feature-label', { hasText: kind }).boundingBox())!;
+      // Read in one step: the labels are made again whenever the map rests (a tile loaded late).
+      const label = await watcher.evaluate((text) => {
+        const found = [...document.querySelectorAll('.feature-label')].find((e) => e.textContent === text);
+        const r = found!.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }, kind);
       const centre = [label.x + label.width / 2 - box!.x, label.y + label.height / 2 - box!.y];
       // The map's centre is 7.45, 46.955 at zoom 13: 512 * 2^13 / 360 px per degree of longitude.
       const expectedX = box!.width / 2 + (lng - 7.45) * ((512 * 2 ** 13) / 360);
