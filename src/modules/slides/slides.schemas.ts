@@ -9,6 +9,20 @@ export const SlideView = Type.Object(
     ...MapView.properties,
     bearing: Type.Optional(Type.Number({ minimum: -360, maximum: 360 })),
     pitch: Type.Optional(Type.Number({ minimum: 0, maximum: 85 })),
+    width: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: "The map's width in CSS px where the view was framed: a deck fits that area to its screen",
+      }),
+    ),
+    height: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: "The map's height in CSS px where the view was framed",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

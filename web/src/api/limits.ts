@@ -205,6 +205,14 @@ export const bodyLimits = {
         "pitch": {
           "minimum": 0,
           "maximum": 85
+        },
+        "width": {
+          "minimum": 1,
+          "maximum": 100000
+        },
+        "height": {
+          "minimum": 1,
+          "maximum": 100000
         }
       }
     },
@@ -815,6 +823,14 @@ export const bodyLimits = {
         "pitch": {
           "minimum": 0,
           "maximum": 85
+        },
+        "width": {
+          "minimum": 1,
+          "maximum": 100000
+        },
+        "height": {
+          "minimum": 1,
+          "maximum": 100000
         }
       }
     },

@@ -6957,6 +6957,10 @@ export interface paths {
                                     zoom: number;
                                     bearing?: number;
                                     pitch?: number;
+                                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                                    width?: number;
+                                    /** @description The map's height in CSS px where the view was framed */
+                                    height?: number;
                                 };
                                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                                 markerIds: string[];
@@ -7172,6 +7176,10 @@ export interface paths {
                                     zoom: number;
                                     bearing?: number;
                                     pitch?: number;
+                                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                                    width?: number;
+                                    /** @description The map's height in CSS px where the view was framed */
+                                    height?: number;
                                 };
                                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                                 markerIds: string[];
@@ -7249,6 +7257,10 @@ export interface paths {
                             zoom: number;
                             bearing?: number;
                             pitch?: number;
+                            /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                            width?: number;
+                            /** @description The map's height in CSS px where the view was framed */
+                            height?: number;
                         };
                         baseLayer?: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                         markerIds?: string[];
@@ -7280,6 +7292,10 @@ export interface paths {
                                     zoom: number;
                                     bearing?: number;
                                     pitch?: number;
+                                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                                    width?: number;
+                                    /** @description The map's height in CSS px where the view was framed */
+                                    height?: number;
                                 };
                                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                                 markerIds: string[];
@@ -7397,6 +7413,10 @@ export interface paths {
                                     zoom: number;
                                     bearing?: number;
                                     pitch?: number;
+                                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                                    width?: number;
+                                    /** @description The map's height in CSS px where the view was framed */
+                                    height?: number;
                                 };
                                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                                 markerIds: string[];
@@ -7590,6 +7610,10 @@ export interface paths {
                             zoom: number;
                             bearing?: number;
                             pitch?: number;
+                            /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                            width?: number;
+                            /** @description The map's height in CSS px where the view was framed */
+                            height?: number;
                         };
                         baseLayer?: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                         markerIds?: string[];
@@ -7621,6 +7645,10 @@ export interface paths {
                                     zoom: number;
                                     bearing?: number;
                                     pitch?: number;
+                                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                                    width?: number;
+                                    /** @description The map's height in CSS px where the view was framed */
+                                    height?: number;
                                 };
                                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                                 markerIds: string[];
@@ -12656,6 +12684,10 @@ export interface components {
                     zoom: number;
                     bearing?: number;
                     pitch?: number;
+                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                    width?: number;
+                    /** @description The map's height in CSS px where the view was framed */
+                    height?: number;
                 };
                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                 markerIds: string[];
@@ -12689,6 +12721,10 @@ export interface components {
                     zoom: number;
                     bearing?: number;
                     pitch?: number;
+                    /** @description The map's width in CSS px where the view was framed: a deck fits that area to its screen */
+                    width?: number;
+                    /** @description The map's height in CSS px where the view was framed */
+                    height?: number;
                 };
                 baseLayer: ("osm" | "carto" | "voyager" | "satellite" | "swisstopo" | "swissimage") | null;
                 markerIds: string[];

@@ -2,11 +2,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Slide } from '../api/types';
 import { setBaseLayer } from '../map/create-map';
+import { fitView } from '../map/slide-fit';
 
 /**
  * Presents slides full screen over a map: each slide flies the map to its view (an animated
  * transition; none when the map is there already); arrow keys, space and the buttons move,
- * Escape ends. `onShow` hears each slide as it comes (the public deck shows its objects).
+ * Escape ends. Each view is fitted to this screen (the area framed where the slide was made shows
+ * whole). `onShow` hears each slide as it comes (the public deck shows its objects).
  */
 export function DeckPlayer({
   map,
@@ -28,7 +30,8 @@ export function DeckPlayer({
   const slide = slides[index];
   useEffect(() => {
     if (!slide) return;
-    const { lat, lng, zoom, bearing, pitch } = slide.view;
+    const { clientWidth, clientHeight } = map.getContainer();
+    const { lat, lng, zoom, bearing, pitch } = fitView(slide.view, clientWidth, clientHeight);
     if (slide.baseLayer) setBaseLayer(map, slide.baseLayer, theme ?? null);
     onShow?.(slide);
     const target = { center: [lng, lat] as [number, number], zoom, bearing: bearing ?? 0, pitch: pitch ?? 0 };

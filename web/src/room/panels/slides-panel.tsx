@@ -1,6 +1,7 @@
 import { createPortal } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { viewOf } from '../../map/create-map';
+import { framedSize } from '../../map/slide-fit';
 import { useStore } from '../../store';
 import { DeckPlayer } from '../deck-player';
 import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions/slides';
@@ -27,7 +28,7 @@ export function SlidesPanel() {
       await createSlide(model, {
         title: title.trim() || `Slide ${slides.length + 1}`,
         body: body.trim() || null,
-        view: viewOf(map.get()!),
+        view: { ...viewOf(map.get()!), ...framedSize(map.get()!.getContainer()) },
         markerIds: selected?.kind === 'marker' ? [selected.id] : [],
         drawingIds: selected?.kind === 'drawing' ? [selected.id] : [],
         layerIds: layers.filter((l) => l.style.visible && !shown.has(l.id)).map((l) => l.id),
