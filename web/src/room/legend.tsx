@@ -5,6 +5,7 @@ import { useStore } from '../store';
 import { readColormaps } from './actions/layers';
 import { useRoom } from './room-context';
 import { shownState } from './time-view';
+import { PHONE } from './bottom-sheet';
 
 /**
  * What the map shows, top to bottom: each visible layer with its symbols, each visible raster
@@ -16,6 +17,8 @@ export function Legend() {
   const view = useStore(timeView);
   const hiddenHere = useStore(hidden);
   const [ramps, setRamps] = useState<Colormap[]>([]);
+  // On a phone it starts closed: a small map is not covered by it until asked for.
+  const [startsOpen] = useState(() => !matchMedia(PHONE).matches);
   useEffect(() => void readColormaps().then(setRamps, () => undefined), []);
   if (!now) return null;
   const state = shownState(now, view, Date.now());
@@ -23,7 +26,7 @@ export function Legend() {
   const rasters = state.rasters.filter((r) => !hiddenHere.has(r.id));
   if (layers.length === 0 && rasters.length === 0) return null;
   return (
-    <details class="legend" open data-testid="legend">
+    <details class="legend" open={startsOpen} data-testid="legend">
       <summary>Legend</summary>
       <ul>
         {layers.map((layer) => {

@@ -21,6 +21,7 @@ import { SettingsPanel } from './panels/settings-panel';
 import { TimeBar } from './time-bar';
 import { ShortcutsDialog, SkipToMap, useRoomKeys } from './keyboard';
 import { showsPast } from './time-view';
+import { SheetHandle, useSheet } from './bottom-sheet';
 
 const TABS = [
   ['markers', 'Markers'],
@@ -43,7 +44,7 @@ const LIVE_LABEL = {
   refused: 'Not live (access ended)',
 };
 
-/** The room: a header, the map, and a side panel (below the map on a phone). */
+/** The room: a header, the map, and a side panel (a bottom sheet over the map on a phone). */
 export function RoomLayout({ live, info }: { live: LiveChannel | null; info: RoomInfo }) {
   const { model, opening, selection, canEdit, role, presence, map, mode, table } = useRoom();
   const state = useStore(model);
@@ -62,8 +63,13 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   }, [canEdit]);
   // A table opened from the search box shows in its layer's item, on the Layers tab.
   const openTable = useStore(table);
+  const [sheet, setSheet] = useSheet();
+  const openTab = (id: Tab) => {
+    setTab(id);
+    if (sheet === 'peek') setSheet('half');
+  };
   useEffect(() => {
-    if (openTable) setTab('layers');
+    if (openTable) openTab('layers');
   }, [openTable]);
   // The panels come a frame after the room's content: its markers are drawn first (the side
   // panel's first render is a long task, and in a browser drawing in software a costly frame).
@@ -87,7 +93,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         <span class={`live ${lapsed ? 'refused' : status}`} data-testid="live-status">
           {lapsed ? 'Signed out: sign in to save' : LIVE_LABEL[status]}
         </span>
-        <span class="muted">{user ? `${user.email} (${role})` : 'Visitor'}</span>
+        <span class="muted room-user">{user ? `${user.email} (${role})` : 'Visitor'}</span>
         <button
           type="button"
           class="shortcuts-button"
@@ -102,10 +108,11 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         <MapView info={info} />
         {state && <Legend />}
         {state && <TimeBar />}
-        <aside class="side" aria-label="Room panels">
+        <aside class="side" aria-label="Room panels" data-sheet={sheet}>
           {!(state && panelsShown) && <p>Loading the room…</p>}
           {state && panelsShown && (
             <>
+              <SheetHandle sheet={sheet} onChange={setSheet} />
               {selected && !past && <SelectionPanel />}
               <div class="tabs" role="tablist">
                 {tabs.map(([id, label]) => (
@@ -116,7 +123,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
                     id={`tab-${id}`}
                     aria-selected={tab === id}
                     aria-controls="panel"
-                    onClick={() => setTab(id)}
+                    onClick={() => openTab(id)}
                   >
                     {label}
                   </button>

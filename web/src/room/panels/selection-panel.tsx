@@ -18,7 +18,9 @@ export function SelectionPanel() {
     const shown = panel.current;
     const side = shown?.closest('.side');
     if (!shown || !side) return;
-    const above = shown.getBoundingClientRect().top - side.getBoundingClientRect().top;
+    // Below what stays at the panel's top on a phone (its handle and tabs: its scroll padding).
+    const covered = Number.parseFloat(getComputedStyle(side).scrollPaddingTop) || 0;
+    const above = shown.getBoundingClientRect().top - side.getBoundingClientRect().top - covered;
     if (above < 0) side.scrollTop += above;
   }, [selected.kind, selected.id, selected.featureId]);
   const exists =

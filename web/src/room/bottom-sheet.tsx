@@ -1,0 +1,105 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useStore } from '../store';
+import { type Mode, useRoom } from './room-context';
+
+/** Where the side panel is a bottom sheet (styles.css has the same width). */
+export const PHONE = '(max-width: 599px)';
+
+/** The side panel's sizes on a phone: its tabs only, half the room, or all of it. */
+export type Sheet = 'peek' | 'half' | 'full';
+const SIZES: Sheet[] = ['peek', 'half', 'full'];
+const SHOWN: Record<Sheet, string> = { peek: 'tabs only', half: 'half the map', full: 'the whole map' };
+/** A swipe on the handle this long (px) moves the sheet a size; a shorter one is a tap. */
+const SWIPE_PX = 24;
+
+const larger = (a: Sheet, b: Sheet) => (SIZES.indexOf(a) >= SIZES.indexOf(b) ? a : b);
+
+/**
+ * The side panel's size where it is a bottom sheet over the map (a phone, below 600 px; see
+ * styles.css; elsewhere the size is kept but not shown). It opens at its tabs; a tab or a
+ * selection opens it to half; it steps down to its tabs while the map is worked on (placing a
+ * marker, drawing, measuring) and comes back after, at least to half when something is selected.
+ */
+export function useSheet() {
+  const { mode, selection } = useRoom();
+  const [sheet, setSheet] = useState<Sheet>('peek');
+  const now = useRef(sheet);
+  now.current = sheet;
+  const beforeMode = useRef<Sheet | null>(null);
+  useEffect(
+    () =>
+      mode.subscribe((current) => {
+        if (current !== 'browse' && beforeMode.current === null) {
+          beforeMode.current = now.current;
+          setSheet('peek');
+        } else if (current === 'browse' && beforeMode.current !== null) {
+          setSheet(selection.get() ? larger(beforeMode.current, 'half') : beforeMode.current);
+          beforeMode.current = null;
+        }
+      }),
+    [mode],
+  );
+  useEffect(
+    () =>
+      selection.subscribe((selected) => {
+        if (selected && mode.get() === 'browse') setSheet((size) => larger(size, 'half'));
+      }),
+    [selection],
+  );
+  return [sheet, setSheet] as const;
+}
+
+const WORKING: Record<Exclude<Mode, 'browse'>, string> = {
+  'add-marker': 'Tap the map where the marker goes.',
+  'move-marker': 'Tap the map where the marker goes.',
+  draw: 'Tap the points; tap the last one again to finish.',
+};
+
+/**
+ * The sheet's top row: a handle that a tap or a swipe makes larger or smaller; while the map is
+ * worked on, what to do there and Cancel instead (Escape does the same).
+ */
+export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size: Sheet) => void }) {
+  const { mode } = useRoom();
+  const working = useStore(mode);
+  const swipe = useRef<{ y: number; moved: boolean } | null>(null);
+  const step = (by: number) => onChange(SIZES[Math.max(0, Math.min(SIZES.length - 1, SIZES.indexOf(sheet) + by))]!);
+  if (working !== 'browse')
+    return (
+      <div class="sheet-top" role="status" data-testid="sheet-working">
+        <span>{WORKING[working]}</span>
+        <button type="button" onClick={() => mode.set('browse')}>
+          Cancel
+        </button>
+      </div>
+    );
+  const next = sheet === 'full' ? 'peek' : SIZES[SIZES.indexOf(sheet) + 1]!;
+  return (
+    <div class="sheet-top">
+      <button
+        type="button"
+        class="sheet-handle"
+        data-testid="sheet-handle"
+        data-sheet={sheet}
+        aria-label={`Panels: ${SHOWN[sheet]}. Show ${SHOWN[next]}`}
+        onPointerDown={(event) => {
+          swipe.current = { y: event.clientY, moved: false };
+          event.currentTarget.setPointerCapture(event.pointerId);
+        }}
+        onPointerUp={(event) => {
+          const start = swipe.current;
+          if (!start) return;
+          const by = event.clientY - start.y;
+          if (Math.abs(by) < SWIPE_PX) return;
+          start.moved = true;
+          step(by < 0 ? 1 : -1);
+        }}
+        onClick={() => {
+          // A swipe ends in a click as well: the swipe has moved the sheet already.
+          if (!swipe.current?.moved) onChange(next);
+          swipe.current = null;
+        }}
+      />
+    </div>
+  );
+}
