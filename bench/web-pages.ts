@@ -65,6 +65,9 @@ export interface Opening {
   close: () => Promise<void>;
 }
 
+/** A phone's viewport in CSS px. */
+export const PHONE = { width: 390, height: 844 };
+
 /**
  * Opens `url` in a fresh context (with the saved session when given) and waits for the User
  * Timing `mark`. `hangTiles`: requests to other hosts (the base map's tile servers) answer
@@ -74,11 +77,13 @@ export async function openToMark(
   browser: Browser,
   url: string,
   mark: string,
-  options: { session?: string; hangTiles?: number; viewport?: { width: number; height: number } } = {},
+  options: { session?: string; hangTiles?: number; phone?: boolean } = {},
 ): Promise<Opening> {
   // bypassCSP: the page's policy forbids evaluating strings, which the measuring code below is.
+  // A phone: its CSS viewport, touch and a mobile browser's layout (at 1 device px per CSS px, as the desktop).
   const context = await browser.newContext({
-    viewport: options.viewport ?? { width: 1280, height: 800 },
+    viewport: options.phone ? PHONE : { width: 1280, height: 800 },
+    ...(options.phone && { isMobile: true, hasTouch: true }),
     bypassCSP: true,
   });
   if (options.session)

@@ -10,7 +10,8 @@
  * page's `maproom:markers-drawn` User Timing mark), and /p/<room> to its first slide drawn
  * (`maproom:slide-shown`, its preview's frame or the map's: web/src/map/slide-preview.ts; the
  * map's own, `maproom:slide-map-drawn`, is reported beside it); each of the two must take at most
- * 1.5x the bare page. Then the frames
+ * 1.5x the bare page; and the bare page and the room again on a phone's viewport (390x844, touch),
+ * the room at most 1.5x the bare page there. Then the frames
  * drawn while the map is dragged for 3 seconds, and the gzipped size of the JavaScript. Last, a
  * small room (3 markers, 3 layers) and its deck on a Maproom that offers the internet's base
  * maps, opened while every request to a tile server hangs: each must show in under 2 s. And the
@@ -33,7 +34,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { api, ROOM_ID, ROOT, type Row, setUp, startMaproom, stopServer } from './harness.js';
 import { vectorData } from './vector-data.js';
 import { ingestByChunks } from './vector-upload.js';
-import { markTime, median, openToMark, startBarePage } from './web-pages.js';
+import { markTime, median, openToMark, PHONE, startBarePage } from './web-pages.js';
 import { measureGis, panning } from './web-gis.js';
 import { measurePresenceLatency } from './web-presence.js';
 import { bulkImport, markersIn, publishDeck, smallRoom } from './web-rooms.js';
@@ -128,18 +129,30 @@ async function smallRoomTimes() {
 }
 
 /** The room and the deck against the bare page: medians of the openings in turn. */
-function openRows(times: { bare: number[]; room: number[]; deck: number[]; deckMap: number[] }): Row[] {
+function openRows(times: {
+  bare: number[];
+  room: number[];
+  deck: number[];
+  deckMap: number[];
+  phoneBare: number[];
+  phoneRoom: number[];
+}): Row[] {
   const peerMs = median(times.bare);
-  const ratioRow = (name: string, value: number): Row => [
+  const ratioRow = (name: string, value: number, peer = peerMs): Row => [
     name,
     ms(value),
-    ms(peerMs),
-    `${(value / peerMs).toFixed(2)}x`,
+    ms(peer),
+    `${(value / peer).toFixed(2)}x`,
     `<= ${RATIO_TARGET}x`,
-    value / peerMs <= RATIO_TARGET ? 'yes' : 'NO',
+    value / peer <= RATIO_TARGET ? 'yes' : 'NO',
   ];
   return [
     ratioRow(`web: ${MARKERS / 1000}k-marker room, navigation to markers drawn, median of ${RUNS}`, median(times.room)),
+    ratioRow(
+      `web: the same room on a phone (${PHONE.width}x${PHONE.height}, touch), to markers drawn, median of ${RUNS}`,
+      median(times.phoneRoom),
+      median(times.phoneBare),
+    ),
     ratioRow(`web: public deck, navigation to its first slide drawn, median of ${RUNS}`, median(times.deck)),
     // The slide is first drawn by its preview (web/src/map/slide-preview.ts); this is MapLibre's own.
     [
@@ -226,6 +239,8 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       deck: [] as number[],
       deckMap: [] as number[],
       idle: [] as number[],
+      phoneBare: [] as number[],
+      phoneRoom: [] as number[],
     };
     let pan = { fps: 0, slow: 0, frames: 0 };
     // In turn, so that the three meet about the same machine load.
@@ -246,6 +261,18 @@ export async function runWebBench(): Promise<{ rows: Row[]; missed: string[] }> 
       times.deck.push(deck.ms);
       times.deckMap.push(await markTime(deck.page, 'maproom:slide-map-drawn'));
       await deck.close();
+      const phonePeer = await openToMark(browser, bare.url, 'bare:map-loaded', { phone: true });
+      times.phoneBare.push(phonePeer.ms);
+      await phonePeer.close();
+      const phoneRoom = await openToMark(browser, `${server.url}/r/${ROOM_ID}`, 'maproom:markers-drawn', {
+        session: JSON.stringify(session),
+        phone: true,
+      });
+      times.phoneRoom.push(phoneRoom.ms);
+      await phoneRoom.close();
+      console.log(
+        `   run ${run + 1} on a phone: bare MapLibre ${phonePeer.ms.toFixed(0)} ms; room, markers drawn ${phoneRoom.ms.toFixed(0)} ms (${phoneRoom.phases})`,
+      );
       console.log(
         `   run ${run + 1}: bare MapLibre ${peer.ms.toFixed(0)} ms (${peer.phases}); room, markers drawn ${room.ms.toFixed(0)} ms, map idle ${times.idle.at(-1)?.toFixed(0) ?? '-'} ms (${room.phases}); deck's first slide ${deck.ms.toFixed(0)} ms, by the map ${times.deckMap.at(-1)!.toFixed(0)} ms (${deck.phases})`,
       );
