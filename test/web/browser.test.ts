@@ -491,9 +491,10 @@ describe('the web application', { skip }, () => {
     await ann.getByLabel('Title').fill('The old town');
     await ann.getByRole('button', { name: 'Add slide' }).click();
     await ann.getByTestId('slide-list').getByText('The old town').waitFor();
-    await ann.getByRole('button', { name: 'Present' }).click();
+    await ann.getByRole('link', { name: 'Present' }).click();
     await ann.getByTestId('slide-title').filter({ hasText: 'The old town' }).waitFor();
     await ann.getByRole('button', { name: 'End' }).click();
+    await ann.getByRole('tab', { name: 'Slides' }).click();
     await ann.getByLabel('Anyone with the link can view the presentation').check();
     await ann.getByText('Public link').waitFor();
 

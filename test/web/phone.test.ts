@@ -217,41 +217,51 @@ describe('on a phone', { skip }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test('a deck framed on a desktop fits the phone: what was at its edge shows', async () => {
+  test('Present from the room: the deck fits the phone, each slide showing only what it lists', async () => {
     // A magenta marker 550 px east of the centre of a 1200x800 map at zoom 13: off a phone's
-    // screen at that zoom, on it once the slide is fitted (zoom 13 + log2(390 / 1200)).
+    // screen at that zoom, on it once the slide is fitted (zoom 13 + log2(390 / 1200)). A green
+    // one at the centre is not on the slide: the deck does not show it.
     const east = 7.45 + 550 * DEG_PER_PX;
-    const marker = await call(
-      'POST',
-      `/api/rooms/${roomId}/markers`,
-      { latitude: 46.95, longitude: east, title: 'Edge', color: '#ff00ff' },
-      token,
-    );
-    const markerId = (marker.body.marker as { id: string }).id;
+    const add = async (longitude: number, title: string, color: string) =>
+      (
+        (await call('POST', `/api/rooms/${roomId}/markers`, { latitude: 46.95, longitude, title, color }, token)).body
+          .marker as { id: string }
+      ).id;
+    const edge = await add(east, 'Edge', '#ff00ff');
+    await add(7.45, 'Not on the slide', '#00ff00');
     const view = { lat: 46.95, lng: 7.45, zoom: 13, width: 1200, height: 800 };
     const slide = await call(
       'POST',
       `/api/rooms/${roomId}/presentation/slides`,
-      { title: 'Whole', view, markerIds: [markerId] },
+      { title: 'Whole', view, markerIds: [edge] },
       token,
     );
     assert.equal(slide.status, 201, JSON.stringify(slide.body));
-    await call('PATCH', `/api/rooms/${roomId}/presentation/public`, { isPublic: true }, token);
-    const deck = await page.context().newPage();
-    await deck.goto(`${service.url}/p/${roomId}`);
-    await deck.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
-    await deck.screenshot({ path: path.join(TEST_OUTPUT, 'phone-deck.png') });
-    const { data, info } = await sharp(await deck.getByTestId('map').screenshot())
+    await page.getByRole('tab', { name: 'Slides' }).tap();
+    await page.getByRole('link', { name: 'Present' }).tap();
+    await page.waitForURL(`**/p/${roomId}?from=room`);
+    await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
+    await page.getByTestId('slide-title').filter({ hasText: 'Whole' }).waitFor();
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'phone-deck.png') });
+    const { data, info } = await sharp(await page.getByTestId('map').screenshot())
       .raw()
       .toBuffer({ resolveWithObject: true });
     const xs: number[] = [];
-    for (let i = 0; i < data.length; i += info.channels)
-      if (data[i]! > 200 && data[i + 1]! < 80 && data[i + 2]! > 200) xs.push((i / info.channels) % info.width);
+    let green = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!];
+      if (r > 200 && g < 80 && b > 200) xs.push((i / info.channels) % info.width);
+      if (r < 80 && g > 200 && b < 80) green++;
+    }
     assert.ok(xs.length > 20, "the marker at the frame's edge is on the phone's screen");
     // Where the fitted zoom puts it: 550 px scaled by 390 / 1200 east of the centre.
     const x = xs.reduce((a, b) => a + b, 0) / xs.length;
     assert.ok(Math.abs(x - (info.width / 2 + 550 * (390 / 1200))) < 12, `the marker is drawn at x ${x}`);
-    await deck.close();
+    assert.equal(green, 0, 'a marker the slide does not list is not shown');
+    // End: back in the room.
+    await page.getByRole('button', { name: 'End' }).tap();
+    await page.waitForURL(`**/r/${roomId}`);
+    await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
     assert.deepEqual(errors, []);
   });
 });

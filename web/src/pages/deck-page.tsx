@@ -7,6 +7,7 @@ import { DeckContent, firstSlideSources } from '../map/deck-content';
 import { firstSlideTiles } from '../map/first-slide-tiles';
 import { drawSlidePreview, previewable } from '../map/slide-preview';
 import { DeckOpening } from '../opening';
+import { navigate } from '../router';
 import { DeckPlayer } from '../room/deck-player';
 import { browserClock } from '../ui/after-frame';
 import { InlineError, useInlineError } from '../ui/inline-error';
@@ -16,6 +17,8 @@ const WORLD = { lat: 20, lng: 0, zoom: 1.5 };
 
 /** /p/:roomId: the published presentation, for anyone (even when the room itself is private). */
 export function DeckPage({ roomId }: { roomId: string }) {
+  // Presented from the room (its Slides panel): End goes back there.
+  const [fromRoom] = useState(() => new URLSearchParams(location.search).get('from') === 'room');
   const [deck, setDeck] = useState<Deck | null>(null);
   const { error, attempt } = useInlineError({ 401: NOT_PUBLIC, 403: NOT_PUBLIC, 404: NOT_PUBLIC });
   const [shown, setShown] = useState<{ map: MapLibreMap; content: DeckContent } | null>(null);
@@ -103,7 +106,12 @@ export function DeckPage({ roomId }: { roomId: string }) {
         <div ref={preview} class="slide-preview" aria-hidden="true" />
         {!deck && <p class="deck-caption">Loading the presentation…</p>}
         {deck && shown && (
-          <DeckPlayer map={shown.map} slides={deck.slides} onShow={(slide) => shown.content.show(slide)} />
+          <DeckPlayer
+            map={shown.map}
+            slides={deck.slides}
+            onShow={(slide) => shown.content.show(slide)}
+            onClose={fromRoom ? () => navigate(`/r/${roomId}`) : undefined}
+          />
         )}
       </div>
     </>

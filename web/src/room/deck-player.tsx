@@ -13,26 +13,22 @@ import { fitView } from '../map/slide-fit';
 export function DeckPlayer({
   map,
   slides,
-  start = 0,
   onClose,
-  theme,
   onShow,
 }: {
   map: MapLibreMap;
   slides: Slide[];
-  start?: number;
   onClose?: () => void;
-  theme?: string | null;
   onShow?: (slide: Slide) => void;
 }) {
-  const [index, setIndex] = useState(start);
+  const [index, setIndex] = useState(0);
   const root = useRef<HTMLDivElement>(null);
   const slide = slides[index];
   useEffect(() => {
     if (!slide) return;
     const { clientWidth, clientHeight } = map.getContainer();
     const { lat, lng, zoom, bearing, pitch } = fitView(slide.view, clientWidth, clientHeight);
-    if (slide.baseLayer) setBaseLayer(map, slide.baseLayer, theme ?? null);
+    if (slide.baseLayer) setBaseLayer(map, slide.baseLayer, null);
     onShow?.(slide);
     const target = { center: [lng, lat] as [number, number], zoom, bearing: bearing ?? 0, pitch: pitch ?? 0 };
     if (!isAt(map, target)) map.flyTo({ ...target, duration: 2000, essential: true });

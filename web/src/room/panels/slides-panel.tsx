@@ -1,9 +1,8 @@
-import { createPortal } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { viewOf } from '../../map/create-map';
 import { framedSize } from '../../map/slide-fit';
 import { useStore } from '../../store';
-import { DeckPlayer } from '../deck-player';
+import { linkClick } from '../../router';
 import { createSlide, deleteSlide, publishDeck, reorderSlides } from '../actions/slides';
 import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
@@ -19,7 +18,6 @@ export function SlidesPanel() {
   const { slides, room, layers, rasters } = useStore(model)!;
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
-  const [presenting, setPresenting] = useState<number | null>(null);
   const create = (event: Event) => {
     event.preventDefault();
     const selected = selection.get();
@@ -88,9 +86,13 @@ export function SlidesPanel() {
         ))}
       </ol>
       {slides.length > 0 && (
-        <button type="button" onClick={() => setPresenting(0)}>
-          Present
-        </button>
+        <p>
+          {/* The deck's own page: what a visitor of the published deck sees, slide for slide. */}
+          <a href={`/p/${roomId}?from=room`} onClick={linkClick} class="button">
+            Present
+          </a>{' '}
+          <span class="muted">as the published deck shows it: each slide only what it lists.</span>
+        </p>
       )}
       {canEdit && (
         <form class="form" onSubmit={create} aria-label="New slide">
@@ -125,18 +127,6 @@ export function SlidesPanel() {
           )}
         </fieldset>
       )}
-      {presenting !== null &&
-        map.get() &&
-        createPortal(
-          <DeckPlayer
-            map={map.get()!}
-            slides={slides}
-            start={presenting}
-            theme={room.defaultTheme}
-            onClose={() => setPresenting(null)}
-          />,
-          map.get()!.getContainer().parentElement!,
-        )}
     </div>
   );
 }
