@@ -122,7 +122,7 @@ export function LayerStyleForm({
             name="style-method"
             onChange={(chosen) => setMethod(chosen as Method)}
           />
-          <NumberField label="Classes" name="style-classes" min={2} max={9} value={classes} onChange={setClasses} />
+          <NumberField label="Classes" name="style-classes" min={2} max={9} value={classes} onInput={setClasses} />
           <SelectField label="Ramp" value={ramp} options={named(ramps.map((r) => r.name))} onChange={setRamp} />
         </>
       )}
