@@ -112,21 +112,22 @@ describe('style by data in the page', () => {
     assert.deepEqual(rampColors(['#000000', '#111111', '#ffffff'], 2), ['000000', 'ffffff']);
   });
 
-  test('the shared order: numbered layers first, 0 on top; a move renumbers only what changed', () => {
-    const layers = [layer('a'), layer('b', 1), layer('c', 0)];
+  test('the shared order: new layers on top, newest first, then 0 on top; a move renumbers only what changed', () => {
+    const layers = [layer('a'), layer('b', 1), layer('c', 0), layer('d')];
     assert.deepEqual(
       orderedLayers(layers).map((l) => l.id),
-      ['c', 'b', 'a'],
+      ['d', 'a', 'c', 'b'],
     );
-    assert.deepEqual(reordered(orderedLayers(layers), 'a', 0), [
-      { id: 'a', order: 0 },
-      { id: 'c', order: 1 },
-      { id: 'b', order: 2 },
-    ]);
     assert.deepEqual(reordered(orderedLayers(layers), 'b', 0), [
       { id: 'b', order: 0 },
-      { id: 'c', order: 1 },
+      { id: 'd', order: 1 },
       { id: 'a', order: 2 },
+      { id: 'c', order: 3 },
+    ]);
+    assert.deepEqual(reordered(orderedLayers(layers.slice(0, 3)), 'b', 0), [
+      { id: 'b', order: 0 },
+      { id: 'a', order: 1 },
+      { id: 'c', order: 2 },
     ]);
   });
 

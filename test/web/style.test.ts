@@ -174,13 +174,14 @@ describe('style by data, legend and layer order in the web application', { skip 
   });
 
   test('a layer dragged above another is listed first, in the panel and the legend, in the other browser', async () => {
-    assert.deepEqual(await layerNames(watcher), ['parcels', 'roads']);
+    // A new layer goes on top: roads, added after parcels.
+    assert.deepEqual(await layerNames(watcher), ['roads', 'parcels']);
     const saved = styler.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/layers/'));
-    // A drag as a hand makes it: press on "roads", move a little (the drag starts), then onto "parcels".
+    // A drag as a hand makes it: press on "parcels", move a little (the drag starts), then onto "roads".
     // The parcels' style form closed, so both items are in view.
     await styler.getByTestId('layer').filter({ hasText: 'parcels' }).getByText('Style', { exact: true }).click();
-    const from = (await styler.getByText('1 Polygon features').boundingBox())!;
-    const to = (await styler.getByText('2 Polygon features').boundingBox())!;
+    const from = (await styler.getByText('2 Polygon features').boundingBox())!;
+    const to = (await styler.getByText('1 Polygon features').boundingBox())!;
     await styler.mouse.move(from.x + 20, from.y + from.height / 2);
     await styler.mouse.down();
     await styler.mouse.move(from.x + 30, from.y, { steps: 3 });
@@ -188,15 +189,15 @@ describe('style by data, legend and layer order in the web application', { skip 
     await styler.mouse.up();
     await saved;
     await watcher.waitForFunction(
-      () => document.querySelector('[data-testid=layer] label')?.textContent?.trim() === 'roads',
+      () => document.querySelector('[data-testid=layer] label')?.textContent?.trim() === 'parcels',
       undefined,
       { timeout: 5000 },
     );
-    assert.deepEqual(await layerNames(watcher), ['roads', 'parcels']);
+    assert.deepEqual(await layerNames(watcher), ['parcels', 'roads']);
     const legendOrder = await watcher
       .getByTestId('legend-layer')
       .evaluateAll((items) => items.map((li) => li.querySelector('strong')!.textContent));
-    assert.deepEqual(legendOrder, ['roads', 'parcels']);
+    assert.deepEqual(legendOrder, ['parcels', 'roads']);
     // One save per layer whose place changed: the second may still be on its way.
     const orderOf = async () =>
       (await api('GET', `/api/layers/${roomId}`)).body.layers
@@ -204,8 +205,8 @@ describe('style by data, legend and layer order in the web application', { skip 
         .sort();
     const orders = await until(orderOf, (all) => all.every(([, order]: [string, number?]) => order !== undefined));
     assert.deepEqual(orders, [
-      ['parcels', 1],
-      ['roads', 0],
+      ['parcels', 0],
+      ['roads', 1],
     ]);
     assert.deepEqual(errors, []);
   });

@@ -5,11 +5,15 @@ import type { Layer } from '../api/types.js';
 export type LayerStyle = Layer['style'];
 export type ClassifyRule = NonNullable<LayerStyle['classify']>;
 
-/** Layers in the room's shared order: `style.order` ascending (0 on top), layers without one after, as listed. */
+/**
+ * Layers in the room's shared order, top first: those without a `style.order` (added since the
+ * order was last set) on top, the newest first (the service lists layers oldest first); then
+ * `style.order` ascending (0 on top).
+ */
 export function orderedLayers(layers: Layer[]): Layer[] {
   return layers
-    .map((layer, index) => ({ layer, key: layer.style.order ?? Number.MAX_SAFE_INTEGER, index }))
-    .sort((a, b) => a.key - b.key || a.index - b.index)
+    .map((layer, index) => ({ layer, key: layer.style.order ?? -1, index }))
+    .sort((a, b) => a.key - b.key || (a.key === -1 ? b.index - a.index : a.index - b.index))
     .map((entry) => entry.layer);
 }
 
