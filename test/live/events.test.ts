@@ -129,8 +129,10 @@ describe('live events', () => {
       data: null,
       version: 1,
       at: 1,
+      actor: { kind: 'user', id: 'user-a' },
     };
     assert.ok(Value.Check(LiveEvent, change));
+    assert.ok(!Value.Check(LiveEvent, { ...change, actor: undefined }), 'a change says who made it');
     assert.ok(!Value.Check(LiveEvent, { ...change, data: { id: 'marker-a' } }), 'a deletion carries no object');
     assert.ok(!Value.Check(LiveEvent, { ...change, type: 'marker.removed' }), 'no such type');
     assert.ok(!Value.Check(LiveEvent, { ...change, type: 'marker.updated' }), 'an update carries the marker');

@@ -70,18 +70,21 @@ function assertHello(message: LiveMessage, roomId: string, version: number) {
   assert.deepEqual(message, { type: 'hello', roomId, version });
 }
 
-/** Asserts one change event with exactly the documented keys. */
+/** Asserts one change event with exactly the documented keys; `actor`, when given, is who made it. */
 function assertEvent(
   message: LiveMessage,
   expected: { type: string; objectType: string; objectId: string; data: unknown; version: number },
+  actor?: { kind: 'user' | 'token'; id: string },
 ) {
   assert.deepEqual(
     Object.keys(message).sort(),
-    ['at', 'data', 'objectId', 'objectType', 'type', 'version'],
+    ['actor', 'at', 'data', 'objectId', 'objectType', 'type', 'version'],
     JSON.stringify(message),
   );
-  const { at, ...rest } = message;
+  const { at, actor: made, ...rest } = message;
   assert.deepEqual(rest, expected);
+  assert.ok(['user', 'token'].includes(made.kind) && typeof made.id === 'string', JSON.stringify(made));
+  if (actor) assert.deepEqual(made, actor);
   assert.equal(typeof at, 'number');
   assert.ok(Number.isInteger(at) && at > 1_600_000_000_000, `at is epoch milliseconds: ${at}`);
 }
@@ -115,13 +118,17 @@ describe('live channel: receiving changes', () => {
     // A change in another room first: were it delivered, it would arrive before ours.
     await patchMarker(otherRoom, elsewhere.id, { title: 'Elsewhere' });
     const updated = await patchMarker(room, marker.id, { title: 'Renamed', tags: ['x', 'y'], description: null });
-    assertEvent(await client.at(1), {
-      type: 'marker.updated',
-      objectType: 'marker',
-      objectId: marker.id,
-      data: updated,
-      version: version + 1,
-    });
+    assertEvent(
+      await client.at(1),
+      {
+        type: 'marker.updated',
+        objectType: 'marker',
+        objectId: marker.id,
+        data: updated,
+        version: version + 1,
+      },
+      { kind: 'user', id: users.owner.id },
+    );
     // data is the full stored marker, not only the changed fields.
     const stored = assertOk(
       await call(t.app, 'GET', `/api/rooms/${room}/markers/${marker.id}`, { auth: users.owner.token }),

@@ -69,8 +69,8 @@ function state(version = 10): RoomState {
 type RoomSettings = Extract<LiveChange, { type: 'room.updated' }>['data'];
 
 /** A change as the live channel sends it, at the given version. */
-const at = (version: number, change: Omit<LiveChange, 'version' | 'at'>) =>
-  ({ ...change, version, at: 1000 }) as LiveChange;
+const at = (version: number, change: Omit<LiveChange, 'version' | 'at' | 'actor'>) =>
+  ({ ...change, version, at: 1000, actor: { kind: 'user', id: 'user-other' } }) as LiveChange;
 
 function applied(before: RoomState, change: LiveChange): RoomState {
   const after = applyChange(before, change);

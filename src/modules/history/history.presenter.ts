@@ -53,4 +53,5 @@ export const liveEventOf = (row: HistoryTable) =>
     data: row.data === null ? null : JSON.parse(row.data),
     version: row.version,
     at: row.at,
+    actor: { kind: row.actor_kind, id: row.actor_id },
   }) as RoomEvent;

@@ -7,9 +7,9 @@ import { broadcastFailed, changedSince } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
 
-/** A change before the write path stamps it with its room, version and time; a deletion may leave out its null data. */
+/** A change before the write path stamps it with its room, version, time and actor; a deletion may leave out its null data. */
 type WithoutStamp<E> = E extends unknown
-  ? Omit<E, 'version' | 'at' | 'data' | 'roomId'> &
+  ? Omit<E, 'version' | 'at' | 'data' | 'roomId' | 'actor'> &
       (E extends { data: null } ? { data?: null } : { data: E extends { data: infer D } ? D : never })
   : never;
 
@@ -198,7 +198,8 @@ export class WritePath {
         rows.push(historyRow(roomId, outcome.actor, change, stamped));
         // Only the event's own fields reach live readers, whatever else a change carries.
         const { type, objectType, objectId, data } = change;
-        return { roomId, type, objectType, objectId, data: data ?? null, ...stamped } as RoomEvent;
+        const actor = { kind: outcome.actor.kind, id: outcome.actor.id };
+        return { roomId, type, objectType, objectId, data: data ?? null, ...stamped, actor } as RoomEvent;
       });
     });
     for (const row of rows) await this.appendHistory.execute(trx, row);

@@ -24,6 +24,10 @@ const change = <T extends string, O extends string, D extends TSchema>(type: T, 
     data,
     version: Type.Integer({ description: "The room's version after this change" }),
     at: Type.Integer({ description: 'Epoch milliseconds' }),
+    actor: Type.Object(
+      { kind: Type.Enum(['user', 'token']), id: Type.String() },
+      { description: 'Who made it: a user or a room token, as in history' },
+    ),
   });
 
 /** A deletion carries no object: its id is `objectId`. */

@@ -12218,6 +12218,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "marker.updated";
@@ -12262,6 +12268,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "marker.deleted";
@@ -12273,6 +12285,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "drawing.created";
@@ -12301,6 +12319,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "drawing.updated";
@@ -12329,6 +12353,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "drawing.deleted";
@@ -12340,6 +12370,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "layer.created";
@@ -12411,6 +12447,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "layer.updated";
@@ -12482,6 +12524,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "layer.deleted";
@@ -12493,6 +12541,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "rasterLayer.created";
@@ -12563,6 +12617,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "rasterLayer.updated";
@@ -12633,6 +12693,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "rasterLayer.deleted";
@@ -12644,6 +12710,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "icon.created";
@@ -12665,6 +12737,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "slide.created";
@@ -12702,6 +12780,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "slide.updated";
@@ -12739,6 +12823,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "slide.deleted";
@@ -12750,6 +12840,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "presentation.updated";
@@ -12763,6 +12859,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "comment.created";
@@ -12807,6 +12909,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "comment.updated";
@@ -12851,6 +12959,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "comment.deleted";
@@ -12862,6 +12976,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "reply.created";
@@ -12886,6 +13006,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "reply.deleted";
@@ -12897,6 +13023,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "member.updated";
@@ -12912,6 +13044,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "room.updated";
@@ -12948,6 +13086,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "room.cleared";
@@ -12959,6 +13103,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "room.imported";
@@ -12987,6 +13137,12 @@ export interface components {
             version: number;
             /** @description Epoch milliseconds */
             at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
         } | {
             /** @enum {string} */
             type: "presence.joined";
