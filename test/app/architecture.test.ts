@@ -444,6 +444,7 @@ const TIMED_ELSEWHERE: Record<string, string> = {
   'room/live.ts': 'the live channel connects again',
   'room/presence-map.ts': 'the pointer and the view are sent at most so often',
   'room/search-box.tsx': 'a search waits for the typing to pause',
+  'room/announcer.tsx': "others' changes arriving together are gathered before they are told",
   'room/zoom-to-content.ts': "an uploaded layer's arrival through the live channel is waited for",
   'room/actions/room.ts': "an import's job is asked again",
   'room/actions/layer-upload.ts': "an upload's job is asked again",

@@ -1,7 +1,7 @@
 import { api, ok } from '../api/client';
 import { session } from '../session';
 import { Store } from '../store';
-import type { LiveEvent } from '../api/types';
+import type { LiveChange, LiveEvent } from '../api/types';
 import type { RoomModel } from './room-model';
 import type { Outgoing, RoomPresence } from './presence';
 
@@ -14,6 +14,8 @@ export type LiveStatus = 'connecting' | 'live' | 'offline' | 'refused';
  */
 export class LiveChannel {
   readonly status = new Store<LiveStatus>('connecting');
+  /** Each change as it is applied (room/announcer.tsx tells a screen reader of others'). */
+  readonly applied = new Store<LiveChange | null>(null);
   private socket: WebSocket | null = null;
   private retry = 0;
   private closed = false;
@@ -92,6 +94,7 @@ export class LiveChannel {
         return; // handled as they come (onmessage)
       default:
         await this.model.apply(message);
+        this.applied.set(message);
     }
   }
 
