@@ -22,6 +22,8 @@ import { TimeBar } from './time-bar';
 import { ShortcutsDialog, SkipToMap, useRoomKeys } from './keyboard';
 import { showsPast } from './time-view';
 import { SheetHandle, useSheet } from './bottom-sheet';
+import { Announcer } from './announcer';
+import { InView } from './in-view';
 
 const TABS = [
   ['markers', 'Markers'],
@@ -104,9 +106,15 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         </button>
       </header>
       {shortcuts && <ShortcutsDialog onClose={() => showShortcuts(false)} />}
+      <Announcer live={live} />
       <main class="room-main">
         <MapView info={info} />
-        {state && <Legend />}
+        {state && (
+          <div class="map-corner">
+            <InView />
+            <Legend />
+          </div>
+        )}
         {state && <TimeBar />}
         <aside class="side" aria-label="Room panels" data-sheet={sheet}>
           {!(state && panelsShown) && <p>Loading the room…</p>}

@@ -1,0 +1,136 @@
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { useEffect, useState } from 'preact/hooks';
+import type { Layer, Marker } from '../api/types';
+import { orderedLayers } from '../map/layer-style';
+import { useStore } from '../store';
+import { useRoom } from './room-context';
+
+/** At most this many markers and this many features are listed; the rest are counted. */
+const MAX_LISTED = 50;
+
+interface Listed {
+  key: string;
+  name: string;
+  select: () => void;
+}
+
+/** A feature's name: its layer's label field, else its first text, else its number. */
+function featureName(layer: Layer, id: string | number | undefined, properties: Record<string, unknown>): string {
+  const field = layer.style.labelField;
+  const value = field ? properties[field] : Object.values(properties).find((v) => typeof v === 'string' && v !== '');
+  return value === undefined || value === null || value === '' ? `feature ${id ?? '?'}` : String(value);
+}
+
+/**
+ * What the map shows, as lists a screen reader can go through and a keyboard can choose from:
+ * the markers in view, then the features of the visible layers drawn in view (top layer first).
+ * Read when it is opened and each time the map rests while it is open. It follows the map in the
+ * page's order and is shown when it has the focus.
+ */
+export function InView() {
+  const { map: mapStore, model, hidden, selection } = useRoom();
+  const map = useStore(mapStore);
+  const state = useStore(model);
+  const [open, setOpen] = useState(false);
+  const [listed, setListed] = useState<{ markers: Listed[]; features: Listed[]; more: number }>({
+    markers: [],
+    features: [],
+    more: 0,
+  });
+  useEffect(() => {
+    if (!open || !map || !state) return;
+    const read = () => {
+      const now = model.get()!;
+      setListed(inView(map, now.markers.values(), now.layers, hidden.get(), (chosen) => selection.set(chosen)));
+    };
+    read();
+    map.on('moveend', read);
+    map.on('idle', read);
+    return () => {
+      map.off('moveend', read);
+      map.off('idle', read);
+    };
+  }, [open, map, state]);
+  const { markers, features, more } = listed;
+  return (
+    <section class="in-view" aria-label="What is in view">
+      <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <summary>What is in view</summary>
+        {open && (
+          <div data-testid="in-view">
+            <h3>
+              {markers.length} {markers.length === 1 ? 'marker' : 'markers'}
+            </h3>
+            <ul>
+              {markers.map((item) => (
+                <li key={item.key}>
+                  <button type="button" class="link" onClick={item.select}>
+                    {item.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <h3>
+              {features.length} {features.length === 1 ? 'feature' : 'features'}
+            </h3>
+            <ul>
+              {features.map((item) => (
+                <li key={item.key}>
+                  <button type="button" class="link" onClick={item.select}>
+                    {item.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            {more > 0 && <p class="muted">And {more} more: zoom in to list them.</p>}
+          </div>
+        )}
+      </details>
+    </section>
+  );
+}
+
+type Select = (selected: { kind: 'marker' | 'layer'; id: string; featureId?: number }) => void;
+
+function inView(map: MapLibreMap, markers: Iterable<Marker>, layers: Layer[], hidden: Set<string>, select: Select) {
+  const bounds = map.getBounds();
+  let more = 0;
+  const markerItems: Listed[] = [];
+  for (const m of markers) {
+    if (m.latitude == null || m.longitude == null || !bounds.contains([m.longitude, m.latitude])) continue;
+    if (markerItems.length >= MAX_LISTED) {
+      more++;
+      continue;
+    }
+    markerItems.push({
+      key: m.id,
+      name: m.title || 'Untitled marker',
+      select: () => select({ kind: 'marker', id: m.id }),
+    });
+  }
+  const featureItems: Listed[] = [];
+  for (const layer of orderedLayers(layers)) {
+    if (!layer.style.visible || hidden.has(layer.id)) continue;
+    const parts = ['fill', 'line', 'point']
+      .map((part) => `vector-${layer.id}-${part}`)
+      .filter((id) => map.getLayer(id));
+    if (parts.length === 0) continue;
+    const seen = new Set<string | number>();
+    for (const feature of map.queryRenderedFeatures({ layers: parts })) {
+      // A feature crossing tiles is drawn once per tile: listed once.
+      if (feature.id === undefined || seen.has(feature.id)) continue;
+      seen.add(feature.id);
+      if (featureItems.length >= MAX_LISTED) {
+        more++;
+        continue;
+      }
+      const featureId = typeof feature.id === 'number' ? feature.id : undefined;
+      featureItems.push({
+        key: `${layer.id}/${feature.id}`,
+        name: `${layer.name}: ${featureName(layer, feature.id, feature.properties)}`,
+        select: () => select({ kind: 'layer', id: layer.id, ...(featureId !== undefined && { featureId }) }),
+      });
+    }
+  }
+  return { markers: markerItems, features: featureItems, more };
+}
