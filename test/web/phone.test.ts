@@ -142,6 +142,13 @@ describe('on a phone', { skip }, () => {
     await until(sheet, (s) => s === 'full');
     await page.getByTestId('sheet-handle').tap();
     await until(sheet, (s) => s === 'peek');
+    // And with a keyboard: Enter on the handle.
+    await page.getByTestId('sheet-handle').focus();
+    await page.keyboard.press('Enter');
+    await until(sheet, (s) => s === 'half');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await until(sheet, (s) => s === 'peek');
     assert.deepEqual(errors, []);
   });
 
@@ -207,6 +214,7 @@ describe('on a phone', { skip }, () => {
 
   test('locate me on the phone: the position, and a marker there', async () => {
     await page.getByRole('tab', { name: 'Markers' }).tap();
+    await until(sheet, (s) => s === 'half');
     await page.getByRole('button', { name: 'Find my location' }).tap();
     await page.locator('.maplibregl-user-location-dot').waitFor();
     const before = (await markers()).length;

@@ -4,9 +4,10 @@
 import { mapPath, sendFirstReads } from './api/early-reads';
 import { startMapWorker } from './map/early-worker';
 import { warmFirstSlideTiles } from './map/first-slide-tiles';
+import { fittedDeck } from './map/slide-fit';
 
 const deck = sendFirstReads(location.pathname);
-deck?.then(warmFirstSlideTiles).catch(() => undefined);
+deck?.then((read) => warmFirstSlideTiles(fittedDeck(read))).catch(() => undefined);
 if (mapPath(location.pathname)) startMapWorker();
 import('./main').catch((error) => {
   // A script that did not load (a network failure, or a new release replacing it meanwhile).

@@ -1,7 +1,6 @@
 import { session } from '../session';
 import { api, ok } from './client';
 import type { Deck } from './types';
-import { fitView } from '../map/slide-fit';
 
 /**
  * The first reads of the room and deck pages, sent by a small script of their own (src/early.ts)
@@ -46,12 +45,8 @@ async function roomOpening(roomId: string) {
   return { version, content: await roomContent(roomId) };
 }
 
-/** A published deck, each slide's view fitted to this window (the deck shows it full screen, from its first read). */
 const publishedDeck = (roomId: string) =>
-  ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } })).then((deck) => ({
-    ...deck,
-    slides: deck.slides.map((slide) => ({ ...slide, view: fitView(slide.view, innerWidth, innerHeight) })),
-  }));
+  ok(api.GET('/api/rooms/{roomId}/presentation', { params: { path: { roomId } } }));
 
 /** The reads a page may find sent early, by name: each of a room (or its deck). */
 const READS = { info: roomInfo, opening: roomOpening, deck: publishedDeck };

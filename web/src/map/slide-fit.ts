@@ -25,6 +25,24 @@ export function fitView<View extends FramedView>(view: View, width: number, heig
   return { ...view, zoom, width: Math.round(width), height: Math.round(height) };
 }
 
+const fitted = new WeakMap<object, unknown>();
+
+/**
+ * A deck with each slide's view fitted to this window, where the deck shows full screen: the same
+ * object for the same deck read (the first slide's tiles read early are kept by it).
+ */
+export function fittedDeck<D extends { slides: { view: FramedView }[] }>(deck: D): D {
+  let made = fitted.get(deck) as D | undefined;
+  if (!made) {
+    made = {
+      ...deck,
+      slides: deck.slides.map((slide) => ({ ...slide, view: fitView(slide.view, innerWidth, innerHeight) })),
+    };
+    fitted.set(deck, made);
+  }
+  return made;
+}
+
 /** The size of a map's container to record with a view made from it. */
 export function framedSize(container: HTMLElement): { width: number; height: number } {
   return {

@@ -5,6 +5,7 @@ import type { Deck } from '../api/types';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
 import { DeckContent, firstSlideSources } from '../map/deck-content';
 import { firstSlideTiles } from '../map/first-slide-tiles';
+import { fittedDeck } from '../map/slide-fit';
 import { drawSlidePreview, previewable } from '../map/slide-preview';
 import { DeckOpening } from '../opening';
 import { navigate } from '../router';
@@ -76,7 +77,9 @@ export function DeckPage({ roomId }: { roomId: string }) {
     ];
     void attempt(() =>
       takeEarly('deck', roomId).then(
-        (read) => {
+        (taken) => {
+          // Each slide shows the area framed where it was made, whole, on this screen.
+          const read = fittedDeck(taken);
           opening.contentIn(read);
           setDeck(read);
         },

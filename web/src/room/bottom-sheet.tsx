@@ -62,7 +62,7 @@ const WORKING: Record<Exclude<Mode, 'browse'>, string> = {
 export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size: Sheet) => void }) {
   const { mode } = useRoom();
   const working = useStore(mode);
-  const swipe = useRef<{ y: number; moved: boolean } | null>(null);
+  const pressed = useRef<number | null>(null);
   const step = (by: number) => onChange(SIZES[Math.max(0, Math.min(SIZES.length - 1, SIZES.indexOf(sheet) + by))]!);
   if (working !== 'browse')
     return (
@@ -82,23 +82,23 @@ export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size
         data-testid="sheet-handle"
         data-sheet={sheet}
         aria-label={`Panels: ${SHOWN[sheet]}. Show ${SHOWN[next]}`}
+        // A finger or a mouse: a swipe moves it a size, a tap makes it the next size.
         onPointerDown={(event) => {
-          swipe.current = { y: event.clientY, moved: false };
+          pressed.current = event.clientY;
           event.currentTarget.setPointerCapture(event.pointerId);
         }}
         onPointerUp={(event) => {
-          const start = swipe.current;
-          if (!start) return;
-          const by = event.clientY - start.y;
-          if (Math.abs(by) < SWIPE_PX) return;
-          start.moved = true;
-          step(by < 0 ? 1 : -1);
+          if (pressed.current === null) return;
+          const by = event.clientY - pressed.current;
+          pressed.current = null;
+          if (Math.abs(by) < SWIPE_PX) onChange(next);
+          else step(by < 0 ? 1 : -1);
         }}
-        onClick={() => {
-          // A swipe ends in a click as well: the swipe has moved the sheet already.
-          if (!swipe.current?.moved) onChange(next);
-          swipe.current = null;
+        onPointerCancel={() => {
+          pressed.current = null;
         }}
+        // The keyboard (Enter, Space): a click with no pointer behind it.
+        onClick={(event) => event.detail === 0 && onChange(next)}
       />
     </div>
   );
