@@ -107,9 +107,14 @@ describe('style by data in the page', () => {
     assert.deepEqual(classBreaks([], 3, 'equal'), [0]);
   });
 
-  test('ramp colours spread over the stops, as hex', () => {
-    assert.deepEqual(rampColors(['#000000', 'rgb(128, 0, 255)', '#ffffff'], 3), ['000000', '8000ff', 'ffffff']);
-    assert.deepEqual(rampColors(['#000000', '#111111', '#ffffff'], 2), ['000000', 'ffffff']);
+  test('ramp colours spread over the stops, blended between them, as hex; no near-white class', () => {
+    assert.deepEqual(rampColors(['#000000', 'rgb(128, 0, 255)', '#204080'], 3), ['000000', '8000ff', '204080']);
+    assert.deepEqual(rampColors(['#000000', '#204080'], 3), ['000000', '102040', '204080'], 'blended');
+    // magma's light end and a white stop: left out, the classes end at the last legible stop.
+    assert.deepEqual(rampColors(['#000004', '#b73779', '#fcfdbf'], 2), ['000004', 'b73779']);
+    assert.deepEqual(rampColors(['#ffffff', '#808080', '#000000'], 3), ['808080', '404040', '000000']);
+    // A ramp of light colours only keeps them (better than none).
+    assert.deepEqual(rampColors(['#ffffff', '#fafafa'], 2), ['ffffff', 'fafafa']);
   });
 
   test('the shared order: new layers on top, newest first, then 0 on top; a move renumbers only what changed', () => {

@@ -159,18 +159,46 @@ export function classBreaks(values: number[], classes: number, method: 'equal' |
   return [...new Set(breaks)];
 }
 
-/** `count` colours along a ramp's stops (CSS colours as `#rrggbb` or `rgb(...)`), as hex without `#`. */
+/**
+ * Stops lighter than this (relative luminance, 0 black to 1 white) are left out of a layer's
+ * classes: a near-white class would vanish on a light base map (its contrast with white is under
+ * 1.3:1).
+ */
+const MAX_CLASS_LUMINANCE = 0.75;
+
+/**
+ * `count` colours evenly along a ramp's stops (CSS colours as `#rrggbb` or `rgb(...)`), blended
+ * between neighbouring stops, as hex without `#`; the ramp's near-white stops are left out (when
+ * at least two stops remain).
+ */
 export function rampColors(stops: string[], count: number): string[] {
+  const all = stops.map(toRgb);
+  const legible = all.filter((rgb) => luminance(rgb) <= MAX_CLASS_LUMINANCE);
+  const ramp = legible.length >= 2 ? legible : all.length > 0 ? all : [[136, 136, 136] as Rgb];
   return Array.from({ length: count }, (_, i) => {
-    const stop = stops[Math.round((i * (stops.length - 1)) / Math.max(1, count - 1))] ?? '#888888';
-    return toHex(stop);
+    const at = (i * (ramp.length - 1)) / Math.max(1, count - 1);
+    const low = ramp[Math.floor(at)]!;
+    const high = ramp[Math.min(ramp.length - 1, Math.ceil(at))]!;
+    const t = at - Math.floor(at);
+    const blend = (c: number, k: number) => Math.round(c + (high[k]! - c) * t);
+    return low.map((c, k) => blend(c, k).toString(16).padStart(2, '0')).join('');
   });
 }
 
-function toHex(css: string): string {
-  if (css.startsWith('#')) return css.slice(1, 7);
-  const parts = css.match(/\d+/g)?.slice(0, 3).map(Number) ?? [136, 136, 136];
-  return parts.map((n) => n.toString(16).padStart(2, '0')).join('');
+type Rgb = [number, number, number];
+
+function toRgb(css: string): Rgb {
+  if (css.startsWith('#')) return [1, 3, 5].map((i) => Number.parseInt(css.slice(i, i + 2), 16)) as Rgb;
+  return (css.match(/\d+/g)?.slice(0, 3).map(Number) ?? [136, 136, 136]) as Rgb;
+}
+
+/** WCAG's relative luminance of an sRGB colour. */
+function luminance(rgb: Rgb): number {
+  const [r, g, b] = rgb.map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as Rgb;
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
 /** Distinct colours for new layers: the first of these no layer of the room uses yet. */
