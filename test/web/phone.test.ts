@@ -183,7 +183,7 @@ describe('on a phone', { skip }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test('a polygon is drawn by tapping its corners, and Cancel on the sheet ends a drawing', async () => {
+  test('a polygon is drawn and a distance measured by tapping; Cancel on the sheet ends a drawing', async () => {
     await page.getByRole('tab', { name: 'Draw' }).tap();
     await page.getByRole('button', { name: 'Line', exact: true }).tap();
     await until(sheet, (s) => s === 'peek');
@@ -209,6 +209,22 @@ describe('on a phone', { skip }, () => {
     assert.equal(drawings[0]!.geometry.type, 'Polygon');
     assert.equal(drawings[0]!.geometry.coordinates[0]!.length, 4);
     await until(sheet, (s) => s === 'half');
+    // Measuring by touch: tap the points, tap the last again; the sheet comes back with the length.
+    await page.getByRole('tab', { name: 'Draw' }).tap();
+    await page.getByRole('button', { name: 'Measure distance' }).tap();
+    await until(sheet, (s) => s === 'peek');
+    for (const [x, y] of [
+      [60, 420],
+      [330, 420],
+      [330, 420],
+    ] as const)
+      await page.touchscreen.tap(map.x + x, map.y + y);
+    const result = page.getByTestId('measure-result');
+    await result.and(page.locator('[data-state=done]')).waitFor();
+    await until(sheet, (s) => s === 'half');
+    // 270 px at zoom 13 and 46.95° north: 270 * 9.55 m * cos(46.95°) = 1.76 km.
+    assert.match((await result.textContent())!, /Length 1\.7\d km/);
+    await result.getByRole('button', { name: 'Close' }).tap();
     assert.deepEqual(errors, []);
   });
 
