@@ -273,7 +273,12 @@ describe('import', () => {
     const body = assertOk(await importFile(t.app, target, users.owner.token, readFileSync(gpkg)));
     assert.equal(body.imported.layers, 2);
     const layers = assertOk(await call(t.app, 'GET', `/api/layers/${target}`, { auth: users.owner.token })).layers;
-    assert.deepEqual(layers.map((l: any) => l.name).sort(), ['rivers', 'roads']);
+    // Listed oldest first; the page shows the newest on top: the file's first table, roads.
+    assert.deepEqual(
+      layers.map((l: any) => l.name),
+      ['rivers', 'roads'],
+    );
+    assert.ok(layers[1].createdAt > layers[0].createdAt, 'the first table is the newest');
     const roads = layers.find((l: any) => l.name === 'roads');
     const [feature] = assertOk(
       await call(t.app, 'GET', `/api/layers/${roads.id}/features`, { auth: users.owner.token }),

@@ -122,7 +122,9 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     progress: IngestProgress = {},
   ): Promise<LayerRow[]> {
     const now = Date.now();
-    const rows: LayerRow[] = tables.map(({ table, meta }) => ({
+    // A file's tables a millisecond apart, its first the newest: the page shows the newest layer
+    // on top, so they read top to bottom in the file's order.
+    const rows: LayerRow[] = tables.map(({ table, meta }, i) => ({
       id: newId('layer'),
       room_id: roomId,
       kind: 'vector',
@@ -142,8 +144,8 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
       job_id: stageId,
       fields: null,
       created_by: actor.id,
-      created_at: now,
-      updated_at: now,
+      created_at: now - i,
+      updated_at: now - i,
     }));
     await this.layers.insert(this.db, rows);
     const results = await ingestVectorTables(
