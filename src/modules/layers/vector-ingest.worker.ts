@@ -11,6 +11,7 @@ import type { VectorTable } from '../../geo-engine/vector-open.js';
 import { PostgresFeatureWriter, SqliteFeatureWriter, type FeatureRow, type FeatureWriter } from './feature-writers.js';
 import type { IngestedTable, IngestRequest, ToWorker, FromWorker } from './vector-ingest.js';
 import { StagingFile } from '../ingest/staging-file.js';
+import { featuresDone, progressWords } from './ingest-words.js';
 
 /**
  * The ingest of vector tables, in a worker thread with a bounded heap (a hostile file can
@@ -27,8 +28,6 @@ parentPort!.on('message', (message: ToWorker) => {
   if (message.type === 'abort') abort.abort();
 });
 
-const count = (n: number) => n.toLocaleString('en');
-
 /** Rows per write: small enough that the service, sharing the SQLite file, never waits long for its turn. */
 const ROWS_PER_WRITE = 2000;
 
@@ -44,11 +43,12 @@ async function ingestTable(
   let bbox: Bbox | null = null;
   const fields = new FieldCollector();
   const share = 1 / request.tables.length;
-  // Words for people: a table is named only among several (one file's table is named after the
-  // stored file, a job's id), and counts are grouped ("read 26,008 of 187,388 features").
-  const named = (words: string) => (request.tables.length > 1 ? `${table.name}: ${words}` : words);
   const report = (fraction: number, message: string) =>
-    post({ type: 'progress', fraction: (index + fraction) * share, message: named(message) });
+    post({
+      type: 'progress',
+      fraction: (index + fraction) * share,
+      message: progressWords(request.tables.length, table.name, message),
+    });
   try {
     let lastReport = 0;
     for await (const batch of readFeatures(
@@ -67,7 +67,7 @@ async function ingestTable(
         lastReport = Date.now();
         report(
           (0.8 * stats.features) / Math.max(1, table.featureCount),
-          `read ${count(stats.features)} of ${count(table.featureCount)} features`,
+          featuresDone('read', stats.features, table.featureCount),
         );
       }
     }
@@ -91,7 +91,7 @@ async function ingestTable(
         rows = [];
         report(
           0.8 + (0.15 * ordering.rowCount) / Math.max(1, stats.features),
-          `stored ${count(ordering.rowCount)} of ${count(stats.features)} features`,
+          featuresDone('stored', ordering.rowCount, stats.features),
         );
       }
     }
