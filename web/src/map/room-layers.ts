@@ -31,6 +31,8 @@ const SLOTS = ['slot-rasters', 'slot-vectors', 'slot-drawings', 'slot-markers'] 
 export const MARKER_LAYERS = ['marker-points', 'marker-icons'];
 export const DRAWING_LAYERS = ['drawing-fill', 'drawing-line', 'drawing-point'];
 export const CLUSTER_LAYER = 'marker-clusters';
+/** The property of a vector tile's coverage polygons (the service's COVERAGE_PROPERTY, src/geo/tiles.ts). */
+export const COVERAGE = 'maproom:coverage';
 
 /*
  * Fills are drawn without MapLibre's antialiased outline (`fill-antialias`): each fill has a line
@@ -349,7 +351,9 @@ export function setVectorLayers(map: MapLibreMap, layers: Layer[], hidden: Set<s
           type: 'line',
           source,
           'source-layer': 'features',
-          filter: ['!=', ['geometry-type'], 'Point'],
+          // A coverage polygon (many small features merged at a low zoom) is filled, not outlined:
+          // its outline would draw its cells' squares and, past the tile's edge, seams.
+          filter: ['all', ['!=', ['geometry-type'], 'Point'], ['!', ['has', COVERAGE]]],
         },
         'slot-vectors',
       );

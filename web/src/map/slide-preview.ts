@@ -16,7 +16,7 @@ import {
 } from './content-style';
 import type { PreviewPoint } from './marker-preview';
 import { type Matrix, type Projection, projection } from './slide-projection';
-import { drawingProperties, previewPoints } from './room-layers';
+import { COVERAGE, drawingProperties, previewPoints } from './room-layers';
 
 /**
  * The deck's first slide drawn on a canvas, as the map will draw it, before MapLibre can: it must
@@ -171,7 +171,12 @@ function drawFeature(
     context.globalAlpha = paint.fill['fill-opacity'];
     context.fillStyle = colour(paint.fill['fill-color']);
     context.fill('nonzero');
-  } else if (part === 'line' && (feature.type === 2 || polygon) && paint.line['line-width'] > 0) {
+  } else if (
+    part === 'line' &&
+    (feature.type === 2 || polygon) &&
+    !(COVERAGE in feature.properties) &&
+    paint.line['line-width'] > 0
+  ) {
     context.beginPath();
     for (const ring of feature.loadGeometry()) {
       ring.forEach((p, i) => (i ? context.lineTo(p.x, p.y) : context.moveTo(p.x, p.y)));
