@@ -77,11 +77,11 @@ describe('a room for a screen reader', { skip }, () => {
       call('POST', `/api/rooms/${roomId}/markers`, { latitude: 46.95, longitude, title }, script);
     wellId = ((await marker('Well', 7.451)).body.marker as { id: string }).id;
     await page.waitForFunction(
-      () => document.querySelector('[data-testid=announcements]')?.textContent === 'A script added the marker "Well".',
+      () => document.querySelector('[data-testid=announcements]')?.textContent === "An API token added marker 'Well'.",
     );
     await Promise.all([marker('Gate', 7.452), marker('Bench', 7.453)]);
     await page.waitForFunction(
-      () => document.querySelector('[data-testid=announcements]')?.textContent === '2 changes by A script.',
+      () => document.querySelector('[data-testid=announcements]')?.textContent === 'An API token made 2 changes.',
     );
     // Sam's own marker, through the page: it arrives on the live channel too, and is not told:
     // the script's next change, right after, is told alone.
@@ -94,7 +94,7 @@ describe('a room for a screen reader', { skip }, () => {
     );
     await marker('Stile', 7.454);
     await page.waitForFunction(
-      () => document.querySelector('[data-testid=announcements]')?.textContent === 'A script added the marker "Stile".',
+      () => document.querySelector('[data-testid=announcements]')?.textContent === "An API token added marker 'Stile'.",
     );
     assert.deepEqual(errors, []);
   });

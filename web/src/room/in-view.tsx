@@ -58,35 +58,33 @@ export function InView() {
         <summary>What is in view</summary>
         {open && (
           <div data-testid="in-view">
-            <h3>
-              {markers.length} {markers.length === 1 ? 'marker' : 'markers'}
-            </h3>
-            <ul>
-              {markers.map((item) => (
-                <li key={item.key}>
-                  <button type="button" class="link" onClick={item.select}>
-                    {item.name}
-                  </button>
-                </li>
-              ))}
-            </ul>
-            <h3>
-              {features.length} {features.length === 1 ? 'feature' : 'features'}
-            </h3>
-            <ul>
-              {features.map((item) => (
-                <li key={item.key}>
-                  <button type="button" class="link" onClick={item.select}>
-                    {item.name}
-                  </button>
-                </li>
-              ))}
-            </ul>
+            <Listing items={markers} one="marker" many="markers" />
+            <Listing items={features} one="feature" many="features" />
             {more > 0 && <p class="muted">And {more} more: zoom in to list them.</p>}
           </div>
         )}
       </details>
     </section>
+  );
+}
+
+/** A heading with the count, then each item as a button that selects it. */
+function Listing({ items, one, many }: { items: Listed[]; one: string; many: string }) {
+  return (
+    <>
+      <h3>
+        {items.length} {items.length === 1 ? one : many}
+      </h3>
+      <ul>
+        {items.map((item) => (
+          <li key={item.key}>
+            <button type="button" class="link" onClick={item.select}>
+              {item.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -120,13 +120,16 @@ export function objectLabel(entry: Pick<HistoryEvent, 'objectType' | 'objectName
   return entry.objectName ? `${noun} '${entry.objectName}'` : `an untitled ${noun}`;
 }
 
+/** What a change's words are made of: a history entry, or a live change named as history names it. */
+export type Described = Pick<HistoryEvent, 'type' | 'objectType' | 'objectName' | 'changes' | 'actor'>;
+
 /** One change in words, with names rather than ids: "Ann moved marker 'Bern'". */
-export function describeEntry(entry: HistoryEvent): string {
+export function describeEntry(entry: Described): string {
   return `${actorName(entry)} ${describeChange(entry)}`;
 }
 
 /** One change in words without its actor: "moved marker 'Bern'". */
-export function describeChange(entry: HistoryEvent): string {
+export function describeChange(entry: Described): string {
   const changes = entry.changes ?? {};
   switch (entry.type) {
     case 'room.updated':
