@@ -4,6 +4,7 @@ import type { Layer, Marker } from '../api/types';
 import { orderedLayers } from '../map/layer-style';
 import { useStore } from '../store';
 import { useRoom } from './room-context';
+import { shownState } from './time-view';
 
 /** At most this many markers and this many features are listed; the rest are counted. */
 const MAX_LISTED = 50;
@@ -28,9 +29,10 @@ function featureName(layer: Layer, id: string | number | undefined, properties: 
  * page's order and is shown when it has the focus.
  */
 export function InView() {
-  const { map: mapStore, model, hidden, selection } = useRoom();
+  const { map: mapStore, model, hidden, selection, timeView } = useRoom();
   const map = useStore(mapStore);
   const state = useStore(model);
+  const view = useStore(timeView);
   const [open, setOpen] = useState(false);
   const [listed, setListed] = useState<{ markers: Listed[]; features: Listed[]; more: number }>({
     markers: [],
@@ -40,8 +42,9 @@ export function InView() {
   useEffect(() => {
     if (!open || !map || !state) return;
     const read = () => {
-      const now = model.get()!;
-      setListed(inView(map, now.markers.values(), now.layers, hidden.get(), (chosen) => selection.set(chosen)));
+      // What the map shows: the room now, or the moment the timeline shows.
+      const shown = shownState(model.get()!, timeView.get(), Date.now());
+      setListed(inView(map, shown.markers.values(), shown.layers, hidden.get(), (chosen) => selection.set(chosen)));
     };
     read();
     map.on('moveend', read);
@@ -50,7 +53,7 @@ export function InView() {
       map.off('moveend', read);
       map.off('idle', read);
     };
-  }, [open, map, state]);
+  }, [open, map, state, view]);
   const { markers, features, more } = listed;
   return (
     <section class="in-view" aria-label="What is in view">
