@@ -47,10 +47,8 @@ export function InView() {
       setListed(inView(map, shown.markers.values(), shown.layers, hidden.get(), (chosen) => selection.set(chosen)));
     };
     read();
-    map.on('moveend', read);
     map.on('idle', read);
     return () => {
-      map.off('moveend', read);
       map.off('idle', read);
     };
   }, [open, map, state, view]);
