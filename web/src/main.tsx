@@ -17,6 +17,7 @@ import { ResetPasswordPage } from './pages/reset-password-page';
 import { AccountPage } from './pages/account-page';
 import { keepSessionRenewed } from './api/session-renewal';
 import { handOverMapWorker, mapWorkerUrl } from './map/early-worker';
+import { startLanguage } from './i18n';
 
 setWorkerUrl(mapWorkerUrl);
 // On the pages with a map, MapLibre takes its worker now (started by src/early.ts), not when the
@@ -49,4 +50,5 @@ function Page() {
   return <HomePage />;
 }
 
-render(<App />, document.getElementById('app')!);
+// The page is drawn in its language: English at once, another once its catalog is here.
+void startLanguage().then(() => render(<App />, document.getElementById('app')!));
