@@ -22,6 +22,8 @@ export interface UsersTable {
   last_seen_at: number | null;
   /** The session id that `sessions_not_before` spares: the one that changed the password. */
   sessions_kept: string | null;
+  /** The language of the user's e-mails (`en`, `de`, `fr`, `it`, `es`, `ar`); null: English (migration 0018). */
+  locale: string | null;
 }
 
 /** A password-reset link (its secret's hash); requests for addresses without an account have no user. */

@@ -233,6 +233,8 @@ function fuzzer(seed: number) {
         );
       case 'role':
         return pick(['"editor"', '"viewer"']);
+      case 'locale':
+        return pick(['"de"', '"fr"', '"ar"', 'null', '"DE"', '"de-CH"', '"xx"']);
       case 'permissions':
         return JSON.stringify(['read', 'write', 'upload', 'read'].filter(() => rand() < 0.6));
       case 'expiresInDays':
@@ -345,6 +347,7 @@ test('fuzzing the room, member and token routes never gives a 500 or leaks inter
       fields: [],
     },
     { method: 'POST', path: () => '/api/auth/login', fields: ['email', 'password'] },
+    { method: 'PATCH', path: () => '/api/auth/me', fields: ['locale'] },
     { method: 'GET', path: () => '/api/rooms', fields: [] },
     { method: 'GET', path: () => '/api/users/pending-invitations', fields: [] },
   ];

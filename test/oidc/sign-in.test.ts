@@ -211,6 +211,16 @@ test('a new account takes the address as verified only when the provider says so
   assert.equal(erin.email, 'erin@example.org');
 });
 
+test("a new account's e-mails are in the provider's locale when the service speaks it, else English", async () => {
+  provider.accounts.set('gina', { email: 'gina@example.org', email_verified: true, name: 'Gina', locale: 'de-CH' });
+  const gina = await signIn('gina');
+  assert.equal(((await me(gina.token!)) as { locale?: unknown }).locale, 'de');
+  provider.accounts.set('gina', { email: 'gina@example.org', email_verified: true, name: 'Gina', locale: 'fr' });
+  assert.equal(((await me((await signIn('gina')).token!)) as { locale?: unknown }).locale, 'de', 'kept, not changed');
+  provider.accounts.set('ivo', { email: 'ivo@example.org', email_verified: true, name: 'Ivo', locale: 'pt-BR' });
+  assert.equal(((await me((await signIn('ivo')).token!)) as { locale?: unknown }).locale, null);
+});
+
 test('the sign-up policy refuses a new account (signup_closed), and makes none', async () => {
   provider.accounts.set('frank', { email: 'frank@elsewhere.example', email_verified: true, name: 'Frank' });
   const refused = await signIn('frank', { returnTo: '/r/abcdefghij' });

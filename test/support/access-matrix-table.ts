@@ -87,6 +87,12 @@ export const ROUTES: Record<string, RouteEntry> = {
   },
   'POST /api/auth/password': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/password'), ok: 400 },
   'POST /api/auth/email': { rule: { session: true }, probe: () => invalid('POST', '/api/auth/email'), ok: 400 },
+  // The language of the caller's e-mails: an unknown one is 400 and changes nothing.
+  'PATCH /api/auth/me': {
+    rule: { session: true },
+    probe: () => invalid('PATCH', '/api/auth/me', { locale: 'xx' }),
+    ok: 400,
+  },
   'DELETE /api/auth/me': {
     rule: { session: true },
     probe: () => invalid('DELETE', '/api/auth/me', { password: 5 }),

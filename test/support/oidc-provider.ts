@@ -122,7 +122,7 @@ export async function startOidcProvider(ca: TestCa, redirectUris: string[], port
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups', 'locale'] },
     cookies: { keys: ['maproom-test-cookie-key'] },
     features: { devInteractions: { enabled: true } },
     findAccount: async (_ctx, sub) => ({

@@ -95,7 +95,7 @@ test('a session token signed with the secret kept in the data directory is accep
   const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: token });
   assert.equal(me.statusCode, 200);
   assert.deepEqual(me.json(), {
-    user: { id: user.id, email: user.email, name: null, emailVerified: true, admin: false },
+    user: { id: user.id, email: user.email, name: null, emailVerified: true, admin: false, locale: null },
   });
 
   // The same claims with another issuer or audience, or another secret, are refused.

@@ -56,7 +56,7 @@ test('signup answers 201 {token, user: {id, email, name}} with the e-mail lowerc
   // The token is a session for that very user.
   const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: body.token });
   assert.equal(me.statusCode, 200);
-  assert.deepEqual(me.json(), { user: { ...body.user, admin: false } });
+  assert.deepEqual(me.json(), { user: { ...body.user, admin: false, locale: null } });
   // Not yet confirmed: that takes the e-mailed link (users/verification.test.ts).
   assert.equal(body.user.emailVerified, false);
 
@@ -173,7 +173,9 @@ test('login answers 200 {token, user} for the same user, whatever the e-mail cas
 
   const me = await call(s.t.app, 'GET', '/api/auth/me', { auth: body.token });
   assert.equal(me.statusCode, 200);
-  assert.deepEqual(me.json(), { user: { id: created.id, email, name: null, emailVerified: true, admin: false } });
+  assert.deepEqual(me.json(), {
+    user: { id: created.id, email, name: null, emailVerified: true, admin: false, locale: null },
+  });
 });
 
 test('login with a wrong password or an unknown e-mail is 401 invalid_credentials, the same answer', async () => {

@@ -16,6 +16,7 @@ import * as m0014 from './0014_account_recovery.js';
 import * as m0015 from './0015_oidc_sign_in.js';
 import * as m0016 from './0016_admin_audit.js';
 import * as m0017 from './0017_oidc_handovers.js';
+import * as m0018 from './0018_user_locale.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -45,6 +46,7 @@ const STEPS: Record<string, Step> = {
   '0015_oidc_sign_in': m0015,
   '0016_admin_audit': m0016,
   '0017_oidc_handovers': m0017,
+  '0018_user_locale': m0018,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

@@ -8,6 +8,6 @@ export const progressWords = (tables: number, tableName: string, words: string) 
 
 /** How far a step has come through a table's features. */
 export const featuresDone = (step: 'read' | 'stored', done: number, of: number) =>
-  `${step} ${count(done)} of ${count(of)} features`;
+  `${step} ${count(done)} of ${count(of)} ${of === 1 ? 'feature' : 'features'}`;
 
 const count = (n: number) => n.toLocaleString('en');

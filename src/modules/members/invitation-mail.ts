@@ -1,6 +1,10 @@
+import { mailTexts } from '../../infra/mail-texts.js';
 import type { Mail } from '../../infra/mailer.js';
 
-/** The e-mail that tells someone about a room they were invited to or added to. */
+/**
+ * The e-mail that tells someone about a room they were invited to or added to, in `locale`
+ * (the invitee's language when the address has an account, else the inviter's; null: English).
+ */
 export function invitationMail(input: {
   to: string;
   roomId: string;
@@ -9,17 +13,17 @@ export function invitationMail(input: {
   inviterEmail: string;
   added: boolean;
   publicUrl: string;
+  locale: string | null;
 }): Mail {
-  const room = input.roomName ? `"${input.roomName}"` : input.roomId;
-  const link = `${input.publicUrl}/r/${input.roomId}`;
-  const what = input.added ? 'added you to' : 'invited you to';
-  const next = input.added
-    ? 'You can open it now.'
-    : `To join, sign in (or sign up) with this address, ${input.to}, and confirm the address when Maproom asks; ` +
-      'the invitation then becomes your membership.';
-  return {
-    to: input.to,
-    subject: `${input.inviterEmail} ${what} the map room ${room}`,
-    text: `${input.inviterEmail} ${what} the map room ${room} on Maproom as ${input.role}.\n\n${next}\n\n${link}\n`,
+  const t = mailTexts(input.locale);
+  const values = {
+    inviter: input.inviterEmail,
+    room: input.roomName ? t('invitation.room', { name: input.roomName }) : input.roomId,
+    role: t(`invitation.role.${input.role}`, { defaultValue: input.role }),
+    email: input.to,
+    link: `${input.publicUrl}/r/${input.roomId}`,
   };
+  return input.added
+    ? { to: input.to, subject: t('invitation.addedSubject', values), text: t('invitation.addedText', values) }
+    : { to: input.to, subject: t('invitation.invitedSubject', values), text: t('invitation.invitedText', values) };
 }

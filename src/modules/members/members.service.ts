@@ -58,6 +58,8 @@ export class MembersService {
     const email = normalizeEmail(input.email);
     const now = Date.now();
     const user = await this.users.findByEmail(email);
+    // In the invitee's language when the address has an account, else in the inviter's.
+    const locale = user ? user.locale : ((await this.users.findById(inviter.userId))?.locale ?? null);
     const mail = (added: boolean) =>
       this.outbox.post(
         invitationMail({
@@ -68,6 +70,7 @@ export class MembersService {
           inviterEmail: inviter.email,
           added,
           publicUrl: this.publicUrl,
+          locale,
         }),
       );
     if (user) {

@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../db/database.js';
 import { normalizeEmail } from '../../emails.js';
 import { accountDisabled, emailUnverified, signInRefused } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { localeOfTag } from '../../locales.js';
 import type { SignupPolicy } from '../users/signup-policy.js';
 import type { AccountHolders } from '../users/account-holders.js';
 import type { ProviderAccountsRepository, UserRow, UsersRepository } from '../users/users.repository.js';
@@ -24,7 +25,9 @@ export interface OidcAccountsParts {
  * Which account a provider's person signs in to: the one linked to their identity (provider,
  * `sub`); else the account with the same address when the provider vouches for it
  * (`email_verified: true`), never otherwise; else a new account, if the sign-up policy allows
- * it. A disabled account is refused; the admin claim is read again at every sign-in.
+ * it. A disabled account is refused; the admin claim is read again at every sign-in. A new
+ * account's e-mails are in the language of the `locale` claim when it is one the service
+ * speaks (else English); an existing account keeps the language it has.
  */
 export class OidcAccounts {
   private readonly users: UsersRepository;
@@ -72,6 +75,8 @@ export class OidcAccounts {
       password_hash: null,
       created_at: now,
       email_verified_at: vouched ? now : null,
+      // The provider's word on the person's language, when it is one the service speaks.
+      locale: localeOfTag(claims.locale),
       ...ACTIVE_ACCOUNT,
     };
     try {

@@ -9,6 +9,7 @@ import {
   Accepted,
   DeleteAccountBody,
   EmailChangeBody,
+  MeChangeBody,
   PasswordChangeBody,
   PasswordResetBody,
   PasswordResetConfirmBody,
@@ -19,7 +20,10 @@ const tags = ['accounts'];
 const security = [{ bearer: [] }];
 const NoContent = (description: string) => Type.Null({ description });
 
-/** Recovering and changing one's own account: password reset, password and address change, deletion. */
+/**
+ * Recovering and changing one's own account: password reset, password and address change, the
+ * language of its e-mails, deletion.
+ */
 export const accountRoutes: FastifyPluginAsyncTypebox<{
   users: UsersService;
   reset: PasswordReset;
@@ -107,6 +111,24 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
     },
     handler: async (request, reply) =>
       reply.status(202).send(await changes.changeEmail(requireSession(request.caller), request.body)),
+  });
+
+  app.patch('/api/auth/me', {
+    config: { access: { session: true }, rateLimit },
+    schema: {
+      tags,
+      security,
+      summary: "Set the language of the signed-in user's e-mails",
+      description:
+        '`locale` is one of en, de, fr, it, es, ar, or null for English (any other value is 400 ' +
+        'validation_error). Mails to the account are written in it from then on; GET /api/auth/me tells it.',
+      body: MeChangeBody,
+      response: { 204: NoContent('Language set'), ...errors(400, 401, 403, 429) },
+    },
+    handler: async (request, reply) => {
+      await users.setLocale(requireSession(request.caller), request.body.locale);
+      return reply.status(204).send(null);
+    },
   });
 
   app.delete('/api/auth/me', {

@@ -5,6 +5,7 @@ import { normalizeEmail } from '../../emails.js';
 import { forbidden, invalidResetToken, localAccountsOff, notFound } from '../../errors.js';
 import { sha256 } from '../../ids.js';
 import type { Outbox } from '../../infra/mailer.js';
+import { greeting, mailTexts } from '../../infra/mail-texts.js';
 import type { AccountHolders } from './account-holders.js';
 import type { PasswordResetsRepository } from './password-resets.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
@@ -121,14 +122,12 @@ export class PasswordReset {
 
   private mail(user: UserRow, secret: string) {
     const link = `${this.parts.publicUrl}/reset-password?token=${secret}`;
+    const t = mailTexts(user.locale);
+    const within = t('withinMinutes', { count: RESET_LINK_LIFETIME_MS / 60_000 });
     this.parts.outbox.post({
       to: user.email,
-      subject: 'Reset your Maproom password',
-      text:
-        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
-        `someone asked to reset the password of the Maproom account of ${user.email}. ` +
-        `To choose a new password, open this link within 30 minutes (it works once):\n\n${link}\n\n` +
-        'Setting a new password signs you out everywhere. If you did not ask for this, ignore this message.\n',
+      subject: t('reset.subject'),
+      text: greeting(t, user.name) + t('reset.text', { email: user.email, link, within }),
     });
   }
 }

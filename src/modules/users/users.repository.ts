@@ -57,10 +57,22 @@ export class UsersRepository {
         password_hash: null,
         created_at: now,
         email_verified_at: verifiedAt,
+        locale: null,
         ...ACTIVE_ACCOUNT,
       })
       .onConflict((oc) => oc.column('id').doUpdateSet({ email, email_verified_at: verifiedAt }))
       .execute();
+  }
+
+  /** Sets the language of the user's e-mails (null: English). */
+  async setLocale(userId: string, locale: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ locale }).where('id', '=', userId).execute();
+  }
+
+  /** The language of the e-mails of the account with this address (undefined: no such account). */
+  async localeOfEmail(email: string): Promise<string | null | undefined> {
+    const row = await this.db.selectFrom('users').select('locale').where('email', '=', email).executeTakeFirst();
+    return row?.locale;
   }
 
   /** Records that a session of the user was used now, unless that was recorded within `precisionMs`. */

@@ -1,6 +1,12 @@
 import { Type } from 'typebox';
 import { Email } from '../../http/schemas.js';
+import { LOCALES } from '../../locales.js';
 import { Nullable } from '../../schema-types.js';
+
+/** The language of a user's e-mails: one the web application speaks. */
+const Locale = Type.Enum([...LOCALES], {
+  description: "The language of the user's e-mails: en, de, fr, it, es or ar",
+});
 
 export const User = Type.Object({
   id: Type.String(),
@@ -18,6 +24,7 @@ export const Me = Type.Object({
     admin: Type.Boolean({
       description: 'Whether the user is an instance admin (ADMIN_EMAILS or the identity provider)',
     }),
+    locale: Type.Union([Locale, Type.Null()], { description: "The language of the user's e-mails; null: English" }),
   }),
 });
 
@@ -29,7 +36,18 @@ export const Session = Type.Object({
 const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
 export const SignupBody = Type.Object(
-  { email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 100 })) },
+  {
+    email: Email,
+    password: Password,
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    locale: Type.Optional(Locale),
+  },
+  { additionalProperties: false },
+);
+
+/** What the signed-in user changes about themselves with PATCH /api/auth/me. */
+export const MeChangeBody = Type.Object(
+  { locale: Type.Union([Locale, Type.Null()], { description: "The language of the user's e-mails; null: English" }) },
   { additionalProperties: false },
 );
 

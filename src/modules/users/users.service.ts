@@ -21,6 +21,7 @@ import {
   wrongPassword,
 } from '../../errors.js';
 import { madeByNewId, newId } from '../../ids.js';
+import { isLocale, type Locale } from '../../locales.js';
 import type { AccountHolders } from './account-holders.js';
 import { presentUser } from './users.presenter.js';
 import type { RevokedSessionsRepository } from './revoked-sessions.repository.js';
@@ -100,7 +101,7 @@ export class UsersService {
     } = parts);
   }
 
-  async signup(input: { email: string; password: string; name?: string }) {
+  async signup(input: { email: string; password: string; name?: string; locale?: Locale }) {
     if (this.config.localAccounts === 'off') throw localAccountsOff();
     const email = normalizeEmail(input.email);
     await this.policy.check(email);
@@ -112,6 +113,7 @@ export class UsersService {
       password_hash: await this.passwords.hash(input.password),
       created_at: now,
       email_verified_at: null,
+      locale: input.locale ?? null,
       ...ACTIVE_ACCOUNT,
     };
     try {
@@ -139,7 +141,14 @@ export class UsersService {
   async me(userId: string) {
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
-    return { user: presentUser(user) };
+    return { user: { ...presentUser(user), locale: isLocale(user.locale) ? user.locale : null } };
+  }
+
+  /** Sets the language of the signed-in user's e-mails (null: English again). */
+  async setLocale(caller: UserCaller, locale: Locale | null): Promise<void> {
+    const user = await this.users.findById(caller.userId);
+    if (!user || user.deleted_at !== null) throw invalidSession();
+    await this.users.setLocale(user.id, locale);
   }
 
   /**

@@ -3,12 +3,16 @@ import { conflict, forbidden, invalidVerificationToken, notFound, tooManyRequest
 import { isUniqueViolation } from '../../db/database.js';
 import { sha256 } from '../../ids.js';
 import type { Outbox } from '../../infra/mailer.js';
+import { greeting, mailTexts } from '../../infra/mail-texts.js';
 import { presentUser } from './users.presenter.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 import type { PendingInvitations } from './users.service.js';
 
 /** A verification link is good for this long, and once: fixed, the e-mail tells the reader a day. */
 export const LINK_LIFETIME_MS = 24 * 3600 * 1000;
+/** "within 24 hours", in the mail's language. */
+const within = (t: ReturnType<typeof mailTexts>) => t('withinHours', { count: LINK_LIFETIME_MS / 3600_000 });
+
 /** Where links lead, and how often one account may ask for a new one (VERIFICATION_RESEND_SECONDS). */
 export interface VerificationLinks {
   publicUrl: string;
@@ -40,14 +44,11 @@ export class EmailVerification {
       purpose: 'verify',
     });
     const link = `${this.links.publicUrl}/verify-email?token=${secret}`;
+    const t = mailTexts(user.locale);
     this.outbox.post({
       to: user.email,
-      subject: 'Confirm your e-mail address for Maproom',
-      text:
-        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
-        `please confirm that ${user.email} is your address by opening this link within 24 hours:\n\n${link}\n\n` +
-        'Rooms you are invited to open to you once the address is confirmed.\n' +
-        'If you did not sign up for Maproom, ignore this message.\n',
+      subject: t('verify.subject'),
+      text: greeting(t, user.name) + t('verify.text', { email: user.email, link, within: within(t) }),
     });
   }
 
@@ -67,22 +68,17 @@ export class EmailVerification {
       purpose: 'change',
     });
     const link = `${this.links.publicUrl}/verify-email?token=${secret}`;
+    const t = mailTexts(user.locale);
+    const addresses = { oldEmail: user.email, newEmail: email };
     this.outbox.post({
       to: email,
-      subject: 'Confirm your new e-mail address for Maproom',
-      text:
-        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
-        `your Maproom account is to move from ${user.email} to ${email}. Open this link within 24 hours to confirm it:\n\n` +
-        `${link}\n\nIf you did not ask for this, ignore this message: nothing changes.\n`,
+      subject: t('changeConfirm.subject'),
+      text: greeting(t, user.name) + t('changeConfirm.text', { ...addresses, link, within: within(t) }),
     });
     this.outbox.post({
       to: user.email,
-      subject: 'A change of your Maproom e-mail address was asked for',
-      text:
-        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
-        `someone signed in to your Maproom account asked to change its address from ${user.email} to ${email}. ` +
-        'The change happens only once the new address confirms it.\n' +
-        'If this was not you, change your password now: the request needed it.\n',
+      subject: t('changeAsked.subject'),
+      text: greeting(t, user.name) + t('changeAsked.text', addresses),
     });
   }
 
@@ -116,13 +112,11 @@ export class EmailVerification {
       if (isUniqueViolation(error)) throw conflict('email_taken', 'Another account has this e-mail address now');
       throw error;
     }
+    const t = mailTexts(user.locale);
     this.outbox.post({
       to: user.email,
-      subject: 'Your Maproom e-mail address was changed',
-      text:
-        `Hello${user.name ? ` ${user.name}` : ''},\n\n` +
-        `your Maproom account now uses ${email} instead of this address.\n` +
-        'If this was not you, ask the administrator of this Maproom for help.\n',
+      subject: t('changed.subject'),
+      text: greeting(t, user.name) + t('changed.text', { newEmail: email }),
     });
     await this.invitations.acceptPending({ userId: user.id, email, emailVerified: true });
     return { success: true, user: presentUser({ ...user, email, email_verified_at: now }) };

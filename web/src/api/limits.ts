@@ -7,6 +7,18 @@ export const bodyLimits = {
       "maxLength": 1024
     }
   },
+  "PATCH /api/auth/me": {
+    "locale": {
+      "enum": [
+        "en",
+        "de",
+        "fr",
+        "it",
+        "es",
+        "ar"
+      ]
+    }
+  },
   "PATCH /api/rooms/{roomId}": {
     "name": {
       "minLength": 1,
@@ -359,6 +371,16 @@ export const bodyLimits = {
     },
     "name": {
       "maxLength": 100
+    },
+    "locale": {
+      "enum": [
+        "en",
+        "de",
+        "fr",
+        "it",
+        "es",
+        "ar"
+      ]
     }
   },
   "POST /api/auth/verify-email": {

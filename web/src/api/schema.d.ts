@@ -144,6 +144,11 @@ export interface paths {
                         email: string;
                         password: string;
                         name?: string;
+                        /**
+                         * @description The language of the user's e-mails: en, de, fr, it, es or ar
+                         * @enum {unknown}
+                         */
+                        locale?: "en" | "de" | "fr" | "it" | "es" | "ar";
                     };
                 };
             };
@@ -476,6 +481,8 @@ export interface paths {
                                 emailVerified: boolean;
                                 /** @description Whether the user is an instance admin (ADMIN_EMAILS or the identity provider) */
                                 admin: boolean;
+                                /** @description The language of the user's e-mails; null: English */
+                                locale: ("en" | "de" | "fr" | "it" | "es" | "ar") | null;
                             };
                         };
                     };
@@ -578,7 +585,71 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Set the language of the signed-in user's e-mails
+         * @description `locale` is one of en, de, fr, it, es, ar, or null for English (any other value is 400 validation_error). Mails to the account are written in it from then on; GET /api/auth/me tells it.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The language of the user's e-mails; null: English */
+                        locale: ("en" | "de" | "fr" | "it" | "es" | "ar") | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Language set */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/auth/verify-email": {

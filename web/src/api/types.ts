@@ -40,8 +40,9 @@ export type Invitation = Get<'/api/rooms/{roomId}/pending-invitations'>['invitat
 export type MyInvitation = Get<'/api/users/pending-invitations'>['invitations'][number];
 export type RoomToken = Get<'/api/rooms/{roomId}/api-tokens'>['tokens'][number];
 export type Job = Get<'/api/layers/jobs/{jobId}'>;
-/** The signed-in user; `admin` is known once `/api/auth/me` was read (refreshUser). */
-export type User = Omit<Get<'/api/auth/me'>['user'], 'admin'> & { admin?: boolean };
+/** The signed-in user; `admin` and `locale` are known once `/api/auth/me` was read (refreshUser). */
+export type User = Omit<Get<'/api/auth/me'>['user'], 'admin' | 'locale'> &
+  Partial<Pick<Get<'/api/auth/me'>['user'], 'admin' | 'locale'>>;
 export type AdminUser = Get<'/api/admin/users'>['users'][number];
 export type AdminRoom = Get<'/api/admin/rooms'>['rooms'][number];
 export type AdminJob = Get<'/api/admin/jobs'>['jobs'][number];
