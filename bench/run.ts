@@ -11,7 +11,8 @@
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
  *   BENCH_BULK_PG=auto     the 1,000,000-point import on PostgreSQL too: when reachable (auto), never (0), or required (1)
- *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc   run only these parts (default: all nine)
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc   run only these parts (default: all nine;
+ *                             `catalogs`, part of `web`, also runs alone)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
@@ -33,6 +34,7 @@ import { CONNECTIONS, DURATION, type Load, PIPELINING, ROUNDS, runHttpBench, WAR
 import { runOgcBench } from './ogc.js';
 import { runLiveBench } from './live-fanout.js';
 import { runWebBench } from './web.js';
+import { runCatalogsBench } from './catalogs.js';
 import { runRasterBench } from './raster.js';
 import { runS3Bench } from './s3.js';
 import { runVectorBench } from './vector.js';
@@ -128,6 +130,11 @@ async function main() {
     const exported = await runExportBench();
     rows.push(...exported.rows);
     missed.push(...exported.missed);
+  }
+  if (ONLY.has('web') || ONLY.has('catalogs')) {
+    const catalogs = await runCatalogsBench();
+    rows.push(...catalogs.rows);
+    missed.push(...catalogs.missed);
   }
   if (ONLY.has('web')) {
     const web = await runWebBench();

@@ -240,21 +240,22 @@ test("each descriptor is its domain's: <domain>/<domain>.module.ts", () => {
 
 /**
  * The web application (web/src), lowest first (docs/patterns.md, "The web application"):
- * base (store, router, the page's opening) < api (the client, its generated types, the session's credential) < ui
+ * i18n (the catalogs and `t`, which import nothing of the application) < base (store, router, the page's opening) < api (the client, its generated types, the session's credential) < ui
  * < model (RoomModel, its pure steps, the live channel, the actions per resource) < map
  * < room (the room's context, layout, map view, panels) < pages < the entries (early.ts, main.tsx).
  */
 const WEB = path.resolve(SRC, '../web/src');
 
 const WEB_MAY_IMPORT: Record<string, string[]> = {
-  base: [],
-  api: ['base'],
-  ui: ['base', 'api'],
-  model: ['base', 'api', 'ui'],
-  map: ['base', 'api', 'ui', 'model'],
-  room: ['base', 'api', 'ui', 'model', 'map'],
-  pages: ['base', 'api', 'ui', 'model', 'map', 'room'],
-  root: ['base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
+  i18n: [],
+  base: ['i18n'],
+  api: ['i18n', 'base'],
+  ui: ['i18n', 'base', 'api'],
+  model: ['i18n', 'base', 'api', 'ui'],
+  map: ['i18n', 'base', 'api', 'ui', 'model'],
+  room: ['i18n', 'base', 'api', 'ui', 'model', 'map'],
+  pages: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room'],
+  root: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
 };
 
 // The room's state outside the panels: its model, the live channel and who is present on it,

@@ -93,12 +93,15 @@ async function spawnService(
   return { child, url };
 }
 
-/** Headless Chromium with software WebGL (MapLibre draws with WebGL 2). */
+/**
+ * Headless Chromium with software WebGL (MapLibre draws with WebGL 2), in English whatever the
+ * machine's locale (the tests read the page's English words; a test of a language sets its own).
+ */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(TEST_OUTPUT, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--lang=en-US'],
   });
 }
 

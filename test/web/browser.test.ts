@@ -434,7 +434,7 @@ describe('the web application', { skip }, () => {
     const asked = ann.getByRole('form', { name: 'Coordinate reference system' });
     await asked
       .getByRole('alert')
-      .filter({ hasText: /coordinate reference system is unknown: parcels-lv95\.geojson/ })
+      .filter({ hasText: /coordinate reference system of parcels-lv95\.geojson is unknown/ })
       .waitFor({ timeout: 15_000 });
     await asked.getByLabel(/EPSG code of parcels-lv95\.geojson/).fill('2056');
     await asked.getByRole('button', { name: 'Upload with this CRS' }).click();

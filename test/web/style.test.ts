@@ -181,7 +181,7 @@ describe('style by data, legend and layer order in the web application', { skip 
     // The parcels' style form closed, so both items are in view.
     await styler.getByTestId('layer').filter({ hasText: 'parcels' }).getByText('Style', { exact: true }).click();
     const from = (await styler.getByText('2 Polygon features').boundingBox())!;
-    const to = (await styler.getByText('1 Polygon features').boundingBox())!;
+    const to = (await styler.getByText('1 Polygon feature').boundingBox())!;
     await styler.mouse.move(from.x + 20, from.y + from.height / 2);
     await styler.mouse.down();
     await styler.mouse.move(from.x + 30, from.y, { steps: 3 });

@@ -1,8 +1,34 @@
+import { type Language, language } from '../i18n/index.js';
 import { session } from '../session';
 import { api, ok, onRefusal } from './client';
 import type { RoomSummary } from './types';
 
-/** The requests of the account page (pages/account-page.tsx): the signed-in person's own account. */
+/**
+ * The requests of the account page (pages/account-page.tsx): the signed-in person's own account;
+ * and its making: sign-up, and the language its e-mails are written in.
+ */
+
+/**
+ * Creates an account (and a session: the answer's token and user): its e-mails are written in
+ * the language the page speaks.
+ */
+export function signUp(email: string, password: string, name?: string) {
+  return ok(api.POST('/api/auth/signup', { body: { email, password, ...(name && { name }), locale: language() } }));
+}
+
+/**
+ * Saves the language of the signed-in person's e-mails to their account (nothing when no one is
+ * signed in, or the session lapsed), with the session as it is now: a refused session is a
+ * failure here, never a wait for the person to sign in again, since the page reloads after it
+ * (i18n chooseLanguage).
+ */
+export async function saveLocale(locale: Language): Promise<void> {
+  const { token, lapsed } = session.get();
+  if (!token || lapsed) return;
+  await ok(
+    api.PATCH('/api/auth/me', { body: { locale }, headers: { Authorization: `Bearer ${token}` }, keepalive: true }),
+  );
+}
 
 /** Changes the password; the service ends the account's other sessions and keeps this one. */
 export async function changePassword(currentPassword: string, newPassword: string) {

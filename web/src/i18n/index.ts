@@ -1,5 +1,4 @@
 import i18next from 'i18next';
-import LanguageDetector from 'i18next-browser-languagedetector';
 import en from './locales/en.js';
 
 /** The languages the application speaks, each named in itself (as a person looks for it). */
@@ -17,7 +16,7 @@ export type Language = keyof typeof LANGUAGES;
 export const LANGUAGE_KEY = 'maproom.language';
 
 /** English comes with the application; another language is fetched (one chunk) when chosen. */
-const CATALOGS: Record<Exclude<Language, 'en'>, () => Promise<{ default: typeof en }>> = {
+const CATALOGS: Record<Exclude<Language, 'en'>, () => Promise<{ default: Record<string, object> }>> = {
   de: () => import('./locales/de.js'),
   fr: () => import('./locales/fr.js'),
   it: () => import('./locales/it.js'),
@@ -53,13 +52,10 @@ export function language(): Language {
  * English), fetches its catalog, and sets the document's language and direction.
  */
 export async function startLanguage(): Promise<void> {
-  const detector = new LanguageDetector(i18next.services, {
-    order: ['localStorage', 'navigator'],
-    lookupLocalStorage: LANGUAGE_KEY,
-    caches: [],
-  });
-  const found = [detector.detect()].flat().filter((l): l is string => typeof l === 'string');
-  const chosen = found.map((l) => l.split('-')[0]!).find((l): l is Language => l in LANGUAGES) ?? 'en';
+  const chosen =
+    [localStorage.getItem(LANGUAGE_KEY), ...navigator.languages]
+      .map((tag) => tag?.split('-')[0])
+      .find((l): l is Language => !!l && Object.hasOwn(LANGUAGES, l)) ?? 'en';
   if (chosen !== 'en') {
     const catalog = (await CATALOGS[chosen]()).default;
     for (const [ns, messages] of Object.entries(catalog)) i18next.addResourceBundle(chosen, ns, messages);
@@ -69,9 +65,22 @@ export async function startLanguage(): Promise<void> {
   document.documentElement.dir = i18next.dir(chosen);
 }
 
-/** Remembers the language chosen in this browser and shows the page again in it. */
-export function chooseLanguage(chosen: Language): void {
+/**
+ * Remembers the language chosen in this browser and shows the page again in it. A signed-in
+ * person's account keeps it first, for the e-mails the service writes to them, through
+ * `saveToAccount` (api/account.ts `saveLocale`, given by the picker: the account's requests sit
+ * above the catalogs); a save that fails does not stop the reload.
+ */
+export async function chooseLanguage(
+  chosen: Language,
+  saveToAccount?: (chosen: Language) => Promise<void>,
+): Promise<void> {
   localStorage.setItem(LANGUAGE_KEY, chosen);
+  try {
+    await saveToAccount?.(chosen);
+  } catch {
+    // Not saved (offline, refused, the session ended): this browser speaks the language anyway.
+  }
   location.reload();
 }
 

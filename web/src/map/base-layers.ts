@@ -1,4 +1,5 @@
 import type { StyleSpecification } from 'maplibre-gl';
+import { t } from '../i18n/index.js';
 
 export interface BaseLayer {
   id: string;
@@ -13,7 +14,29 @@ export interface BaseLayer {
 export function baseLayers(): BaseLayer[] {
   const element = document.getElementById('maproom-config');
   const config = element ? (JSON.parse(element.textContent ?? '{}') as { baseLayers?: BaseLayer[] }) : {};
-  return config.baseLayers?.length ? config.baseLayers : [{ id: 'blank', name: 'Blank', tiles: null, attribution: '' }];
+  return config.baseLayers?.length
+    ? config.baseLayers.map((layer) => ({ ...layer, name: builtinName(layer.id) ?? layer.name }))
+    : [{ id: 'blank', name: t('room:baseMap.blank'), tiles: null, attribution: '' }];
+}
+
+/** The page's own words for the base layers the service names in English (proper names stay). */
+function builtinName(id: string): string | undefined {
+  switch (id) {
+    case 'offline':
+      return t('room:baseMap.offline');
+    case 'blank':
+      return t('room:baseMap.blank');
+    case 'own':
+      return t('room:baseMap.own');
+    case 'carto':
+      return t('room:baseMap.cartoLight');
+    case 'satellite':
+      return t('room:baseMap.satellite');
+    case 'swisstopo':
+      return t('room:baseMap.swisstopo');
+    default:
+      return undefined;
+  }
 }
 
 /** The base layer to show for a room's or slide's choice: that one when offered, else the first. */

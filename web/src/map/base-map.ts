@@ -2,6 +2,7 @@ import type { GeoJSONSource, IControl, Map as MapLibreMap } from 'maplibre-gl';
 import { feature, mesh } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import { type BaseLayer, baseLayerFor, baseLayers } from './base-layers';
+import { t } from '../i18n/index.js';
 
 /** The ids of the map's own base layers and sources: everything else is the room's content. */
 const BASE_IDS = ['base', 'base-land', 'base-coast', 'base-borders'];
@@ -39,7 +40,7 @@ function probe(tiles: string): Promise<boolean> {
 function loadOffline(url: string) {
   offlineData ??= fetch(url)
     .then((response) => {
-      if (!response.ok) throw new Error(`The offline base map answered ${response.status}`);
+      if (!response.ok) throw new Error(t('room:baseMap.answered', { status: response.status }));
       return response.json() as Promise<Topology>;
     })
     .then((topology) => {
@@ -146,7 +147,7 @@ export class BaseMap {
         const box = document.createElement('div');
         box.className = 'maplibregl-ctrl maplibregl-ctrl-group base-map-menu';
         const select = document.createElement('select');
-        select.setAttribute('aria-label', 'Base map');
+        select.setAttribute('aria-label', t('room:baseMap.label'));
         for (const layer of baseLayers()) select.append(new Option(layer.name, layer.id));
         select.addEventListener('change', () => {
           this.picked = select.value;
@@ -166,7 +167,7 @@ export class BaseMap {
     if (layer.tiles && (dead.has(layer.tiles) || !(await probe(layer.tiles)))) {
       if (generation !== this.generation) return;
       dead.add(layer.tiles);
-      this.showNotice(`${layer.name} does not answer: showing the offline base map.`);
+      this.showNotice(t('room:baseMap.noAnswer', { name: layer.name }));
       return this.apply(baseLayers().find((l) => l.vector) ?? baseLayerFor('blank'));
     }
     if (generation !== this.generation) return;
@@ -236,7 +237,7 @@ export class BaseMap {
             (map.getSource('base-offline') as GeoJSONSource | undefined)?.setData(land);
             (map.getSource('base') as GeoJSONSource | undefined)?.setData(borders);
           },
-          () => this.showNotice('The offline base map could not be loaded.'),
+          () => this.showNotice(t('room:baseMap.notLoaded')),
         );
     }
     map.getContainer().dataset.baseMap = layer.id;
@@ -275,7 +276,7 @@ export class BaseMap {
     this.notice.replaceChildren(text, ' ');
     const close = document.createElement('button');
     close.type = 'button';
-    close.textContent = 'Dismiss';
+    close.textContent = t('room:baseMap.dismiss');
     close.addEventListener('click', () => this.hideNotice());
     this.notice.append(close);
   }

@@ -1,7 +1,36 @@
-import { Map as MapLibreMap, NavigationControl, ScaleControl, type StyleSpecification } from 'maplibre-gl';
+import {
+  AttributionControl,
+  type ControlPosition,
+  Map as MapLibreMap,
+  NavigationControl,
+  ScaleControl,
+  type StyleSpecification,
+} from 'maplibre-gl';
 import { authHeaders } from '../api/client';
 import { baseStyle } from './base-layers';
 import { BaseMap } from './base-map';
+import { t } from '../i18n/index.js';
+
+/** MapLibre's own words (its controls' titles, the scale's units), in the page's language. */
+const mapLibreLocale = (): Record<string, string> => ({
+  'AttributionControl.ToggleAttribution': t('room:mapLibre.toggleAttribution'),
+  'AttributionControl.MapFeedback': t('room:mapLibre.mapFeedback'),
+  'FullscreenControl.Enter': t('room:mapLibre.enterFullscreen'),
+  'FullscreenControl.Exit': t('room:mapLibre.exitFullscreen'),
+  'GeolocateControl.FindMyLocation': t('room:mapLibre.findMyLocation'),
+  'GeolocateControl.LocationNotAvailable': t('room:mapLibre.locationNotAvailable'),
+  'Map.Title': t('room:mapLibre.map'),
+  'Marker.Title': t('room:mapLibre.marker'),
+  'NavigationControl.ResetBearing': t('room:mapLibre.resetBearing'),
+  'NavigationControl.ZoomIn': t('room:mapLibre.zoomIn'),
+  'NavigationControl.ZoomOut': t('room:mapLibre.zoomOut'),
+  'Popup.Close': t('room:mapLibre.closePopup'),
+  'ScaleControl.Feet': t('room:mapLibre.feet'),
+  'ScaleControl.Meters': t('room:mapLibre.metres'),
+  'ScaleControl.Kilometers': t('room:mapLibre.kilometres'),
+  'ScaleControl.Miles': t('room:mapLibre.miles'),
+  'ScaleControl.NauticalMiles': t('room:mapLibre.nauticalMiles'),
+});
 
 const baseMaps = new WeakMap<MapLibreMap, BaseMap>();
 
@@ -33,16 +62,18 @@ export function createMap(
     zoom: view.zoom,
     bearing: view.bearing ?? 0,
     pitch: view.pitch ?? 0,
-    attributionControl: { compact: true },
+    attributionControl: false,
+    locale: mapLibreLocale(),
     // The credential goes only to this service, never to a tile server.
     transformRequest: (url: string) =>
       new URL(url, location.href).origin === location.origin ? { url, headers: authHeaders() } : { url },
   });
-  map.addControl(new NavigationControl(), 'top-right');
-  map.addControl(new ScaleControl(), 'bottom-left');
+  map.addControl(new NavigationControl(), corner('top-right'));
+  map.addControl(new ScaleControl(), corner('bottom-left'));
+  map.addControl(new AttributionControl({ compact: true }), corner('bottom-right'));
   const baseMap = new BaseMap(map);
   baseMaps.set(map, baseMap);
-  map.addControl(baseMap.control(), 'top-right');
+  map.addControl(baseMap.control(), corner('top-right'));
   baseMap.show(baseLayerId, theme);
   map.once('remove', () => baseMap.remove());
   return map;
@@ -82,4 +113,13 @@ export function viewOf(map: MapLibreMap): View {
     bearing: round(map.getBearing(), 1),
     pitch: round(map.getPitch(), 1),
   };
+}
+
+/**
+ * A corner of the map for its controls, mirrored in a language written right to left: the map
+ * itself is not mirrored, but what sits on it follows the panels to the other side.
+ */
+export function corner(position: ControlPosition): ControlPosition {
+  if (document.documentElement.dir !== 'rtl') return position;
+  return position.replace(/left|right/, (side) => (side === 'left' ? 'right' : 'left')) as ControlPosition;
 }

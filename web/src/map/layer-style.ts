@@ -1,5 +1,6 @@
 // `.js`: test/web/layer-style.test.ts imports this file, type-checked under NodeNext.
 import type { Layer } from '../api/types.js';
+import { t } from '../i18n/index.js';
 
 /** A vector layer's style as stored; its data-driven rule, when it has one. */
 export type LayerStyle = Layer['style'];
@@ -128,7 +129,7 @@ export function legendEntries(style: LayerStyle): { label: string; color: string
   if (rule.type === 'categories')
     return [
       ...rule.categories.map((c) => ({ label: c.value, color: `#${c.color}` })),
-      { label: 'other', color: `#${rule.otherColor}` },
+      { label: t('room:legend.other'), color: `#${rule.otherColor}` },
     ];
   const fmt = (n: number) => String(Number(n.toPrecision(4)));
   return rule.colors.map((color, i) => ({

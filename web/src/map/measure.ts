@@ -1,5 +1,6 @@
 import turfArea from '@turf/area';
 import turfLength from '@turf/length';
+import { formatNumber, t } from '../i18n/index.js';
 
 /** A shape's geodesic size: length of a line, area and perimeter of a polygon; a point has none. */
 export interface Measure {
@@ -29,33 +30,41 @@ const SQUARE_METRES_PER_ACRE = 4046.8564224;
 const SQUARE_METRES_PER_SQUARE_MILE = METRES_PER_MILE ** 2;
 
 const number = (value: number, digits: number) =>
-  value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  formatNumber(value, { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** Three significant digits, at most two decimals. */
 const digitsFor = (value: number) => (value >= 100 ? 0 : value >= 10 ? 1 : 2);
 const round = (value: number) => number(value, digitsFor(value));
 
 /** A length in metric and imperial units: `850 m (2,789 ft)`, `12.3 km (7.64 mi)`. */
 export function formatLength(metres: number): string {
-  const metric = metres < 1000 ? `${number(metres, metres < 10 ? 1 : 0)} m` : `${round(metres / 1000)} km`;
+  const metric =
+    metres < 1000
+      ? t('room:measure.m', { value: number(metres, metres < 10 ? 1 : 0) })
+      : t('room:measure.km', { value: round(metres / 1000) });
   const imperial =
-    metres < METRES_PER_MILE / 4 ? `${number(metres * FEET_PER_METRE, 0)} ft` : `${round(metres / METRES_PER_MILE)} mi`;
-  return `${metric} (${imperial})`;
+    metres < METRES_PER_MILE / 4
+      ? t('room:measure.ft', { value: number(metres * FEET_PER_METRE, 0) })
+      : t('room:measure.mi', { value: round(metres / METRES_PER_MILE) });
+  return t('room:measure.both', { metric, imperial });
 }
 
 /** An area in metric and imperial units: `5,000 m² (1.24 ac)`, `1.24 km² (0.48 mi²)`. */
 export function formatArea(squareMetres: number): string {
-  const metric = squareMetres < 100_000 ? `${number(squareMetres, 0)} m²` : `${round(squareMetres / 1_000_000)} km²`;
+  const metric =
+    squareMetres < 100_000
+      ? t('room:measure.m2', { value: number(squareMetres, 0) })
+      : t('room:measure.km2', { value: round(squareMetres / 1_000_000) });
   const imperial =
     squareMetres < SQUARE_METRES_PER_SQUARE_MILE / 4
-      ? `${round(squareMetres / SQUARE_METRES_PER_ACRE)} ac`
-      : `${round(squareMetres / SQUARE_METRES_PER_SQUARE_MILE)} mi²`;
-  return `${metric} (${imperial})`;
+      ? t('room:measure.ac', { value: round(squareMetres / SQUARE_METRES_PER_ACRE) })
+      : t('room:measure.mi2', { value: round(squareMetres / SQUARE_METRES_PER_SQUARE_MILE) });
+  return t('room:measure.both', { metric, imperial });
 }
 
 /** The measure of a shape as words: `Length 1.2 km (0.75 mi)` or `Area … · perimeter …`; empty for a point. */
 export function describeMeasure(geometry: GeoJSON.Geometry): string {
   const { length, area } = measureOf(geometry);
-  if (area !== null) return `Area ${formatArea(area)} · perimeter ${formatLength(length ?? 0)}`;
-  if (length !== null) return `Length ${formatLength(length)}`;
+  if (area !== null) return t('room:measure.area', { area: formatArea(area), perimeter: formatLength(length ?? 0) });
+  if (length !== null) return t('room:measure.length', { length: formatLength(length) });
   return '';
 }

@@ -9,6 +9,8 @@ import { InlineError, useInlineError } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
 import { PasswordField } from './password-field';
 import { EmailField } from '../ui/fields';
+import { LanguagePicker } from '../ui/language-picker';
+import { t } from '../i18n/index.js';
 
 /** /account: the signed-in person's password, address, and the deletion of the account. */
 export function AccountPage() {
@@ -17,14 +19,13 @@ export function AccountPage() {
   if (deleted)
     return (
       <main class="page narrow">
-        <h1>Account deleted</h1>
+        <h1>{t('auth:account.deletedTitle')}</h1>
         <p role="status" class="note">
-          The account of {deleted} is deleted and you are signed out on every device. What you wrote in rooms keeps your
-          name, marked as a deleted account.
+          {t('auth:account.deletedNote', { email: deleted })}
         </p>
         <p>
           <a href="/" onClick={linkClick}>
-            Go to the start page
+            {t('auth:account.goToStart')}
           </a>
         </p>
       </main>
@@ -32,23 +33,25 @@ export function AccountPage() {
   if (!user)
     return (
       <main class="page narrow">
-        <h1>Your account</h1>
-        <p>Log in to change your password or address, or to delete your account.</p>
+        <h1>{t('auth:account.title')}</h1>
+        <p>{t('auth:account.logInLead')}</p>
         <AuthForm />
+        <LanguagePicker />
       </main>
     );
   return (
     <main class="page narrow account">
       <header class="topbar">
-        <h1>Your account</h1>
+        <h1>{t('auth:account.title')}</h1>
         <a href="/" onClick={linkClick}>
-          Your rooms
+          {t('auth:account.yourRooms')}
         </a>
       </header>
       <p>
-        Signed in as <strong>{user.email}</strong>
-        {user.name ? ` (${user.name})` : ''}.
+        {t('auth:account.signedInAs')} <strong>{user.email}</strong>
+        {user.name ? <> {t('auth:account.signedInName', { name: user.name })}</> : t('auth:account.signedInEnd')}
       </p>
+      <LanguagePicker />
       <ChangePassword />
       <ChangeEmail user={user} />
       <DeleteAccount user={user} onDeleted={() => setDeleted(user.email)} />
@@ -71,17 +74,17 @@ function ChangePassword() {
   };
   return (
     <section aria-labelledby="change-password">
-      <h2 id="change-password">Change your password</h2>
-      <form class="form" onSubmit={submit} aria-label="Change your password">
-        <PasswordField label="Current password" value={current} onInput={setCurrent} />
-        <PasswordField label="New password" value={next} onInput={setNext} fresh />
+      <h2 id="change-password">{t('auth:account.password.title')}</h2>
+      <form class="form" onSubmit={submit} aria-label={t('auth:account.password.title')}>
+        <PasswordField label={t('auth:account.password.current')} value={current} onInput={setCurrent} />
+        <PasswordField label={t('auth:account.password.new')} value={next} onInput={setNext} fresh />
         <InlineError message={error} />
         {done && (
           <p role="status" class="note">
-            Your password is changed. Your other sessions have ended; this one goes on.
+            {t('auth:account.password.done')}
           </p>
         )}
-        <button type="submit">Change password</button>
+        <button type="submit">{t('auth:account.password.submit')}</button>
       </form>
     </section>
   );
@@ -102,18 +105,17 @@ function ChangeEmail({ user }: { user: User }) {
   };
   return (
     <section aria-labelledby="change-email">
-      <h2 id="change-email">Change your e-mail address</h2>
-      <form class="form" onSubmit={submit} aria-label="Change your e-mail address">
-        <EmailField label="New e-mail address" value={email} onInput={setEmail} />
-        <PasswordField label="Password" value={password} onInput={setPassword} />
+      <h2 id="change-email">{t('auth:account.email.title')}</h2>
+      <form class="form" onSubmit={submit} aria-label={t('auth:account.email.title')}>
+        <EmailField label={t('auth:account.email.new')} value={email} onInput={setEmail} />
+        <PasswordField label={t('auth:fields.password')} value={password} onInput={setPassword} />
         <InlineError message={error} />
         {sentTo && (
           <p role="status" class="note">
-            Check {sentTo} for a link: your address changes when you follow it. Until then you sign in with {user.email}
-            .
+            {t('auth:account.email.sent', { address: sentTo, email: user.email })}
           </p>
         )}
-        <button type="submit">Change e-mail address</button>
+        <button type="submit">{t('auth:account.email.submit')}</button>
       </form>
     </section>
   );
@@ -130,27 +132,29 @@ function DeleteAccount({ user, onDeleted }: { user: User; onDeleted: () => void 
   const submit = async (event: Event) => {
     event.preventDefault();
     setRefused('');
-    if (!(await confirmInPage(`Delete the account of ${user.email} for good?`, 'Delete my account'))) return;
+    const confirmed = await confirmInPage(
+      t('auth:account.delete.confirm', { email: user.email }),
+      t('auth:account.delete.submit'),
+    );
+    if (!confirmed) return;
     const outcome = await attempt(() => deleteAccount(password));
     if (!outcome) return;
     if (outcome.deleted) return onDeleted();
     setOwned(outcome.rooms);
-    setRefused(`Your account is not deleted: you still own ${outcome.rooms.length === 1 ? 'a room' : 'rooms'}.`);
+    setRefused(t('auth:account.delete.refused', { count: outcome.rooms.length }));
   };
   return (
     <section aria-labelledby="delete-account" class="danger-zone">
-      <h2 id="delete-account">Delete your account</h2>
+      <h2 id="delete-account">{t('auth:account.delete.title')}</h2>
       {owned && owned.length > 0 && <OwnedRooms rooms={owned} />}
-      <form class="form" onSubmit={submit} aria-label="Delete your account">
-        <p>
-          Your sign-in ends on every device. What you wrote in rooms stays, under your name marked as a deleted account.
-        </p>
-        <PasswordField label="Password to confirm" value={password} onInput={setPassword} optional />
-        <p class="muted">Signed in through your organisation? Leave it empty: a recent sign-in confirms it.</p>
+      <form class="form" onSubmit={submit} aria-label={t('auth:account.delete.title')}>
+        <p>{t('auth:account.delete.lead')}</p>
+        <PasswordField label={t('auth:account.delete.password')} value={password} onInput={setPassword} optional />
+        <p class="muted">{t('auth:account.delete.organisation')}</p>
         <InlineError message={error || refused} />
         {/* Not disabled while rooms are listed: the service decides, and a room handed over meanwhile counts. */}
         <button type="submit" class="danger">
-          Delete my account
+          {t('auth:account.delete.submit')}
         </button>
       </form>
     </section>
@@ -161,16 +165,13 @@ function DeleteAccount({ user, onDeleted }: { user: User; onDeleted: () => void 
 function OwnedRooms({ rooms }: { rooms: Owned }) {
   return (
     <div class="note" data-testid="owned-rooms">
-      <p>
-        You own {rooms.length === 1 ? 'this room. Hand it' : `these ${rooms.length} rooms. Hand each`} to another member
-        (Make owner, in its members) or delete it; then your account can be deleted.
-      </p>
+      <p>{t('auth:account.owned.lead', { count: rooms.length })}</p>
       <ul class="list">
         {rooms.map((r) => (
           <li key={r.roomId}>
             <span>{r.name ?? r.roomId}</span>
             <a href={`/r/${r.roomId}?tab=settings`} onClick={linkClick}>
-              Hand over or delete
+              {t('auth:account.owned.handOver')}
             </a>
           </li>
         ))}

@@ -3,6 +3,21 @@ import { api, ok } from '../api/client';
 import type { MyInvitation } from '../api/types';
 import { session } from '../session';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { t } from '../i18n/index.js';
+
+/** A role in a room, in words (the service's role names; another, unknown here, as it is). */
+export function roleName(role: string): string {
+  switch (role) {
+    case 'owner':
+      return t('auth:role.owner');
+    case 'editor':
+      return t('auth:role.editor');
+    case 'viewer':
+      return t('auth:role.viewer');
+    default:
+      return role;
+  }
+}
 
 /** Reads the signed-in user again (the address may have been confirmed in another tab since sign-in). */
 export async function refreshUser() {
@@ -24,7 +39,7 @@ export async function myInvitationTo(roomId: string): Promise<MyInvitation | und
  */
 export function ConfirmAddress({ email, invitedTo }: { email: string; invitedTo?: MyInvitation }) {
   const { error, attempt } = useInlineError({
-    409: 'Your address is already confirmed: reload the page to accept your invitations.',
+    409: t('auth:confirm.alreadyConfirmed'),
   });
   const [sent, setSent] = useState(false);
   const resend = async () => {
@@ -33,20 +48,23 @@ export function ConfirmAddress({ email, invitedTo }: { email: string; invitedTo?
   };
   return (
     <section class="note" aria-labelledby="confirm-address" data-testid="confirm-address">
-      <h2 id="confirm-address">Confirm your e-mail address</h2>
+      <h2 id="confirm-address">{t('auth:confirm.title')}</h2>
       {invitedTo && (
         <p>
-          You are invited to {invitedTo.roomName ?? invitedTo.roomId} as {invitedTo.role}.
+          {t('auth:confirm.invitedTo', {
+            room: invitedTo.roomName ?? invitedTo.roomId,
+            role: roleName(invitedTo.role),
+          })}
         </p>
       )}
       <p>
-        Confirm your e-mail address first; we sent a link to <strong>{email}</strong>. Your invitations open as soon as
-        you follow it.
+        {t('auth:confirm.leadBefore')} <strong>{email}</strong>
+        {t('auth:confirm.leadAfter')}
       </p>
       <button type="button" onClick={resend}>
-        Resend the confirmation e-mail
+        {t('auth:confirm.resend')}
       </button>
-      {sent && <p role="status">A new link is on its way to {email}.</p>}
+      {sent && <p role="status">{t('auth:confirm.sent', { email })}</p>}
       <InlineError message={error} />
     </section>
   );
@@ -63,11 +81,11 @@ export function RoomInvitation({ invitation, onAccepted }: { invitation: MyInvit
   };
   return (
     <section aria-labelledby="invitation">
-      <h2 id="invitation">You are invited</h2>
+      <h2 id="invitation">{t('auth:invitation.title')}</h2>
       <p>
-        You are invited to this room as {invitation.role}.{' '}
+        {t('auth:invitation.lead', { role: roleName(invitation.role) })}{' '}
         <button type="button" onClick={accept}>
-          Accept the invitation
+          {t('auth:invitation.accept')}
         </button>
       </p>
       <InlineError message={error} />

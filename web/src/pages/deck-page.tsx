@@ -12,8 +12,8 @@ import { navigate } from '../router';
 import { DeckPlayer } from '../room/deck-player';
 import { browserClock } from '../ui/after-frame';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { t } from '../i18n/index.js';
 
-const NOT_PUBLIC = 'This presentation is not public, or does not exist.';
 const WORLD = { lat: 20, lng: 0, zoom: 1.5 };
 
 /** /p/:roomId: the published presentation, for anyone (even when the room itself is private). */
@@ -21,7 +21,8 @@ export function DeckPage({ roomId }: { roomId: string }) {
   // Presented from the room (its Slides panel): End goes back there.
   const [fromRoom] = useState(() => new URLSearchParams(location.search).get('from') === 'room');
   const [deck, setDeck] = useState<Deck | null>(null);
-  const { error, attempt } = useInlineError({ 401: NOT_PUBLIC, 403: NOT_PUBLIC, 404: NOT_PUBLIC });
+  const notPublic = t('auth:deckPage.notPublic');
+  const { error, attempt } = useInlineError({ 401: notPublic, 403: notPublic, 404: notPublic });
   const [shown, setShown] = useState<{ map: MapLibreMap; content: DeckContent } | null>(null);
   const container = useRef<HTMLDivElement>(null);
   const preview = useRef<HTMLDivElement>(null);
@@ -100,14 +101,14 @@ export function DeckPage({ roomId }: { roomId: string }) {
     <>
       {error && (
         <main class="page narrow">
-          <h1>Presentation</h1>
+          <h1>{t('auth:deckPage.title')}</h1>
           <InlineError message={error} />
         </main>
       )}
       <div class="deck-page" hidden={!!error}>
-        <div ref={container} class="map" role="application" aria-label="Presentation map" data-testid="map" />
+        <div ref={container} class="map" role="application" aria-label={t('auth:deckPage.map')} data-testid="map" />
         <div ref={preview} class="slide-preview" aria-hidden="true" />
-        {!deck && <p class="deck-caption">Loading the presentation…</p>}
+        {!deck && <p class="deck-caption">{t('auth:deckPage.loading')}</p>}
         {deck && shown && (
           <DeckPlayer
             map={shown.map}

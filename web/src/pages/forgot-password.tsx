@@ -3,9 +3,7 @@ import { api, ok } from '../api/client';
 import { linkClick } from '../router';
 import { InlineError, useInlineSubmit } from '../ui/inline-error';
 import { EmailField } from '../ui/fields';
-
-/** The same words whatever the address: the page tells nobody whether an account has it. */
-const SENT = 'If an account exists for that address, a link is on its way. It works once, for 30 minutes.';
+import { t } from '../i18n/index.js';
 
 /** Asks for a link to set a new password (POST /api/auth/password-reset), for any address. */
 export function ForgotPasswordForm({ lead }: { lead?: string }) {
@@ -21,17 +19,18 @@ export function ForgotPasswordForm({ lead }: { lead?: string }) {
     if (sent) setSentTo(address);
   };
   return (
-    <form class="form" onSubmit={ask} aria-label="Ask for a password reset link">
+    <form class="form" onSubmit={ask} aria-label={t('auth:forgot.form')}>
       {lead && <p>{lead}</p>}
-      <EmailField label="E-mail" value={email} onInput={setEmail} />
+      <EmailField label={t('auth:fields.email')} value={email} onInput={setEmail} />
       <InlineError message={error} />
       {sentTo && (
+        // The same words whatever the address: the page tells nobody whether an account has it.
         <p role="status" class="note">
-          {SENT}
+          {t('auth:forgot.sent')}
         </p>
       )}
       <button type="submit" disabled={busy}>
-        {sentTo ? 'Send another link' : 'Send me a link'}
+        {sentTo ? t('auth:forgot.sendAnother') : t('auth:forgot.sendMe')}
       </button>
     </form>
   );
@@ -41,8 +40,8 @@ export function ForgotPasswordForm({ lead }: { lead?: string }) {
 export function ForgotPasswordPage() {
   return (
     <main class="page narrow">
-      <h1>Forgot your password?</h1>
-      <ForgotPasswordForm lead="Give the address you sign in with: we e-mail it a link to choose a new password." />
+      <h1>{t('auth:forgot.title')}</h1>
+      <ForgotPasswordForm lead={t('auth:forgot.lead')} />
       <BackToLogIn />
     </main>
   );
@@ -53,7 +52,7 @@ export function BackToLogIn() {
   return (
     <p>
       <a href="/" onClick={linkClick}>
-        Back to log in
+        {t('auth:forgot.back')}
       </a>
     </p>
   );
@@ -64,7 +63,7 @@ export function ForgotPasswordLink() {
   return (
     <p class="forgot-password">
       <a href="/forgot-password" onClick={linkClick}>
-        Forgot password?
+        {t('auth:forgot.link')}
       </a>
     </p>
   );

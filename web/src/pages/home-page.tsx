@@ -9,6 +9,9 @@ import { inputLimits, paramInputLimits } from '../ui/limits';
 import { SignIn } from './sign-in';
 import { ConfirmAddress, refreshUser } from './confirm-address';
 import { TextField } from '../ui/fields';
+import { LanguagePicker } from '../ui/language-picker';
+import { t } from '../i18n/index.js';
+import { roleName } from './confirm-address';
 
 /** Signed out: log in or sign up. Signed in: your rooms, your invitations, a new room. */
 export function HomePage() {
@@ -16,14 +19,17 @@ export function HomePage() {
   if (!user) {
     return (
       <main class="page narrow">
-        <h1>Maproom</h1>
-        <p>Shared maps for teams: markers, layers, rasters, drawings, comments and slides, live.</p>
+        <h1>{t('auth:home.title')}</h1>
+        <p>{t('auth:home.tagline')}</p>
         {expired && (
           <p role="alert" class="error">
-            Your session has ended. Please log in again.
+            {t('auth:home.expired')}
           </p>
         )}
         <SignIn />
+        <footer>
+          <LanguagePicker />
+        </footer>
       </main>
     );
   }
@@ -52,20 +58,20 @@ function Rooms() {
   return (
     <main class="page">
       <header class="topbar">
-        <h1>Your rooms</h1>
+        <h1>{t('auth:home.yourRooms')}</h1>
         <span>
-          <a href="/account" onClick={linkClick} title="Your account: password, address, deletion">
+          <a href="/account" onClick={linkClick} title={t('auth:home.accountLink')}>
             {user!.email}
           </a>{' '}
           {user!.admin && (
             <>
               <a href="/admin" onClick={linkClick}>
-                Admin
+                {t('auth:home.admin')}
               </a>{' '}
             </>
           )}
           <button type="button" onClick={() => void logOut()}>
-            Log out
+            {t('auth:home.logOut')}
           </button>
         </span>
       </header>
@@ -73,19 +79,17 @@ function Rooms() {
       <InlineError message={error} />
       {invitations.length > 0 && (
         <section aria-labelledby="invitations">
-          <h2 id="invitations">Invitations</h2>
+          <h2 id="invitations">{t('auth:home.invitations')}</h2>
           <ul class="list">
             {invitations.map((i) => (
               <li key={i.roomId}>
-                <span>
-                  {i.roomName ?? i.roomId} as {i.role}
-                </span>
+                <span>{t('auth:home.invitation', { room: i.roomName ?? i.roomId, role: roleName(i.role) })}</span>
                 {user!.emailVerified ? (
                   <button type="button" onClick={() => accept(i.roomId)}>
-                    Accept
+                    {t('auth:home.accept')}
                   </button>
                 ) : (
-                  <span class="muted">Opens once your address is confirmed</span>
+                  <span class="muted">{t('auth:home.waitsForAddress')}</span>
                 )}
               </li>
             ))}
@@ -93,11 +97,11 @@ function Rooms() {
         </section>
       )}
       <section aria-labelledby="rooms">
-        <h2 id="rooms">Rooms</h2>
+        <h2 id="rooms">{t('auth:home.rooms')}</h2>
         {rooms === null ? (
-          <p>Loading…</p>
+          <p>{t('common:loading')}</p>
         ) : rooms.length === 0 ? (
-          <p>No rooms yet: create one below.</p>
+          <p>{t('auth:home.noRooms')}</p>
         ) : (
           <ul class="list" data-testid="rooms">
             {rooms.map((r) => (
@@ -106,8 +110,7 @@ function Rooms() {
                   {r.name ?? r.roomId}
                 </a>
                 <span class="muted">
-                  {r.role}
-                  {r.isPublic ? ', public' : ''}
+                  {r.isPublic ? t('auth:home.publicRole', { role: roleName(r.role) }) : roleName(r.role)}
                 </span>
               </li>
             ))}
@@ -115,6 +118,9 @@ function Rooms() {
         )}
       </section>
       <CreateRoom />
+      <footer>
+        <LanguagePicker />
+      </footer>
     </main>
   );
 }
@@ -136,25 +142,25 @@ function CreateRoom() {
       const answer = await ok(
         api.POST('/api/rooms/{roomId}', { params: { path: { roomId } }, body: { name: name.trim() || undefined } }),
       );
-      if (!answer.isNewRoom) throw new Error(`The room ${roomId} already exists: choose another id.`);
+      if (!answer.isNewRoom) throw new Error(t('auth:home.newRoom.exists', { roomId }));
       return roomId;
     });
     if (created) navigate(`/r/${created}`);
   };
   return (
     <section aria-labelledby="new-room">
-      <h2 id="new-room">New room</h2>
+      <h2 id="new-room">{t('auth:home.newRoom.title')}</h2>
       <form onSubmit={submit} class="form">
-        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
+        <TextField label={t('auth:home.newRoom.name')} value={name} onInput={setName} {...NAME} required />
         <TextField
-          label="Room id (10 characters: letters, digits, _ or -)"
+          label={t('auth:home.newRoom.roomId')}
           value={roomId}
           onInput={setRoomId}
           {...paramInputLimits('roomId')}
           required
         />
         <InlineError message={error} />
-        <button type="submit">Create room</button>
+        <button type="submit">{t('auth:home.newRoom.submit')}</button>
       </form>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import { inputLimits } from '../ui/limits';
+import { language, t } from '../i18n/index.js';
 
 /**
  * A password input with a Show/Hide button: a new password is typed once, and the person can
@@ -32,6 +33,8 @@ export function PasswordField({
       ? inputLimits('POST /api/auth/password-reset/confirm', 'password')
       : inputLimits('POST /api/auth/password', 'currentPassword')),
   };
+  // The button's name says which field it shows: in lower case, as in a sentence (German keeps its nouns' capitals).
+  const named = language() === 'de' ? label : label.toLocaleLowerCase(language());
   // The button beside the label, not in it: the input's name stays the label's words alone.
   return (
     <div class="with-button">
@@ -43,10 +46,14 @@ export function PasswordField({
       <button
         type="button"
         class="link"
-        aria-label={`${shown ? 'Hide' : 'Show'} ${label.toLowerCase()}`}
+        aria-label={
+          shown
+            ? t('auth:passwordField.hideField', { field: named })
+            : t('auth:passwordField.showField', { field: named })
+        }
         onClick={() => setShown(!shown)}
       >
-        {shown ? 'Hide' : 'Show'}
+        {shown ? t('auth:passwordField.hide') : t('auth:passwordField.show')}
       </button>
     </div>
   );

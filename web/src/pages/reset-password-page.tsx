@@ -6,13 +6,14 @@ import { InlineError, useInlineSubmit } from '../ui/inline-error';
 import { AuthForm } from './auth-form';
 import { BackToLogIn, ForgotPasswordForm } from './forgot-password';
 import { PasswordField } from './password-field';
+import { t } from '../i18n/index.js';
 
 type Step = 'choose' | 'done' | 'invalid';
 
-const HEADINGS: Record<Step, string> = {
-  choose: 'Choose a new password',
-  done: 'Your password is changed',
-  invalid: 'This link no longer works',
+const HEADINGS: Record<Step, () => string> = {
+  choose: () => t('auth:reset.choose'),
+  done: () => t('auth:reset.changed'),
+  invalid: () => t('auth:reset.invalid'),
 };
 
 /**
@@ -29,12 +30,12 @@ export function ResetPasswordPage() {
   }, []);
   return (
     <main class="page narrow">
-      <h1>{HEADINGS[step]}</h1>
+      <h1>{HEADINGS[step]()}</h1>
       {step === 'choose' && <NewPasswordForm token={token} onDone={setStep} />}
       {step === 'done' && (
         <>
           <p role="status" class="note">
-            Every session of your account has ended, on every device: log in with the new password.
+            {t('auth:reset.doneNote')}
           </p>
           <AuthForm onDone={() => navigate('/')} />
         </>
@@ -42,9 +43,9 @@ export function ResetPasswordPage() {
       {step === 'invalid' && (
         <>
           <p role="alert" class="error">
-            This link has expired or was already used: a link works once, for 30 minutes.
+            {t('auth:reset.invalidNote')}
           </p>
-          <ForgotPasswordForm lead="Ask for a new one:" />
+          <ForgotPasswordForm lead={t('auth:reset.askNew')} />
         </>
       )}
       {step !== 'done' && <BackToLogIn />}
@@ -68,11 +69,11 @@ function NewPasswordForm({ token, onDone }: { token: string; onDone: (step: Step
     onDone(outcome);
   };
   return (
-    <form class="form" onSubmit={choose} aria-label="Choose a new password">
-      <PasswordField label="New password" value={password} onInput={setPassword} fresh />
+    <form class="form" onSubmit={choose} aria-label={t('auth:reset.choose')}>
+      <PasswordField label={t('auth:reset.newPassword')} value={password} onInput={setPassword} fresh />
       <InlineError message={error} />
       <button type="submit" disabled={busy}>
-        Set the new password
+        {t('auth:reset.submit')}
       </button>
     </form>
   );

@@ -21,6 +21,7 @@ import { attemptWith, explain } from '../ui/notices';
 import { useNotices } from '../ui/notice-toast';
 import { SignIn } from './sign-in';
 import { myInvitationTo, RoomInvitation } from './confirm-address';
+import { t } from '../i18n/index.js';
 
 type Access =
   | { state: 'checking' }
@@ -66,7 +67,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
               : {
                   state: 'refused',
                   info,
-                  message: 'This room is private and you are not a member. Ask its owner for an invitation.',
+                  message: t('auth:roomPage.private'),
                 },
         );
         return;
@@ -81,7 +82,7 @@ export function RoomPage({ roomId }: { roomId: string }) {
       setLive(live);
     })().catch((error) => {
       opening.fail();
-      setAccess({ state: 'refused', message: explain(error, { 404: 'There is no room with this address.' }) });
+      setAccess({ state: 'refused', message: explain(error, { 404: t('auth:roomPage.notFound') }) });
     });
     return () => {
       stopOpening();
@@ -93,32 +94,32 @@ export function RoomPage({ roomId }: { roomId: string }) {
   if (access.state === 'checking')
     return (
       <main class="page narrow">
-        <p>Opening the room…</p>
+        <p>{t('auth:roomPage.opening')}</p>
       </main>
     );
   if (access.state !== 'open') {
     const info = access.info;
     return (
       <main class="page narrow">
-        <h1>Room {roomId}</h1>
+        <h1>{t('auth:roomPage.title', { roomId })}</h1>
         {access.state === 'refused' && <InlineError message={access.message} />}
-        {access.state === 'login' && <p>This room is private. Log in to open it.</p>}
+        {access.state === 'login' && <p>{t('auth:roomPage.logIn')}</p>}
         {access.state === 'invited' && (
           <RoomInvitation invitation={access.invitation} onAccepted={() => location.reload()} />
         )}
         {info?.presentationIsPublic && (
           <p>
-            Its presentation is public:{' '}
+            {t('auth:roomPage.presentationBefore')}{' '}
             <a href={`/p/${roomId}`} onClick={linkClick}>
-              view the presentation
+              {t('auth:roomPage.presentationLink')}
             </a>
-            .
+            {t('auth:roomPage.presentationAfter')}
           </p>
         )}
         {access.state === 'login' && <SignIn />}
         <p>
           <a href="/" onClick={linkClick}>
-            Your rooms
+            {t('auth:roomPage.yourRooms')}
           </a>
         </p>
       </main>

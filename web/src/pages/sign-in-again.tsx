@@ -5,6 +5,7 @@ import { useStore } from '../store';
 import { InlineError, useInlineSubmit } from '../ui/inline-error';
 import { TextField } from '../ui/fields';
 import { providerStart, SIGN_IN_WINDOW, useSignInOptions } from './sign-in';
+import { t } from '../i18n/index.js';
 
 /**
  * The session lapsed while the page was in use (it expired, or was revoked): a modal dialog over
@@ -27,11 +28,8 @@ export function SignInAgain() {
       // Escape does not close it: the person chooses to sign in, or to sign out.
       onCancel={(e) => e.preventDefault()}
     >
-      <h2 id="sign-in-again">Your session has ended</h2>
-      <p>
-        Sign in again to go on. What you changed since is kept, and saved as soon as you are signed in; the page stays
-        as it is.
-      </p>
+      <h2 id="sign-in-again">{t('auth:again.title')}</h2>
+      <p>{t('auth:again.lead')}</p>
       <SignInAgainChoices email={user.email} />
     </dialog>
   );
@@ -54,7 +52,7 @@ function SignInAgainChoices({ email }: { email: string }) {
   return (
     <>
       {choices.providers.length > 0 && (
-        <ul class="providers" aria-label="Sign in again with your organisation">
+        <ul class="providers" aria-label={t('auth:again.withOrganisation')}>
           {choices.providers.map((provider) => (
             <li key={provider.id}>
               <button type="button" class="provider-button" onClick={() => openProvider(provider.id)}>
@@ -69,7 +67,7 @@ function SignInAgainChoices({ email }: { email: string }) {
       ) : (
         <div class="row">
           <button type="button" class="link" onClick={() => session.signOut(true)}>
-            Sign out instead
+            {t('auth:again.signOutInstead')}
           </button>
         </div>
       )}
@@ -85,10 +83,10 @@ function SignInAgainForm({ email }: { email: string }) {
     if (answer) session.signIn(answer.token, answer.user);
   };
   return (
-    <form class="form" onSubmit={signIn} aria-label="Sign in again">
-      <TextField label="E-mail" type="email" value={email} readOnly autoComplete="username" />
+    <form class="form" onSubmit={signIn} aria-label={t('auth:again.form')}>
+      <TextField label={t('auth:fields.email')} type="email" value={email} readOnly autoComplete="username" />
       <TextField
-        label="Password"
+        label={t('auth:fields.password')}
         type="password"
         value={password}
         onInput={setPassword}
@@ -100,10 +98,10 @@ function SignInAgainForm({ email }: { email: string }) {
       <InlineError message={error} />
       <div class="row">
         <button type="button" class="link" onClick={() => session.signOut(true)}>
-          Sign out instead
+          {t('auth:again.signOutInstead')}
         </button>
         <button type="submit" disabled={busy}>
-          Sign in
+          {t('auth:again.submit')}
         </button>
       </div>
     </form>

@@ -3,6 +3,7 @@ import { api, ok } from '../api/client';
 import type { SignInOptions } from '../api/types';
 import { Store, useStore } from '../store';
 import { AuthForm } from './auth-form';
+import { t } from '../i18n/index.js';
 
 /** The sign-in options of this Maproom, read once per page load (null until then). */
 const options = new Store<SignInOptions | null>(null);
@@ -39,12 +40,12 @@ const here = () => (location.pathname === '/signed-in' ? '/' : location.pathname
  */
 export function SignIn({ onDone, returnTo }: { onDone?: () => void; returnTo?: string }) {
   const choices = useSignInOptions();
-  if (!choices) return <p class="muted">Loading the ways to sign in…</p>;
+  if (!choices) return <p class="muted">{t('auth:signIn.loading')}</p>;
   const back = returnTo ?? here();
   return (
     <div class="sign-in">
       {choices.providers.length > 0 && (
-        <ul class="providers" aria-label="Sign in with your organisation">
+        <ul class="providers" aria-label={t('auth:signIn.withOrganisation')}>
           {choices.providers.map((provider) => (
             <li key={provider.id}>
               <a class="provider-button" href={providerStart(provider.id, back)}>
@@ -54,11 +55,11 @@ export function SignIn({ onDone, returnTo }: { onDone?: () => void; returnTo?: s
           ))}
         </ul>
       )}
-      {choices.providers.length > 0 && choices.localAccounts && <p class="or muted">or with your e-mail address</p>}
+      {choices.providers.length > 0 && choices.localAccounts && <p class="or muted">{t('auth:signIn.orEmail')}</p>}
       {choices.localAccounts && <AuthForm onDone={onDone} />}
       {!choices.localAccounts && choices.providers.length === 0 && (
         <p role="alert" class="error">
-          This Maproom offers no way to sign in yet; ask its administrator.
+          {t('auth:signIn.noWay')}
         </p>
       )}
     </div>

@@ -3,25 +3,31 @@ import { ApiError, api, messageOf, ok } from '../api/client';
 import { route } from '../router';
 import { session } from '../session';
 import { SIGN_IN_WINDOW, SignIn } from './sign-in';
+import { t } from '../i18n/index.js';
 
-/** What each refusal of a sign-in with a provider means, in words (the service's codes). */
-const REFUSALS: Record<string, string> = {
-  sign_in_expired: 'This sign-in was already used or has expired. Please sign in again.',
-  sign_in_mismatch:
-    'No sign-in was finished in this browser: it was started in another browser or window, or its cookie was ' +
-    'blocked. Please sign in again from here.',
-  provider_refused: 'The identity provider did not let you in (the sign-in may have been cancelled).',
-  sign_in_failed: "The identity provider's answer could not be checked. Please try again.",
-  provider_unavailable: 'The identity provider cannot be reached just now. Please try again in a moment.',
-  email_unverified:
-    'This e-mail address belongs to an existing account, and the identity provider does not vouch for it ' +
-    '(it does not mark the address as verified). Sign in to that account with its password instead.',
-  signup_closed:
-    'This Maproom does not let this address create an account: sign-up is closed, by invitation, or ' +
-    'limited to some e-mail domains. Ask its administrator.',
-  account_disabled: 'This account is disabled; ask the administrator of this Maproom to enable it.',
-};
-const UNKNOWN = 'Signing in did not work. Please try again.';
+/** What a refusal of a sign-in with a provider means, in words (the service's codes); undefined for another code. */
+function refusal(code: string): string | undefined {
+  switch (code) {
+    case 'sign_in_expired':
+      return t('auth:signedIn.refusal.signInExpired');
+    case 'sign_in_mismatch':
+      return t('auth:signedIn.refusal.signInMismatch');
+    case 'provider_refused':
+      return t('auth:signedIn.refusal.providerRefused');
+    case 'sign_in_failed':
+      return t('auth:signedIn.refusal.signInFailed');
+    case 'provider_unavailable':
+      return t('auth:signedIn.refusal.providerUnavailable');
+    case 'email_unverified':
+      return t('auth:signedIn.refusal.emailUnverified');
+    case 'signup_closed':
+      return t('auth:signedIn.refusal.signupClosed');
+    case 'account_disabled':
+      return t('auth:signedIn.refusal.accountDisabled');
+    default:
+      return undefined;
+  }
+}
 
 /** Goes to a path of this site without leaving this page in the history (the fragment held a session). */
 function replaceWith(path: string) {
@@ -42,7 +48,7 @@ export function SignedInPage() {
   const raw = answer.get('returnTo') ?? '/';
   // The service only sends paths of this site; checked again here, since anyone can type a fragment.
   const returnTo = /^\/(?![/\\])/.test(raw) ? raw : '/';
-  const [failure, setFailure] = useState(code ? (REFUSALS[code] ?? UNKNOWN) : '');
+  const [failure, setFailure] = useState(code ? (refusal(code) ?? t('auth:signedIn.unknown')) : '');
   useEffect(() => {
     history.replaceState(null, '', '/signed-in');
     if (code) return;
@@ -53,13 +59,13 @@ export function SignedInPage() {
         if (window.name === SIGN_IN_WINDOW) window.close();
         replaceWith(returnTo);
       },
-      (error) => setFailure(error instanceof ApiError ? (REFUSALS[error.code] ?? messageOf(error)) : messageOf(error)),
+      (error) => setFailure(error instanceof ApiError ? (refusal(error.code) ?? messageOf(error)) : messageOf(error)),
     );
   }, []);
   return (
     <main class="page narrow">
-      <h1>Sign in</h1>
-      {!failure && <p role="status">Signing you in…</p>}
+      <h1>{t('auth:signedIn.title')}</h1>
+      {!failure && <p role="status">{t('auth:signedIn.signingIn')}</p>}
       {failure && (
         <>
           <p role="alert" class="error">

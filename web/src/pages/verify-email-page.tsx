@@ -3,6 +3,7 @@ import { api, ok } from '../api/client';
 import { linkClick } from '../router';
 import { session } from '../session';
 import { InlineError, useInlineError } from '../ui/inline-error';
+import { t } from '../i18n/index.js';
 
 /** The page an address-confirmation e-mail links to (a new account's, or an address change's): posts its token. */
 export function VerifyEmailPage() {
@@ -19,15 +20,13 @@ export function VerifyEmailPage() {
   }, []);
   return (
     <main class="page narrow">
-      <h1>Confirm your address</h1>
-      {done && (
-        <p role="status">Your address is confirmed. You sign in with {done}; invitations to it are now yours.</p>
-      )}
+      <h1>{t('auth:verify.title')}</h1>
+      {done && <p role="status">{t('auth:verify.done', { email: done })}</p>}
       <InlineError message={error} />
-      {!done && !error && <p>Confirming…</p>}
+      {!done && !error && <p>{t('auth:verify.confirming')}</p>}
       <p>
         <a href="/" onClick={linkClick}>
-          Go to your rooms
+          {t('auth:verify.goToRooms')}
         </a>
       </p>
     </main>

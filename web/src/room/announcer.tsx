@@ -5,6 +5,7 @@ import type { LiveChannel } from './live';
 import type { Present } from './presence';
 import { useRoom } from './room-context';
 import { actorName, type Described, describeEntry } from './timeline';
+import { t } from '../i18n/index.js';
 
 /** Others' changes arriving together are gathered this long, then told as one sentence. */
 const GATHER_MS = 1000;
@@ -42,8 +43,11 @@ export function Announcer({ live }: { live: LiveChannel | null }) {
       const names = [...new Set(gathered.map(actorName))];
       say(
         gathered.length === 1
-          ? `${describeEntry(gathered[0]!)}.`
-          : `${names.join(', ')} made ${gathered.length} changes.`,
+          ? t('room:announcer.one', { change: describeEntry(gathered[0]!) })
+          : t('room:announcer.many', {
+              count: gathered.length,
+              names: names.join(t('room:announcer.separator')),
+            }),
       );
       gathered = [];
       timer = undefined;

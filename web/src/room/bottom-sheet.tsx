@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useStore } from '../store';
 import { type Mode, useRoom } from './room-context';
+import { t } from '../i18n/index.js';
 
 /** Where the side panel is a bottom sheet (styles.css has the same width). */
 export const PHONE = '(max-width: 599px)';
@@ -8,7 +9,11 @@ export const PHONE = '(max-width: 599px)';
 /** The side panel's sizes on a phone: its tabs only, half the room, or all of it. */
 export type Sheet = 'peek' | 'half' | 'full';
 const SIZES: Sheet[] = ['peek', 'half', 'full'];
-const SHOWN: Record<Sheet, string> = { peek: 'tabs only', half: 'half the map', full: 'the whole map' };
+const SHOWN: Record<Sheet, () => string> = {
+  peek: () => t('room:sheet.peek'),
+  half: () => t('room:sheet.half'),
+  full: () => t('room:sheet.full'),
+};
 /** A swipe on the handle this long (px) moves the sheet a size; a shorter one is a tap. */
 const SWIPE_PX = 24;
 
@@ -49,10 +54,10 @@ export function useSheet() {
   return [sheet, setSheet] as const;
 }
 
-const WORKING: Record<Exclude<Mode, 'browse'>, string> = {
-  'add-marker': 'Tap the map where the marker goes.',
-  'move-marker': 'Tap the map where the marker goes.',
-  draw: 'Tap the points; tap the last one again to finish.',
+const WORKING: Record<Exclude<Mode, 'browse'>, () => string> = {
+  'add-marker': () => t('room:sheet.placeMarker'),
+  'move-marker': () => t('room:sheet.placeMarker'),
+  draw: () => t('room:sheet.draw'),
 };
 
 /**
@@ -67,9 +72,9 @@ export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size
   if (working !== 'browse')
     return (
       <div class="sheet-top" role="status" data-testid="sheet-working">
-        <span>{WORKING[working]}</span>
+        <span>{WORKING[working]()}</span>
         <button type="button" onClick={() => mode.set('browse')}>
-          Cancel
+          {t('common:cancel')}
         </button>
       </div>
     );
@@ -81,7 +86,7 @@ export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size
         class="sheet-handle"
         data-testid="sheet-handle"
         data-sheet={sheet}
-        aria-label={`Panels: ${SHOWN[sheet]}. Show ${SHOWN[next]}`}
+        aria-label={t('room:sheet.handle', { shown: SHOWN[sheet](), next: SHOWN[next]() })}
         // A finger or a mouse: a swipe moves it a size, a tap makes it the next size.
         onPointerDown={(event) => {
           pressed.current = event.clientY;

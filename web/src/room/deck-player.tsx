@@ -3,6 +3,7 @@ import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Slide } from '../api/types';
 import { setBaseLayer } from '../map/create-map';
 import { fitView } from '../map/slide-fit';
+import { t } from '../i18n/index.js';
 
 /**
  * Presents slides full screen over a map: each slide flies the map to its view (an animated
@@ -54,7 +55,7 @@ export function DeckPlayer({
   if (!slide)
     return (
       <div class="deck-caption">
-        <p>This presentation has no slides yet.</p>
+        <p>{t('room:deck.noSlides')}</p>
       </div>
     );
   return (
@@ -64,14 +65,14 @@ export function DeckPlayer({
       tabIndex={-1}
       role="region"
       aria-roledescription="slide"
-      aria-label={`Slide ${index + 1} of ${slides.length}`}
+      aria-label={t('room:deck.slide', { number: index + 1, count: slides.length })}
       data-testid="deck-caption"
     >
       <h2 data-testid="slide-title">{slide.title}</h2>
       {slide.body && <p>{slide.body}</p>}
       <div class="row">
         <button type="button" onClick={() => setIndex(Math.max(0, index - 1))} disabled={index === 0}>
-          Previous
+          {t('room:deck.previous')}
         </button>
         <span>
           {index + 1} / {slides.length}
@@ -81,7 +82,7 @@ export function DeckPlayer({
           onClick={() => setIndex(Math.min(slides.length - 1, index + 1))}
           disabled={index === slides.length - 1}
         >
-          Next
+          {t('room:deck.next')}
         </button>
         {onClose && (
           <button
@@ -91,7 +92,7 @@ export function DeckPlayer({
               onClose();
             }}
           >
-            End
+            {t('room:deck.end')}
           </button>
         )}
       </div>

@@ -3,6 +3,7 @@ import type { PartialLayer, Place, SearchResult } from '../api/types';
 import { parseCoordinates } from '../map/coordinates';
 import type { RoomContextValue } from './room-context';
 import { fitExtent } from './zoom-to-content';
+import { formatNumber, t } from '../i18n/index.js';
 
 /** Where a choice of the search box goes. */
 export type Target =
@@ -13,6 +14,34 @@ export type Target =
   | SearchResult;
 
 export type Group = 'Coordinates' | 'Markers' | 'Drawings' | 'Features' | 'Places';
+
+/** A group's heading, in the page's language. */
+export function groupLabel(group: Group): string {
+  switch (group) {
+    case 'Coordinates':
+      return t('room:find.groups.coordinates');
+    case 'Markers':
+      return t('room:find.groups.markers');
+    case 'Drawings':
+      return t('room:find.groups.drawings');
+    case 'Features':
+      return t('room:find.groups.features');
+    case 'Places':
+      return t('room:find.groups.places');
+  }
+}
+
+/** A thing found without a title. */
+function untitled(kind: SearchResult['kind']): string {
+  switch (kind) {
+    case 'marker':
+      return t('room:find.untitled.marker');
+    case 'drawing':
+      return t('room:find.untitled.drawing');
+    case 'feature':
+      return t('room:find.untitled.feature');
+  }
+}
 
 export interface Choice {
   group: Group;
@@ -40,18 +69,22 @@ export function choicesOf(
     choices.push({
       group: 'Coordinates',
       label: `${degrees(position.lat)}, ${degrees(position.lon)}`,
-      detail: 'latitude, longitude',
+      detail: t('room:find.latLon'),
       target: { kind: 'position', ...position },
     });
   const order: Group[] = ['Markers', 'Drawings', 'Features'];
   for (const group of order)
     for (const result of results.filter((r) => GROUP_OF[r.kind] === group))
-      choices.push({ group, label: result.title || `Untitled ${result.kind}`, detail: result.detail, target: result });
+      choices.push({ group, label: result.title || untitled(result.kind), detail: result.detail, target: result });
   for (const layer of partialLayers)
     choices.push({
       group: 'Features',
-      label: `Search all ${layer.featureCount.toLocaleString('en')} features of ${layer.name}`,
-      detail: `first ${layer.searched.toLocaleString('en')} searched`,
+      label: t('room:find.searchAll', {
+        count: layer.featureCount,
+        features: formatNumber(layer.featureCount),
+        layer: layer.name,
+      }),
+      detail: t('room:find.searched', { count: layer.searched, searched: formatNumber(layer.searched) }),
       target: { kind: 'table', layerId: layer.layerId, q: text },
     });
   for (const place of places) choices.push({ group: 'Places', label: place.name, target: { kind: 'place', ...place } });

@@ -5,6 +5,7 @@ import { orderedLayers } from '../map/layer-style';
 import { useStore } from '../store';
 import { useRoom } from './room-context';
 import { shownState } from './time-view';
+import { t } from '../i18n/index.js';
 
 /** At most this many markers and this many features are listed; the rest are counted. */
 const MAX_LISTED = 50;
@@ -19,7 +20,9 @@ interface Listed {
 function featureName(layer: Layer, id: string | number | undefined, properties: Record<string, unknown>): string {
   const field = layer.style.labelField;
   const value = field ? properties[field] : Object.values(properties).find((v) => typeof v === 'string' && v !== '');
-  return value === undefined || value === null || value === '' ? `feature ${id ?? '?'}` : String(value);
+  return value === undefined || value === null || value === ''
+    ? t('room:inView.feature', { id: id ?? '?' })
+    : String(value);
 }
 
 /**
@@ -54,14 +57,14 @@ export function InView() {
   }, [open, map, state, view]);
   const { markers, features, more } = listed;
   return (
-    <section class="in-view" aria-label="What is in view">
+    <section class="in-view" aria-label={t('room:inView.title')}>
       <details onToggle={(event) => setOpen(event.currentTarget.open)}>
-        <summary>What is in view</summary>
+        <summary>{t('room:inView.title')}</summary>
         {open && (
           <div data-testid="in-view">
-            <Listing items={markers} one="marker" many="markers" />
-            <Listing items={features} one="feature" many="features" />
-            {more > 0 && <p class="muted">And {more} more: zoom in to list them.</p>}
+            <Listing items={markers} heading={(count) => t('room:inView.markers', { count })} />
+            <Listing items={features} heading={(count) => t('room:inView.features', { count })} />
+            {more > 0 && <p class="muted">{t('room:inView.more', { count: more })}</p>}
           </div>
         )}
       </details>
@@ -70,12 +73,10 @@ export function InView() {
 }
 
 /** A heading with the count, then each item as a button that selects it. */
-function Listing({ items, one, many }: { items: Listed[]; one: string; many: string }) {
+function Listing({ items, heading }: { items: Listed[]; heading: (count: number) => string }) {
   return (
     <>
-      <h3>
-        {items.length} {items.length === 1 ? one : many}
-      </h3>
+      <h3>{heading(items.length)}</h3>
       <ul>
         {items.map((item) => (
           <li key={item.key}>
@@ -103,7 +104,7 @@ function inView(map: MapLibreMap, markers: Iterable<Marker>, layers: Layer[], hi
     }
     markerItems.push({
       key: m.id,
-      name: m.title || 'Untitled marker',
+      name: m.title || t('room:inView.untitledMarker'),
       select: () => select({ kind: 'marker', id: m.id }),
     });
   }
@@ -126,7 +127,10 @@ function inView(map: MapLibreMap, markers: Iterable<Marker>, layers: Layer[], hi
       const featureId = typeof feature.id === 'number' ? feature.id : undefined;
       featureItems.push({
         key: `${layer.id}/${feature.id}`,
-        name: `${layer.name}: ${featureName(layer, feature.id, feature.properties)}`,
+        name: t('room:inView.featureOf', {
+          layer: layer.name,
+          feature: featureName(layer, feature.id, feature.properties),
+        }),
         select: () => select({ kind: 'layer', id: layer.id, ...(featureId !== undefined && { featureId }) }),
       });
     }

@@ -1,15 +1,16 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useRoom } from './room-context';
+import { t } from '../i18n/index.js';
 
-/** The room's keys, as the `?` dialog lists them. */
-export const SHORTCUTS: [keys: string, what: string][] = [
-  ['?', 'Show these shortcuts'],
-  ['/', 'Find in the room'],
-  ['Escape', 'Cancel placing a marker, drawing or measuring; close a dialog'],
-  ['Arrow keys', 'Move the map (when it has the focus)'],
-  ['+ and −', 'Zoom in and out (when the map has the focus)'],
-  ['Enter', 'Place the marker at the cross in the middle of the map (when placing one)'],
-  ['Tab', 'Go through the page: the map, the panels and their controls'],
+/** The room's keys, as the `?` dialog lists them (in the page's language, so made when shown). */
+export const shortcutList = (): [keys: string, what: string][] => [
+  ['?', t('room:shortcuts.help')],
+  ['/', t('room:shortcuts.find')],
+  [t('room:shortcuts.escapeKey'), t('room:shortcuts.escape')],
+  [t('room:shortcuts.arrowKeys'), t('room:shortcuts.arrows')],
+  [t('room:shortcuts.zoomKeys'), t('room:shortcuts.zoom')],
+  [t('room:shortcuts.enterKey'), t('room:shortcuts.enter')],
+  [t('room:shortcuts.tabKey'), t('room:shortcuts.tab')],
 ];
 
 /** Whether a key pressed in `target` is typed text (a field's, not a shortcut): the room's keys leave it alone. */
@@ -69,9 +70,9 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         close();
       }}
     >
-      <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+      <h2 id="shortcuts-title">{t('room:shortcuts.title')}</h2>
       <dl>
-        {SHORTCUTS.map(([keys, what]) => (
+        {shortcutList().map(([keys, what]) => (
           <div key={keys}>
             <dt>
               <kbd>{keys}</kbd>
@@ -81,7 +82,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         ))}
       </dl>
       <button type="button" onClick={close}>
-        Close
+        {t('common:close')}
       </button>
     </dialog>
   );
@@ -92,7 +93,7 @@ export function SkipToMap() {
   const { map } = useRoom();
   return (
     <button type="button" class="skip-link" onClick={() => map.get()?.getCanvas().focus()}>
-      Skip to the map
+      {t('room:skipToMap')}
     </button>
   );
 }
@@ -101,8 +102,7 @@ export function SkipToMap() {
 export function PlacingNote() {
   return (
     <p class="note" role="status" data-testid="placing-note">
-      Click the map where it goes, or move the map with the arrow keys and press Enter to place it at the cross. Escape
-      cancels.
+      {t('room:placingNote')}
     </p>
   );
 }

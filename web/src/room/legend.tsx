@@ -6,6 +6,7 @@ import { readColormaps } from './actions/layers';
 import { useRoom } from './room-context';
 import { shownState } from './time-view';
 import { PHONE } from './bottom-sheet';
+import { t } from '../i18n/index.js';
 
 /**
  * What the map shows, top to bottom: each visible layer with its symbols, each visible raster
@@ -27,7 +28,7 @@ export function Legend() {
   if (layers.length === 0 && rasters.length === 0) return null;
   return (
     <details class="legend" open={startsOpen} data-testid="legend">
-      <summary>Legend</summary>
+      <summary>{t('room:legend.title')}</summary>
       <ul>
         {layers.map((layer) => {
           const entries = legendEntries(layer.style);
@@ -36,7 +37,7 @@ export function Legend() {
             <li key={layer.id} data-testid="legend-layer">
               {entries.length === 1 && <Swatch color={entries[0]!.color} />}
               <strong>{layer.name}</strong>
-              {rule && <span class="muted"> by {rule.field}</span>}
+              {rule && <span class="muted"> {t('room:legend.by', { field: rule.field })}</span>}
               {entries.length > 1 && (
                 <ul>
                   {entries.map((entry) => (
@@ -65,7 +66,7 @@ function RasterLegend({ raster, ramps }: { raster: RasterLayer; ramps: Colormap[
     return (
       <li data-testid="legend-raster">
         <strong>{raster.name}</strong>{' '}
-        <span class="muted">RGB of bands {(display.rgbBands ?? [1, 2, 3]).join(', ')}</span>
+        <span class="muted">{t('room:legend.rgb', { bands: (display.rgbBands ?? [1, 2, 3]).join(', ') })}</span>
       </li>
     );
   const stats = raster.stats[(display.band ?? 1) - 1];
@@ -79,8 +80,9 @@ function RasterLegend({ raster, ramps }: { raster: RasterLayer; ramps: Colormap[
     <li data-testid="legend-raster">
       <strong>{raster.name}</strong>{' '}
       <span class="muted">
-        band {display.band ?? 1}, {display.colormap}
-        {auto ? ' (automatic stretch)' : ''}
+        {auto
+          ? t('room:legend.bandAuto', { band: display.band ?? 1, colormap: display.colormap })
+          : t('room:legend.band', { band: display.band ?? 1, colormap: display.colormap })}
       </span>
       {shown.length > 0 && (
         <span class="gradient" style={{ backgroundImage: `linear-gradient(to right, ${shown.join(', ')})` }} />

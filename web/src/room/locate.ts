@@ -1,5 +1,7 @@
 import { GeolocateControl, type Map as MapLibreMap } from 'maplibre-gl';
 import type { RoomContextValue } from './room-context';
+import { corner } from '../map/create-map';
+import { formatNumber, t } from '../i18n/index.js';
 
 /** Where the person is, as the browser told it: metres of accuracy (the circle drawn around the dot). */
 export interface Located {
@@ -28,7 +30,7 @@ export function bindLocateMe(map: MapLibreMap, room: RoomContextValue): () => vo
   const lost = () => room.located.set(null);
   control.on('geolocate', found);
   control.on('error', lost);
-  map.addControl(control, 'top-right');
+  map.addControl(control, corner('top-right'));
   return () => {
     control.off('geolocate', found);
     control.off('error', lost);
@@ -40,5 +42,8 @@ export function bindLocateMe(map: MapLibreMap, room: RoomContextValue): () => vo
 
 /** The accuracy as a person reads it: "±12 m", "±1.2 km". */
 export function accuracyText(metres: number): string {
-  return metres < 1000 ? `±${Math.round(metres)} m` : `±${(metres / 1000).toFixed(1)} km`;
+  if (metres < 1000)
+    return t('room:locate.metres', { value: formatNumber(Math.round(metres), { useGrouping: false }) });
+  const km = formatNumber(metres / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
+  return t('room:locate.kilometres', { value: km });
 }

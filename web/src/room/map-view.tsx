@@ -23,6 +23,7 @@ import { shownState } from './time-view';
 import { openAtContent } from './zoom-to-content';
 import { bindKeyboardPlacing } from './placing';
 import { bindLocateMe } from './locate';
+import { t } from '../i18n/index.js';
 
 /** The room's map: made at once from the room's view, its content added when the room has loaded. */
 export function MapView({ info }: { info: RoomInfo }) {
@@ -65,7 +66,7 @@ export function MapView({ info }: { info: RoomInfo }) {
   }, [made, loaded]);
   // Bound again when the role changes (the owner may change it while the page is open).
   useLayoutEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
-  return <div ref={container} class="map" role="application" aria-label="Map of the room" data-testid="map" />;
+  return <div ref={container} class="map" role="application" aria-label={t('room:map.label')} data-testid="map" />;
 }
 
 /**

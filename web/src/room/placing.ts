@@ -1,6 +1,7 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { createMarker, moveMarker } from './actions/markers';
 import type { RoomContextValue } from './room-context';
+import { t } from '../i18n/index.js';
 
 /** Whether a click, a tap or Enter on the map places a marker (a new one, or the selected one moved). */
 export const placesMarker = (mode: string) => mode === 'add-marker' || mode === 'move-marker';
@@ -18,7 +19,9 @@ export async function placeMarker(room: RoomContextValue, at: LngLat) {
 
 /** A new marker at `at` (a click, Enter at the cross, "Add a marker at my position"), selected. */
 export async function placeMarkerAt(room: RoomContextValue, at: LngLat) {
-  const marker = await room.attempt(() => createMarker(room.model, { ...positionOf(at), title: 'New marker' }));
+  const marker = await room.attempt(() =>
+    createMarker(room.model, { ...positionOf(at), title: t('room:placing.newMarker') }),
+  );
   if (marker) room.selection.set({ kind: 'marker', id: marker.id });
 }
 

@@ -2,8 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from '../session';
 import { useStore } from '../store';
 import { colourOf, initialsOf, keyOf, type Present, type RoomPresence } from './presence';
-
-const sinceFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+import { formatDateTime, t } from '../i18n/index.js';
 
 /**
  * Who has the room open: an avatar each (initials in their colour, name and since when on
@@ -36,13 +35,13 @@ export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
     <div class="presence" data-testid="presence" ref={element}>
       {followed && (
         <span class="following" data-testid="following">
-          Following {followed.name}
+          {t('room:presence.following', { name: followed.name })}
           <button type="button" class="link" onClick={() => presence.following.set(null)}>
-            Stop
+            {t('room:presence.stop')}
           </button>
         </span>
       )}
-      <ul class="avatars" aria-label="In the room now">
+      <ul class="avatars" aria-label={t('room:presence.inRoom')}>
         {people.map((person) => {
           const key = keyOf(person);
           return (
@@ -64,7 +63,7 @@ export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
                   <strong>{person.name}</strong>
                   <span class="muted">{describeSince(person)}</span>
                   {key === me ? (
-                    <span class="muted">This is you</span>
+                    <span class="muted">{t('room:presence.thisIsYou')}</span>
                   ) : (
                     <button
                       type="button"
@@ -74,7 +73,7 @@ export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
                         setOpen(null);
                       }}
                     >
-                      {key === following ? 'Stop following' : 'Follow'}
+                      {key === following ? t('room:presence.stopFollowing') : t('room:presence.follow')}
                     </button>
                   )}
                 </div>
@@ -87,9 +86,11 @@ export function PresenceAvatars({ presence }: { presence: RoomPresence }) {
   );
 }
 
-const describeSince = (person: Present) => `here since ${sinceFormat.format(new Date(person.since))}`;
+const describeSince = (person: Present) =>
+  t('room:presence.since', { time: formatDateTime(person.since, { hour: '2-digit', minute: '2-digit' }) });
 
 function describe(person: Present, isMe: boolean) {
-  const who = person.kind === 'token' ? `${person.name} (room token)` : person.name;
-  return `${who}${isMe ? ' (you)' : ''}, ${describeSince(person)}`;
+  const who = person.kind === 'token' ? t('room:presence.token', { name: person.name }) : person.name;
+  const since = describeSince(person);
+  return isMe ? t('room:presence.describeMe', { who, since }) : t('room:presence.describe', { who, since });
 }

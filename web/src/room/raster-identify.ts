@@ -2,6 +2,7 @@ import { type LngLat, type Map as MapLibreMap, Popup } from 'maplibre-gl';
 import type { RasterLayer } from '../api/types';
 import { readRasterValues } from './actions/features';
 import type { RoomContextValue } from './room-context';
+import { t } from '../i18n/index.js';
 
 /** The rasters shown on this page whose extent holds a point. */
 function rastersAt(rasters: RasterLayer[], hidden: Set<string>, at: LngLat): RasterLayer[] {
@@ -17,7 +18,8 @@ function rastersAt(rasters: RasterLayer[], hidden: Set<string>, at: LngLat): Ras
 }
 
 /** A band's value as shown: nodata, or the number with at most 6 significant digits. */
-const valueText = (value: number | null) => (value === null ? 'no data' : String(Number(value.toPrecision(6))));
+const valueText = (value: number | null) =>
+  value === null ? t('room:rasterValues.noData') : String(Number(value.toPrecision(6)));
 
 /**
  * A click on the map that hit no marker, drawing or feature: the band values of every shown
@@ -32,7 +34,7 @@ export async function identifyRasters(map: MapLibreMap, room: RoomContextValue, 
   if (!read) return;
   const box = document.createElement('div');
   box.className = 'raster-values';
-  box.setAttribute('aria-label', 'Raster values');
+  box.setAttribute('aria-label', t('room:rasterValues.label'));
   const where = document.createElement('p');
   where.className = 'muted';
   where.textContent = `${at.lat.toFixed(5)}, ${at.lng.toFixed(5)}`;
@@ -43,7 +45,7 @@ export async function identifyRasters(map: MapLibreMap, room: RoomContextValue, 
     const list = document.createElement('dl');
     read[index]!.forEach((value, band) => {
       const term = document.createElement('dt');
-      term.textContent = `Band ${band + 1}`;
+      term.textContent = t('room:rasterValues.band', { band: band + 1 });
       const detail = document.createElement('dd');
       detail.textContent = valueText(value);
       list.append(term, detail);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { linkClick } from '../router';
 import { session } from '../session';
 import { useStore } from '../store';
+import { t } from '../i18n/index.js';
 import type { LiveChannel, LiveStatus } from './live';
 import type { RoomInfo } from '../api/types';
 import { Store } from '../store';
@@ -26,12 +27,12 @@ import { Announcer } from './announcer';
 import { InView } from './in-view';
 
 const TABS = [
-  ['markers', 'Markers'],
-  ['layers', 'Layers'],
-  ['draw', 'Draw'],
-  ['slides', 'Slides'],
-  ['history', 'Timeline'],
-  ['settings', 'Settings'],
+  ['markers', () => t('room:layout.tabs.markers')],
+  ['layers', () => t('room:layout.tabs.layers')],
+  ['draw', () => t('room:layout.tabs.draw')],
+  ['slides', () => t('room:layout.tabs.slides')],
+  ['history', () => t('room:layout.tabs.history')],
+  ['settings', () => t('room:layout.tabs.settings')],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -39,11 +40,18 @@ const tabOf = (name: string | null): Tab => TABS.find(([id]) => id === name)?.[0
 
 const CONNECTING = new Store<LiveStatus>('connecting');
 
-const LIVE_LABEL = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  offline: 'Offline: reconnecting…',
-  refused: 'Not live (access ended)',
+const LIVE_LABEL: Record<LiveStatus, () => string> = {
+  connecting: () => t('room:layout.live.connecting'),
+  live: () => t('room:layout.live.live'),
+  offline: () => t('room:layout.live.offline'),
+  refused: () => t('room:layout.live.refused'),
+};
+
+/** A member's role, as the header names it. */
+const ROLE_LABEL: Record<'owner' | 'editor' | 'viewer', () => string> = {
+  owner: () => t('room:layout.role.owner'),
+  editor: () => t('room:layout.role.editor'),
+  viewer: () => t('room:layout.role.viewer'),
 };
 
 /** The room: a header, the map, and a side panel (a bottom sheet over the map on a phone). */
@@ -85,21 +93,23 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
     <div class="room">
       <SkipToMap />
       <header class="room-header">
-        <a href="/" onClick={linkClick} class="home" aria-label="Maproom: your rooms">
-          Maproom
+        <a href="/" onClick={linkClick} class="home" aria-label={t('room:layout.homeLabel')}>
+          {t('room:layout.home')}
         </a>
         <h1>{state?.room.name ?? info.name ?? info.roomId}</h1>
         {state && <SearchBox />}
         <PresenceAvatars presence={presence} />
         {/* A lapsed session saves nothing until the person signs in again: the header does not say "Live". */}
         <span class={`live ${lapsed ? 'refused' : status}`} data-testid="live-status">
-          {lapsed ? 'Signed out: sign in to save' : LIVE_LABEL[status]}
+          {lapsed ? t('room:layout.signedOut') : LIVE_LABEL[status]()}
         </span>
-        <span class="muted room-user">{user ? `${user.email} (${role})` : 'Visitor'}</span>
+        <span class="muted room-user">
+          {user ? t('room:layout.user', { email: user.email, role: ROLE_LABEL[role]() }) : t('room:layout.visitor')}
+        </span>
         <button
           type="button"
           class="shortcuts-button"
-          aria-label="Keyboard shortcuts"
+          aria-label={t('room:layout.shortcuts')}
           onClick={() => showShortcuts(true)}
         >
           ?
@@ -116,8 +126,8 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
           </div>
         )}
         {state && <TimeBar />}
-        <aside class="side" aria-label="Room panels" data-sheet={sheet}>
-          {!(state && panelsShown) && <p>Loading the room…</p>}
+        <aside class="side" aria-label={t('room:layout.panels')} data-sheet={sheet}>
+          {!(state && panelsShown) && <p>{t('room:layout.loading')}</p>}
           {state && panelsShown && (
             <>
               <SheetHandle sheet={sheet} onChange={setSheet} />
@@ -133,7 +143,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
                     aria-controls="panel"
                     onClick={() => openTab(id)}
                   >
-                    {label}
+                    {label()}
                   </button>
                 ))}
               </div>

@@ -2,9 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PartialLayer, Place, SearchResult } from '../api/types';
 import { InlineError, useInlineError } from '../ui/inline-error';
 import { findPlaces, placesOffered, searchRoom } from './actions/search';
-import { type Choice, choicesOf, goTo, type Group, removePin } from './find';
+import { type Choice, choicesOf, goTo, type Group, groupLabel, removePin } from './find';
 import { useRoom } from './room-context';
 import { parseCoordinates } from '../map/coordinates';
+import { t } from '../i18n/index.js';
 
 /** How long typing pauses before the service is asked. */
 const DEBOUNCE_MS = 250;
@@ -106,8 +107,8 @@ export function SearchBox() {
         // biome-ignore lint/a11y/noRedundantRoles: without a datalist (`list`), an input is a textbox, not a combobox
         role="combobox"
         list={undefined}
-        aria-label="Find in the room"
-        placeholder="Find markers, features, places or 46.95, 7.44"
+        aria-label={t('room:search.label')}
+        placeholder={t('room:search.placeholder')}
         aria-expanded={shown}
         aria-controls="search-choices"
         aria-autocomplete="list"
@@ -123,11 +124,11 @@ export function SearchBox() {
         onKeyDown={(e) => void onKey(e)}
       />
       {shown && (
-        <div class="search-choices" id="search-choices" role="listbox" aria-label="Search results">
+        <div class="search-choices" id="search-choices" role="listbox" aria-label={t('room:search.results')}>
           {groups.map((group) => (
-            <div key={group} role="group" aria-label={group}>
+            <div key={group} role="group" aria-label={groupLabel(group)}>
               <div class="search-group" aria-hidden="true">
-                {group}
+                {groupLabel(group)}
               </div>
               {choices.map((choice, i) =>
                 choice.group === group ? (
@@ -152,10 +153,12 @@ export function SearchBox() {
               )}
             </div>
           ))}
-          {!waiting && choices.length === 0 && !things.error && <p class="muted search-note">Nothing found.</p>}
-          {waiting && <p class="muted search-note">Searching…</p>}
+          {!waiting && choices.length === 0 && !things.error && (
+            <p class="muted search-note">{t('room:search.nothing')}</p>
+          )}
+          {waiting && <p class="muted search-note">{t('room:search.searching')}</p>}
           <InlineError message={things.error} />
-          <InlineError message={places.error && `Places: ${places.error}`} />
+          <InlineError message={places.error && t('room:search.placesError', { error: places.error })} />
         </div>
       )}
     </div>

@@ -6,6 +6,7 @@ import { formatDateTime } from './timeline';
 import { showsPast } from './time-view';
 import { UndoRefused } from './undo';
 import { typing } from './keyboard';
+import { t } from '../i18n/index.js';
 
 /**
  * Over the map: undo and redo of the person's own changes (also Ctrl+Z and Ctrl+Shift+Z), and,
@@ -31,47 +32,50 @@ export function TimeBar() {
     <div class="time-bar">
       {canEdit && !past && (
         <div class="undo-buttons">
-          <button type="button" onClick={() => runUndo(room, 'undo')} title="Undo your last change (Ctrl+Z)">
-            Undo
+          <button type="button" onClick={() => runUndo(room, 'undo')} title={t('room:timeBar.undoTitle')}>
+            {t('room:timeBar.undo')}
           </button>
           <button
             type="button"
             onClick={() => runUndo(room, 'redo')}
             disabled={redoable === 0}
-            title="Redo (Ctrl+Shift+Z)"
+            title={t('room:timeBar.redoTitle')}
           >
-            Redo
+            {t('room:timeBar.redo')}
           </button>
         </div>
       )}
       {view.mode === 'future' && (
-        <section class="past-view" role="status" aria-label="Events ahead">
-          <strong>Events ahead</strong>: the map shows only the markers whose event date is still to come.{' '}
+        <section class="past-view" role="status" aria-label={t('room:timeBar.ahead')}>
+          <strong>{t('room:timeBar.ahead')}</strong>
+          {t('room:timeBar.aheadText')}{' '}
           <button type="button" onClick={() => timeView.set({ mode: 'current' })}>
-            Show all
+            {t('room:timeBar.showAll')}
           </button>
         </section>
       )}
       {view.mode === 'past' && view.at !== null && settings && (
-        <section class="past-view" role="status" aria-label="Past view" data-testid="past-view">
-          <strong>Past view</strong>: the room as it was on {formatDateTime(view.at, settings.dateTimeFormat)}. Editing
-          is off.{' '}
+        <section class="past-view" role="status" aria-label={t('room:timeBar.past')} data-testid="past-view">
+          <strong>{t('room:timeBar.past')}</strong>
+          {t('room:timeBar.pastText', { date: formatDateTime(view.at, settings.dateTimeFormat) })}{' '}
           <button type="button" onClick={() => showMoment(room, null)}>
-            Back to now
+            {t('room:timeBar.backToNow')}
           </button>
           {view.content?.at !== view.at ? (
-            <p>Loading…</p>
+            <p>{t('common:loading')}</p>
           ) : (
             <details>
               <summary>
-                {view.content.markers.size} {view.content.markers.size === 1 ? 'marker' : 'markers'},{' '}
-                {view.content.drawings.size} {view.content.drawings.size === 1 ? 'drawing' : 'drawings'}
-                {!view.content.complete && ' (imported objects may be missing)'}
+                {pastContent(view.content.markers.size, view.content.drawings.size, view.content.complete)}
               </summary>
               <ul data-testid="past-markers">
                 {[...view.content.markers.values()].map((m) => (
                   <li key={m.id}>
-                    {m.title ?? 'Untitled'} ({m.latitude?.toFixed(5)}, {m.longitude?.toFixed(5)})
+                    {t('room:timeBar.pastMarker', {
+                      title: m.title ?? t('room:timeBar.untitled'),
+                      lat: m.latitude?.toFixed(5),
+                      lon: m.longitude?.toFixed(5),
+                    })}
                   </li>
                 ))}
               </ul>
@@ -83,12 +87,24 @@ export function TimeBar() {
   );
 }
 
+/** What a past view holds: its markers and drawings counted. */
+function pastContent(markerCount: number, drawingCount: number, complete: boolean) {
+  const counts = {
+    markers: t('room:timeBar.markers', { count: markerCount }),
+    drawings: t('room:timeBar.drawings', { count: drawingCount }),
+  };
+  return complete ? t('room:timeBar.content', counts) : t('room:timeBar.contentIncomplete', counts);
+}
+
 /** Runs an undo or redo and says what came of it. */
 async function runUndo(room: RoomContextValue, which: 'undo' | 'redo') {
   try {
     room.notify(await room.undo[which]());
   } catch (error) {
-    room.notify(error instanceof UndoRefused ? error.message : `Not ${which}ne: ${(error as Error).message}`, 'error');
+    const words = (error as Error).message;
+    const notDone =
+      which === 'undo' ? t('room:timeBar.notUndone', { error: words }) : t('room:timeBar.notRedone', { error: words });
+    room.notify(error instanceof UndoRefused ? words : notDone, 'error');
   }
 }
 

@@ -1,5 +1,6 @@
 // `.js`: test/web/timeline-model.test.ts imports this file, type-checked under NodeNext.
 import type { HistoryEvent, Room } from '../api/types.js';
+import { formatDateTime as inLanguage, t } from '../i18n/index.js';
 
 /** The room's timeline settings (the owner's choice; defaults in docs/decisions.md). */
 export type TimelineSettings = Room['timelineSettings'];
@@ -52,20 +53,6 @@ export function groupEntries(
   return groups;
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 const two = (n: number) => String(n).padStart(2, '0');
 
 /** A day, month or year heading in the room's format, in the page's time zone. */
@@ -75,7 +62,7 @@ export function headingOf(ms: number, grouping: 'day' | 'month' | 'year', format
   if (grouping === 'month')
     return format === 'iso'
       ? `${d.getFullYear()}-${two(d.getMonth() + 1)}`
-      : `${MONTHS[d.getMonth()]} ${d.getFullYear()}`;
+      : inLanguage(ms, { month: 'long', year: 'numeric' });
   return formatDate(ms, format);
 }
 
@@ -98,26 +85,36 @@ export function formatDateTime(ms: number, format: DateTimeFormat): string {
   return `${formatDate(ms, format)} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
-const NOUNS: Record<string, string> = {
-  marker: 'marker',
-  drawing: 'drawing',
-  layer: 'layer',
-  rasterLayer: 'raster',
-  slide: 'slide',
-  comment: 'comment',
-  reply: 'reply',
-  icon: 'icon',
-};
-
 /** Who made a change, by name: a user's name or e-mail, a token's name. */
 export function actorName(entry: Pick<HistoryEvent, 'actor'>): string {
-  return entry.actor.name ?? (entry.actor.kind === 'token' ? 'An API token' : 'Someone');
+  return entry.actor.name ?? (entry.actor.kind === 'token' ? t('room:timeline.apiToken') : t('room:timeline.someone'));
 }
 
 /** The object an entry changed, by its title or name: "marker 'Bern'", "an untitled marker". */
 export function objectLabel(entry: Pick<HistoryEvent, 'objectType' | 'objectName'>): string {
-  const noun = NOUNS[entry.objectType] ?? entry.objectType;
-  return entry.objectName ? `${noun} '${entry.objectName}'` : `an untitled ${noun}`;
+  const name = entry.objectName;
+  switch (entry.objectType) {
+    case 'marker':
+      return name ? t('room:timeline.named.marker', { name }) : t('room:timeline.untitled.marker');
+    case 'drawing':
+      return name ? t('room:timeline.named.drawing', { name }) : t('room:timeline.untitled.drawing');
+    case 'layer':
+      return name ? t('room:timeline.named.layer', { name }) : t('room:timeline.untitled.layer');
+    case 'rasterLayer':
+      return name ? t('room:timeline.named.raster', { name }) : t('room:timeline.untitled.raster');
+    case 'slide':
+      return name ? t('room:timeline.named.slide', { name }) : t('room:timeline.untitled.slide');
+    case 'comment':
+      return name ? t('room:timeline.named.comment', { name }) : t('room:timeline.untitled.comment');
+    case 'reply':
+      return name ? t('room:timeline.named.reply', { name }) : t('room:timeline.untitled.reply');
+    case 'icon':
+      return name ? t('room:timeline.named.icon', { name }) : t('room:timeline.untitled.icon');
+    default: {
+      const noun = entry.objectType;
+      return name ? t('room:timeline.named.other', { noun, name }) : t('room:timeline.untitled.other', { noun });
+    }
+  }
 }
 
 /** What a change's words are made of: a history entry, or a live change named as history names it. */
@@ -125,7 +122,7 @@ export type Described = Pick<HistoryEvent, 'type' | 'objectType' | 'objectName' 
 
 /** One change in words, with names rather than ids: "Ann moved marker 'Bern'". */
 export function describeEntry(entry: Described): string {
-  return `${actorName(entry)} ${describeChange(entry)}`;
+  return t('room:timeline.entry', { actor: actorName(entry), change: describeChange(entry) });
 }
 
 /** One change in words without its actor: "moved marker 'Bern'". */
@@ -133,29 +130,35 @@ export function describeChange(entry: Described): string {
   const changes = entry.changes ?? {};
   switch (entry.type) {
     case 'room.updated':
-      return "changed the room's settings";
+      return t('room:timeline.change.roomUpdated');
     case 'room.cleared':
-      return 'cleared the room';
+      return t('room:timeline.change.roomCleared');
     case 'room.imported':
-      return 'imported into the room';
+      return t('room:timeline.change.roomImported');
     case 'presentation.updated':
-      return 'reordered the slides';
+      return t('room:timeline.change.slidesReordered');
     case 'member.updated': {
       const role = typeof changes.role === 'string' ? changes.role : null;
-      const who = entry.objectName ?? 'a member';
-      return role ? `made ${who} ${role === 'editor' ? 'an editor' : `a ${role}`}` : `changed the role of ${who}`;
+      const who = entry.objectName ?? t('room:timeline.aMember');
+      if (!role) return t('room:timeline.change.roleChanged', { who });
+      if (role === 'editor') return t('room:timeline.change.madeEditor', { who });
+      if (role === 'viewer') return t('room:timeline.change.madeViewer', { who });
+      if (role === 'owner') return t('room:timeline.change.madeOwner', { who });
+      return t('room:timeline.change.madeRole', { who, role });
     }
   }
   const object = objectLabel(entry);
-  if (typeof changes.restoredFrom === 'string') return `restored ${object}`;
-  if (entry.type.endsWith('.created')) return `added ${object}`;
-  if (entry.type.endsWith('.deleted')) return `deleted ${object}`;
+  if (typeof changes.restoredFrom === 'string') return t('room:timeline.change.restored', { object });
+  if (entry.type.endsWith('.created')) return t('room:timeline.change.added', { object });
+  if (entry.type.endsWith('.deleted')) return t('room:timeline.change.deleted', { object });
   const keys = Object.keys(changes);
   if (entry.objectType === 'marker' && keys.length > 0 && keys.every((k) => k === 'latitude' || k === 'longitude'))
-    return `moved ${object}`;
+    return t('room:timeline.change.moved', { object });
   if (entry.objectType === 'comment' && typeof changes.resolved === 'boolean')
-    return `${changes.resolved ? 'resolved' : 'reopened'} ${object}`;
-  return `edited ${object}`;
+    return changes.resolved
+      ? t('room:timeline.change.resolved', { object })
+      : t('room:timeline.change.reopened', { object });
+  return t('room:timeline.change.edited', { object });
 }
 
 /** Whether the service can put the entry's object back (docs/decisions.md, "Restore from history"). */

@@ -1,5 +1,6 @@
 import { readHistory, restoreEntry } from './actions/history';
 import type { RoomContextValue } from './room-context';
+import { t } from '../i18n/index.js';
 
 /**
  * After a restorable delete (a marker, drawing, slide, comment): "Deleted …" with Undo, which
@@ -13,13 +14,16 @@ export function offerUndoDelete(
   objectId: string,
 ) {
   const undo = () =>
-    void room.attempt(async () => {
-      const newest = (await readHistory(room.model, undefined, 50)).find((e) => e.objectId === objectId);
-      if (newest?.type !== `${objectType}.${'deleted'}`)
-        throw new Error(`${capitalised(what)} changed since it was deleted; see the timeline`);
-      await restoreEntry(room.model, newest.id, newest.version);
-    }, `Restored ${what}`);
-  room.notify(`Deleted ${what}`, 'info', { label: 'Undo', run: undo });
+    void room.attempt(
+      async () => {
+        const newest = (await readHistory(room.model, undefined, 50)).find((e) => e.objectId === objectId);
+        if (newest?.type !== `${objectType}.${'deleted'}`)
+          throw new Error(capitalised(t('room:undoDelete.changedSince', { what })));
+        await restoreEntry(room.model, newest.id, newest.version);
+      },
+      t('room:undoDelete.restored', { what }),
+    );
+  room.notify(t('room:undoDelete.deleted', { what }), 'info', { label: t('room:undoDelete.undo'), run: undo });
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -8,6 +8,7 @@ import { deleteMarker } from './actions/markers';
 import { deleteSlide } from './actions/slides';
 import type { RoomModel } from './room-model';
 import { actorName, describeChange, isRestorable, objectLabel } from './timeline';
+import { t } from '../i18n/index.js';
 
 /** An undo or redo that was not done, and why (someone else changed the object since). */
 export class UndoRefused extends Error {}
@@ -53,7 +54,7 @@ export class UndoHistory {
     return this.serially(async () => {
       const recent = await readHistory(this.model, undefined, RECENT);
       const entry = recent.find((e) => this.byMe(e) && e.version > this.since() && !this.skip.has(e.id) && undoable(e));
-      if (!entry) return 'Nothing of yours to undo';
+      if (!entry) return t('room:undo.nothingToUndo');
       // A refused undo is not tried again: the next one goes on to the change before.
       this.skip.add(entry.id);
       const by = await this.revert(entry, recent).catch((error) => {
@@ -64,7 +65,7 @@ export class UndoHistory {
       this.made.add(by.id);
       this.redos.push({ undone: entry, by });
       this.redoable.set(this.redos.length);
-      return `Undone: ${describeChange(entry)}`;
+      return t('room:undo.undone', { change: describeChange(entry) });
     });
   }
 
@@ -72,17 +73,17 @@ export class UndoHistory {
   redo(): Promise<string> {
     return this.serially(async () => {
       const item = this.redos[this.redos.length - 1];
-      if (!item) return 'Nothing to redo';
+      if (!item) return t('room:undo.nothingToRedo');
       const recent = await readHistory(this.model, undefined, RECENT);
       if (recent.some((e) => this.byMe(e) && e.version > item.by.version && !this.made.has(e.id))) {
         this.forgetRedos();
-        return 'Nothing to redo: you changed the room since';
+        return t('room:undo.changedSinceRedo');
       }
       this.redos.pop();
       this.redoable.set(this.redos.length);
       const again = await this.revert(item.by, recent);
       this.made.add(again.id);
-      return `Redone: ${describeChange(item.undone)}`;
+      return t('room:undo.redone', { change: describeChange(item.undone) });
     });
   }
 
@@ -114,18 +115,20 @@ export class UndoHistory {
       else if (action === 'deleted') await restoreEntry(this.model, entry.id, known);
       else {
         const previous = await this.previousOf(entry, recent);
-        if (!previous) throw new UndoRefused(`History holds no earlier state of ${objectLabel(entry)}; not undone`);
+        if (!previous) throw new UndoRefused(t('room:undo.noEarlierState', { object: objectLabel(entry) }));
         await restoreEntry(this.model, previous.id, known);
       }
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'changed_since')) throw error;
       const fresh = await readHistory(this.model, undefined, RECENT);
       const newer = fresh.find((e) => e.objectId === entry.objectId && e.version > known && !this.byMe(e));
-      throw newer ? refusal(newer) : new UndoRefused(`${capitalised(objectLabel(entry))} changed since; not undone`);
+      throw newer
+        ? refusal(newer)
+        : new UndoRefused(capitalised(t('room:undo.changedSince', { object: objectLabel(entry) })));
     }
     const after = await readHistory(this.model, undefined, RECENT);
     const made = after.find((e) => e.objectId === entry.objectId && this.byMe(e) && e.version > known);
-    if (!made) throw new Error('The change was made but the history does not show it');
+    if (!made) throw new Error(t('room:undo.notInHistory'));
     return made;
   }
 
@@ -154,7 +157,7 @@ export class UndoHistory {
     else if (entry.objectType === 'comment') await deleteComment(this.model, id, known);
     else {
       const comment = this.model.get()?.comments.find((c) => c.replies.some((r) => r.id === id));
-      if (!comment) throw new UndoRefused(`${capitalised(objectLabel(entry))} is gone; not undone`);
+      if (!comment) throw new UndoRefused(capitalised(t('room:undo.gone', { object: objectLabel(entry) })));
       await deleteReply(this.model, comment.id, id, known);
     }
   }
@@ -169,9 +172,13 @@ function undoable(entry: HistoryEvent) {
 
 /** "Bob changed 'Bern' after you; not undone". */
 function refusal(later: HistoryEvent) {
-  const what = later.objectName ? `'${later.objectName}'` : objectLabel(later);
-  const verb = later.type.endsWith('.deleted') ? 'deleted' : 'changed';
-  return new UndoRefused(`${actorName(later)} ${verb} ${what} after you; not undone`);
+  const what = later.objectName ? t('room:undo.quoted', { name: later.objectName }) : objectLabel(later);
+  const actor = actorName(later);
+  return new UndoRefused(
+    later.type.endsWith('.deleted')
+      ? t('room:undo.deletedAfter', { actor, what })
+      : t('room:undo.changedAfter', { actor, what }),
+  );
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,21 +1,23 @@
+import { t } from '../i18n/index.js';
+
 /**
  * The page's own confirmation, in place of the browser's `confirm()` (which blocks the page, looks
  * like a warning of the browser, and some browsers let a person silence): a modal `<dialog>` with
  * the question as text, Cancel (focused, and Escape) and the action's button. Used for what
  * cannot be undone; a restorable delete is done at once with an Undo notice instead.
  */
-export function confirmInPage(question: string, action = 'Delete'): Promise<boolean> {
+export function confirmInPage(question: string, action = t('ui:confirm.delete')): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = document.createElement('dialog');
     dialog.className = 'confirm-dialog';
-    dialog.setAttribute('aria-label', 'Confirm');
+    dialog.setAttribute('aria-label', t('ui:confirm.label'));
     const text = document.createElement('p');
     text.textContent = question;
     const buttons = document.createElement('div');
     buttons.className = 'row';
     const cancel = document.createElement('button');
     cancel.type = 'button';
-    cancel.textContent = 'Cancel';
+    cancel.textContent = t('ui:confirm.cancel');
     const confirm = document.createElement('button');
     confirm.type = 'button';
     confirm.className = 'danger';

@@ -6,6 +6,7 @@ import type {
   TargetedEvent,
 } from 'preact';
 import { useId, useLayoutEffect, useRef } from 'preact/hooks';
+import { formatNumber, t } from '../i18n/index.js';
 import { numberOf, numberOrNull } from './field-values';
 
 /**
@@ -86,7 +87,7 @@ function useTooLong<E extends HTMLInputElement | HTMLTextAreaElement>(value: str
   const ref = useRef<E>(null);
   const message =
     max !== undefined && value.length > max
-      ? `At most ${max.toLocaleString('en')} characters: this is ${value.length.toLocaleString('en')}.`
+      ? t('ui:fields.tooLong', { count: max, max: formatNumber(max), length: formatNumber(value.length) })
       : '';
   const id = useId();
   useLayoutEffect(() => ref.current?.setCustomValidity(message), [message]);
@@ -183,14 +184,14 @@ export function MinMaxFields({
   return (
     <div class="row">
       <OptionalNumberField
-        label="Min"
+        label={t('ui:fields.min')}
         step={step}
         value={min}
         placeholder={placeholders[0]}
         onInput={(value) => onInput({ min: value, max })}
       />
       <OptionalNumberField
-        label="Max"
+        label={t('ui:fields.max')}
         step={step}
         value={max}
         placeholder={placeholders[1]}
@@ -207,7 +208,7 @@ export function RangeInput({ value, onInput, onChange, ...attributes }: Omit<Inp
 
 /** An opacity from 0 (transparent) to 1, in steps of 0.05. */
 export function OpacityField({
-  label = 'Opacity',
+  label = t('ui:fields.opacity'),
   value,
   ...events
 }: Handlers<number> & { label?: string; value: number }) {
@@ -220,7 +221,7 @@ export function OpacityField({
 
 /** A colour as `#rrggbb` (ui/colour.ts reads a stored one into that). */
 export function ColourField({
-  label = 'Colour',
+  label = t('ui:fields.colour'),
   value,
   name,
   ...events

@@ -1,5 +1,6 @@
 // Imported by test/web/error-words.test.ts too (type-checked under NodeNext: `.js` imports).
 import { bodyLimits, paramLimits, uploadLimits } from '../api/limits.js';
+import { formatNumber, t } from '../i18n/index.js';
 
 /** What the service checks of one field (generated from its OpenAPI document into api/limits.ts). */
 export interface FieldLimits {
@@ -63,9 +64,10 @@ export const CHUNKED_FILE_MAX_BYTES: number = uploadLimits['POST /api/layers/upl
 
 /** A size for a person: "60 MB", "2 GB" (in units of 1024, as the service counts its caps). */
 export function megabytes(bytes: number): string {
-  const [amount, unit] = bytes >= 1024 ** 3 ? [bytes / 1024 ** 3, 'GB'] : [bytes / 1024 ** 2, 'MB'];
-  const rounded = amount >= 10 ? Math.round(amount) : Math.round(amount * 10) / 10;
-  return `${rounded.toLocaleString('en')} ${unit}`;
+  const gigabytes = bytes >= 1024 ** 3;
+  const amount = gigabytes ? bytes / 1024 ** 3 : bytes / 1024 ** 2;
+  const rounded = formatNumber(amount >= 10 ? Math.round(amount) : Math.round(amount * 10) / 10);
+  return gigabytes ? t('ui:sizes.gigabytes', { amount: rounded }) : t('ui:sizes.megabytes', { amount: rounded });
 }
 
 /** What a file is called in a refusal: "The photo" and "photos". */
@@ -77,5 +79,12 @@ export interface FileWords {
 /** Refuses a file over the service's cap before any byte is sent, saying both sizes. */
 export function refuseOversized(file: Blob, maxBytes: number, words: FileWords): void {
   if (file.size > maxBytes)
-    throw new Error(`${words.the} is ${megabytes(file.size)}; ${words.plural} may be at most ${megabytes(maxBytes)}.`);
+    throw new Error(
+      t('ui:files.oversized', {
+        the: words.the,
+        plural: words.plural,
+        size: megabytes(file.size),
+        max: megabytes(maxBytes),
+      }),
+    );
 }

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
+import { t } from '../i18n/index.js';
 import type { NoticeAction, Notify } from './notices';
 
 /** How long a notice that something worked stays (one with a button, such as Undo, longer); an error stays until it is dismissed. */
@@ -42,7 +43,7 @@ export function useNotices(): { notify: Notify; toast: preact.JSX.Element | null
           {notice.action.label}
         </button>
       )}
-      <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => setNotice(null)}>
+      <button type="button" class="dismiss" aria-label={t('ui:notice.dismiss')} onClick={() => setNotice(null)}>
         ×
       </button>
     </div>

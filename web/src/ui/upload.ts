@@ -1,4 +1,5 @@
 import { ApiError, sendWithSession } from '../api/client';
+import { t } from '../i18n/index.js';
 
 /**
  * Posts a multipart form with upload progress (fetch reports none), with the session's
@@ -16,7 +17,7 @@ export function postForm<T>(
     throw new ApiError(
       request.status,
       body?.error ?? 'error',
-      body?.message ?? `Upload failed (${request.status})`,
+      body?.message ?? t('ui:upload.failed', { status: request.status }),
       body?.details,
     );
   });
@@ -33,7 +34,7 @@ function sendForm<T>(url: string, form: FormData, token: string | null, onProgre
     if (onProgress)
       request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
     request.onload = () => resolve({ status: request.status, request, body: request.response as Answer<T> });
-    request.onerror = () => reject(new ApiError(0, 'network', 'The connection was lost during the upload'));
+    request.onerror = () => reject(new ApiError(0, 'network', t('ui:upload.connectionLost')));
     request.send(form);
   });
 }

@@ -1,21 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { AuditEntry } from '../../api/types';
+import { t } from '../../i18n/index.js';
 import { session } from '../../session';
 import { useStore } from '../../store';
 import { InlineError, useInlineError } from '../../ui/inline-error';
 import { timeText } from './admin-format';
 
 /** What each action of the audit list is called on the page. */
-const ACTION_WORDS: Record<AuditEntry['action'], string> = {
-  'user.disable': 'Disabled user',
-  'user.enable': 'Enabled user',
-  'user.delete': 'Deleted user',
-  'user.password-reset': 'Sent a reset link to user',
-  'room.transfer': 'Handed over room',
-  'room.delete': 'Deleted room',
-  'job.retry': 'Retried job',
-  'job.cancel': 'Cancelled job',
+const ACTION_WORDS: Record<AuditEntry['action'], () => string> = {
+  'user.disable': () => t('admin:audit.actions.userDisable'),
+  'user.enable': () => t('admin:audit.actions.userEnable'),
+  'user.delete': () => t('admin:audit.actions.userDelete'),
+  'user.password-reset': () => t('admin:audit.actions.userPasswordReset'),
+  'room.transfer': () => t('admin:audit.actions.roomTransfer'),
+  'room.delete': () => t('admin:audit.actions.roomDelete'),
+  'job.retry': () => t('admin:audit.actions.jobRetry'),
+  'job.cancel': () => t('admin:audit.actions.jobCancel'),
 };
 
 /** The audit list: every admin action, newest first. */
@@ -33,21 +34,23 @@ export function AuditSection() {
   useEffect(() => void load(), []);
   return (
     <section aria-labelledby="audit-heading">
-      <h2 id="audit-heading">Audit</h2>
+      <h2 id="audit-heading">{t('admin:tabs.audit')}</h2>
       <InlineError message={error} />
       {entries === null ? (
-        <p>Loading…</p>
+        <p>{t('common:loading')}</p>
       ) : entries.length === 0 ? (
-        <p>No admin actions yet.</p>
+        <p>{t('admin:audit.empty')}</p>
       ) : (
-        <ul class="list" aria-label="Audit list">
+        <ul class="list" aria-label={t('admin:audit.list')}>
           {entries.map((entry) => (
             <li key={`${entry.at}-${entry.action}-${entry.target}`}>
               <span>
-                {ACTION_WORDS[entry.action]} <code>{entry.target}</code>
+                {ACTION_WORDS[entry.action]()} <code>{entry.target}</code>
               </span>
               <span class="muted">
-                {timeText(entry.at)} by {entry.adminId === user?.id ? 'you' : entry.adminId}
+                {entry.adminId === user?.id
+                  ? t('admin:audit.byYou', { time: timeText(entry.at) })
+                  : t('admin:audit.by', { time: timeText(entry.at), admin: entry.adminId })}
               </span>
             </li>
           ))}
@@ -55,7 +58,7 @@ export function AuditSection() {
       )}
       {next && (
         <button type="button" onClick={() => void load(next)}>
-          More entries
+          {t('admin:audit.more')}
         </button>
       )}
     </section>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { Limits } from '../../api/types';
+import { t } from '../../i18n/index.js';
 import { InlineError, useInlineError } from '../../ui/inline-error';
 import { bytesText } from './admin-format';
 
@@ -11,26 +12,26 @@ export function LimitsSection() {
   useEffect(() => void attempt(async () => setLimits(await ok(api.GET('/api/admin/limits')))), []);
   return (
     <section aria-labelledby="limits-heading">
-      <h2 id="limits-heading">Limits</h2>
+      <h2 id="limits-heading">{t('admin:tabs.limits')}</h2>
       <InlineError message={error} />
       {limits && (
         <dl class="limits">
-          <dt>Rooms per user (MAX_ROOMS_PER_USER)</dt>
+          <dt>{t('admin:limits.roomsPerUser')}</dt>
           <dd>
-            {limits.maxRoomsPerUser === 0 ? 'No limit' : limits.maxRoomsPerUser}
-            <span class="muted"> · most owned by one user: {limits.mostRoomsOwned}</span>
+            {limits.maxRoomsPerUser === 0 ? t('admin:limits.noLimit') : limits.maxRoomsPerUser}
+            <span class="muted"> · {t('admin:limits.mostRooms', { rooms: limits.mostRoomsOwned })}</span>
           </dd>
-          <dt>Storage per user (STORAGE_QUOTA_BYTES)</dt>
+          <dt>{t('admin:limits.storagePerUser')}</dt>
           <dd>
             {bytesText(limits.storageQuotaBytes)}
-            <span class="muted"> · most used by one user: {bytesText(limits.mostStorageBytes)}</span>
+            <span class="muted">
+              {' '}
+              · {t('admin:limits.mostStorage', { storage: bytesText(limits.mostStorageBytes) })}
+            </span>
           </dd>
         </dl>
       )}
-      <p class="muted">
-        A room beyond the limit is refused when it is created (and so when a clone or import needs a new one); a file
-        beyond the storage limit is refused when it is stored. Each user's use is in the Users list.
-      </p>
+      <p class="muted">{t('admin:limits.explained')}</p>
     </section>
   );
 }

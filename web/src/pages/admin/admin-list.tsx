@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { t } from '../../i18n/index.js';
 import type { Attempt } from '../../ui/notices';
 import { InlineError, useInlineError } from '../../ui/inline-error';
 import { TextField } from '../../ui/fields';
@@ -55,7 +56,7 @@ function SearchForm({
       }}
     >
       <TextField label={label} type="search" value={value} onInput={onInput} maxLength={200} />
-      <button type="submit">Search</button>
+      <button type="submit">{t('admin:search')}</button>
     </form>
   );
 }
@@ -121,7 +122,7 @@ interface TableProps<T> {
 
 /** A list as a table (each cell names its column on a phone), or its state while there is none. */
 export function AdminTable<T>({ label, columns, items, empty, row }: TableProps<T>) {
-  if (items === null) return <p>Loading…</p>;
+  if (items === null) return <p>{t('common:loading')}</p>;
   if (items.length === 0) return <p>{empty}</p>;
   return (
     <div class="table-scroll">

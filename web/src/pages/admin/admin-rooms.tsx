@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
 import type { AdminRoom } from '../../api/types';
+import { t } from '../../i18n/index.js';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { bytesText, timeText } from './admin-format';
@@ -11,7 +12,7 @@ export async function roomNames(ids: string[]): Promise<string[]> {
     ids.map(async (id) => {
       const { rooms } = await ok(api.GET('/api/admin/rooms', { params: { query: { q: id } } }));
       const room = rooms.find((r) => r.id === id);
-      return room?.name ? `${room.name} (${id})` : id;
+      return room?.name ? t('admin:rooms.nameAndId', { name: room.name, id }) : id;
     }),
   );
 }
@@ -31,7 +32,7 @@ export function RoomsSection() {
       // The new owner by address: the users list finds the account.
       const { users } = await ok(api.GET('/api/admin/users', { params: { query: { q: email.trim() } } }));
       const user = users.find((u) => u.email.toLowerCase() === email.trim().toLowerCase());
-      if (!user) throw new Error(`No account has the address ${email.trim()}.`);
+      if (!user) throw new Error(t('admin:rooms.noAccount', { email: email.trim() }));
       const moved = await ok(
         api.PUT('/api/admin/rooms/{roomId}/owner', {
           params: { path: { roomId: room.id } },
@@ -39,43 +40,51 @@ export function RoomsSection() {
         }),
       );
       setRooms((shown) => shown!.map((r) => (r.id === moved.id ? moved : r)));
-      return `${user.email} owns ${room.name ?? room.id} now.`;
+      return t('admin:rooms.transferred', { email: user.email, room: room.name ?? room.id });
     });
   const remove = (room: AdminRoom) =>
     act(async () => {
-      const what = room.name ? `${room.name} (${room.id})` : room.id;
-      if (!(await confirmInPage(`Delete the room ${what} with everything in it? This cannot be undone.`))) return '';
+      const what = room.name ? t('admin:rooms.nameAndId', { name: room.name, id: room.id }) : room.id;
+      if (!(await confirmInPage(t('admin:rooms.deleteQuestion', { room: what })))) return '';
       await ok(api.DELETE('/api/admin/rooms/{roomId}', { params: { path: { roomId: room.id } } }));
       setRooms((shown) => shown!.filter((r) => r.id !== room.id));
-      return `The room ${what} is deleted.`;
+      return t('admin:rooms.deleted', { room: what });
     });
 
+  const columns = {
+    room: t('admin:rooms.columns.room'),
+    owner: t('admin:rooms.columns.owner'),
+    members: t('admin:rooms.columns.members'),
+    storage: t('admin:columns.storage'),
+    lastChange: t('admin:rooms.columns.lastChange'),
+    actions: t('admin:columns.actions'),
+  };
   return (
     <section aria-labelledby="rooms-heading">
-      <h2 id="rooms-heading">Rooms</h2>
+      <h2 id="rooms-heading">{t('admin:tabs.rooms')}</h2>
       <SearchedTable
-        search="Search rooms by name or id"
+        search={t('admin:rooms.search')}
         list={list}
-        more="More rooms"
+        more={t('admin:rooms.more')}
         error={error}
         done={done}
-        label="Rooms"
-        columns={['Room', 'Owner', 'Members', 'Storage', 'Last change', 'Actions']}
-        empty="No rooms match."
+        label={t('admin:tabs.rooms')}
+        columns={Object.values(columns)}
+        empty={t('admin:rooms.empty')}
         row={(room) => (
           <tr key={room.id}>
-            <td data-label="Room">
-              {room.name ?? <span class="muted">(no name)</span>}
+            <td data-label={columns.room}>
+              {room.name ?? <span class="muted">{t('admin:rooms.noName')}</span>}
               <div class="muted">{room.id}</div>
             </td>
-            <td data-label="Owner">{room.ownerEmail ?? room.ownerId ?? '—'}</td>
-            <td data-label="Members">{room.members}</td>
-            <td data-label="Storage">{bytesText(room.storageBytes)}</td>
-            <td data-label="Last change">{timeText(room.updatedAt)}</td>
-            <td class="actions" data-label="Actions">
+            <td data-label={columns.owner}>{room.ownerEmail ?? room.ownerId ?? '—'}</td>
+            <td data-label={columns.members}>{room.members}</td>
+            <td data-label={columns.storage}>{bytesText(room.storageBytes)}</td>
+            <td data-label={columns.lastChange}>{timeText(room.updatedAt)}</td>
+            <td class="actions" data-label={columns.actions}>
               <TransferForm room={room} onTransfer={(email) => transfer(room, email)} />
               <button type="button" class="danger" onClick={() => remove(room)}>
-                Delete
+                {t('admin:delete')}
               </button>
             </td>
           </tr>
@@ -99,11 +108,11 @@ function TransferForm({ room, onTransfer }: { room: AdminRoom; onTransfer: (emai
         type="email"
         value={email}
         onInput={(e) => setEmail(e.currentTarget.value)}
-        aria-label={`New owner of ${room.name ?? room.id} (a member's e-mail)`}
-        placeholder="member's e-mail"
+        aria-label={t('admin:rooms.newOwner', { room: room.name ?? room.id })}
+        placeholder={t('admin:rooms.newOwnerPlaceholder')}
         required
       />
-      <button type="submit">Transfer</button>
+      <button type="submit">{t('admin:rooms.transfer')}</button>
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../../api/client';
 import type { AdminUser, Limits } from '../../api/types';
+import { t } from '../../i18n/index.js';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { SearchedTable, useAdminActions, usePagedList } from './admin-list';
 import { session } from '../../session';
@@ -35,16 +36,18 @@ export function UsersSection() {
             : api.POST('/api/admin/users/{userId}/enable', { params: { path } }),
         ),
       );
-      return `${user.email} is ${disabled ? 'disabled' : 'enabled'}.`;
+      return disabled
+        ? t('admin:users.disabledDone', { email: user.email })
+        : t('admin:users.enabledDone', { email: user.email });
     });
   const sendReset = (user: AdminUser) =>
     act(async () => {
       await ok(api.POST('/api/admin/users/{userId}/password-reset', { params: { path: { userId: user.id } } }));
-      return `A password reset link was sent to ${user.email}.`;
+      return t('admin:users.resetSent', { email: user.email });
     });
   const remove = (user: AdminUser) =>
     act(async () => {
-      if (!(await confirmInPage(`Delete the account ${user.email}? This cannot be undone.`))) return '';
+      if (!(await confirmInPage(t('admin:users.deleteQuestion', { email: user.email })))) return '';
       const path = { userId: user.id };
       try {
         await ok(api.DELETE('/api/admin/users/{userId}', { params: { path } }));
@@ -53,57 +56,67 @@ export function UsersSection() {
         // It owns rooms: say which, and delete them with it only if confirmed again.
         const ids = (error.details as { rooms?: string[] } | undefined)?.rooms ?? [];
         const names = await roomNames(ids);
-        const question = `${user.email} owns ${ids.length === 1 ? 'this room' : `these ${ids.length} rooms`}, which would be deleted with the account: ${names.join(', ')}.`;
-        if (!(await confirmInPage(question, 'Delete account and rooms'))) return '';
+        const question = t('admin:users.ownsRooms', { count: ids.length, email: user.email, names: names.join(', ') });
+        if (!(await confirmInPage(question, t('admin:users.deleteWithRooms')))) return '';
         await ok(api.DELETE('/api/admin/users/{userId}', { params: { path, query: { rooms: 'delete' } } }));
       }
       setUsers((shown) => shown!.filter((u) => u.id !== user.id));
-      return `The account ${user.email} is deleted.`;
+      return t('admin:users.deleted', { email: user.email });
     });
 
+  const columns = {
+    user: t('admin:users.columns.user'),
+    roomsOwned: t('admin:users.columns.roomsOwned'),
+    storage: t('admin:columns.storage'),
+    lastSeen: t('admin:users.columns.lastSeen'),
+    state: t('admin:users.columns.state'),
+    actions: t('admin:columns.actions'),
+  };
   return (
     <section aria-labelledby="users-heading">
-      <h2 id="users-heading">Users</h2>
+      <h2 id="users-heading">{t('admin:tabs.users')}</h2>
       <SearchedTable
-        search="Search users"
+        search={t('admin:users.search')}
         list={list}
-        more="More users"
+        more={t('admin:users.more')}
         error={error}
         done={done}
-        label="Users"
-        columns={['User', 'Rooms owned', 'Storage', 'Last seen', 'State', 'Actions']}
-        empty="No users match."
+        label={t('admin:tabs.users')}
+        columns={Object.values(columns)}
+        empty={t('admin:users.empty')}
         row={(user) => (
           <tr key={user.id} data-user={user.email}>
-            <td data-label="User">
+            <td data-label={columns.user}>
               {user.email}
-              {user.id === me?.id && <span class="muted"> (you)</span>}
+              {user.id === me?.id && <span class="muted"> {t('admin:users.you')}</span>}
               {user.name && <div class="muted">{user.name}</div>}
             </td>
-            <td data-label="Rooms owned">
+            <td data-label={columns.roomsOwned}>
               {ofLimit(user.roomsOwned, limits?.maxRoomsPerUser ?? 0, !limits?.maxRoomsPerUser)}
             </td>
-            <td data-label="Storage">
+            <td data-label={columns.storage}>
               {ofLimit(
                 bytesText(user.storageBytes),
                 bytesText(limits?.storageQuotaBytes ?? 0),
                 !limits?.storageQuotaBytes,
               )}
             </td>
-            <td data-label="Last seen">{timeText(user.lastSeenAt)}</td>
-            <td data-label="State">{user.disabled ? <strong>Disabled</strong> : 'Active'}</td>
-            <td class="actions" data-label="Actions">
+            <td data-label={columns.lastSeen}>{timeText(user.lastSeenAt)}</td>
+            <td data-label={columns.state}>
+              {user.disabled ? <strong>{t('admin:users.disabled')}</strong> : t('admin:users.active')}
+            </td>
+            <td class="actions" data-label={columns.actions}>
               {user.id !== me?.id && (
                 <button type="button" onClick={() => setDisabled(user, !user.disabled)}>
-                  {user.disabled ? 'Enable' : 'Disable'}
+                  {user.disabled ? t('admin:users.enable') : t('admin:users.disable')}
                 </button>
               )}
               <button type="button" onClick={() => sendReset(user)}>
-                Send reset link
+                {t('admin:users.sendReset')}
               </button>
               {user.id !== me?.id && (
                 <button type="button" class="danger" onClick={() => remove(user)}>
-                  Delete
+                  {t('admin:delete')}
                 </button>
               )}
             </td>

@@ -3,6 +3,8 @@ import type { Job } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 import { CHUNKED_FILE_MAX_BYTES, fileLimit, refuseOversized } from '../../ui/limits';
+import { t } from '../../i18n/index.js';
+import { progressInWords } from './job-words';
 
 /** Files above this go in chunks: the most the service takes in one request. */
 export const CHUNKED_ABOVE = fileLimit('POST /api/layers/upload', 'file');
@@ -48,7 +50,10 @@ async function sendLayerFile(
   onProgress: (p: UploadProgress) => void,
   sourceCrs: string | undefined,
 ): Promise<void> {
-  refuseOversized(file, CHUNKED_FILE_MAX_BYTES, { the: 'The file', plural: 'layer files' });
+  refuseOversized(file, CHUNKED_FILE_MAX_BYTES, {
+    the: t('actions:fileWords.layer.the'),
+    plural: t('actions:fileWords.layer.plural'),
+  });
   const roomId = model.roomId;
   const style = JSON.stringify({ color });
   let jobId: string | undefined;
@@ -90,9 +95,10 @@ async function sendLayerFile(
 async function followJob(jobId: string, onProgress: (p: UploadProgress) => void) {
   for (;;) {
     const job: Job = await ok(api.GET('/api/layers/jobs/{jobId}', { params: { path: { jobId } } }));
-    if (job.stage === 'error') throw new Error(job.message ?? 'Processing failed');
+    if (job.stage === 'error') throw new Error(job.message ?? t('actions:upload.failed'));
     if (job.stage === 'complete') return;
-    const message = job.stage === 'queued' ? 'waiting to start' : (job.message ?? undefined);
+    const message =
+      job.stage === 'queued' ? t('actions:job.waiting') : job.message ? progressInWords(job.message) : undefined;
     onProgress({ phase: 'processing', fraction: job.progress / 100, message });
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }

@@ -4,6 +4,7 @@ import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 import { withMarker, withoutMarker } from '../room-state';
 import { fileLimit, refuseOversized } from '../../ui/limits';
+import { t } from '../../i18n/index.js';
 
 type MarkerPatch = BodyOf<'/api/rooms/{roomId}/markers/{markerId}', 'patch'>;
 
@@ -37,7 +38,10 @@ const PHOTO_MAX_BYTES = fileLimit('POST /api/rooms/{roomId}/markers/upload-image
 
 /** Sends a photo (with progress), then sets it on the marker; a photo over the service's cap is refused before sending. */
 export async function addMarkerPhoto(model: RoomModel, markerId: string, file: File, onProgress: (f: number) => void) {
-  refuseOversized(file, PHOTO_MAX_BYTES, { the: 'The photo', plural: 'photos' });
+  refuseOversized(file, PHOTO_MAX_BYTES, {
+    the: t('actions:fileWords.photo.the'),
+    plural: t('actions:fileWords.photo.plural'),
+  });
   const { body } = await postForm<{ imageKey: string; thumbnailKey: string }>(
     `/api/rooms/${model.roomId}/markers/upload-image`,
     formOf('image', file, file.name),

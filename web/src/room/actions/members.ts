@@ -2,6 +2,7 @@ import { api, ok } from '../../api/client';
 import type { BodyOf, Invitation, Member } from '../../api/types';
 import { Store } from '../../store';
 import type { RoomModel } from '../room-model';
+import { t } from '../../i18n/index.js';
 
 export interface MemberLists {
   members: Member[];
@@ -35,8 +36,8 @@ export async function inviteMember(lists: RoomMembers, body: BodyOf<'/api/rooms/
   const answer = await ok(api.POST('/api/rooms/{roomId}/invite', { ...lists.path, body }));
   await loadMembers(lists);
   return answer.status === 'added'
-    ? `${answer.member?.email} is now a member`
-    : `Invitation sent to ${answer.invitation?.email}`;
+    ? t('actions:members.added', { email: answer.member?.email })
+    : t('actions:members.invited', { email: answer.invitation?.email });
 }
 
 export async function removeMember(lists: RoomMembers, userId: string) {

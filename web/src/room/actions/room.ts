@@ -3,6 +3,7 @@ import type { BodyOf } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 import { fileLimit, refuseOversized } from '../../ui/limits';
+import { t } from '../../i18n/index.js';
 
 /**
  * The one place the page changes the room itself: its settings (then the room record is read
@@ -53,20 +54,20 @@ export async function exportRoomFile(model: RoomModel, onStatus: (jobStatus: str
   for (;;) {
     const job = await ok(api.GET('/api/rooms/{roomId}/export-jobs/{jobId}', jobPath));
     if (job.status === 'complete') break;
-    if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? 'The export failed');
-    onStatus(job.status === 'pending' ? 'waiting to start' : 'in progress');
+    if (job.status === 'error' || job.status === 'expired') throw new Error(job.error ?? t('actions:export.failed'));
+    onStatus(job.status === 'pending' ? t('actions:job.waiting') : t('actions:job.inProgress'));
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const response = await fetchFile(`/api/rooms/${model.roomId}/export-jobs/${jobId}/artifact`);
-  if (!response.ok) throw new Error(`The export could not be downloaded (${response.status})`);
+  if (!response.ok) throw new Error(t('actions:export.notDownloaded', { status: response.status }));
   return response.blob();
 }
 
 /** Imports a GeoPackage (with progress of the sending); the page loads the room again. */
 export async function importRoomFile(model: RoomModel, file: File, onProgress: (f: number) => void) {
   refuseOversized(file, fileLimit('POST /api/rooms/{roomId}/import', 'file'), {
-    the: 'The GeoPackage',
-    plural: 'imported GeoPackages',
+    the: t('actions:fileWords.geoPackage.the'),
+    plural: t('actions:fileWords.geoPackage.plural'),
   });
   const { body } = await postForm<{ imported: Record<string, number> }>(
     `/api/rooms/${model.roomId}/import`,
@@ -80,8 +81,8 @@ export async function importRoomFile(model: RoomModel, file: File, onProgress: (
 /** Registers a marker icon (SVG or PNG) and reads the room's icons again. */
 export async function registerIcon(model: RoomModel, file: File, name: string) {
   refuseOversized(file, fileLimit('POST /api/rooms/{roomId}/marker-icons', 'icon'), {
-    the: 'The icon file',
-    plural: 'icon files',
+    the: t('actions:fileWords.icon.the'),
+    plural: t('actions:fileWords.icon.plural'),
   });
   const { body } = await postForm<{ iconId: string }>(
     `/api/rooms/${model.roomId}/marker-icons`,

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Layer } from '../../api/types';
 import { type AttributesPage, type AttributesView, readAttributes } from '../actions/features';
 import { useRoom } from '../room-context';
+import { t } from '../../i18n/index.js';
 
 const CELL_CHARS = 40;
 /** How long typing in the filter pauses before the table asks for the rows. */
@@ -79,7 +80,7 @@ export function AttributeTable({
   const columns = ['id', ...(page?.fields.map((f) => f.name) ?? [])];
   const arrow = (column: string) => (view.sort === column ? (view.order === 'asc' ? ' ▲' : ' ▼') : '');
   return (
-    <section class="attribute-table" aria-label={`Attribute table of ${layer.name}`}>
+    <section class="attribute-table" aria-label={t('layers:table.label', { name: layer.name })}>
       <header class="row">
         <strong>{layer.name}</strong>
         <form
@@ -92,14 +93,14 @@ export function AttributeTable({
           <input
             name="q"
             type="search"
-            aria-label="Filter features"
-            placeholder="Filter…"
+            aria-label={t('layers:table.filter')}
+            placeholder={t('layers:table.filterPlaceholder')}
             value={typed}
             onInput={(e) => setTyped(e.currentTarget.value)}
           />
         </form>
-        <span class="muted">{layer.featureCount} features</span>
-        <button type="button" class="close" aria-label="Close the table" onClick={onClose}>
+        <span class="muted">{t('layers:table.features', { count: layer.featureCount })}</span>
+        <button type="button" class="close" aria-label={t('layers:table.close')} onClick={onClose}>
           ×
         </button>
       </header>
@@ -132,14 +133,12 @@ export function AttributeTable({
             ))}
           </tbody>
         </table>
-        {page && page.rows.length === 0 && !page.next && <p class="muted">No feature matches.</p>}
+        {page && page.rows.length === 0 && !page.next && <p class="muted">{t('layers:table.noMatch')}</p>}
         {/* A filtered page ends where the service's window did: the rest of the layer is a More away. */}
-        {page?.next && view.q && page.rows.length === 0 && (
-          <p class="muted">None in the features read so far; More reads on.</p>
-        )}
+        {page?.next && view.q && page.rows.length === 0 && <p class="muted">{t('layers:table.readOn')}</p>}
         {page?.next && (
           <button type="button" disabled={reading} onClick={() => void more()}>
-            More
+            {t('layers:table.more')}
           </button>
         )}
       </div>

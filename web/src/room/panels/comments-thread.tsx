@@ -8,6 +8,7 @@ import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
 import { TextAreaField } from '../../ui/fields';
+import { formatDateTime, t } from '../../i18n/index.js';
 
 /** The comment thread of one object: comment, reply, resolve, delete your own (the owner any). */
 export function CommentsThread({
@@ -32,8 +33,8 @@ export function CommentsThread({
   const mine = (c: { author: { kind: string; id: string } }) =>
     isOwner || (c.author.kind === 'user' && c.author.id === user?.id);
   return (
-    <section class="comments" aria-label="Comments">
-      <h3>Comments ({comments.length})</h3>
+    <section class="comments" aria-label={t('markers:comments.label')}>
+      <h3>{t('markers:comments.heading', { number: comments.length })}</h3>
       <ul class="thread">
         {comments.map((c) => (
           <CommentItem
@@ -48,15 +49,15 @@ export function CommentsThread({
         ))}
       </ul>
       {user && (
-        <form class="form" onSubmit={post} aria-label="New comment">
+        <form class="form" onSubmit={post} aria-label={t('markers:comments.newLabel')}>
           <TextAreaField
-            label="Comment"
+            label={t('markers:comments.comment')}
             value={body}
             onInput={setBody}
             rows={2}
             {...inputLimits('POST /api/rooms/{roomId}/comments', 'body')}
           />
-          <button type="submit">Post comment</button>
+          <button type="submit">{t('markers:comments.post')}</button>
         </form>
       )}
     </section>
@@ -80,7 +81,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
       <p class="body">{comment.body}</p>
       <p class="muted">
         <span class="author">{authorName(comment.author)}</span> · {when(comment.createdAt)}
-        {comment.resolved && ' · resolved'}
+        {comment.resolved && ` · ${t('markers:comments.resolved')}`}
       </p>
       <ul class="replies">
         {comment.replies.map((r) => (
@@ -91,7 +92,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
             </p>
             {canDeleteReply(r) && (
               <button type="button" class="link" onClick={() => act(() => deleteReply(model, comment.id, r.id))}>
-                Delete reply
+                {t('markers:comments.deleteReply')}
               </button>
             )}
           </li>
@@ -100,7 +101,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
       {signedIn && (
         <form
           class="inline"
-          aria-label="Reply"
+          aria-label={t('markers:comments.replyLabel')}
           onSubmit={(e) => {
             e.preventDefault();
             if (reply.trim())
@@ -111,13 +112,13 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
           }}
         >
           <input
-            aria-label="Reply"
-            placeholder="Reply…"
+            aria-label={t('markers:comments.replyLabel')}
+            placeholder={t('markers:comments.replyPlaceholder')}
             value={reply}
             onInput={(e) => setReply(e.currentTarget.value)}
             {...inputLimits('POST /api/rooms/{roomId}/comments/{commentId}/replies', 'body')}
           />
-          <button type="submit">Reply</button>
+          <button type="submit">{t('markers:comments.reply')}</button>
         </form>
       )}
       {signedIn && (
@@ -126,7 +127,7 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
           class="link"
           onClick={() => act(() => resolveComment(model, comment.id, !comment.resolved))}
         >
-          {comment.resolved ? 'Reopen' : 'Resolve'}
+          {comment.resolved ? t('markers:comments.reopen') : t('markers:comments.resolve')}
         </button>
       )}
       {canDelete && (
@@ -137,10 +138,10 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
             (await act(async () => {
               await deleteComment(model, comment.id);
               return true;
-            })) && offerUndoDelete(room, 'the comment and its replies', 'comment', comment.id)
+            })) && offerUndoDelete(room, t('markers:comments.undoWhat'), 'comment', comment.id)
           }
         >
-          Delete
+          {t('markers:comments.delete')}
         </button>
       )}
     </li>
@@ -149,6 +150,6 @@ function CommentItem({ comment, canDelete, canDeleteReply, act, model, signedIn 
 
 /** Who wrote a comment: the name the service gives (a revoked token has none). */
 const authorName = (author: Comment['author']) =>
-  author.name ?? (author.kind === 'token' ? 'a revoked token' : 'Someone');
+  author.name ?? (author.kind === 'token' ? t('markers:comments.revokedToken') : t('markers:comments.someone'));
 
-export const when = (ms: number) => new Date(ms).toLocaleString();
+export const when = (ms: number) => formatDateTime(ms);

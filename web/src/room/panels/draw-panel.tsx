@@ -6,15 +6,17 @@ import { useRoom } from '../room-context';
 import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
 import { ColourField, NumberField, TextField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
+import { geometryName } from './drawing-details';
 
 const LABEL = inputLimits('POST /api/rooms/{roomId}/drawings', 'label');
 const WEIGHT = attributesOf(fieldLimits('POST /api/rooms/{roomId}/drawings', 'style').fields?.strokeWeight);
 
-const KINDS: [ShapeKind | 'label', string][] = [
-  ['point', 'Point'],
-  ['linestring', 'Line'],
-  ['polygon', 'Polygon'],
-  ['label', 'Label'],
+const KINDS: [ShapeKind | 'label', () => string][] = [
+  ['point', () => t('draw:drawPanel.kinds.point')],
+  ['linestring', () => t('draw:drawPanel.kinds.line')],
+  ['polygon', () => t('draw:drawPanel.kinds.polygon')],
+  ['label', () => t('draw:drawPanel.kinds.label')],
 ];
 
 /** Draw a point, line, polygon or label on the map (terra-draw), with a colour and line width. */
@@ -46,7 +48,7 @@ export function DrawPanel() {
   const start = (kind: ShapeKind | 'label') => {
     cancel.current?.();
     if (kind === 'label' && !label.trim()) {
-      notify('Write the label first, then click where it goes.', 'error');
+      notify(t('draw:drawPanel.labelFirst'), 'error');
       return;
     }
     setActive(kind);
@@ -106,54 +108,54 @@ export function DrawPanel() {
   const measuring = active === 'measure-line' || active === 'measure-area';
   return (
     <div>
-      <h2>Draw</h2>
-      <div class="row" role="group" aria-label="Shape">
+      <h2>{t('draw:drawPanel.title')}</h2>
+      <div class="row" role="group" aria-label={t('draw:drawPanel.shapeGroup')}>
         {KINDS.map(([kind, name]) => (
           <button key={kind} type="button" aria-pressed={active === kind} onClick={() => start(kind)}>
-            {name}
+            {name()}
           </button>
         ))}
       </div>
       {active && !measuring && (
         <p class="note" role="status">
           {active === 'polygon'
-            ? 'Click the corners; click the first corner again to finish.'
+            ? t('draw:drawPanel.hintPolygon')
             : active === 'linestring'
-              ? 'Click the points; click the last point again to finish.'
-              : 'Click the map.'}{' '}
+              ? t('draw:drawPanel.hintLine')
+              : t('draw:drawPanel.hintPoint')}{' '}
           <button type="button" onClick={stop}>
-            Cancel
+            {t('draw:drawPanel.cancel')}
           </button>
           {measure && <span class="measure"> {measure}</span>}
         </p>
       )}
-      <div class="row" role="group" aria-label="Measure">
+      <div class="row" role="group" aria-label={t('draw:drawPanel.measureGroup')}>
         <button type="button" aria-pressed={active === 'measure-line'} onClick={() => startMeasure('linestring')}>
-          Measure distance
+          {t('draw:drawPanel.measureDistance')}
         </button>
         <button type="button" aria-pressed={active === 'measure-area'} onClick={() => startMeasure('polygon')}>
-          Measure area
+          {t('draw:drawPanel.measureArea')}
         </button>
       </div>
       {measuring && (
         <p class="note" role="status" data-testid="measure-result" data-state={measured ? 'done' : 'drawing'}>
           {measure && <span>{measure}</span>}
           {measure && !measured && ' · '}
-          {!measured && 'Click the points; double-click the last one to finish.'}{' '}
+          {!measured && t('draw:drawPanel.measureHint')}{' '}
           <button type="button" onClick={stop}>
-            Close
+            {t('draw:drawPanel.close')}
           </button>
         </p>
       )}
-      <TextField label="Label (optional; required for a label)" value={label} onInput={setLabel} {...LABEL} />
+      <TextField label={t('draw:drawPanel.labelField')} value={label} onInput={setLabel} {...LABEL} />
       <ColourField value={color} onInput={setColor} />
-      <NumberField label="Line width" {...WEIGHT} value={weight} onInput={setWeight} />
-      <h3>Drawings ({drawings.size})</h3>
+      <NumberField label={t('draw:drawPanel.lineWidth')} {...WEIGHT} value={weight} onInput={setWeight} />
+      <h3>{t('draw:drawPanel.drawings', { number: drawings.size })}</h3>
       <ul class="list">
         {[...drawings.values()].map((d) => (
           <li key={d.id}>
             <button type="button" class="link" onClick={() => selection.set({ kind: 'drawing', id: d.id })}>
-              {d.label ?? (d.geometry as { type: string }).type}
+              {d.label ?? geometryName((d.geometry as { type: string }).type)}
             </button>
           </li>
         ))}

@@ -8,6 +8,7 @@ import { colourInput } from '../../ui/colour';
 import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
 import { ColourField, NumberField, TextField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 const LABEL = inputLimits('PATCH /api/rooms/{roomId}/drawings/{drawingId}', 'label');
 const WEIGHT = attributesOf(
@@ -30,51 +31,89 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
     const geometry = reshaping?.();
     setReshaping(null);
     if (!geometry) return;
-    await attempt(() => updateDrawing(model, drawingId, { geometry: geometry as never }), 'Shape saved');
+    await attempt(
+      () => updateDrawing(model, drawingId, { geometry: geometry as never }),
+      t('draw:drawingDetails.shapeSaved'),
+    );
   };
   const save = async (event: Event) => {
     event.preventDefault();
     const body = { label: label.trim() || null, style: { ...drawing.style, color, strokeWeight: weight } };
-    await attempt(() => updateDrawing(model, drawingId, body), 'Drawing saved');
+    await attempt(() => updateDrawing(model, drawingId, body), t('draw:drawingDetails.drawingSaved'));
   };
   const remove = async () => {
     if (!(await attempt(() => deleteDrawing(model, drawingId)))) return;
     selection.set(null);
-    offerUndoDelete(room, drawing.label ? `the drawing "${drawing.label}"` : 'the drawing', 'drawing', drawingId);
+    offerUndoDelete(
+      room,
+      drawing.label
+        ? t('draw:drawingDetails.undoNamed', { label: drawing.label })
+        : t('draw:drawingDetails.undoUnnamed'),
+      'drawing',
+      drawingId,
+    );
   };
   const kind = (drawing.geometry as { type: string }).type;
   return (
     <div>
-      <h2>{drawing.label ?? kind}</h2>
-      <p class="muted">{kind} drawing</p>
+      <h2>{drawing.label ?? geometryName(kind)}</h2>
+      <p class="muted">{kindOfDrawing(kind)}</p>
       {kind !== 'Point' && (
         <p class="measure" data-testid="drawing-measure">
           {describeMeasure(drawing.geometry as unknown as GeoJSON.Geometry)}
         </p>
       )}
       {canEdit && (
-        <form class="form" onSubmit={save} aria-label="Edit drawing">
-          <TextField label="Label" name="label" value={label} onInput={setLabel} {...LABEL} />
+        <form class="form" onSubmit={save} aria-label={t('draw:drawingDetails.form')}>
+          <TextField label={t('draw:drawingDetails.label')} name="label" value={label} onInput={setLabel} {...LABEL} />
           <ColourField value={color} onInput={setColor} />
-          <NumberField label="Line width" {...WEIGHT} value={weight} onInput={setWeight} />
+          <NumberField label={t('draw:drawingDetails.lineWidth')} {...WEIGHT} value={weight} onInput={setWeight} />
           <div class="row">
-            <button type="submit">Save</button>
+            <button type="submit">{t('draw:drawingDetails.save')}</button>
             {!reshaping && (
               <button type="button" onClick={() => setReshaping(() => editShape(map.get()!, drawing))}>
-                Edit shape
+                {t('draw:drawingDetails.editShape')}
               </button>
             )}
             {reshaping && (
               <button type="button" onClick={saveShape}>
-                Save shape
+                {t('draw:drawingDetails.saveShape')}
               </button>
             )}
             <button type="button" class="danger" onClick={remove}>
-              Delete drawing
+              {t('draw:drawingDetails.delete')}
             </button>
           </div>
         </form>
       )}
     </div>
   );
+}
+
+/** A drawing's geometry type as a person reads it ("Polygon"); an unknown one as it is. */
+export function geometryName(type: string): string {
+  switch (type) {
+    case 'Point':
+      return t('draw:geometry.point');
+    case 'LineString':
+      return t('draw:geometry.lineString');
+    case 'Polygon':
+      return t('draw:geometry.polygon');
+    default:
+      return type;
+  }
+}
+
+/** What kind of drawing it is, in words: "Polygon drawing". */
+function kindOfDrawing(type: string): string {
+  switch (type) {
+    case 'Point':
+      return t('draw:drawingDetails.kind.point');
+    case 'LineString':
+      return t('draw:drawingDetails.kind.lineString');
+    case 'Polygon':
+      return t('draw:drawingDetails.kind.polygon');
+    default:
+      return t('draw:drawingDetails.kind.other', { type });
+  }
 }

@@ -2,6 +2,7 @@ import { useLayoutEffect, useState } from 'preact/hooks';
 import { setHighlight } from '../../map/room-layers';
 import { readFeature, type StoredFeature } from '../actions/features';
 import { useRoom } from '../room-context';
+import { t } from '../../i18n/index.js';
 
 /** Values longer than this are folded (a summary line, the rest on demand). */
 const FOLD_ABOVE = 80;
@@ -11,16 +12,16 @@ const FOLD_ABOVE = 80;
  * number is not called an integer: the value 2 of a real field is one too.
  */
 function typeOf(value: unknown): string {
-  if (value === null || value === undefined) return 'empty';
-  if (typeof value === 'number') return 'number';
-  if (typeof value === 'boolean') return 'yes/no';
-  if (Array.isArray(value)) return 'list';
-  return typeof value === 'object' ? 'object' : 'text';
+  if (value === null || value === undefined) return t('layers:feature.typeEmpty');
+  if (typeof value === 'number') return t('layers:feature.typeNumber');
+  if (typeof value === 'boolean') return t('layers:feature.typeYesNo');
+  if (Array.isArray(value)) return t('layers:feature.typeList');
+  return typeof value === 'object' ? t('layers:feature.typeObject') : t('layers:feature.typeText');
 }
 
 function textOf(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'boolean') return value ? t('layers:feature.yes') : t('layers:feature.no');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -56,13 +57,13 @@ export function FeatureAttributes({ layerId, featureId }: { layerId: string; fea
       if (shown) setHighlight(shown, null);
     };
   }, [layerId, featureId]);
-  if (!feature) return <p class="muted">Reading feature {featureId}…</p>;
+  if (!feature) return <p class="muted">{t('layers:feature.reading', { id: featureId })}</p>;
   const entries = Object.entries(feature.properties);
   return (
-    <section aria-label="Feature attributes">
-      <h3>Feature {feature.id}</h3>
+    <section aria-label={t('layers:feature.label')}>
+      <h3>{t('layers:feature.title', { id: feature.id })}</h3>
       {entries.length === 0 ? (
-        <p class="muted">This feature has no attributes.</p>
+        <p class="muted">{t('layers:feature.empty')}</p>
       ) : (
         <table class="attributes">
           <tbody>

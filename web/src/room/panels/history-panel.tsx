@@ -16,6 +16,7 @@ import {
   type TimelineSettings,
 } from '../timeline';
 import { TimeSlider } from './time-slider';
+import { language, t } from '../../i18n/index.js';
 
 type Restored = Awaited<ReturnType<typeof restoreEntry>>;
 
@@ -44,12 +45,12 @@ export function HistoryPanel() {
   const groups = groupEntries(dated, settings.groupingMode, settings.dateTimeFormat);
   return (
     <div>
-      <h2>Timeline</h2>
+      <h2>{t('draw:history.title')}</h2>
       <TimeSlider />
       <p class="muted">{summary(settings)}</p>
       {restored && <RestoreReport {...restored} format={settings.dateTimeFormat} onClose={() => setRestored(null)} />}
       <div data-testid="history">
-        {groups.length === 0 && <p class="muted">No changes to show.</p>}
+        {groups.length === 0 && <p class="muted">{t('draw:history.empty')}</p>}
         {groups.map((group) => (
           <section key={group.heading ?? 'all'} class="timeline-group">
             {group.heading && <h3 class="timeline-heading">{group.heading}</h3>}
@@ -69,7 +70,7 @@ export function HistoryPanel() {
       </div>
       {more && (
         <button type="button" onClick={() => load(events[events.length - 1]!.version)}>
-          Older changes
+          {t('draw:history.older')}
         </button>
       )}
     </div>
@@ -98,16 +99,22 @@ function TimelineEntry({
       <span>{describeEntry(entry)}</span>
       <br />
       <span class="muted">
-        {byEvent ? 'Event date ' : ''}
-        {formatDateTime(date, settings.dateTimeFormat)}
+        {byEvent
+          ? t('draw:history.eventDate', { date: formatDateTime(date, settings.dateTimeFormat) })
+          : formatDateTime(date, settings.dateTimeFormat)}
       </span>
       <span class="entry-actions">
         <button type="button" class="link" onClick={() => showMoment(room, entry.at)}>
-          Map then
+          {t('draw:history.mapThen')}
         </button>
         {room.canEdit && isRestorable(entry) && (
-          <button type="button" class="link" onClick={restore} aria-label={`Restore: ${describeEntry(entry)}`}>
-            Restore
+          <button
+            type="button"
+            class="link"
+            onClick={restore}
+            aria-label={t('draw:history.restoreLabel', { change: describeEntry(entry) })}
+          >
+            {t('draw:history.restore')}
           </button>
         )}
       </span>
@@ -131,7 +138,9 @@ function RestoreReport({
   return (
     <div class="card restore-report" role="status" data-testid="restore-report">
       <p>
-        Restored {objectLabel(entry)} as it was {entry.type.endsWith('.deleted') ? 'before it was deleted' : 'then'}.
+        {entry.type.endsWith('.deleted')
+          ? t('draw:history.restoredDeleted', { object: objectLabel(entry) })
+          : t('draw:history.restoredThen', { object: objectLabel(entry) })}
       </p>
       {answer.notes.length > 0 && (
         <ul>
@@ -142,12 +151,15 @@ function RestoreReport({
       )}
       {overwrote && (
         <p>
-          This replaced {overwrote.laterEntries === 1 ? 'a later change' : `${overwrote.laterEntries} later changes`},
-          the newest by {actorName(overwrote)} on {formatDateTime(overwrote.at, format)}.
+          {t('draw:history.replaced', {
+            count: overwrote.laterEntries,
+            actor: actorName(overwrote),
+            date: formatDateTime(overwrote.at, format),
+          })}
         </p>
       )}
       <button type="button" onClick={onClose}>
-        Dismiss
+        {t('draw:history.dismiss')}
       </button>
     </div>
   );
@@ -156,10 +168,25 @@ function RestoreReport({
 /** The room's timeline settings in words. */
 function summary(settings: TimelineSettings) {
   const parts = [
-    settings.groupingMode === 'none' ? 'Not grouped' : `Grouped by ${settings.groupingMode}`,
-    settings.showMarkersOnly ? 'markers only' : null,
-    settings.showAdditionsOnly ? 'additions only' : null,
-    settings.dateDisplayMode === 'event' ? "dated by the marker's event date" : 'dated by the change',
-  ];
-  return `${parts.filter(Boolean).join(', ')}. The room's owner sets these in Settings.`;
+    grouping(settings.groupingMode),
+    settings.showMarkersOnly ? t('draw:history.summary.markersOnly') : null,
+    settings.showAdditionsOnly ? t('draw:history.summary.additionsOnly') : null,
+    settings.dateDisplayMode === 'event' ? t('draw:history.summary.byEventDate') : t('draw:history.summary.byChange'),
+  ].filter((part): part is string => part !== null);
+  const list = new Intl.ListFormat(language(), { type: 'unit', style: 'short' }).format(parts);
+  return t('draw:history.summary.sentence', { parts: list });
+}
+
+/** How the timeline groups its changes, in words. */
+function grouping(mode: TimelineSettings['groupingMode']): string {
+  switch (mode) {
+    case 'none':
+      return t('draw:history.summary.notGrouped');
+    case 'day':
+      return t('draw:history.summary.byDay');
+    case 'month':
+      return t('draw:history.summary.byMonth');
+    case 'year':
+      return t('draw:history.summary.byYear');
+  }
 }

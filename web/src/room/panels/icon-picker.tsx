@@ -3,6 +3,7 @@ import { useStore } from '../../store';
 import { registerIcon } from '../actions/room';
 import { useRoom } from '../room-context';
 import { TextField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 /** Choose one of the room's icons, or register a new one (SVG or PNG; the service sanitises SVG). */
 export function IconPicker({ iconId, onChange }: { iconId: string | null; onChange: (id: string | null) => void }) {
@@ -15,9 +16,13 @@ export function IconPicker({ iconId, onChange }: { iconId: string | null; onChan
   };
   return (
     <fieldset>
-      <legend>Icon</legend>
-      <select aria-label="Icon" value={iconId ?? ''} onChange={(e) => onChange(e.currentTarget.value || null)}>
-        <option value="">None (a dot)</option>
+      <legend>{t('markers:icon.legend')}</legend>
+      <select
+        aria-label={t('markers:icon.label')}
+        value={iconId ?? ''}
+        onChange={(e) => onChange(e.currentTarget.value || null)}
+      >
+        <option value="">{t('markers:icon.none')}</option>
         {icons.map((icon) => (
           <option key={icon.iconId} value={icon.iconId}>
             {icon.name}
@@ -25,10 +30,10 @@ export function IconPicker({ iconId, onChange }: { iconId: string | null; onChan
         ))}
       </select>
       <details>
-        <summary>Register an icon</summary>
-        <TextField label="Name" value={name} onInput={setName} />
+        <summary>{t('markers:icon.register')}</summary>
+        <TextField label={t('markers:icon.name')} value={name} onInput={setName} />
         <label>
-          File (SVG or PNG){' '}
+          {t('markers:icon.file')}{' '}
           <input
             type="file"
             accept=".svg,.png,image/svg+xml,image/png"

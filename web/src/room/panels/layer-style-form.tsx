@@ -5,17 +5,19 @@ import { categoriesOf, classBreaks, type ClassifyRule, coloursInUse, rampColors 
 import { useRoom } from '../room-context';
 import { readColormaps } from '../actions/layers';
 import { NumberField, SelectField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 type Mode = 'single' | 'categories' | 'graduated';
 type Method = 'equal' | 'quantile';
-const MODES: [Mode, string][] = [
-  ['single', 'One colour'],
-  ['categories', 'Categories of a field'],
-  ['graduated', 'Classes of a number'],
+/** The ways to colour a layer, in words of the page's language (read at render time). */
+const modes = (): [Mode, string][] => [
+  ['single', t('layers:style.modeSingle')],
+  ['categories', t('layers:style.modeCategories')],
+  ['graduated', t('layers:style.modeGraduated')],
 ];
-const METHODS: [Method, string][] = [
-  ['quantile', 'Quantiles'],
-  ['equal', 'Equal intervals'],
+const methods = (): [Method, string][] => [
+  ['quantile', t('layers:style.methodQuantile')],
+  ['equal', t('layers:style.methodEqual')],
 ];
 /** Choices whose words are their values (field names, ramps). */
 const named = (values: Iterable<string>) => [...values].map((value) => [value, value] as const);
@@ -95,19 +97,19 @@ export function LayerStyleForm({
   };
 
   return (
-    <form class="style-by-data" onSubmit={apply} aria-label="Style by data">
+    <form class="style-by-data" onSubmit={apply} aria-label={t('layers:style.byData')}>
       <SelectField
-        label="Colours"
+        label={t('layers:style.colours')}
         value={mode}
-        options={MODES}
+        options={modes()}
         onChange={(chosen) => setMode(chosen as Mode)}
         name="style-mode"
       />
       {mode !== 'single' && (
         <SelectField
-          label="Field"
+          label={t('layers:style.field')}
           value={field}
-          options={[['', 'choose…'], ...named(names)]}
+          options={[['', t('layers:style.choose')], ...named(names)]}
           onChange={setField}
           name="style-field"
           required
@@ -116,22 +118,34 @@ export function LayerStyleForm({
       {mode === 'graduated' && (
         <>
           <SelectField
-            label="Method"
+            label={t('layers:style.method')}
             value={method}
-            options={METHODS}
+            options={methods()}
             name="style-method"
             onChange={(chosen) => setMethod(chosen as Method)}
           />
-          <NumberField label="Classes" name="style-classes" min={2} max={9} value={classes} onInput={setClasses} />
-          <SelectField label="Ramp" value={ramp} options={named(ramps.map((r) => r.name))} onChange={setRamp} />
+          <NumberField
+            label={t('layers:style.classes')}
+            name="style-classes"
+            min={2}
+            max={9}
+            value={classes}
+            onInput={setClasses}
+          />
+          <SelectField
+            label={t('layers:style.ramp')}
+            value={ramp}
+            options={named(ramps.map((r) => r.name))}
+            onChange={setRamp}
+          />
         </>
       )}
-      {mode !== 'single' && fields.size === 0 && <p class="muted">Zoom to the layer to read its fields.</p>}
-      <button type="submit">Apply colours</button>
+      {mode !== 'single' && fields.size === 0 && <p class="muted">{t('layers:style.zoomToRead')}</p>}
+      <button type="submit">{t('layers:style.apply')}</button>
       <SelectField
-        label="Labels"
+        label={t('layers:style.labels')}
         value={layer.style.labelField ?? ''}
-        options={[['', 'none'], ...named(labelFields)]}
+        options={[['', t('layers:style.none')], ...named(labelFields)]}
         onChange={(chosen) => change({ labelField: chosen || null })}
         name="label-field"
       />

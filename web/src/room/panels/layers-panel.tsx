@@ -12,6 +12,7 @@ import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style'
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { CheckField, ColourField, NumberField, OpacityField } from '../../ui/fields';
+import { formatNumber, t } from '../../i18n/index.js';
 
 const STROKE_WEIGHT = attributesOf(
   fieldLimits('PATCH /api/rooms/{roomId}/layers/{layerId}', 'style').fields?.strokeWeight,
@@ -25,9 +26,9 @@ export function LayersPanel() {
   useEffect(() => () => table.set(null), [table]);
   return (
     <div>
-      <h2>Layers</h2>
+      <h2>{t('layers:panel.title')}</h2>
       {canEdit && <UploadForm />}
-      {layers.length === 0 && rasters.length === 0 && <p class="muted">No layers yet.</p>}
+      {layers.length === 0 && rasters.length === 0 && <p class="muted">{t('layers:panel.empty')}</p>}
       <ul class="layers" data-testid="layer-list">
         {orderedLayers(layers).map((layer, index) => (
           <VectorLayerItem key={layer.id} layer={layer} index={index} />
@@ -49,29 +50,26 @@ function UploadForm() {
   // New layers get a colour no layer of the room has yet, unless one is chosen.
   const color = chosen ?? `#${nextLayerColor(layers.map((l) => l.style.color))}`;
   // A file whose CRS the service could not tell: the page asks for its EPSG code and sends it again.
-  const [crsAsked, setCrsAsked] = useState<{ file: File; message: string } | null>(null);
+  const [crsAsked, setCrsAsked] = useState<{ file: File } | null>(null);
   const upload = async (file: File, sourceCrs?: string) => {
     const known = layerIds(model.get());
     const outcome = await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress, sourceCrs));
     setProgress(null);
-    if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file, message: outcome.crsUnknown });
+    if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file });
     else if (outcome) {
       setCrsAsked(null);
       setColor(null);
-      notify(`${file.name} is on the map`);
+      notify(t('layers:upload.onTheMap', { name: file.name }));
       zoomToNewLayer(room, known);
     }
   };
   return (
     <details class="upload">
-      <summary>Upload a layer</summary>
-      <p class="muted">
-        GeoJSON, zipped shapefile, GeoPackage, CSV with coordinates, KML/KMZ, GPX, FlatGeobuf or GeoTIFF; any
-        projection; up to {megabytes(CHUNKED_FILE_MAX_BYTES)}.
-      </p>
+      <summary>{t('layers:upload.title')}</summary>
+      <p class="muted">{t('layers:upload.formats', { size: megabytes(CHUNKED_FILE_MAX_BYTES) })}</p>
       <ColourField value={color} onInput={setColor} />
       <label>
-        File
+        {t('layers:upload.file')}
         <input
           type="file"
           name="layer-file"
@@ -83,20 +81,20 @@ function UploadForm() {
       {crsAsked && (
         <form
           class="crs-ask"
-          aria-label="Coordinate reference system"
+          aria-label={t('layers:upload.crs')}
           onSubmit={(e) => {
             e.preventDefault();
             const code = new FormData(e.currentTarget).get('sourceCrs');
             void upload(crsAsked.file, String(code ?? ''));
           }}
         >
-          <p role="alert">{crsAsked.message}</p>
+          <p role="alert">{t('layers:upload.crsUnknown', { name: crsAsked.file.name })}</p>
           <label>
-            EPSG code of {crsAsked.file.name}
+            {t('layers:upload.epsgOf', { name: crsAsked.file.name })}
             <input name="sourceCrs" required placeholder="2056" inputMode="numeric" disabled={!!progress} />
           </label>
           <button type="submit" disabled={!!progress}>
-            Upload with this CRS
+            {t('layers:upload.withCrs')}
           </button>
         </form>
       )}
@@ -105,17 +103,40 @@ function UploadForm() {
           <progress
             value={progress.fraction}
             max={1}
-            aria-label={progress.phase === 'sending' ? 'Sending' : 'Processing'}
+            aria-label={progress.phase === 'sending' ? t('layers:upload.sending') : t('layers:upload.processing')}
           />
-          <span>
-            {progress.phase === 'sending'
-              ? `Sending ${Math.round(progress.fraction * 100)}%`
-              : `Processing ${Math.round(progress.fraction * 100)}%${progress.message ? `: ${progress.message}` : ''}`}
-          </span>
+          <span>{progressWords(progress)}</span>
         </div>
       )}
     </details>
   );
+}
+
+/** An upload's progress in words: the phase, its percent and, while processing, the service's own words. */
+function progressWords({ phase, fraction, message }: UploadProgress): string {
+  const percent = formatNumber(Math.round(fraction * 100));
+  if (phase === 'sending') return t('layers:upload.sendingPercent', { percent });
+  return message
+    ? t('layers:upload.processingPercentMessage', { percent, message })
+    : t('layers:upload.processingPercent', { percent });
+}
+
+/** A layer's count of features with their geometry's kind, in one message per kind (for the grammar of each language). */
+function featureCount({ featureCount: count, geometryType }: Layer): string {
+  switch (geometryType) {
+    case 'Point':
+      return t('layers:panel.pointFeatures', { count });
+    case 'LineString':
+      return t('layers:panel.lineFeatures', { count });
+    case 'Polygon':
+      return t('layers:panel.polygonFeatures', { count });
+    case 'Mixed':
+      return t('layers:panel.mixedFeatures', { count });
+    case null:
+      return t('layers:panel.features', { count });
+    default:
+      return t('layers:panel.otherFeatures', { count, geometry: geometryType });
+  }
 }
 
 function useHidden(id: string): [boolean, () => void] {
@@ -146,7 +167,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
   const shownMap = useStore(map);
   const change = (style: Partial<Layer['style']>) => attempt(() => updateLayerStyle(model, layer.id, style));
   const remove = async () => {
-    if (await confirmInPage(`Delete the layer "${layer.name}"? This cannot be undone.`))
+    if (await confirmInPage(t('layers:panel.confirmDeleteLayer', { name: layer.name })))
       await attempt(() => deleteLayer(model, layer.id));
   };
   // Dropped on this item: the dragged layer takes its place; each layer whose place changed is saved (shared, in history).
@@ -186,16 +207,14 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
         />{' '}
         {layer.name}
       </label>
-      <span class="muted">
-        {layer.featureCount} {layer.geometryType ?? ''} features
-      </span>
+      <span class="muted">{featureCount(layer)}</span>
       <div class="row">
         {layer.bbox && <ZoomTo bbox={layer.bbox} />}
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>
-          Comments
+          {t('layers:panel.comments')}
         </button>
         <button type="button" class="link" onClick={() => table.set(tableOpen ? null : { layerId: layer.id, q: '' })}>
-          Table
+          {t('layers:panel.table')}
         </button>
       </div>
       {tableOpen && (
@@ -208,34 +227,34 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
       )}
       {canEdit && (
         <details onToggle={(e) => setStyleOpen(e.currentTarget.open)}>
-          <summary>Style</summary>
+          <summary>{t('layers:panel.style')}</summary>
           <ColourField value={`#${layer.style.color}`} onChange={(color) => change({ color: color.slice(1) })} />
           <ColourField
-            label="Fill"
+            label={t('layers:panel.fill')}
             value={`#${layer.style.fillColor ?? layer.style.color}`}
             onChange={(fill) => change({ fillColor: fill.slice(1) })}
           />
           {styleOpen && <LayerStyleForm layer={layer} map={shownMap} change={change} />}
           <OpacityField value={layer.style.opacity} onChange={(opacity) => change({ opacity })} />
           <OpacityField
-            label="Fill opacity"
+            label={t('layers:panel.fillOpacity')}
             value={layer.style.fillOpacity}
             onChange={(fillOpacity) => change({ fillOpacity })}
           />
           <NumberField
-            label="Line width"
+            label={t('layers:panel.lineWidth')}
             {...STROKE_WEIGHT}
             value={layer.style.strokeWeight}
             onChange={(strokeWeight) => change({ strokeWeight })}
           />
           <CheckField
-            label="Shown to everyone"
+            label={t('layers:panel.shownToEveryone')}
             checked={layer.style.visible}
             onChange={(visible) => change({ visible })}
           />
           {isOwner && (
             <button type="button" class="danger" onClick={remove}>
-              Delete layer
+              {t('layers:panel.deleteLayer')}
             </button>
           )}
         </details>
@@ -248,7 +267,7 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
   const { canEdit, model, isOwner, attempt } = useRoom();
   const [isHidden, toggle] = useHidden(raster.id);
   const remove = async () => {
-    if (await confirmInPage(`Delete the raster "${raster.name}"? This cannot be undone.`))
+    if (await confirmInPage(t('layers:panel.confirmDeleteRaster', { name: raster.name })))
       await attempt(() => deleteRaster(model, raster.id));
   };
   return (
@@ -257,16 +276,21 @@ function RasterItem({ raster }: { raster: RasterLayer }) {
         <input type="checkbox" checked={!isHidden} onChange={toggle} /> {raster.name}
       </label>
       <span class="muted">
-        {raster.width}×{raster.height}, {raster.bands} band{raster.bands > 1 ? 's' : ''} {raster.dataType}
+        {t('layers:panel.rasterSize', {
+          count: raster.bands,
+          width: raster.width,
+          height: raster.height,
+          dataType: raster.dataType,
+        })}
       </span>
       {raster.bbox && <ZoomTo bbox={raster.bbox} />}
       {canEdit && (
         <details>
-          <summary>Display</summary>
+          <summary>{t('layers:panel.display')}</summary>
           <RasterDisplayForm raster={raster} />
           {isOwner && (
             <button type="button" class="danger" onClick={remove}>
-              Delete raster
+              {t('layers:panel.deleteRaster')}
             </button>
           )}
         </details>
@@ -284,7 +308,7 @@ function ZoomTo({ bbox }: { bbox: number[] }) {
       class="link"
       onClick={() => map.get()?.fitBounds(bbox as [number, number, number, number], { padding: 40 })}
     >
-      Zoom to
+      {t('layers:panel.zoomTo')}
     </button>
   );
 }

@@ -14,10 +14,24 @@ import { dateInput, dateOf, tagsOf } from '../../ui/field-values';
 import { MarkerMedia } from './marker-media';
 import { PlacingNote } from '../keyboard';
 import { moveMarkerTo } from '../placing';
+import { formatDateTime, t } from '../../i18n/index.js';
 
 const PATCH = 'PATCH /api/rooms/{roomId}/markers/{markerId}';
-/** The media sizes the service takes, as the page names them. */
-const SIZE_NAMES: Record<string, string> = { sm: 'Small', md: 'Medium', lg: 'Large' };
+/** A media size the service takes, as the page names it. */
+function sizeName(size: string): string {
+  switch (size) {
+    case 'sm':
+      return t('markers:form.sizes.sm');
+    case 'md':
+      return t('markers:form.sizes.md');
+    case 'lg':
+      return t('markers:form.sizes.lg');
+    default:
+      return size;
+  }
+}
+/** An example of a link the media field takes (the same in every language). */
+const MEDIA_EXAMPLE = 'https://www.youtube.com/watch?v=…';
 const MEDIA_SIZES = (fieldLimits(PATCH, 'mediaSize').enum ?? []) as string[];
 
 /** A marker's panel: what it says, its photo, and (for editors) a form to change or delete it. */
@@ -34,7 +48,7 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
   if (!whole)
     return (
       <div class="marker-details" data-testid="marker-details">
-        <p class="muted">Loading the marker…</p>
+        <p class="muted">{t('markers:details.loading')}</p>
       </div>
     );
   return (
@@ -45,19 +59,23 @@ export function MarkerDetails({ markerId }: { markerId: string }) {
       {marker.description && <p class="description">{marker.description}</p>}
       {marker.tags && marker.tags.length > 0 && (
         <ul class="tags">
-          {marker.tags.map((t) => (
-            <li key={t}>{t}</li>
+          {marker.tags.map((tag) => (
+            <li key={tag}>{tag}</li>
           ))}
         </ul>
       )}
-      {marker.eventDate != null && <p class="muted">Date: {new Date(marker.eventDate).toLocaleDateString()}</p>}
+      {marker.eventDate != null && (
+        <p class="muted">
+          {t('markers:details.date', { date: formatDateTime(marker.eventDate, { dateStyle: 'medium' }) })}
+        </p>
+      )}
       <p class="muted">
         {marker.latitude?.toFixed(5)}, {marker.longitude?.toFixed(5)}
       </p>
       {canEdit && !editing && (
         <div class="row">
           <button type="button" onClick={() => setEditing(true)}>
-            Edit marker
+            {t('markers:details.edit')}
           </button>
           <MoveButton marker={marker} />
         </div>
@@ -79,7 +97,7 @@ function MoveButton({ marker }: { marker: Marker }) {
   };
   return (
     <button type="button" aria-pressed={moving} onClick={() => (moving ? mode.set('browse') : start())}>
-      {moving ? 'Cancel moving' : 'Move'}
+      {moving ? t('markers:details.cancelMoving') : t('markers:details.move')}
     </button>
   );
 }
@@ -94,7 +112,7 @@ function PhotoPosition({ marker }: { marker: Marker }) {
   if (!gps || there) return null;
   return (
     <button type="button" onClick={() => void moveMarkerTo(room, marker.id, { lng: gps.longitude, lat: gps.latitude })}>
-      Place at the photo's position ({gps.latitude.toFixed(5)}, {gps.longitude.toFixed(5)})
+      {t('markers:details.placeAtPhoto', { latitude: gps.latitude.toFixed(5), longitude: gps.longitude.toFixed(5) })}
     </button>
   );
 }
@@ -115,8 +133,16 @@ function Photo({ marker }: { marker: Marker }) {
     setTimeout(() => URL.revokeObjectURL(full), 60_000);
   };
   return url ? (
-    <button type="button" class="photo" onClick={openFull} aria-label="Open the photo">
-      <img src={url} alt={`Photo of ${marker.title ?? 'the marker'}`} data-testid="marker-photo" />
+    <button type="button" class="photo" onClick={openFull} aria-label={t('markers:details.openPhoto')}>
+      <img
+        src={url}
+        alt={
+          marker.title == null
+            ? t('markers:details.photoOfMarker')
+            : t('markers:details.photoOf', { title: marker.title })
+        }
+        data-testid="marker-photo"
+      />
     </button>
   ) : null;
 }
@@ -138,7 +164,7 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   const save = async (event: Event) => {
     event.preventDefault();
     const body = {
-      title: title.trim() || 'Untitled',
+      title: title.trim() || t('markers:form.untitled'),
       description: description.trim() || null,
       tags: tagsOf(tags),
       eventDate: dateOf(date),
@@ -152,60 +178,70 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
   };
   const uploadPhoto = async (file: File) => {
     setProgress(0);
-    await attempt(() => addMarkerPhoto(model, marker.id, file, setProgress), 'Photo added');
+    await attempt(() => addMarkerPhoto(model, marker.id, file, setProgress), t('markers:form.photoAdded'));
     setProgress(null);
   };
   const removePhoto = () => attempt(() => updateMarker(model, marker.id, { imageKey: null, thumbnailKey: null }));
   const remove = async () => {
     if (!(await attempt(() => deleteMarker(model, marker.id)))) return;
     selection.set(null);
-    offerUndoDelete(room, marker.title ? `the marker "${marker.title}"` : 'the marker', 'marker', marker.id);
+    const what = marker.title
+      ? t('markers:details.undoWhatNamed', { title: marker.title })
+      : t('markers:details.undoWhat');
+    offerUndoDelete(room, what, 'marker', marker.id);
   };
   return (
-    <form class="form" onSubmit={save} aria-label="Edit marker">
-      <TextField label="Title" name="title" value={title} onInput={setTitle} {...inputLimits(PATCH, 'title')} />
+    <form class="form" onSubmit={save} aria-label={t('markers:form.label')}>
+      <TextField
+        label={t('markers:form.title')}
+        name="title"
+        value={title}
+        onInput={setTitle}
+        {...inputLimits(PATCH, 'title')}
+      />
       <TextAreaField
-        label="Description"
+        label={t('markers:form.description')}
         name="description"
         value={description}
         onInput={setDescription}
         rows={3}
         {...inputLimits(PATCH, 'description')}
       />
-      <TextField label="Tags (comma separated)" name="tags" value={tags} onInput={setTags} />
+      <TextField label={t('markers:form.tags')} name="tags" value={tags} onInput={setTags} />
       <label>
-        Date <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} />
+        {t('markers:form.date')}{' '}
+        <input type="date" name="eventDate" value={date} onInput={(e) => setDate(e.currentTarget.value)} />
       </label>
       <ColourField name="color" value={color} onInput={setColor} />
       <IconPicker iconId={iconId} onChange={setIconId} />
       {iconId && (
         <NumberField
-          label="Icon size (px)"
+          label={t('markers:form.iconSize')}
           {...inputLimits(PATCH, 'markerIconSize')}
           value={iconSize}
           onInput={setIconSize}
         />
       )}
       <TextField
-        label="Video or page link"
+        label={t('markers:form.media')}
         type="url"
         name="embeddedMediaUrl"
-        placeholder="https://www.youtube.com/watch?v=…"
+        placeholder={MEDIA_EXAMPLE}
         value={media}
         onInput={setMedia}
         {...inputLimits(PATCH, 'embeddedMediaUrl')}
       />
       {media.trim() && (
         <SelectField
-          label="Media size"
+          label={t('markers:form.mediaSize')}
           name="mediaSize"
           value={mediaSize}
-          options={MEDIA_SIZES.map((size) => [size, SIZE_NAMES[size] ?? size] as const)}
+          options={MEDIA_SIZES.map((size) => [size, sizeName(size)] as const)}
           onChange={(size) => setMediaSize(size as typeof mediaSize)}
         />
       )}
       <label>
-        Photo (JPEG, PNG, WebP, HEIC)
+        {t('markers:form.photo')}
         <input
           type="file"
           name="photo"
@@ -213,19 +249,19 @@ function MarkerForm({ marker, onDone }: { marker: Marker; onDone: () => void }) 
           onChange={(e) => e.currentTarget.files?.[0] && uploadPhoto(e.currentTarget.files[0])}
         />
       </label>
-      {progress !== null && <progress value={progress} max={1} aria-label="Photo upload" />}
+      {progress !== null && <progress value={progress} max={1} aria-label={t('markers:form.photoUpload')} />}
       {marker.imageKey && (
         <button type="button" onClick={removePhoto}>
-          Remove photo
+          {t('markers:form.removePhoto')}
         </button>
       )}
       <div class="row">
-        <button type="submit">Save</button>
+        <button type="submit">{t('markers:form.save')}</button>
         <button type="button" onClick={onDone}>
-          Cancel
+          {t('markers:form.cancel')}
         </button>
         <button type="button" class="danger" onClick={remove}>
-          Delete marker
+          {t('markers:form.delete')}
         </button>
       </div>
     </form>

@@ -1,5 +1,6 @@
 import type { Marker } from '../../api/types';
 import { embedOf } from '../../ui/media-embed';
+import { t } from '../../i18n/index.js';
 
 /**
  * A marker's embedded media at its `mediaSize` (medium when unset): a known provider's player
@@ -23,7 +24,11 @@ export function MarkerMedia({ marker }: { marker: Marker }) {
       class={`media ${size}`}
       data-testid="marker-media"
       src={embed.src}
-      title={`${embed.provider} video of ${marker.title ?? 'the marker'}`}
+      title={
+        marker.title == null
+          ? t('markers:media.videoOfMarker', { provider: embed.provider })
+          : t('markers:media.videoOf', { provider: embed.provider, title: marker.title })
+      }
       sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
       allow="fullscreen; picture-in-picture; encrypted-media"
       referrerpolicy="strict-origin-when-cross-origin"

@@ -6,6 +6,7 @@ import { TextField } from '../../ui/fields';
 import { PlacingNote } from '../keyboard';
 import { accuracyText } from '../locate';
 import { placeMarkerAt } from '../placing';
+import { t } from '../../i18n/index.js';
 
 const SHOWN = 100;
 
@@ -21,7 +22,7 @@ export function MarkersPanel() {
   const found = [];
   for (const m of markers.values()) {
     if (found.length >= SHOWN) break;
-    if (!needle || m.title?.toLowerCase().includes(needle) || m.tags?.some((t) => t.toLowerCase().includes(needle)))
+    if (!needle || m.title?.toLowerCase().includes(needle) || m.tags?.some((tag) => tag.toLowerCase().includes(needle)))
       found.push(m);
   }
   const select = (id: string) => {
@@ -31,7 +32,7 @@ export function MarkersPanel() {
   };
   return (
     <div>
-      <h2>Markers ({markers.size})</h2>
+      <h2>{t('markers:panel.heading', { number: markers.size })}</h2>
       {canEdit && (
         <div class="row">
           <button
@@ -39,24 +40,32 @@ export function MarkersPanel() {
             aria-pressed={current === 'add-marker'}
             onClick={() => mode.set(current === 'add-marker' ? 'browse' : 'add-marker')}
           >
-            {current === 'add-marker' ? 'Cancel adding' : 'Add marker'}
+            {current === 'add-marker' ? t('markers:panel.cancelAdding') : t('markers:panel.add')}
           </button>
           <AddAtMyPosition />
         </div>
       )}
       {current === 'add-marker' && <PlacingNote />}
-      <TextField label="Find" type="search" value={query} onInput={setQuery} placeholder="Title or tag" />
+      <TextField
+        label={t('markers:panel.find')}
+        type="search"
+        value={query}
+        onInput={setQuery}
+        placeholder={t('markers:panel.findPlaceholder')}
+      />
       <ul class="list" data-testid="marker-list">
         {found.map((m) => (
           <li key={m.id}>
             <button type="button" class="link" onClick={() => select(m.id)}>
               <span class="swatch" style={{ background: m.color ?? '#3388ff' }} />
-              {m.title ?? (hasDetails(m) ? 'Untitled' : '…')}
+              {m.title ?? (hasDetails(m) ? t('markers:panel.untitled') : '…')}
             </button>
           </li>
         ))}
       </ul>
-      {markers.size > found.length && !needle && <p class="muted">The first {SHOWN}; search to find others.</p>}
+      {markers.size > found.length && !needle && (
+        <p class="muted">{t('markers:panel.firstShown', { number: SHOWN })}</p>
+      )}
     </div>
   );
 }
@@ -68,7 +77,7 @@ function AddAtMyPosition() {
   if (!located) return null;
   return (
     <button type="button" onClick={() => void placeMarkerAt(room, located)}>
-      Add a marker at my position ({accuracyText(located.accuracy)})
+      {t('markers:panel.addAtMyPosition', { accuracy: accuracyText(located.accuracy) })}
     </button>
   );
 }

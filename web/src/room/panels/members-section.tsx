@@ -12,6 +12,21 @@ import {
 import { useRoom } from '../room-context';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
+import { t } from '../../i18n/index.js';
+
+/** A role as a list shows it (lowercase in English). */
+function roleWord(role: string): string {
+  switch (role) {
+    case 'owner':
+      return t('settings:members.roles.owner');
+    case 'editor':
+      return t('settings:members.roles.editor');
+    case 'viewer':
+      return t('settings:members.roles.viewer');
+    default:
+      return role;
+  }
+}
 
 /** Members and their roles, pending invitations, and a form to invite by e-mail. */
 export function MembersSection() {
@@ -21,11 +36,12 @@ export function MembersSection() {
   const [role, setRole] = useState<'editor' | 'viewer'>('editor');
   useEffect(() => void attempt(() => loadMembers(lists)), [lists]);
   const makeOwner = async (member: Member) => {
-    const question =
-      `Make ${member.email} the owner of this room? You become an editor: you keep editing, but its settings, ` +
-      'members, tokens and deletion become theirs.';
-    if (await confirmInPage(question, 'Make owner'))
-      await attempt(() => transferOwnership(lists, model, member.userId), `${member.email} now owns the room`);
+    const question = t('settings:members.makeOwnerQuestion', { email: member.email });
+    if (await confirmInPage(question, t('settings:members.makeOwner')))
+      await attempt(
+        () => transferOwnership(lists, model, member.userId),
+        t('settings:members.nowOwns', { email: member.email }),
+      );
   };
   const invite = async (event: Event) => {
     event.preventDefault();
@@ -36,88 +52,96 @@ export function MembersSection() {
   };
   return (
     <section aria-labelledby="members">
-      <h3 id="members">Members</h3>
+      <h3 id="members">{t('settings:members.title')}</h3>
       <ul class="list" data-testid="members">
         {members.map((m) => (
           <li key={m.userId}>
             <span>
               {m.email}{' '}
               {m.role === 'owner' ? (
-                <span class="muted">owner</span>
+                <span class="muted">{roleWord('owner')}</span>
               ) : (
                 <select
                   class="role"
-                  aria-label={`Role of ${m.email}`}
+                  aria-label={t('settings:members.roleOf', { email: m.email })}
                   value={m.role}
                   onChange={(e) => {
                     const next = e.currentTarget.value as 'editor' | 'viewer';
                     void attempt(
                       () => changeRole(lists, m.userId, next),
-                      `${m.email} is now ${next === 'editor' ? 'an editor' : 'a viewer'}`,
+                      next === 'editor'
+                        ? t('settings:members.nowEditor', { email: m.email })
+                        : t('settings:members.nowViewer', { email: m.email }),
                     );
                   }}
                 >
-                  <option value="editor">editor</option>
-                  <option value="viewer">viewer</option>
+                  <option value="editor">{roleWord('editor')}</option>
+                  <option value="viewer">{roleWord('viewer')}</option>
                 </select>
               )}
             </span>
             {m.role !== 'owner' && (
               <span class="member-actions">
                 <button type="button" class="link" onClick={() => makeOwner(m)}>
-                  Make owner
+                  {t('settings:members.makeOwner')}
                 </button>
                 <button
                   type="button"
                   class="link"
                   onClick={async () =>
-                    (await confirmInPage(`Remove ${m.email} from the room?`, 'Remove')) &&
-                    attempt(() => removeMember(lists, m.userId))
+                    (await confirmInPage(
+                      t('settings:members.removeQuestion', { email: m.email }),
+                      t('settings:members.remove'),
+                    )) && attempt(() => removeMember(lists, m.userId))
                   }
                 >
-                  Remove
+                  {t('settings:members.remove')}
                 </button>
               </span>
             )}
           </li>
         ))}
       </ul>
-      <h4>Pending invitations</h4>
+      <h4>{t('settings:members.pending')}</h4>
       {invitations.length === 0 ? (
-        <p class="muted">None.</p>
+        <p class="muted">{t('settings:members.none')}</p>
       ) : (
         <ul class="list" data-testid="invitations">
           {invitations.map((i) => (
             <li key={i.email}>
               <span>
-                {i.email} <span class="muted">{i.role}</span>
+                {i.email} <span class="muted">{roleWord(i.role)}</span>
               </span>
               <button
                 type="button"
                 class="link"
-                onClick={() => attempt(() => revokeInvitation(lists, i.email), 'Invitation revoked')}
+                onClick={() => attempt(() => revokeInvitation(lists, i.email), t('settings:members.invitationRevoked'))}
               >
-                Revoke
+                {t('settings:members.revoke')}
               </button>
             </li>
           ))}
         </ul>
       )}
-      <form class="inline" onSubmit={invite} aria-label="Invite">
+      <form class="inline" onSubmit={invite} aria-label={t('settings:members.inviteForm')}>
         <input
           type="email"
-          aria-label="E-mail to invite"
-          placeholder="colleague@example.com"
+          aria-label={t('settings:members.emailToInvite')}
+          placeholder={t('settings:members.emailPlaceholder')}
           value={email}
           onInput={(e) => setEmail(e.currentTarget.value)}
           required
           {...inputLimits('POST /api/rooms/{roomId}/invite', 'email')}
         />
-        <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as 'editor' | 'viewer')}>
-          <option value="editor">Editor</option>
-          <option value="viewer">Viewer</option>
+        <select
+          aria-label={t('settings:members.role')}
+          value={role}
+          onChange={(e) => setRole(e.currentTarget.value as 'editor' | 'viewer')}
+        >
+          <option value="editor">{t('settings:members.choices.editor')}</option>
+          <option value="viewer">{t('settings:members.choices.viewer')}</option>
         </select>
-        <button type="submit">Invite</button>
+        <button type="submit">{t('settings:members.invite')}</button>
       </form>
     </section>
   );

@@ -3,6 +3,10 @@ import type { Colormap, RasterDisplay, RasterLayer } from '../../api/types';
 import { readColormaps, updateRasterDisplay } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { CheckField, MinMaxFields, OpacityField, SelectField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
+
+/** The bands of an RGB display, each in words of the page's language (read at render time). */
+const channels = () => [t('layers:raster.red'), t('layers:raster.green'), t('layers:raster.blue')];
 
 /** A raster's display: one band through a colormap with a stretch, or three bands as RGB. */
 export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
@@ -19,7 +23,10 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
   useEffect(() => setDisplay(raster.display), [raster.updatedAt]);
   const band = display.band ?? 1;
   const stats = raster.stats[band - 1];
-  const bandChoices = Array.from({ length: raster.bands }, (_, i) => [i + 1, `Band ${i + 1}`] as const);
+  const bandChoices = Array.from(
+    { length: raster.bands },
+    (_, i) => [i + 1, t('layers:raster.band', { number: i + 1 })] as const,
+  );
   const set = (change: Partial<RasterDisplay>) => setDisplay({ ...display, ...change });
   const save = async (event: Event) => {
     event.preventDefault();
@@ -35,13 +42,13 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
             reverse: display.reverse ?? false,
             opacity: display.opacity ?? 1,
           };
-    await attempt(() => updateRasterDisplay(model, raster.id, body), `${raster.name}: display saved`);
+    await attempt(() => updateRasterDisplay(model, raster.id, body), t('layers:raster.saved', { name: raster.name }));
   };
   return (
-    <form class="form" onSubmit={save} aria-label={`Display of ${raster.name}`}>
+    <form class="form" onSubmit={save} aria-label={t('layers:raster.label', { name: raster.name })}>
       {raster.bands >= 3 && (
         <fieldset>
-          <legend>Render</legend>
+          <legend>{t('layers:raster.render')}</legend>
           <label class="check">
             <input
               type="radio"
@@ -49,7 +56,7 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
               checked={display.renderMode !== 'rgb'}
               onChange={() => set({ renderMode: 'single' })}
             />{' '}
-            One band, colormap
+            {t('layers:raster.oneBand')}
           </label>
           <label class="check">
             <input
@@ -58,15 +65,15 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
               checked={display.renderMode === 'rgb'}
               onChange={() => set({ renderMode: 'rgb', rgbBands: display.rgbBands ?? [1, 2, 3] })}
             />{' '}
-            RGB bands
+            {t('layers:raster.rgb')}
           </label>
         </fieldset>
       )}
       {display.renderMode === 'rgb' ? (
         <div class="row">
-          {['Red', 'Green', 'Blue'].map((colour, i) => (
+          {channels().map((colour, i) => (
             <SelectField
-              key={colour}
+              key={i}
               label={colour}
               value={(display.rgbBands ?? [1, 2, 3])[i]!}
               options={bandChoices}
@@ -81,13 +88,13 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
       ) : (
         <>
           <SelectField
-            label="Band"
+            label={t('layers:raster.bandLabel')}
             value={band}
             options={bandChoices}
             onChange={(chosen) => set({ band: Number(chosen) })}
           />
           <fieldset class="ramps">
-            <legend>Colormap</legend>
+            <legend>{t('layers:raster.colormap')}</legend>
             {ramps.map((ramp) => (
               <label key={ramp.name} class={`ramp ${display.colormap === ramp.name ? 'chosen' : ''}`} title={ramp.name}>
                 <input
@@ -105,7 +112,11 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
               </label>
             ))}
           </fieldset>
-          <CheckField label="Reverse" checked={display.reverse ?? false} onChange={(reverse) => set({ reverse })} />
+          <CheckField
+            label={t('layers:raster.reverse')}
+            checked={display.reverse ?? false}
+            onChange={(reverse) => set({ reverse })}
+          />
           <MinMaxFields
             step="any"
             min={display.vmin ?? null}
@@ -116,7 +127,7 @@ export function RasterDisplayForm({ raster }: { raster: RasterLayer }) {
         </>
       )}
       <OpacityField value={display.opacity ?? 1} onInput={(opacity) => set({ opacity })} />
-      <button type="submit">Apply display</button>
+      <button type="submit">{t('layers:raster.apply')}</button>
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { MarkerDetails } from './marker-details';
 import { DrawingDetails } from './drawing-details';
 import { CommentsThread } from './comments-thread';
 import { FeatureAttributes } from './feature-attributes';
+import { t } from '../../i18n/index.js';
 
 /** The selected marker, drawing or layer, with its comment thread. */
 export function SelectionPanel() {
@@ -32,16 +33,16 @@ export function SelectionPanel() {
   if (!exists)
     return (
       <section class="card">
-        <p>This {selected.kind} was deleted.</p>
+        <p>{deletedWords[selected.kind]()}</p>
         <button type="button" onClick={() => selection.set(null)}>
-          Close
+          {t('markers:selection.close')}
         </button>
       </section>
     );
   const layer = selected.kind === 'layer' ? state.layers.find((l) => l.id === selected.id)! : null;
   return (
-    <section ref={panel} class="card selection" aria-label={`Selected ${selected.kind}`}>
-      <button type="button" class="close" aria-label="Close" onClick={() => selection.set(null)}>
+    <section ref={panel} class="card selection" aria-label={selectedWords[selected.kind]()}>
+      <button type="button" class="close" aria-label={t('markers:selection.close')} onClick={() => selection.set(null)}>
         ×
       </button>
       {selected.kind === 'marker' && <MarkerDetails key={selected.id} markerId={selected.id} />}
@@ -50,7 +51,10 @@ export function SelectionPanel() {
         <>
           <h2>{layer.name}</h2>
           <p class="muted">
-            {layer.featureCount} features, {layer.geometryType ?? 'empty'}
+            {t('markers:selection.layerSummary', {
+              count: layer.featureCount,
+              geometry: layer.geometryType ?? t('markers:selection.empty'),
+            })}
           </p>
           {selected.featureId !== undefined && (
             <FeatureAttributes key={selected.featureId} layerId={layer.id} featureId={selected.featureId} />
@@ -61,3 +65,17 @@ export function SelectionPanel() {
     </section>
   );
 }
+
+/** What the panel says when the selected object is gone, by its kind. */
+const deletedWords = {
+  marker: () => t('markers:selection.deleted.marker'),
+  drawing: () => t('markers:selection.deleted.drawing'),
+  layer: () => t('markers:selection.deleted.layer'),
+};
+
+/** The panel's name, by the kind of object it shows. */
+const selectedWords = {
+  marker: () => t('markers:selection.selected.marker'),
+  drawing: () => t('markers:selection.selected.drawing'),
+  layer: () => t('markers:selection.selected.layer'),
+};

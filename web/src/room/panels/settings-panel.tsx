@@ -13,25 +13,23 @@ import { TimelineSettingsSection } from './timeline-settings-section';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { CheckField, SelectField, TextField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 const NAME = inputLimits('PATCH /api/rooms/{roomId}', 'name');
-const THEMES = [
-  ['', 'Default'],
-  ['light', 'Light'],
-  ['dark', 'Dark'],
-] as const;
+const themes = () =>
+  [
+    ['', t('settings:room.themes.default')],
+    ['light', t('settings:room.themes.light')],
+    ['dark', t('settings:room.themes.dark')],
+  ] as const;
 
 /** The room's settings: the owner changes them; everyone sees export (and editors import). */
 export function SettingsPanel() {
   const { isOwner } = useRoom();
   return (
     <div>
-      <h2>Settings</h2>
-      {isOwner ? (
-        <RoomSettings />
-      ) : (
-        <p class="muted">Only the room's owner changes its settings, members and tokens.</p>
-      )}
+      <h2>{t('settings:panel.title')}</h2>
+      {isOwner ? <RoomSettings /> : <p class="muted">{t('settings:panel.ownerOnly')}</p>}
       {isOwner && <TimelineSettingsSection />}
       {isOwner && <MembersSection />}
       {isOwner && <TokensSection />}
@@ -50,45 +48,49 @@ function RoomSettings() {
     attempt(() => setCameraSettings(model, change), done);
   return (
     <section aria-labelledby="room-settings">
-      <h3 id="room-settings">Room</h3>
+      <h3 id="room-settings">{t('settings:room.title')}</h3>
       <form
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(() => renameRoom(model, name.trim()), 'Name saved');
+          void attempt(() => renameRoom(model, name.trim()), t('settings:room.nameSaved'));
         }}
       >
-        <TextField label="Name" value={name} onInput={setName} {...NAME} required />
-        <button type="submit">Rename</button>
+        <TextField label={t('settings:room.name')} value={name} onInput={setName} {...NAME} required />
+        <button type="submit">{t('settings:room.rename')}</button>
       </form>
       <CheckField
-        label="Public: anyone with the link can view the room"
+        label={t('settings:room.public')}
         checked={room.isPublic}
-        onChange={(isPublic) => attempt(() => setRoomPublic(model, isPublic), 'Visibility saved')}
+        onChange={(isPublic) => attempt(() => setRoomPublic(model, isPublic), t('settings:room.visibilitySaved'))}
       />
       <div class="row">
         <button
           type="button"
           onClick={() => {
             const v = viewOf(map.get()!);
-            void save({ defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } }, 'Default view saved');
+            void save({ defaultView: { lat: v.lat, lng: v.lng, zoom: v.zoom } }, t('settings:room.viewSaved'));
           }}
         >
-          Use this view as the default
+          {t('settings:room.useView')}
         </button>
       </div>
       <SelectField
-        label="Theme"
+        label={t('settings:room.theme')}
         value={room.defaultTheme ?? ''}
-        options={THEMES}
-        onChange={(theme) => save({ defaultTheme: (theme || null) as 'light' | 'dark' | null }, 'Theme saved')}
+        options={themes()}
+        onChange={(theme) =>
+          save({ defaultTheme: (theme || null) as 'light' | 'dark' | null }, t('settings:room.themeSaved'))
+        }
       />
       {offered.length > 0 && (
         <SelectField
-          label="Base layer"
+          label={t('settings:room.baseLayer')}
           value={room.defaultBaseLayer ?? ''}
-          options={[['', 'Default'], ...offered.map((b) => [b.id, b.name] as const)]}
-          onChange={(base) => save({ defaultBaseLayer: (base || null) as BaseLayerId | null }, 'Base layer saved')}
+          options={[['', t('settings:room.baseLayerDefault')], ...offered.map((b) => [b.id, b.name] as const)]}
+          onChange={(base) =>
+            save({ defaultBaseLayer: (base || null) as BaseLayerId | null }, t('settings:room.baseLayerSaved'))
+          }
         />
       )}
     </section>
@@ -99,32 +101,26 @@ function DangerZone() {
   const { roomId, model, attempt } = useRoom();
   const [typed, setTyped] = useState('');
   const clear = async () => {
-    if (
-      !(await confirmInPage(
-        'Remove every marker, layer, drawing, comment and slide of this room? Members and tokens stay.',
-        'Clear the room',
-      ))
-    )
-      return;
-    await attempt(() => clearRoom(model), 'The room is empty');
+    if (!(await confirmInPage(t('settings:danger.clearQuestion'), t('settings:danger.clearConfirm')))) return;
+    await attempt(() => clearRoom(model), t('settings:danger.cleared'));
   };
   const remove = () => attempt(() => deleteRoom(model).then(() => navigate('/')));
   return (
     <section aria-labelledby="danger" class="danger-zone">
-      <h3 id="danger">Clear or delete</h3>
+      <h3 id="danger">{t('settings:danger.title')}</h3>
       <button type="button" class="danger" onClick={clear}>
-        Clear the room…
+        {t('settings:danger.clear')}
       </button>
       <label>
-        Type the room id <code>{roomId}</code> to delete the room and everything in it
+        {t('settings:danger.typeIdBefore')} <code>{roomId}</code> {t('settings:danger.typeIdAfter')}
         <input
           value={typed}
           onInput={(e) => setTyped(e.currentTarget.value)}
-          aria-label="Room id to confirm deletion"
+          aria-label={t('settings:danger.idLabel')}
         />
       </label>
       <button type="button" class="danger" disabled={typed !== roomId} onClick={remove}>
-        Delete the room
+        {t('settings:danger.delete')}
       </button>
     </section>
   );

@@ -8,6 +8,7 @@ import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
 import { inputLimits } from '../../ui/limits';
 import { TextAreaField, TextField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 const NEW = 'POST /api/rooms/{roomId}/presentation/slides';
 
@@ -24,7 +25,7 @@ export function SlidesPanel() {
     const shown = hidden.get();
     void attempt(async () => {
       await createSlide(model, {
-        title: title.trim() || `Slide ${slides.length + 1}`,
+        title: title.trim() || t('draw:slides.defaultTitle', { number: slides.length + 1 }),
         body: body.trim() || null,
         view: { ...viewOf(map.get()!), ...framedSize(map.get()!.getContainer()) },
         markerIds: selected?.kind === 'marker' ? [selected.id] : [],
@@ -45,7 +46,7 @@ export function SlidesPanel() {
   const publish = (isPublic: boolean) => attempt(() => publishDeck(model, isPublic));
   return (
     <div>
-      <h2>Slides ({slides.length})</h2>
+      <h2>{t('draw:slides.heading', { number: slides.length })}</h2>
       <ol class="slides" data-testid="slide-list">
         {slides.map((s, i) => (
           <li key={s.id}>
@@ -58,12 +59,17 @@ export function SlidesPanel() {
             </button>
             {canEdit && (
               <span class="row">
-                <button type="button" aria-label={`Move ${s.title} up`} disabled={i === 0} onClick={() => move(i, -1)}>
+                <button
+                  type="button"
+                  aria-label={t('draw:slides.moveUp', { title: s.title })}
+                  disabled={i === 0}
+                  onClick={() => move(i, -1)}
+                >
                   ↑
                 </button>
                 <button
                   type="button"
-                  aria-label={`Move ${s.title} down`}
+                  aria-label={t('draw:slides.moveDown', { title: s.title })}
                   disabled={i === slides.length - 1}
                   onClick={() => move(i, 1)}
                 >
@@ -71,11 +77,11 @@ export function SlidesPanel() {
                 </button>
                 <button
                   type="button"
-                  aria-label={`Delete ${s.title}`}
+                  aria-label={t('draw:slides.delete', { title: s.title })}
                   class="danger"
                   onClick={async () =>
                     (await attempt(() => deleteSlide(model, s.id))) &&
-                    offerUndoDelete(context, `the slide "${s.title}"`, 'slide', s.id)
+                    offerUndoDelete(context, t('draw:slides.undoWhat', { title: s.title }), 'slide', s.id)
                   }
                 >
                   ×
@@ -89,39 +95,48 @@ export function SlidesPanel() {
         <p>
           {/* The deck's own page: what a visitor of the published deck sees, slide for slide. */}
           <a href={`/p/${roomId}?from=room`} onClick={linkClick} class="button">
-            Present
+            {t('draw:slides.present')}
           </a>{' '}
-          <span class="muted">as the published deck shows it: each slide only what it lists.</span>
+          <span class="muted">{t('draw:slides.presentNote')}</span>
         </p>
       )}
       {canEdit && (
-        <form class="form" onSubmit={create} aria-label="New slide">
-          <h3>New slide from this view</h3>
-          <TextField label="Title" name="slide-title" value={title} onInput={setTitle} {...inputLimits(NEW, 'title')} />
-          <TextAreaField label="Text" value={body} onInput={setBody} rows={2} {...inputLimits(NEW, 'body')} />
-          <p class="muted">
-            It keeps the map's view, the selected marker or drawing, and the layers shown. A published deck lets anyone
-            with its link see these, whole layers included.
-          </p>
-          <button type="submit">Add slide</button>
+        <form class="form" onSubmit={create} aria-label={t('draw:slides.newForm')}>
+          <h3>{t('draw:slides.newHeading')}</h3>
+          <TextField
+            label={t('draw:slides.title')}
+            name="slide-title"
+            value={title}
+            onInput={setTitle}
+            {...inputLimits(NEW, 'title')}
+          />
+          <TextAreaField
+            label={t('draw:slides.text')}
+            value={body}
+            onInput={setBody}
+            rows={2}
+            {...inputLimits(NEW, 'body')}
+          />
+          <p class="muted">{t('draw:slides.newNote')}</p>
+          <button type="submit">{t('draw:slides.add')}</button>
         </form>
       )}
       {canEdit && (
         <fieldset>
-          <legend>Publishing</legend>
+          <legend>{t('draw:slides.publishing')}</legend>
           <label class="check">
             <input
               type="checkbox"
               checked={room.presentationIsPublic}
               onChange={(e) => publish(e.currentTarget.checked)}
             />{' '}
-            Anyone with the link can view the presentation
+            {t('draw:slides.publicToggle')}
           </label>
           {room.presentationIsPublic && (
             <p>
-              Public link:{' '}
+              {t('draw:slides.publicLink')}{' '}
               <a href={`/p/${roomId}`} target="_blank" rel="noopener">
-                {location.origin}/p/{roomId}
+                {`${location.origin}/p/${roomId}`}
               </a>
             </p>
           )}

@@ -5,14 +5,15 @@ import { showMoment } from '../time-bar';
 import { formatDateTime } from '../timeline';
 import type { TimeView } from '../time-view';
 import { RangeInput } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 /** The past slider's step: a second. */
 const STEP = 1000;
 
 const MODES = [
-  ['past', 'Past'],
-  ['current', 'Now'],
-  ['future', 'Future'],
+  ['past', () => t('draw:timeSlider.past')],
+  ['current', () => t('draw:timeSlider.now')],
+  ['future', () => t('draw:timeSlider.future')],
 ] as const;
 
 /**
@@ -31,18 +32,18 @@ export function TimeSlider() {
   };
   return (
     <fieldset class="time-slider">
-      <legend>Time slider</legend>
-      <div class="segmented" role="radiogroup" aria-label="What the map shows">
+      <legend>{t('draw:timeSlider.legend')}</legend>
+      <div class="segmented" role="radiogroup" aria-label={t('draw:timeSlider.modes')}>
         {MODES.map(([mode, label]) => (
           <label key={mode} class="check">
             <input type="radio" name="slider-mode" checked={view.mode === mode} onChange={() => choose(mode)} />
-            {label}
+            {label()}
           </label>
         ))}
       </div>
       {view.mode === 'past' && <PastSlider from={state.room.createdAt} format={format} />}
       {view.mode === 'future' && <FutureSlider format={format} until={view.until} />}
-      {view.mode === 'current' && <p class="muted">The map shows the room now.</p>}
+      {view.mode === 'current' && <p class="muted">{t('draw:timeSlider.showsNow')}</p>}
     </fieldset>
   );
 }
@@ -70,14 +71,12 @@ function PastSlider({ from, format }: { from: number; format: 'dmy' | 'mdy' | 'i
         max={now}
         step={STEP}
         value={value}
-        aria-label="Moment shown on the map"
-        aria-valuetext={isNow(value) ? 'now' : formatDateTime(value, format)}
+        aria-label={t('draw:timeSlider.moment')}
+        aria-valuetext={isNow(value) ? t('draw:timeSlider.nowValue') : formatDateTime(value, format)}
         onInput={(moment) => go(moment, 250)}
         onChange={(moment) => go(moment, 0)}
       />
-      <p class="muted">
-        {isNow(value) ? 'Now: move the slider back to see the room as it was.' : formatDateTime(value, format)}
-      </p>
+      <p class="muted">{isNow(value) ? t('draw:timeSlider.nowHint') : formatDateTime(value, format)}</p>
     </>
   );
 }
@@ -88,7 +87,7 @@ function FutureSlider({ format, until }: { format: 'dmy' | 'mdy' | 'iso'; until:
   const { markers } = useStore(model)!;
   const [now] = useState(() => Date.now());
   const dates = [...markers.values()].flatMap((m) => (m.eventDate != null && m.eventDate > now ? [m.eventDate] : []));
-  if (dates.length === 0) return <p class="muted">No marker has an event date ahead.</p>;
+  if (dates.length === 0) return <p class="muted">{t('draw:timeSlider.noneAhead')}</p>;
   const last = Math.max(...dates);
   const value = until ?? last;
   return (
@@ -98,13 +97,16 @@ function FutureSlider({ format, until }: { format: 'dmy' | 'mdy' | 'iso'; until:
         max={last}
         step={60_000}
         value={value}
-        aria-label="Show events up to"
+        aria-label={t('draw:timeSlider.until')}
         aria-valuetext={formatDateTime(value, format)}
         onInput={(moment) => timeView.set({ mode: 'future', until: moment })}
       />
       <p class="muted">
-        {dates.filter((d) => d <= value).length} of {dates.length} upcoming events, up to{' '}
-        {formatDateTime(value, format)}
+        {t('draw:timeSlider.upcoming', {
+          count: dates.length,
+          shown: dates.filter((d) => d <= value).length,
+          date: formatDateTime(value, format),
+        })}
       </p>
     </>
   );

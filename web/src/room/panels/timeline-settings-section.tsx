@@ -3,28 +3,30 @@ import { setTimelineSettings } from '../actions/room';
 import { useRoom } from '../room-context';
 import type { TimelineSettings } from '../timeline';
 import { CheckField, SelectField } from '../../ui/fields';
+import { t } from '../../i18n/index.js';
 
 type Choices<K extends keyof TimelineSettings> = [TimelineSettings[K], string][];
 
-const GROUPING: Choices<'groupingMode'> = [
-  ['none', 'Not grouped'],
-  ['day', 'By day'],
-  ['month', 'By month'],
-  ['year', 'By year'],
+const grouping = (): Choices<'groupingMode'> => [
+  ['none', t('settings:timeline.grouping.none')],
+  ['day', t('settings:timeline.grouping.day')],
+  ['month', t('settings:timeline.grouping.month')],
+  ['year', t('settings:timeline.grouping.year')],
 ];
-const DATES: Choices<'dateDisplayMode'> = [
-  ['event', "The marker's event date"],
-  ['creation', 'When the change was made'],
+const dates = (): Choices<'dateDisplayMode'> => [
+  ['event', t('settings:timeline.dates.event')],
+  ['creation', t('settings:timeline.dates.creation')],
 ];
+/** Samples of the formats, as the timeline writes them (the same in every language). */
 const FORMATS: Choices<'dateTimeFormat'> = [
   ['iso', '2026-11-26 14:05'],
   ['dmy', '26/11/2026 14:05'],
   ['mdy', '11/26/2026 2:05 PM'],
 ];
-const SLIDER: Choices<'sliderMode'> = [
-  ['current', 'Now'],
-  ['past', 'Past (the map as it was)'],
-  ['future', 'Future (events ahead)'],
+const slider = (): Choices<'sliderMode'> => [
+  ['current', t('settings:timeline.slider.current')],
+  ['past', t('settings:timeline.slider.past')],
+  ['future', t('settings:timeline.slider.future')],
 ];
 
 /** The room's timeline settings (owner): how the timeline groups, filters and dates changes, and where its slider starts. */
@@ -37,7 +39,7 @@ export function TimelineSettingsSection() {
       if (change.sliderMode === 'current') timeView.set({ mode: 'current' });
       else if (change.sliderMode === 'past') timeView.set({ mode: 'past', at: null, content: null });
       else if (change.sliderMode === 'future') timeView.set({ mode: 'future', until: null });
-    }, 'Timeline settings saved');
+    }, t('settings:timeline.saved'));
   const select = <K extends 'groupingMode' | 'dateDisplayMode' | 'dateTimeFormat' | 'sliderMode'>(
     key: K,
     label: string,
@@ -45,21 +47,21 @@ export function TimelineSettingsSection() {
   ) => <SelectField label={label} value={settings[key]} options={choices} onChange={(v) => save({ [key]: v })} />;
   return (
     <section aria-labelledby="timeline-settings">
-      <h3 id="timeline-settings">Timeline</h3>
-      {select('groupingMode', 'Group changes', GROUPING)}
+      <h3 id="timeline-settings">{t('settings:timeline.title')}</h3>
+      {select('groupingMode', t('settings:timeline.group'), grouping())}
       <CheckField
-        label="Markers only"
+        label={t('settings:timeline.markersOnly')}
         checked={settings.showMarkersOnly}
         onChange={(showMarkersOnly) => save({ showMarkersOnly })}
       />
       <CheckField
-        label="Additions only"
+        label={t('settings:timeline.additionsOnly')}
         checked={settings.showAdditionsOnly}
         onChange={(showAdditionsOnly) => save({ showAdditionsOnly })}
       />
-      {select('dateDisplayMode', 'Date shown', DATES)}
-      {select('dateTimeFormat', 'Date format', FORMATS)}
-      {select('sliderMode', 'Time slider starts at', SLIDER)}
+      {select('dateDisplayMode', t('settings:timeline.dateShown'), dates())}
+      {select('dateTimeFormat', t('settings:timeline.dateFormat'), FORMATS)}
+      {select('sliderMode', t('settings:timeline.sliderStarts'), slider())}
     </section>
   );
 }
