@@ -126,3 +126,23 @@ test('an invitation is in the invitee’s language, or the inviter’s when the 
   assert.equal(invited.subject, `${owner.email} vous a invité dans la salle de carte « Plan »`);
   assert.match(invited.text, /en tant que lecteur\./);
 });
+
+test('an address proven by a reset forgets the language whoever made the account in its name chose', async () => {
+  // Someone signs up with another person's address, in German, and never confirms it.
+  const email = uniqueEmail('squatted');
+  const squatter = assertOk(
+    await call(t.app, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD, locale: 'de' } }),
+    201,
+  );
+  assert.equal((await me(squatter.token)).locale, 'de');
+  // The address's owner resets the password from the (German) mail: the address is proven now.
+  assertOk(await call(t.app, 'POST', '/api/auth/password-reset', { body: { email } }), 202);
+  const mail = await mailboxOf(t.app).waitFor(email, /Maproom-Passwort/);
+  const token = /\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+  const confirmed = await call(t.app, 'POST', '/api/auth/password-reset/confirm', {
+    body: { token, password: 'a-new-long-password' },
+  });
+  assert.equal(confirmed.statusCode, 204);
+  const login = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: 'a-new-long-password' } });
+  assert.equal((await me(assertOk(login).token)).locale, null);
+});

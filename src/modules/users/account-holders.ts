@@ -28,13 +28,14 @@ export class AccountHolders {
   /**
    * The identity provider vouches for the address of an account that never proved it: the
    * address is proven now, and whoever made the account with a password they chose loses it,
-   * with every session, link and room token it had (an account made in someone else's name
-   * is not taken over). Nothing changes when the address was proven meanwhile.
+   * with every session, link and room token it had, and the language it chose for the mails
+   * (an account made in someone else's name is not taken over). Nothing changes when the
+   * address was proven meanwhile.
    */
   async claimUnproven(userId: string, at: number): Promise<void> {
     const claimed = await this.users.endPastHolders(
       userId,
-      { email_verified_at: at, password_hash: null, sessions_not_before: at, sessions_kept: null },
+      { email_verified_at: at, password_hash: null, locale: null, sessions_not_before: at, sessions_kept: null },
       { roomTokens: true, onlyUnproven: true },
     );
     if (claimed) this.access.forgetTokens();

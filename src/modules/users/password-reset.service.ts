@@ -108,9 +108,11 @@ export class PasswordReset {
     if (!(await resets.spend(sha256(token)))) throw invalidResetToken();
     const hash = await passwords.hash(password);
     // Every session issued before now ends, and every pending link (reset, e-mail change) goes.
+    // An address proven only now forgets the language whoever made the account chose.
     await this.parts.holders.end(user.id, {
       password_hash: hash,
       email_verified_at: user.email_verified_at ?? Date.now(),
+      ...(user.email_verified_at === null && { locale: null }),
     });
     await invitations.acceptPending({ userId: user.id, email: user.email, emailVerified: true });
   }

@@ -69,12 +69,6 @@ export class UsersRepository {
     await this.db.updateTable('users').set({ locale }).where('id', '=', userId).execute();
   }
 
-  /** The language of the e-mails of the account with this address (undefined: no such account). */
-  async localeOfEmail(email: string): Promise<string | null | undefined> {
-    const row = await this.db.selectFrom('users').select('locale').where('email', '=', email).executeTakeFirst();
-    return row?.locale;
-  }
-
   /** Records that a session of the user was used now, unless that was recorded within `precisionMs`. */
   async touchSeen(userId: string, now: number, precisionMs: number): Promise<void> {
     await this.db
