@@ -4,7 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { TEST_DB } from '../helpers.js';
-import { launchBrowser, startService, TEST_OUTPUT, type RunningService, until } from '../support/browser.js';
+import {
+  launchBrowser,
+  mapSettled,
+  startService,
+  TEST_OUTPUT,
+  type RunningService,
+  until,
+} from '../support/browser.js';
 
 // Style by data, the legend and the layer order in a real browser: one person in two
 // browsers; what one sets, the other sees live. On SQLite only, like test/web/browser.test.ts.
@@ -386,5 +393,33 @@ describe('style by data, legend and layer order in the web application', { skip 
     assert.equal(await until(byKind, (n) => n === 0), 0, 'one colour then, not the categories of now');
     await watcher.getByRole('button', { name: 'Back to now' }).click();
     await parcelsLegend.getByText('by kind').waitFor();
+  });
+
+  test('a layer too dense for its zoom draws its coverage filled, without outlines of its cells or tiles', async () => {
+    // 60 x 60 touching squares of 0.0001 degrees: under a pixel each at zoom 11, so the service
+    // sends them merged into coverage polygons, which the map fills (blue) and never outlines (red).
+    const cells = Array.from({ length: 3600 }, (_, i) =>
+      square(7.6 + (i % 60) * 0.0001, 46.9 + Math.floor(i / 60) * 0.0001, 'plot', 0.0001),
+    );
+    const dense = `cov${Date.now().toString(36).slice(-7)}`;
+    const view = { lng: 7.603, lat: 46.903, zoom: 11 };
+    assert.equal((await api('POST', `/api/rooms/${dense}`, { name: 'Dense', defaultView: view })).status, 200);
+    const layer = await api('POST', `/api/rooms/${dense}/layers`, {
+      name: 'plots',
+      geojson: { type: 'FeatureCollection', features: cells },
+    });
+    assert.equal(layer.status, 200, JSON.stringify(layer.body));
+    const style = { color: 'ff0000', fillColor: '0000ff', fillOpacity: 1, strokeWeight: 3 };
+    assert.equal((await api('PATCH', `/api/rooms/${dense}/layers/${layer.body.layer.id}`, { style })).status, 200);
+    const page = await styler.context().newPage();
+    await page.goto(`${service.url}/r/${dense}`);
+    await mapSettled(page);
+    const [blue, red] = await until(
+      () => colourCounts(page, ['0000ff', 'ff0000']),
+      ([b]) => b! > 200,
+    );
+    assert.ok(blue! > 200, `the coverage is filled: ${blue} px`);
+    assert.equal(red, 0, 'no outline drawn around the coverage or its cells');
+    await page.close();
   });
 });
