@@ -4,21 +4,15 @@
  * queue's `export-<uuid>` rows that ran them give way; other jobs are untouched.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
-import '../../src/db/database.js'; // PostgreSQL's bigints as numbers, as the service reads them
+import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import type { Tables } from '../../src/db/tables.js';
 import type { JobRow } from '../../src/infra/job-queue.js';
 import { ExportJobsRepository } from '../../src/modules/exports/export-jobs.repository.js';
 import { presentExportJob } from '../../src/modules/exports/exports.presenter.js';
-import { adminQuery, PG_ADMIN_URL, TEST_DB } from '../helpers.js';
+import { TEST_DB } from '../helpers.js';
+import { databaseAt } from '../support/migration-db.js';
 
 const DAY = 24 * 3600 * 1000;
 const now = Date.now();
@@ -32,27 +26,12 @@ const ids = {
 };
 
 let db: Kysely<any>;
-let dir: string;
-let dbName: string | undefined;
+let drop: () => Promise<void>;
 
 before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'maproom-migration-'));
-  if (TEST_DB === 'postgres') {
-    dbName = `maproom_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${dbName}`);
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${dbName}`;
-    db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString() }) }) });
-  } else {
-    db = new Kysely({ dialect: new SqliteDialect({ database: new SQLite(path.join(dir, 'maproom.sqlite')) }) });
-  }
-  await migrateToLatest(db, TEST_DB, '0006_layer_fields_export_jobs');
+  ({ db, drop } = await databaseAt('0006_layer_fields_export_jobs'));
 });
-after(async () => {
-  await db?.destroy();
-  if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => drop());
 
 const exportJob = (id: string, status: string, fields: Record<string, unknown> = {}) => ({
   id,
