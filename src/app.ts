@@ -62,6 +62,7 @@ import { searchDomain } from './modules/search/search.module.js';
 import { slidesDomain } from './modules/slides/slides.module.js';
 import { snapshotDomain } from './modules/snapshot/snapshot.module.js';
 import { tokensDomain } from './modules/tokens/tokens.module.js';
+import { webhooksDomain } from './modules/webhooks/webhooks.module.js';
 import { usersDomain } from './modules/users/users.module.js';
 
 export interface App {
@@ -185,6 +186,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     rooms,
     members,
     tokens,
+    webhooksDomain(core, { log }),
     markers,
     icons,
     bulkImportDomain(core, { ...markers.provides, ...icons.provides }),

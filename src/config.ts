@@ -142,6 +142,15 @@ export const ConfigSchema = Type.Object({
   readyCheckTimeoutMs: Type.Integer({ minimum: 100, default: 2000 }),
   /** How often the live channel pings its clients; a client that missed the previous ping is dropped. */
   liveHeartbeatMs: Type.Integer({ minimum: 1000, default: 15_000 }),
+  /** Lets the service send requests to loopback, link-local and private addresses a user gave (webhooks); off by default. */
+  outboundAllowPrivate: Type.Boolean({ default: false }),
+  /** How long a webhook's receiver has to answer one delivery. */
+  webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  /** The waits before each retry of a failed delivery, in ms (Standard Webhooks' schedule); after the last, the hook is disabled. */
+  webhookRetryDelaysMs: Type.String({
+    pattern: '^\\d+(,\\d+){0,19}$',
+    default: '5000,300000,1800000,7200000,18000000,36000000',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -224,6 +233,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   exportConcurrency: 'EXPORT_CONCURRENCY',
   readyCheckTimeoutMs: 'READY_CHECK_TIMEOUT_MS',
   liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
+  outboundAllowPrivate: 'OUTBOUND_ALLOW_PRIVATE',
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
+  webhookRetryDelaysMs: 'WEBHOOK_RETRY_DELAYS_MS',
 };
 
 export class ConfigError extends Error {}

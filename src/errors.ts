@@ -237,7 +237,6 @@ export const jobNotFailed = () => conflict('job_not_failed', 'Only a failed job 
 export const jobEnded = () =>
   conflict('job_ended', 'Only a waiting or running job can be cancelled; this one has ended');
 
-/** 409 own_account: an admin may not disable or delete their own account from the admin page. */
 /** 409 admin_account: another instance admin is not disabled or deleted from the admin page. */
 export const adminAccount = () =>
   conflict(
@@ -245,5 +244,18 @@ export const adminAccount = () =>
     "This account is an instance administrator: remove it from ADMIN_EMAILS or from the identity provider's admin group first",
   );
 
+/** 409 own_account: an admin may not disable or delete their own account from the admin page. */
 export const ownAccount = () =>
   conflict('own_account', 'You cannot disable or delete your own account here; ask another administrator');
+
+/** 400 webhook_url_refused: a webhook's address is not one the service sends to (the message says why). */
+export const webhookUrlRefused = (why: string) =>
+  new AppError(400, 'webhook_url_refused', `The webhook's address is refused: ${why}`);
+
+/** 409 webhook_disabled: a disabled webhook sends nothing, not even a test. */
+export const webhookDisabled = () =>
+  conflict('webhook_disabled', 'The webhook is disabled; enable it first (PATCH {"enabled": true})');
+
+/** 409 too_many_webhooks: a room has at most this many webhooks. */
+export const tooManyWebhooks = (max: number) =>
+  conflict('too_many_webhooks', `A room has at most ${max} webhooks; remove one first`);

@@ -132,6 +132,38 @@ export interface ApiTokensTable {
   last_used_at: number | null;
 }
 
+export interface WebhooksTable {
+  id: string;
+  room_id: string;
+  url: string;
+  /** The change types it receives, comma-separated; null: every type. */
+  events: string | null;
+  /** `whsec_` and base64: kept as given, since signing needs it; never listed or logged. */
+  secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+  created_by: string;
+  created_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  hook_id: string;
+  /** The order of sending: the room's version of the change. */
+  seq: number;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempt: number;
+  next_attempt_at: number;
+  at: number | null;
+  response_status: number | null;
+  response_excerpt: string | null;
+  created_at: number;
+}
+
 export interface MarkersTable {
   id: string;
   room_id: string;
@@ -385,4 +417,6 @@ export interface Tables {
   layer_chunks: LayerChunksTable;
   upload_chunks: UploadChunksTable;
   admin_audit: AdminAuditTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

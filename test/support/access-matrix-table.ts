@@ -238,6 +238,36 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: (r) => ({ method: 'DELETE', url: `${base(r)}/api-tokens/token-absent000000000` }),
     ok: 404,
   },
+  'POST /api/rooms/{roomId}/webhooks': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('POST', `${base(r)}/webhooks`),
+    ok: 400,
+  },
+  'GET /api/rooms/{roomId}/webhooks': {
+    rule: { need: 'owner' },
+    probe: (r) => get(`${base(r)}/webhooks`),
+    ok: 200,
+  },
+  'PATCH /api/rooms/{roomId}/webhooks/{hookId}': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/webhooks/hook-absent0000000000`, { enabled: true }),
+    ok: 404,
+  },
+  'DELETE /api/rooms/{roomId}/webhooks/{hookId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: `${base(r)}/webhooks/hook-absent0000000000` }),
+    ok: 404,
+  },
+  'POST /api/rooms/{roomId}/webhooks/{hookId}/test': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'POST', url: `${base(r)}/webhooks/hook-absent0000000000/test` }),
+    ok: 404,
+  },
+  'GET /api/rooms/{roomId}/webhooks/{hookId}/deliveries': {
+    rule: { need: 'owner' },
+    probe: (r) => get(`${base(r)}/webhooks/hook-absent0000000000/deliveries`),
+    ok: 404,
+  },
 
   ...CONTENT_ROUTES,
   ...LAYER_ROUTES,

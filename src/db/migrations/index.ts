@@ -17,6 +17,7 @@ import * as m0015 from './0015_oidc_sign_in.js';
 import * as m0016 from './0016_admin_audit.js';
 import * as m0017 from './0017_oidc_handovers.js';
 import * as m0018 from './0018_user_locale.js';
+import * as m0019 from './0019_webhooks.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -47,6 +48,7 @@ const STEPS: Record<string, Step> = {
   '0016_admin_audit': m0016,
   '0017_oidc_handovers': m0017,
   '0018_user_locale': m0018,
+  '0019_webhooks': m0019,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

@@ -41,6 +41,12 @@ interface Queued {
   reject(error: unknown): void;
 }
 
+/**
+ * More that a room's changes record in their own transaction (a webhook's deliveries): it
+ * answers what to do once they have committed.
+ */
+export type AlsoRecorded = (trx: Db, roomId: string, events: RoomEvent[]) => Promise<(() => void) | undefined>;
+
 /** What one write of a group came to inside the transaction. */
 type Outcome = { result: unknown; actor: Actor; changes: Change[] } | { error: unknown };
 
@@ -70,6 +76,7 @@ export class WritePath {
   /** Advances a room's version by `count`, answering the new one. */
   private readonly advance: PreparedQuery<{ roomId: string; count: number }, { version: number }>;
   private readonly appendHistory: PreparedQuery<HistoryRow, unknown>;
+  private readonly alsoRecorded: AlsoRecorded[] = [];
 
   constructor(
     private readonly db: Db,
@@ -116,6 +123,11 @@ export class WritePath {
       );
   }
 
+  /** Adds what every group of changes also records in its transaction (before the service serves). */
+  alsoRecord(step: AlsoRecorded): void {
+    this.alsoRecorded.push(step);
+  }
+
   write<T>(roomId: string, actor: Actor, work: RepeatableWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queued = { actor, work, resolve: resolve as (result: unknown) => void, reject };
@@ -137,15 +149,23 @@ export class WritePath {
   private async commit(roomId: string, group: Queued[]): Promise<void> {
     let outcomes: Outcome[];
     let events: RoomEvent[][];
+    let committed: (() => void)[];
     try {
-      ({ outcomes, events } = await this.db.transaction().execute(async (trx) => {
+      ({ outcomes, events, committed } = await this.db.transaction().execute(async (trx) => {
         const outcomes = group.length === 1 ? [await this.alone(trx, group[0]!)] : await this.together(trx, group);
-        return { outcomes, events: await this.record(trx, roomId, outcomes) };
+        const events = await this.record(trx, roomId, outcomes);
+        const committed: (() => void)[] = [];
+        for (const step of this.alsoRecorded) {
+          const then = await step(trx, roomId, events.flat());
+          if (then) committed.push(then);
+        }
+        return { outcomes, events, committed };
       }));
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
       return this.eachAlone(roomId, group);
     }
+    for (const then of committed) then();
     // Published in version order; the room's next group need not wait for the hub.
     outcomes.forEach((outcome, i) => {
       const queued = group[i]!;
