@@ -9,6 +9,7 @@ import { layerCommands } from './commands/layers.js';
 import { markerCommands } from './commands/markers.js';
 import { roomCommands } from './commands/rooms.js';
 import { watchCommand } from './commands/watch.js';
+import { webhookCommands } from './commands/webhooks.js';
 import { DEFAULT_URL, resolveCredentials } from './credentials.js';
 import { printable, printableJson } from './output.js';
 
@@ -40,7 +41,9 @@ Examples:
 
 export function buildProgram(): Command {
   const program = new Command('maproom')
-    .description('Work on Maproom rooms from the command line: rooms, tokens, uploads, markers, export, live changes.')
+    .description(
+      'Work on Maproom rooms from the command line: rooms, tokens, uploads, markers, export, live changes, webhooks.',
+    )
     .version(packageVersion())
     .option('--url <url>', 'the service, e.g. https://maps.example.org (env MAPROOM_URL)')
     .option('--token <token>', 'a session or room API token (env MAPROOM_TOKEN)')
@@ -54,6 +57,7 @@ export function buildProgram(): Command {
   markerCommands(program);
   exchangeCommands(program);
   watchCommand(program);
+  webhookCommands(program);
   return program;
 }
 

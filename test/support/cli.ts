@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../../src/config.js';
 import { scaffold, type TestApp, type TestUser, uniqueRoomId } from '../helpers.js';
 
 /**
@@ -156,10 +157,10 @@ export interface CliWorld {
   close(): Promise<void>;
 }
 
-/** Builds the command line and starts a service listening on a loopback port, with one user. */
-export async function cliWorld(): Promise<CliWorld> {
+/** Builds the command line and starts a service (with `config`) listening on a loopback port, with one user. */
+export async function cliWorld(config: Partial<Config> = {}): Promise<CliWorld> {
   await buildCli();
-  const { t, users, wsBase } = await scaffold({ users: ['owner'], rooms: [], listen: true });
+  const { t, users, wsBase } = await scaffold({ users: ['owner'], rooms: [], listen: true, config });
   const home = mkdtempSync(path.join(tmpdir(), 'maproom-cli-'));
   return {
     t,

@@ -317,6 +317,47 @@ export const bodyLimits = {
       ]
     }
   },
+  "PATCH /api/rooms/{roomId}/webhooks/{hookId}": {
+    "url": {
+      "minLength": 8,
+      "maxLength": 2000,
+      "pattern": "^https?://\\S+$"
+    },
+    "events": {
+      "minItems": 1,
+      "maxItems": 26,
+      "items": {
+        "enum": [
+          "marker.created",
+          "marker.updated",
+          "marker.deleted",
+          "drawing.created",
+          "drawing.updated",
+          "drawing.deleted",
+          "layer.created",
+          "layer.updated",
+          "layer.deleted",
+          "rasterLayer.created",
+          "rasterLayer.updated",
+          "rasterLayer.deleted",
+          "icon.created",
+          "slide.created",
+          "slide.updated",
+          "slide.deleted",
+          "presentation.updated",
+          "comment.created",
+          "comment.updated",
+          "comment.deleted",
+          "reply.created",
+          "reply.deleted",
+          "member.updated",
+          "room.updated",
+          "room.cleared",
+          "room.imported"
+        ]
+      }
+    }
+  },
   "POST /api/auth/email": {
     "email": {
       "maxLength": 254,
@@ -895,6 +936,50 @@ export const bodyLimits = {
       }
     }
   },
+  "POST /api/rooms/{roomId}/webhooks": {
+    "url": {
+      "minLength": 8,
+      "maxLength": 2000,
+      "pattern": "^https?://\\S+$"
+    },
+    "events": {
+      "minItems": 1,
+      "maxItems": 26,
+      "items": {
+        "enum": [
+          "marker.created",
+          "marker.updated",
+          "marker.deleted",
+          "drawing.created",
+          "drawing.updated",
+          "drawing.deleted",
+          "layer.created",
+          "layer.updated",
+          "layer.deleted",
+          "rasterLayer.created",
+          "rasterLayer.updated",
+          "rasterLayer.deleted",
+          "icon.created",
+          "slide.created",
+          "slide.updated",
+          "slide.deleted",
+          "presentation.updated",
+          "comment.created",
+          "comment.updated",
+          "comment.deleted",
+          "reply.created",
+          "reply.deleted",
+          "member.updated",
+          "room.updated",
+          "room.cleared",
+          "room.imported"
+        ]
+      }
+    },
+    "secret": {
+      "pattern": "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$"
+    }
+  },
   "PUT /api/admin/rooms/{roomId}/owner": {
     "userId": {
       "minLength": 1,
@@ -1039,6 +1124,10 @@ export const paramLimits = {
     "maxLength": 100
   },
   "featureId": {
+    "minLength": 1,
+    "maxLength": 100
+  },
+  "hookId": {
     "minLength": 1,
     "maxLength": 100
   },
