@@ -19,6 +19,8 @@ export const REDIS_TEST_DB = {
   presence: 12,
   /** Shares the two-instances file's index, for the same reason (Redis has 16: 0 to 15). */
   oidcTwoInstances: 14,
+  /** Shares the sessions file's index, for the same reason. */
+  webhooksTwoInstances: 15,
 } as const;
 
 /** The URL of a test file's Redis database, emptied first. */
