@@ -14,6 +14,8 @@ export interface Received {
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
+  /** When each request arrived (`performance.now()`), in the order of `received`. */
+  readonly arrivedAt: number[] = [];
   status = 204;
   delayMs = 0;
   private readonly waiters: { n: number; resolve: () => void }[] = [];
@@ -62,6 +64,7 @@ export class WebhookReceiver {
 
   private got(request: Received): void {
     this.received.push(request);
+    this.arrivedAt.push(performance.now());
     for (const waiter of [...this.waiters]) {
       if (this.received.length >= waiter.n) {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
