@@ -44,6 +44,7 @@ import { roomAccessOf } from './modules/access/access.module.js';
 import { adminDomain } from './modules/admin/admin.module.js';
 import { commentsDomain } from './modules/comments/comments.module.js';
 import { drawingsDomain } from './modules/drawings/drawings.module.js';
+import { embeddingDomain } from './modules/embedding/embedding.module.js';
 import { exportsDomain } from './modules/exports/exports.module.js';
 import { healthDomain } from './modules/health/health.module.js';
 import { historyDomain } from './modules/history/history.module.js';
@@ -174,6 +175,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     styleProblem: layers.provides.styleProblem,
   });
   const drawings = drawingsDomain(core);
+  const embedding = embeddingDomain(core, { rooms: rooms.provides.rooms, layers: layers.provides.layers });
   const shown = {
     markers: markers.provides.markers,
     drawings: drawings.provides.drawings,
@@ -197,6 +199,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     ingest.chunkedUploads,
     drawings,
     slidesDomain(core, shown),
+    embedding,
     commentsDomain(core, { layers: layers.provides.layers, names }),
     searchDomain(core, { ...shown, attributes: layers.provides.attributes }),
     ogcDomain(core, { ...shown, featureTables: layers.provides.featureTables }),
@@ -221,6 +224,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
   const history = historyDomain(core, { names, restorables });
   const authenticator = new Authenticator(sessions, core.access, {
     tokenUsed: tokens.provides.tokenUsed,
+    embedKeyUsed: embedding.provides.keyUsed,
     userSeen: (userId, at) => users.provides.users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => users.provides.service.externalSignIn(claims),
   });
@@ -256,6 +260,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     content,
     exchanges,
     authenticator,
+    pages: embedding.provides.pages,
     accounts: {
       users: users.provides.service,
       passwordReset: users.provides.passwordReset,
@@ -346,7 +351,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAccessHook(app, built.authenticator, core.access, admins);
   registerWriteOnlyAnswers(app);
   refuseNulInUrls(app);
-  await registerWebApp(app, config);
+  await registerWebApp(app, config, built.pages);
   await registerOfflineBasemap(app);
   for (const domain of domains) for (const register of domain.routes ?? []) await register(app);
 

@@ -157,6 +157,27 @@ export const tokenWrongRoom = () => new AppError(403, 'forbidden', 'API token is
 export const tokenLacks = (permission: string) =>
   new AppError(403, 'forbidden', `API token lacks '${permission}' permission`);
 
+export const invalidEmbedKey = () => new AppError(401, 'unauthorized', 'Invalid or expired embed key');
+
+/** 403 embed_key_read_only: an embed key reads its room like a viewer and never changes anything. */
+export const embedKeyReadOnly = () =>
+  new AppError(403, 'embed_key_read_only', 'An embed key only reads the room; it cannot change anything');
+
+/** 403 embed_key_not_allowed: a read an embed key does not open (history, search, comments, exports, ...). */
+export const embedKeyNotAllowed = () =>
+  new AppError(403, 'embed_key_not_allowed', 'An embed key cannot read this; it reads only what an embedded map shows');
+
+/** 501 not_implemented: oEmbed answers JSON only (`format=xml` and others, as its specification says). */
+export const oembedFormatNotImplemented = () => new AppError(501, 'not_implemented', 'Only format=json is answered');
+
+/** 400 embedding_not_public: any site (`["*"]`) may frame only public content. */
+export const embeddingNotPublic = () =>
+  new AppError(
+    400,
+    'embedding_not_public',
+    'Only a public room or a room with a published deck may be embedded by any site ("*"); list the sites instead',
+  );
+
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 
 export const conflict = (code: string, message: string) => new AppError(409, code, message);

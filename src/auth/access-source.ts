@@ -1,4 +1,4 @@
-import type { ApiTokensTable, RoomsTable, SlideObjectType, UsersTable } from '../db/tables.js';
+import type { ApiTokensTable, EmbedKeysTable, RoomsTable, SlideObjectType, UsersTable } from '../db/tables.js';
 import type { Broadcast } from '../infra/redis-broadcast.js';
 import { TtlCache } from '../infra/ttl-cache.js';
 import type { Role } from './access.js';
@@ -19,6 +19,8 @@ export interface DeckObjectRef {
 export interface AccessSource {
   roomWithRole(roomId: string, userId: string | null): Promise<RoomWithRole | undefined>;
   tokenByHash(hash: string): Promise<ApiTokensTable | undefined>;
+  /** The embed key with this hash (refused like a token when its creator is disabled or deleted). */
+  embedKeyByHash(hash: string): Promise<EmbedKeysTable | undefined>;
   userById(id: string): Promise<UsersTable | undefined>;
   /** Whether a slide of the room shows the object (whether the deck is published is the room's). */
   shownByDeck(roomId: string, object: DeckObjectRef): Promise<boolean>;
@@ -34,7 +36,7 @@ export interface AccessSource {
 export interface AccessChanges {
   /** Access to this room may have changed. */
   forgetRoom(roomId: string): void;
-  /** Some room token was revoked or removed. */
+  /** Some room token or embed key was revoked or removed. */
   forgetTokens(): void;
   /** The session was revoked (logged out). */
   forgetSession(sessionId: string): void;
@@ -52,6 +54,7 @@ export type AccessChange = { room: string } | { tokens: true } | { session: stri
 export class CachedAccess implements AccessSource, AccessChanges {
   private readonly rooms: TtlCache<RoomWithRole | undefined>;
   private readonly tokens: TtlCache<ApiTokensTable | undefined>;
+  private readonly embedKeys: TtlCache<EmbedKeysTable | undefined>;
   private readonly revoked: TtlCache<boolean>;
   private readonly listeners = new Set<(roomId: string | null) => void>();
 
@@ -62,6 +65,7 @@ export class CachedAccess implements AccessSource, AccessChanges {
   ) {
     this.rooms = new TtlCache(ttlMs);
     this.tokens = new TtlCache(ttlMs);
+    this.embedKeys = new TtlCache(ttlMs);
     this.revoked = new TtlCache(ttlMs);
     others?.listen(
       (change) => this.apply(change),
@@ -75,6 +79,11 @@ export class CachedAccess implements AccessSource, AccessChanges {
 
   tokenByHash(hash: string) {
     return this.tokens.get(hash, () => this.source.tokenByHash(hash));
+  }
+
+  /** Cached like tokens, and forgotten with them (`forgetTokens`). */
+  embedKeyByHash(hash: string) {
+    return this.embedKeys.get(hash, () => this.source.embedKeyByHash(hash));
   }
 
   knownRoomWithRole(roomId: string, userId: string | null) {
@@ -126,6 +135,7 @@ export class CachedAccess implements AccessSource, AccessChanges {
       for (const listener of this.listeners) listener(change.room);
     } else if ('tokens' in change) {
       this.tokens.forget();
+      this.embedKeys.forget();
       for (const listener of this.listeners) listener(null);
     } else {
       this.revoked.forget(change.session);
@@ -138,6 +148,7 @@ export class CachedAccess implements AccessSource, AccessChanges {
   private forgetAll() {
     this.rooms.forget();
     this.tokens.forget();
+    this.embedKeys.forget();
     this.revoked.forget();
     for (const listener of this.listeners) listener(null);
   }

@@ -1,4 +1,13 @@
-import { forbidden, notFound, tokenLacks, tokenNotAllowed, tokenWrongRoom, unauthorized } from '../errors.js';
+import {
+  embedKeyNotAllowed,
+  embedKeyReadOnly,
+  forbidden,
+  notFound,
+  tokenLacks,
+  tokenNotAllowed,
+  tokenWrongRoom,
+  unauthorized,
+} from '../errors.js';
 import type { TokenPermission } from './room-tokens.js';
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -14,7 +23,42 @@ export type Caller =
       /** The session JWT's id and expiry (what logging out revokes), when the person signed in (ms, kept by renewals), whether a provider issued it. */
       session?: { id: string; expiresAt: number; signedInAt: number; external: boolean };
     }
-  | { kind: 'token'; tokenId: string; roomId: string; permissions: TokenPermission[] };
+  | {
+      kind: 'token';
+      tokenId: string;
+      roomId: string;
+      permissions: TokenPermission[];
+      /** An embed key (`mre_`): a room token with read only, on the routes that admit it (`embedKeyMay`). */
+      embed?: EmbedScope;
+    };
+
+/** What an embed key reaches besides its room's read routes: its layers (null: every layer). */
+export interface EmbedScope {
+  layers: ReadonlySet<string> | null;
+}
+
+/** Whether the caller may see this vector or raster layer: anyone but an embed key limited to other layers. */
+export const seesLayer = (caller: Caller, layerId: string): boolean =>
+  caller.kind !== 'token' || !caller.embed?.layers || caller.embed.layers.has(layerId);
+
+/** The needs that change a room (or comment on it): what an embed key is refused as read-only. */
+const CHANGING_NEEDS: ReadonlySet<RoomNeed> = new Set(['comment', 'write', 'upload']);
+
+/**
+ * An embed key on a route: the routes that declare `embed` admit it (then `access()` treats it
+ * as a room token with read only); every other route refuses it. Session-only needs refuse it
+ * as any room token (403 api_token_not_allowed); a change (any method but GET and HEAD, or a
+ * need that writes) is 403 embed_key_read_only; any other read is 403 embed_key_not_allowed.
+ * Routes without a room need (sessions, admin) refuse it themselves, as a room token.
+ */
+export function embedKeyMay(caller: Caller, route: { need?: RoomNeed; embeddable: boolean; method: string }): void {
+  if (caller.kind !== 'token' || !caller.embed || route.need === undefined) return;
+  if (isSessionOnly(route.need)) throw tokenNotAllowed();
+  const reads = route.method === 'GET' || route.method === 'HEAD';
+  if (reads && route.embeddable) return;
+  if (!reads || CHANGING_NEEDS.has(route.need)) throw embedKeyReadOnly();
+  throw embedKeyNotAllowed();
+}
 
 /** Who made a change, as history records it: a user or a room token. */
 export interface Actor {
@@ -169,7 +213,7 @@ export function access(room: RoomFacts | null, roomId: string, caller: Caller, n
   }
   if (!capability || grant.capabilities.has(capability)) return grant;
 
-  if (caller.kind === 'token') throw tokenLacks(TOKEN_PERMISSION_FOR[capability]);
+  if (caller.kind === 'token') throw caller.embed ? embedKeyReadOnly() : tokenLacks(TOKEN_PERMISSION_FOR[capability]);
   if (caller.kind === 'anonymous') throw unauthorized();
   if (!room.role) throw forbidden('You are not a member of this room');
   throw forbidden(`The ${room.role} role does not allow this operation`);

@@ -1,8 +1,8 @@
-import { invalidApiToken, invalidSession, unauthorized } from '../errors.js';
-import type { ApiTokensTable, UsersTable } from '../db/tables.js';
+import { invalidApiToken, invalidEmbedKey, invalidSession, unauthorized } from '../errors.js';
+import type { ApiTokensTable, EmbedKeysTable, UsersTable } from '../db/tables.js';
 import type { Caller } from './access.js';
 import type { AccessSource } from './access-source.js';
-import { hashRoomToken, isRoomToken, type TokenPermission } from './room-tokens.js';
+import { hashRoomToken, isEmbedKey, isRoomToken, type TokenPermission } from './room-tokens.js';
 import type { SessionClaims, SessionKeys } from './sessions.js';
 
 /** `lastUsedAt` of a token and `last_seen_at` of a user are written at most once a minute, to keep reads cheap. */
@@ -18,6 +18,8 @@ export const TOKEN_HASHES_LIMIT = 1_000;
  */
 export interface SignInRecords {
   tokenUsed(tokenId: string, at: number): Promise<void>;
+  /** An embed key was used (at most once a minute per key). */
+  embedKeyUsed(keyId: string, at: number): Promise<void>;
   /** A session of the user was used (at most once a minute per user). */
   userSeen(userId: string, at: number): Promise<void>;
   /** The first request of an external provider's session token; throws 401 to refuse it. */
@@ -39,6 +41,8 @@ export class Authenticator {
   private readonly tokenHashes = new Map<string, string>();
   /** The caller of each token row the source holds: made once, not on every request. */
   private readonly tokenCallers = new WeakMap<ApiTokensTable, Caller>();
+  /** The caller of each embed key row the source holds, likewise. */
+  private readonly embedCallers = new WeakMap<EmbedKeysTable, Caller>();
 
   constructor(
     private readonly sessions: SessionKeys,
@@ -51,7 +55,26 @@ export class Authenticator {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer <token>"');
     const bearer = match[1]!;
-    return isRoomToken(bearer) ? this.roomToken(header, bearer) : this.session(bearer);
+    if (isRoomToken(bearer)) return this.roomToken(header, bearer);
+    return isEmbedKey(bearer) ? this.embedKey(header, bearer) : this.session(bearer);
+  }
+
+  /** An embed key: a room token that reads only (its layers, on the routes that admit it). */
+  private async embedKey(header: string, secret: string): Promise<Caller> {
+    const row = await this.source.embedKeyByHash(this.hashOf(header, secret));
+    const now = Date.now();
+    if (!row || row.expires_at <= now) throw invalidEmbedKey();
+    if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS) {
+      row.last_used_at = now; // the cached row too, so the next request does not write again
+      await this.records.embedKeyUsed(row.id, now);
+    }
+    let caller = this.embedCallers.get(row);
+    if (!caller) {
+      const layers = row.layers === null ? null : new Set<string>(JSON.parse(row.layers) as string[]);
+      caller = { kind: 'token', tokenId: row.id, roomId: row.room_id, permissions: ['read'], embed: { layers } };
+      this.embedCallers.set(row, caller);
+    }
+    return caller;
   }
 
   /**

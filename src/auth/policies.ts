@@ -57,7 +57,7 @@ export function authorizeRestoreAuthored(caller: Caller, author: Actor, what: 'c
  * does not learn the members' names or e-mails.
  */
 export const takesPartInPresence = (caller: Caller, grant: Grant): boolean =>
-  caller.kind === 'token' || (caller.kind === 'user' && grant.role !== 'none');
+  (caller.kind === 'token' && !caller.embed) || (caller.kind === 'user' && grant.role !== 'none');
 
 /** `GET /presence`: members and the room's tokens (with read, which the route asks first). */
 export function authorizePresence(caller: Caller, grant: Grant): void {

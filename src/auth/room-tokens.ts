@@ -15,3 +15,13 @@ export function generateRoomToken(): { secret: string; hash: string } {
 export const hashRoomToken = (secret: string) => sha256(secret);
 
 export const isRoomToken = (bearer: string) => bearer.startsWith(ROOM_TOKEN_PREFIX);
+
+export const EMBED_KEY_PREFIX = 'mre_';
+
+/** A new embed key: `mre_` and 43 URL-safe characters, hashed like a room token. */
+export function generateEmbedKey(): { secret: string; hash: string } {
+  const secret = EMBED_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { secret, hash: hashRoomToken(secret) };
+}
+
+export const isEmbedKey = (bearer: string) => bearer.startsWith(EMBED_KEY_PREFIX);

@@ -132,6 +132,27 @@ export interface ApiTokensTable {
   last_used_at: number | null;
 }
 
+/** A room's embed key (migration 0020): reads the room like a viewer, for pages that embed it; only its hash is kept. */
+export interface EmbedKeysTable {
+  id: string;
+  room_id: string;
+  name: string;
+  key_hash: string;
+  /** The vector and raster layer ids it may read, a JSON array; null: every layer. */
+  layers: string | null;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+}
+
+/** Which sites may frame a room's `/e/` pages (migration 0020); no row or null origins: the default. */
+export interface RoomEmbeddingTable {
+  room_id: string;
+  /** A JSON array of origins, or `["*"]`; null: the default (any site for public content, none otherwise). */
+  origins: string | null;
+}
+
 export interface WebhooksTable {
   id: string;
   room_id: string;
@@ -419,4 +440,6 @@ export interface Tables {
   admin_audit: AdminAuditTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  embed_keys: EmbedKeysTable;
+  room_embedding: RoomEmbeddingTable;
 }

@@ -1,5 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isSessionOnly, requireAdmin, requireSession, type Caller, type Grant, type RoomNeed } from '../auth/access.js';
+import {
+  embedKeyMay,
+  isSessionOnly,
+  requireAdmin,
+  requireSession,
+  seesLayer,
+  type Caller,
+  type Grant,
+  type RoomNeed,
+} from '../auth/access.js';
 import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
 import type { InstanceAdmins } from '../auth/admins.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -28,6 +37,11 @@ export type RoomAccess = {
   credentialInQuery?: true;
   /** For routes that address an object by id alone: how to find its room. */
   roomOf?: ObjectRoom;
+  /**
+   * A read an embedded map needs: embed keys of the room may call it (GET only). Every route
+   * without it refuses them (`embedKeyMay`); docs/decisions.md, "Embedding", lists these routes.
+   */
+  embed?: true;
 } & ({ room: Exclude<RoomNeed, 'shownByDeck'> } | { room: 'shownByDeck'; deckObject: DeckRoute });
 
 /**
@@ -110,6 +124,16 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
   const deckRoute = 'deckObject' in spec ? spec.deckObject : undefined;
   const roomOf = 'room' in spec ? spec.roomOf : undefined;
   const credentialInQuery = 'credentialInQuery' in spec;
+  const embedRoute = {
+    need: 'room' in spec ? spec.room : 'roomInBody' in spec ? spec.roomInBody : undefined,
+    embeddable: 'room' in spec && spec.embed === true,
+  };
+  /** An embed key limited to some layers hears 404 for another layer, as if it were not there. */
+  const layerOf = (request: FastifyRequest) => {
+    if (!deckRoute || (deckRoute.type !== 'layer' && deckRoute.type !== 'raster')) return;
+    const { id } = deckObjectOf(deckRoute, request);
+    if (!seesLayer(request.caller, id ?? '')) throw notFound(deckRoute.what);
+  };
 
   const roomIdOf = (request: FastifyRequest) => {
     const roomId = (request.params as Record<string, unknown>)[roomParam];
@@ -128,6 +152,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
     const caller = authenticator.resolveNow(headerOf(request));
     if (!caller) return false;
     request.caller = caller;
+    embedKeyMay(caller, { ...embedRoute, method: request.method });
     if ('session' in spec) {
       requireSession(caller);
     } else if ('admin' in spec) {
@@ -147,6 +172,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
   const check = async (request: FastifyRequest) => {
     const roomId = roomIdOf(request);
     request.caller = await authenticator.resolve(headerOf(request));
+    embedKeyMay(request.caller, { ...embedRoute, method: request.method });
     if ('session' in spec) {
       requireSession(request.caller);
       return;
@@ -180,6 +206,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
       : await authorizeRoom(source, roomId as string, request.caller, spec.room, deckObject);
     request.grant = grant;
     if (room) request.room = room;
+    layerOf(request);
   };
 
   return function accessCheck(

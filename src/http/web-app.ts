@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import { type Config, publicUrlOf } from '../config.js';
 import { notFound } from '../errors.js';
 import { isRoomId } from '../ids.js';
 
@@ -12,6 +12,8 @@ export const WEB_PAGES = [
   '/',
   '/r/:roomId',
   '/p/:roomId',
+  '/e/:roomId',
+  '/e/:roomId/deck',
   '/verify-email',
   '/signed-in',
   '/admin',
@@ -113,7 +115,7 @@ export const EMBED_ORIGINS = ['https://www.youtube-nocookie.com', 'https://playe
  * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers, frames
  * only from the video players of EMBED_ORIGINS.
  */
-export function contentSecurityPolicy(config: Config): string {
+export function contentSecurityPolicy(config: Config, frameAncestors = "'none'"): string {
   const origins = webConfigOf(config).baseLayers.flatMap((layer) =>
     layer.tiles ? [new URL(layer.tiles.replace(/[{}]/g, '')).origin] : [],
   );
@@ -130,8 +132,24 @@ export function contentSecurityPolicy(config: Config): string {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestors}`,
   ].join('; ');
+}
+
+/** This service's origin for absolute links in pages and answers: PUBLIC_URL, else the request's own. */
+export function baseUrlOf(config: Config, request: FastifyRequest): string {
+  return config.publicUrl ? publicUrlOf(config) : `${request.protocol}://${request.host}`;
+}
+
+/**
+ * What the room pages ask per request (the embedding domain answers): who may frame the `/e/`
+ * pages (a CSP `frame-ancestors` source list: `*`, origins or `'none'`, also for an unknown room)
+ * and the link-preview tags of a public room's `/r/` or a published deck's `/p/` ('' for
+ * anything else).
+ */
+export interface RoomPages {
+  frameAncestors(roomId: string): Promise<string>;
+  preview(page: 'room' | 'deck', roomId: string, base: string): Promise<string>;
 }
 
 /**
@@ -139,7 +157,7 @@ export function contentSecurityPolicy(config: Config): string {
  * cache life, and the page for each of the application's paths, with the install's base layers
  * written into it as data (not script) and a strict Content-Security-Policy.
  */
-export async function registerWebApp(app: FastifyInstance, config: Config) {
+export async function registerWebApp(app: FastifyInstance, config: Config, rooms?: RoomPages) {
   const webDir = config.webDir ?? defaultWebDir();
   const indexFile = path.join(webDir, 'index.html');
   const built = existsSync(indexFile);
@@ -161,16 +179,28 @@ export async function registerWebApp(app: FastifyInstance, config: Config) {
     // A room's page for an id no room can have is not a page: 404 with the JSON error body.
     const { roomId } = request.params as { roomId?: string };
     if (roomId !== undefined && !isRoomId(roomId)) throw notFound('Room');
+    const { html, policy } = await pageFor(request, roomId);
     return (
       reply
         .header('Content-Type', 'text/html; charset=utf-8')
-        .header('Content-Security-Policy', csp)
+        .header('Content-Security-Policy', policy)
         .header('X-Content-Type-Options', 'nosniff')
         // Tile servers hear this origin only (OpenStreetMap's tile policy asks for a Referer), never a page's path or query.
         .header('Referrer-Policy', 'strict-origin-when-cross-origin')
         .header('Cache-Control', 'no-cache')
-        .send(page)
+        .send(html)
     );
+  };
+  /** `/e/` pages may be framed by the room's origins; `/r/` and `/p/` of public content carry link-preview tags. */
+  const pageFor = async (request: FastifyRequest, roomId: string | undefined) => {
+    const kind = roomId === undefined || !rooms ? undefined : request.routeOptions.url?.split('/')[1];
+    if (kind === 'e')
+      return { html: page, policy: contentSecurityPolicy(config, await rooms!.frameAncestors(roomId!)) };
+    if ((kind === 'r' || kind === 'p') && built) {
+      const tags = await rooms!.preview(kind === 'r' ? 'room' : 'deck', roomId!, baseUrlOf(config, request));
+      if (tags) return { html: page.replace('</head>', () => `${tags}</head>`), policy: csp };
+    }
+    return { html: page, policy: csp };
   };
   for (const url of WEB_PAGES) app.get(url, { schema: { hide: true } }, answerPage);
 }

@@ -153,14 +153,18 @@ async function runRoute(route: string, entry: RouteEntry): Promise<string[]> {
   let state = await roomsState(world.t, watched);
   for (const kind of roomScoped ? ROOM_KINDS : (['private'] as const)) {
     for (const caller of MATRIX_CALLERS) {
-      const expected = expectedOutcome(entry.rule, caller, kind);
+      const expected = expectedOutcome(entry.rule, caller, kind, route.split(' ')[0]);
       const fresh = 'allowed' in expected && entry.destructive;
       const room: MatrixRoom = fresh ? await freshRoomFor(world, kind, caller) : world.rooms[kind];
       const res = await send(world.t, entry.probe!(room), credentialOf(world, caller, room));
       const label = `${kind} room, ${caller.name}`;
       tally.cases++;
       tally['allowed' in expected ? 'allowed' : 'refusals']++;
-      const reader = { caller, kind, mayRead: 'allowed' in expectedOutcome({ need: 'read' }, caller, kind) };
+      const reader = {
+        caller,
+        kind,
+        mayRead: 'allowed' in expectedOutcome({ need: 'read', embed: true }, caller, kind),
+      };
       const failure = verdict(res, expected, entry, reader);
       if (failure) failures.push(`${label}: ${failure}`);
       if (route.startsWith('GET ')) {

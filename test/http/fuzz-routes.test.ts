@@ -61,6 +61,8 @@ const DESTRUCTIVE = new Set([
 const ADMIN = 'fuzz-admin@example.org';
 /** Routes that end the caller's session: fuzzed with a session of a user signed up for the request. */
 const SESSION_ENDING = new Set(['POST /api/auth/logout']);
+/** The one 5xx a route documents: oEmbed answers 501 for any `format` but json, as its specification says. */
+const DOCUMENTED_5XX = new Map([['GET /api/oembed', 501]]);
 
 let t: TestApp;
 let users: Users;
@@ -101,7 +103,12 @@ async function seedRoom(): Promise<Known> {
   const drawings = assertOk(await call(t.app, 'GET', `${base}/drawings`, { auth })).drawings;
   const marker = filled.markers[0];
   const exportJob = assertOk(await call(t.app, 'POST', `${base}/export-jobs`, { auth, body: {} }), 202);
-  const spare = await issueToken(t.app, users.owner, await createRoom(t.app, users.owner), ['read']);
+  const spareRoom = await createRoom(t.app, users.owner);
+  const spare = await issueToken(t.app, users.owner, spareRoom, ['read']);
+  const embedKey = assertOk(
+    await call(t.app, 'POST', `/api/rooms/${spareRoom}/embed-keys`, { auth, body: { name: 'fuzz', expiresInDays: 1 } }),
+    201,
+  );
   return {
     roomId: [room],
     roomName: [room],
@@ -124,6 +131,7 @@ async function seedRoom(): Promise<Known> {
     thumbnailKey: [marker.thumbnailKey],
     jobId: [exportJob.jobId],
     tokenId: [spare.id],
+    keyId: [embedKey.id],
     userId: [users.viewer.id, users.stranger.id],
     email: [users.stranger.email, 'invited@example.com'],
     chunkIndex: ['0', '1'],
@@ -223,7 +231,8 @@ test(`every route of the OpenAPI document, fuzzed (seed ${SEED}), answers withou
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     const signature = `${route.key} ${res.statusCode}${file ? ` ${file.label}` : ''}`;
     try {
-      assert.ok(res.statusCode < 500, `-> ${res.statusCode} ${res.body.slice(0, 300)}`);
+      const documented = DOCUMENTED_5XX.get(route.key) === res.statusCode;
+      assert.ok(res.statusCode < 500 || documented, `-> ${res.statusCode} ${res.body.slice(0, 300)}`);
       if (res.statusCode >= 400) assertErrorBody(res);
     } catch (error) {
       if (!failures.has(signature)) failures.set(signature, `${context}: ${(error as Error).message.split('\n')[0]}`);

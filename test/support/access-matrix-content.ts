@@ -64,7 +64,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
   },
 
   // Markers, images, icons, bulk import and its jobs.
-  'GET /api/rooms/{roomId}/markers': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/markers`), ok: 200 },
+  'GET /api/rooms/{roomId}/markers': {
+    rule: { need: 'read', embed: true },
+    probe: (r) => get(`${base(r)}/markers`),
+    ok: 200,
+  },
   'GET /api/rooms/{roomId}/search': {
     rule: { need: 'read' },
     probe: (r) => get(`${base(r)}/search?q=a`),
@@ -93,7 +97,7 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     },
   },
   'GET /api/rooms/{roomId}/markers/{markerId}': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(`${base(r)}/markers/${r.fixtures.markerId}`),
     ok: 200,
   },
@@ -133,7 +137,7 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
   },
   // The fixture marker is on the fixture slide: a public deck shows its image and icon.
   'GET /api/rooms/{roomId}/markers/image': {
-    rule: { need: 'read', shownByPublicDeck: true },
+    rule: { need: 'read', shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${base(r)}/markers/image?key=${encodeURIComponent(r.fixtures.imageKey)}`),
     ok: 200,
   },
@@ -148,12 +152,12 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
     },
   },
   'GET /api/rooms/{roomId}/marker-icons': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(`${base(r)}/marker-icons`),
     ok: 200,
   },
   'GET /api/rooms/{roomId}/marker-icons/{iconId}': {
-    rule: { need: 'read', shownByPublicDeck: true },
+    rule: { need: 'read', shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${base(r)}/marker-icons/${r.fixtures.iconId}`),
     ok: 200,
   },
@@ -183,7 +187,11 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
   },
 
   // Drawings.
-  'GET /api/rooms/{roomId}/drawings': { rule: { need: 'read' }, probe: (r) => get(`${base(r)}/drawings`), ok: 200 },
+  'GET /api/rooms/{roomId}/drawings': {
+    rule: { need: 'read', embed: true },
+    probe: (r) => get(`${base(r)}/drawings`),
+    ok: 200,
+  },
   'POST /api/rooms/{roomId}/drawings': {
     rule: { need: 'write' },
     probe: (r) => invalid('POST', `${base(r)}/drawings`),
@@ -225,12 +233,12 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
 
   // The presentation and its slides.
   'GET /api/rooms/{roomId}/presentation': {
-    rule: { need: 'deck' },
+    rule: { need: 'deck', embed: true },
     probe: (r) => get(`${base(r)}/presentation`),
     ok: 200,
   },
   'GET /api/rooms/{roomId}/presentation/slides': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(`${base(r)}/presentation/slides`),
     ok: 200,
   },

@@ -55,7 +55,11 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
       answer: { success: 'value', layer: ['id', 'name'] },
     },
   },
-  'GET /api/layers/{roomName}': { rule: { need: 'read' }, probe: (r) => get(`/api/layers/${r.roomId}`), ok: 200 },
+  'GET /api/layers/{roomName}': {
+    rule: { need: 'read', embed: true },
+    probe: (r) => get(`/api/layers/${r.roomId}`),
+    ok: 200,
+  },
   'PATCH /api/rooms/{roomId}/layers/{layerId}': {
     rule: { need: 'write' },
     probe: (r) => invalid('PATCH', `${base(r)}/layers/${NO_SUCH_LAYER}`, { name: 'Renamed' }),
@@ -76,22 +80,22 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
       'layers/manage.test.ts: owner and editor sessions delete; a viewer 403; every room token 403 api_token_not_allowed; a stranger and anonymous 404',
   },
   'GET /api/layers/{layerId}/features': {
-    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${layer(r)}/features`),
     ok: 200,
   },
   'GET /api/layers/{layerId}/features/chunks/{chunkIndex}': {
-    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${layer(r)}/features/chunks/0`),
     ok: 200,
   },
   'GET /api/layers/{layerId}/attributes': {
-    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${layer(r)}/attributes?limit=1`),
     ok: 200,
   },
   'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': {
-    rule: { need: 'read', byId: true, shownByPublicDeck: true },
+    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`),
     ok: 200,
   },

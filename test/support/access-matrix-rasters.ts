@@ -14,7 +14,7 @@ const raster = (r: Parameters<typeof base>[0]) => `${base(r)}/raster-layers/${NO
 export const RASTER_ROUTES: Record<string, RouteEntry> = {
   'GET /api/colormaps': { rule: { public: true }, probe: () => get('/api/colormaps'), ok: 200 },
   'GET /api/rooms/{roomId}/raster-layers': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(`${base(r)}/raster-layers`),
     ok: 200,
   },
@@ -27,12 +27,12 @@ export const RASTER_ROUTES: Record<string, RouteEntry> = {
       'rasters/display.test.ts checks that a write-only token gets back {success, rasterLayer: {id}}',
   },
   'GET /api/rooms/{roomId}/raster-layers/{layerId}/tiles/{z}/{x}/{y}.png': {
-    rule: { need: 'read', shownByPublicDeck: true },
+    rule: { need: 'read', shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${raster(r)}/tiles/0/0/0.png`),
     ok: 404,
   },
   'GET /api/rooms/{roomId}/raster-layers/{layerId}/point': {
-    rule: { need: 'read', shownByPublicDeck: true },
+    rule: { need: 'read', shownByPublicDeck: true, embed: true },
     probe: (r) => get(`${raster(r)}/point?lon=7.4&lat=46.9`),
     ok: 404,
   },

@@ -143,6 +143,8 @@ export const WEB_APP_ROUTES = [
   /^\/$/,
   /^\/r\/\{roomId\}$/,
   /^\/p\/\{roomId\}$/,
+  /^\/e\/\{roomId\}$/,
+  /^\/e\/\{roomId\}\/deck$/,
   /^\/verify-email$/,
   /^\/signed-in$/,
   /^\/admin$/,

@@ -22,7 +22,8 @@ export type MatrixCaller =
   | { name: UserRole; kind: 'user'; role: UserRole }
   | { name: string; kind: 'token'; permissions: readonly Permission[] }
   | { name: 'token of another room'; kind: 'foreignToken' }
-  | { name: 'revoked token' | 'expired token'; kind: 'deadToken' };
+  | { name: 'revoked token' | 'expired token'; kind: 'deadToken' }
+  | { name: 'embed key'; kind: 'embedKey' };
 
 /** Every non-empty subset of the token permissions. */
 export const PERMISSION_SUBSETS: readonly (readonly Permission[])[] = [
@@ -49,6 +50,7 @@ export const MATRIX_CALLERS: readonly MatrixCaller[] = [
   { name: 'token of another room', kind: 'foreignToken' },
   { name: 'revoked token', kind: 'deadToken' },
   { name: 'expired token', kind: 'deadToken' },
+  { name: 'embed key', kind: 'embedKey' },
 ];
 
 /** What a route needs on its room (the names of the service's `config.access` needs). */
@@ -74,7 +76,8 @@ export type Need =
  *   alone, so that callers who may not see its room hear 404; `shownByPublicDeck` when
  *   anyone may also read the object because a public deck shows it (docs/contract-decisions.md: "Images
  *   and icons of markers that a public deck shows are readable by anyone"; the probes
- *   address such an object);
+ *   address such an object); `embed` when an embed key of the room may call it (a read an
+ *   embedded map needs: docs/decisions.md, "Embedding");
  * - `listen`: the live channel, whose access is checked on the socket (live/live.test.ts);
  * - `admin`: a session of an instance admin; other sessions 403 forbidden, tokens 403
  *   api_token_not_allowed, nobody 401 (no caller of the matrix is an admin).
@@ -82,7 +85,7 @@ export type Need =
 export type Rule =
   | { public: true }
   | { session: true; existingRoom?: 'read' }
-  | { need: Need; byId?: true; shownByPublicDeck?: true }
+  | { need: Need; byId?: true; shownByPublicDeck?: true; embed?: true }
   | { listen: true }
   | { admin: true };
 
@@ -108,6 +111,22 @@ const lacks = (permission: Permission): Refusal => ({
 });
 
 const SESSION_ONLY_NEEDS: ReadonlySet<Need> = new Set(['member', 'editor', 'owner']);
+const embedReadOnly: Refusal = { status: 403, error: 'embed_key_read_only' };
+const embedNotAllowed: Refusal = { status: 403, error: 'embed_key_not_allowed' };
+/** An embed key reads like a room token with read only; a change (or a need that writes) is read-only's refusal. */
+const READ_TOKEN: MatrixCaller = { name: 'token read', kind: 'token', permissions: ['read'] };
+const CHANGING_NEEDS: ReadonlySet<Need> = new Set(['comment', 'write', 'upload']);
+
+/**
+ * An embed key of the room (docs/decisions.md, "Embedding"): the routes that admit it (`embed`,
+ * GET only) treat it as a read token; session-only needs refuse it as any token; any other
+ * route is 403 embed_key_read_only for a change, embed_key_not_allowed for a read.
+ */
+function embedKeyOutcome(need: Need, embed: boolean, method: string, room: RoomKind): Outcome {
+  if (SESSION_ONLY_NEEDS.has(need)) return tokenNotAllowed;
+  if (embed && method === 'GET') return roomOutcome(need, READ_TOKEN, room);
+  return method !== 'GET' || CHANGING_NEEDS.has(need) ? embedReadOnly : embedNotAllowed;
+}
 
 /** The token permission each need asks for (none: any token of the room passes). */
 const TOKEN_PERMISSION: Record<Need, Permission | null> = {
@@ -168,6 +187,8 @@ function roomOutcome(need: Need, caller: MatrixCaller, room: RoomKind): Outcome 
       return userOutcome(need, caller.role, room);
     case 'foreignToken':
       return SESSION_ONLY_NEEDS.has(need) ? tokenNotAllowed : wrongRoom;
+    case 'embedKey':
+      throw new Error('embed keys: embedKeyOutcome');
     case 'token': {
       if (SESSION_ONLY_NEEDS.has(need)) return tokenNotAllowed;
       const permission = TOKEN_PERMISSION[need];
@@ -177,26 +198,32 @@ function roomOutcome(need: Need, caller: MatrixCaller, room: RoomKind): Outcome 
 }
 
 /** The outcome the interface promises for a route of `rule`, called by `caller` on a room of `room`. */
-export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind): Outcome {
+export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind, method = 'GET'): Outcome {
   if ('public' in rule) return ALLOWED;
   if ('listen' in rule) throw new Error('the live channel is checked in live/live.test.ts');
   if (caller.kind === 'deadToken') return deadToken;
   if ('admin' in rule) {
-    if (caller.kind === 'token' || caller.kind === 'foreignToken') return tokenNotAllowed;
+    if (caller.kind === 'token' || caller.kind === 'foreignToken' || caller.kind === 'embedKey') return tokenNotAllowed;
     return caller.kind === 'anonymous' ? unauthorized : forbidden;
   }
   if ('session' in rule) {
-    if (caller.kind === 'token' || caller.kind === 'foreignToken') return tokenNotAllowed;
+    if (caller.kind === 'token' || caller.kind === 'foreignToken' || caller.kind === 'embedKey') return tokenNotAllowed;
     if (caller.kind === 'anonymous') return unauthorized;
     return rule.existingRoom ? userOutcome(rule.existingRoom, caller.role, room) : ALLOWED;
   }
   const deckShows =
     rule.shownByPublicDeck && room === 'publicDeck' && (caller.kind === 'anonymous' || caller.kind === 'user');
-  const outcome = deckShows ? roomOutcome('deck', caller, room) : roomOutcome(rule.need, caller, room);
+  const outcome =
+    caller.kind === 'embedKey'
+      ? embedKeyOutcome(rule.need, rule.embed === true, method, room)
+      : deckShows
+        ? roomOutcome('deck', caller, room)
+        : roomOutcome(rule.need, caller, room);
   if (!rule.byId || 'allowed' in outcome) return outcome;
   // An object addressed by id alone: only a token of its own room, and a caller who may read
   // the room (and so knows the object), hear why they are refused.
-  if (caller.kind === 'token' || 'allowed' in roomOutcome('read', caller, room)) return outcome;
+  if (caller.kind === 'token' || caller.kind === 'embedKey' || 'allowed' in roomOutcome('read', caller, room))
+    return outcome;
   return { status: 404, error: 'not_found' };
 }
 

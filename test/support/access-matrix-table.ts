@@ -114,7 +114,7 @@ export const ROUTES: Record<string, RouteEntry> = {
     ok: 200,
   },
   'GET /api/rooms/{roomId}': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(base(r)),
     ok: 200,
     answer: onlyMembersHearTheirRole,
@@ -136,7 +136,7 @@ export const ROUTES: Record<string, RouteEntry> = {
     ok: 400,
   },
   'GET /api/rooms/{roomId}/info': {
-    rule: { need: 'info' },
+    rule: { need: 'info', embed: true },
     probe: (r) => get(`${base(r)}/info`),
     ok: 200,
     answer: infoFor,
@@ -162,7 +162,7 @@ export const ROUTES: Record<string, RouteEntry> = {
     ok: 400,
   },
   'GET /api/rooms/{roomId}/permissions': {
-    rule: { need: 'authenticated' },
+    rule: { need: 'authenticated', embed: true },
     probe: (r) => get(`${base(r)}/permissions?action=view`),
     ok: 200,
     answer: mayView,
@@ -236,6 +236,34 @@ export const ROUTES: Record<string, RouteEntry> = {
   'DELETE /api/rooms/{roomId}/api-tokens/{tokenId}': {
     rule: { need: 'owner' },
     probe: (r) => ({ method: 'DELETE', url: `${base(r)}/api-tokens/token-absent000000000` }),
+    ok: 404,
+  },
+
+  // Embedding (docs/decisions.md, "Embedding"): owner sessions only; oEmbed answers anyone.
+  'GET /api/rooms/{roomId}/embedding': { rule: { need: 'owner' }, probe: (r) => get(`${base(r)}/embedding`), ok: 200 },
+  'PATCH /api/rooms/{roomId}/embedding': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/embedding`, { origins: ['https://example.com/a-path'] }),
+    ok: 400,
+  },
+  'POST /api/rooms/{roomId}/embed-keys': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('POST', `${base(r)}/embed-keys`),
+    ok: 400,
+  },
+  'GET /api/rooms/{roomId}/embed-keys': {
+    rule: { need: 'owner' },
+    probe: (r) => get(`${base(r)}/embed-keys`),
+    ok: 200,
+  },
+  'DELETE /api/rooms/{roomId}/embed-keys/{keyId}': {
+    rule: { need: 'owner' },
+    probe: (r) => ({ method: 'DELETE', url: `${base(r)}/embed-keys/embedkey-absent000000000` }),
+    ok: 404,
+  },
+  'GET /api/oembed': {
+    rule: { public: true },
+    probe: () => get('/api/oembed?url=https%3A%2F%2Felsewhere.example%2Fr%2Fabcdefghij'),
     ok: 404,
   },
   'POST /api/rooms/{roomId}/webhooks': {

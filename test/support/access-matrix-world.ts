@@ -193,6 +193,11 @@ async function matrixRoom(t: TestApp, users: Users, kind: RoomKind): Promise<Mat
   tokens.set('revoked token', revoked.token);
   const expired = await issueToken(t.app, users.owner, roomId, ['read', 'write', 'upload']);
   tokens.set('expired token', expired.token);
+  const embed = await call(t.app, 'POST', `/api/rooms/${roomId}/embed-keys`, {
+    auth: users.owner.token,
+    body: { name: 'Embed', expiresInDays: 30 },
+  });
+  tokens.set('embed key', assertOk(embed, 201).key);
   const fixtures = await makeFixtures(t, users.owner, roomId);
   return { kind, roomId, fixtures, tokens, expiredTokenId: expired.id };
 }
@@ -234,6 +239,7 @@ export function credentialOf(world: MatrixWorld, caller: MatrixCaller, room: Mat
       return world.foreignToken;
     case 'token':
     case 'deadToken':
+    case 'embedKey':
       return room.tokens.get(caller.name) ?? assert.fail(`no token for ${caller.name}`);
   }
 }

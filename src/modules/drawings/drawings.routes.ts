@@ -12,7 +12,7 @@ const DrawingReply = Type.Object({ success: Type.Boolean(), drawing: S.Drawing }
 
 export const drawingsRoutes: FastifyPluginAsyncTypebox<{ drawings: DrawingsService }> = async (app, { drawings }) => {
   app.get('/api/rooms/:roomId/drawings', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,

@@ -64,7 +64,7 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
   });
 
   app.get('/api/rooms/:roomId/marker-icons', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,
@@ -80,6 +80,7 @@ export const iconsRoutes: FastifyPluginAsyncTypebox<{ icons: IconsService; uploa
       access: {
         room: 'shownByDeck',
         deckObject: { what: 'Icon', type: 'icon', id: { param: 'iconId' } },
+        embed: true,
       },
     },
     schema: {

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { seesLayer } from '../../auth/access.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import { UPLOAD_MAX_BYTES } from '../ingest/uploads.schemas.js';
@@ -36,6 +37,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       room: 'shownByDeck',
       roomOf: layerRoom,
       deckObject: { what: 'Layer', type: 'layer', id: { param: 'layerId' } },
+      embed: true,
     },
   } as const;
 
@@ -54,7 +56,7 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
   });
 
   app.get('/api/layers/:roomName', {
-    config: { access: { room: 'read', roomParam: 'roomName' } },
+    config: { access: { room: 'read', roomParam: 'roomName', embed: true } },
     schema: {
       tags,
       security,
@@ -62,7 +64,10 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       params: Type.Object({ roomName: RoomId }),
       response: { 200: Type.Object({ layers: Type.Array(S.VectorLayer) }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => layers.list(request.room.id),
+    handler: async (request) => {
+      const { layers: all } = await layers.list(request.room.id);
+      return { layers: all.filter((layer) => seesLayer(request.caller, layer.id)) };
+    },
   });
 
   app.patch('/api/rooms/:roomId/layers/:layerId', {

@@ -44,7 +44,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ live: LiveService }> = asyn
     url: '/api/rooms/:roomId/live',
     // `listen` admits any caller of an existing room; read access is checked on the socket,
     // so that a browser can also send its credential as the first message.
-    config: { access: { room: 'listen', credentialInQuery: true } },
+    config: { access: { room: 'listen', credentialInQuery: true, embed: true } },
     schema: {
       tags: ['live'],
       security: [{ bearer: [] }],

@@ -64,6 +64,7 @@ export const markerImagesRoutes: FastifyPluginAsyncTypebox<{ images: MarkerImage
       access: {
         room: 'shownByDeck',
         deckObject: { what: 'Image', type: 'photo', id: { query: 'key' } },
+        embed: true,
       },
     },
     schema: {

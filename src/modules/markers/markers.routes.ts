@@ -9,7 +9,7 @@ const Params = roomObjectParams('markerId');
 
 export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService }> = async (app, { markers }) => {
   app.get('/api/rooms/:roomId/markers', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,
@@ -25,7 +25,7 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
   });
 
   app.get('/api/rooms/:roomId/markers/feed', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,
@@ -59,7 +59,7 @@ export const markersRoutes: FastifyPluginAsyncTypebox<{ markers: MarkersService 
   });
 
   app.get('/api/rooms/:roomId/markers/:markerId', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { seesLayer } from '../../auth/access.js';
 import { errors, RoomParams } from '../../http/schemas.js';
 import * as S from './rasters.schemas.js';
 import type { RastersService } from './rasters.service.js';
@@ -13,6 +14,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   const shownByDeck = {
     room: 'shownByDeck',
     deckObject: { what: 'Raster layer', type: 'raster', id: { param: 'layerId' } },
+    embed: true,
   } as const;
 
   app.get('/api/colormaps', {
@@ -30,7 +32,7 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   });
 
   app.get('/api/rooms/:roomId/raster-layers', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,
@@ -38,7 +40,10 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
       params: RoomParams,
       response: { 200: S.RasterLayerList, ...errors(400, 401, 403, 404) },
     },
-    handler: async (request) => rasters.list(request.room.id),
+    handler: async (request) => {
+      const answer = await rasters.list(request.room.id);
+      return { rasterLayers: answer.rasterLayers.filter((layer) => seesLayer(request.caller, layer.id)) };
+    },
   });
 
   app.patch('/api/rooms/:roomId/raster-layers/:layerId/display', {

@@ -36,7 +36,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
   });
 
   app.get('/api/rooms/:roomId', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,
@@ -48,7 +48,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
   });
 
   app.get('/api/rooms/:roomId/info', {
-    config: { access: { room: 'info' } },
+    config: { access: { room: 'info', embed: true } },
     schema: {
       tags,
       summary: 'Display settings; private rooms answer requiresAuth: true to non-members',
@@ -130,7 +130,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
   });
 
   app.get('/api/rooms/:roomId/permissions', {
-    config: { access: { room: 'authenticated' } },
+    config: { access: { room: 'authenticated', embed: true } },
     schema: {
       tags,
       security,

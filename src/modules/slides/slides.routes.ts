@@ -16,7 +16,7 @@ const SlideList = Type.Object({ slides: Type.Array(S.Slide) });
 
 export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> = async (app, { slides }) => {
   app.get('/api/rooms/:roomId/presentation', {
-    config: { access: { room: 'deck' } },
+    config: { access: { room: 'deck', embed: true } },
     schema: {
       tags,
       security,
@@ -39,7 +39,7 @@ export const slidesRoutes: FastifyPluginAsyncTypebox<{ slides: SlidesService }> 
   });
 
   app.get('/api/rooms/:roomId/presentation/slides', {
-    config: { access: { room: 'read' } },
+    config: { access: { room: 'read', embed: true } },
     schema: {
       tags,
       security,

@@ -85,6 +85,15 @@ export const bodyLimits = {
       }
     }
   },
+  "PATCH /api/rooms/{roomId}/embedding": {
+    "origins": {
+      "maxItems": 50,
+      "items": {
+        "minLength": 1,
+        "maxLength": 300
+      }
+    }
+  },
   "PATCH /api/rooms/{roomId}/layers/{layerId}": {
     "name": {
       "minLength": 1,
@@ -754,6 +763,25 @@ export const bodyLimits = {
       }
     }
   },
+  "POST /api/rooms/{roomId}/embed-keys": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 100,
+      "pattern": "\\S"
+    },
+    "expiresInDays": {
+      "minimum": 1,
+      "maximum": 365
+    },
+    "layers": {
+      "minItems": 1,
+      "maxItems": 500,
+      "items": {
+        "minLength": 1,
+        "maxLength": 100
+      }
+    }
+  },
   "POST /api/rooms/{roomId}/history/{entryId}/restore": {
     "ifLatestVersion": {
       "minimum": 1,
@@ -1132,6 +1160,10 @@ export const paramLimits = {
     "maxLength": 100
   },
   "jobId": {
+    "minLength": 1,
+    "maxLength": 100
+  },
+  "keyId": {
     "minLength": 1,
     "maxLength": 100
   },
