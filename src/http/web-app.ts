@@ -127,7 +127,8 @@ export function contentSecurityPolicy(config: Config, frameAncestors = "'none'")
     `img-src 'self' data: blob:${tiles}`,
     `connect-src 'self'${tiles}`,
     "worker-src 'self' blob:",
-    `frame-src ${EMBED_ORIGINS.join(' ')}`,
+    // Its own embed pages (the Share dialog's preview), and the video players of markers.
+    `frame-src 'self' ${EMBED_ORIGINS.join(' ')}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -135,6 +136,12 @@ export function contentSecurityPolicy(config: Config, frameAncestors = "'none'")
     `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }
+
+/** The embed script and its types, served at the root for other sites' pages. */
+const EMBED_FILES = [
+  ['embed.js', 'text/javascript'],
+  ['embed.d.ts', 'application/typescript'],
+] as const;
 
 /** This service's origin for absolute links in pages and answers: PUBLIC_URL, else the request's own. */
 export function baseUrlOf(config: Config, request: FastifyRequest): string {
@@ -203,6 +210,20 @@ export async function registerWebApp(app: FastifyInstance, config: Config, rooms
     return { html: page, policy: csp };
   };
   for (const url of WEB_PAGES) app.get(url, { schema: { hide: true } }, answerPage);
+  // The embed script (web/public/embed.js) and its types, for other sites' pages: no build step
+  // there, an address that stays the same, so cached for an hour only.
+  for (const [file, type] of EMBED_FILES) {
+    const text = built && existsSync(path.join(webDir, file)) ? readFileSync(path.join(webDir, file), 'utf8') : null;
+    app.get(`/${file}`, { schema: { hide: true } }, async (_request, reply) => {
+      if (text === null) throw notFound('The embed script (the web application is not built)');
+      return reply
+        .header('Content-Type', `${type}; charset=utf-8`)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'public, max-age=3600')
+        .header('Cross-Origin-Resource-Policy', 'cross-origin')
+        .send(text);
+    });
+  }
 }
 
 function pageWithConfig(html: string, webConfig: WebConfig): string {

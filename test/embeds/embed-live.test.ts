@@ -1,11 +1,13 @@
 /**
  * An embed key on the live channel (docs/decisions.md, "Embedding"): as `?access_token=` it
  * listens to its room (so an embedded map is live), is not present in the room, and its
- * socket closes at once when the key is revoked.
+ * socket closes at once when the key is revoked. It does not hear comments, members, or the
+ * layers it is not limited to.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertOk, call, scaffold, type TestApp, type Users } from '../helpers.js';
+import { TWO_SQUARES } from '../support/layers.js';
 import { LiveClient } from '../support/live-client.js';
 
 let t: TestApp;
@@ -51,4 +53,27 @@ test('a key listens with ?access_token=, is not present, and is cut off when rev
   assert.equal(res.statusCode, 204);
   const { code } = await client.closed;
   assert.equal(code, 4401, 'closed as no valid credential');
+});
+
+test('a key hears no comments, no member changes, and no layer it is not limited to', async () => {
+  const owner = users.owner.token;
+  const post = async (url: string, body: object) => {
+    const res = await call(t.app, 'POST', url, { auth: owner, body });
+    assert.ok([200, 201].includes(res.statusCode), res.body);
+    return res.json();
+  };
+  const shown = (await post(`/api/rooms/${room}/layers`, { name: 'Shown', geojson: TWO_SQUARES })).layer.id;
+  const other = (await post(`/api/rooms/${room}/layers`, { name: 'Other', geojson: TWO_SQUARES })).layer.id;
+  const created = await post(`/api/rooms/${room}/embed-keys`, { name: 'Limited', expiresInDays: 1, layers: [shown] });
+  const client = new LiveClient(`${wsBase}/api/rooms/${room}/live?access_token=${created.key}`);
+  clients.push(client);
+  assert.equal((await client.at(0)).type, 'hello');
+  const rename = (layerId: string, name: string) =>
+    call(t.app, 'PATCH', `/api/rooms/${room}/layers/${layerId}`, { auth: owner, body: { name } });
+  assertOk(await rename(other, 'Other renamed'));
+  await post(`/api/rooms/${room}/comments`, { objectType: 'layer', objectId: shown, body: 'Only for members' });
+  assertOk(await rename(shown, 'Shown renamed'));
+  const next = await client.at(1);
+  assert.equal(next.type, 'layer.updated');
+  assert.equal(next.objectId, shown, 'the other layer and the comment were not sent');
 });

@@ -87,10 +87,10 @@ describe('the origins', () => {
     );
     assert.deepEqual(answer, { origins: ['https://example.com', 'http://localhost:3000', 'https://xn--bcher-kva.ch'] });
     assert.deepEqual(assertOk(await get(room)), answer);
-    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), answer.origins);
-    assert.deepEqual(frameAncestors(await page(`/e/${room}/deck`)), answer.origins);
+    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), [...answer.origins, "'self'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${room}/deck`)), [...answer.origins, "'self'"]);
     assert.deepEqual(assertOk(await patch(room, [])), { origins: [] });
-    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), ["'none'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), ["'self'"], 'only the share dialog previews it');
   });
 
   test('PATCH refuses what is not an origin, naming the entry, and more than 50', async () => {
@@ -134,26 +134,26 @@ describe('the origins', () => {
 });
 
 describe('the /e/ pages', () => {
-  test("a public room's pages may be framed by any site; a private room's by none", async () => {
+  test("a public room's pages may be framed by any site; a private room's by none but the service's own", async () => {
     const room = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
     assert.deepEqual(frameAncestors(await page(`/e/${room}`)), ['*']);
     assert.deepEqual(frameAncestors(await page(`/e/${room}/deck`)), ['*']);
-    assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}`)), ["'none'"]);
-    assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}/deck`)), ["'none'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}`)), ["'self'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}/deck`)), ["'self'"]);
   });
 
-  test('a room made private whose origins were ["*"] is framed by nobody', async () => {
+  test('a room made private whose origins were ["*"] is framed by no other site', async () => {
     const room = await createRoom(t.app, users.owner, uniqueRoomId(), { isPublic: true });
     assertOk(await patch(room, ['*']));
     assertOk(
       await call(t.app, 'PATCH', `/api/rooms/${room}/public`, { auth: users.owner.token, body: { isPublic: false } }),
     );
-    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), ["'none'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${room}`)), ["'self'"]);
   });
 
-  test('an unknown room answers the page with frame-ancestors none; an impossible id is 404', async () => {
-    assert.deepEqual(frameAncestors(await page(`/e/${uniqueRoomId()}`)), ["'none'"]);
-    assert.deepEqual(frameAncestors(await page(`/e/${uniqueRoomId()}/deck`)), ["'none'"]);
+  test('an unknown room answers the page as a private one would; an impossible id is 404', async () => {
+    assert.deepEqual(frameAncestors(await page(`/e/${uniqueRoomId()}`)), ["'self'"]);
+    assert.deepEqual(frameAncestors(await page(`/e/${uniqueRoomId()}/deck`)), ["'self'"]);
     assertError(await page('/e/short'), 404, 'not_found');
   });
 

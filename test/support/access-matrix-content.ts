@@ -78,7 +78,7 @@ export const CONTENT_ROUTES: Record<string, RouteEntry> = {
   // The matrix's service has no GEOCODER_URL: whoever may search hears not_configured (search/geocode.test.ts asks a geocoder).
   'GET /api/geocode': { rule: { session: true }, probe: () => get('/api/geocode?q=Bern'), ok: 404 },
   'GET /api/rooms/{roomId}/markers/feed': {
-    rule: { need: 'read' },
+    rule: { need: 'read', embed: true },
     probe: (r) => get(`${base(r)}/markers/feed`),
     ok: 200,
   },

@@ -136,8 +136,9 @@ export const DOCUMENTATION_ROUTES = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|
  * the interface (src/http/web-app.ts): each page answers the same index.html to anyone, and the
  * application then calls the interface, where the rules apply; `/assets/*` (registered by
  * @fastify/static, only when the application is built) serves its scripts and styles;
- * `/basemap/{file}` the offline base map, the same public file to anyone.
- * test/web/app.test.ts and test/http/offline-basemap.test.ts check them.
+ * `/basemap/{file}` the offline base map, the same public file to anyone; `/embed.js` and
+ * `/embed.d.ts` the embed script and its types, for other sites' pages.
+ * test/web/app.test.ts, test/web/embed.test.ts and test/http/offline-basemap.test.ts check them.
  */
 export const WEB_APP_ROUTES = [
   /^\/$/,
@@ -153,4 +154,5 @@ export const WEB_APP_ROUTES = [
   /^\/account$/,
   /^\/assets\/\*$/,
   /^\/basemap\/\{file\}$/,
+  /^\/embed\.(js|d\.ts)$/,
 ];

@@ -97,7 +97,11 @@ function assertPage(res: Response, url: string) {
   assert.deepEqual(csp.get('object-src'), ["'none'"], url);
   assert.deepEqual(csp.get('frame-ancestors'), ["'none'"], url);
   // Frames: only the video players a marker's embeddedMediaUrl is shown in (web/src/ui/media-embed.ts).
-  assert.deepEqual(csp.get('frame-src'), ['https://www.youtube-nocookie.com', 'https://player.vimeo.com'], url);
+  assert.deepEqual(
+    csp.get('frame-src'),
+    ["'self'", 'https://www.youtube-nocookie.com', 'https://player.vimeo.com'],
+    url,
+  );
   return csp;
 }
 

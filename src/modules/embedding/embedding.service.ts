@@ -80,17 +80,17 @@ export class EmbeddingService {
   }
 
   /**
-   * The CSP `frame-ancestors` of the room's `/e/` pages: `*`, the origins, or `'none'` (also
-   * for an unknown room). `*` holds only while the content is public: a room made private
-   * whose origins were `["*"]` is framed by nobody until they are set again.
+   * The CSP `frame-ancestors` of the room's `/e/` pages: `*`, or the origins and `'self'` (the
+   * service's own pages may always frame it: the share dialog previews the embed); an unknown
+   * room answers as a private one. `*` holds only while the content is public: a room made
+   * private whose origins were `["*"]` is framed by no other site until they are set again.
    */
   async frameAncestors(roomId: string): Promise<string> {
     const room = await this.parts.rooms.find(roomId);
-    if (!room) return "'none'";
+    if (!room) return "'self'";
     const { origins } = await this.origins(room);
-    if (origins.length === 0) return "'none'";
-    if (origins[0] === ANY_SITE) return isPublicContent(room) ? '*' : "'none'";
-    return origins.join(' ');
+    if (origins[0] === ANY_SITE) return isPublicContent(room) ? '*' : "'self'";
+    return [...origins, "'self'"].join(' ');
   }
 
   /** The link-preview tags of `/r/:roomId` (a public room) or `/p/:roomId` (a published deck); '' for anything else. */

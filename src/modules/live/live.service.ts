@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import { actorOf, type Caller, type Grant } from '../../auth/access.js';
+import { actorOf, type Caller, type Grant, seesLayer } from '../../auth/access.js';
 import type { CachedAccess } from '../../auth/access-source.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { authorizePresence, seesMemberEmails, takesPartInPresence } from '../../auth/policies.js';
@@ -26,6 +26,18 @@ export const MAX_REPLAY = 1000;
 
 /** Close codes: 4401 no valid credential, 4403 no read access, 4404 room gone. */
 const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
+
+/**
+ * The changes an embed key does not hear: comments and members (which it may not read), and
+ * the layers it is not limited to. Its version still advances past them. Undefined: hears all.
+ */
+function hiddenFrom(caller: Caller): ((event: RoomEvent) => boolean) | undefined {
+  if (caller.kind !== 'token' || !caller.embed) return undefined;
+  return (event) =>
+    NOT_EMBEDDED.has(event.objectType) ||
+    ((event.objectType === 'layer' || event.objectType === 'rasterLayer') && !seesLayer(caller, event.objectId));
+}
+const NOT_EMBEDDED = new Set(['comment', 'reply', 'member']);
 
 /** An open socket and the credential it was admitted with, to check again. */
 interface Listener {
@@ -164,7 +176,8 @@ export class LiveService {
   }
 
   /** The socket's listener, known to the room's checks of access from now on. */
-  private listen({ socket, roomId, credential }: LiveOpening): Listener {
+  private listen({ socket, roomId, credential, caller }: LiveOpening): Listener {
+    const hidden = hiddenFrom(caller);
     const send = (message: LiveEvent) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
     };
@@ -184,6 +197,7 @@ export class LiveService {
           return;
         }
         listener.lastSent = event.version;
+        if (hidden?.(event)) return;
         if (text !== undefined) {
           if (socket.readyState === socket.OPEN) socket.send(text);
           return;
