@@ -1,10 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 
-/** Query parameters that carry credentials and must never reach a log line (`code` and `state`: an identity provider's callback). */
-const SECRET_QUERY = /([?&](?:access_token|token|code|state)=)[^&]*/gi;
-/** Credentials wherever they appear (also under an encoded parameter name). */
-const SECRET_VALUES = /(mrt_)[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+/**
+ * Query parameters that carry credentials and must never reach a log line (`code` and `state`:
+ * an identity provider's callback; `key`: an embed page's key).
+ */
+const SECRET_QUERY = /([?&](?:access_token|token|code|state|key)=)[^&]*/gi;
+/** Credentials wherever they appear (also under an encoded parameter name): room tokens, embed keys, JWTs. */
+const SECRET_VALUES = /(mr[te]_)[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 
 export const scrubUrl = (url: string) =>
   url

@@ -19,10 +19,19 @@ test('logs never carry passwords, session tokens or room token secrets', async (
     await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: token });
     await call(t.app, 'GET', `/api/rooms/${roomId}?access_token=${token}`);
     await call(t.app, 'GET', `/api/rooms/${roomId}`, { auth: 'not-a-valid-jwt' });
+    const embedKey = (
+      await call(t.app, 'POST', `/api/rooms/${roomId}/embed-keys`, {
+        auth: owner.token,
+        body: { name: 'l', expiresInDays: 1 },
+      })
+    ).json().key as string;
+    await call(t.app, 'GET', `/e/${roomId}?controls=zoom&key=${embedKey}`);
+    await call(t.app, 'GET', `/api/rooms/${roomId}/live?access_token=${embedKey}`);
     const log = lines.join('');
     assert.ok(log.includes(`/api/rooms/${roomId}`), 'requests are logged');
     assert.ok(log.includes('access_token=[REDACTED]'), 'credential query parameters are masked');
-    for (const secret of [password, owner.token, token]) {
+    assert.ok(log.includes('key=[REDACTED]'), "an embed page's key is masked");
+    for (const secret of [password, owner.token, token, embedKey]) {
       assert.ok(!log.includes(secret), `a secret leaked into the log: ${secret.slice(0, 12)}…`);
     }
   } finally {
