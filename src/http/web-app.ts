@@ -187,13 +187,15 @@ export async function registerWebApp(app: FastifyInstance, config: Config, rooms
     const { roomId } = request.params as { roomId?: string };
     if (roomId !== undefined && !isRoomId(roomId)) throw notFound('Room');
     const { html, policy } = await pageFor(request, roomId);
+    // An embed page's address may hold its key: not even this service hears it as a Referer.
+    const referrerPolicy = request.url.startsWith('/e/') ? 'strict-origin' : 'strict-origin-when-cross-origin';
     return (
       reply
         .header('Content-Type', 'text/html; charset=utf-8')
         .header('Content-Security-Policy', policy)
         .header('X-Content-Type-Options', 'nosniff')
         // Tile servers hear this origin only (OpenStreetMap's tile policy asks for a Referer), never a page's path or query.
-        .header('Referrer-Policy', 'strict-origin-when-cross-origin')
+        .header('Referrer-Policy', referrerPolicy)
         .header('Cache-Control', 'no-cache')
         .send(html)
     );

@@ -18,7 +18,10 @@ export class OutboundRefused extends Error {}
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address.
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  // The deprecated IPv4-compatible form (::10.0.0.1) is no public address either.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** A DNS lookup that fails for names resolving to a non-public address. */
@@ -29,7 +32,8 @@ function publicOnlyLookup(): LookupFunction {
       const list = addresses as LookupAddress[];
       const refused = list.find((a) => !isPublicAddress(a.address));
       if (refused) {
-        return callback(new OutboundRefused(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
+        // Not which address: the delivery log would map the network for whoever owns a hook.
+        return callback(new OutboundRefused(`${hostname} resolves to a private address`), '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const first = list[0]!;
@@ -93,7 +97,8 @@ export function postOutbound(request: OutboundPost): Promise<OutboundAnswer> {
         res.destroy();
         resolve({
           status: res.statusCode ?? 0,
-          excerpt: Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_BYTES),
+          // Without NUL characters, which PostgreSQL's text refuses.
+          excerpt: Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_BYTES).replaceAll('\u0000', ''),
         });
       };
       res.on('data', (chunk: Buffer) => {

@@ -140,6 +140,9 @@ describe('the /e/ pages', () => {
     assert.deepEqual(frameAncestors(await page(`/e/${room}/deck`)), ['*']);
     assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}`)), ["'self'"]);
     assert.deepEqual(frameAncestors(await page(`/e/${privateRoom}/deck`)), ["'self'"]);
+    // Its address may hold a key: no request of the page sends it on as a Referer.
+    assert.equal((await page(`/e/${privateRoom}?key=mre_x`)).headers['referrer-policy'], 'strict-origin');
+    assert.equal((await page(`/r/${privateRoom}`)).headers['referrer-policy'], 'strict-origin-when-cross-origin');
   });
 
   test('a room made private whose origins were ["*"] is framed by no other site', async () => {

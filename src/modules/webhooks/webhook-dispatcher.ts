@@ -13,6 +13,9 @@ export interface DispatchSettings {
   allowPrivate: boolean;
 }
 
+/** Most deliveries a hook keeps waiting while its receiver fails: past it, the hook is disabled (the rows stay). */
+export const MAX_WAITING = 10_000;
+
 /** One attempt's outcome, as the delivery log keeps it. */
 interface Attempt {
   ok: boolean;
@@ -111,7 +114,10 @@ export class WebhookDispatcher {
     const delivery = await this.hooks.nextPending(hookId);
     if (!delivery) return false;
     const wait = delivery.next_attempt_at - Date.now();
-    if (wait > 0) return (void this.later(hookId, wait), false);
+    if (wait > 0) {
+      this.later(hookId, wait);
+      return false;
+    }
     const at = Date.now();
     const outcome = await this.attempt(hook, delivery, at);
     const attempt = delivery.attempt + 1;
@@ -123,14 +129,20 @@ export class WebhookDispatcher {
     const delay = this.settings.retryDelaysMs[attempt - 1];
     if (delay === undefined) {
       await this.hooks.updateDelivery(delivery.id, { ...logged, status: 'failed' });
-      const reason = `Disabled after ${attempt} failed attempts to deliver ${delivery.id}`;
-      await this.hooks.update(hook.id, { enabled: 0, disabled_reason: reason });
-      this.log.warn({ hookId: hook.id, roomId: hook.room_id }, `webhook: ${reason}`);
+      await this.disable(hook, `Disabled after ${attempt} failed attempts to deliver ${delivery.id}`);
       return false;
     }
     await this.hooks.updateDelivery(delivery.id, { ...logged, next_attempt_at: at + delay });
-    this.later(hookId, delay);
+    // A busy room's changes pile up behind a receiver that is down: a bound on what is kept.
+    const waiting = await this.hooks.countPending(hook.id);
+    if (waiting > MAX_WAITING) await this.disable(hook, `Disabled with ${waiting} changes waiting`);
+    else this.later(hookId, delay);
     return false;
+  }
+
+  private async disable(hook: WebhookRow, reason: string): Promise<void> {
+    await this.hooks.update(hook.id, { enabled: 0, disabled_reason: reason });
+    this.log.warn({ hookId: hook.id, roomId: hook.room_id }, `webhook: ${reason}`);
   }
 
   private async attempt(hook: WebhookRow, delivery: DeliveryRow, at: number): Promise<Attempt> {

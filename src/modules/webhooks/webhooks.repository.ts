@@ -97,6 +97,16 @@ export class WebhooksRepository {
       .executeTakeFirst();
   }
 
+  async countPending(hookId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('hook_id', '=', hookId)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
   async updateDelivery(id: string, changes: Updateable<DeliveryRow>): Promise<void> {
     await this.db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
   }

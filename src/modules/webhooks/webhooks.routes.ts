@@ -66,13 +66,14 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   });
 
   app.post('/api/rooms/:roomId/webhooks/:hookId/test', {
-    config: owner,
+    // Each test is a request to another site: a few a minute is what a person needs.
+    config: { ...owner, rateLimit: { max: 10, timeWindow: 60_000 } },
     schema: {
       tags,
       security,
       summary: 'Send a `webhook.test` delivery after the changes already queued',
       params: HookParams,
-      response: { 202: Type.Object({ deliveryId: Type.String() }), ...errors(400, 401, 403, 404, 409) },
+      response: { 202: Type.Object({ deliveryId: Type.String() }), ...errors(400, 401, 403, 404, 409, 429) },
     },
     handler: async (request, reply) => reply.status(202).send(await webhooks.test(request.room, request.params.hookId)),
   });
