@@ -11,7 +11,7 @@
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
  *   BENCH_BULK_PG=auto     the 1,000,000-point import on PostgreSQL too: when reachable (auto), never (0), or required (1)
- *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc,webhooks   run only these parts (default: all ten;
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed   run only these parts (default: all eleven;
  *                             `catalogs`, part of `web`, also runs alone)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
@@ -39,10 +39,11 @@ import { runRasterBench } from './raster.js';
 import { runS3Bench } from './s3.js';
 import { runVectorBench } from './vector.js';
 import { runWebhooksBench } from './webhooks.js';
+import { runEmbedBench } from './embed.js';
 
 const env = process.env;
 const ONLY = new Set(
-  (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc,webhooks').split(',').map((s) => s.trim()),
+  (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed').split(',').map((s) => s.trim()),
 );
 
 // ---------------------------------------------------------------- main
@@ -146,6 +147,11 @@ async function main() {
     const ogc = await runOgcBench();
     rows.push(...ogc.rows);
     missed.push(...ogc.missed);
+  }
+  if (ONLY.has('embed')) {
+    const embed = await runEmbedBench();
+    rows.push(...embed.rows);
+    missed.push(...embed.missed);
   }
   if (ONLY.has('webhooks')) {
     const webhooks = await runWebhooksBench();

@@ -254,8 +254,9 @@ const WEB_MAY_IMPORT: Record<string, string[]> = {
   model: ['i18n', 'base', 'api', 'ui'],
   map: ['i18n', 'base', 'api', 'ui', 'model'],
   room: ['i18n', 'base', 'api', 'ui', 'model', 'map'],
-  pages: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room'],
-  root: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room', 'pages'],
+  embed: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room'],
+  pages: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room', 'embed'],
+  root: ['i18n', 'base', 'api', 'ui', 'model', 'map', 'room', 'embed', 'pages'],
 };
 
 // The room's state outside the panels: its model, the live channel and who is present on it,
@@ -453,6 +454,7 @@ const TIMED_ELSEWHERE: Record<string, string> = {
   'room/panels/marker-details.tsx': "a photo's link is let go",
   'room/panels/time-slider.tsx': 'the slider waits for the dragging to pause',
   'room/panels/attribute-table.tsx': "the table's filter waits for the typing to pause",
+  'map/print-map.ts': 'a picture whose map never settles is taken as it is',
 };
 /** A timer (not a method of the opening: `opening.afterNextFrame`), or a constant of milliseconds. */
 const TIMING =

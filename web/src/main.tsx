@@ -7,7 +7,9 @@ import { useStore } from './store';
 import { HomePage } from './pages/home-page';
 import { RoomPage } from './pages/room-page';
 import { DeckPage } from './pages/deck-page';
-import { deckPath, mapPath, roomPath } from './api/early-reads';
+import { deckPath, embedDeckPath, embedPath, mapPath, roomPath } from './api/early-reads';
+import { EmbedPage } from './pages/embed-page';
+import { embedded } from './session';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { SignedInPage } from './pages/signed-in-page';
 import { AdminPage } from './pages/admin/admin-page';
@@ -24,13 +26,14 @@ setWorkerUrl(mapWorkerUrl);
 // map is made: the deck's tiles and the room's markers wait for it.
 if (mapPath(location.pathname)) handOverMapWorker(prewarm);
 
-keepSessionRenewed();
+// An embed page has no session to renew (session.ts, `embedded`).
+if (!embedded) keepSessionRenewed();
 
 function App() {
   return (
     <>
       <Page />
-      <SignInAgain />
+      {!embedded && <SignInAgain />}
     </>
   );
 }
@@ -39,8 +42,10 @@ function Page() {
   const path = useStore(route).split('?')[0]!;
   const room = roomPath(path);
   if (room) return <RoomPage key={room} roomId={room} />;
-  const deck = deckPath(path);
+  const deck = deckPath(path) ?? embedDeckPath(path);
   if (deck) return <DeckPage key={deck} roomId={deck} />;
+  const embed = embedPath(path);
+  if (embed) return <EmbedPage key={embed} roomId={embed} />;
   if (path === '/verify-email') return <VerifyEmailPage />;
   if (path === '/signed-in') return <SignedInPage />;
   if (path === '/admin') return <AdminPage />;

@@ -4,6 +4,9 @@ import { Store } from './store';
 export const route = new Store(location.pathname + location.search);
 
 export function navigate(to: string) {
+  // An embed page's frame stays the embed: the rest of the application opens in a tab of its
+  // own, where its own framing rules hold.
+  if (/^\/e\//.test(location.pathname) && !to.startsWith('/e/')) return void window.open(to, '_blank', 'noopener');
   history.pushState(null, '', to);
   route.set(to);
   window.scrollTo(0, 0);

@@ -16,6 +16,18 @@ interface Session {
 
 const KEY = 'maproom.session';
 
+/**
+ * An embed page (`/e/...`) reads the room with its embed key (`?key=mre_...`) or with no
+ * credential at all, never with the session of whoever views the page: what it shows is the same
+ * for everyone, and a page that frames it learns nothing of its visitor's account.
+ */
+export const embedded = /^\/e\//.test(location.pathname);
+/** Only an embed key: a session or room token put in an address is not used. */
+const embedKey = () => {
+  const key = new URLSearchParams(location.search).get('key');
+  return key?.startsWith('mre_') ? key : null;
+};
+
 /** When a token was issued and when it expires (seconds), read from the JWT's claims (not verified: the service does that). */
 export function tokenTimes(token: string): { iat: number; exp: number } | null {
   try {
@@ -43,6 +55,7 @@ function read(text: string | null): { token: string; user: User } | null {
 }
 
 function stored(): Session {
+  if (embedded) return { ...SIGNED_OUT, token: embedKey() };
   const saved = read(localStorage.getItem(KEY));
   if (!saved) return SIGNED_OUT;
   // Expired while no page was open: nothing waits to be saved, the page starts signed out.
@@ -103,7 +116,7 @@ export const session = new SessionStore(stored());
 // Another tab of the same person renewed the session or signed in again: this one takes the new
 // token (a lapsed page sends what it kept). A tab that signs out leaves this one to find out itself.
 addEventListener('storage', (event) => {
-  if (event.key !== KEY) return;
+  if (event.key !== KEY || embedded) return;
   const saved = read(event.newValue);
   const { token, user } = session.get();
   if (saved && user?.id === saved.user.id && saved.token !== token) session.signIn(saved.token, saved.user);

@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './schema';
-import { session } from '../session';
+import { embedded, session } from '../session';
 
 /** An error answer of the service: its status and `{error, message, details?}` body (ui/error-words.ts words it). */
 export class ApiError extends Error {
@@ -38,7 +38,8 @@ export async function sendWithSession<R extends { status: number }>(send: (token
     const token = await session.usable();
     if (!token && refused) return refused;
     const answer = await send(token);
-    if (answer.status !== 401 || !token) return answer;
+    // An embed page's key is not a session to sign in again for: its refusal is the answer.
+    if (answer.status !== 401 || !token || embedded) return answer;
     refused = answer;
     session.lapse(token);
   }

@@ -1,4 +1,4 @@
-import { session } from '../session';
+import { embedded, session } from '../session';
 import { api, ok } from './client';
 import type { Deck } from './types';
 
@@ -21,7 +21,13 @@ async function latestVersion(roomId: string): Promise<number> {
   return events[0]?.version ?? 0;
 }
 
-/** Everything a room shows (RoomModel.load): the room, its markers' feed and every list. */
+/** Nothing: what an embed page does not show (comments, slides), which an embed key may not read. */
+const none = <K extends string>(key: K) => Promise.resolve({ [key]: [] } as unknown as Record<K, never[]>);
+
+/**
+ * Everything a room shows (RoomModel.load): the room, its markers' feed and every list. An
+ * embed page shows the map alone: no comments, no slides.
+ */
 export function roomContent(roomId: string) {
   const p = { params: { path: { roomId } } };
   return Promise.all([
@@ -31,8 +37,8 @@ export function roomContent(roomId: string) {
     ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: roomId } } })),
     ok(api.GET('/api/rooms/{roomId}/raster-layers', p)),
     ok(api.GET('/api/rooms/{roomId}/drawings', p)),
-    ok(api.GET('/api/rooms/{roomId}/presentation/slides', p)),
-    ok(api.GET('/api/rooms/{roomId}/comments', p)),
+    embedded ? none('slides') : ok(api.GET('/api/rooms/{roomId}/presentation/slides', p)),
+    embedded ? none('comments') : ok(api.GET('/api/rooms/{roomId}/comments', p)),
   ]);
 }
 
@@ -73,16 +79,21 @@ export function takeEarly<R extends Read>(read: R, roomId: string): ReturnType<(
 /** The room of a /r/:roomId path, the deck of a /p/:roomId path. */
 export const roomPath = (path: string) => /^\/r\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
 export const deckPath = (path: string) => /^\/p\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
-/** Whether the page at `path` has a map (a room or a deck). */
-export const mapPath = (path: string) => Boolean(roomPath(path) || deckPath(path));
+/** The room of an embed page (/e/:roomId), the deck of an embedded deck (/e/:roomId/deck). */
+export const embedPath = (path: string) => /^\/e\/([A-Za-z0-9_-]{10})\/?$/.exec(path)?.[1];
+export const embedDeckPath = (path: string) => /^\/e\/([A-Za-z0-9_-]{10})\/deck\/?$/.exec(path)?.[1];
+/** Whether the page at `path` has a map (a room, a deck, or one of them embedded). */
+export const mapPath = (path: string) =>
+  Boolean(roomPath(path) || deckPath(path) || embedPath(path) || embedDeckPath(path));
 
 /** Sends the first reads of the page at `path`: a room's info and opening, a deck (answered: the deck's first tiles follow it). */
 export function sendFirstReads(path: string): Promise<Deck> | undefined {
-  const room = roomPath(path);
+  const room = roomPath(path) ?? embedPath(path);
   if (room) {
     sendEarly('info', room);
-    sendEarly('opening', room);
+    // An embed key may not read the history the opening starts from (pages/embed-page.tsx).
+    if (!(embedded && session.get().token)) sendEarly('opening', room);
   }
-  const deck = deckPath(path);
+  const deck = deckPath(path) ?? embedDeckPath(path);
   return deck ? sendEarly('deck', deck) : undefined;
 }

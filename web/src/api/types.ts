@@ -39,6 +39,7 @@ export type Member = Get<'/api/rooms/{roomId}/members'>[number];
 export type Invitation = Get<'/api/rooms/{roomId}/pending-invitations'>['invitations'][number];
 export type MyInvitation = Get<'/api/users/pending-invitations'>['invitations'][number];
 export type RoomToken = Get<'/api/rooms/{roomId}/api-tokens'>['tokens'][number];
+export type EmbedKey = Get<'/api/rooms/{roomId}/embed-keys'>['keys'][number];
 export type Job = Get<'/api/layers/jobs/{jobId}'>;
 /** The signed-in user; `admin` and `locale` are known once `/api/auth/me` was read (refreshUser). */
 export type User = Omit<Get<'/api/auth/me'>['user'], 'admin' | 'locale'> &

@@ -2,6 +2,7 @@ import {
   AttributionControl,
   type ControlPosition,
   Map as MapLibreMap,
+  FullscreenControl,
   NavigationControl,
   ScaleControl,
   type StyleSpecification,
@@ -48,14 +49,23 @@ export interface View {
  * reads those before its first frame (a vector source added later, a frame later; a GeoJSON
  * source, once its worker has taken the data).
  */
+/** An embed's map: which controls it shows, and whether it can be moved (embed/embed-options.ts). */
+export interface EmbeddedMap {
+  controls: ReadonlySet<string>;
+  interactive: boolean;
+}
+
 export function createMap(
   container: HTMLElement,
   view: View,
   baseLayerId: string | null,
   theme: string | null,
   sources: StyleSpecification['sources'] = {},
+  embedded?: EmbeddedMap,
 ): MapLibreMap {
+  const shows = (control: string) => !embedded || embedded.controls.has(control);
   const map = new MapLibreMap({
+    interactive: embedded?.interactive ?? true,
     container,
     style: withSources(baseStyle(theme), sources),
     center: [view.lng, view.lat],
@@ -68,12 +78,13 @@ export function createMap(
     transformRequest: (url: string) =>
       new URL(url, location.href).origin === location.origin ? { url, headers: authHeaders() } : { url },
   });
-  map.addControl(new NavigationControl(), corner('top-right'));
+  if (shows('zoom')) map.addControl(new NavigationControl(), corner('top-right'));
+  if (embedded?.controls.has('fullscreen')) map.addControl(new FullscreenControl(), corner('top-right'));
   map.addControl(new ScaleControl(), corner('bottom-left'));
   map.addControl(new AttributionControl({ compact: true }), corner('bottom-right'));
   const baseMap = new BaseMap(map);
   baseMaps.set(map, baseMap);
-  map.addControl(baseMap.control(), corner('top-right'));
+  if (shows('layers')) map.addControl(baseMap.control(), corner('top-right'));
   baseMap.show(baseLayerId, theme);
   map.once('remove', () => baseMap.remove());
   return map;

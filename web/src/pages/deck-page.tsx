@@ -113,6 +113,7 @@ export function DeckPage({ roomId }: { roomId: string }) {
           <DeckPlayer
             map={shown.map}
             slides={deck.slides}
+            deck={deck}
             onShow={(slide) => shown.content.show(slide)}
             onClose={fromRoom ? () => navigate(`/r/${roomId}`) : undefined}
           />

@@ -12,6 +12,8 @@ import { RoomContext, type Mode, type OpenTable, type RoomContextValue, type Sel
 import { RoomModel } from '../room/room-model';
 import { RoomPresence } from '../room/presence';
 import { RoomLayout } from '../room/room-layout';
+import { EmbedLayout } from '../embed/embed-layout';
+import type { EmbedOptions } from '../embed-options';
 import type { TimeView } from '../room/time-view';
 import type { Located } from '../room/locate';
 import { UndoHistory } from '../room/undo';
@@ -128,22 +130,26 @@ export function RoomPage({ roomId }: { roomId: string }) {
   return <OpenRoom model={model} opening={opening} presence={presence} live={live} info={access.info} />;
 }
 
-function OpenRoom({
+/** The open room: its context, and its layout (an embed page's, given `embed`). */
+export function OpenRoom({
   model,
   opening,
   presence,
   live,
   info,
+  embed,
 }: {
   model: RoomModel;
   opening: RoomOpening;
   presence: RoomPresence;
   live: LiveChannel | null;
   info: RoomInfo;
+  embed?: EmbedOptions;
 }) {
   const state = useStore(model);
   const { notify, toast } = useNotices();
-  const role = (state?.room.userRole ?? 'viewer') as RoomContextValue['role'];
+  // An embed page only reads, whoever looks at it.
+  const role = (embed ? 'viewer' : (state?.room.userRole ?? 'viewer')) as RoomContextValue['role'];
   const members = useMemo(() => new RoomMembers(model.roomId), [model]);
   const timeView = useMemo(() => new Store<TimeView>({ mode: 'current' }), [model]);
   const undo = useMemo(() => new UndoHistory(model, () => session.get().user?.id ?? null), [model]);
@@ -174,11 +180,12 @@ function OpenRoom({
       isOwner: role === 'owner',
       notify,
       attempt: attemptWith(notify),
+      embed,
     };
-  }, [model, opening, members, presence, stores, timeView, undo, role, notify]);
+  }, [model, opening, members, presence, stores, timeView, undo, role, notify, embed]);
   return (
     <RoomContext.Provider value={context}>
-      <RoomLayout live={live} info={info} />
+      {embed ? <EmbedLayout live={live} info={info} /> : <RoomLayout live={live} info={info} />}
       {toast}
     </RoomContext.Provider>
   );

@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import type { Slide } from '../api/types';
+import type { Deck, Layer, Slide } from '../api/types';
 import { setBaseLayer } from '../map/create-map';
 import { fitView } from '../map/slide-fit';
 import { t } from '../i18n/index.js';
+import { legendItems } from '../map/print-layout';
+import { PrintDialog } from './print-dialog';
 
 /**
  * Presents slides full screen over a map: each slide flies the map to its view (an animated
@@ -16,13 +18,17 @@ export function DeckPlayer({
   slides,
   onClose,
   onShow,
+  deck,
 }: {
   map: MapLibreMap;
   slides: Slide[];
   onClose?: () => void;
   onShow?: (slide: Slide) => void;
+  /** The deck, to print ("Print / export": a PDF has one page per slide). */
+  deck?: Deck;
 }) {
   const [index, setIndex] = useState(0);
+  const [printing, setPrinting] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const slide = slides[index];
   useEffect(() => {
@@ -84,6 +90,11 @@ export function DeckPlayer({
         >
           {t('room:deck.next')}
         </button>
+        {deck && (
+          <button type="button" onClick={() => setPrinting(true)}>
+            {t('print:open')}
+          </button>
+        )}
         {onClose && (
           <button
             type="button"
@@ -96,6 +107,19 @@ export function DeckPlayer({
           </button>
         )}
       </div>
+      {deck && printing && (
+        <PrintDialog
+          map={map}
+          name={slide.title || t('print:deckTitle')}
+          legend={legendItems(
+            (deck.layers as Layer[]).filter((l) => l.style.visible && slide.layerIds.includes(l.id)),
+            deck.rasterLayers.filter((r) => slide.rasterLayerIds.includes(r.id)),
+          )}
+          deck={{ ...deck, slides }}
+          perSlide
+          onClose={() => setPrinting(false)}
+        />
+      )}
     </div>
   );
 }

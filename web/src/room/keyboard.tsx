@@ -6,6 +6,7 @@ import { t } from '../i18n/index.js';
 export const shortcutList = (): [keys: string, what: string][] => [
   ['?', t('room:shortcuts.help')],
   ['/', t('room:shortcuts.find')],
+  ['p', t('print:shortcut')],
   [t('room:shortcuts.escapeKey'), t('room:shortcuts.escape')],
   [t('room:shortcuts.arrowKeys'), t('room:shortcuts.arrows')],
   [t('room:shortcuts.zoomKeys'), t('room:shortcuts.zoom')],
@@ -19,7 +20,8 @@ export const typing = (target: EventTarget | null) =>
 
 /**
  * The room's keys on the whole page: Escape ends any mode (placing a marker, drawing, measuring:
- * the panel that began it ends its own part), `?` opens the shortcuts, `/` the search box.
+ * the panel that began it ends its own part), `?` opens the shortcuts, `/` the search box, `p`
+ * the print dialog.
  * Returns whether the shortcuts are shown, and their setter.
  */
 export function useRoomKeys(): [boolean, (shown: boolean) => void] {
@@ -38,6 +40,10 @@ export function useRoomKeys(): [boolean, (shown: boolean) => void] {
       } else if (event.key === '/') {
         event.preventDefault();
         document.querySelector<HTMLInputElement>('.search-box input')?.focus();
+      } else if (event.key === 'p' && !document.querySelector('dialog[open]')) {
+        // "Print / export" (room/print-button.tsx), as its button does.
+        event.preventDefault();
+        document.querySelector<HTMLButtonElement>('.print-button')?.click();
       }
     };
     document.addEventListener('keydown', onKey);

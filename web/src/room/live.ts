@@ -36,10 +36,14 @@ export class LiveChannel {
   ) {}
 
   open() {
-    const since = this.model.get()?.version ?? 0;
+    // A room not loaded yet (an embed page) is loaded at the version the hello names.
+    const since = this.model.get()?.version;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     const token = session.get().token;
-    const query = new URLSearchParams({ since: String(since), presence: String(Boolean(this.presence)) });
+    const query = new URLSearchParams({
+      ...(since !== undefined && { since: String(since) }),
+      presence: String(Boolean(this.presence)),
+    });
     if (token && this.credentialInQuery) query.set('access_token', token);
     const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${this.model.roomId}/live?${query}`);
     this.socket = socket;
@@ -73,6 +77,8 @@ export class LiveChannel {
     switch (message.type) {
       case 'hello':
         this.retry = 0;
+        // The changes after the hello wait in the queue until the room is read at its version.
+        if (!this.model.get()) await this.model.load(message.version);
         this.status.set('live');
         if (this.presence) {
           const socket = this.socket;

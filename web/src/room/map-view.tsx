@@ -36,11 +36,20 @@ export function MapView({ info }: { info: RoomInfo }) {
   // Layout effects, here and below: the map is made, and the content put on it, as soon as the
   // room is rendered, not after its frame is drawn (late, in a browser drawing in software).
   useLayoutEffect(() => {
+    const { embed } = room;
     const view =
-      info.defaultViewLat != null && info.defaultViewLng != null
+      embed?.view ??
+      (info.defaultViewLat != null && info.defaultViewLng != null
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
-        : { lat: 20, lng: 0, zoom: 1.5 };
-    const created = createMap(container.current!, view, info.defaultBaseLayer ?? null, info.defaultTheme ?? null);
+        : { lat: 20, lng: 0, zoom: 1.5 });
+    const created = createMap(
+      container.current!,
+      view,
+      embed?.basemap ?? info.defaultBaseLayer ?? null,
+      info.defaultTheme ?? null,
+      {},
+      embed,
+    );
     const { opening } = room;
     opening.mapMade();
     // The markers first: the offline base map's world of coastlines would hold them back.
@@ -75,7 +84,8 @@ export function MapView({ info }: { info: RoomInfo }) {
  */
 function previewContent(map: MapLibreMap, room: RoomContextValue) {
   const state = room.model.get()!;
-  openAtContent(map, state);
+  // An embed's address may give its own view.
+  if (!room.embed?.view) openAtContent(map, state);
   const shown = shownState(state, room.timeView.get(), Date.now());
   markWhenDrawn(map, room, new MarkerPreview(map, previewPoints(shown.markers.values())));
 }
@@ -110,6 +120,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     }
     if (
       last &&
+      !room.embed?.basemap &&
       (last.room.defaultBaseLayer !== state.room.defaultBaseLayer || last.room.defaultTheme !== state.room.defaultTheme)
     ) {
       setBaseLayer(map, state.room.defaultBaseLayer, state.room.defaultTheme);

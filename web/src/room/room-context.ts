@@ -1,3 +1,4 @@
+import type { EmbedOptions } from '../embed-options';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
@@ -52,6 +53,8 @@ export interface RoomContextValue {
   notify: Notify;
   /** Runs a request of a panel; a failure is shown as an error notice (ui/notices.ts). */
   attempt: Attempt;
+  /** On an embed page (`/e/:roomId`): what its address asks for (embed/embed-options.ts). */
+  embed?: EmbedOptions;
 }
 
 export const RoomContext = createContext<RoomContextValue | null>(null);

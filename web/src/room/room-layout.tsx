@@ -25,6 +25,8 @@ import { showsPast } from './time-view';
 import { SheetHandle, useSheet } from './bottom-sheet';
 import { Announcer } from './announcer';
 import { InView } from './in-view';
+import { ShareDialog } from './share-dialog';
+import { RoomPrint } from './print-button';
 
 const TABS = [
   ['markers', () => t('room:layout.tabs.markers')],
@@ -89,6 +91,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
   const shownMap = useStore(map);
   useEffect(() => (shownMap ? bindPresence(shownMap, presence) : undefined), [shownMap, presence]);
   const [shortcuts, showShortcuts] = useRoomKeys();
+  const [sharing, setSharing] = useState(false);
   return (
     <div class="room">
       <SkipToMap />
@@ -106,6 +109,12 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         <span class="muted room-user">
           {user ? t('room:layout.user', { email: user.email, role: ROLE_LABEL[role]() }) : t('room:layout.visitor')}
         </span>
+        {state && (
+          <button type="button" class="share-button" onClick={() => setSharing(true)}>
+            {t('share:button')}
+          </button>
+        )}
+        {state && <RoomPrint />}
         <button
           type="button"
           class="shortcuts-button"
@@ -116,6 +125,7 @@ export function RoomLayout({ live, info }: { live: LiveChannel | null; info: Roo
         </button>
       </header>
       {shortcuts && <ShortcutsDialog onClose={() => showShortcuts(false)} />}
+      {sharing && <ShareDialog onClose={() => setSharing(false)} />}
       <Announcer live={live} />
       <main class="room-main">
         <MapView info={info} />

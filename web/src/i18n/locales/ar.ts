@@ -8,6 +8,8 @@ import draw from './ar/draw.json' with { type: 'json' };
 import settings from './ar/settings.json' with { type: 'json' };
 import ui from './ar/ui.json' with { type: 'json' };
 import actions from './ar/actions.json' with { type: 'json' };
+import share from './ar/share.json' with { type: 'json' };
+import print from './ar/print.json' with { type: 'json' };
 
 /** The ar catalog: one namespace per part of the application. */
-export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui };
+export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui, print, share };

@@ -8,6 +8,8 @@ import draw from './en/draw.json' with { type: 'json' };
 import settings from './en/settings.json' with { type: 'json' };
 import ui from './en/ui.json' with { type: 'json' };
 import actions from './en/actions.json' with { type: 'json' };
+import share from './en/share.json' with { type: 'json' };
+import print from './en/print.json' with { type: 'json' };
 
 /** The en catalog: one namespace per part of the application. */
-export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui };
+export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui, print, share };

@@ -8,6 +8,8 @@ import draw from './es/draw.json' with { type: 'json' };
 import settings from './es/settings.json' with { type: 'json' };
 import ui from './es/ui.json' with { type: 'json' };
 import actions from './es/actions.json' with { type: 'json' };
+import share from './es/share.json' with { type: 'json' };
+import print from './es/print.json' with { type: 'json' };
 
 /** The es catalog: one namespace per part of the application. */
-export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui };
+export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui, print, share };

@@ -8,6 +8,8 @@ import draw from './it/draw.json' with { type: 'json' };
 import settings from './it/settings.json' with { type: 'json' };
 import ui from './it/ui.json' with { type: 'json' };
 import actions from './it/actions.json' with { type: 'json' };
+import share from './it/share.json' with { type: 'json' };
+import print from './it/print.json' with { type: 'json' };
 
 /** The it catalog: one namespace per part of the application. */
-export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui };
+export default { actions, common, auth, admin, room, markers, layers, draw, settings, ui, print, share };
