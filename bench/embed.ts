@@ -3,8 +3,9 @@
  * base map) with 10,000 markers (bulk import) and its default view on them, opened in Debian's
  * Chromium as another site's iframe loads it, `/e/<room>` with no credential, to its first frame
  * with the markers drawn (`maproom:markers-drawn`); beside the bare MapLibre page of the web
- * benchmark (the peer, bench/web-pages.ts), in turn, BENCH_EMBED_RUNS (5) times each. Target:
- * the embed's median at most 1.2x the bare page's.
+ * benchmark (the peer, bench/web-pages.ts), in turn, BENCH_EMBED_RUNS (5) times each, and the
+ * room's own page `/r/<room>` (anonymous) beside them for comparison. Target: the embed's median
+ * at most 1.2x the bare page's.
  */
 import { chromium } from 'playwright-core';
 import { api, ROOM_ID, type Row, setUp, startMaproom, stopServer } from './harness.js';
@@ -36,6 +37,8 @@ export async function runEmbedBench(): Promise<{ rows: Row[]; missed: string[] }
     });
     const bareMs: number[] = [];
     const embedMs: number[] = [];
+    // The same public room's own page, opened anonymously: where the embed's time differs from it.
+    const roomMs: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const peer = await openToMark(browser, bare.url, 'bare:map-loaded');
       bareMs.push(peer.ms);
@@ -44,10 +47,15 @@ export async function runEmbedBench(): Promise<{ rows: Row[]; missed: string[] }
       embedMs.push(embed.ms);
       if (run === 0) console.log(`   embed: ${embed.phases}`);
       await embed.close();
+      const room = await openToMark(browser, `${server.url}/r/${ROOM_ID}`, 'maproom:markers-drawn');
+      roomMs.push(room.ms);
+      if (run === 0) console.log(`   embed: the room's page: ${room.phases}`);
+      await room.close();
     }
     const ratio = median(embedMs) / median(bareMs);
     console.log(
-      `   embed: bare page ${bareMs.map(Math.round).join(', ')} ms; /e/ ${embedMs.map(Math.round).join(', ')} ms`,
+      `   embed: bare page ${bareMs.map(Math.round).join(', ')} ms; /e/ ${embedMs.map(Math.round).join(', ')} ms; ` +
+        `/r/ ${roomMs.map(Math.round).join(', ')} ms`,
     );
     const label = `web: embedded public room (${MARKERS.toLocaleString('en-US')} markers) to markers drawn, median of ${RUNS}`;
     const met = ratio <= TARGET;
