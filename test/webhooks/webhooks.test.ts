@@ -236,3 +236,16 @@ describe('deliveries', () => {
     }
   });
 });
+
+describe('tests of a hook', () => {
+  test('at most 10 a minute per hook: the 11th is 429, another hook is not held back', async () => {
+    const { room, hook } = await newRoomWithHook({ events: ['drawing.created'] });
+    const sendTest = (hookId: string) => call(s.t.app, 'POST', `${hooksUrl(room)}/${hookId}/test`, { auth: owner() });
+    for (let i = 0; i < 10; i++) assert.equal((await sendTest(hook.id)).statusCode, 202);
+    const refused = await sendTest(hook.id);
+    assertError(refused, 429, 'too_many_requests');
+    assert.equal(refused.headers['retry-after'], '60');
+    const other = await call(s.t.app, 'POST', hooksUrl(room), { auth: owner(), body: { url: receiver.url } });
+    assert.equal((await sendTest(other.json().id)).statusCode, 202);
+  });
+});

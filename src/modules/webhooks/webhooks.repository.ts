@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/tables.js';
+import { TEST_EVENT } from './webhooks.schemas.js';
 
 export type WebhookRow = WebhooksTable;
 export type DeliveryRow = WebhookDeliveriesTable;
@@ -95,6 +96,18 @@ export class WebhooksRepository {
       .orderBy('id')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /** The hook's test deliveries made since `since`. */
+  async countTestsSince(hookId: string, since: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('hook_id', '=', hookId)
+      .where('event_type', '=', TEST_EVENT)
+      .where('created_at', '>', since)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
   }
 
   async countPending(hookId: string): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { RoomRow } from '../../db/tables.js';
-import { notFound, tooManyWebhooks, webhookDisabled, webhookUrlRefused } from '../../errors.js';
+import { notFound, tooManyRequests, tooManyWebhooks, webhookDisabled, webhookUrlRefused } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { refusalOf } from '../../infra/outbound.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -12,6 +12,10 @@ import { type NewWebhook, TEST_EVENT, type WebhookChanges } from './webhooks.sch
 
 /** Most webhooks of one room: each change is written once per hook, in the change's transaction. */
 export const MAX_WEBHOOKS_PER_ROOM = 20;
+/** Test deliveries one hook sends a minute at most (429 past it). */
+export const TESTS_PER_MINUTE = 10;
+/** A unit: the window of TESTS_PER_MINUTE. */
+const MINUTE_MS = 60_000;
 
 export class WebhooksService {
   constructor(
@@ -67,6 +71,8 @@ export class WebhooksService {
     const hook = await this.find(room, hookId);
     if (!hook.enabled) throw webhookDisabled();
     const now = Date.now();
+    // Each test is a request to another site: a few a minute is what a person needs.
+    if ((await this.hooks.countTestsSince(hook.id, now - MINUTE_MS)) >= TESTS_PER_MINUTE) throw tooManyRequests(60);
     const body = JSON.stringify({
       type: TEST_EVENT,
       objectType: 'webhook',
