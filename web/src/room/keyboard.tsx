@@ -1,4 +1,5 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { useModal } from '../ui/modal';
 import { useRoom } from './room-context';
 import { t } from '../i18n/index.js';
 
@@ -54,18 +55,7 @@ export function useRoomKeys(): [boolean, (shown: boolean) => void] {
 
 /** The shortcuts, as a modal dialog (Escape or Close closes it, and the focus goes back where it was). */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const before = useRef<HTMLElement | null>(null);
-  useLayoutEffect(() => {
-    before.current = document.activeElement as HTMLElement | null;
-    dialog.current!.showModal();
-  }, []);
-  // Closed before the focus goes back: while the modal dialog is open, the rest of the page is inert.
-  const close = () => {
-    dialog.current!.close();
-    before.current?.focus();
-    onClose();
-  };
+  const { dialog, close } = useModal(onClose);
   return (
     <dialog
       ref={dialog}

@@ -1,4 +1,5 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { useModal } from '../ui/modal';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { Deck } from '../api/types';
 import { formatDateTime, t } from '../i18n/index.js';
@@ -42,8 +43,7 @@ export function PrintDialog({
   perSlide?: boolean;
   onClose: () => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const before = useRef<HTMLElement | null>(null);
+  const { dialog, close } = useModal(onClose);
   const [kind, setKind] = useState<'png' | 'pdf'>('png');
   const [size, setSize] = useState<Size>('screen');
   const [paper, setPaper] = useState<Paper>('a4');
@@ -53,17 +53,8 @@ export function PrintDialog({
   const [progress, setProgress] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<{ url: string; file: string } | null>(null);
-  useLayoutEffect(() => {
-    before.current = document.activeElement as HTMLElement | null;
-    dialog.current!.showModal();
-  }, []);
   // The file's link is let go when another is made or the dialog closes.
   useEffect(() => () => saved && URL.revokeObjectURL(saved.url), [saved]);
-  const close = () => {
-    dialog.current!.close();
-    before.current?.focus();
-    onClose();
-  };
   const format: PrintFormat =
     kind === 'pdf'
       ? { kind, paper, orientation }

@@ -1,4 +1,5 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useModal } from '../ui/modal';
 import { t } from '../i18n/index.js';
 import { useStore } from '../store';
 import { useRoom } from './room-context';
@@ -13,19 +14,9 @@ import { ShareSites } from './share-sites';
 export function ShareDialog({ onClose }: { onClose: () => void }) {
   const { roomId, model, isOwner } = useRoom();
   const state = useStore(model);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const before = useRef<HTMLElement | null>(null);
+  const { dialog, close } = useModal(onClose);
   // A key made here is put in the code at once: its secret is shown only this once.
   const [key, setKey] = useState<string | null>(null);
-  useLayoutEffect(() => {
-    before.current = document.activeElement as HTMLElement | null;
-    dialog.current!.showModal();
-  }, []);
-  const close = () => {
-    dialog.current!.close();
-    before.current?.focus();
-    onClose();
-  };
   const isPublic = Boolean(state?.room.isPublic);
   const link = `${location.origin}/r/${roomId}`;
   return (
