@@ -198,12 +198,18 @@ describe('the map as a tool', { skip }, () => {
         localStorage.setItem('maproom.session', JSON.stringify(session));
         const seen: { text: string; x: number; y: number }[] = [];
         (window as unknown as { previewSeen: typeof seen }).previewSeen = seen;
+        // Each once: the map's element (the preview in it) may be moved in the page as it renders.
+        const counted = new WeakSet<Element>();
         new MutationObserver((records) => {
           for (const record of records)
             for (const node of record.addedNodes) {
-              if (!(node instanceof HTMLElement) || !node.classList.contains('preview-cluster')) continue;
-              const box = node.getBoundingClientRect();
-              seen.push({ text: node.textContent ?? '', x: box.x + box.width / 2, y: box.y + box.height / 2 });
+              if (!(node instanceof HTMLElement)) continue;
+              for (const cluster of node.querySelectorAll('.preview-cluster')) {
+                if (counted.has(cluster)) continue;
+                counted.add(cluster);
+                const box = cluster.getBoundingClientRect();
+                seen.push({ text: cluster.textContent ?? '', x: box.x + box.width / 2, y: box.y + box.height / 2 });
+              }
             }
         }).observe(document, { childList: true, subtree: true });
       },

@@ -202,11 +202,13 @@ export class Opening<Content = unknown> extends Store<OpeningState> {
 }
 
 /**
- * A room's opening: its map is made once its content is in, or after CONTENT_WAIT_MS (a room
- * read in time shows its markers with the map's first frames, one slower to read its map
- * first: rendering the room is a long task, and the reads' answers would otherwise wait behind
- * it and the map's frames). The map's own sources get the content a frame after both are
- * ready: after the preview's frame (handing the markers to MapLibre's worker is a long task).
+ * A room's opening: its map is due once its content is in, or after CONTENT_WAIT_MS (a room
+ * read in time shows its markers before or with the map's first frames, one slower to read its
+ * map first: rendering the room is a long task, and the reads' answers would otherwise wait
+ * behind it and the map's frames). A room read in time at a view known beforehand has its
+ * markers' preview drawn first and its map made in the task after that frame (MapView,
+ * room/map-view.tsx). The map's own sources get the content a frame after both are ready:
+ * after the preview's frame (handing the markers to MapLibre's worker is a long task).
  */
 export class RoomOpening<Content = unknown> extends Opening<Content> {
   /** The room's content is being read (`loading`). */

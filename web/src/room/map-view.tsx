@@ -1,6 +1,8 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
+import { backgroundColor } from '../map/base-layers';
+import type { TileView } from '../map/view-tiles';
 import { MarkerPreview } from '../map/marker-preview';
 import {
   addContentLayers,
@@ -20,58 +22,93 @@ import { useStore } from '../store';
 import type { RoomInfo } from '../api/types';
 import type { RoomState } from './room-model';
 import { shownState } from './time-view';
-import { openAtContent } from './zoom-to-content';
+import { openAtContent, openingExtent } from './zoom-to-content';
 import { bindKeyboardPlacing } from './placing';
 import { bindLocateMe } from './locate';
 import { t } from '../i18n/index.js';
 
-/** The room's map: made at once from the room's view, its content added when the room has loaded. */
+/**
+ * The room's map: made at once from the room's view, its content added when the room has loaded.
+ * A room loaded by then, at a view known beforehand (not its content's extent), has its markers'
+ * preview drawn first and its map made in the task after that frame: making the map (its WebGL
+ * context) holds the page for a while, and the markers are what the page is opened for.
+ */
 export function MapView({ info }: { info: RoomInfo }) {
   const room = useRoom();
   const state = useStore(room.model);
   const container = useRef<HTMLDivElement>(null);
+  // The markers' preview, until the map draws them itself.
+  const preview = useRef<MarkerPreview | null>(null);
   // The map once made (its view set), then once its style is loaded (content can be added).
   const [made, setMade] = useState<MapLibreMap | null>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
   // Layout effects, here and below: the map is made, and the content put on it, as soon as the
   // room is rendered, not after its frame is drawn (late, in a browser drawing in software).
   useLayoutEffect(() => {
-    const { embed } = room;
+    const { embed, opening } = room;
+    const element = container.current!;
     const view =
       embed?.view ??
       (info.defaultViewLat != null && info.defaultViewLng != null
         ? { lat: info.defaultViewLat, lng: info.defaultViewLng, zoom: info.defaultViewZoom ?? 10 }
         : { lat: 20, lng: 0, zoom: 1.5 });
-    const created = createMap(
-      container.current!,
-      view,
-      embed?.basemap ?? info.defaultBaseLayer ?? null,
-      info.defaultTheme ?? null,
-      {},
-      embed,
-    );
-    const { opening } = room;
-    opening.mapMade();
-    // The markers first: the offline base map's world of coastlines would hold them back.
-    baseMapAfter(created, opening.settled());
-    whenStyleReady(created, () => {
-      addContentLayers(created);
-      addRoomOverlays(created);
-      setMap(created);
-      opening.styleReady();
-    });
-    setMade(created);
-    const stopShowing = opening.showOn(container.current!);
+    // What shows before the map draws: its background.
+    element.style.background = backgroundColor(info.defaultTheme);
+    let created: MapLibreMap | undefined;
+    const make = () => {
+      created = createMap(
+        element,
+        view,
+        embed?.basemap ?? info.defaultBaseLayer ?? null,
+        info.defaultTheme ?? null,
+        {},
+        embed,
+      );
+      opening.mapMade();
+      // The markers first: the offline base map's world of coastlines would hold them back.
+      baseMapAfter(created, opening.settled());
+      const shown = created;
+      whenStyleReady(shown, () => {
+        addContentLayers(shown);
+        addRoomOverlays(shown);
+        setMap(shown);
+        opening.styleReady();
+      });
+      setMade(shown);
+    };
+    const loaded = room.model.get();
+    if (loaded && (embed?.view || !openingExtent(loaded))) preview.current = showPreview(element, view, room);
+    let stopMaking: () => void = () => undefined;
+    if (preview.current?.drawn) stopMaking = opening.afterNextFrame(make);
+    else make();
+    const stopShowing = opening.showOn(element);
     return () => {
+      stopMaking();
       stopShowing();
-      created.remove();
+      preview.current?.remove();
+      created?.remove();
     };
   }, []);
   const loaded = state !== null;
-  // The view and the markers' preview need the map made, not its style: they come as soon as
-  // the room has loaded, which on opening is often before MapLibre's first frames.
+  // The view and the markers' preview (unless drawn before the map) need the map made, not its
+  // style: they come as soon as the room has loaded, which on opening is often before
+  // MapLibre's first frames.
   useLayoutEffect(() => {
-    if (made && loaded) previewContent(made, room);
+    if (!made || !loaded) return;
+    if (!preview.current) {
+      // An embed's address may give its own view.
+      if (!room.embed?.view) openAtContent(made, room.model.get()!);
+      const center = made.getCenter();
+      const view = {
+        lat: center.lat,
+        lng: center.lng,
+        zoom: made.getZoom(),
+        bearing: made.getBearing(),
+        pitch: made.getPitch(),
+      };
+      preview.current = showPreview(made.getContainer(), view, room);
+    }
+    removeWhenDrawn(made, preview.current, room.opening);
   }, [made, loaded]);
   // Bound again when the role changes (the owner may change it while the page is open).
   useLayoutEffect(() => (map && loaded ? showContent(map, room) : undefined), [map, loaded, room.canEdit]);
@@ -79,15 +116,51 @@ export function MapView({ info }: { info: RoomInfo }) {
 }
 
 /**
- * Opens the map at the room's content (when the room asks for it) and draws the markers' preview
- * for that view (map/marker-preview.ts), until the map draws its own markers.
+ * Draws the markers' preview at `view` (map/marker-preview.ts) over the map's `element`, and the
+ * User Timing mark `maproom:markers-drawn` (bench/web.ts, and the browser's performance panel)
+ * with its frame: the first frame with markers in view, the preview's or, without one, the
+ * map's own (`maproom:map-markers-drawn` is the map's own; `maproom:map-idle` follows once the
+ * layers are drawn too).
  */
-function previewContent(map: MapLibreMap, room: RoomContextValue) {
-  const state = room.model.get()!;
-  // An embed's address may give its own view.
-  if (!room.embed?.view) openAtContent(map, state);
-  const shown = shownState(state, room.timeView.get(), Date.now());
-  markWhenDrawn(map, room, new MarkerPreview(map, previewPoints(shown.markers.values())));
+function showPreview(element: HTMLElement, view: TileView, room: RoomContextValue): MarkerPreview {
+  const shown = shownState(room.model.get()!, room.timeView.get(), Date.now());
+  const preview = new MarkerPreview(element, view, previewPoints(shown.markers.values()));
+  if (preview.drawn) {
+    room.opening.previewShown();
+    room.opening.when(
+      () => room.opening.has('previewed'),
+      () => markDrawn(room.opening),
+    );
+  }
+  return preview;
+}
+
+const marked = new WeakSet<RoomContextValue['opening']>();
+/** The mark, once per opening. */
+function markDrawn(opening: RoomContextValue['opening']) {
+  if (!marked.has(opening)) performance.mark('maproom:markers-drawn');
+  marked.add(opening);
+}
+
+/** Takes the preview away in the frame the map draws its markers, or as the map moves (the preview would be out of place). */
+function removeWhenDrawn(map: MapLibreMap, preview: MarkerPreview, opening: RoomContextValue['opening']) {
+  const moved = () => {
+    map.off('sourcedata', loaded);
+    preview.remove();
+  };
+  const loaded = (event: { sourceId?: string; isSourceLoaded?: boolean }) => {
+    if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0)
+      return;
+    map.off('sourcedata', loaded);
+    map.off('movestart', moved);
+    map.once('render', () => {
+      markDrawn(opening);
+      performance.mark('maproom:map-markers-drawn');
+      preview.remove();
+    });
+  };
+  map.on('sourcedata', loaded);
+  map.once('movestart', moved);
 }
 
 /** Keeps the map in step with the room's state and binds the map's clicks; returns the undo. */
@@ -171,33 +244,6 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
     titles.remove();
     room.map.set(null);
   };
-}
-
-/**
- * A User Timing mark for the benchmark (bench/web.ts) and the browser's performance panel: the
- * first frame drawn with markers in view, the preview's or the map's own (`maproom:map-idle`
- * follows once the layers are drawn too). The preview goes in the frame the map draws its markers.
- */
-function markWhenDrawn(map: MapLibreMap, room: RoomContextValue, preview: MarkerPreview) {
-  let marked = false;
-  const mark = () => {
-    if (!marked) performance.mark('maproom:markers-drawn');
-    marked = true;
-  };
-  if (preview.drawn) {
-    room.opening.previewShown();
-    room.opening.when(() => room.opening.has('previewed'), mark);
-  }
-  const loaded = (event: { sourceId?: string; isSourceLoaded?: boolean }) => {
-    if (event.sourceId !== 'markers' || !event.isSourceLoaded || map.querySourceFeatures('markers').length === 0)
-      return;
-    map.off('sourcedata', loaded);
-    map.once('render', () => {
-      mark();
-      preview.remove();
-    });
-  };
-  map.on('sourcedata', loaded);
 }
 
 /** Calls `loaded` once the markers' source has its data and tiles (not waiting for the base map's tiles). */

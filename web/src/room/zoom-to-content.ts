@@ -13,12 +13,17 @@ export function fitExtent(map: MapLibreMap, extent: Extent, animate = true) {
   map.fitBounds(extent, { padding: PADDING, maxZoom: MAX_ZOOM, duration: animate ? 600 : 0 });
 }
 
-/** A room with no saved default view and `autoZoomEnabled` opens at the extent of its content. */
-export function openAtContent(map: MapLibreMap, state: RoomState) {
+/** The extent a room opens at: its content's, for a room with no saved default view and `autoZoomEnabled`. */
+export function openingExtent(state: RoomState): Extent | null {
   const { room } = state;
-  if (room.defaultViewLat != null && room.defaultViewLng != null) return;
-  if (!room.autoZoomEnabled) return;
-  const extent = contentExtent(state);
+  if (room.defaultViewLat != null && room.defaultViewLng != null) return null;
+  if (!room.autoZoomEnabled) return null;
+  return contentExtent(state);
+}
+
+/** Opens the map at the room's content, when the room asks for that (`openingExtent`). */
+export function openAtContent(map: MapLibreMap, state: RoomState) {
+  const extent = openingExtent(state);
   if (extent) fitExtent(map, extent, false);
 }
 
