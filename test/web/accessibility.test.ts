@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
-import { launchBrowser, mapSettled, startService, type RunningService } from '../support/browser.js';
+import { launchBrowser, startService, type RunningService } from '../support/browser.js';
 import { apiOf, mailedToken, type Call } from '../support/web-accounts.js';
 
 // axe-core, the real library, run in Debian's Chromium on every kind of page a person meets:
@@ -113,7 +113,8 @@ describe('accessibility of every page (axe-core)', { skip }, () => {
       await signIn.getByRole('heading').first().waitFor();
       await check(signIn, `forgotten password (${viewport})`);
       const deck = await open(`/p/${roomId}`, viewport, false);
-      await mapSettled(deck).catch(() => deck.getByText('The well').first().waitFor());
+      // The deck's map has drawn its first slide (a deck has no room's layers to wait for).
+      await deck.locator('[data-testid=map][data-opening=drawn]').waitFor({ timeout: 30_000 });
       await deck.getByText('The well').first().waitFor();
       await check(deck, `published deck (${viewport})`);
       await signIn.context().close();
