@@ -1,8 +1,9 @@
 /**
  * Embedding in Debian's Chromium: a page on another loopback origin embeds a public room and a
  * private room (with an embed key) through the embed script, drives them, and sees a live
- * change; a site not on the room's list cannot frame it; a revoked key stops the embed. The
- * owner's Share dialog shows the code and a live preview. Once, with the SQLite suite.
+ * change; a site not on the room's list cannot frame it; a revoked key stops the embed; a
+ * published deck shows its first slide on any site. The owner's Share dialog shows the code and
+ * a live preview. Once, with the SQLite suite.
  * Contract: docs/decisions.md ("Embedding", "The embed page and the Share dialog").
  */
 import assert from 'node:assert/strict';
@@ -151,6 +152,25 @@ describe('embedding in another site', { skip }, () => {
       await frame.getByRole('link', { name: /Open Public trails in Maproom/ }).getAttribute('href'),
       `/r/${room}`,
     );
+  });
+
+  test('a published deck: any site shows its first slide; an unpublished one says so', async () => {
+    const room = await newRoom(false);
+    const view = { lat: 46.95, lng: 7.45, zoom: 13 };
+    await call('POST', `/api/rooms/${room}/presentation/slides`, { title: 'The bridge', view });
+    // Not published yet: the embed page says so, and shows no slide.
+    const early = await newPage();
+    await early.goto(`${service.url}/e/${room}/deck`);
+    await early.getByRole('alert').waitFor({ timeout: 30_000 });
+    assert.equal(await early.getByTestId('slide-title').count(), 0);
+
+    await call('PATCH', `/api/rooms/${room}/presentation/public`, { isPublic: true });
+    const page = await hostPage(otherSite, { room, deck: true });
+    await waitForEvent(page, 'ready');
+    const frame = await embedFrame(page);
+    await frame.locator('[data-testid=map][data-opening=drawn]').waitFor({ timeout: 30_000 });
+    assert.equal(await frame.getByTestId('slide-title').textContent(), 'The bridge');
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'embed-deck.png') });
   });
 
   test('a private room: shown with a key to a listed site only; a revoked key stops it', async () => {

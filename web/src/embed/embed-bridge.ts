@@ -13,7 +13,9 @@ import type { RoomContextValue } from '../room/room-context';
  *
  * Host → page: `setView {view: {lat, lng, zoom}}`, `setLayers {layers: [id]}` (the layers
  * shown), `openMarker {markerId}`. Page → host: `ready {roomId, view, layers}`, `view {view}`
- * after each move, `click {lngLat, marker?}` on each click of the map.
+ * after each move, `click {lngLat, marker?}` on each click of the map. An embedded deck (no
+ * `room`: its slides say what shows) answers `ready` with no layers, moves and tells its view
+ * and clicks, and leaves `setLayers` and `openMarker` unanswered.
  */
 
 type Message = { maproom: 1; type: string } & Record<string, unknown>;
@@ -27,19 +29,19 @@ const isMessage = (data: unknown): data is Message =>
 const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
 
 /** The ids of the room's layers and rasters. */
-const layerIds = (room: RoomContextValue) => {
-  const state = room.model.get();
+const layerIds = (room: RoomContextValue | undefined) => {
+  const state = room?.model.get();
   return [...(state?.layers ?? []), ...(state?.rasters ?? [])].map((layer) => layer.id);
 };
 
-export function bindEmbedBridge(map: MapLibreMap, room: RoomContextValue): () => void {
+export function bindEmbedBridge(map: MapLibreMap, roomId: string, room?: RoomContextValue): () => void {
   if (window.parent === window) return () => undefined;
   let host: string | null = null;
   const ancestor = location.ancestorOrigins?.[0];
   const send = (message: Record<string, unknown>) => {
     if (host) window.parent.postMessage({ maproom: 1, ...message }, host);
   };
-  const shownLayers = () => layerIds(room).filter((id) => !room.hidden.get().has(id));
+  const shownLayers = () => layerIds(room).filter((id) => !room?.hidden.get().has(id));
 
   const onMessage = (event: MessageEvent) => {
     if (event.source !== window.parent || !isMessage(event.data)) return;
@@ -47,7 +49,7 @@ export function bindEmbedBridge(map: MapLibreMap, room: RoomContextValue): () =>
     const message = event.data;
     if (message.type === 'hello') {
       host = event.origin;
-      send({ type: 'ready', roomId: room.roomId, view: viewOf(map), layers: shownLayers() });
+      send({ type: 'ready', roomId, view: viewOf(map), layers: shownLayers() });
       return;
     }
     if (event.origin !== host) return;
@@ -56,6 +58,8 @@ export function bindEmbedBridge(map: MapLibreMap, room: RoomContextValue): () =>
       if (!view || !finite(view.lat) || !finite(view.lng) || Math.abs(view.lat) > 90 || Math.abs(view.lng) > 180)
         return;
       map.jumpTo({ center: [view.lng, view.lat], ...(finite(view.zoom) && { zoom: view.zoom }) });
+    } else if (!room) {
+      return;
     } else if (message.type === 'setLayers' && Array.isArray(message.layers)) {
       const shown = new Set(message.layers.filter((id): id is string => typeof id === 'string'));
       room.hidden.set(new Set(layerIds(room).filter((id) => !shown.has(id))));
@@ -71,8 +75,8 @@ export function bindEmbedBridge(map: MapLibreMap, room: RoomContextValue): () =>
   const onClick = (event: { lngLat: { lat: number; lng: number } }) => {
     // After the map's own click handling has selected what was clicked.
     queueMicrotask(() => {
-      const selected = room.selection.get();
-      const marker = selected?.kind === 'marker' ? room.model.get()?.markers.get(selected.id) : undefined;
+      const selected = room?.selection.get();
+      const marker = selected?.kind === 'marker' ? room?.model.get()?.markers.get(selected.id) : undefined;
       send({
         type: 'click',
         lngLat: { lat: event.lngLat.lat, lng: event.lngLat.lng },

@@ -39,7 +39,7 @@ export function EmbedLayout({ live, info }: { live: LiveChannel | null; info: Ro
   const shownMap = useStore(map);
   const status = useStore(live?.status ?? CONNECTING);
   const controls = embed!.controls;
-  useEffect(() => (shownMap ? bindEmbedBridge(shownMap, room) : undefined), [shownMap]);
+  useEffect(() => (shownMap ? bindEmbedBridge(shownMap, roomId, room) : undefined), [shownMap]);
   useEffect(() => (embed!.layers ? hideOthers(room, new Set(embed!.layers)) : undefined), []);
   const name = state?.room.name ?? info.name ?? roomId;
   return (

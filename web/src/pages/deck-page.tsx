@@ -10,6 +10,8 @@ import { drawSlidePreview, previewable } from '../map/slide-preview';
 import { DeckOpening } from '../opening';
 import { navigate } from '../router';
 import { DeckPlayer } from '../room/deck-player';
+import { bindEmbedBridge } from '../embed/embed-bridge';
+import { embedded } from '../session';
 import { browserClock } from '../ui/after-frame';
 import { InlineError, useInlineError } from '../ui/inline-error';
 import { t } from '../i18n/index.js';
@@ -54,6 +56,8 @@ export function DeckPage({ roomId }: { roomId: string }) {
             loaded && firstSlideSources(loaded),
           );
           opening.mapMade();
+          // In another site's page: the embed script's messages (embed/embed-bridge.ts).
+          if (embedded) stops.push(bindEmbedBridge(made, roomId));
           // The first slide's content is drawn before the offline base map's coastlines are cut (BaseMap.after).
           baseMapAfter(made, opening.settled());
           whenStyleReady(made, () => opening.styleReady());
