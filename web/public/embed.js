@@ -13,6 +13,8 @@
  * slide deck), view {lat, lng, zoom}, layers [id], basemap, controls [zoom, layers, legend,
  * search, time, fullscreen], interactive (false: a still map), title, height.
  * Types: /embed.d.ts. Messages go through postMessage, to and from the map's origin only.
+ * A deck (deck: true) answers ready, setView, click and view; setLayers and openMarker do
+ * nothing there.
  */
 (function () {
   'use strict';
