@@ -180,6 +180,25 @@ export const embeddingNotPublic = () =>
 
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 
+/**
+ * `read()`, a read of an object's stored data (its files, its own tables) that a deletion may
+ * overtake. When it fails and `exists()` then answers false, the object was deleted while it
+ * was read: 404 not_found naming `what`, as a moment later. While the object still exists the
+ * failure is the service's own (bytes lost, a broken file) and is thrown as it is (500, logged).
+ */
+export async function unlessDeletedMeanwhile<T>(
+  what: string,
+  exists: () => Promise<boolean>,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError || (await exists())) throw error;
+    throw notFound(what);
+  }
+}
+
 export const conflict = (code: string, message: string) => new AppError(409, code, message);
 
 /** 409: a history entry whose object cannot be put back (a deleted layer's features, a clear). */

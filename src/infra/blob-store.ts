@@ -151,13 +151,23 @@ export class FileBlobStore implements BlobStore {
 
   async get(key: string, range?: ByteRange) {
     if (range) assertRange(range);
-    const file = this.file(key);
+    let handle: FileHandle;
     try {
-      const info = await stat(file);
-      if (!info.isFile()) return null;
-      return { stream: createReadStream(file, range), bytes: info.size };
+      handle = await open(this.file(key), 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) {
+        await handle.close();
+        return null;
+      }
+      // The stream reads the file opened here: a deletion of the key from now on does not cut it short.
+      return { stream: handle.createReadStream(range ?? {}), bytes: info.size };
+    } catch (error) {
+      await handle.close();
       throw error;
     }
   }

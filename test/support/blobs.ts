@@ -65,3 +65,50 @@ export class CountingStore {
     return this.inner.size(key);
   }
 }
+
+/** The reads `HoldingStore` can hold. */
+export type HeldRead = 'read' | 'get' | 'localFile';
+
+/**
+ * The blob store, where one read can be held at the object's bytes: `hold(method, prefix)` holds
+ * the next read of that kind of a key under `prefix` (a range `read` or a `get` before it reaches
+ * the store; a `localFile` after it, when GDAL is about to open the path) until `letGo()`. A test
+ * holds a read that has found its object, deletes the object, then lets the read go on.
+ */
+export class HoldingStore {
+  private readonly armed: { method: HeldRead; prefix: string; reached(): void; released: Promise<void> }[] = [];
+
+  /** Arms a hold: `reached` resolves once a read is held there; `letGo` lets it go on. */
+  hold(method: HeldRead, prefix: string): { reached: Promise<void>; letGo(): void } {
+    let letGo!: () => void;
+    const released = new Promise<void>((resolve) => (letGo = resolve));
+    const reached = new Promise<void>((resolve) => this.armed.push({ method, prefix, reached: resolve, released }));
+    return { reached, letGo };
+  }
+
+  wrap(inner: BlobStore): BlobStore {
+    return overriding(inner, {
+      read: async (key, range) => {
+        await this.wait('read', key);
+        return inner.read(key, range);
+      },
+      get: async (key, range) => {
+        await this.wait('get', key);
+        return inner.get(key, range);
+      },
+      localFile: async (key) => {
+        const local = await inner.localFile(key);
+        await this.wait('localFile', key);
+        return local;
+      },
+    });
+  }
+
+  private async wait(method: HeldRead, key: string): Promise<void> {
+    const at = this.armed.findIndex((hold) => hold.method === method && key.startsWith(hold.prefix));
+    if (at < 0) return;
+    const [hold] = this.armed.splice(at, 1);
+    hold!.reached();
+    await hold!.released;
+  }
+}

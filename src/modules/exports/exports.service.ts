@@ -102,6 +102,14 @@ export class ExportsService {
   }
 
   async artifact(room: RoomRow, jobId: string): Promise<{ stream: Readable; bytes: number }> {
+    const found = await this.files.get(await this.artifactKey(room, jobId));
+    if (found) return found;
+    // Its bytes went after its row was read: the row says why now (expired: 410; room deleted: 404).
+    throw new Error(`The export artifact ${await this.artifactKey(room, jobId)} is missing`);
+  }
+
+  /** The key of the job's artifact; 404 while the job has not completed, 410 once the artifact was removed. */
+  private async artifactKey(room: RoomRow, jobId: string): Promise<string> {
     const row = await this.find(room, jobId);
     if (hasExpired(row))
       throw gone(
@@ -109,9 +117,7 @@ export class ExportsService {
         'The export was removed (24 hours after it finished, or when its requester started newer exports); start a new export job',
       );
     if (row.stage !== 'complete' || !row.artifact_key) throw notFound('Export artifact (the job has not completed)');
-    const found = await this.files.get(row.artifact_key);
-    if (!found) throw notFound('Export artifact');
-    return found;
+    return row.artifact_key;
   }
 
   /** Removes the artifacts of jobs that finished more than 24 hours ago. */
@@ -133,9 +139,10 @@ export class ExportsService {
     for (const row of finished.slice(0, Math.max(0, excess))) await this.expire(row);
   }
 
+  /** The row first, then the bytes: a download that read the row before finds them gone and reads it again (410). */
   private async expire(row: JobRow): Promise<void> {
-    if (row.artifact_key) await this.files.discard([row.artifact_key]);
     await this.jobs.forgetArtifact(row.id);
+    if (row.artifact_key) await this.files.discard([row.artifact_key]);
   }
 
   private async find(room: RoomRow, jobId: string): Promise<JobRow> {

@@ -1,8 +1,14 @@
+import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { quotaExceeded } from '../../errors.js';
+import { quotaExceeded, unlessDeletedMeanwhile } from '../../errors.js';
 import type { BlobStore, ByteRange, GdalSource } from '../../infra/blob-store.js';
 import { blobKeys } from './blob-keys.js';
+
+/** Throws the error of a recorded file whose bytes are not in the blob store (a 500 unless it was deleted meanwhile). */
+const missing = (key: string): never => {
+  throw new Error(`The stored file ${key} is missing`);
+};
 
 export type NewFile = {
   roomId: string;
@@ -56,26 +62,62 @@ export class StoredFiles {
     return this.blobs.read(key);
   }
 
-  /** Random access to a stored file, block by block, never the whole file (raster tiles). */
-  rangeReader(key: string): RangeReader {
-    return async (offset, length) => {
-      const bytes = await this.blobs.read(key, { start: offset, end: offset + length - 1 });
-      if (!bytes) throw new Error(`The stored file ${key} is missing`);
-      return bytes;
-    };
-  }
-
-  /** Where GDAL reads the stored file by ranges without a download (object storage), or null: use `localFile`. */
-  gdalSource(key: string): GdalSource | null {
-    return this.blobs.gdalSource?.(key) ?? null;
+  /**
+   * The recorded file `key` as a stream. Its bytes missing once its record is gone: a read
+   * overtaken by its deletion (records go before bytes), 404 naming `what`; missing while it
+   * is recorded: the service's fault, an error (500, logged).
+   */
+  open(key: string, what: string): Promise<{ stream: Readable; bytes: number }> {
+    return this.whileRecorded(key, what, async () => (await this.blobs.get(key)) ?? missing(key));
   }
 
   /**
-   * The stored file as a local path, for GDAL only (ingest, export, clone, import, the raster
-   * point query): on object storage this downloads the whole file. Call `release` when done.
+   * Random access to the recorded file `key`, block by block, never the whole file (raster
+   * tiles). A read that fails once the file's record is gone is 404 naming `what` (see `open`).
+   */
+  rangeReader(key: string, what: string): RangeReader {
+    return (offset, length) =>
+      this.whileRecorded(key, what, async () => {
+        const bytes = await this.blobs.read(key, { start: offset, end: offset + length - 1 });
+        return bytes ?? missing(key);
+      });
+  }
+
+  /**
+   * GDAL's read `use` of the recorded file `key` (the raster point query): on object storage
+   * through the path GDAL reads by ranges (`gdalSource`), else through `localFile`. A read that
+   * fails once the file's record is gone is 404 naming `what` (see `open`).
+   */
+  readWithGdal<T>(key: string, what: string, use: (source: GdalSource) => Promise<T>): Promise<T> {
+    return this.whileRecorded(key, what, async () => {
+      // On object storage GDAL reads the few blocks it needs; a download would cost the whole file.
+      const remote = this.blobs.gdalSource?.(key);
+      if (remote) return use(remote);
+      const local = await this.localFile(key);
+      try {
+        return await use({ path: local.path, env: {} });
+      } finally {
+        await local.release();
+      }
+    });
+  }
+
+  /**
+   * The stored file as a local path, for GDAL only (ingest, export, clone, import): on object
+   * storage this downloads the whole file. Call `release` when done.
    */
   localFile(key: string) {
     return this.blobs.localFile(key);
+  }
+
+  /** `read` of the recorded file `key`, 404 naming `what` when it fails once the record is gone. */
+  private whileRecorded<T>(key: string, what: string, read: () => Promise<T>): Promise<T> {
+    return unlessDeletedMeanwhile(what, () => this.isRecorded(key), read);
+  }
+
+  private async isRecorded(key: string): Promise<boolean> {
+    const row = await this.db.selectFrom('stored_files').select('key').where('key', '=', key).executeTakeFirst();
+    return row !== undefined;
   }
 
   /** Deletes the bytes of files that are not recorded (or no longer): see `putUnrecorded` and `uncount`. */

@@ -81,12 +81,11 @@ export class IconsService {
     return { icons: rows.map(presentIcon) };
   }
 
-  /** The icon's file; 404 when the room has no such icon. */
+  /** The icon's file; 404 when the room has no such icon, or it went while being read. */
   async open(roomId: string, iconId: string) {
     const row = await this.icons.find(roomId, iconId);
-    const file = row && (await this.files.get(row.file_key));
-    if (!row || !file) throw notFound('Icon');
-    return { ...file, contentType: row.content_type };
+    if (!row) throw notFound('Icon');
+    return { ...(await this.files.open(row.file_key, 'Icon')), contentType: row.content_type };
   }
 }
 

@@ -1,4 +1,4 @@
-import { invalidField, notFound } from '../../errors.js';
+import { invalidField, notFound, unlessDeletedMeanwhile } from '../../errors.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import type { AttributeKey, AttributeSort, FeatureAttributesRepository } from './feature-attributes.js';
 import type { LayersRepository } from './layers.repository.js';
@@ -55,16 +55,20 @@ export class LayerAttributes {
     const order = query.order ?? 'asc';
     const sort = sortOf(sortName, fields);
     const after = cursorOf(query.after, sortName, order);
-    if (sort.by === 'field') await this.sortable(layer.storage_key, Number(layer.feature_count), sort.name, mayIndex);
     const limit = query.limit ?? DEFAULT_ATTRIBUTES_LIMIT;
     const textFields = fields.filter((f) => f.type === 'string').map((f) => f.name);
-    const { rows, stoppedAfter } = await this.parts.attributes.page(layer.storage_key, {
-      sort,
-      descending: order === 'desc',
-      after,
-      ...(query.q !== undefined && { q: { text: query.q, textFields } }),
-      limit: limit + 1,
-      scanRows: this.parts.scanRows,
+    // The layer's own tables: a read that fails once the layer is gone was overtaken by its deletion (404).
+    const exists = async () => (await this.parts.layers.roomOf(layerId)) !== undefined;
+    const { rows, stoppedAfter } = await unlessDeletedMeanwhile('Layer', exists, async () => {
+      if (sort.by === 'field') await this.sortable(layer.storage_key, Number(layer.feature_count), sort.name, mayIndex);
+      return this.parts.attributes.page(layer.storage_key, {
+        sort,
+        descending: order === 'desc',
+        after,
+        ...(query.q !== undefined && { q: { text: query.q, textFields } }),
+        limit: limit + 1,
+        scanRows: this.parts.scanRows,
+      });
     });
     const shown = rows.slice(0, limit);
     const last = rows.length > limit ? shown.at(-1)!.key : stoppedAfter;

@@ -32,13 +32,21 @@ export class LayersRepository extends LayerKindTable {
     return row && row.storage_key !== null ? { ...row, storage_key: Number(row.storage_key) } : undefined;
   }
 
-  chunks(layerId: string): Promise<LayerChunksTable[]> {
-    return this.db
+  /**
+   * The layer's chunks. Every feature is in one, so none for a layer with features means the
+   * layer was deleted since its row was read (its chunks go with it): an error, which a read
+   * of the layer's tables turns into 404 once the layer is gone (errors.ts `unlessDeletedMeanwhile`).
+   */
+  async chunks(layer: LayerRow): Promise<LayerChunksTable[]> {
+    const chunks = await this.db
       .selectFrom('layer_chunks')
       .selectAll()
-      .where('layer_id', '=', layerId)
+      .where('layer_id', '=', layer.id)
       .orderBy('chunk_index')
       .execute();
+    if (chunks.length === 0 && Number(layer.feature_count) > 0)
+      throw new Error(`The chunks of layer ${layer.id} are missing`);
+    return chunks;
   }
 
   async insertChunks(db: Db, layerId: string, chunks: ChunkSummary[]): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
-import { badRequest, emptyUpdate, invalidField, notFound } from '../../errors.js';
+import { badRequest, emptyUpdate, invalidField, notFound, unlessDeletedMeanwhile } from '../../errors.js';
 import {
   bboxesTouch,
   chunkManifestText,
@@ -127,8 +127,13 @@ export class LayersService {
     return row;
   }
 
-  private async chunksOf(layerId: string): Promise<ChunkSummary[]> {
-    return (await this.layers.chunks(layerId)).map((c) => ({
+  /** A read of the layer's chunks and own tables: one that fails once the layer is gone was overtaken by its deletion (404). */
+  private readTables<T>(layerId: string, read: () => Promise<T>): Promise<T> {
+    return unlessDeletedMeanwhile('Layer', async () => (await this.layers.roomOf(layerId)) !== undefined, read);
+  }
+
+  private async chunksOf(layer: LayerRow): Promise<ChunkSummary[]> {
+    return (await this.layers.chunks(layer)).map((c) => ({
       index: c.chunk_index,
       firstRow: Number(c.first_row),
       lastRow: Number(c.last_row),
@@ -140,8 +145,13 @@ export class LayersService {
   /** `GET /features`: the FeatureCollection text (complete), or the chunk manifest over 10,000 features. */
   async features(roomId: string, layerId: string, query: FeaturesQuery): Promise<string> {
     const layer = await this.vector(roomId, layerId);
-    const chunks = await this.chunksOf(layerId);
-    const pathOf = (index: number) => `/api/layers/${layerId}/features/chunks/${index}`;
+    return this.readTables(layerId, () => this.featuresText(layer, query));
+  }
+
+  /** The answer of `features`, from the layer's chunks and tables. */
+  private async featuresText(layer: LayerRow & { storage_key: number }, query: FeaturesQuery): Promise<string> {
+    const chunks = await this.chunksOf(layer);
+    const pathOf = (index: number) => `/api/layers/${layer.id}/features/chunks/${index}`;
     const manifest = (listed: ChunkSummary[]) =>
       chunkManifestText(
         listed,
@@ -172,10 +182,12 @@ export class LayersService {
   /** One chunk of a large layer, as a complete FeatureCollection. */
   async chunk(roomId: string, layerId: string, index: number): Promise<string> {
     const layer = await this.vector(roomId, layerId);
-    const chunk = (await this.chunksOf(layerId)).find((c) => c.index === index);
-    if (!chunk) throw notFound('Chunk');
-    const rows = await this.featureTables.featuresBetween(layer.storage_key, chunk.firstRow, chunk.lastRow);
-    return featureCollectionText(rows, undefined, { chunkIndex: index, bbox: chunk.bbox });
+    return this.readTables(layerId, async () => {
+      const chunk = (await this.chunksOf(layer)).find((c) => c.index === index);
+      if (!chunk) throw notFound('Chunk');
+      const rows = await this.featureTables.featuresBetween(layer.storage_key, chunk.firstRow, chunk.lastRow);
+      return featureCollectionText(rows, undefined, { chunkIndex: index, bbox: chunk.bbox });
+    });
   }
 
   /**
@@ -194,7 +206,9 @@ export class LayersService {
     // It changes when the layer does, and with the tiles' encoding.
     const version = `${layer.storage_key}-${layer.updated_at}-${TILE_ENCODING}`;
     if (cached(version)) return { unchanged: true };
-    const found = await this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z);
+    const found = await this.readTables(layerId, () =>
+      this.featureTables.tileFeatures(layer.storage_key, tileBbox(z, x, y, TILE_BUFFER_FRACTION), z),
+    );
     return { unchanged: false, tile: encodeTile(found, z, x, y), version };
   }
 }

@@ -95,13 +95,14 @@ export class MarkerImages {
 
   /**
    * The stored image or thumbnail named by `key`, or null (the route answers 404) when the key
-   * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored.
+   * is not exactly `markers/<roomId>/<uuid>.jpg` or `..._thumb.jpg` of this room, or not stored;
+   * 404 too when it is deleted while being read.
    */
   async open(roomId: string, key: string): Promise<{ stream: Readable; bytes: number } | null> {
     if (!blobKeys.isMarkerPhotoOf(roomId, key)) return null;
     const row = await this.files.find(roomId, key);
     if (!row || (row.kind !== 'marker-image' && row.kind !== 'marker-thumbnail')) return null;
-    return this.files.get(key);
+    return this.files.open(key, 'Image');
   }
 }
 

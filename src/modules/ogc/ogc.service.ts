@@ -1,6 +1,6 @@
 import type { RoomTable } from '../../db/room-table.js';
 import type { RoomRow } from '../../db/tables.js';
-import { invalidField, notFound } from '../../errors.js';
+import { invalidField, notFound, unlessDeletedMeanwhile } from '../../errors.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import { type AnyGeometry, growBbox, summarizeGeometry } from '../../geo/feature-summary.js';
 import { bboxesTouch } from '../../geo/layer-answers.js';
@@ -95,7 +95,7 @@ export class OgcService {
         ? await this.markerItems(room.id, query)
         : collectionId === DRAWINGS
           ? await this.drawingItems(room.id, query)
-          : await this.layerItems(await this.layer(room.id, collectionId), query);
+          : await this.readTables(await this.layer(room.id, collectionId), (layer) => this.layerItems(layer, query));
     return itemsText(page, base, collectionId, search);
   }
 
@@ -116,7 +116,10 @@ export class OgcService {
     }
     const layer = await this.layer(roomId, collectionId);
     const id = /^\d{1,15}$/.test(featureId) ? Number(featureId) : null;
-    const row = id === null ? undefined : await this.parts.featureTables.byId(layer.storage_key, id);
+    const row =
+      id === null
+        ? undefined
+        : await this.readTables(layer, () => this.parts.featureTables.byId(layer.storage_key, id));
     if (!row) throw notFound('Feature');
     return featureText(row.id, row.geometry, row.properties);
   }
@@ -140,6 +143,12 @@ export class OgcService {
     const row = await this.parts.layers.findVector(roomId, collectionId);
     if (!row) throw notFound('Collection');
     return row;
+  }
+
+  /** A read of a layer's own tables: one that fails once the layer is gone was overtaken by its deletion (404). */
+  private readTables<L extends LayerRow, T>(layer: L, read: (layer: L) => Promise<T>): Promise<T> {
+    const exists = async () => (await this.parts.layers.roomOf(layer.id)) !== undefined;
+    return unlessDeletedMeanwhile('Collection', exists, () => read(layer));
   }
 
   private async markersInfo(roomId: string): Promise<CollectionInfo> {
@@ -231,7 +240,7 @@ export class OgcService {
     if (matched === 0) return { features: [], numberMatched: 0, next: null };
     // Filtered, a request reads at most scanRows rows: those of the chunks touching the bbox, or all.
     const rowRanges = bbox
-      ? (await this.parts.layers.chunks(layer.id))
+      ? (await this.parts.layers.chunks(layer))
           .filter((c) => bboxesTouch([c.min_lon, c.min_lat, c.max_lon, c.max_lat], bbox))
           .map((c): [number, number] => [Number(c.first_row), Number(c.last_row)])
       : equals.length > 0

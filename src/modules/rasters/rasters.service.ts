@@ -135,17 +135,11 @@ export class RastersService {
       crsAssumed: facts.crsAssumed ?? false,
     };
     const hidden = rasterDisplayOf(row).nodata ?? null;
-    const values = await this.pointAnswers.get(`${facts.sourceKey}|${hidden}|${lon}|${lat}`, async () => {
-      // On object storage GDAL reads the few blocks it needs; a download would cost the whole file.
-      const remote = this.files.gdalSource(facts.sourceKey);
-      if (remote) return this.points.valuesAt(remote.path, lon, lat, source, hidden, remote.env);
-      const local = await this.files.localFile(facts.sourceKey);
-      try {
-        return await this.points.valuesAt(local.path, lon, lat, source, hidden);
-      } finally {
-        await local.release();
-      }
-    });
+    const values = await this.pointAnswers.get(`${facts.sourceKey}|${hidden}|${lon}|${lat}`, () =>
+      this.files.readWithGdal(facts.sourceKey, 'Raster layer', ({ path, env }) =>
+        this.points.valuesAt(path, lon, lat, source, hidden, env),
+      ),
+    );
     return { lon, lat, values };
   }
 
@@ -158,7 +152,7 @@ export class RastersService {
 
   /** The raster's tileable file, read by byte ranges from the blob store (never the whole file). */
   private tileable(row: RasterRow): TileableSource {
-    return { key: row.file_key!, read: this.files.rangeReader(row.file_key!) };
+    return { key: row.file_key!, read: this.files.rangeReader(row.file_key!, 'Raster layer') };
   }
 
   /** A raster layer of the room, or 404. */
