@@ -2,13 +2,14 @@
 # The whole test suite from a fresh clone: installs the system tools the service and the tests
 # need (GDAL, the geo engine; exiftool, to make and check photos; matplotlib, whose colours the
 # raster tiles are checked against; Chromium, the browser the web application's tests drive;
-# OpenStack Swift and memcached, the real S3 server of the scale-out tests;
+# OpenStack Swift and memcached, the real S3 server of the scale-out tests; Prometheus, which
+# a scale-out test runs to scrape the metrics;
 # with apt-get, when missing),
 # the locked npm packages, then runs every test on SQLite and again on PostgreSQL.
 set -eu
 cd "$(dirname "$0")/.."
 
-sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium python3-swift:import:swift memcached:memcached
+sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium python3-swift:import:swift memcached:memcached prometheus:prometheus
 
 npm ci
 npm test

@@ -30,6 +30,8 @@ import { RedisLiveHub } from './infra/redis-live-hub.js';
 import { InProcessPresence } from './infra/presence.js';
 import { RedisPresence } from './infra/redis-presence.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
+import { Metrics } from './infra/metrics.js';
+import { gdalProcessesRunning } from './geo-engine/gdal-process.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import {
   type DomainCore,
@@ -132,6 +134,8 @@ interface AppParts {
   log: FastifyInstance['log'];
   hub: LiveHub;
   readiness: ReadinessChecks;
+  /** The metrics, when METRICS_TOKEN is set. */
+  metrics: Metrics | null;
 }
 
 /**
@@ -141,7 +145,7 @@ interface AppParts {
 async function appDomains(core: DomainCore, parts: AppParts) {
   const { config } = core;
   const { sessions, admins, outbox, publicUrl, log, hub } = parts;
-  const health = healthDomain(core.database, parts.readiness);
+  const health = healthDomain(core.database, parts.readiness, { metrics: parts.metrics, token: config.metricsToken });
   const tokens = tokensDomain(core);
   const members = membersDomain(core, { outbox, publicUrl });
   const content = new RoomContent(core.db);
@@ -248,6 +252,11 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     rooms: rooms.provides.rooms,
     roomsService: rooms.provides.service,
   });
+  parts.metrics?.watch({
+    live: live.provides.counts,
+    jobs: () => core.jobs.counts(),
+    gdalProcesses: gdalProcessesRunning,
+  });
   return {
     domains: [
       ...domains,
@@ -280,6 +289,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const { db } = database;
   const app = await createServer(config, options);
   if (config.instanceRole === 'jobs') serveOnlyProbes(app);
+  const metrics = config.metricsToken ? new Metrics() : null;
+  if (metrics) metrics.observeRequests(app);
   database.onLockLost((error) =>
     app.log.fatal(
       { err: error },
@@ -289,7 +300,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const live =
     options.liveHub ?? (config.redisUrl ? await RedisLiveHub.open(config.redisUrl, app.log) : new InProcessLiveHub());
-  const { jobs, sweeps, runsJobs } = jobSystemOf(config, db, app.log, options.jobWorkers ?? 1);
+  const { jobs, sweeps, runsJobs } = jobSystemOf(config, db, app.log, options.jobWorkers ?? 1, metrics ?? undefined);
   const redis = config.redisUrl ? redisProbe(config.redisUrl) : null;
   const outbox = new Outbox(
     options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)),
@@ -336,6 +347,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicUrl,
     log: app.log,
     hub: live,
+    metrics,
     readiness: {
       redis: redis?.ping ?? null,
       objectStore: async () => blobs.ping?.(),

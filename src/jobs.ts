@@ -5,6 +5,7 @@ import type { StagedJobs } from './db/staged-jobs.js';
 import { BullJobQueue } from './infra/bull-job-queue.js';
 import { BullScheduler } from './infra/bull-scheduler.js';
 import { InProcessJobQueue, type JobQueue } from './infra/job-queue.js';
+import type { JobObserver } from './infra/metrics.js';
 import { InProcessScheduler, type Scheduler } from './infra/scheduler.js';
 import type { DomainModule } from './modules/domain/domain.js';
 
@@ -28,13 +29,23 @@ export interface JobSystem {
  * per database), on BullMQ with it, shared by every instance (docs/decisions.md, "Jobs on
  * BullMQ"). `concurrency` is how many jobs this instance runs at once.
  */
-export function jobSystemOf(config: Config, db: Db, log: FastifyBaseLogger, concurrency: number): JobSystem {
+export function jobSystemOf(
+  config: Config,
+  db: Db,
+  log: FastifyBaseLogger,
+  concurrency: number,
+  observer?: JobObserver,
+): JobSystem {
   const runsJobs = config.instanceRole !== 'http';
   if (!config.redisUrl) {
-    return { jobs: new InProcessJobQueue(db, log, concurrency), sweeps: new InProcessScheduler(log), runsJobs };
+    return {
+      jobs: new InProcessJobQueue(db, log, concurrency, observer),
+      sweeps: new InProcessScheduler(log),
+      runsJobs,
+    };
   }
   return {
-    jobs: new BullJobQueue({ db, log, redisUrl: config.redisUrl, concurrency: runsJobs ? concurrency : 0 }),
+    jobs: new BullJobQueue({ db, log, redisUrl: config.redisUrl, concurrency: runsJobs ? concurrency : 0, observer }),
     sweeps: new BullScheduler(config.redisUrl, log),
     runsJobs,
   };

@@ -73,16 +73,23 @@ export const SAFE_GDAL_ENV: Record<string, string> = {
 
 type GdalChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
 
+/** GDAL processes this process runs now (the metrics' `maproom_gdal_processes`). */
+let running = 0;
+export const gdalProcessesRunning = () => running;
+
 /** Starts the tool under `ulimit -v`; stdout is the caller's to read. */
 function start(tool: GdalTool, args: string[], limits: GdalLimits): GdalChild {
   const kib = Math.max(1, Math.floor(limits.memoryBytes / 1024));
   // sh applies the limit to itself, then becomes the tool: no extra process stays around.
-  return spawn('/bin/sh', ['-c', `ulimit -v ${kib} && exec "$0" "$@"`, tool, ...args], {
+  const child = spawn('/bin/sh', ['-c', `ulimit -v ${kib} && exec "$0" "$@"`, tool, ...args], {
     cwd: limits.cwd,
     // Debian's tools and Debian's python3 (which has GDAL's bindings), whatever else is on PATH.
     env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...SAFE_GDAL_ENV, ...limits.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as GdalChild;
+  running++;
+  child.once('close', () => running--);
+  return child;
 }
 
 /**

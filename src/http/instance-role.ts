@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
 
-/** What an instance of INSTANCE_ROLE=jobs serves: the probes, nothing else. */
-const PROBES = new Set(['/api/health', '/api/ready']);
+/** What an instance of INSTANCE_ROLE=jobs serves: the probes and its metrics, nothing else. */
+const PROBES = new Set(['/api/health', '/api/ready', '/metrics']);
 
 /**
- * INSTANCE_ROLE=jobs: every request but the probes is 404 (not_found), before any other hook.
+ * INSTANCE_ROLE=jobs: every request but the probes (and /metrics) is 404 (not_found), before any other hook.
  * The routes stay registered (the jobs run on the services behind them), they are not served.
  */
 export function serveOnlyProbes(app: FastifyInstance): void {

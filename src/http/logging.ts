@@ -25,6 +25,8 @@ export function loggerOptions(config: Config) {
         '*.password',
         '*.token',
         '*.jwtSecret',
+        '*.metricsToken',
+        '*.oidcClientSecret',
         '*.databaseUrl',
         '*.redisUrl',
         '*.smtpUrl',

@@ -4,7 +4,8 @@ import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import { bullmqConnection } from './bullmq.js';
 import type { JobKind, JobQueue, JobWorker, NewJob } from './job-queue.js';
-import { JobRunner, type ListedStage, MAX_ATTEMPTS } from './job-runner.js';
+import { type JobCount, JobRunner, type ListedStage, MAX_ATTEMPTS } from './job-runner.js';
+import type { JobObserver } from './metrics.js';
 
 const QUEUE_NAME = 'jobs';
 
@@ -24,6 +25,8 @@ export interface BullJobQueueOptions {
   redisUrl: string;
   /** Jobs this instance runs at once; 0 runs none, it only queues (INSTANCE_ROLE=http). */
   concurrency: number;
+  /** Hears how each run ends (the metrics). */
+  observer?: JobObserver;
 }
 
 /**
@@ -41,7 +44,7 @@ export class BullJobQueue implements JobQueue {
   private readonly abort = new AbortController();
 
   constructor(private readonly options: BullJobQueueOptions) {
-    this.runner = new JobRunner(options.db, options.log);
+    this.runner = new JobRunner(options.db, options.log, options.observer);
     const { connection, prefix } = bullmqConnection(options.redisUrl);
     // Queuing fails at once while Redis is unreachable, rather than holding the request.
     this.queue = new Queue(QUEUE_NAME, { connection: { ...connection, enableOfflineQueue: false }, prefix });
@@ -68,6 +71,10 @@ export class BullJobQueue implements JobQueue {
 
   list(stage: ListedStage, limit: number) {
     return this.runner.list(stage, limit);
+  }
+
+  counts(): Promise<JobCount[]> {
+    return this.runner.counts();
   }
 
   /** The failed job's BullMQ job was removed when it failed: a new one with the same id carries it. */

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Db } from '../db/database.js';
 import type { JobsTable } from '../db/tables.js';
-import { JobRunner, type ListedStage } from './job-runner.js';
+import { type JobCount, JobRunner, type ListedStage } from './job-runner.js';
+import type { JobObserver } from './metrics.js';
 
 export type JobRow = JobsTable;
 export type JobStage = 'queued' | 'processing' | 'complete' | 'error';
@@ -89,6 +90,8 @@ export interface JobQueue {
   find(id: string): Promise<JobRow | undefined>;
   /** Jobs waiting (`queued`), running (`processing`) or failed (`error`), newest first (the admin's list). */
   list(stage: ListedStage, limit: number): Promise<JobRow[]>;
+  /** Jobs waiting, running and failed by kind and stage (the metrics). */
+  counts(): Promise<JobCount[]>;
   /** Queues a failed job again, to run from the start; false when it is not failed. */
   retry(id: string): Promise<boolean>;
   /**
@@ -118,8 +121,9 @@ export class InProcessJobQueue implements JobQueue {
     db: Db,
     log: FastifyBaseLogger,
     private readonly concurrency = 1,
+    observer?: JobObserver,
   ) {
-    this.runner = new JobRunner(db, log);
+    this.runner = new JobRunner(db, log, observer);
   }
 
   register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
@@ -138,6 +142,10 @@ export class InProcessJobQueue implements JobQueue {
 
   list(stage: ListedStage, limit: number) {
     return this.runner.list(stage, limit);
+  }
+
+  counts(): Promise<JobCount[]> {
+    return this.runner.counts();
   }
 
   async retry(id: string): Promise<boolean> {

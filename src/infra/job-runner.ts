@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.js';
+import type { JobObserver, JobOutcome } from './metrics.js';
 import { AppError } from '../errors.js';
 import {
   type JobActor,
@@ -37,6 +38,15 @@ interface Kind {
   worker: JobWorker<any>;
 }
 
+/** Jobs of one kind in one stage (`JobRunner.counts`). */
+export interface JobCount {
+  kind: string;
+  state: string;
+  count: number;
+  /** When the oldest of them was queued (ms). */
+  oldestAt: number | null;
+}
+
 /** How a run ended: done (complete or error, or nothing to do), or interrupted by a shutdown (to resume). */
 export type RunEnd = 'done' | 'interrupted';
 
@@ -52,6 +62,8 @@ export class JobRunner {
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
+    /** Hears how each run ends (the metrics), when there is one. */
+    private readonly observer?: JobObserver,
   ) {}
 
   register<T extends TSchema>(kind: JobKind<T>, worker: JobWorker<Static<T>>): void {
@@ -176,6 +188,8 @@ export class JobRunner {
     { shutdown, abort }: { shutdown: AbortSignal; abort: AbortController },
   ): Promise<RunEnd> {
     const id = row.id;
+    const startedAt = Date.now();
+    const ended = (outcome: JobOutcome) => this.observer?.jobEnded(row.kind, outcome, (Date.now() - startedAt) / 1000);
     try {
       const outcome = await kind.worker.run(this.contextOf(row, payload, abort.signal));
       // Written even over a cancel that came too late: the job's work is published.
@@ -187,6 +201,7 @@ export class JobRunner {
         artifact_key: outcome.artifactKey ?? null,
         finished_at: Date.now(),
       });
+      ended('complete');
       return 'done';
     } catch (error) {
       if (shutdown.aborted) {
@@ -195,13 +210,18 @@ export class JobRunner {
           stage: 'queued',
           message: 'Interrupted by a shutdown; will resume',
         }).catch(() => false);
-        if (requeued) return 'interrupted';
+        if (requeued) {
+          ended('interrupted');
+          return 'interrupted';
+        }
       }
       if (abort.signal.aborted) {
         // Cancelled: its partial work is undone as for a job given up after interruptions.
         await kind.worker.undo?.(row, payload);
+        ended('cancelled');
         return 'done';
       }
+      ended('error');
       const known = error instanceof JobFailure || error instanceof AppError;
       if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
       else if (error instanceof JobFailure && error.cause !== undefined)
@@ -220,6 +240,27 @@ export class JobRunner {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
+  }
+
+  /** Jobs waiting, running and failed by kind and stage, with the oldest's creation time (the metrics). */
+  async counts(): Promise<JobCount[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(({ fn }) => [
+        'kind',
+        'stage',
+        fn.countAll<number | string>().as('count'),
+        fn.min('created_at').as('oldest'),
+      ])
+      .where('stage', 'in', ['queued', 'processing', 'error'])
+      .groupBy(['kind', 'stage'])
+      .execute();
+    return rows.map((row) => ({
+      kind: row.kind,
+      state: row.stage,
+      count: Number(row.count),
+      oldestAt: row.oldest === null ? null : Number(row.oldest),
+    }));
   }
 
   /**

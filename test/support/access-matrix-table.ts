@@ -55,6 +55,12 @@ function mayView(body: Record<string, unknown>, reader: Reader) {
 export const ROUTES: Record<string, RouteEntry> = {
   'GET /api/health': { rule: { public: true }, probe: () => get('/api/health'), ok: 200 },
   'GET /api/ready': { rule: { public: true }, probe: () => get('/api/ready'), ok: 200 },
+  // Not a room's or a user's: its own token (METRICS_TOKEN), unset in the matrix's service (404).
+  'GET /metrics': {
+    rule: { public: true },
+    checkedIn:
+      'health/metrics.test.ts (404 without METRICS_TOKEN; 401 without the token, with another, a session or Basic)',
+  },
   'POST /api/auth/signup': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/signup'), ok: 400 },
   'POST /api/auth/login': { rule: { public: true }, probe: () => invalid('POST', '/api/auth/login'), ok: 400 },
   'POST /api/auth/verify-email': {

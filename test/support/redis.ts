@@ -21,6 +21,8 @@ export const REDIS_TEST_DB = {
   oidcTwoInstances: 14,
   /** Shares the sessions file's index, for the same reason. */
   webhooksTwoInstances: 15,
+  /** Shares the rate limits file's index, for the same reason. */
+  metricsPrometheus: 13,
 } as const;
 
 /** The URL of a test file's Redis database, emptied first. */

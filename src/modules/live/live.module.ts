@@ -22,11 +22,13 @@ export function liveDomain(
 ) {
   const { presence: store, notices, names, ...live } = parts;
   const presence = new RoomPresence(store, names, notices);
-  return defineDomain({
-    name: 'live',
-    routes: [
-      routes(liveRoutes, { live: new LiveService({ ...live, access, presence, heartbeatMs: config.liveHeartbeatMs }) }),
-    ],
-    close: () => presence.close(),
-  });
+  const service = new LiveService({ ...live, access, presence, heartbeatMs: config.liveHeartbeatMs });
+  return defineDomain(
+    {
+      name: 'live',
+      routes: [routes(liveRoutes, { live: service })],
+      close: () => presence.close(),
+    },
+    { counts: service.counts },
+  );
 }

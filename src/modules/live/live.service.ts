@@ -114,6 +114,8 @@ export class LiveService {
   private readonly access: CachedAccess;
   private readonly presence: RoomPresence;
   private readonly heartbeatMs: number;
+  /** Events sent on this instance's sockets since it started (the metrics). */
+  private sent = 0;
 
   constructor(parts: LiveServiceParts) {
     ({
@@ -132,6 +134,12 @@ export class LiveService {
       for (const id of rooms) for (const listener of this.listeners.get(id) ?? []) void this.recheck(id, listener);
     });
   }
+
+  /** Sockets open on this instance, and the events sent on them (the metrics). */
+  readonly counts = {
+    sockets: () => [...this.listeners.values()].reduce((sum, sockets) => sum + sockets.size, 0),
+    eventsSent: () => this.sent,
+  };
 
   /** Changes wait until the socket is known to still read the room; then they flow, or it closes. */
   private async recheck(roomId: string, listener: Listener) {
@@ -179,7 +187,9 @@ export class LiveService {
   private listen({ socket, roomId, credential, caller }: LiveOpening): Listener {
     const hidden = hiddenFrom(caller);
     const send = (message: LiveEvent) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+      if (socket.readyState !== socket.OPEN) return;
+      socket.send(JSON.stringify(message));
+      this.sent++;
     };
     const listener: Listener = {
       socket,
@@ -199,7 +209,9 @@ export class LiveService {
         listener.lastSent = event.version;
         if (hidden?.(event)) return;
         if (text !== undefined) {
-          if (socket.readyState === socket.OPEN) socket.send(text);
+          if (socket.readyState !== socket.OPEN) return;
+          socket.send(text);
+          this.sent++;
           return;
         }
         const { roomId: _, ...message } = event;
