@@ -1,8 +1,8 @@
 /**
  * An embed key on the live channel (docs/decisions.md, "Embedding"): as `?access_token=` it
  * listens to its room (so an embedded map is live), is not present in the room, and its
- * socket closes at once when the key is revoked. It does not hear comments, members, or the
- * layers it is not limited to.
+ * socket closes at once when the key is revoked, and at the next heartbeat once it has
+ * expired. It does not hear comments, members, or the layers it is not limited to.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -76,4 +76,32 @@ test('a key hears no comments, no member changes, and no layer it is not limited
   const next = await client.at(1);
   assert.equal(next.type, 'layer.updated');
   assert.equal(next.objectId, shown, 'the other layer and the comment were not sent');
+});
+
+test('a key that expires while its socket is open is cut off at the next heartbeat', async () => {
+  // Heartbeats every second, and no cached key: the expiry is seen at the first beat after it.
+  const quick = await scaffold({ listen: true, config: { liveHeartbeatMs: 1000, accessCacheTtlMs: 0 } });
+  try {
+    const created = assertOk(
+      await call(quick.t.app, 'POST', `/api/rooms/${quick.room}/embed-keys`, {
+        auth: quick.users.owner.token,
+        body: { name: 'Expiring', expiresInDays: 1 },
+      }),
+      201,
+    );
+    const client = new LiveClient(`${quick.wsBase}/api/rooms/${quick.room}/live?access_token=${created.key}`);
+    clients.push(client);
+    assert.equal((await client.at(0)).type, 'hello');
+    // Its day is over (the row says so: a test does not wait a day).
+    await quick.t.database.db
+      .updateTable('embed_keys')
+      .set({ expires_at: Date.now() - 1 })
+      .where('id', '=', created.id)
+      .execute();
+    const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still open')), 10_000).unref());
+    const closed = await Promise.race([client.closed, guard]);
+    assert.equal(closed.code, 4401, closed.reason);
+  } finally {
+    await quick.t.close();
+  }
 });

@@ -165,6 +165,17 @@ export class LiveService {
     const greeted = await this.enterPresenceBeforeHello(admitted);
     await this.helloThenMissedChanges(admitted, listener, feed, greeted);
     release(listener);
+    if (admitted.caller.kind === 'token') this.recheckEveryHeartbeat(admitted.roomId, listener);
+  }
+
+  /**
+   * A room token or an embed key may lapse while its socket is open (it expires; nothing else
+   * tells the sockets): its socket is checked again every heartbeat, and closed (4401) once the
+   * credential no longer reads the room. A revocation closes it at once (the access changes).
+   */
+  private recheckEveryHeartbeat(roomId: string, listener: Listener) {
+    const timer = setInterval(() => void this.recheck(roomId, listener), this.heartbeatMs).unref();
+    listener.socket.once('close', () => clearInterval(timer));
   }
 
   /** The opening with a caller that reads the room (its credential may come as the first message); null: refused. */
