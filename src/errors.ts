@@ -43,6 +43,29 @@ export const invalidApiToken = () => new AppError(401, 'unauthorized', 'Invalid 
 
 export const invalidSession = () => unauthorized('Invalid or expired session token');
 
+/** 401: HTTP Basic on a route that does not take it (every route but the OGC API and the tiles). */
+export const basicNotAccepted = () =>
+  unauthorized(
+    'HTTP Basic is accepted only on the OGC API and tile routes; send the credential as "Authorization: Bearer <token>"',
+  );
+
+/** 401: an HTTP Basic header that is not `Basic <base64 of name:password>`. */
+export const malformedBasic = () =>
+  unauthorized('The Authorization header must be "Basic <base64 of name:password>", the password a room API token');
+
+/** 401: the password of HTTP Basic is not a room API token (an embed key, a session or anything else). */
+export const basicNeedsRoomToken = () =>
+  unauthorized(
+    'The password of HTTP Basic must be a room API token (mrt_…); send embed keys and sessions as "Authorization: Bearer <token>"',
+  );
+
+/** The same refusal with an HTTP authentication challenge (`WWW-Authenticate`), which clients answer with credentials. */
+export const withChallenge = (error: AppError, challenge: string) =>
+  new AppError(error.statusCode, error.code, error.message, error.details, {
+    ...error.headers,
+    'www-authenticate': challenge,
+  });
+
 export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'E-mail or password is wrong');
 
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);

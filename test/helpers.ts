@@ -147,7 +147,13 @@ export const TOKEN_ERRORS = {
   lacksUpload: "API token lacks 'upload' permission",
   wrongRoom: 'API token is not scoped to this room',
   invalid: 'Invalid or expired API token',
+  basicNotHere:
+    'HTTP Basic is accepted only on the OGC API and tile routes; send the credential as "Authorization: Bearer <token>"',
 } as const;
+
+/** `Basic <base64(name:password)>`, as curl, QGIS and GDAL send HTTP Basic. */
+export const basicAuthorization = (name: string, password: string) =>
+  `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
 
 /**
  * Signs up through HTTP and, unless told not to, confirms the address the way a person does:

@@ -1,4 +1,12 @@
-import { invalidApiToken, invalidEmbedKey, invalidSession, unauthorized } from '../errors.js';
+import {
+  basicNeedsRoomToken,
+  basicNotAccepted,
+  invalidApiToken,
+  invalidEmbedKey,
+  invalidSession,
+  malformedBasic,
+  unauthorized,
+} from '../errors.js';
 import type { ApiTokensTable, EmbedKeysTable, UsersTable } from '../db/tables.js';
 import type { Caller } from './access.js';
 import type { AccessSource } from './access-source.js';
@@ -29,6 +37,25 @@ export interface SignInRecords {
 /** The caller without a credential (shared, never changed). */
 const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
 
+/** An Authorization header of the Basic scheme, well-formed or not. */
+const BASIC_SCHEME = /^Basic(?:\s|$)/i;
+export const isBasicScheme = (header: string) => BASIC_SCHEME.test(header);
+/** `Basic <token68>`: the base64 of `name:password` (RFC 7617). */
+const BASIC_CREDENTIALS = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
+
+/**
+ * The password of an HTTP Basic header: what follows the first colon of the decoded
+ * `name:password` (the name may be anything, even empty; the password may hold colons).
+ * Undefined when the header is not well-formed.
+ */
+function basicPassword(header: string): string | undefined {
+  const match = BASIC_CREDENTIALS.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
 /** Turns an Authorization header into a caller, or throws 401. */
 export class Authenticator {
   /** External session tokens already handled (`sub:iat`): their user exists, invitations are accepted. */
@@ -50,13 +77,27 @@ export class Authenticator {
     private readonly records: SignInRecords,
   ) {}
 
-  async resolve(header: string | undefined): Promise<Caller> {
+  /**
+   * `acceptsBasic`: the route also takes a room token as the password of HTTP Basic (GIS
+   * clients: the OGC API and the tiles); elsewhere a Basic header is refused, never anonymous.
+   */
+  async resolve(header: string | undefined, acceptsBasic = false): Promise<Caller> {
     if (header === undefined || header === '') return ANONYMOUS;
+    if (BASIC_SCHEME.test(header)) return this.basic(header, acceptsBasic);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer <token>"');
     const bearer = match[1]!;
     if (isRoomToken(bearer)) return this.roomToken(header, bearer);
     return isEmbedKey(bearer) ? this.embedKey(header, bearer) : this.session(bearer);
+  }
+
+  /** HTTP Basic: only a room token, as the password, and looked up as one sent as Bearer. */
+  private basic(header: string, accepted: boolean): Promise<Caller> {
+    if (!accepted) throw basicNotAccepted();
+    const password = basicPassword(header);
+    if (password === undefined) throw malformedBasic();
+    if (!isRoomToken(password)) throw basicNeedsRoomToken();
+    return this.roomToken(header, password);
   }
 
   /** An embed key: a room token that reads only (its layers, on the routes that admit it). */
@@ -80,14 +121,15 @@ export class Authenticator {
   /**
    * `resolve` without waiting, when all it needs is at hand: no credential, or a room token
    * whose row the source holds and whose use was recorded within the minute. Undefined
-   * otherwise (and for every refusal): then `resolve` decides. Allocates nothing.
+   * otherwise (and for every refusal, a Basic header where `acceptsBasic` is false among
+   * them): then `resolve` decides. Allocates nothing.
    */
-  resolveNow(header: string | undefined): Caller | undefined {
+  resolveNow(header: string | undefined, acceptsBasic = false): Caller | undefined {
     if (header === undefined || header === '') return ANONYMOUS;
     const hash = this.tokenHashes.get(header);
     const known = hash === undefined ? undefined : this.source.knownTokenByHash?.(hash);
     const row = known?.value;
-    if (!row) return undefined;
+    if (!row || (!acceptsBasic && BASIC_SCHEME.test(header))) return undefined;
     const now = Date.now();
     if (row.expires_at <= now || row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS)
       return undefined;

@@ -11,9 +11,9 @@ import {
 } from '../auth/access.js';
 import type { AccessSource, RoomWithRole } from '../auth/access-source.js';
 import type { InstanceAdmins } from '../auth/admins.js';
-import type { Authenticator } from '../auth/authenticator.js';
+import { type Authenticator, isBasicScheme } from '../auth/authenticator.js';
 import { authorizeKnownRoom, authorizeRoom, type DeckObject } from '../auth/room-access.js';
-import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized } from '../errors.js';
+import { AppError, invalidField, notFound, tokenNotAllowed, unauthorized, withChallenge } from '../errors.js';
 import { isRoomId } from '../ids.js';
 
 /**
@@ -42,6 +42,12 @@ export type RoomAccess = {
    * without it refuses them (`embedKeyMay`); docs/decisions.md, "Embedding", lists these routes.
    */
   embed?: true;
+  /**
+   * A route GIS clients read (the OGC API, vector and raster tiles): a room token is also taken
+   * as the password of HTTP Basic, and a 401 challenges for it (`challenged`). Every route
+   * without it refuses a Basic header; docs/decisions.md, "HTTP Basic for GIS clients".
+   */
+  basicAuth?: true;
 } & ({ room: Exclude<RoomNeed, 'shownByDeck'> } | { room: 'shownByDeck'; deckObject: DeckRoute });
 
 /**
@@ -124,6 +130,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
   const deckRoute = 'deckObject' in spec ? spec.deckObject : undefined;
   const roomOf = 'room' in spec ? spec.roomOf : undefined;
   const credentialInQuery = 'credentialInQuery' in spec;
+  const basicAuth = 'room' in spec && spec.basicAuth === true;
   const embedRoute = {
     need: 'room' in spec ? spec.room : 'roomInBody' in spec ? spec.roomInBody : undefined,
     embeddable: 'room' in spec && spec.embed === true,
@@ -149,7 +156,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
   /** Decides without waiting when it can: true when decided (a refusal is thrown). */
   const checkNow = (request: FastifyRequest): boolean => {
     const roomId = roomIdOf(request);
-    const caller = authenticator.resolveNow(headerOf(request));
+    const caller = authenticator.resolveNow(headerOf(request), basicAuth);
     if (!caller) return false;
     request.caller = caller;
     embedKeyMay(caller, { ...embedRoute, method: request.method });
@@ -171,7 +178,7 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
 
   const check = async (request: FastifyRequest) => {
     const roomId = roomIdOf(request);
-    request.caller = await authenticator.resolve(headerOf(request));
+    request.caller = await authenticator.resolve(headerOf(request), basicAuth);
     embedKeyMay(request.caller, { ...embedRoute, method: request.method });
     if ('session' in spec) {
       requireSession(request.caller);
@@ -215,13 +222,31 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
     _payload: unknown,
     done: (error?: Error | null) => void,
   ) {
+    const refuse = (error: Error) => done(basicAuth ? challenged(error, request) : error);
     try {
       if (checkNow(request)) return done();
     } catch (error) {
-      return done(error as Error);
+      return refuse(error as Error);
     }
-    check(request).then(() => done(), done);
+    check(request).then(() => done(), refuse);
   };
+}
+
+/**
+ * A 401 of a route that takes HTTP Basic, with its challenge: `Basic realm="Maproom"`, which
+ * QGIS answers by asking for a name and password, curl and GDAL (`GDAL_HTTP_AUTH=ANY`) by
+ * sending theirs, a browser's address bar with its login dialog. A request that sent a Bearer
+ * credential, and a script of a browser page (`Sec-Fetch-Mode` other than `navigate`: the web
+ * application's map loading tiles), hear `Bearer realm="Maproom"` instead, which opens no dialog.
+ */
+function challenged(error: Error, request: FastifyRequest): Error {
+  if (!(error instanceof AppError) || error.statusCode !== 401) return error;
+  const header = request.headers.authorization;
+  const fetchMode = request.headers['sec-fetch-mode'];
+  const basic =
+    (header === undefined || header === '' || isBasicScheme(header)) &&
+    (fetchMode === undefined || fetchMode === 'navigate');
+  return withChallenge(error, basic ? 'Basic realm="Maproom"' : 'Bearer realm="Maproom"');
 }
 
 /** The object a `shownByDeck` request names; a missing, empty or repeated parameter names none. */

@@ -12,9 +12,18 @@ export async function registerOpenApi(app: FastifyInstance) {
         version: '0.1.0',
         description:
           'Collaborative map rooms. Errors are always `{error, message, details?}`. Send a user session JWT ' +
-          "or a room API token (`mrt_…`) as `Authorization: Bearer <token>`. Decisions that fill the interface's open parts: docs/decisions.md; the live channel is `GET /api/rooms/{roomId}/live`.",
+          "or a room API token (`mrt_…`) as `Authorization: Bearer <token>`. The OGC API and the vector and raster tiles also take a room token as the password of HTTP Basic (any user name), for GIS clients. Decisions that fill the interface's open parts: docs/decisions.md; the live channel is `GET /api/rooms/{roomId}/live`.",
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          basic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'A room API token as the password, any user name; only on the routes that list this scheme',
+          },
+        },
+      },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

@@ -33,6 +33,16 @@ export const IfLatestVersionQuery = Type.Object({
   ),
 });
 
+/**
+ * The OpenAPI security of the routes GIS clients read (the OGC API, vector and raster tiles):
+ * a Bearer credential, or a room token as the password of HTTP Basic (`config.access.basicAuth`).
+ */
+export const GIS_SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { basic: [] }];
+/** What the description of such a route says of it. */
+export const GIS_AUTH_RULE =
+  'A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers ' +
+  '`WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).';
+
 /** Response schemas for errors a route may answer, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));

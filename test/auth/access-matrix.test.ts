@@ -1,8 +1,9 @@
 /**
  * The access matrix: every route of the service's OpenAPI document, called by every kind of
  * caller (anonymous, a signed-in stranger, viewer, editor, owner, a room token of every
- * permission subset, a token of another room, a revoked and an expired token) on a private
- * room, a public room and a private room with a public deck. The outcome must be the one the
+ * permission subset, a token of another room, a revoked and an expired token, an embed key,
+ * a room token as the password of HTTP Basic) on a private room, a public room and a private
+ * room with a public deck. The outcome must be the one the
  * interface promises (support/access-matrix-rules.ts), a refusal must leave the rooms as they
  * were, and a caller that may write but not read must get back only the id and the fields it
  * sent. A route missing from the expectation table (support/access-matrix-table.ts) fails.
@@ -163,7 +164,7 @@ async function runRoute(route: string, entry: RouteEntry): Promise<string[]> {
       const reader = {
         caller,
         kind,
-        mayRead: 'allowed' in expectedOutcome({ need: 'read', embed: true }, caller, kind),
+        mayRead: 'allowed' in expectedOutcome({ need: 'read', embed: true, basic: true }, caller, kind),
       };
       const failure = verdict(res, expected, entry, reader);
       if (failure) failures.push(`${label}: ${failure}`);

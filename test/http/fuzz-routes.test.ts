@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import {
   assertFieldError,
   assertOk,
+  basicAuthorization,
   call,
   createRoom,
   type FormPart,
@@ -171,13 +172,19 @@ test(`every route of the OpenAPI document, fuzzed (seed ${SEED}), answers withou
   );
 
   const f = fuzzer(SEED, known);
-  const credentials = [
+  // Tokens and sessions go as Bearer; a whole header is sent as it is (HTTP Basic, well-formed or not).
+  const credentials: (string | { authorization: string } | undefined)[] = [
     ...Array(5).fill(users.owner.token),
     ...Array(4).fill(roomToken),
     users.viewer.token,
     undefined,
     'garbage',
     ...Array(3).fill(adminToken),
+    { authorization: basicAuthorization('qgis', roomToken) },
+    { authorization: basicAuthorization('\u0000é', `${roomToken}:\u00ff`) },
+    {
+      authorization: `Basic ${Buffer.from(Array.from({ length: 48 }, (_, i) => (i * 97 + 13) % 256)).toString('base64')}`,
+    },
   ];
   const sent = new Map<string, number>();
   const statuses = new Map<number, number>();
@@ -196,7 +203,8 @@ test(`every route of the OpenAPI document, fuzzed (seed ${SEED}), answers withou
     let auth = f.pick(credentials);
     if (SESSION_ENDING.has(route.key) && (auth === users.owner.token || auth === users.viewer.token))
       auth = (await signup(t.app)).token;
-    if (auth) headers.authorization = `Bearer ${auth}`;
+    if (typeof auth === 'object') headers.authorization = auth.authorization;
+    else if (auth) headers.authorization = `Bearer ${auth}`;
     let payload: string | Buffer | undefined;
     let shown = '';
     if (route.multipart) {

@@ -27,11 +27,15 @@ test('logs never carry passwords, session tokens or room token secrets', async (
     ).json().key as string;
     await call(t.app, 'GET', `/e/${roomId}?controls=zoom&key=${embedKey}`);
     await call(t.app, 'GET', `/api/rooms/${roomId}/live?access_token=${embedKey}`);
+    // A room token as the password of HTTP Basic: taken by the OGC API, refused elsewhere.
+    const basic = Buffer.from(`any:${token}`).toString('base64');
+    for (const url of [`/api/rooms/${roomId}/ogc`, `/api/rooms/${roomId}/markers`])
+      await call(t.app, 'GET', url, { headers: { authorization: `Basic ${basic}` } });
     const log = lines.join('');
     assert.ok(log.includes(`/api/rooms/${roomId}`), 'requests are logged');
     assert.ok(log.includes('access_token=[REDACTED]'), 'credential query parameters are masked');
     assert.ok(log.includes('key=[REDACTED]'), "an embed page's key is masked");
-    for (const secret of [password, owner.token, token, embedKey]) {
+    for (const secret of [password, owner.token, token, embedKey, basic]) {
       assert.ok(!log.includes(secret), `a secret leaked into the log: ${secret.slice(0, 12)}…`);
     }
   } finally {

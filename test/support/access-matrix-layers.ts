@@ -95,7 +95,7 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     ok: 200,
   },
   'GET /api/layers/{layerId}/tiles/{z}/{x}/{y}.mvt': {
-    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true },
+    rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true, basic: true },
     probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`),
     ok: 200,
   },

@@ -4,12 +4,12 @@ import { base, get, NO_SUCH, type ProbeRoom, type RouteEntry } from './access-ma
  * The expectation table's entries for OGC API – Features (merged into access-matrix-table.ts):
  * every route reads the room, so it follows the room's read rule (a room token with read, a
  * member's session, anyone on a public room; a public deck does not open it). Probes read the
- * fixture layer of the probed room.
+ * fixture layer of the probed room. A room token may also come as the password of HTTP Basic.
  */
 
 const ogc = (r: ProbeRoom) => `${base(r)}/ogc`;
 const read = (url: (r: ProbeRoom) => string, ok = 200): RouteEntry => ({
-  rule: { need: 'read' },
+  rule: { need: 'read', basic: true },
   probe: (r) => get(url(r)),
   ok,
 });

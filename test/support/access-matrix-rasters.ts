@@ -27,7 +27,7 @@ export const RASTER_ROUTES: Record<string, RouteEntry> = {
       'rasters/display.test.ts checks that a write-only token gets back {success, rasterLayer: {id}}',
   },
   'GET /api/rooms/{roomId}/raster-layers/{layerId}/tiles/{z}/{x}/{y}.png': {
-    rule: { need: 'read', shownByPublicDeck: true, embed: true },
+    rule: { need: 'read', shownByPublicDeck: true, embed: true, basic: true },
     probe: (r) => get(`${raster(r)}/tiles/0/0/0.png`),
     ok: 404,
   },

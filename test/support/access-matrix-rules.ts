@@ -23,7 +23,8 @@ export type MatrixCaller =
   | { name: string; kind: 'token'; permissions: readonly Permission[] }
   | { name: 'token of another room'; kind: 'foreignToken' }
   | { name: 'revoked token' | 'expired token'; kind: 'deadToken' }
-  | { name: 'embed key'; kind: 'embedKey' };
+  | { name: 'embed key'; kind: 'embedKey' }
+  | { name: string; kind: 'basicToken'; permissions: readonly Permission[] };
 
 /** Every non-empty subset of the token permissions. */
 export const PERMISSION_SUBSETS: readonly (readonly Permission[])[] = [
@@ -37,6 +38,7 @@ export const PERMISSION_SUBSETS: readonly (readonly Permission[])[] = [
 ];
 
 export const tokenName = (permissions: readonly Permission[]) => `token ${permissions.join('+')}`;
+const basicName = (permissions: readonly Permission[]) => `${tokenName(permissions)} as HTTP Basic`;
 
 export const MATRIX_CALLERS: readonly MatrixCaller[] = [
   { name: 'anonymous', kind: 'anonymous' },
@@ -51,6 +53,10 @@ export const MATRIX_CALLERS: readonly MatrixCaller[] = [
   { name: 'revoked token', kind: 'deadToken' },
   { name: 'expired token', kind: 'deadToken' },
   { name: 'embed key', kind: 'embedKey' },
+  // A room token as the password of HTTP Basic (docs/decisions.md, "HTTP Basic for GIS clients").
+  ...([['read'], ['write']] as const).map(
+    (permissions): MatrixCaller => ({ name: basicName(permissions), kind: 'basicToken', permissions }),
+  ),
 ];
 
 /** What a route needs on its room (the names of the service's `config.access` needs). */
@@ -77,7 +83,9 @@ export type Need =
  *   anyone may also read the object because a public deck shows it (docs/contract-decisions.md: "Images
  *   and icons of markers that a public deck shows are readable by anyone"; the probes
  *   address such an object); `embed` when an embed key of the room may call it (a read an
- *   embedded map needs: docs/decisions.md, "Embedding");
+ *   embedded map needs: docs/decisions.md, "Embedding"); `basic` when a room token may also
+ *   come as the password of HTTP Basic (the routes GIS clients read: docs/decisions.md, "HTTP
+ *   Basic for GIS clients"; every other route refuses a Basic header with 401);
  * - `listen`: the live channel, whose access is checked on the socket (live/live.test.ts);
  * - `admin`: a session of an instance admin; other sessions 403 forbidden, tokens 403
  *   api_token_not_allowed, nobody 401 (no caller of the matrix is an admin).
@@ -85,7 +93,7 @@ export type Need =
 export type Rule =
   | { public: true }
   | { session: true; existingRoom?: 'read' }
-  | { need: Need; byId?: true; shownByPublicDeck?: true; embed?: true }
+  | { need: Need; byId?: true; shownByPublicDeck?: true; embed?: true; basic?: true }
   | { listen: true }
   | { admin: true };
 
@@ -102,6 +110,7 @@ const ALLOWED: Outcome = { allowed: true };
 const unauthorized: Refusal = { status: 401, error: 'unauthorized' };
 const forbidden: Refusal = { status: 403, error: 'forbidden' };
 const deadToken: Refusal = { status: 401, error: 'unauthorized', message: TOKEN_ERRORS.invalid };
+const basicNotHere: Refusal = { status: 401, error: 'unauthorized', message: TOKEN_ERRORS.basicNotHere };
 const tokenNotAllowed: Refusal = { status: 403, error: 'api_token_not_allowed' };
 const wrongRoom: Refusal = { status: 403, error: 'forbidden', message: TOKEN_ERRORS.wrongRoom };
 const lacks = (permission: Permission): Refusal => ({
@@ -189,6 +198,8 @@ function roomOutcome(need: Need, caller: MatrixCaller, room: RoomKind): Outcome 
       return SESSION_ONLY_NEEDS.has(need) ? tokenNotAllowed : wrongRoom;
     case 'embedKey':
       throw new Error('embed keys: embedKeyOutcome');
+    case 'basicToken':
+      throw new Error('HTTP Basic: expectedOutcome');
     case 'token': {
       if (SESSION_ONLY_NEEDS.has(need)) return tokenNotAllowed;
       const permission = TOKEN_PERMISSION[need];
@@ -201,6 +212,16 @@ function roomOutcome(need: Need, caller: MatrixCaller, room: RoomKind): Outcome 
 export function expectedOutcome(rule: Rule, caller: MatrixCaller, room: RoomKind, method = 'GET'): Outcome {
   if ('public' in rule) return ALLOWED;
   if ('listen' in rule) throw new Error('the live channel is checked in live/live.test.ts');
+  if (caller.kind === 'basicToken') {
+    // Where a route takes it, the token as it is sent as Bearer; elsewhere no credential at all.
+    if (!('need' in rule) || !rule.basic) return basicNotHere;
+    return expectedOutcome(
+      rule,
+      { name: tokenName(caller.permissions), kind: 'token', permissions: caller.permissions },
+      room,
+      method,
+    );
+  }
   if (caller.kind === 'deadToken') return deadToken;
   if ('admin' in rule) {
     if (caller.kind === 'token' || caller.kind === 'foreignToken' || caller.kind === 'embedKey') return tokenNotAllowed;

@@ -4,10 +4,12 @@ import sharp from 'sharp';
 import {
   addMember,
   assertOk,
+  basicAuthorization,
   call,
   createRoom,
   type FormPart,
   issueToken,
+  multipart,
   postMultipart,
   type Response,
   scaffold,
@@ -87,12 +89,27 @@ export async function succeed(res: Response, what: string) {
   return res.json();
 }
 
+/** What a caller sends: a session or token as Bearer, or a room token as the password of HTTP Basic. */
+export type Credential = string | { basicPassword: string } | undefined;
+
 /** Sends a request as the caller with `auth` (JSON body, or a multipart form). */
-export function send(
+export async function send(
   t: TestApp,
   probe: { method: string; url: string; body?: unknown; form?: Record<string, FormPart> },
-  auth?: string,
-) {
+  auth?: Credential,
+): Promise<Response> {
+  if (typeof auth === 'object') {
+    const authorization = basicAuthorization('matrix', auth.basicPassword);
+    if (!probe.form)
+      return call(t.app, probe.method as 'GET', probe.url, { headers: { authorization }, body: probe.body });
+    const { payload, headers } = await multipart(probe.form);
+    return (await t.app.inject({
+      method: 'POST',
+      url: probe.url,
+      headers: { ...headers, authorization },
+      payload,
+    })) as Response;
+  }
   if (probe.form) {
     assert.equal(probe.method, 'POST', 'multipart probes are POSTs');
     return postMultipart(t.app, probe.url, probe.form, auth);
@@ -229,7 +246,7 @@ export async function buildMatrixWorld(): Promise<MatrixWorld> {
 }
 
 /** The credential `caller` sends on `room` (undefined for anonymous). */
-export function credentialOf(world: MatrixWorld, caller: MatrixCaller, room: MatrixRoom): string | undefined {
+export function credentialOf(world: MatrixWorld, caller: MatrixCaller, room: MatrixRoom): Credential {
   switch (caller.kind) {
     case 'anonymous':
       return undefined;
@@ -241,6 +258,10 @@ export function credentialOf(world: MatrixWorld, caller: MatrixCaller, room: Mat
     case 'deadToken':
     case 'embedKey':
       return room.tokens.get(caller.name) ?? assert.fail(`no token for ${caller.name}`);
+    case 'basicToken': {
+      const name = tokenName(caller.permissions);
+      return { basicPassword: room.tokens.get(name) ?? assert.fail(`no token for ${name}`) };
+    }
   }
 }
 
@@ -253,8 +274,11 @@ export async function freshRoomFor(world: MatrixWorld, kind: RoomKind, caller: M
   const { t, users } = world;
   const roomId = await roomOfKind(t, users, kind);
   const tokens = new Map<string, string>();
-  if (caller.kind === 'token')
-    tokens.set(caller.name, (await issueToken(t.app, users.owner, roomId, [...caller.permissions])).token);
+  if (caller.kind === 'token' || caller.kind === 'basicToken')
+    tokens.set(
+      tokenName(caller.permissions),
+      (await issueToken(t.app, users.owner, roomId, [...caller.permissions])).token,
+    );
   return { kind, roomId, tokens, fixtures: world.rooms[kind].fixtures };
 }
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { seesLayer } from '../../auth/access.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
-import { errors, RoomId } from '../../http/schemas.js';
+import { errors, GIS_AUTH_RULE, GIS_SECURITY, RoomId } from '../../http/schemas.js';
 import { UPLOAD_MAX_BYTES } from '../ingest/uploads.schemas.js';
 import type { LayerAttributes } from './layer-attributes.js';
 import type { LayersService } from './layers.service.js';
@@ -40,6 +40,8 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
       embed: true,
     },
   } as const;
+  /** Vector tiles: as the layer's data, and GIS clients may send a room token as HTTP Basic. */
+  const tiles = { access: { ...shownByDeck.access, basicAuth: true } } as const;
 
   app.post('/api/rooms/:roomId/layers', {
     config: { access: { room: 'write' } },
@@ -160,11 +162,12 @@ export const layersRoutes: FastifyPluginAsyncTypebox<{
   });
 
   app.get('/api/layers/:layerId/tiles/:z/:x/:y.mvt', {
-    config: shownByDeck,
+    config: tiles,
     schema: {
       tags,
-      security,
+      security: GIS_SECURITY,
       summary: 'A Mapbox Vector Tile (2.1) of the layer: one tile layer named `features`, extent 4096; 204 when empty',
+      description: `Read access as the layer's features. ${GIS_AUTH_RULE}`,
       params: S.TileParams,
       produces: ['application/vnd.mapbox-vector-tile'],
       response: errors(400, 401, 404),

@@ -61,11 +61,14 @@ export function ogcOpenApi(base: string, roomName: string, collectionIds: string
       title: `${roomName} (Maproom): OGC API – Features`,
       version: '1.0.0',
       description:
-        'Send a room token with read (or a session) as `Authorization: Bearer <token>`; a public room needs none.',
+        'Send a room token with read (or a session) as `Authorization: Bearer <token>`, or the room token as the ' +
+        'password of HTTP Basic with any user name; a public room needs none.',
     },
     servers: [{ url: base }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    security: [{ bearer: [] }, {}],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, basic: { type: 'http', scheme: 'basic' } },
+    },
+    security: [{ bearer: [] }, { basic: [] }, {}],
     paths: {
       '/': get('Landing page', {
         responses: { '200': json('Links to the API, conformance and collections'), ...refusals },

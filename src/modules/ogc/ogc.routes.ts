@@ -1,17 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../../http/schemas.js';
+import { errors, GIS_AUTH_RULE, GIS_SECURITY } from '../../http/schemas.js';
 import { GEOJSON_TYPE, OPENAPI_TYPE, SCHEMA_TYPE } from './ogc.presenter.js';
 import * as S from './ogc.schemas.js';
 import type { OgcRequest, OgcService } from './ogc.service.js';
 
-const security = [{ bearer: [] }];
+const security = GIS_SECURITY;
 const tags = ['ogc'];
-const access = { access: { room: 'read' } } as const;
+const access = { access: { room: 'read', basicAuth: true } } as const;
 /** Room content is private even in public rooms (a room made private must not stay in shared caches). */
 const HEADERS = { 'cache-control': 'private, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
-const READ_RULE =
-  'Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.';
+const READ_RULE = `Needs read on the room: a room token with read or a session of a member (sent as \`Authorization: Bearer\`), or nobody for a public room. ${GIS_AUTH_RULE}`;
 
 /** The room and its endpoint's absolute URL, from the address the client used. */
 const where = (request: FastifyRequest): OgcRequest => ({

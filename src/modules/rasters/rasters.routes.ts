@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { seesLayer } from '../../auth/access.js';
-import { errors, RoomParams } from '../../http/schemas.js';
+import { errors, GIS_AUTH_RULE, GIS_SECURITY, RoomParams } from '../../http/schemas.js';
 import * as S from './rasters.schemas.js';
 import type { RastersService } from './rasters.service.js';
 
@@ -16,6 +16,8 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
     deckObject: { what: 'Raster layer', type: 'raster', id: { param: 'layerId' } },
     embed: true,
   } as const;
+  /** Tiles: as the raster's values, and GIS clients may send a room token as HTTP Basic. */
+  const tiles = { ...shownByDeck, basicAuth: true } as const;
 
   app.get('/api/colormaps', {
     schema: {
@@ -66,15 +68,15 @@ export const rastersRoutes: FastifyPluginAsyncTypebox<{ rasters: RastersService 
   });
 
   app.get('/api/rooms/:roomId/raster-layers/:layerId/tiles/:z/:x/:y.png', {
-    config: { access: shownByDeck },
+    config: { access: tiles },
     schema: {
       tags,
-      security,
+      security: GIS_SECURITY,
       summary: 'A 256 px PNG map tile (Web Mercator z/x/y) of the raster, drawn with its display',
       description:
         `${DECK_RULE} Transparent outside the data and at nodata; a tile with nothing to show is a fully transparent PNG (200, ` +
         '`X-Tile-Empty: 1`), which every map client draws. `ETag` changes with the display; `If-None-Match` answers 304. `Cache-Control: private, no-cache`: ' +
-        'clients revalidate, so a restyle shows at once.',
+        `clients revalidate, so a restyle shows at once. ${GIS_AUTH_RULE}`,
       params: S.RasterTileParams,
       produces: ['image/png'],
       response: errors(400, 401, 403, 404),

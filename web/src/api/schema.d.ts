@@ -6343,7 +6343,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A Mapbox Vector Tile (2.1) of the layer: one tile layer named `features`, extent 4096; 204 when empty */
+        /**
+         * A Mapbox Vector Tile (2.1) of the layer: one tile layer named `features`, extent 4096; 204 when empty
+         * @description Read access as the layer's features. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6778,7 +6781,7 @@ export interface paths {
         };
         /**
          * A 256 px PNG map tile (Web Mercator z/x/y) of the raster, drawn with its display
-         * @description Needs read on the room (anonymous for public rooms); when the deck is public, anyone may also read the rasters its slides show. Others get 404 for a raster they may not see. Transparent outside the data and at nodata; a tile with nothing to show is a fully transparent PNG (200, `X-Tile-Empty: 1`), which every map client draws. `ETag` changes with the display; `If-None-Match` answers 304. `Cache-Control: private, no-cache`: clients revalidate, so a restyle shows at once.
+         * @description Needs read on the room (anonymous for public rooms); when the deck is public, anyone may also read the rasters its slides show. Others get 404 for a raster they may not see. Transparent outside the data and at nodata; a tile with nothing to show is a fully transparent PNG (200, `X-Tile-Empty: 1`), which every map client draws. `ETag` changes with the display; `If-None-Match` answers 304. `Cache-Control: private, no-cache`: clients revalidate, so a restyle shows at once. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).
          */
         get: {
             parameters: {
@@ -9782,7 +9785,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: the room's landing page
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Links to the OpenAPI 3.0 document (`/ogc/api`), the conformance classes and the collections.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). Links to the OpenAPI 3.0 document (`/ogc/api`), the conformance classes and the collections.
          */
         get: {
             parameters: {
@@ -9872,7 +9875,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: conformance classes (core, GeoJSON, OpenAPI 3.0)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).
          */
         get: {
             parameters: {
@@ -9955,7 +9958,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: the OpenAPI 3.0 document of the room's endpoint
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Its collection ids, and the page size's default and maximum.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). Its collection ids, and the page size's default and maximum.
          */
         get: {
             parameters: {
@@ -10027,7 +10030,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: the collections (`markers`, `drawings`, each vector layer by its id)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. Each with its extent (spatial; temporal from the markers' eventDate) and links.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). Each with its extent (spatial; temporal from the markers' eventDate) and links.
          */
         get: {
             parameters: {
@@ -10139,7 +10142,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: one collection
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).
          */
         get: {
             parameters: {
@@ -10245,7 +10248,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: the JSON schema of a collection's features (its `describedby` link)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A vector layer's properties are its recorded fields, typed.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). A vector layer's properties are its recorded fields, typed.
          */
         get: {
             parameters: {
@@ -10319,7 +10322,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: a page of features (GeoJSON, longitude/latitude)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. `numberMatched`, `numberReturned`, and a `next` link while more follow (keyset paging: every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other parameter filters a vector layer's features by equality on that recorded field. A filtered request reads at most OGC_SCAN_ROWS rows: its page may be short (with property filters even empty) while a next link follows; property-filtered answers have no numberMatched.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). `numberMatched`, `numberReturned`, and a `next` link while more follow (keyset paging: every page costs alike). `bbox` takes features whose bbox meets it; `datetime` applies to markers; any other parameter filters a vector layer's features by equality on that recorded field. A filtered request reads at most OGC_SCAN_ROWS rows: its page may be short (with property filters even empty) while a next link follows; property-filtered answers have no numberMatched.
          */
         get: {
             parameters: {
@@ -10406,7 +10409,7 @@ export interface paths {
         };
         /**
          * OGC API – Features: one feature (a layer feature by its integer id, a marker or drawing by its id)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room.
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page).
          */
         get: {
             parameters: {
