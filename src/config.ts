@@ -146,8 +146,8 @@ export const ConfigSchema = Type.Object({
   outboundAllowPrivate: Type.Boolean({ default: false }),
   /** How long a webhook's receiver has to answer one delivery. */
   webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
-  /** The bearer token `GET /metrics` asks for; unset, the route answers 404 (no metrics are kept). */
-  metricsToken: Type.Optional(Type.String({ minLength: 16 })),
+  /** The bearer token `GET /metrics` asks for (32 characters or more, no spaces); unset, the route answers 404 (no metrics are kept). */
+  metricsToken: Type.Optional(Type.String({ pattern: '^\\S{32,}$' })),
   /** The waits before each retry of a failed delivery, in ms (Standard Webhooks' schedule); after the last, the hook is disabled. */
   webhookRetryDelaysMs: Type.String({
     pattern: '^\\d+(,\\d+){0,19}$',

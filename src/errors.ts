@@ -217,7 +217,8 @@ export async function unlessDeletedMeanwhile<T>(
   try {
     return await read();
   } catch (error) {
-    if (error instanceof AppError || (await exists())) throw error;
+    // A lookup that fails too (the database gone) leaves the read's own error to be seen.
+    if (error instanceof AppError || (await exists().catch(() => true))) throw error;
     throw notFound(what);
   }
 }

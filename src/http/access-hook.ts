@@ -236,16 +236,19 @@ function accessCheckOf(spec: RouteAccess, authenticator: Authenticator, source: 
  * A 401 of a route that takes HTTP Basic, with its challenge: `Basic realm="Maproom"`, which
  * QGIS answers by asking for a name and password, curl and GDAL (`GDAL_HTTP_AUTH=ANY`) by
  * sending theirs, a browser's address bar with its login dialog. A request that sent a Bearer
- * credential, and a script of a browser page (`Sec-Fetch-Mode` other than `navigate`: the web
- * application's map loading tiles), hear `Bearer realm="Maproom"` instead, which opens no dialog.
+ * credential, a script of a browser page (`Sec-Fetch-Mode` other than `navigate`: the web
+ * application's map loading tiles) and a frame (`Sec-Fetch-Dest` other than `document`: another
+ * site's page framing the address) hear `Bearer realm="Maproom"` instead, which opens no dialog.
  */
 function challenged(error: Error, request: FastifyRequest): Error {
   if (!(error instanceof AppError) || error.statusCode !== 401) return error;
   const header = request.headers.authorization;
   const fetchMode = request.headers['sec-fetch-mode'];
+  const fetchDest = request.headers['sec-fetch-dest'];
+  // A browser asks only for what its address bar opens, never for a frame another site shows.
   const basic =
     (header === undefined || header === '' || isBasicScheme(header)) &&
-    (fetchMode === undefined || fetchMode === 'navigate');
+    (fetchMode === undefined || (fetchMode === 'navigate' && (fetchDest === undefined || fetchDest === 'document')));
   return withChallenge(error, basic ? 'Basic realm="Maproom"' : 'Bearer realm="Maproom"');
 }
 

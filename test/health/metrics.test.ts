@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { assertError, assertOk, buildTestApp, call, scaffold, type TestApp, type Users } from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
 
@@ -49,6 +50,12 @@ test('without METRICS_TOKEN there are no metrics: 404 with the error body', asyn
   } finally {
     await plain.close();
   }
+});
+
+test('a short METRICS_TOKEN, or one with a space, does not start the service', () => {
+  for (const token of ['too-short-0001', `${'x'.repeat(20)} ${'y'.repeat(20)}`])
+    assert.throws(() => loadConfig({ METRICS_TOKEN: token }), ConfigError, token);
+  assert.equal(loadConfig({ METRICS_TOKEN: TOKEN }).metricsToken, TOKEN);
 });
 
 test('only the token reads them: none, another, a session or Basic is 401', async () => {

@@ -185,6 +185,8 @@ describe('on the OGC API and the tiles', () => {
       // Nobody: QGIS asks for a name and password, a browser's address bar shows its dialog.
       assert.equal(await challenge(), BASIC_CHALLENGE);
       assert.equal(await challenge(undefined, { 'sec-fetch-mode': 'navigate' }), BASIC_CHALLENGE);
+      const framed = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' };
+      assert.equal(await challenge(undefined, framed), BEARER_CHALLENGE, "another site's frame asks for nothing");
       // The web application's map loads tiles from a script: a Basic challenge would open a dialog over it.
       assert.equal(await challenge(undefined, { 'sec-fetch-mode': 'cors' }), BEARER_CHALLENGE);
       assert.equal(await challenge('Bearer not.a.jwt'), BEARER_CHALLENGE);

@@ -15,7 +15,7 @@ import { type Prometheus, startPrometheus } from '../support/prometheus.js';
 import { REDIS_TEST_DB } from '../support/redis.js';
 import { type TwoInstances, twoInstances } from '../support/two-instances.js';
 
-const TOKEN = 'metrics-token-for-prometheus-01';
+const TOKEN = 'metrics-token-for-prometheus-0001';
 const OPERATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/operations');
 let two: TwoInstances;
 let prometheus: Prometheus;

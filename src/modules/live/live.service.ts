@@ -174,8 +174,14 @@ export class LiveService {
    * credential no longer reads the room. A revocation closes it at once (the access changes).
    */
   private recheckEveryHeartbeat(roomId: string, listener: Listener) {
-    const timer = setInterval(() => void this.recheck(roomId, listener), this.heartbeatMs).unref();
-    listener.socket.once('close', () => clearInterval(timer));
+    const { socket } = listener;
+    // Closed during the opening's waits: its 'close' has been and gone.
+    if (socket.readyState !== socket.OPEN) return;
+    const timer = setInterval(() => {
+      if (socket.readyState !== socket.OPEN) return clearInterval(timer);
+      void this.recheck(roomId, listener);
+    }, this.heartbeatMs).unref();
+    socket.once('close', () => clearInterval(timer));
   }
 
   /** The opening with a caller that reads the room (its credential may come as the first message); null: refused. */
@@ -242,6 +248,8 @@ export class LiveService {
    */
   private async subscribeHoldingChanges(roomId: string, listener: Listener): Promise<RoomFeed | null> {
     const { socket } = listener;
+    // Closed while it was admitted (its 'close' has been and gone): nothing to subscribe.
+    if (socket.readyState !== socket.OPEN) return null;
     hold(listener);
     const feed = this.feedOf(roomId);
     const receiver: FeedReceiver = (event, text) =>
