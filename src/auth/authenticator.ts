@@ -37,6 +37,9 @@ export interface SignInRecords {
 /** The caller without a credential (shared, never changed). */
 const ANONYMOUS: Caller = Object.freeze({ kind: 'anonymous' });
 
+/** The credential of an Authorization header `Bearer <credential>`; undefined for any other. */
+export const bearerOf = (header: string) => /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+
 /** An Authorization header of the Basic scheme, well-formed or not. */
 const BASIC_SCHEME = /^Basic(?:\s|$)/i;
 export const isBasicScheme = (header: string) => BASIC_SCHEME.test(header);
@@ -84,9 +87,8 @@ export class Authenticator {
   async resolve(header: string | undefined, acceptsBasic = false): Promise<Caller> {
     if (header === undefined || header === '') return ANONYMOUS;
     if (BASIC_SCHEME.test(header)) return this.basic(header, acceptsBasic);
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('The Authorization header must be "Bearer <token>"');
-    const bearer = match[1]!;
+    const bearer = bearerOf(header);
+    if (bearer === undefined) throw unauthorized('The Authorization header must be "Bearer <token>"');
     if (isRoomToken(bearer)) return this.roomToken(header, bearer);
     return isEmbedKey(bearer) ? this.embedKey(header, bearer) : this.session(bearer);
   }

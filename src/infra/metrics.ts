@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JobCount } from './job-runner.js';
 
 /** How a job's run ended, as `maproom_job_duration_seconds` labels it. */
 export type JobOutcome = 'complete' | 'error' | 'cancelled' | 'interrupted';
@@ -14,7 +15,7 @@ export interface MetricSources {
   /** Live sockets open on this instance, and the events sent on them since start. */
   live: { sockets(): number; eventsSent(): number };
   /** Jobs waiting, running and failed, by kind (the `jobs` table: every instance's). */
-  jobs(): Promise<{ kind: string; state: string; count: number; oldestAt: number | null }[]>;
+  jobs(): Promise<JobCount[]>;
   /** GDAL processes this instance runs now. */
   gdalProcesses(): number;
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { bearerOf } from '../../auth/authenticator.js';
 import { notFound, unauthorized } from '../../errors.js';
 import { errors } from '../../http/schemas.js';
 import type { Metrics } from '../../infra/metrics.js';
@@ -8,7 +9,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** Whether the Authorization header is `Bearer <token>`, compared in constant time. */
 function bearsToken(header: string | undefined, token: string): boolean {
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  const given = bearerOf(header ?? '');
   return given !== undefined && timingSafeEqual(digest(given), digest(token));
 }
 

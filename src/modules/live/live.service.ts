@@ -160,28 +160,15 @@ export class LiveService {
     const admitted = await this.admit(opening);
     if (!admitted) return;
     const listener = this.listen(admitted);
-    const feed = await this.subscribeHoldingChanges(admitted.roomId, listener);
+    // A room token or an embed key may lapse while its socket is open (it expires; nothing else
+    // tells the sockets): checked again at every heartbeat, closed (4401) once it no longer reads
+    // the room. A revocation closes it at once (the access changes).
+    const lapses = admitted.caller.kind === 'token';
+    const feed = await this.subscribeHoldingChanges(admitted.roomId, listener, lapses);
     if (!feed) return;
     const greeted = await this.enterPresenceBeforeHello(admitted);
     await this.helloThenMissedChanges(admitted, listener, feed, greeted);
     release(listener);
-    if (admitted.caller.kind === 'token') this.recheckEveryHeartbeat(admitted.roomId, listener);
-  }
-
-  /**
-   * A room token or an embed key may lapse while its socket is open (it expires; nothing else
-   * tells the sockets): its socket is checked again every heartbeat, and closed (4401) once the
-   * credential no longer reads the room. A revocation closes it at once (the access changes).
-   */
-  private recheckEveryHeartbeat(roomId: string, listener: Listener) {
-    const { socket } = listener;
-    // Closed during the opening's waits: its 'close' has been and gone.
-    if (socket.readyState !== socket.OPEN) return;
-    const timer = setInterval(() => {
-      if (socket.readyState !== socket.OPEN) return clearInterval(timer);
-      void this.recheck(roomId, listener);
-    }, this.heartbeatMs).unref();
-    socket.once('close', () => clearInterval(timer));
   }
 
   /** The opening with a caller that reads the room (its credential may come as the first message); null: refused. */
@@ -243,10 +230,15 @@ export class LiveService {
 
   /**
    * Subscribes to the room's feed, holding its changes back until the missed ones are
-   * replayed, so that nothing falls between the replay and the live stream. Null when the
-   * feed is unavailable (the socket is closed).
+   * replayed, so that nothing falls between the replay and the live stream; `recheckEachBeat`:
+   * the socket's credential is checked again at each heartbeat. Null when the feed is
+   * unavailable (the socket is closed).
    */
-  private async subscribeHoldingChanges(roomId: string, listener: Listener): Promise<RoomFeed | null> {
+  private async subscribeHoldingChanges(
+    roomId: string,
+    listener: Listener,
+    recheckEachBeat: boolean,
+  ): Promise<RoomFeed | null> {
     const { socket } = listener;
     // Closed while it was admitted (its 'close' has been and gone): nothing to subscribe.
     if (socket.readyState !== socket.OPEN) return null;
@@ -255,7 +247,7 @@ export class LiveService {
     const receiver: FeedReceiver = (event, text) =>
       listener.held ? listener.held.push(event) : listener.forward(event, text);
     feed.add(receiver);
-    const heartbeat = this.keepAlive(socket);
+    const heartbeat = this.keepAlive(socket, recheckEachBeat ? () => void this.recheck(roomId, listener) : undefined);
     socket.on('close', () => {
       feed.remove(receiver);
       if (feed.size === 0 && this.feeds.get(roomId) === feed) {
@@ -407,13 +399,15 @@ export class LiveService {
     });
   }
 
-  private keepAlive(socket: WebSocket) {
+  /** Pings the socket every heartbeat (one that missed the last is dropped), and runs `beat` then. */
+  private keepAlive(socket: WebSocket, beat?: () => void) {
     let alive = true;
     socket.on('pong', () => (alive = true));
     return setInterval(() => {
       if (!alive) return socket.terminate();
       alive = false;
       socket.ping();
+      beat?.();
     }, this.heartbeatMs).unref();
   }
 }
