@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium python3-swift:import:swift memcached:memcached prometheus:prometheus
+sh scripts/system-packages.sh libimage-exiftool-perl:exiftool python3-matplotlib:import:matplotlib chromium:chromium python3-swift:import:swift memcached:memcached prometheus:prometheus postgresql-client:pg_dump
 
 npm ci
 npm test

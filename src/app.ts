@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,9 +20,10 @@ import { registerValidators } from './http/validation.js';
 import { registerOfflineBasemap } from './http/offline-basemap.js';
 import { registerWebApp } from './http/web-app.js';
 import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
-import { type BlobStore, FileBlobStore } from './infra/blob-store.js';
+import type { BlobStore } from './infra/blob-store.js';
+import { blobStoreOf } from './infra/configured-blob-store.js';
+import { scheduledBackups } from './backup/scheduled-backups.js';
 import { redisProbe } from './infra/redis-probe.js';
-import { S3BlobStore, s3ClientFor } from './infra/s3-blob-store.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
 import { RedisBroadcast } from './infra/redis-broadcast.js';
 import { RedisLiveHub } from './infra/redis-live-hub.js';
@@ -110,19 +110,6 @@ async function createServer(config: Config, options: BuildOptions) {
   acceptMultipart(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   return app;
-}
-
-/** Where files live: the S3 bucket when S3_BUCKET is set, else DATA_DIR/blobs. */
-function blobStoreOf(config: Config): BlobStore {
-  if (!config.s3Bucket) return new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  const location = {
-    bucket: config.s3Bucket,
-    endpoint: config.s3Endpoint,
-    region: config.s3Region,
-    forcePathStyle: config.s3ForcePathStyle,
-    tmpDir: tmpDirOf(config),
-  };
-  return new S3BlobStore(s3ClientFor(location), location);
 }
 
 /** What the domains are built with besides their core: sessions, admins, mail, the live hub, the readiness checks. */
@@ -371,6 +358,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobKinds(jobs, domains);
   const undoStaging = () => undoInterruptedStaging(core.staged, domains);
   scheduleSweeps(sweeps, domains, undoStaging);
+  const backups = scheduledBackups(config, app.log);
+  if (backups) sweeps.add(backups);
   await app.ready();
   try {
     if (runsJobs) {

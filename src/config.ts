@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { CronExpressionParser } from 'cron-parser';
 
 /** Every setting of the service, read from environment variables (see README). */
 export const ConfigSchema = Type.Object({
@@ -148,6 +149,12 @@ export const ConfigSchema = Type.Object({
   webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   /** The bearer token `GET /metrics` asks for (32 characters or more, no spaces); unset, the route answers 404 (no metrics are kept). */
   metricsToken: Type.Optional(Type.String({ pattern: '^\\S{32,}$' })),
+  /** When scheduled backups run: a cron pattern (five fields, UTC), such as `0 3 * * *`; unset, none run. */
+  backupSchedule: Type.Optional(Type.String({ minLength: 1 })),
+  /** The folder scheduled backups go into (a folder per backup, `maproom-<time>`). */
+  backupDir: Type.Optional(Type.String({ minLength: 1 })),
+  /** How many scheduled backups are kept in BACKUP_DIR; older ones are removed after each new one. */
+  backupKeep: Type.Integer({ minimum: 1, default: 7 }),
   /** The waits before each retry of a failed delivery, in ms (Standard Webhooks' schedule); after the last, the hook is disabled. */
   webhookRetryDelaysMs: Type.String({
     pattern: '^\\d+(,\\d+){0,19}$',
@@ -239,6 +246,9 @@ const ENV_NAMES: Record<keyof Config, string> = {
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   webhookRetryDelaysMs: 'WEBHOOK_RETRY_DELAYS_MS',
   metricsToken: 'METRICS_TOKEN',
+  backupSchedule: 'BACKUP_SCHEDULE',
+  backupDir: 'BACKUP_DIR',
+  backupKeep: 'BACKUP_KEEP',
 };
 
 export class ConfigError extends Error {}
@@ -282,7 +292,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError('Invalid configuration: AUTH_ISSUER and AUTH_AUDIENCE are required with AUTH_JWKS_URL');
   }
   oidcProvidersOf(config);
+  checkBackupSchedule(config);
   return config;
+}
+
+function checkBackupSchedule(config: Config): void {
+  if (config.backupSchedule === undefined) return;
+  if (!config.backupDir) throw new ConfigError('Invalid configuration: BACKUP_SCHEDULE needs BACKUP_DIR');
+  try {
+    CronExpressionParser.parse(config.backupSchedule, { tz: 'UTC' });
+  } catch (error) {
+    throw new ConfigError(
+      `Invalid configuration: BACKUP_SCHEDULE is not a cron pattern (such as "0 3 * * *"): ${(error as Error).message}`,
+    );
+  }
 }
 
 /**

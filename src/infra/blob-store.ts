@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, type FileHandle, mkdir, open, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -41,6 +41,8 @@ export interface BlobStore {
    * without passing through the instance (on S3, a multipart upload copying the parts).
    */
   concat(key: string, parts: string[]): Promise<number>;
+  /** Every stored key, in no particular order (what a backup copies). */
+  keys(): AsyncIterable<string>;
   /** Removes what a crash left half-written. */
   clean(): Promise<void>;
   /** Resolves when the store answers a cheap request (GET /api/ready); rejects when it is unreachable. */
@@ -231,6 +233,20 @@ export class FileBlobStore implements BlobStore {
     } catch (error) {
       await unlink(temporary).catch(() => undefined);
       throw error;
+    }
+  }
+
+  async *keys(): AsyncIterable<string> {
+    const entries = await readdir(this.root, { recursive: true, withFileTypes: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      },
+    );
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const key = path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+      if (!key.startsWith('.tmp/')) yield key;
     }
   }
 

@@ -7,7 +7,7 @@ const QUEUE_NAME = 'sweeps';
 
 /**
  * Sweeps run once per period for the whole deployment, not once per instance: each sweep is
- * a BullMQ job scheduler (`every` its period, keyed by its name), whose jobs any instance
+ * a BullMQ job scheduler (`every` its period or its cron `pattern`, keyed by its name), whose jobs any instance
  * running this scheduler takes, one of them each time. Starting again (another instance, a
  * restart) updates the same schedulers; one no longer listed is removed.
  */
@@ -34,7 +34,7 @@ export class BullScheduler implements Scheduler {
     for (const sweep of this.sweeps.values()) {
       await this.queue.upsertJobScheduler(
         sweep.name,
-        { every: sweep.everyMs },
+        'everyMs' in sweep ? { every: sweep.everyMs } : { pattern: sweep.cron, tz: 'UTC' },
         { name: sweep.name, opts: { removeOnComplete: true, removeOnFail: true } },
       );
     }

@@ -223,6 +223,15 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
+  async *keys(): AsyncIterable<string> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token }));
+      for (const { Key } of page.Contents ?? []) if (Key) yield Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   /** Aborts the multipart uploads a crash left unfinished (older than a day: others may be under way). */
   async clean(): Promise<void> {
     const before = Date.now() - STALE_UPLOAD_MS;

@@ -1,12 +1,22 @@
+import { CronExpressionParser } from 'cron-parser';
 import type { FastifyBaseLogger } from 'fastify';
 
-/** Periodic upkeep (old chunks, expired exports): safe to run at any time, and again. */
-export interface Sweep {
+/**
+ * Periodic upkeep (old chunks, expired exports, backups): safe to run at any time, and again.
+ * It runs at start and then every `everyMs`, or only at the times of a `cron` pattern (UTC).
+ */
+export type Sweep = {
   /** Names the sweep in the log. */
   name: string;
-  /** How often it runs after the first run at start. */
-  everyMs: number;
   run(): Promise<void>;
+} & ({ everyMs: number } | { cron: string });
+
+/** The longest wait a timer takes (about 24.8 days); a longer one is waited in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** When a cron pattern (UTC) next fires after now. */
+export function nextCronTime(pattern: string, after = new Date()): number {
+  return CronExpressionParser.parse(pattern, { currentDate: after, tz: 'UTC' }).next().getTime();
 }
 
 /** Runs the sweeps: in-process timers now, repeatable jobs of a shared queue later. */
@@ -21,7 +31,7 @@ export interface Scheduler {
 
 export class InProcessScheduler implements Scheduler {
   private readonly sweeps: Sweep[] = [];
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Map<string, Promise<void>>();
   private closed = false;
 
@@ -33,17 +43,30 @@ export class InProcessScheduler implements Scheduler {
   }
 
   async start(): Promise<void> {
-    for (const sweep of this.sweeps) await this.runOnce(sweep);
+    for (const sweep of this.sweeps) if ('everyMs' in sweep) await this.runOnce(sweep);
     for (const sweep of this.sweeps) {
       if (this.closed) return;
-      this.timers.push(setInterval(() => void this.runOnce(sweep), sweep.everyMs).unref());
+      if ('everyMs' in sweep) this.timers.add(setInterval(() => void this.runOnce(sweep), sweep.everyMs).unref());
+      else this.atNextTime(sweep, nextCronTime(sweep.cron));
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const timer of this.timers) clearTimeout(timer);
     await Promise.allSettled(this.running.values());
+  }
+
+  /** Runs a cron sweep at `time`, then at its next time after that. */
+  private atNextTime(sweep: Sweep & { cron: string }, time: number): void {
+    if (this.closed) return;
+    const wait = Math.min(Math.max(0, time - Date.now()), LONGEST_TIMER_MS);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (Date.now() < time) return this.atNextTime(sweep, time);
+      void this.runOnce(sweep).finally(() => this.atNextTime(sweep, nextCronTime(sweep.cron)));
+    }, wait).unref();
+    this.timers.add(timer);
   }
 
   /** One run of the sweep, unless the previous one is still going or the scheduler is closed. */

@@ -2,7 +2,8 @@
  * The shape of the code, checked: no module imports a higher layer, and the domains under
  * src/modules import each other without cycles. Layers, lowest first (docs/patterns.md):
  * base files (errors, ids, emails, config, schema-types, schema-problems) < geo, db < geo-engine (base, geo),
- * infra < auth < http < modules < descriptors (src/modules/<domain>/<domain>.module.ts) < app, jobs, server.
+ * infra < auth < http < modules < descriptors (src/modules/<domain>/<domain>.module.ts) < app, jobs, server;
+ * backup (maproom-admin) sits on base, db and infra, beside the service.
  * geo/ is pure: no file system, processes, threads,
  * sharp or SQLite (those are geo-engine's). The web application (web/src) has its own layers, checked below.
  */
@@ -27,7 +28,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   modules: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http'],
   // Each domain's descriptor builds it from what it needs of the others; no domain imports one.
   descriptors: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules'],
-  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules', 'descriptors'],
+  // Backups (maproom-admin) copy the database and the store whole, beside the service.
+  backup: ['base', 'db', 'infra'],
+  root: ['base', 'geo', 'geo-engine', 'db', 'infra', 'auth', 'http', 'modules', 'descriptors', 'backup'],
   // The command line is a client of the service: none of the service's code, only the API's generated types.
   cli: ['api-types'],
 };
@@ -332,12 +335,12 @@ test("the room's components ask the service only through the model and room/acti
   assert.ok(request.test(readFileSync(path.join(WEB, 'room/actions/layer-upload.ts'), 'utf8')));
 });
 
-test('the blob store is sealed: only the files module reaches it, and only blob-keys.ts spells its keys', () => {
+test('the blob store is sealed: only the files module (and backups, key by key) reach it, and only blob-keys.ts spells its keys', () => {
   const store = path.join(SRC, 'infra', 'blob-store.ts');
   const filesModule = path.join(SRC, 'modules', 'files');
   const reaching = files
     .filter((file) => importsOf(file).includes(store))
-    .filter((file) => !file.startsWith(filesModule + path.sep) && partOf(file) !== 'root' && partOf(file) !== 'infra');
+    .filter((file) => !file.startsWith(filesModule + path.sep) && !['root', 'infra', 'backup'].includes(partOf(file)));
   assert.deepEqual(
     reaching.map((f) => path.relative(SRC, f)),
     [],

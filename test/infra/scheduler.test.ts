@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InProcessScheduler } from '../../src/infra/scheduler.js';
+import { InProcessScheduler, nextCronTime } from '../../src/infra/scheduler.js';
 import { recordingLogger } from '../support/logger.js';
 
 test('a sweep runs at start, again after its period, and no more after close', async () => {
@@ -77,4 +77,26 @@ test('a sweep name is added once', () => {
   const scheduler = new InProcessScheduler(recordingLogger().logger);
   scheduler.add({ name: 'chunks', everyMs: 1000, run: async () => undefined });
   assert.throws(() => scheduler.add({ name: 'chunks', everyMs: 1000, run: async () => undefined }), /added twice/);
+});
+
+test('a cron sweep does not run at start, only at its times (UTC)', async () => {
+  assert.equal(
+    new Date(nextCronTime('0 3 * * *', new Date('2026-11-30T04:00:00Z'))).toISOString(),
+    '2026-12-01T03:00:00.000Z',
+  );
+  assert.equal(
+    new Date(nextCronTime('*/15 * * * *', new Date('2026-11-30T04:07:10Z'))).toISOString(),
+    '2026-11-30T04:15:00.000Z',
+  );
+  assert.throws(() => nextCronTime('every day'));
+  const { logger } = recordingLogger();
+  const scheduler = new InProcessScheduler(logger);
+  const runs: number[] = [];
+  scheduler.add({ name: 'each second', cron: '* * * * * *', run: async () => void runs.push(Date.now()) });
+  await scheduler.start();
+  assert.equal(runs.length, 0, 'nothing ran at start');
+  for (let waited = 0; runs.length < 2 && waited < 5000; waited += 20) await sleep(20);
+  await scheduler.close();
+  assert.ok(runs.length >= 2, `ran ${runs.length} times`);
+  assert.ok(runs[1]! - runs[0]! >= 900, 'once per second, at its times');
 });

@@ -183,6 +183,20 @@ export function blobStoreContract(name: string, make: () => Promise<StoreUnderTe
       await assert.rejects(store.concat('../outside.bin', ['contract/parts/present']));
     });
 
+    test('keys lists every stored key once, and nothing being written', async () => {
+      await store.put('contract/keys/a.bin', bytes(3));
+      await store.put('contract/keys/deeper/b.bin', bytes(4));
+      const arriving = new Readable({ read() {} });
+      arriving.push(bytes(100));
+      const put = store.put('contract/keys/arriving.bin', arriving);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const listed: string[] = [];
+      for await (const key of store.keys()) if (key.startsWith('contract/keys/')) listed.push(key);
+      arriving.destroy(new Error('the client went away'));
+      await assert.rejects(put, /the client went away/);
+      assert.deepEqual(listed.sort(), ['contract/keys/a.bin', 'contract/keys/deeper/b.bin']);
+    });
+
     test('clean keeps what is stored', async () => {
       await store.put('contract/clean.bin', bytes(7));
       await store.clean();

@@ -10,6 +10,7 @@ export function overriding(store: BlobStore, overrides: Partial<BlobStore>): Blo
     size: (key) => store.size(key),
     delete: (key) => store.delete(key),
     deletePrefix: (prefix) => store.deletePrefix(prefix),
+    keys: () => store.keys(),
     clean: () => store.clean(),
     localFile: (key) => store.localFile(key),
     concat: (key, parts) => store.concat(key, parts),

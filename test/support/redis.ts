@@ -23,6 +23,11 @@ export const REDIS_TEST_DB = {
   webhooksTwoInstances: 15,
   /** Shares the rate limits file's index, for the same reason. */
   metricsPrometheus: 13,
+  /** Shares the job queue file's index, for the same reason. */
+  rollingRestart: 11,
+  /** The backed-up deployment's and the restored one's: apart, so that the second joins none of the first's queues. */
+  backups: 10,
+  restoredBackup: 12,
 } as const;
 
 /** The URL of a test file's Redis database, emptied first. */

@@ -1,0 +1,17 @@
+import path from 'node:path';
+import { type Config, tmpDirOf } from '../config.js';
+import { type BlobStore, FileBlobStore } from './blob-store.js';
+import { S3BlobStore, s3ClientFor } from './s3-blob-store.js';
+
+/** Where files live: the S3 bucket when S3_BUCKET is set, else DATA_DIR/blobs. */
+export function blobStoreOf(config: Config): BlobStore {
+  if (!config.s3Bucket) return new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const location = {
+    bucket: config.s3Bucket,
+    endpoint: config.s3Endpoint,
+    region: config.s3Region,
+    forcePathStyle: config.s3ForcePathStyle,
+    tmpDir: tmpDirOf(config),
+  };
+  return new S3BlobStore(s3ClientFor(location), location);
+}
