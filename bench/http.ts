@@ -81,7 +81,13 @@ const median = <T>(list: T[], by: (x: T) => number) =>
   [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!;
 
 /** One database: the peer, GET and POST of a marker, and the concurrent creates, ROUNDS times. */
-async function onDatabase(database: string, peer: Server, rows: Row[], missed: string[], loads: Load[]) {
+async function onDatabase(
+  database: string,
+  peer: Server,
+  rows: Row[],
+  missed: string[],
+  loads: Load[],
+): Promise<{ read: Load; create: Load }> {
   const postgres = database === 'postgres' ? await freshPostgres() : undefined;
   const on = postgres ? ' (PostgreSQL)' : '';
   const server = await startMaproom(`maproom${on}`, postgres?.env ?? {});
@@ -170,6 +176,33 @@ async function onDatabase(database: string, peer: Server, rows: Row[], missed: s
     target === undefined ? 'none (reported beside SQLite)' : `>= 3x main's ${pct(CONCURRENT_BASELINE_OF_PEER)} of peer`,
     target === undefined ? 'n/a' : ok ? 'yes' : 'NO',
   ]);
+  return { read, create };
+}
+
+/** PostgreSQL against SQLite in the same run: a marker read at least 80%, a create at least 60%. */
+const POSTGRES_OF_SQLITE = { read: 0.8, create: 0.6 } as const;
+
+function postgresBesideSqlite(sqlite: { read: Load; create: Load }, postgres: { read: Load; create: Load }) {
+  const rows: Row[] = [];
+  const missed: string[] = [];
+  for (const [name, key] of [
+    ['GET marker', 'read'],
+    ['POST marker', 'create'],
+  ] as const) {
+    const ratio = postgres[key].rps / sqlite[key].rps;
+    const target = POSTGRES_OF_SQLITE[key];
+    const ok = ratio >= target && !postgres[key].problems;
+    if (!ok) missed.push(`${name} (req/s) on PostgreSQL against SQLite`);
+    rows.push([
+      `${name} (req/s) on PostgreSQL`,
+      `${fmt(postgres[key].rps)}; ${fmt(postgres[key].cpuPerRequest)} µs CPU`,
+      `${fmt(sqlite[key].rps)} (the same on SQLite); ${fmt(sqlite[key].cpuPerRequest)} µs CPU`,
+      pct(ratio),
+      `>= ${target * 100}% of SQLite`,
+      ok ? 'yes' : 'NO',
+    ]);
+  }
+  return { rows, missed };
 }
 
 export async function runHttpBench() {
@@ -181,7 +214,14 @@ export async function runHttpBench() {
   // the routes are measured in turn, round after round, and each reports its median round.
   const peer = await startServer('fastify hello-world', [path.join('bench', 'peer-hello.mjs')], {});
   try {
-    for (const database of DATABASES) await onDatabase(database, peer, rows, missed, loads);
+    const measured = new Map<string, { read: Load; create: Load }>();
+    for (const database of DATABASES) measured.set(database, await onDatabase(database, peer, rows, missed, loads));
+    const [sqlite, postgres] = [measured.get('sqlite'), measured.get('postgres')];
+    if (sqlite && postgres) {
+      const beside = postgresBesideSqlite(sqlite, postgres);
+      rows.push(...beside.rows);
+      missed.push(...beside.missed);
+    }
   } finally {
     await stopServer(peer);
   }

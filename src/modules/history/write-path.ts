@@ -1,4 +1,4 @@
-import { CompiledQuery, type Insertable, sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
@@ -48,11 +48,7 @@ interface Queued {
 export type AlsoRecorded = (trx: Db, roomId: string, events: RoomEvent[]) => Promise<(() => void) | undefined>;
 
 /** What one write of a group came to inside the transaction. */
-type Outcome = { result: unknown; actor: Actor; changes: Change[] } | { error: unknown };
-
-const SAVEPOINT = CompiledQuery.raw('savepoint write_path');
-const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint write_path');
-const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint write_path');
+type Outcome = { result: unknown; actor: Actor; changes: Change[] };
 
 /** Most writes of one room that share a transaction: fixed, it bounds one commit's work, not a capacity. */
 export const MAX_GROUP = 100;
@@ -65,10 +61,12 @@ export const MAX_GROUP = 100;
  *
  * Group commit: the writes of one room that arrive together (while the room's previous group
  * runs, or in the same turn of the event loop) share one transaction, in the order they
- * came, each inside its own savepoint: a write that fails is undone alone and its caller gets
- * its error, the others go on. Each caller is answered with its own result once the group
- * has committed, in order. The work is repeatable (`RepeatableWork`): a group that fails as a
- * whole runs each write again alone.
+ * came, and their history goes in with one statement. Each caller is answered with its own
+ * result once the group has committed, in order. The work is repeatable (`RepeatableWork`):
+ * a group that fails (one of its writes, its history or its commit) is rolled back and each
+ * of its writes runs again alone, so a write that fails fails by itself and the others go on.
+ * No savepoint per write: on PostgreSQL each would cost two round trips per write, for a
+ * failure that is rare.
  */
 export class WritePath {
   /** The writes waiting per room; a room is here while a group of it is scheduled or running. */
@@ -152,7 +150,8 @@ export class WritePath {
     let committed: (() => void)[];
     try {
       ({ outcomes, events, committed } = await this.db.transaction().execute(async (trx) => {
-        const outcomes = group.length === 1 ? [await this.alone(trx, group[0]!)] : await this.together(trx, group);
+        const outcomes: Outcome[] = [];
+        for (const queued of group) outcomes.push(await this.perform(trx, queued));
         const events = await this.record(trx, roomId, outcomes);
         const committed: (() => void)[] = [];
         for (const step of this.alsoRecorded) {
@@ -169,41 +168,24 @@ export class WritePath {
     // Published in version order; the room's next group need not wait for the hub.
     outcomes.forEach((outcome, i) => {
       const queued = group[i]!;
-      if ('error' in outcome) return queued.reject(outcome.error);
       this.broadcast(events[i]!).then(() => queued.resolve(outcome.result), queued.reject);
     });
   }
 
-  /** After its group failed as a whole: each write of it again, in its own transaction. */
+  /** After its group failed: each write of it again, in its own transaction. */
   private async eachAlone(roomId: string, group: Queued[]): Promise<void> {
     for (const queued of group) await this.commit(roomId, [queued]);
   }
 
-  /** A write on its own: a failure rolls the whole transaction back. */
-  private async alone(trx: Db, queued: Queued): Promise<Outcome> {
+  /** One write's work in its group's transaction: a failure rolls the whole group back. */
+  private async perform(trx: Db, queued: Queued): Promise<Outcome> {
     const { result, changes } = await queued.work(trx);
     return { result, actor: queued.actor, changes };
   }
 
-  /** The writes of a group, each in a savepoint that a failure rolls back. */
-  private async together(trx: Db, group: Queued[]): Promise<Outcome[]> {
-    const outcomes: Outcome[] = [];
-    for (const queued of group) {
-      await trx.executeQuery(SAVEPOINT);
-      try {
-        outcomes.push(await this.alone(trx, queued));
-      } catch (error) {
-        await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
-        outcomes.push({ error });
-      }
-      await trx.executeQuery(RELEASE_SAVEPOINT);
-    }
-    return outcomes;
-  }
-
   /** Advances the room's version once for every change, appends their history; the events of each outcome. */
   private async record(trx: Db, roomId: string, outcomes: Outcome[]): Promise<RoomEvent[][]> {
-    const count = outcomes.reduce((n, outcome) => n + ('changes' in outcome ? outcome.changes.length : 0), 0);
+    const count = outcomes.reduce((n, outcome) => n + outcome.changes.length, 0);
     if (count === 0) return outcomes.map(() => []);
     const advanced = (await this.advance.execute(trx, { roomId, count })).rows[0];
     if (!advanced) throw new Error(`room ${roomId} not found`);
@@ -212,7 +194,6 @@ export class WritePath {
     let next = Number(version) - count + 1;
     const rows: HistoryRow[] = [];
     const events = outcomes.map((outcome) => {
-      if (!('changes' in outcome)) return [];
       return outcome.changes.map((change) => {
         const stamped = { version: next++, at };
         rows.push(historyRow(roomId, outcome.actor, change, stamped));
@@ -222,7 +203,8 @@ export class WritePath {
         return { roomId, type, objectType, objectId, data: data ?? null, ...stamped, actor } as RoomEvent;
       });
     });
-    for (const row of rows) await this.appendHistory.execute(trx, row);
+    if (rows.length === 1) await this.appendHistory.execute(trx, rows[0]!);
+    else await trx.insertInto('history').values(rows).execute();
     return events;
   }
 
