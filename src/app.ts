@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { serveOnlyProbes } from './http/instance-role.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
-import { loggerOptions, requestLogger } from './http/logging.js';
+import { loggerOptions, requestIds, requestLogger } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { parseJsonBodies, refuseNulInUrls } from './http/request-bodies.js';
@@ -31,6 +31,7 @@ import { InProcessPresence } from './infra/presence.js';
 import { RedisPresence } from './infra/redis-presence.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { Metrics } from './infra/metrics.js';
+import { timedBlobStore } from './infra/timed-blob-store.js';
 import { gdalProcessesRunning } from './geo-engine/gdal-process.js';
 import { jobSystemOf, registerJobKinds, scheduleSweeps, undoInterruptedStaging } from './jobs.js';
 import {
@@ -100,6 +101,7 @@ async function createServer(config: Config, options: BuildOptions) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
+    genReqId: requestIds(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidators(app);
   registerErrorHandling(app);
@@ -219,13 +221,14 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     userSeen: (userId, at) => users.provides.users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => users.provides.service.externalSignIn(claims),
   });
+  const presence = config.redisUrl ? await RedisPresence.open(config.redisUrl, log) : new InProcessPresence();
   const live = liveDomain(core, {
     hub,
     history: history.provides.history,
     rooms: rooms.provides.rooms,
     authenticator,
     names,
-    presence: config.redisUrl ? await RedisPresence.open(config.redisUrl, log) : new InProcessPresence(),
+    presence,
     ...(config.redisUrl && {
       notices: await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', log),
     }),
@@ -243,6 +246,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     live: live.provides.counts,
     jobs: () => core.jobs.counts(),
     gdalProcesses: gdalProcessesRunning,
+    presence: () => presence.here(),
   });
   return {
     domains: [
@@ -272,11 +276,11 @@ type Accounts = Awaited<ReturnType<typeof appDomains>>['accounts'];
  * routes. Services receive what they use; nothing reaches for a global.
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
-  const database = await openDatabase(config);
+  const metrics = config.metricsToken ? new Metrics() : null;
+  const database = await openDatabase(config, metrics ?? undefined);
   const { db } = database;
   const app = await createServer(config, options);
   if (config.instanceRole === 'jobs') serveOnlyProbes(app);
-  const metrics = config.metricsToken ? new Metrics() : null;
   if (metrics) metrics.observeRequests(app);
   database.onLockLost((error) =>
     app.log.fatal(
@@ -313,7 +317,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     await database.close();
   });
-  const stored = blobStoreOf(config);
+  const configured = blobStoreOf(config);
+  const stored = metrics ? timedBlobStore(configured, metrics) : configured;
   const blobs = options.wrapBlobStore?.(stored) ?? stored;
   const receiver = new UploadReceiver(tmpDirOf(config));
   // What a crash left half-written or half-received.

@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { type Dialect as KyselyDialect, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isScaleOut, sqlitePathOf, type Config } from '../config.js';
 import { aloneInstances, DatabaseLock, type LiveInstances } from './database-lock.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrateToLatest, type Dialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
+import { type QueryTimer, timedDialect } from './timed-dialect.js';
 import { checkpointInBackground } from './wal-checkpointer.js';
 
 export type Db = Kysely<Tables>;
@@ -31,11 +32,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
  * Opens SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set; migrates. On
  * PostgreSQL an instance without Redis and S3 must be the database's only user, a scale-out
  * one shares it with other scale-out ones (DatabaseLock); otherwise this rejects, saying why.
+ * With a `timer` (the metrics) every statement and transaction is timed; without, nothing is.
  */
-export async function openDatabase(config: Config): Promise<Database> {
+export async function openDatabase(config: Config, timer?: QueryTimer): Promise<Database> {
   const database = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, config.pgPoolSize, isScaleOut(config) ? 'shared' : 'alone')
-    : openSqlite(config.dataDir, sqlitePathOf(config));
+    ? await openPostgres(config.databaseUrl, config.pgPoolSize, isScaleOut(config) ? 'shared' : 'alone', timer)
+    : openSqlite(config.dataDir, sqlitePathOf(config), timer);
   try {
     await migrateToLatest(database.db, database.dialect);
   } catch (error) {
@@ -45,7 +47,7 @@ export async function openDatabase(config: Config): Promise<Database> {
   return database;
 }
 
-function openSqlite(dataDir: string, file: string): Database {
+function openSqlite(dataDir: string, file: string, timer: QueryTimer | undefined): Database {
   mkdirSync(dataDir, { recursive: true });
   const unlock = lockDataDir(dataDir);
   let sqlite: SQLite.Database;
@@ -62,7 +64,9 @@ function openSqlite(dataDir: string, file: string): Database {
     throw error;
   }
   const stopCheckpointer = checkpointInBackground(sqlite, file);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Tables>({
+    dialect: timedIf(new SqliteDialect({ database: withStatementCache(sqlite) }), timer),
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -115,7 +119,12 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
   });
 }
 
-async function openPostgres(connectionString: string, poolSize: number, mode: 'alone' | 'shared'): Promise<Database> {
+async function openPostgres(
+  connectionString: string,
+  poolSize: number,
+  mode: 'alone' | 'shared',
+  timer: QueryTimer | undefined,
+): Promise<Database> {
   const lock = await DatabaseLock.take(connectionString, mode);
   let lost: Error | null = null;
   lock.onLost((error) => (lost ??= error));
@@ -123,7 +132,7 @@ async function openPostgres(connectionString: string, poolSize: number, mode: 'a
   // An idle connection the server ends (a restart, an administrator) is dropped by the pool
   // and replaced on demand; without a listener it would crash the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: timedIf(new PostgresDialect({ pool }), timer) });
   return {
     db,
     dialect: 'postgres',
@@ -146,6 +155,10 @@ async function openPostgres(connectionString: string, poolSize: number, mode: 'a
     },
   };
 }
+
+/** The dialect, timed when there is a timer. */
+const timedIf = (dialect: KyselyDialect, timer: QueryTimer | undefined) =>
+  timer ? timedDialect(dialect, timer) : dialect;
 
 const ping = async (db: Db) => {
   await sql`select 1`.execute(db);

@@ -247,6 +247,8 @@ export interface JobsTable {
   finished_at: number | null;
   /** A file the job made in the blob store (an export's GeoPackage), until a sweep removes it. */
   artifact_key: string | null;
+  /** The id of the request that queued it (its log lines carry it); null when none did. */
+  request_id: string | null;
 }
 
 export interface StoredFilesTable {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 
@@ -41,6 +42,17 @@ export function loggerOptions(config: Config) {
       }),
     },
   };
+}
+
+/**
+ * Fastify's `genReqId`: request ids (`reqId` in a request's log lines, and in those of the jobs
+ * it queues) made of a random prefix of this process and a counter, as cheap as Fastify's own
+ * counter but apart across instances and restarts: a job may run, and log, on another instance.
+ */
+export function requestIds(): () => string {
+  const prefix = randomBytes(4).toString('hex');
+  let count = 0;
+  return () => `${prefix}-${(++count).toString(36)}`;
 }
 
 type Logger = FastifyBaseLogger;

@@ -28,6 +28,8 @@ export interface JobContext<P = unknown> {
   actor: JobActor | null;
   /** Aborted when the service shuts down; the job is then resumed at the next start. */
   signal: AbortSignal;
+  /** The job's logger: its lines carry `jobId`, `kind` and the queuing request's `reqId`. */
+  log: FastifyBaseLogger;
   /** Reports progress (0 to 100) and an optional message; cheap to call often. `partial` results show while it runs (e.g. layersCloned). */
   progress(percent: number, message?: string, partial?: Record<string, unknown>): Promise<void>;
 }
@@ -53,6 +55,8 @@ export interface NewJob<P> {
   roomId: string;
   payload: P;
   actor: JobCaller;
+  /** The id of the request that queues it (`request.id`): the job's log lines carry it as `reqId`. */
+  requestId?: string;
 }
 
 /** The actor a job that changes the room needs; such jobs are never queued by anonymous callers. */

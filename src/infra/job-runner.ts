@@ -94,6 +94,7 @@ export class JobRunner {
         updated_at: now,
         started_at: null,
         finished_at: null,
+        request_id: job.requestId ?? null,
       })
       .execute();
   }
@@ -160,6 +161,8 @@ export class JobRunner {
       started_at: Date.now(),
     });
     if (!started) return 'done';
+    const log = this.jobLog(row);
+    log.info({ attempt: row.attempts + 1 }, 'job started');
     const abort = new AbortController();
     const stop = () => abort.abort();
     signal.addEventListener('abort', stop, { once: true });
@@ -170,7 +173,7 @@ export class JobRunner {
         () => undefined,
       );
     }, CANCEL_CHECK_MS);
-    const ended = this.runStarted(row, kind, payload.value, { shutdown: signal, abort });
+    const ended = this.runStarted(row, kind, payload.value, { shutdown: signal, abort, log });
     this.running.set(id, { abort, ended });
     try {
       return await ended;
@@ -185,13 +188,17 @@ export class JobRunner {
     row: JobRow,
     kind: Kind,
     payload: unknown,
-    { shutdown, abort }: { shutdown: AbortSignal; abort: AbortController },
+    { shutdown, abort, log }: { shutdown: AbortSignal; abort: AbortController; log: FastifyBaseLogger },
   ): Promise<RunEnd> {
     const id = row.id;
     const startedAt = Date.now();
-    const ended = (outcome: JobOutcome) => this.observer?.jobEnded(row.kind, outcome, (Date.now() - startedAt) / 1000);
+    const ended = (outcome: JobOutcome) => {
+      const seconds = (Date.now() - startedAt) / 1000;
+      this.observer?.jobEnded(row.kind, outcome, seconds);
+      log.info({ outcome, seconds }, 'job ended');
+    };
     try {
-      const outcome = await kind.worker.run(this.contextOf(row, payload, abort.signal));
+      const outcome = await kind.worker.run(this.contextOf(row, payload, abort.signal, log));
       // Written even over a cancel that came too late: the job's work is published.
       await this.update(id, {
         stage: 'complete',
@@ -221,11 +228,10 @@ export class JobRunner {
         ended('cancelled');
         return 'done';
       }
-      ended('error');
       const known = error instanceof JobFailure || error instanceof AppError;
-      if (!known) this.log.error({ err: error, jobId: id }, 'job failed');
-      else if (error instanceof JobFailure && error.cause !== undefined)
-        this.log.error({ err: error.cause, jobId: id }, 'job failed');
+      if (!known) log.error({ err: error }, 'job failed');
+      else if (error instanceof JobFailure && error.cause !== undefined) log.error({ err: error.cause }, 'job failed');
+      ended('error');
       return this.fail(id, known ? (error as Error).message : 'Processing failed unexpectedly');
     }
   }
@@ -322,7 +328,12 @@ export class JobRunner {
     return 'done';
   }
 
-  private contextOf(row: JobRow, payload: unknown, signal: AbortSignal): JobContext {
+  /** The logger of a job's run: its lines carry the job, its kind and the request that queued it. */
+  private jobLog(row: JobRow): FastifyBaseLogger {
+    return this.log.child({ ...(row.request_id !== null && { reqId: row.request_id }), jobId: row.id, kind: row.kind });
+  }
+
+  private contextOf(row: JobRow, payload: unknown, signal: AbortSignal, log: FastifyBaseLogger): JobContext {
     const id = row.id;
     let lastWrite = 0;
     return {
@@ -331,6 +342,7 @@ export class JobRunner {
       payload,
       actor: row.actor_kind === 'anonymous' ? null : { kind: row.actor_kind as JobActor['kind'], id: row.actor_id },
       signal,
+      log,
       progress: async (percent, message, partial) => {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_INTERVAL_MS && partial === undefined) return;

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueryOperation, QueryTimer } from '../db/timed-dialect.js';
 import type { JobCount } from './job-runner.js';
+import type { PresentHere } from './presence.js';
+import type { BlobOperation, BlobStoreTimer } from './timed-blob-store.js';
 
 /** How a job's run ended, as `maproom_job_duration_seconds` labels it. */
 export type JobOutcome = 'complete' | 'error' | 'cancelled' | 'interrupted';
@@ -18,21 +21,29 @@ export interface MetricSources {
   jobs(): Promise<JobCount[]>;
   /** GDAL processes this instance runs now. */
   gdalProcesses(): number;
+  /** The people and tokens present through this instance's live sockets, and their rooms. */
+  presence(): PresentHere;
 }
 
 /** Seconds: the request durations' buckets, from a cached read to a big upload's answer. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Seconds: a job's run, from a small import to a million-feature layer. */
 const JOB_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+/** Seconds: a database statement, from an SQLite read by key (tens of µs) to a transaction that waited for the lock. */
+const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Seconds: an object-store call, from a file read on disk to a big file's upload to S3. */
+const OBJECT_STORE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
  * The instance's metrics in the Prometheus format (prom-client), served at `GET /metrics`
  * when METRICS_TOKEN is set (docs/decisions.md, "Metrics"): request durations by route as
  * registered, live sockets and events, jobs by kind and state and their run times, GDAL
- * processes, rate-limit refusals, and Node's own process metrics (memory, CPU, event-loop delay).
- * Counted where it happens (requests, job ends, refusals); read when scraped (sockets, jobs, GDAL).
+ * processes, rate-limit refusals, database and object-store call durations, people present,
+ * and Node's own process metrics (memory, CPU, event-loop delay). Counted where it happens
+ * (requests, job ends, refusals, database and store calls); read when scraped (sockets, jobs,
+ * GDAL, presence).
  */
-export class Metrics implements JobObserver {
+export class Metrics implements JobObserver, QueryTimer, BlobStoreTimer {
   readonly registry = new Registry();
   private readonly requests = new Histogram({
     name: 'http_request_duration_seconds',
@@ -51,6 +62,26 @@ export class Metrics implements JobObserver {
   private readonly refusals = new Counter({
     name: 'maproom_rate_limited_total',
     help: 'Requests refused with 429 by a rate limit',
+    registers: [this.registry],
+  });
+  private readonly queries = new Histogram({
+    name: 'maproom_db_query_duration_seconds',
+    help: 'Database calls of this instance: each statement that reads or writes, and each transaction from begin to end',
+    labelNames: ['operation'],
+    buckets: QUERY_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Each operation's series, bound once: a statement's timing costs no label lookup. */
+  private readonly queryTimes: Record<QueryOperation, { observe(seconds: number): void }> = {
+    read: this.queries.labels('read'),
+    write: this.queries.labels('write'),
+    transaction: this.queries.labels('transaction'),
+  };
+  private readonly objectStoreCalls = new Histogram({
+    name: 'maproom_object_store_duration_seconds',
+    help: 'Object-store (files) calls of this instance by operation, until the store answers',
+    labelNames: ['operation'],
+    buckets: OBJECT_STORE_BUCKETS,
     registers: [this.registry],
   });
   private sources: MetricSources | undefined;
@@ -75,6 +106,24 @@ export class Metrics implements JobObserver {
         const sent = read()?.live.eventsSent() ?? 0;
         this.inc(sent - reported);
         reported = sent;
+      },
+    });
+    // Counted from this instance's sockets in memory, each scrape (no Redis read).
+    const present = (): PresentHere => read()?.presence() ?? { people: 0, rooms: 0 };
+    new Gauge({
+      name: 'maproom_presence_people',
+      help: 'People and room tokens present through live sockets of this instance, once per room they are in',
+      registers: [this.registry],
+      collect() {
+        this.set(present().people);
+      },
+    });
+    new Gauge({
+      name: 'maproom_presence_rooms',
+      help: 'Rooms with someone present through live sockets of this instance',
+      registers: [this.registry],
+      collect() {
+        this.set(present().rooms);
       },
     });
     new Gauge({
@@ -135,6 +184,14 @@ export class Metrics implements JobObserver {
 
   jobEnded(kind: string, outcome: JobOutcome, seconds: number) {
     this.jobRuns.observe({ kind, outcome }, seconds);
+  }
+
+  queried(operation: QueryOperation, seconds: number) {
+    this.queryTimes[operation].observe(seconds);
+  }
+
+  objectStoreCalled(operation: BlobOperation, seconds: number) {
+    this.objectStoreCalls.observe({ operation }, seconds);
   }
 
   /** The Prometheus text and its content type. */

@@ -22,11 +22,31 @@ export interface Presence {
   leave(roomId: string, connectionId: string): Promise<boolean>;
   /** One entry per person or token present, the earliest `since` of their sockets, oldest first. */
   list(roomId: string): Promise<Present[]>;
+  /** This instance's sockets counted once per person or token and room, and the rooms they are in (the metrics; no I/O). */
+  here(): PresentHere;
   close(): Promise<void>;
+}
+
+/** The people and tokens present through one instance's sockets (`Presence.here`). */
+export interface PresentHere {
+  /** Each person or token once per room they are in, however many sockets they have open. */
+  people: number;
+  rooms: number;
 }
 
 /** Whether two entries are the same person or token. */
 export const sameOne = (a: Present, b: Present) => a.kind === b.kind && a.id === b.id;
+
+/** Counts `Presence.here`'s answer from the instance's sockets: their rooms and who they are. */
+export function presentHere(sockets: Iterable<{ roomId: string; who: Present }>): PresentHere {
+  const people = new Set<string>();
+  const rooms = new Set<string>();
+  for (const { roomId, who } of sockets) {
+    people.add(`${roomId}|${who.kind}|${who.id}`);
+    rooms.add(roomId);
+  }
+  return { people: people.size, rooms: rooms.size };
+}
 
 /** The entries of a room's sockets, one per person or token with its earliest `since`, oldest first. */
 export function presentOnce(entries: Iterable<Present>): Present[] {
@@ -61,6 +81,15 @@ export class InProcessPresence implements Presence {
 
   async list(roomId: string): Promise<Present[]> {
     return presentOnce(this.rooms.get(roomId)?.values() ?? []);
+  }
+
+  here(): PresentHere {
+    const rooms = this.rooms;
+    return presentHere(
+      (function* () {
+        for (const [roomId, sockets] of rooms) for (const who of sockets.values()) yield { roomId, who };
+      })(),
+    );
   }
 
   async close(): Promise<void> {

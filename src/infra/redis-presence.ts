@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type Present, type Presence, presentOnce, sameOne } from './presence.js';
+import { type Present, type Presence, type PresentHere, presentHere, presentOnce, sameOne } from './presence.js';
 import { readyRedisConnection, redisNamespace } from './redis.js';
 
 type Log = Parameters<typeof readyRedisConnection>[1];
@@ -61,6 +61,11 @@ export class RedisPresence implements Presence {
 
   async list(roomId: string): Promise<Present[]> {
     return presentOnce(await this.entries(roomId));
+  }
+
+  /** From this instance's own sockets: the other instances count theirs. */
+  here(): PresentHere {
+    return presentHere(this.mine.values());
   }
 
   async close(): Promise<void> {

@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { assertError, assertOk, buildTestApp, call, scaffold, type TestApp, type Users } from '../helpers.js';
+import {
+  assertError,
+  assertOk,
+  buildTestApp,
+  call,
+  postMultipart,
+  scaffold,
+  type TestApp,
+  type Users,
+} from '../helpers.js';
 import { LiveClient } from '../support/live-client.js';
 
 /**
  * GET /metrics (docs/decisions.md, "Metrics"): 404 without METRICS_TOKEN, 401 without the token
  * or with another, the Prometheus text to the token; the series change with what the instance
- * does: requests by route as registered, live sockets and events, jobs waiting and run.
+ * does: requests by route as registered, live sockets and events, jobs waiting and run,
+ * database and object-store calls, people present.
  */
 
 const TOKEN = 'metrics-token-for-the-tests-0001';
@@ -131,4 +141,68 @@ test("a job's run is timed by kind and outcome; jobs waiting are counted with th
   } finally {
     await waiting.t.close();
   }
+});
+
+/** How much `series` grew between two scrapes. */
+const grew = (before: Map<string, number>, after: Map<string, number>, series: string) =>
+  (after.get(series) ?? 0) - (before.get(series) ?? 0);
+
+test('database calls are timed by operation: reads, writes and whole transactions, never by SQL', async () => {
+  const db = (operation: string) => `maproom_db_query_duration_seconds_count{operation="${operation}"}`;
+  const before = await scrape();
+  const marker = { latitude: 46.9, longitude: 7.4, title: 'Timed' };
+  assertOk(await call(t.app, 'POST', `/api/rooms/${room}/markers`, { auth: users.editor.token, body: marker }), 201);
+  const afterWrite = await scrape();
+  assert.ok(grew(before, afterWrite, db('write')) >= 1, 'the marker insert and its history entry');
+  assert.ok(grew(before, afterWrite, db('transaction')) >= 1, 'the write path commits once');
+  assertOk(await call(t.app, 'GET', `/api/rooms/${room}/markers`, { auth: users.viewer.token }));
+  const afterRead = await scrape();
+  assert.ok(grew(afterWrite, afterRead, db('read')) >= 1);
+  const operations = [...afterRead.keys()]
+    .filter((key) => key.startsWith('maproom_db_query_duration_seconds_count'))
+    .map((key) => /operation="([^"]*)"/.exec(key)?.[1]);
+  assert.deepEqual(operations.sort(), ['read', 'transaction', 'write']);
+  assert.ok((afterRead.get('maproom_db_query_duration_seconds_sum{operation="write"}') ?? 0) > 0);
+});
+
+test('object-store calls are timed by operation: an icon stored, then read', async () => {
+  const store = (operation: string) => `maproom_object_store_duration_seconds_count{operation="${operation}"}`;
+  const before = await scrape();
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24"><circle cx="12" cy="12" r="10"/></svg>';
+  const icon = { data: svg, filename: 'icon.svg', type: 'image/svg+xml' };
+  const parts = { icon, name: 'Pin', size: '24' };
+  const url = `/api/rooms/${room}/marker-icons`;
+  const { iconId } = assertOk(await postMultipart(t.app, url, parts, users.editor.token), 201);
+  const stored = await scrape();
+  assert.equal(grew(before, stored, store('put')), 1);
+  assert.equal(grew(before, stored, store('get')), 0);
+  const res = await call(t.app, 'GET', `${url}/${iconId}`, { auth: users.viewer.token });
+  assert.equal(res.statusCode, 200);
+  assert.equal(grew(stored, await scrape(), store('get')), 1);
+});
+
+test('people present through the instance: once per person and room, however many sockets', async () => {
+  const people = async () => (await scrape()).get('maproom_presence_people') ?? 0;
+  const rooms = async () => (await scrape()).get('maproom_presence_rooms') ?? 0;
+  const until = async (read: () => Promise<number>, value: number) => {
+    for (let i = 0; i < 100 && (await read()) !== value; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await read(), value);
+  };
+  const [people0, rooms0] = [await people(), await rooms()];
+  const open = async (token: string) => {
+    const client = new LiveClient(`${wsBase}/api/rooms/${room}/live?access_token=${token}`);
+    clients.push(client);
+    await client.at(0); // hello: present by then
+    return client;
+  };
+  const viewer = [await open(users.viewer.token), await open(users.viewer.token)];
+  assert.equal(await people(), people0 + 1, 'two sockets, one person');
+  assert.equal(await rooms(), rooms0 + 1);
+  const editor = await open(users.editor.token);
+  assert.equal(await people(), people0 + 2);
+  assert.equal(await rooms(), rooms0 + 1);
+  for (const client of [...viewer, editor]) client.ws.close();
+  await until(people, people0);
+  await until(rooms, rooms0);
 });

@@ -25,7 +25,7 @@ const log = recordingLogger().logger;
 
 jobQueueContract('BullMQ', {
   shared: true,
-  make: (db, concurrency) => new BullJobQueue({ db, log, redisUrl, concurrency }),
+  make: (db, concurrency, queueLog) => new BullJobQueue({ db, log: queueLog, redisUrl, concurrency }),
 });
 
 /** A worker in a process of its own (test/support/job-worker-process.ts), once it takes jobs. */

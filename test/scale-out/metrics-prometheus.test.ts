@@ -1,7 +1,7 @@
 /**
  * Metrics read by a real Prometheus (Debian's): two instances of one deployment scraped every
  * second with the metrics token; queries through Prometheus's HTTP API see each instance's
- * requests, live sockets and job runs change with the traffic sent to it.
+ * requests, live sockets, presence, job runs and object-store calls change with the traffic sent to it.
  * Contract: docs/decisions.md ("Metrics").
  */
 import assert from 'node:assert/strict';
@@ -70,21 +70,33 @@ test('a live socket on one instance, and a job run by whichever takes it', async
   try {
     await client.at(0);
     await until('maproom_live_sockets', (v) => v.get(b) === 1 && [...v.values()].reduce((x, y) => x + y, 0) === 1);
+    // Present through B's socket (Redis holds the room's presence; each instance counts its own sockets).
+    await until('maproom_presence_people', (v) => v.get(b) === 1 && [...v.values()].reduce((x, y) => x + y, 0) === 1);
     const job = await call(two.a.app, 'POST', `/api/rooms/${room}/export-jobs`, { auth: owner.token, body: {} });
     assert.equal(job.statusCode, 202, job.body);
     await until(
       'sum(maproom_job_duration_seconds_count{kind="room-export",outcome="complete"})',
       (v) => [...v.values()][0] === 1,
     );
+    // The export's GeoPackage went to S3, timed by the instance that ran it; both read the database.
+    await until(
+      'sum(maproom_object_store_duration_seconds_count{operation="putFile"})',
+      (v) => [...v.values()][0]! >= 1,
+    );
+    await until(
+      'sum by (instance) (maproom_db_query_duration_seconds_count{operation="read"} > 0)',
+      (v) => v.size === 2,
+    );
   } finally {
     client.ws.close();
   }
   await until('sum(maproom_live_sockets)', (v) => [...v.values()][0] === 0);
+  await until('sum(maproom_presence_people)', (v) => [...v.values()][0] === 0);
 });
 
 test("the operations docs' alert rules load, and every dashboard query is one Prometheus runs", async () => {
   const rules = await prometheus.rules();
-  assert.equal(rules.length, 7, JSON.stringify(rules));
+  assert.equal(rules.length, 9, JSON.stringify(rules));
   for (let i = 0; i < 50 && (await prometheus.rules()).some((rule) => rule.health !== 'ok'); i++)
     await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../../src/db/database.js';
 import { JobFailure, type JobQueue, type JobRow, jobKind, type NewJob } from '../../src/infra/job-queue.js';
 import { CANCELLED, MAX_ATTEMPTS } from '../../src/infra/job-runner.js';
 import { buildTestApp, createRoom, signup, type TestApp } from '../helpers.js';
+import { recordingLogger } from './logger.js';
 
 /**
  * What every JobQueue does (src/infra/job-queue.ts), run against each implementation: the
@@ -17,8 +19,8 @@ import { buildTestApp, createRoom, signup, type TestApp } from '../helpers.js';
 export interface QueueMaker {
   /** Several queues (instances) may share one database: BullMQ. */
   shared: boolean;
-  /** A queue on the database, running `concurrency` jobs at once (0: it only queues). */
-  make(db: Db, concurrency: number): JobQueue;
+  /** A queue on the database, running `concurrency` jobs at once (0: it only queues), logging to `log`. */
+  make(db: Db, concurrency: number, log: FastifyBaseLogger): JobQueue;
 }
 
 /** A job that waits for its release, then ends as told. */
@@ -85,8 +87,8 @@ export function jobQueueContract(name: string, maker: QueueMaker) {
     let roomId: string;
     const open: JobQueue[] = [];
     /** A started queue with the gate registered; closed after the test. */
-    const started = async (g: ReturnType<typeof gates>, concurrency = 1) => {
-      const queue = maker.make(db, concurrency);
+    const started = async (g: ReturnType<typeof gates>, concurrency = 1, log = recordingLogger().logger) => {
+      const queue = maker.make(db, concurrency, log);
       open.push(queue);
       g.register(queue);
       await queue.start();
@@ -143,6 +145,34 @@ export function jobQueueContract(name: string, maker: QueueMaker) {
       const failed = await rowWhen(db, unknown.id, ended);
       assert.equal(failed.stage, 'error');
       assert.equal(failed.message, 'Processing failed unexpectedly');
+    });
+
+    test("a job's log lines carry its id, its kind and the id of the request that queued it", async () => {
+      const g = gates();
+      const queuing = await started(g, 0);
+      const { lines, logger } = recordingLogger();
+      const [asked, unasked] = [{ ...newJob(11), requestId: 'a1b2c3d4-7' }, newJob(12)];
+      await queuing.enqueue(Gate, asked);
+      await queuing.enqueue(Gate, unasked);
+      await queuing.close();
+      // Run by another queue (on BullMQ, any instance's worker): the id travels with the job.
+      await started(g, 1, logger);
+      g.release(asked.id, new Error('the unexpected'));
+      g.release(unasked.id);
+      const of = (id: string) => lines.filter((line) => line.bindings.jobId === id);
+      const hasEnded = (id: string) => of(id).some((line) => line.message === 'job ended');
+      for (let i = 0; i < 800 && !(hasEnded(asked.id) && hasEnded(unasked.id)); i++) await sleep(25);
+      assert.deepEqual(
+        of(asked.id).map((line) => [line.message, line.bindings]),
+        ['job started', 'job failed', 'job ended'].map((message) => [
+          message,
+          { reqId: 'a1b2c3d4-7', jobId: asked.id, kind: Gate.name },
+        ]),
+      );
+      assert.deepEqual(
+        of(unasked.id).map((line) => [line.message, line.bindings]),
+        ['job started', 'job ended'].map((message) => [message, { jobId: unasked.id, kind: Gate.name }]),
+      );
     });
 
     test('a kind without a worker, and an id queued twice, are refused; the job runs once', async () => {

@@ -97,7 +97,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     handler: async (request, reply) =>
-      reply.status(202).send(await clones.start(request.room, request.caller, request.body.manifest)),
+      reply.status(202).send(await clones.start(request.room, request.caller, request.body.manifest, request.id)),
   });
 
   app.post('/api/rooms/:roomId/export', {
@@ -150,7 +150,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{
       response: { 202: Type.Object({ jobId: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 403, 404, 429) },
     },
     handler: async (request, reply) =>
-      reply.status(202).send(await exports.start(request.room, request.caller, request.ip, request.body)),
+      reply.status(202).send(await exports.start(request.room, request.caller, request.ip, request.body, request.id)),
   });
 
   app.get('/api/rooms/:roomId/export-jobs/:jobId', {

@@ -82,7 +82,13 @@ export class ExportsService {
     };
   }
 
-  async start(room: RoomRow, caller: Caller, address: string, fields: ExportOptionFields): Promise<{ jobId: string }> {
+  async start(
+    room: RoomRow,
+    caller: Caller,
+    address: string,
+    fields: ExportOptionFields,
+    requestId: string,
+  ): Promise<{ jobId: string }> {
     const options = optionsOf(fields);
     const waiting = (await this.jobs.notStarted(room.id)).find((job) => {
       const queued = JSON.parse(job.payload) as ExportOptions;
@@ -93,7 +99,7 @@ export class ExportsService {
     const actor: JobCaller = caller.kind === 'anonymous' ? { kind: 'anonymous', id: address } : actorOf(caller);
     await this.makeRoomFor(actor);
     const id = randomUUID();
-    await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor });
+    await this.queue.enqueue(ROOM_EXPORT_JOB, { id, roomId: room.id, payload: options, actor, requestId });
     return { jobId: id };
   }
 

@@ -117,7 +117,7 @@ export class RoomClones {
    * Checks the grant (403 when missing, altered, expired, for another room, or for a room
    * since deleted) and queues the copy.
    */
-  async start(room: RoomRow, caller: Caller, manifest: Manifest): Promise<{ jobId: string }> {
+  async start(room: RoomRow, caller: Caller, manifest: Manifest, requestId: string): Promise<{ jobId: string }> {
     const sourceRoomId = await this.grantedSource(manifest);
     const jobId = `job-${randomUUID()}`;
     await this.jobs.enqueue(ROOM_CLONE_JOB, {
@@ -125,6 +125,7 @@ export class RoomClones {
       roomId: room.id,
       payload: { sourceRoomId, manifest },
       actor: actorOf(caller),
+      requestId,
     });
     return { jobId };
   }

@@ -30,8 +30,10 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ metrics: Metrics | null;
         '`Authorization: Bearer <METRICS_TOKEN>`; 401 without it or with another token; 404 when the ' +
         'METRICS_TOKEN setting is unset. Series: `http_request_duration_seconds` (method, route as ' +
         'registered, status_code), `maproom_live_sockets`, `maproom_live_events_sent_total`, ' +
-        '`maproom_jobs` (kind, state), `maproom_job_oldest_seconds`, `maproom_job_duration_seconds` ' +
-        "(kind, outcome), `maproom_gdal_processes`, `maproom_rate_limited_total` and Node's process metrics.",
+        '`maproom_presence_people`, `maproom_presence_rooms`, `maproom_jobs` (kind, state), ' +
+        '`maproom_job_oldest_seconds`, `maproom_job_duration_seconds` (kind, outcome), ' +
+        '`maproom_db_query_duration_seconds` (operation), `maproom_object_store_duration_seconds` ' +
+        "(operation), `maproom_gdal_processes`, `maproom_rate_limited_total` and Node's process metrics.",
       security: [{ bearer: [] }],
       response: errors(401, 404),
     },

@@ -90,11 +90,12 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
       await request.authorizeRoom(roomName);
       const text = (value: unknown) =>
         value === undefined || typeof value === 'string' ? value : JSON.stringify(value);
-      const queued = await chunked.process(request.room, request.caller, {
-        ...rest,
-        style: text(style),
-        display: text(display),
-      });
+      const queued = await chunked.process(
+        request.room,
+        request.caller,
+        { ...rest, style: text(style), display: text(display) },
+        request.id,
+      );
       return reply.status(202).send(queued);
     },
   });

@@ -79,7 +79,12 @@ export class ChunkedUploads {
   }
 
   /** Assembles the chunks in order and queues the file's job: 202 `{jobId}`; a missing chunk is 400 naming it. */
-  async process(room: RoomRow, caller: Caller, input: { uploadId: string; fileName: string } & UploadFields) {
+  async process(
+    room: RoomRow,
+    caller: Caller,
+    input: { uploadId: string; fileName: string } & UploadFields,
+    requestId: string,
+  ) {
     const held = await this.chunkRows.list(room.id, input.uploadId);
     if (held.length === 0) throw notFound('Upload');
     const total = held[0]!.total_chunks;
@@ -108,7 +113,7 @@ export class ChunkedUploads {
       // The chunks stop counting before the assembled file is counted in their place (a file
       // that is then refused is refused for good: its chunks are gone with it).
       await this.forget(room.id, input.uploadId);
-      return await this.uploads.queueStored(room, caller, { ...queued, bytes }, meta);
+      return await this.uploads.queueStored(room, caller, { ...queued, bytes }, meta, requestId);
     } catch (error) {
       await this.files.discard([queued.fileKey]);
       throw error;

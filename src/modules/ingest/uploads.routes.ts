@@ -50,6 +50,7 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<{ uploads: Uploads; receiv
           request.caller,
           { path: file.path, fileName: file.filename, bytes: file.bytes },
           Object.fromEntries(form.fields),
+          request.id,
         );
         return reply.status(status).send(body);
       } finally {

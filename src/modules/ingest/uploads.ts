@@ -64,15 +64,22 @@ export class Uploads {
   };
 
   /** An uploaded file (a temporary file the caller removes afterwards). */
-  async upload(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, fields: UploadFields) {
+  async upload(
+    room: RoomRow,
+    caller: Caller,
+    source: SourceFile & { bytes: number },
+    fields: UploadFields,
+    requestId: string,
+  ) {
     const meta = this.metaOf(fields, source.fileName);
     await this.options.files.assertRoomFor(room.id, source.bytes);
     if (source.bytes > this.options.syncMaxBytes)
-      return { status: 202 as const, body: await this.queue(room, caller, source, meta) };
+      return { status: 202 as const, body: await this.queue(room, caller, source, meta, requestId) };
     const { ingest } = this.options;
     const step = await this.stepFor(source);
     const checked = await ingest.check(step, source, meta);
-    if (step.needsJob?.(checked)) return { status: 202 as const, body: await this.enqueue(room, caller, source, meta) };
+    if (step.needsJob?.(checked))
+      return { status: 202 as const, body: await this.enqueue(room, caller, source, meta, requestId) };
     const target = { roomId: room.id, actor: actorOf(caller), stageId: newId('upload') };
     const staged = await ingest.run(step, target, checked, meta);
     return { status: 200 as const, body: await staged.answer() };
@@ -104,10 +111,16 @@ export class Uploads {
   }
 
   /** Checks the file, keeps it in the blob store and queues its job: 202 `{jobId}`. */
-  async queue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
+  async queue(
+    room: RoomRow,
+    caller: Caller,
+    source: SourceFile & { bytes: number },
+    meta: IngestMeta,
+    requestId: string,
+  ) {
     // A file that is refused is refused now, not in a job.
     await this.options.ingest.check(await this.stepFor(source), source, meta);
-    return this.enqueue(room, caller, source, meta);
+    return this.enqueue(room, caller, source, meta, requestId);
   }
 
   /**
@@ -115,7 +128,13 @@ export class Uploads {
    * there): checked from a local copy (on object storage, a download), then queued as `queue`
    * does. The caller deletes the stored file when this rejects.
    */
-  async queueStored(room: RoomRow, caller: Caller, stored: QueuedFile & { bytes: number }, meta: IngestMeta) {
+  async queueStored(
+    room: RoomRow,
+    caller: Caller,
+    stored: QueuedFile & { bytes: number },
+    meta: IngestMeta,
+    requestId: string,
+  ) {
     const { files, ingest } = this.options;
     const local = await files.localFile(stored.fileKey);
     try {
@@ -125,7 +144,7 @@ export class Uploads {
       await local.release();
     }
     await files.store([{ ...this.queuedRow(room, stored), alreadyStored: true, bytes: stored.bytes }]);
-    return this.enqueueJob(room, caller, stored, meta);
+    return this.enqueueJob(room, caller, stored, meta, requestId);
   }
 
   /** The job id and blob key of a file that will wait for a job. */
@@ -144,15 +163,21 @@ export class Uploads {
   }
 
   /** Keeps a checked file in the blob store and queues its job. */
-  private async enqueue(room: RoomRow, caller: Caller, source: SourceFile & { bytes: number }, meta: IngestMeta) {
+  private async enqueue(
+    room: RoomRow,
+    caller: Caller,
+    source: SourceFile & { bytes: number },
+    meta: IngestMeta,
+    requestId: string,
+  ) {
     const queued = this.queuedFile(room.id, source.fileName);
     // Counted against the quota while it waits, so that queued files cannot pile up past it.
     await this.options.files.store([{ ...this.queuedRow(room, queued), path: source.path, bytes: source.bytes }]);
-    return this.enqueueJob(room, caller, queued, meta);
+    return this.enqueueJob(room, caller, queued, meta, requestId);
   }
 
-  /** Queues the job of a stored, recorded file; the file goes when that fails. */
-  private async enqueueJob(room: RoomRow, caller: Caller, queued: QueuedFile, meta: IngestMeta) {
+  /** Queues the job of a stored, recorded file (`requestId`: the request that asks); the file goes when that fails. */
+  private async enqueueJob(room: RoomRow, caller: Caller, queued: QueuedFile, meta: IngestMeta, requestId: string) {
     const { files } = this.options;
     const { jobId, fileKey } = queued;
     const payload = {
@@ -170,6 +195,7 @@ export class Uploads {
         roomId: room.id,
         payload,
         actor: actorOf(caller),
+        requestId,
       });
     } catch (error) {
       await files.remove(room.id, [fileKey]);

@@ -34,7 +34,7 @@ export const bulkImportRoutes: FastifyPluginAsyncTypebox<{ bulkImport: BulkImpor
       try {
         const file = upload.files.get('file');
         if (!file) throw invalidField('file', 'is required');
-        return await bulkImport.start(request.room, request.caller, file);
+        return await bulkImport.start(request.room, request.caller, file, request.id);
       } finally {
         await upload.discard();
       }

@@ -87,8 +87,8 @@ export class BulkImport {
     undo: (job, payload) => this.undo(job.id, payload.fileKey),
   };
 
-  /** Keeps the uploaded file (it counts against the owner's quota while it waits) and queues the job. */
-  async start(room: RoomRow, caller: Caller, file: UploadedFile) {
+  /** Keeps the uploaded file (it counts against the owner's quota while it waits) and queues the job (`requestId`: the request that asks). */
+  async start(room: RoomRow, caller: Caller, file: UploadedFile, requestId: string) {
     await this.files.assertRoomFor(room.id, file.bytes);
     const jobId = newId('bulk-import');
     const fileKey = blobKeys.bulkImport(room.id, jobId);
@@ -98,6 +98,7 @@ export class BulkImport {
       roomId: room.id,
       payload: { fileKey },
       actor: actorOf(caller),
+      requestId,
     });
     return { jobId };
   }
