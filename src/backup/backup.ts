@@ -1,4 +1,5 @@
-import { chmod, copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, copyFile, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, sqlitePathOf } from '../config.js';
 import { lockDataDir } from '../db/data-dir-lock.js';
@@ -12,7 +13,16 @@ import {
   restoreSqlite,
   sqliteIsEmpty,
 } from './database-copy.js';
-import { BackupDamaged, damageIn, entryOf, type Manifest, readManifest, writeManifest } from './manifest.js';
+import {
+  BackupDamaged,
+  damageIn,
+  entryOf,
+  FILES_FOLDER,
+  MANIFEST,
+  type Manifest,
+  readManifest,
+  writeManifest,
+} from './manifest.js';
 import { copyStoredFilesIn, copyStoredFilesOut, storeIsEmpty } from './stored-files-copy.js';
 
 /** The session-signing secret a service without JWT_SECRET generates in DATA_DIR. */
@@ -22,15 +32,27 @@ const dialectOf = (config: Config) => (config.databaseUrl ? 'postgres' : 'sqlite
 const databaseFileOf = (dialect: Manifest['dialect']) =>
   dialect === 'postgres' ? 'database.pgdump' : 'database.sqlite';
 
-/** Makes `out` (or takes it empty); answers whether it made it, to know what to remove after a failure. */
-async function emptyFolder(out: string): Promise<boolean> {
-  const found = await readdir(out).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  if (found && found.length > 0) throw new BackupRefused(`${out} is not empty: back up into a new or empty folder`);
-  await mkdir(out, { recursive: true });
-  return found === null;
+/**
+ * Claims `out` for this backup: makes it (its parent too), or takes it when it is an empty
+ * folder of this user's; answers whether it made it, to know what to remove after a failure.
+ * A backup holds password and token hashes and the signing secret: the folder is its owner's
+ * only (0700), and one made meanwhile by someone else is refused (`mkdir` without `recursive`).
+ */
+async function claimFolder(out: string): Promise<boolean> {
+  await mkdir(path.dirname(out), { recursive: true });
+  try {
+    await mkdir(out, { mode: 0o700 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const found = await lstat(out);
+  if (!found.isDirectory() || found.uid !== process.getuid?.())
+    throw new BackupRefused(`${out} is not a folder of this user's: back up into a new or empty folder`);
+  if ((await readdir(out)).length > 0)
+    throw new BackupRefused(`${out} is not empty: back up into a new or empty folder`);
+  await chmod(out, 0o700);
+  return false;
 }
 
 /**
@@ -39,7 +61,7 @@ async function emptyFolder(out: string): Promise<boolean> {
  * reference: every write acknowledged before the backup began is in it, with its files.
  */
 export async function backup(config: Config, out: string): Promise<Manifest> {
-  const made = await emptyFolder(out);
+  const made = await claimFolder(out);
   try {
     const dialect = dialectOf(config);
     const databaseFile = databaseFileOf(dialect);
@@ -61,8 +83,9 @@ export async function backup(config: Config, out: string): Promise<Manifest> {
     await writeManifest(out, manifest);
     return manifest;
   } catch (error) {
-    if (made) await rm(out, { recursive: true, force: true });
-    else for (const entry of await readdir(out)) await rm(path.join(out, entry), { recursive: true, force: true });
+    // Only what this backup wrote: the folder it made, or its own entries in the one it took.
+    const written = made ? [out] : [databaseFileOf(dialectOf(config)), SECRET_FILE, FILES_FOLDER, MANIFEST];
+    for (const entry of written) await rm(path.resolve(out, entry), { recursive: true, force: true });
     throw error;
   }
 }
@@ -110,18 +133,25 @@ export async function restore(config: Config, from: string): Promise<Manifest> {
       throw new BackupRefused(
         `The ${databaseEmpty ? 'file store' : 'database'} is not empty: a backup is restored into a new deployment`,
       );
-    const stored: string[] = [];
     const secretFile = path.join(config.dataDir, SECRET_FILE);
+    const restoresSecret = Boolean(manifest.secret && !config.jwtSecret);
+    if (restoresSecret && (await lstat(secretFile).catch(() => null)))
+      throw new BackupRefused(`${secretFile} exists: a backup is restored into a new deployment`);
+    const stored: string[] = [];
+    let wroteSecret = false;
     try {
       await copyStoredFilesIn(store, from, manifest.files, stored);
-      if (manifest.secret && !config.jwtSecret)
-        await copyFile(path.join(from, manifest.secret.path), secretFile).then(() => chmod(secretFile, 0o600));
+      if (restoresSecret) {
+        await copyFile(path.join(from, manifest.secret!.path), secretFile, constants.COPYFILE_EXCL);
+        wroteSecret = true;
+        await chmod(secretFile, 0o600);
+      }
       const dump = path.join(from, manifest.database.path);
       if (config.databaseUrl) await restorePostgres(config.databaseUrl, dump);
       else await restoreSqlite(dump, sqlitePathOf(config));
     } catch (error) {
       await Promise.allSettled(stored.map((key) => store.delete(key)));
-      if (manifest.secret && !config.jwtSecret) await rm(secretFile, { force: true });
+      if (wroteSecret) await rm(secretFile, { force: true });
       throw error;
     }
     return manifest;

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, rename, rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
@@ -24,8 +25,9 @@ const run = promisify(execFile);
  */
 async function pgTool(tool: 'pg_dump' | 'pg_restore', url: string, args: string[]): Promise<void> {
   const database = new URL(url);
-  const password = decodeURIComponent(database.password);
+  const password = decodeURIComponent(database.password) || database.searchParams.get('password') || '';
   database.password = '';
+  database.searchParams.delete('password');
   const env = { ...process.env, ...(password && { PGPASSWORD: password }) };
   try {
     await run(tool, [`--dbname=${database}`, ...args], { env, maxBuffer: 16 * 1024 * 1024 });
@@ -116,13 +118,14 @@ export async function restorePostgres(url: string, dump: string): Promise<void> 
   await pgTool('pg_restore', url, ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', dump]);
 }
 
-/** Whether there is no SQLite database at `file` yet, or one without tables. */
+/** Whether there is no SQLite database at `file` yet, or one without tables (one that cannot be read is not empty). */
 export function sqliteIsEmpty(file: string): boolean {
+  if (!existsSync(file)) return true;
   let database: SQLite.Database;
   try {
     database = new SQLite(file, { readonly: true, fileMustExist: true });
-  } catch {
-    return true;
+  } catch (error) {
+    throw new BackupRefused(`Cannot read the database ${file} to check that it is empty: ${(error as Error).message}`);
   }
   try {
     const row = database.prepare("select count(*) as n from sqlite_master where type = 'table'").get() as { n: number };

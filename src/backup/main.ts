@@ -79,6 +79,8 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
 
 /** Runs the command line on its arguments (without node and the script); resolves with the exit code. */
 export async function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // What it writes (a backup, a restored database, the secret) is its owner's only.
+  process.umask(0o077);
   try {
     await buildProgram(env).parseAsync(args, { from: 'user' });
     return 0;

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { assertSafeKey } from '../infra/blob-store.js';
 
 /** The manifest's file in a backup folder: written last, so a folder without it is no backup. */
 export const MANIFEST = 'manifest.json';
@@ -66,11 +67,30 @@ export async function readManifest(dir: string): Promise<Manifest> {
     (entry) => entry && (path.isAbsolute(entry.path) || entry.path.split('/').includes('..')),
   );
   if (unsafe) throw new BackupDamaged(`${MANIFEST} in ${dir} names a file outside the backup: ${unsafe.path}`);
+  for (const file of manifest.files) {
+    if (!file.path.startsWith(FILES_FOLDER))
+      throw new BackupDamaged(`${MANIFEST} lists a stored file outside files/: ${file.path}`);
+    try {
+      assertSafeKey(file.path.slice(FILES_FOLDER.length));
+    } catch {
+      throw new BackupDamaged(`${MANIFEST} lists a stored file whose key is not one: ${file.path}`);
+    }
+  }
   return manifest;
 }
 
-/** The size and SHA-256 of a file. */
-export async function digestOf(file: string): Promise<{ bytes: number; sha256: string }> {
+/** Where a backup keeps the stored files, each at its key. */
+export const FILES_FOLDER = 'files/';
+
+/**
+ * The size and SHA-256 of a file in the backup folder `dir`: a regular file there, not a link
+ * or a device, and not reached through a linked folder (ENOENT otherwise, as if missing).
+ */
+export async function digestOf(dir: string, relative: string): Promise<{ bytes: number; sha256: string }> {
+  const file = path.join(dir, relative);
+  const [root, real, found] = await Promise.all([realpath(dir), realpath(file), lstat(file)]);
+  if (!found.isFile() || real !== path.join(root, relative))
+    throw Object.assign(new Error(`${relative} is not a file of the backup`), { code: 'ENOENT' });
   const hash = createHash('sha256');
   let bytes = 0;
   await pipeline(createReadStream(file), async (chunks: AsyncIterable<Buffer>) => {
@@ -84,7 +104,7 @@ export async function digestOf(file: string): Promise<{ bytes: number; sha256: s
 
 /** An entry for a file already in the backup folder. */
 export async function entryOf(dir: string, relative: string): Promise<Entry> {
-  return { path: relative, ...(await digestOf(path.join(dir, relative))) };
+  return { path: relative, ...(await digestOf(dir, relative)) };
 }
 
 /** What is wrong with each damaged or missing file of the backup (empty when every checksum matches). */
@@ -93,7 +113,7 @@ export async function damageIn(dir: string, manifest: Manifest): Promise<string[
   const problems: string[] = [];
   for (const entry of entries) {
     try {
-      const found = await digestOf(path.join(dir, entry.path));
+      const found = await digestOf(dir, entry.path);
       if (found.bytes !== entry.bytes || found.sha256 !== entry.sha256) problems.push(`${entry.path}: changed`);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -5,10 +5,8 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from '../infra/blob-store.js';
-import type { Entry } from './manifest.js';
+import { type Entry, FILES_FOLDER } from './manifest.js';
 
-/** Where a stored file goes in a backup folder. */
-export const FILES = 'files';
 /** How many files are copied at once (an object store answers each slowly, but in parallel). */
 const AT_ONCE = 8;
 
@@ -39,7 +37,7 @@ export async function copyStoredFilesOut(store: BlobStore, dir: string): Promise
   const copied = await eachAtOnce(store.keys(), async (key): Promise<Entry | null> => {
     const found = await store.get(key);
     if (!found) return null;
-    const relative = `${FILES}/${key}`;
+    const relative = `${FILES_FOLDER}${key}`;
     const target = path.join(dir, relative);
     await mkdir(path.dirname(target), { recursive: true });
     const hash = createHash('sha256');
@@ -57,10 +55,10 @@ export async function copyStoredFilesOut(store: BlobStore, dir: string): Promise
   return copied.filter((entry) => entry !== null).sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** Stores each backed-up file under its key; returns the keys stored (to take back after a failure). */
+/** Stores each backed-up file under its key, adding each key stored to `stored` (to take back after a failure). */
 export async function copyStoredFilesIn(store: BlobStore, dir: string, entries: Entry[], stored: string[]) {
   await eachAtOnce(entries, async (entry) => {
-    const key = entry.path.slice(FILES.length + 1);
+    const key = entry.path.slice(FILES_FOLDER.length);
     await store.put(key, createReadStream(path.join(dir, entry.path)));
     stored.push(key);
   });

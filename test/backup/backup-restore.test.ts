@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -63,6 +73,7 @@ describe('backup, verify and restore of a SQLite deployment', () => {
     assert.match(verified.stdout, /1 users, 1 rooms, \d+ markers/);
     assert.match(verified.stdout, /the session-signing secret the service generated/);
     assert.match(verified.stdout, /Every checksum matches/);
+    assert.equal(statSync(out).mode & 0o777, 0o700, 'only its owner may read a backup');
     const markers = Number(/(\d+) markers/.exec(verified.stdout)![1]);
     assert.ok(markers >= before_.length + 1, `${markers} markers hold the ${before_.length + 1} written before`);
   });
@@ -88,7 +99,7 @@ describe('backup, verify and restore of a SQLite deployment', () => {
     for (const lock of Object.keys(after).filter((name) => name.startsWith('maproom.lock'))) delete after[lock];
     for (const lock of Object.keys(before).filter((name) => name.startsWith('maproom.lock'))) delete before[lock];
     assert.deepEqual(Object.keys(after).sort(), Object.keys(before).sort());
-    assert.equal(after['blobs/' + seed.photoKey], before['blobs/' + seed.photoKey]);
+    assert.equal(after[`blobs/${seed.photoKey}`], before[`blobs/${seed.photoKey}`]);
   });
 
   test('a damaged backup fails verify (exit 1, naming the file) and is not restored', async () => {
@@ -97,7 +108,12 @@ describe('backup, verify and restore of a SQLite deployment', () => {
     const copy = await admin(['backup', '--out', damaged], { DATA_DIR: dataDir });
     assert.equal(copy.code, 0, copy.stderr);
     writeFileSync(path.join(damaged, 'files', seed.photoKey), 'not the photo');
-    rmSync(path.join(damaged, 'files', seed.photoKey.replace(/\.jpg$/, '_thumb.jpg')));
+    // A link to a file outside the backup, even with the right bytes, is no file of it.
+    const thumb = path.join(damaged, 'files', seed.photoKey.replace(/\.jpg$/, '_thumb.jpg'));
+    const outside = path.join(scratch, 'outside-thumb.jpg');
+    copyFileSync(thumb, outside);
+    rmSync(thumb);
+    symlinkSync(outside, thumb);
     const verified = await admin(['verify', damaged], {});
     assert.equal(verified.code, 1);
     assert.match(verified.stderr, new RegExp(`files/${seed.photoKey}: changed`));

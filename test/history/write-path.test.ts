@@ -4,7 +4,7 @@ import type { Db } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import type { LiveHub, RoomEvent as LiveEvent } from '../../src/infra/live-hub.js';
 import { presentDrawing } from '../../src/modules/drawings/drawings.presenter.js';
-import { WritePath } from '../../src/modules/history/write-path.js';
+import { type RepeatableWork, WritePath } from '../../src/modules/history/write-path.js';
 import { createRoom, scaffold, type TestApp, type TestUser } from '../helpers.js';
 
 /** A live hub that records what it is given, and fails when told to. */
@@ -250,6 +250,37 @@ describe('WritePath', () => {
         [2, `${roomId}-drawing-2`],
       ],
     );
+  });
+
+  test('writes that fail in a group cost the others one more run at most, and each gets its own error', async () => {
+    const roomId = await createRoom(t.app, owner);
+    const runs = new Map<string, number>();
+    const counted = (name: string, work: RepeatableWork<string>) => async (trx: Db) => {
+      runs.set(name, (runs.get(name) ?? 0) + 1);
+      return work(trx);
+    };
+    const failing = (name: string) =>
+      counted(name, async () => {
+        throw new Error(`${name} refused`);
+      });
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const outcomes = await Promise.allSettled(
+      names.map((name) =>
+        writePath.write(
+          roomId,
+          actor,
+          name === 'b' || name === 'e' ? failing(name) : counted(name, createDrawing(roomId, `${roomId}-${name}`)),
+        ),
+      ),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+      [`${roomId}-a`, 'b refused', `${roomId}-c`, `${roomId}-d`, 'e refused'],
+    );
+    assert.deepEqual(await drawingIds(roomId), [`${roomId}-a`, `${roomId}-c`, `${roomId}-d`]);
+    for (const [name, count] of runs) assert.ok(count <= 2, `${name} ran ${count} times`);
+    assert.equal(runs.get('b'), 1, 'the first failure is not run again');
+    assert.equal(await roomVersion(roomId), 3);
   });
 
   test('a group that fails as a whole (a change history cannot hold) runs each write alone: only the bad one fails', async () => {

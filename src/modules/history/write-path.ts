@@ -1,4 +1,4 @@
-import { type Insertable, sql } from 'kysely';
+import { CompiledQuery, type Insertable, sql } from 'kysely';
 import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
@@ -48,7 +48,19 @@ interface Queued {
 export type AlsoRecorded = (trx: Db, roomId: string, events: RoomEvent[]) => Promise<(() => void) | undefined>;
 
 /** What one write of a group came to inside the transaction. */
-type Outcome = { result: unknown; actor: Actor; changes: Change[] };
+type Outcome = { result: unknown; actor: Actor; changes: Change[] } | { error: unknown };
+
+/** A write of a group that failed, and at which place (the group is rolled back). */
+class WriteFailed {
+  constructor(
+    readonly index: number,
+    readonly error: unknown,
+  ) {}
+}
+
+const SAVEPOINT = CompiledQuery.raw('savepoint write_path');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint write_path');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint write_path');
 
 /** Most writes of one room that share a transaction: fixed, it bounds one commit's work, not a capacity. */
 export const MAX_GROUP = 100;
@@ -62,11 +74,12 @@ export const MAX_GROUP = 100;
  * Group commit: the writes of one room that arrive together (while the room's previous group
  * runs, or in the same turn of the event loop) share one transaction, in the order they
  * came, and their history goes in with one statement. Each caller is answered with its own
- * result once the group has committed, in order. The work is repeatable (`RepeatableWork`):
- * a group that fails (one of its writes, its history or its commit) is rolled back and each
- * of its writes runs again alone, so a write that fails fails by itself and the others go on.
- * No savepoint per write: on PostgreSQL each would cost two round trips per write, for a
- * failure that is rare.
+ * result once the group has committed, in order. A write that fails gets its own error and
+ * the others go on: the group is rolled back and runs again without it, this time each write
+ * in a savepoint (`contained`), so that a write failing then is undone alone. No savepoint on
+ * the first run: on PostgreSQL each costs two round trips per write, for a failure that is
+ * rare; and no write runs more than twice. The work is repeatable (`RepeatableWork`): a group
+ * that fails as a whole (its history, its commit) runs each write again alone.
  */
 export class WritePath {
   /** The writes waiting per room; a room is here while a group of it is scheduled or running. */
@@ -144,14 +157,13 @@ export class WritePath {
     this.waiting.delete(roomId);
   }
 
-  private async commit(roomId: string, group: Queued[]): Promise<void> {
+  private async commit(roomId: string, group: Queued[], contained = false): Promise<void> {
     let outcomes: Outcome[];
     let events: RoomEvent[][];
     let committed: (() => void)[];
     try {
       ({ outcomes, events, committed } = await this.db.transaction().execute(async (trx) => {
-        const outcomes: Outcome[] = [];
-        for (const queued of group) outcomes.push(await this.perform(trx, queued));
+        const outcomes = contained ? await this.eachContained(trx, group) : await this.all(trx, group);
         const events = await this.record(trx, roomId, outcomes);
         const committed: (() => void)[] = [];
         for (const step of this.alsoRecorded) {
@@ -161,15 +173,51 @@ export class WritePath {
         return { outcomes, events, committed };
       }));
     } catch (error) {
-      if (group.length === 1) return group[0]!.reject(error);
-      return this.eachAlone(roomId, group);
+      if (!(error instanceof WriteFailed)) {
+        if (group.length === 1) return group[0]!.reject(error);
+        return this.eachAlone(roomId, group);
+      }
+      // In order, the failed write saw what the writes before it did, as it will have been.
+      group[error.index]!.reject(error.error);
+      const others = group.filter((_, i) => i !== error.index);
+      return others.length ? this.commit(roomId, others, true) : undefined;
     }
     for (const then of committed) then();
     // Published in version order; the room's next group need not wait for the hub.
     outcomes.forEach((outcome, i) => {
       const queued = group[i]!;
+      if ('error' in outcome) return queued.reject(outcome.error);
       this.broadcast(events[i]!).then(() => queued.resolve(outcome.result), queued.reject);
     });
+  }
+
+  /** The writes of a group one after the other; the first that fails fails the group (`WriteFailed`). */
+  private async all(trx: Db, group: Queued[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const [index, queued] of group.entries()) {
+      try {
+        outcomes.push(await this.perform(trx, queued));
+      } catch (error) {
+        throw group.length === 1 ? error : new WriteFailed(index, error);
+      }
+    }
+    return outcomes;
+  }
+
+  /** The writes of a group, each in a savepoint that its failure rolls back. */
+  private async eachContained(trx: Db, group: Queued[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const queued of group) {
+      await trx.executeQuery(SAVEPOINT);
+      try {
+        outcomes.push(await this.perform(trx, queued));
+      } catch (error) {
+        await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
+        outcomes.push({ error });
+      }
+      await trx.executeQuery(RELEASE_SAVEPOINT);
+    }
+    return outcomes;
   }
 
   /** After its group failed: each write of it again, in its own transaction. */
@@ -185,7 +233,7 @@ export class WritePath {
 
   /** Advances the room's version once for every change, appends their history; the events of each outcome. */
   private async record(trx: Db, roomId: string, outcomes: Outcome[]): Promise<RoomEvent[][]> {
-    const count = outcomes.reduce((n, outcome) => n + outcome.changes.length, 0);
+    const count = outcomes.reduce((n, outcome) => n + ('changes' in outcome ? outcome.changes.length : 0), 0);
     if (count === 0) return outcomes.map(() => []);
     const advanced = (await this.advance.execute(trx, { roomId, count })).rows[0];
     if (!advanced) throw new Error(`room ${roomId} not found`);
@@ -194,6 +242,7 @@ export class WritePath {
     let next = Number(version) - count + 1;
     const rows: HistoryRow[] = [];
     const events = outcomes.map((outcome) => {
+      if (!('changes' in outcome)) return [];
       return outcome.changes.map((change) => {
         const stamped = { version: next++, at };
         rows.push(historyRow(roomId, outcome.actor, change, stamped));
