@@ -9,6 +9,7 @@ import { publicUrlOf, tmpDirOf, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { registerAccessHook } from './http/access-hook.js';
 import { serveOnlyProbes } from './http/instance-role.js';
+import { closeLiveSocketsForRestart, registerStopping, Stopping } from './http/stopping.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { loggerOptions, requestIds, requestLogger } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -76,6 +77,8 @@ export interface App {
   accounts: Accounts;
   /** What a room export holds, table by table, in the file's order (tests compare it with the database). */
   exchanges: Exchange[];
+  /** Starts stopping (src/http/stopping.ts): reads and readiness answer 503 for `ms`; then close the app. */
+  drain(ms: number): Promise<void>;
 }
 
 /** Builds the whole service from its configuration; tests call this too. */
@@ -101,6 +104,9 @@ async function createServer(config: Config, options: BuildOptions) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
+    // A request that reaches a closing instance on a connection it still has is served as while
+    // draining (src/http/stopping.ts), not refused with Fastify's own 503.
+    return503OnClosing: false,
     genReqId: requestIds(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidators(app);
@@ -110,7 +116,7 @@ async function createServer(config: Config, options: BuildOptions) {
   await registerOpenApi(app);
   await registerRateLimits(app, config);
   acceptMultipart(app);
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 }, preClose: closeLiveSocketsForRestart });
   return app;
 }
 
@@ -281,6 +287,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const { db } = database;
   const app = await createServer(config, options);
   if (config.instanceRole === 'jobs') serveOnlyProbes(app);
+  const stopping = new Stopping();
+  registerStopping(app, stopping);
   if (metrics) metrics.observeRequests(app);
   database.onLockLost((error) =>
     app.log.fatal(
@@ -344,6 +352,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       redis: redis?.ping ?? null,
       objectStore: async () => blobs.ping?.(),
       timeoutMs: config.readyCheckTimeoutMs,
+      stopping: () => stopping.started,
     },
   });
   const { domains, content } = built;
@@ -377,5 +386,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.close(); // the database and the data directory's lock with it
     throw error;
   }
-  return { app, database, accounts: built.accounts, exchanges: built.exchanges };
+  return {
+    app,
+    database,
+    accounts: built.accounts,
+    exchanges: built.exchanges,
+    drain: (ms) => stopping.drain(ms),
+  };
 }

@@ -143,6 +143,8 @@ export const ConfigSchema = Type.Object({
   readyCheckTimeoutMs: Type.Integer({ minimum: 100, default: 2000 }),
   /** How often the live channel pings its clients; a client that missed the previous ping is dropped. */
   liveHeartbeatMs: Type.Integer({ minimum: 1000, default: 15_000 }),
+  /** After SIGTERM, how long the instance keeps serving writes while its reads and `/api/ready` answer 503, before it closes (src/http/stopping.ts). */
+  shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
   /** Lets the service send requests to loopback, link-local and private addresses a user gave (webhooks); off by default. */
   outboundAllowPrivate: Type.Boolean({ default: false }),
   /** How long a webhook's receiver has to answer one delivery. */
@@ -242,6 +244,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   exportConcurrency: 'EXPORT_CONCURRENCY',
   readyCheckTimeoutMs: 'READY_CHECK_TIMEOUT_MS',
   liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
+  shutdownDrainMs: 'SHUTDOWN_DRAIN_MS',
   outboundAllowPrivate: 'OUTBOUND_ALLOW_PRIVATE',
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   webhookRetryDelaysMs: 'WEBHOOK_RETRY_DELAYS_MS',

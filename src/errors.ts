@@ -168,6 +168,12 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
     'retry-after': String(retryAfterSeconds),
   });
 
+/** 503 shutting_down: a read that reached an instance while it stops; another instance answers it (src/http/stopping.ts). */
+export const shuttingDown = () =>
+  new AppError(503, 'shutting_down', 'This instance is shutting down; send the request again', undefined, {
+    'retry-after': '1',
+  });
+
 export const tokenNotAllowed = () =>
   new AppError(
     403,

@@ -12,7 +12,7 @@ async function main() {
     }
     throw error;
   }
-  const { app, database } = await buildApp(config);
+  const { app, database, drain } = await buildApp(config);
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info(`Maproom listening at ${address} (database: ${database.dialect}, data: ${config.dataDir})`);
   console.log(
@@ -23,13 +23,17 @@ async function main() {
       `                    -d '{"email":"you@example.com","password":"a-long-password"}'\n`,
   );
 
+  // SIGTERM (a deployment stopping or restarting it) drains first, so that a proxy stops sending
+  // it work; SIGINT (Ctrl-C at a terminal) closes at once. Either way the close has 10 s.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info(`${signal} received, closing`);
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    const drainMs = signal === 'SIGTERM' ? config.shutdownDrainMs : 0;
+    app.log.info(`${signal} received: draining for ${drainMs} ms, then closing`);
+    const force = setTimeout(() => process.exit(1), drainMs + 10_000).unref();
     try {
+      await drain(drainMs);
       await app.close();
     } finally {
       clearTimeout(force);

@@ -1,8 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound } from '../errors.js';
 
 /** What an instance of INSTANCE_ROLE=jobs serves: the probes and its metrics, nothing else. */
 const PROBES = new Set(['/api/health', '/api/ready', '/metrics']);
+
+/** Whether the request asks for a probe (liveness, readiness) or the metrics. */
+export const isProbe = (request: FastifyRequest) => PROBES.has(request.url.split('?')[0]!.replace(/\/+$/, ''));
 
 /**
  * INSTANCE_ROLE=jobs: every request but the probes (and /metrics) is 404 (not_found), before any other hook.
@@ -10,6 +13,6 @@ const PROBES = new Set(['/api/health', '/api/ready', '/metrics']);
  */
 export function serveOnlyProbes(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    if (!PROBES.has(request.url.split('?')[0]!.replace(/\/+$/, ''))) throw notFound('Route');
+    if (!isProbe(request)) throw notFound('Route');
   });
 }

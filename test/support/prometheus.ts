@@ -21,7 +21,8 @@ export interface Prometheus {
 /** A guard against hangs while it starts (not a timing assertion). */
 const START_MS = 30_000;
 
-async function freePort(): Promise<number> {
+/** A loopback port no one listens on now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

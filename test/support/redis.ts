@@ -23,8 +23,8 @@ export const REDIS_TEST_DB = {
   webhooksTwoInstances: 15,
   /** Shares the rate limits file's index, for the same reason. */
   metricsPrometheus: 13,
-  /** Shares the job queue file's index, for the same reason. */
-  rollingRestart: 11,
+  /** Shares the live hub file's index, for the same reason. */
+  rollingRestart: 10,
   /** The backed-up deployment's and the restored one's: apart, so that the second joins none of the first's queues. */
   backups: 10,
   restoredBackup: 12,

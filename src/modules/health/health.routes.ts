@@ -10,13 +10,17 @@ export interface ReadinessChecks {
   objectStore: Check;
   /** How long a part may take to answer before it counts as unavailable (READY_CHECK_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Whether the instance is stopping (src/http/stopping.ts): then it is not ready, whatever its parts say. */
+  stopping: () => boolean;
 }
 
 const PartState = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('none')], {
   description: '`ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part',
 });
 const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('stopping')], {
+    description: '`stopping`: the instance is shutting down (SIGTERM) and takes no new work',
+  }),
   database: PartState,
   redis: PartState,
   objectStore: PartState,
@@ -68,7 +72,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; readi
       description:
         'Asks the database, Redis (when REDIS_URL is set) and the object store (S3, or the data directory) ' +
         'for a cheap answer, each within 2 s. 200 while every configured part answers; 503 while one does not, ' +
-        'so that a load balancer sends no requests to this instance. `GET /api/health` stays the liveness answer.',
+        'so that a load balancer sends no requests to this instance, and 503 `stopping` once it is shutting down. ' +
+        '`GET /api/health` stays the liveness answer.',
       response: { 200: Readiness, 503: Readiness },
     },
     handler: async (_request, reply) => {
@@ -77,10 +82,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; readi
         stateOf(readiness.redis, readiness.timeoutMs),
         stateOf(readiness.objectStore, readiness.timeoutMs),
       ]);
-      const ready = [db, redis, objectStore].every((state) => state !== 'unavailable');
-      return reply
-        .status(ready ? 200 : 503)
-        .send({ status: ready ? 'ok' : 'unavailable', database: db, redis, objectStore });
+      const available = [db, redis, objectStore].every((state) => state !== 'unavailable');
+      const status = readiness.stopping() ? 'stopping' : available ? 'ok' : 'unavailable';
+      return reply.status(status === 'ok' ? 200 : 503).send({ status, database: db, redis, objectStore });
     },
   });
 };

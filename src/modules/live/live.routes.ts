@@ -28,7 +28,8 @@ on the room (anyone for a public room; a room token needs \`read\`).
 
 **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
 access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-1011 an internal error or the live channel unavailable for a moment (reconnect with \`?since=\`). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
+1011 an internal error or the live channel unavailable for a moment (reconnect with \`?since=\`), 1012 the instance is
+stopping or restarting (reconnect with \`?since=\`; behind a proxy another instance answers at once). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
 
 **Presence**: with \`?presence=true\` the socket also gets \`presence.joined\` / \`presence.left\` (members and the room's tokens
 coming and going) and the others' \`pointer\` / \`view\`. A member's or token's socket may send

@@ -62,7 +62,7 @@ export interface paths {
         };
         /**
          * Readiness: whether each part this instance uses answers
-         * @description Asks the database, Redis (when REDIS_URL is set) and the object store (S3, or the data directory) for a cheap answer, each within 2 s. 200 while every configured part answers; 503 while one does not, so that a load balancer sends no requests to this instance. `GET /api/health` stays the liveness answer.
+         * @description Asks the database, Redis (when REDIS_URL is set) and the object store (S3, or the data directory) for a cheap answer, each within 2 s. 200 while every configured part answers; 503 while one does not, so that a load balancer sends no requests to this instance, and 503 `stopping` once it is shutting down. `GET /api/health` stays the liveness answer.
          */
         get: {
             parameters: {
@@ -80,7 +80,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            status: "ok" | "unavailable";
+                            /** @description `stopping`: the instance is shutting down (SIGTERM) and takes no new work */
+                            status: "ok" | "unavailable" | "stopping";
                             /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
                             database: "ok" | "unavailable" | "none";
                             /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
@@ -97,7 +98,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            status: "ok" | "unavailable";
+                            /** @description `stopping`: the instance is shutting down (SIGTERM) and takes no new work */
+                            status: "ok" | "unavailable" | "stopping";
                             /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
                             database: "ok" | "unavailable" | "none";
                             /** @description `ok`: it answered; `unavailable`: it did not (in time); `none`: this deployment has no such part */
@@ -12017,7 +12019,8 @@ export interface paths {
          *
          *     **Close codes**: 4401 no valid credential (or none in time), 4403 the credential may not read the room (also when
          *     access ends while listening: the room made private, the member removed, the token revoked), 4404 the room is gone,
-         *     1011 an internal error or the live channel unavailable for a moment (reconnect with `?since=`). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
+         *     1011 an internal error or the live channel unavailable for a moment (reconnect with `?since=`), 1012 the instance is
+         *     stopping or restarting (reconnect with `?since=`; behind a proxy another instance answers at once). The server pings every 15 seconds; a client that does not answer is dropped at the next ping.
          *
          *     **Presence**: with `?presence=true` the socket also gets `presence.joined` / `presence.left` (members and the room's tokens
          *     coming and going) and the others' `pointer` / `view`. A member's or token's socket may send
