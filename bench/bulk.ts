@@ -4,6 +4,10 @@
  * `POST /api/rooms/:roomId/bulk-import`, against the peer `ogr2ogr -f GPKG out.gpkg <file>` on
  * the same file, run just before. The 1M file is imported on PostgreSQL too, when it answers.
  *
+ * Targets: at most 1.5x ogr2ogr's time on SQLite, 1.0x on PostgreSQL (COPY); the service's
+ * peak RSS during the import under 300 MB on both; its peak at start-up (a sign-up's scrypt
+ * included) is reported beside it against the same limit.
+ *
  * Environment: BENCH_QUICK=1 (100,000 points only), BENCH_BULK_PG=auto|0|1 (the PostgreSQL
  * row: when reachable, never, or required), PG_ADMIN_URL, BENCH_TRACE, BENCH_CPU_PROF.
  */
@@ -33,6 +37,8 @@ const env = process.env;
 const SIZES = env.BENCH_QUICK === '1' ? [100_000] : [100_000, 1_000_000];
 const PG_MODE = env.BENCH_BULK_PG ?? 'auto';
 const TIME_RATIO_TARGET = 1.5;
+/** The PostgreSQL import (the 1M file, written with COPY) is held to ogr2ogr's own time. */
+const PG_TIME_RATIO_TARGET = 1.0;
 
 /** The bench process's own peak RSS, to show that generating and uploading stream. */
 let ownPeakRss = 0;
@@ -132,23 +138,35 @@ function rowsOf(result: BulkResult, peer: { seconds: number; maxRssMb: number | 
   const name = `bulk import ${label(result.size)} points, ${mb(result.bytes)} MB GeoJSON`;
   const on = dialect ? ` (${dialect})` : '';
   const ratio = result.seconds / peer.seconds;
-  const rssOk = result.peakRss < RSS_LIMIT_MB && result.hwm < RSS_LIMIT_MB && result.startupHwm < RSS_LIMIT_MB;
+  const timeTarget = dialect
+    ? { ratio: PG_TIME_RATIO_TARGET, text: `<= ${PG_TIME_RATIO_TARGET.toFixed(1)}x ogr2ogr` }
+    : { ratio: TIME_RATIO_TARGET, text: `<= ${TIME_RATIO_TARGET}x peer` };
+  const rssOk = result.peakRss < RSS_LIMIT_MB && result.hwm < RSS_LIMIT_MB;
   return [
     [
       `${name} (s)${on}`,
       `${result.seconds.toFixed(1)} s`,
       `${peer.seconds.toFixed(1)} s (ogr2ogr -f GPKG)`,
       `${ratio.toFixed(2)}x`,
-      `<= ${TIME_RATIO_TARGET}x peer`,
-      ratio <= TIME_RATIO_TARGET ? 'yes' : 'NO',
+      timeTarget.text,
+      ratio <= timeTarget.ratio ? 'yes' : 'NO',
     ],
     [
-      `${name}: peak RSS of the service (MB)${on}`,
-      `${mb(result.peakRss, false)} MB (VmHWM ${mb(result.hwm, false)} during import, ${mb(result.startupHwm, false)} at start-up)`,
+      `${name}: peak RSS of the service during the import (MB)${on}`,
+      `${mb(result.peakRss, false)} MB (VmHWM ${mb(result.hwm, false)}, reset before the upload)`,
       peer.maxRssMb === null ? 'n/a' : `${mb(peer.maxRssMb, false)} MB (ogr2ogr max RSS)`,
       'n/a',
       `< ${RSS_LIMIT_MB} MB`,
       rssOk ? 'yes' : 'NO',
+    ],
+    [
+      // Set by the set-up's sign-up: scrypt at PASSWORD_HASH_COST 17 takes 128 MiB while it hashes.
+      `${name}: VmHWM of the service at start-up and sign-up (MB)${on}`,
+      `${mb(result.startupHwm, false)} MB`,
+      'n/a',
+      'n/a',
+      `< ${RSS_LIMIT_MB} MB`,
+      result.startupHwm < RSS_LIMIT_MB ? 'yes' : 'NO',
     ],
   ];
 }

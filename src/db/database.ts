@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { type Dialect as KyselyDialect, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isScaleOut, sqlitePathOf, type Config } from '../config.js';
+import { type CopyInto, copyConnections } from './copy-into.js';
 import { aloneInstances, DatabaseLock, type LiveInstances } from './database-lock.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrateToLatest, type Dialect } from './migrations/index.js';
@@ -21,6 +22,8 @@ export interface Database {
   ping(): Promise<void>;
   /** Called if the connection holding the database lock breaks (PostgreSQL). */
   onLockLost(listener: (error: Error) => void): void;
+  /** PostgreSQL: writes rows with `COPY` (bulk imports); undefined on SQLite. */
+  copyInto?: CopyInto;
   close(): Promise<void>;
 }
 
@@ -133,10 +136,12 @@ async function openPostgres(
   // and replaced on demand; without a listener it would crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: timedIf(new PostgresDialect({ pool }), timer) });
+  const copies = copyConnections(connectionString);
   return {
     db,
     dialect: 'postgres',
     instances: lock,
+    copyInto: copies.copyInto,
     ping: async () => {
       if (lost) throw lost;
       await ping(db);
@@ -148,7 +153,7 @@ async function openPostgres(
       }),
     close: async () => {
       try {
-        await db.destroy();
+        await Promise.all([db.destroy(), copies.close()]);
       } finally {
         await lock.release();
       }

@@ -258,6 +258,13 @@ describe('two instances of one deployment', () => {
     await db.connect();
     try {
       const attempts = async () => (await db.query('SELECT attempts, stage FROM jobs WHERE id = $1', [jobId])).rows[0];
+      // Held midway, however fast the machine: once the job has written some markers, a lock
+      // that lets reads through stops its next write until d is killed.
+      const written = async () =>
+        Number((await db.query('SELECT count(*) AS n FROM markers WHERE import_job_id = $1', [jobId])).rows[0].n);
+      await within(60_000, 'the job wrote some markers', async () => (await written()) > 0);
+      await db.query('BEGIN');
+      await db.query('LOCK TABLE markers IN SHARE MODE');
       // A worker that joins does not take the running job over or run it a second time.
       const e = await start('e', { INSTANCE_ROLE: 'jobs' });
       const whileRunning = await attempts();
@@ -268,9 +275,11 @@ describe('two instances of one deployment', () => {
         404,
         'a jobs instance serves no API',
       );
-      assert.equal(whileRunning.stage, 'processing', `the job is still running (SCALE_OUT_JOB_POINTS=${n} too small?)`);
+      assert.equal(whileRunning.stage, 'processing', 'the job is still running');
+      assert.ok((await written()) < n, 'held midway');
 
       await d.stop('SIGKILL');
+      await db.query('COMMIT');
       await within(90_000, 'the job finished on e', async () => (await poll(c)).body.stage === 'complete');
       const markers = await request(c, 'GET', `/api/rooms/${roomId}/markers`, { auth: owner.token });
       assert.equal(markers.body.count, n, 'every point once: nothing of the killed run is left');

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { copyText } from '../../db/copy-text.js';
 import type { Bbox } from '../../geo/tile-math.js';
 
 /**
@@ -83,12 +84,6 @@ export class SqliteFeatureWriter implements FeatureWriter {
     this.db.exec(`DROP TABLE IF EXISTS ${featuresTable(key)}; DROP TABLE IF EXISTS ${indexTable(key)};`);
   }
 }
-
-/** COPY's text format: backslashes, tabs and line breaks escaped. */
-const copyText = (text: string) =>
-  /[\\\t\n\r]/.test(text)
-    ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
-    : text;
 
 /** PostgreSQL: a table with a `box` column, COPYed in, then GiST indexes (no extension needed). */
 export class PostgresFeatureWriter implements FeatureWriter {

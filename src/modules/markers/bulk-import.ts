@@ -29,8 +29,10 @@ import type { ImageMeta } from './markers.schemas.js';
 export const BULK_IMPORT_KIND = 'bulk-import';
 /** The largest GeoJSON file a bulk import takes (about 5 million points); the route's documented cap. */
 export const BULK_IMPORT_MAX_BYTES = 1024 ** 3;
-/** Markers inserted per statement: fixed, the engines cap bound values. */
+/** Markers inserted per transaction on SQLite: fixed, the engines cap bound values. */
 const BATCH = 1000;
+/** Markers per COPY (and transaction) on PostgreSQL: a commit every few tenths of a second. */
+const COPY_ROWS = 10_000;
 /** Features read between two progress reports: fixed, progress is a percentage, not a cost. */
 const PROGRESS_EVERY = 2_000;
 
@@ -138,26 +140,86 @@ export class BulkImport {
 
   /**
    * One pass over the file: each feature is checked (with the icons and images it names)
-   * and inserted in batches, each its own short transaction; returns how many. The markers'
-   * ids follow each other (`newIdSequence`), so the id index takes them in order.
+   * and written, in batches each its own short transaction; returns how many. On SQLite the
+   * batches are multi-row inserts; on PostgreSQL, COPYs that take the rows as they are made,
+   * so the file is read while the database writes.
    */
   private async insert(job: JobContext<Payload>, fileKey: string): Promise<number> {
+    const rows = this.markerRows(job, fileKey);
+    if (this.markers.copies) return this.copy(rows);
+    let batch: MarkerRow[] = [];
+    let count = 0;
+    const flush = async () => {
+      const full = batch;
+      batch = [];
+      await this.db.transaction().execute((trx) => this.markers.insertMany(trx, full));
+    };
+    for await (const piece of rows) {
+      for (const row of piece) {
+        batch.push(row);
+        if (batch.length === BATCH) await flush();
+      }
+      count += piece.length;
+    }
+    if (batch.length) await flush();
+    return count;
+  }
+
+  /**
+   * PostgreSQL: the rows in COPYs of about `COPY_ROWS` each. Once a COPY has all its rows the
+   * next one starts, while the database is still taking the last one's (at most two at once).
+   */
+  private async copy(rows: AsyncGenerator<MarkerRow[]>): Promise<number> {
+    let ended = false;
+    async function* upTo(limit: number, allTaken: () => void) {
+      try {
+        for (let taken = 0; taken < limit; ) {
+          const next = await rows.next();
+          if (next.done) {
+            ended = true;
+            return;
+          }
+          taken += next.value.length;
+          yield next.value;
+        }
+      } finally {
+        allTaken();
+      }
+    }
+    const copying: Promise<number>[] = [];
+    let count = 0;
+    try {
+      while (!ended) {
+        let allTaken = () => {};
+        const taken = new Promise<void>((resolve) => (allTaken = resolve));
+        const copy = this.markers.copyMany(upTo(COPY_ROWS, allTaken));
+        copying.push(copy);
+        await Promise.race([taken, copy]);
+        if (copying.length === 2) count += await copying.shift()!;
+      }
+      for (const copy of copying.splice(0)) count += await copy;
+    } finally {
+      await Promise.allSettled(copying); // none left writing when this ends
+      await rows.return(undefined); // closes the file when a COPY failed
+    }
+    return count;
+  }
+
+  /**
+   * The file's markers as rows, checked, in pieces as read. The markers' ids follow each
+   * other (`newIdSequence`), so the id index takes them in order.
+   */
+  private async *markerRows(job: JobContext<Payload>, fileKey: string): AsyncGenerator<MarkerRow[]> {
     const icons = new Map<string, boolean>();
     const metas = new Map<string, ImageMeta | null>();
     const now = Date.now();
     const createdBy = jobActor(job).id;
     const nextId = newIdSequence('marker');
-    let batch: MarkerRow[] = [];
-    let count = 0;
-    const flush = async () => {
-      const rows = batch;
-      batch = [];
-      await this.db.transaction().execute((trx) => this.markers.insertMany(trx, rows));
-    };
+    let index = 0;
     for await (const features of this.featureBatches(job, fileKey)) {
-      for (const feature of features) {
-        const index = count;
-        const marker = importedMarkerOf(pointOf(feature, index), index);
+      const rows: MarkerRow[] = new Array(features.length);
+      for (let i = 0; i < features.length; i++, index++) {
+        const marker = importedMarkerOf(pointOf(features[i], index), index);
         const iconId = marker.markerIconId;
         if (iconId != null) {
           if (!icons.has(iconId)) icons.set(iconId, await this.icons.exists(job.roomId, iconId));
@@ -171,22 +233,16 @@ export class BulkImport {
             throw featureError(index, (error as Error).message);
           }
         }
-        const imageMeta = pair !== undefined ? metas.get(pair) : null;
-        batch.push(
-          newMarkerRow(job.roomId, marker, {
-            id: nextId(),
-            createdBy,
-            createdAt: now + index,
-            imageMeta,
-            importJobId: job.id,
-          }),
-        );
-        count++;
-        if (batch.length === BATCH) await flush();
+        rows[i] = newMarkerRow(job.roomId, marker, {
+          id: nextId(),
+          createdBy,
+          createdAt: now + index,
+          imageMeta: pair !== undefined ? metas.get(pair) : null,
+          importJobId: job.id,
+        });
       }
+      yield rows;
     }
-    if (batch.length) await flush();
-    return count;
   }
 
   /** The file's features in batches, reporting progress by the share of the file read. */

@@ -14,7 +14,7 @@ import { MarkersService } from './markers.service.js';
 /** Markers and their photos (they use the room's icons): routes, tables of an export, restore, room content. */
 export function markersDomain(core: DomainCore, { icons }: { icons: IconsRepository }) {
   const { db, files, writePath, receiver } = core;
-  const markers = new MarkersRepository(db);
+  const markers = new MarkersRepository(db, core.database.copyInto);
   const images = new MarkerImages(markers, files);
   return defineDomain(
     {

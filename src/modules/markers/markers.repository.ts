@@ -1,3 +1,4 @@
+import type { CopyInto, CopyRows } from '../../db/copy-into.js';
 import type { Db } from '../../db/database.js';
 import { RoomTable } from '../../db/room-table.js';
 import { notStaged } from '../../db/staged-jobs.js';
@@ -22,9 +23,51 @@ export type MarkerFeedRow = Pick<
   'id' | 'latitude' | 'longitude' | 'color' | 'marker_icon_id' | 'marker_icon_size'
 >;
 
+/** Every column of a marker row (the compiler checks that none is missing), in the order COPY writes them. */
+const COLUMNS = Object.keys({
+  id: 0,
+  room_id: 0,
+  latitude: 0,
+  longitude: 0,
+  title: 0,
+  description: 0,
+  color: 0,
+  tags: 0,
+  event_date: 0,
+  marker_icon_id: 0,
+  marker_icon_size: 0,
+  image_key: 0,
+  thumbnail_key: 0,
+  image_meta: 0,
+  embedded_media_url: 0,
+  media_size: 0,
+  created_by: 0,
+  created_at: 0,
+  updated_at: 0,
+  import_job_id: 0,
+} satisfies Record<keyof MarkersTable, 0>);
+
 export class MarkersRepository extends RoomTable<'markers'> {
-  constructor(db: Db) {
+  /** `copyInto`: the database's COPY (PostgreSQL), which `copyMany` uses. */
+  constructor(
+    db: Db,
+    private readonly copyInto?: CopyInto,
+  ) {
     super(db, 'markers', 'created_at', 'import_job_id');
+  }
+
+  /** Whether `copyMany` can write (PostgreSQL). */
+  get copies(): boolean {
+    return this.copyInto !== undefined;
+  }
+
+  /**
+   * Writes the rows with one COPY, its own transaction, reading them as the database takes
+   * them (a bulk import's markers, PostgreSQL only); how many it wrote.
+   */
+  copyMany(rows: CopyRows): Promise<number> {
+    if (!this.copyInto) throw new Error('COPY is PostgreSQL only');
+    return this.copyInto('markers', COLUMNS, rows);
   }
 
   /** What the markers feed answers of each marker, in the list's order (oldest first). */
