@@ -44,7 +44,9 @@ export function copyConnections(connectionString: string): { copyInto: CopyInto;
       client.release(failure); // a connection whose COPY failed is closed, not reused
     }
   };
-  return { copyInto, close: () => pool.end() };
+  // Closing twice (a database closed again) is no error.
+  let closing: Promise<void> | undefined;
+  return { copyInto, close: () => (closing ??= pool.end()) };
 }
 
 /** One string per piece of rows: a chunk of the COPY, not a message per row. */
