@@ -49,16 +49,7 @@ class TimedConnection implements DatabaseConnection {
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const start = performance.now();
     const timed = () => this.timer.queried(operationOf(query), secondsSince(start));
-    return this.inner.executeQuery<R>(query).then(
-      (result) => {
-        timed();
-        return result;
-      },
-      (error: unknown) => {
-        timed();
-        throw error;
-      },
-    );
+    return this.inner.executeQuery<R>(query).finally(timed);
   }
 
   /** Not timed: the service never streams rows. */

@@ -48,16 +48,7 @@ export function timedBlobStore(store: BlobStore, timer: BlobStoreTimer): BlobSto
     own.set(name, (...args: unknown[]) => {
       const start = performance.now();
       const timed = () => timer.objectStoreCalled(operation, (performance.now() - start) / 1000);
-      return (method.apply(store, args) as Promise<unknown>).then(
-        (result) => {
-          timed();
-          return result;
-        },
-        (error: unknown) => {
-          timed();
-          throw error;
-        },
-      );
+      return (method.apply(store, args) as Promise<unknown>).finally(timed);
     });
   }
   return new Proxy(store, {
