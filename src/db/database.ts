@@ -6,6 +6,8 @@ import { isScaleOut, sqlitePathOf, type Config } from '../config.js';
 import { type CopyInto, copyConnections } from './copy-into.js';
 import { aloneInstances, DatabaseLock, type LiveInstances } from './database-lock.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { servicePool } from './pg-pool.js';
+import { pipelinedTransactions, type Transact } from './pipelined-transaction.js';
 import { migrateToLatest, type Dialect } from './migrations/index.js';
 import type { Tables } from './tables.js';
 import { type QueryTimer, timedDialect } from './timed-dialect.js';
@@ -22,6 +24,11 @@ export interface Database {
   ping(): Promise<void>;
   /** Called if the connection holding the database lock breaks (PostgreSQL). */
   onLockLost(listener: (error: Error) => void): void;
+  /**
+   * A transaction for the write path: on PostgreSQL its statements are pipelined (sent as they
+   * are made; see pipelinedTransactions), on SQLite it is Kysely's.
+   */
+  transaction: Transact;
   /** PostgreSQL: writes rows with `COPY` (bulk imports); undefined on SQLite. */
   copyInto?: CopyInto;
   close(): Promise<void>;
@@ -73,6 +80,7 @@ function openSqlite(dataDir: string, file: string, timer: QueryTimer | undefined
   return {
     db,
     dialect: 'sqlite',
+    transaction: (body) => db.transaction().execute(body),
     instances: aloneInstances(),
     ping: () => ping(db),
     onLockLost: () => undefined,
@@ -131,15 +139,17 @@ async function openPostgres(
   const lock = await DatabaseLock.take(connectionString, mode);
   let lost: Error | null = null;
   lock.onLost((error) => (lost ??= error));
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  const pool = servicePool(connectionString, poolSize);
   // An idle connection the server ends (a restart, an administrator) is dropped by the pool
   // and replaced on demand; without a listener it would crash the process.
-  pool.on('error', () => undefined);
-  const db = new Kysely<Tables>({ dialect: timedIf(new PostgresDialect({ pool }), timer) });
+  pool.raw.on('error', () => undefined);
+  const dialect = timedIf(new PostgresDialect({ pool }), timer);
+  const db = new Kysely<Tables>({ dialect });
   const copies = copyConnections(connectionString);
   return {
     db,
     dialect: 'postgres',
+    transaction: pipelinedTransactions(db, dialect, timer),
     instances: lock,
     copyInto: copies.copyInto,
     ping: async () => {

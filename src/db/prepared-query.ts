@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { Db } from './database.js';
+import { prepareStatement } from './pg-pool.js';
 
 /** Marks where a named value goes while the query is compiled. */
 const slot = (name: string) => `\u0000prepared:${name}\u0000`;
@@ -10,7 +11,7 @@ const slot = (name: string) => `\u0000prepared:${name}\u0000`;
  * read, a create). `build` receives a placeholder for each named value and must pass each one
  * to Kysely as a value (a parameter of the SQL, never a table or column name, nor a list);
  * any other value it uses stays fixed. Runs on the database it was compiled for, or any
- * transaction of it.
+ * transaction of it. On PostgreSQL it is a prepared statement of each connection.
  */
 export class PreparedQuery<V extends Record<string, unknown>, R> {
   private readonly compiled: CompiledQuery<R>;
@@ -28,6 +29,7 @@ export class PreparedQuery<V extends Record<string, unknown>, R> {
     const used = new Set(this.slots.flatMap((s) => ('name' in s ? [s.name] : [])));
     const unused = names.filter((name) => !used.has(name));
     if (unused.length) throw new Error(`PreparedQuery: ${unused.join(', ')} did not become parameters of the SQL`);
+    prepareStatement(this.compiled.sql);
   }
 
   execute(db: Db, values: V): Promise<QueryResult<R>> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../src/db/database.js';
+import { type Db, isUniqueViolation } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import type { LiveHub, RoomEvent as LiveEvent } from '../../src/infra/live-hub.js';
 import { presentDrawing } from '../../src/modules/drawings/drawings.presenter.js';
@@ -33,7 +33,7 @@ before(async () => {
     users: { owner },
   } = await scaffold({ users: ['owner'], rooms: [] }));
   hub = new RecordingHub();
-  writePath = new WritePath(t.database.db, hub);
+  writePath = new WritePath(t.database, hub);
 });
 after(() => t.close());
 
@@ -312,6 +312,48 @@ describe('WritePath', () => {
       [
         [1, `${roomId}-drawing-a`],
         [2, `${roomId}-drawing-b`],
+      ],
+    );
+  });
+
+  test("a write's unwaited statement that fails is that write's error, not the next one's that read after it", async () => {
+    const roomId = await createRoom(t.app, owner);
+    await writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-taken`));
+    hub.events = [];
+    // `sent`: the insert goes with the next statements and is not waited for (pipelined on
+    // PostgreSQL); its id is taken, so it fails, and there the transaction fails with it.
+    const sentTwice = (id: string) => async (trx: Db) => ({
+      result: id,
+      changes: [],
+      sent: trx.insertInto('drawings').values(drawingRow(roomId, id)).execute(),
+    });
+    const readsThenCreates = (id: string) => async (trx: Db) => {
+      await trx.selectFrom('drawings').select('id').where('room_id', '=', roomId).execute();
+      return createDrawing(roomId, id)(trx);
+    };
+    const outcomes = await Promise.allSettled([
+      writePath.write(roomId, actor, createDrawing(roomId, `${roomId}-first`)),
+      writePath.write(roomId, actor, sentTwice(`${roomId}-taken`)),
+      writePath.write(roomId, actor, readsThenCreates(`${roomId}-after`)),
+      writePath.write(roomId, actor, sentTwice(`${roomId}-fresh`)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      'only the write whose insert failed fails',
+    );
+    assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason), 'and with its own error');
+    assert.deepEqual(await drawingIds(roomId), [
+      `${roomId}-after`,
+      `${roomId}-first`,
+      `${roomId}-fresh`,
+      `${roomId}-taken`,
+    ]);
+    assert.deepEqual(
+      hub.events.map((e) => [e.version, e.objectId]),
+      [
+        [2, `${roomId}-first`],
+        [3, `${roomId}-after`],
       ],
     );
   });

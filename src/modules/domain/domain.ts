@@ -98,7 +98,7 @@ export function domainCoreOf(
     config,
     database,
     db,
-    writePath: new WritePath(db, parts.live),
+    writePath: new WritePath(database, parts.live),
     files: new StoredFiles(db, parts.blobs, config.storageQuotaBytes),
     staged: new StagedJobs(db, database.instances),
     jobs,

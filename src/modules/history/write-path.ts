@@ -1,8 +1,9 @@
-import { CompiledQuery, type Insertable, sql } from 'kysely';
+import { CompiledQuery, type InsertObject, type Insertable, sql } from 'kysely';
 import type { Actor } from '../../auth/access.js';
-import type { Db } from '../../db/database.js';
+import type { Database, Db } from '../../db/database.js';
+import type { Transact } from '../../db/pipelined-transaction.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
-import type { HistoryTable } from '../../db/tables.js';
+import type { HistoryTable, Tables } from '../../db/tables.js';
 import { broadcastFailed, changedSince } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { LiveHub, RoomEvent } from '../../infra/live-hub.js';
@@ -23,6 +24,12 @@ export type Change = WithoutStamp<RoomEvent> & { changes?: Record<string, unknow
 export interface WorkResult<T> {
   result: T;
   changes: Change[];
+  /**
+   * Statements the work sent without waiting for them (a create's one insert): on PostgreSQL
+   * they go with the group's next statements in one round trip. The group waits for them
+   * before it records the changes; their failure is the write's.
+   */
+  sent?: Promise<unknown>;
 }
 
 /**
@@ -43,12 +50,14 @@ interface Queued {
 
 /**
  * More that a room's changes record in their own transaction (a webhook's deliveries): it
- * answers what to do once they have committed.
+ * answers what to do once they have committed. It is called before the group's events are
+ * known (they wait for the room's new version): what it reads before it waits for `events`
+ * goes with the version's advance, in one round trip.
  */
-export type AlsoRecorded = (trx: Db, roomId: string, events: RoomEvent[]) => Promise<(() => void) | undefined>;
+export type AlsoRecorded = (trx: Db, roomId: string, events: Promise<RoomEvent[]>) => Promise<(() => void) | undefined>;
 
-/** What one write of a group came to inside the transaction. */
-type Outcome = { result: unknown; actor: Actor; changes: Change[] } | { error: unknown };
+/** What one write of a group came to inside the transaction (`sent`: what it still waits for, settled). */
+type Outcome = { result: unknown; actor: Actor; changes: Change[]; sent?: Promise<unknown> } | { error: unknown };
 
 /** A write of a group that failed, and at which place (the group is rolled back). */
 class WriteFailed {
@@ -86,13 +95,16 @@ export class WritePath {
   private readonly waiting = new Map<string, Queued[]>();
   /** Advances a room's version by `count`, answering the new one. */
   private readonly advance: PreparedQuery<{ roomId: string; count: number }, { version: number }>;
-  private readonly appendHistory: PreparedQuery<HistoryRow, unknown>;
+  private readonly appendHistory: PreparedQuery<HistoryDraft, unknown>;
   private readonly alsoRecorded: AlsoRecorded[] = [];
+  private readonly transaction: Transact;
 
   constructor(
-    private readonly db: Db,
+    database: Pick<Database, 'db' | 'transaction'>,
     private readonly live: LiveHub,
   ) {
+    const { db } = database;
+    this.transaction = database.transaction;
     this.advance = new PreparedQuery(db, ['roomId', 'count'], ({ roomId, count }, db) =>
       db
         .updateTable('rooms')
@@ -100,7 +112,9 @@ export class WritePath {
         .where('id', '=', roomId)
         .returning('version'),
     );
-    this.appendHistory = new PreparedQuery(db, HISTORY_COLUMNS, (row, db) => db.insertInto('history').values(row));
+    this.appendHistory = new PreparedQuery(db, DRAFT_COLUMNS, (draft, db) =>
+      db.insertInto('history').values(withVersion(draft)),
+    );
   }
 
   /**
@@ -162,14 +176,16 @@ export class WritePath {
     let events: RoomEvent[][];
     let committed: (() => void)[];
     try {
-      ({ outcomes, events, committed } = await this.db.transaction().execute(async (trx) => {
+      ({ outcomes, events, committed } = await this.transaction(async (trx) => {
         const outcomes = contained ? await this.eachContained(trx, group) : await this.all(trx, group);
-        const events = await this.record(trx, roomId, outcomes);
-        const committed: (() => void)[] = [];
-        for (const step of this.alsoRecorded) {
-          const then = await step(trx, roomId, events.flat());
-          if (then) committed.push(then);
-        }
+        // The version's advance, the history and what the steps read are sent together.
+        const recording = this.record(trx, roomId, outcomes);
+        const allEvents = recording.then(({ events }) => events.flat());
+        allEvents.catch(() => undefined); // the group's failure is `recording`'s
+        const steps = this.alsoRecorded.map((step) => step(trx, roomId, allEvents));
+        const [{ events, historyWritten }, ...thens] = await Promise.all([recording, ...steps]);
+        await historyWritten;
+        const committed = thens.filter((then) => then !== undefined);
         return { outcomes, events, committed };
       }));
     } catch (error) {
@@ -191,16 +207,34 @@ export class WritePath {
     });
   }
 
-  /** The writes of a group one after the other; the first that fails fails the group (`WriteFailed`). */
+  /**
+   * The writes of a group one after the other; the first that fails fails the group
+   * (`WriteFailed`). A write that failed after another's unwaited statement failed only
+   * because that one had (the transaction was aborted): the failure is the earlier write's.
+   */
   private async all(trx: Db, group: Queued[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
+    const failed = (index: number, error: unknown) => (group.length === 1 ? error : new WriteFailed(index, error));
+    const firstSentFailure = async () => {
+      for (const [index, outcome] of outcomes.entries())
+        if ('sent' in outcome && outcome.sent) {
+          const error = await outcome.sent.then(
+            () => undefined,
+            (e: unknown) => ({ e }),
+          );
+          if (error) return failed(index, error.e);
+        }
+      return undefined;
+    };
     for (const [index, queued] of group.entries()) {
       try {
         outcomes.push(await this.perform(trx, queued));
       } catch (error) {
-        throw group.length === 1 ? error : new WriteFailed(index, error);
+        throw (await firstSentFailure()) ?? failed(index, error);
       }
     }
+    const failure = await firstSentFailure();
+    if (failure) throw failure;
     return outcomes;
   }
 
@@ -210,7 +244,9 @@ export class WritePath {
     for (const queued of group) {
       await trx.executeQuery(SAVEPOINT);
       try {
-        outcomes.push(await this.perform(trx, queued));
+        const outcome = await this.perform(trx, queued);
+        await outcome.sent;
+        outcomes.push(outcome);
       } catch (error) {
         await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
         outcomes.push({ error });
@@ -226,35 +262,51 @@ export class WritePath {
   }
 
   /** One write's work in its group's transaction: a failure rolls the whole group back. */
-  private async perform(trx: Db, queued: Queued): Promise<Outcome> {
-    const { result, changes } = await queued.work(trx);
-    return { result, actor: queued.actor, changes };
+  private async perform(trx: Db, queued: Queued): Promise<Outcome & { sent?: Promise<unknown> }> {
+    const { result, changes, sent } = await queued.work(trx);
+    // Settled at once, so that a failure of it is never unhandled while the group goes on.
+    sent?.catch(() => undefined);
+    return { result, actor: queued.actor, changes, sent };
   }
 
-  /** Advances the room's version once for every change, appends their history; the events of each outcome. */
-  private async record(trx: Db, roomId: string, outcomes: Outcome[]): Promise<RoomEvent[][]> {
+  /**
+   * Advances the room's version once for every change and appends their history: the events of
+   * each outcome, and the history's insert, sent but not waited for (the group's next
+   * statements go with it).
+   */
+  private async record(
+    trx: Db,
+    roomId: string,
+    outcomes: Outcome[],
+  ): Promise<{ events: RoomEvent[][]; historyWritten: Promise<unknown> }> {
     const count = outcomes.reduce((n, outcome) => n + ('changes' in outcome ? outcome.changes.length : 0), 0);
-    if (count === 0) return outcomes.map(() => []);
-    const advanced = (await this.advance.execute(trx, { roomId, count })).rows[0];
-    if (!advanced) throw new Error(`room ${roomId} not found`);
-    const version = advanced.version;
+    if (count === 0) return { events: outcomes.map(() => []), historyWritten: Promise.resolve() };
+    const advancing = this.advance.execute(trx, { roomId, count });
     const at = Date.now();
-    let next = Number(version) - count + 1;
-    const rows: HistoryRow[] = [];
+    const drafts: HistoryDraft[] = [];
+    let behind = count;
+    for (const outcome of outcomes)
+      if ('changes' in outcome)
+        for (const change of outcome.changes) drafts.push(historyDraft(roomId, outcome.actor, change, --behind, at));
+    // Sent behind the version's advance, whose new value it reads: both go in one round trip.
+    const historyWritten =
+      drafts.length === 1
+        ? this.appendHistory.execute(trx, drafts[0]!)
+        : trx.insertInto('history').values(drafts.map(withVersion)).execute();
+    historyWritten.catch(() => undefined);
+    const advanced = (await advancing).rows[0];
+    if (!advanced) throw new Error(`room ${roomId} not found`);
+    let next = Number(advanced.version) - count + 1;
     const events = outcomes.map((outcome) => {
       if (!('changes' in outcome)) return [];
       return outcome.changes.map((change) => {
-        const stamped = { version: next++, at };
-        rows.push(historyRow(roomId, outcome.actor, change, stamped));
         // Only the event's own fields reach live readers, whatever else a change carries.
         const { type, objectType, objectId, data } = change;
         const actor = { kind: outcome.actor.kind, id: outcome.actor.id };
-        return { roomId, type, objectType, objectId, data: data ?? null, ...stamped, actor } as RoomEvent;
+        return { roomId, type, objectType, objectId, data: data ?? null, version: next++, at, actor } as RoomEvent;
       });
     });
-    if (rows.length === 1) await this.appendHistory.execute(trx, rows[0]!);
-    else await trx.insertInto('history').values(rows).execute();
-    return events;
+    return { events, historyWritten };
   }
 
   private async broadcast(events: RoomEvent[]): Promise<void> {
@@ -266,11 +318,12 @@ export class WritePath {
   }
 }
 
-type HistoryRow = Insertable<HistoryTable> & Record<string, unknown>;
-const HISTORY_COLUMNS = [
+/** A history entry before its version: `behind` the room's version once the group advanced it. */
+type HistoryDraft = Omit<Insertable<HistoryTable>, 'version'> & { behind: number } & Record<string, unknown>;
+const DRAFT_COLUMNS = [
   'id',
   'room_id',
-  'version',
+  'behind',
   'type',
   'object_type',
   'object_id',
@@ -281,16 +334,16 @@ const HISTORY_COLUMNS = [
   'data',
 ] as const;
 
-function historyRow(
-  roomId: string,
-  actor: Actor,
-  change: Change,
-  { version, at }: { version: number; at: number },
-): HistoryRow {
+/** The entry to insert: its version read from the room's row, in the same statement. */
+function withVersion({ behind, ...entry }: HistoryDraft): InsertObject<Tables, 'history'> {
+  return { ...entry, version: sql<number>`(select "version" from "rooms" where "id" = ${entry.room_id}) - ${behind}` };
+}
+
+function historyDraft(roomId: string, actor: Actor, change: Change, behind: number, at: number): HistoryDraft {
   return {
     id: newId('event'),
     room_id: roomId,
-    version,
+    behind,
     type: change.type,
     object_type: change.objectType,
     object_id: change.objectId,

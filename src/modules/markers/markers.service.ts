@@ -74,13 +74,11 @@ export class MarkersService {
     const imageMeta = await this.checkReferences(room.id, input);
     const row = newMarkerRow(room.id, input, { createdBy: actorOf(caller).id, createdAt: Date.now(), imageMeta });
     const marker = presentMarker(row);
-    await this.writePath.write(room.id, actorOf(caller), async (trx) => {
-      await this.markers.insert(trx, [row]);
-      return {
-        result: null,
-        changes: [{ type: 'marker.created', objectType: 'marker', objectId: row.id, changes: input, data: marker }],
-      };
-    });
+    await this.writePath.write(room.id, actorOf(caller), async (trx) => ({
+      result: null,
+      changes: [{ type: 'marker.created', objectType: 'marker', objectId: row.id, changes: input, data: marker }],
+      sent: this.markers.insert(trx, [row]),
+    }));
     return { success: true, marker };
   }
 

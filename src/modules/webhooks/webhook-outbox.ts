@@ -36,11 +36,12 @@ export async function recordDeliveries(
   hooks: WebhooksRepository,
   trx: Db,
   roomId: string,
-  events: RoomEvent[],
+  changes: Promise<RoomEvent[]>,
 ): Promise<string[]> {
-  if (events.length === 0) return [];
+  // Read first, while the group's version is being advanced: both go in one round trip.
   const enabled = await hooks.enabledOf(trx, roomId);
-  if (enabled.length === 0) return [];
+  const events = await changes;
+  if (enabled.length === 0 || events.length === 0) return [];
   const now = Date.now();
   const rows: DeliveryRow[] = [];
   for (const hook of enabled) {
