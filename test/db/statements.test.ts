@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { servicePool } from '../../src/db/pg-pool.js';
+import { pipelinedTransactions } from '../../src/db/pipelined-transaction.js';
 import { PreparedQuery } from '../../src/db/prepared-query.js';
 import { adminQuery, PG_ADMIN_URL, TEST_DB } from '../helpers.js';
 
@@ -26,8 +27,8 @@ test('a prepared statement runs on after its table gained a column (a newer inst
   skip: TEST_DB !== 'postgres' && 'PostgreSQL only',
 }, async () => {
   const database = await freshPostgres();
-  // One connection: the statement is prepared on it, then its table changes under it.
-  const db = new Kysely({ dialect: new PostgresDialect({ pool: servicePool(database.url, 1) }) }) as unknown as Db;
+  // The read goes on the shared connections: it is prepared there, then its table changes under it.
+  const db = new Kysely({ dialect: new PostgresDialect({ pool: servicePool(database.url, 10) }) }) as unknown as Db;
   try {
     await sql`create table probe (id text primary key, title text)`.execute(db);
     await sql`insert into probe values ('a', 'A')`.execute(db);
@@ -78,5 +79,39 @@ test("the write path's transactions: statements sent without waiting all commit,
     await database.close();
     await pg?.drop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('reads on the shared connections see only what is committed, and a connection the server ended is replaced', {
+  skip: TEST_DB !== 'postgres' && 'PostgreSQL only',
+}, async () => {
+  const database = await freshPostgres();
+  const db = new Kysely({ dialect: new PostgresDialect({ pool: servicePool(database.url, 10) }) }) as unknown as Db;
+  const transact = pipelinedTransactions(db, new PostgresDialect({ pool: servicePool(database.url, 1) }));
+  try {
+    await sql`create table probe (id text primary key)`.execute(db);
+    const find = new PreparedQuery<{ id: string }, { id: string }>(db, ['id'], (values, db) =>
+      any(db).selectFrom('probe').selectAll().where('id', '=', values.id),
+    );
+    const found = async (id: string) => (await find.execute(db, { id })).rows.length === 1;
+    await transact(async (trx) => {
+      await sql`insert into probe values ('pending')`.execute(trx);
+      assert.equal((await find.execute(trx, { id: 'pending' })).rows.length, 1, 'the transaction sees its own row');
+      assert.equal(await found('pending'), false, 'a shared read does not see it before the commit');
+    });
+    assert.equal(await found('pending'), true, 'and sees it after');
+
+    await adminQuery(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${new URL(database.url).pathname.slice(1)}'`,
+    );
+    let answered = false;
+    for (let attempt = 0; attempt < 100 && !answered; attempt++) {
+      answered = await found('pending').catch(() => false);
+      if (!answered) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(answered, 'reads are answered again on new connections');
+  } finally {
+    await db.destroy();
+    await database.drop();
   }
 });
