@@ -140,9 +140,6 @@ async function openPostgres(
   let lost: Error | null = null;
   lock.onLost((error) => (lost ??= error));
   const pool = servicePool(connectionString, poolSize);
-  // An idle connection the server ends (a restart, an administrator) is dropped by the pool
-  // and replaced on demand; without a listener it would crash the process.
-  pool.raw.on('error', () => undefined);
   const dialect = timedIf(new PostgresDialect({ pool }), timer);
   const db = new Kysely<Tables>({ dialect });
   const copies = copyConnections(connectionString);

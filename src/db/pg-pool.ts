@@ -25,8 +25,7 @@ export function prepareStatement(sql: string): void {
  * prepares it again.
  */
 const isStaleStatement = (error: unknown) =>
-  (error as { code?: string }).code === '0A000' &&
-  /cached plan must not change result type/.test((error as Error).message);
+  (error as { code?: string }).code === '0A000' && (error as { routine?: string }).routine === 'RevalidateCachedQuery';
 
 /**
  * The service's connections to PostgreSQL, for Kysely: prepared statements for the queries
@@ -36,8 +35,12 @@ const isStaleStatement = (error: unknown) =>
  */
 export function servicePool(connectionString: string, max: number): PostgresPool & { raw: pg.Pool } {
   const raw = new pg.Pool({ connectionString, max, pipeline: true } as pg.PoolConfig);
+  // A connection the server ends (a restart, an administrator) fails its queries; idle, the
+  // pool drops it. Without a listener its error event would crash the process.
+  raw.on('error', () => undefined);
+  raw.on('connect', (client) => client.on('error', () => undefined));
   // Shared only beside enough connections of their own for transactions and the rest.
-  const shared = max >= 2 * SHARED_CONNECTIONS ? new SharedClients(raw, SHARED_CONNECTIONS) : undefined;
+  const shared = max >= 3 * SHARED_CONNECTIONS ? new SharedClients(raw, SHARED_CONNECTIONS) : undefined;
   return {
     raw,
     connect: async () => new Lease(raw, shared) as unknown as PostgresPoolClient,

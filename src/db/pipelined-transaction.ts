@@ -29,12 +29,14 @@ export function pipelinedTransactions(db: Db, dialect: Dialect, timer?: QueryTim
       const executor = db.getExecutor().withConnectionProvider({ provideConnection: (use) => use(connection) });
       const trx = new Kysely<Tables>({ config: { dialect }, dialect, driver: NO_DRIVER, executor });
       const begun = connection.executeQuery(BEGIN);
+      const running = body(trx);
       try {
-        const [, result] = await Promise.all([begun, body(trx)]);
+        const [, result] = await Promise.all([begun, running]);
         await connection.executeQuery(COMMIT);
         return result;
       } catch (error) {
-        await begun.catch(() => undefined);
+        // Nothing of the body may come after the rollback (it would run outside the transaction).
+        await Promise.allSettled([begun, running]);
         await connection.executeQuery(ROLLBACK).catch(() => undefined);
         throw error;
       } finally {

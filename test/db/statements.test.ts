@@ -86,8 +86,9 @@ test('reads on the shared connections see only what is committed, and a connecti
   skip: TEST_DB !== 'postgres' && 'PostgreSQL only',
 }, async () => {
   const database = await freshPostgres();
-  const db = new Kysely({ dialect: new PostgresDialect({ pool: servicePool(database.url, 10) }) }) as unknown as Db;
-  const transact = pipelinedTransactions(db, new PostgresDialect({ pool: servicePool(database.url, 1) }));
+  const dialect = new PostgresDialect({ pool: servicePool(database.url, 10) });
+  const db = new Kysely({ dialect }) as unknown as Db;
+  const transact = pipelinedTransactions(db, dialect);
   try {
     await sql`create table probe (id text primary key)`.execute(db);
     const find = new PreparedQuery<{ id: string }, { id: string }>(db, ['id'], (values, db) =>

@@ -178,15 +178,26 @@ export class WritePath {
     try {
       ({ outcomes, events, committed } = await this.transaction(async (trx) => {
         const outcomes = contained ? await this.eachContained(trx, group) : await this.all(trx, group);
-        // The version's advance, the history and what the steps read are sent together.
+        // The version's advance, the history and what the steps read go with the writes'
+        // unwaited inserts: a group of creates is one round trip before its commit.
         const recording = this.record(trx, roomId, outcomes);
         const allEvents = recording.then(({ events }) => events.flat());
         allEvents.catch(() => undefined); // the group's failure is `recording`'s
         const steps = this.alsoRecorded.map((step) => step(trx, roomId, allEvents));
-        const [{ events, historyWritten }, ...thens] = await Promise.all([recording, ...steps]);
-        await historyWritten;
+        let recorded: Awaited<typeof recording>;
+        let thens: ((() => void) | undefined)[];
+        try {
+          [recorded, ...thens] = await Promise.all([recording, ...steps]);
+          await recorded.historyWritten;
+        } catch (error) {
+          // After a failed insert PostgreSQL refuses the rest: the failure is that write's.
+          throw (await sentFailure(group, outcomes)) ?? error;
+        }
+        // On SQLite a failed statement leaves the transaction usable: check them all the same.
+        const failure = await sentFailure(group, outcomes);
+        if (failure) throw failure;
         const committed = thens.filter((then) => then !== undefined);
-        return { outcomes, events, committed };
+        return { outcomes, events: recorded.events, committed };
       }));
     } catch (error) {
       if (!(error instanceof WriteFailed)) {
@@ -211,30 +222,17 @@ export class WritePath {
    * The writes of a group one after the other; the first that fails fails the group
    * (`WriteFailed`). A write that failed after another's unwaited statement failed only
    * because that one had (the transaction was aborted): the failure is the earlier write's.
+   * Unwaited statements are checked by the caller (`sentFailure`), after more went with them.
    */
   private async all(trx: Db, group: Queued[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    const failed = (index: number, error: unknown) => (group.length === 1 ? error : new WriteFailed(index, error));
-    const firstSentFailure = async () => {
-      for (const [index, outcome] of outcomes.entries())
-        if ('sent' in outcome && outcome.sent) {
-          const error = await outcome.sent.then(
-            () => undefined,
-            (e: unknown) => ({ e }),
-          );
-          if (error) return failed(index, error.e);
-        }
-      return undefined;
-    };
     for (const [index, queued] of group.entries()) {
       try {
         outcomes.push(await this.perform(trx, queued));
       } catch (error) {
-        throw (await firstSentFailure()) ?? failed(index, error);
+        throw (await sentFailure(group, outcomes)) ?? failureOf(group, index, error);
       }
     }
-    const failure = await firstSentFailure();
-    if (failure) throw failure;
     return outcomes;
   }
 
@@ -316,6 +314,23 @@ export class WritePath {
       throw broadcastFailed();
     }
   }
+}
+
+/** A write's failure inside its group: its own error when it is alone, else `WriteFailed`. */
+const failureOf = (group: Queued[], index: number, error: unknown) =>
+  group.length === 1 ? error : new WriteFailed(index, error);
+
+/** The failure of the first write whose unwaited statements (`sent`) failed, if one did. */
+async function sentFailure(group: Queued[], outcomes: Outcome[]): Promise<unknown> {
+  for (const [index, outcome] of outcomes.entries()) {
+    if (!('sent' in outcome) || !outcome.sent) continue;
+    const failed = await outcome.sent.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    if (failed) return failureOf(group, index, failed.error);
+  }
+  return undefined;
 }
 
 /** A history entry before its version: `behind` the room's version once the group advanced it. */
