@@ -33,7 +33,7 @@ const isStaleStatement = (error: unknown) =>
  * one before: a transaction that does not wait for each statement pays one round trip, not one
  * per statement).
  */
-export function servicePool(connectionString: string, max: number): PostgresPool & { raw: pg.Pool } {
+export function servicePool(connectionString: string, max: number): PostgresPool {
   const raw = new pg.Pool({ connectionString, max, pipeline: true } as pg.PoolConfig);
   // A connection the server ends (a restart, an administrator) fails its queries; idle, the
   // pool drops it. Without a listener its error event would crash the process.
@@ -42,7 +42,6 @@ export function servicePool(connectionString: string, max: number): PostgresPool
   // Shared only beside enough connections of their own for transactions and the rest.
   const shared = max >= 3 * SHARED_CONNECTIONS ? new SharedClients(raw, SHARED_CONNECTIONS) : undefined;
   return {
-    raw,
     connect: async () => new Lease(raw, shared) as unknown as PostgresPoolClient,
     end: async () => {
       shared?.close();
@@ -51,7 +50,7 @@ export function servicePool(connectionString: string, max: number): PostgresPool
   };
 }
 
-/** Connections that prepared statements outside transactions share, pipelined. */
+/** Connections that the prepared reads outside transactions share, pipelined. */
 const SHARED_CONNECTIONS = 2;
 
 /**

@@ -56,8 +56,10 @@ interface Queued {
  */
 export type AlsoRecorded = (trx: Db, roomId: string, events: Promise<RoomEvent[]>) => Promise<(() => void) | undefined>;
 
-/** What one write of a group came to inside the transaction (`sent`: what it still waits for, settled). */
-type Outcome = { result: unknown; actor: Actor; changes: Change[]; sent?: Promise<unknown> } | { error: unknown };
+/** A write of a group that did its work (`sent`: what it still waits for, settled). */
+type Done = { result: unknown; actor: Actor; changes: Change[]; sent?: Promise<unknown> };
+/** What one write of a group came to inside the transaction. */
+type Outcome = Done | { error: unknown };
 
 /** A write of a group that failed, and at which place (the group is rolled back). */
 class WriteFailed {
@@ -260,7 +262,7 @@ export class WritePath {
   }
 
   /** One write's work in its group's transaction: a failure rolls the whole group back. */
-  private async perform(trx: Db, queued: Queued): Promise<Outcome & { sent?: Promise<unknown> }> {
+  private async perform(trx: Db, queued: Queued): Promise<Done> {
     const { result, changes, sent } = await queued.work(trx);
     // Settled at once, so that a failure of it is never unhandled while the group goes on.
     sent?.catch(() => undefined);
