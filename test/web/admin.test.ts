@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, startService, TEST_OUTPUT, type RunningService } from '../support/browser.js';
+import { mailedToken } from '../support/web-accounts.js';
 
 // The instance admin's page in Debian's Chromium against the real service: an admin finds the
 // Admin link, disables a user (whose session the service then refuses) and sees the action in
@@ -37,11 +38,7 @@ describe('the admin page', { skip }, () => {
   /** Signs up and confirms the address by the link the service logged. */
   const account = async (email: string) => {
     const { body } = await api('POST', '/api/auth/signup', { email, password: PASSWORD }, '');
-    const line = service
-      .output()
-      .split('\n')
-      .find((l) => l.includes(`E-mail to ${email}`) && l.includes('Confirm your e-mail address'))!;
-    const token = /\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(line)![1]!;
+    const token = await mailedToken(service, email, 'Confirm your e-mail address', '/verify-email');
     assert.equal((await api('POST', '/api/auth/verify-email', { token }, '')).status, 200);
     return { token: body.token as string, id: body.user.id as string };
   };
