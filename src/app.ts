@@ -168,7 +168,11 @@ async function appDomains(core: DomainCore, parts: AppParts) {
   const icons = iconsDomain(core);
   const markers = markersDomain(core, icons.provides);
   const rasters = rastersDomain(core);
-  const layers = layersDomain(core, { markers: markers.provides.markers, otherKinds: [rasters.provides.kind] });
+  const layers = layersDomain(core, {
+    markers: markers.provides.markers,
+    otherKinds: [rasters.provides.kind],
+    names,
+  });
   const ingest = ingestDomains(core, {
     steps: { vector: layers.provides.ingest, raster: rasters.provides.ingest },
     styleProblem: layers.provides.styleProblem,

@@ -237,6 +237,13 @@ export const notRestorable = (message: string) => conflict('not_restorable', mes
 /** 409: a restore's precondition failed: the object changed after the version the caller named. */
 export const changedSince = (message: string) => conflict('changed_since', message);
 
+/** 409: a change based on version `asked` of an object that `by` has changed to `version` since. */
+export const versionConflict = (what: string, asked: number, version: number, by: string) =>
+  new AppError(409, 'version_conflict', `${what} is at version ${version} (changed by ${by}), not ${asked}`, {
+    by,
+    version,
+  });
+
 /** A file the service cannot read as what it claims to be. */
 export const invalidFile = (message: string) => new AppError(400, 'invalid_file', message);
 

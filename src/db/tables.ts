@@ -358,6 +358,8 @@ export interface LayersTable {
   display: string | null;
   geometry_type: string | null;
   feature_count: number;
+  /** The highest row of a vector layer's features table (rows deleted since leave gaps below it). */
+  last_row: number;
   /** JSON: [minLon, minLat, maxLon, maxLat]. */
   bbox: string | null;
   source_format: string;
@@ -386,6 +388,14 @@ export interface LayerChunksTable {
   min_lat: number;
   max_lon: number;
   max_lat: number;
+}
+
+/** The version of a feature edited since its ingest (migration 0022); one not listed is at version 1. */
+export interface FeatureVersionsTable {
+  layer_id: string;
+  feature_id: number;
+  version: number;
+  updated_at: number;
 }
 
 /** One instance admin's action (migration 0016). */
@@ -438,6 +448,7 @@ export interface Tables {
   slide_objects: SlideObjectsTable;
   layers: LayersTable;
   layer_chunks: LayerChunksTable;
+  feature_versions: FeatureVersionsTable;
   upload_chunks: UploadChunksTable;
   admin_audit: AdminAuditTable;
   webhooks: WebhooksTable;

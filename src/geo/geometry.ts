@@ -55,10 +55,45 @@ export function geometryProblem(value: unknown): string | null {
     case 'LineString':
       return lineProblem(coordinates, 'geometry.coordinates', 2);
     case 'Polygon':
-      if (!Array.isArray(coordinates) || coordinates.length === 0)
-        return 'geometry.coordinates must be a list of rings';
-      return firstProblem(coordinates, (ring, i) => ringProblem(ring, `geometry.coordinates[${i}]`));
+      return polygonProblem(coordinates, 'geometry.coordinates');
     default:
       return 'geometry.type must be Point, LineString or Polygon';
+  }
+}
+
+function polygonProblem(value: unknown, where: string): string | null {
+  if (!Array.isArray(value) || value.length === 0) return `${where} must be a list of rings`;
+  return firstProblem(value, (ring, i) => ringProblem(ring, `${where}[${i}]`));
+}
+
+/** The first problem of the parts of a multi-part geometry (at least one part). */
+function partsProblem(value: unknown, check: (part: unknown, where: string) => string | null): string | null {
+  if (!Array.isArray(value) || value.length === 0) return 'geometry.coordinates must be a list of at least one part';
+  return firstProblem(value, (part, i) => check(part, `geometry.coordinates[${i}]`));
+}
+
+/**
+ * What is wrong with the geometry of a layer's feature, or null: as a drawing's (geometryProblem),
+ * or a MultiPoint, MultiLineString or MultiPolygon whose parts are valid.
+ */
+export function featureGeometryProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'geometry must be a GeoJSON object';
+  const { type, coordinates } = value as { type?: unknown; coordinates?: unknown };
+  switch (type) {
+    case 'MultiPoint':
+    case 'MultiLineString':
+    case 'MultiPolygon': {
+      const extra = Object.keys(value).find((k) => k !== 'type' && k !== 'coordinates');
+      if (extra) return `geometry has an unexpected member "${extra}"`;
+      if (type === 'MultiPoint') return partsProblem(coordinates, positionProblem);
+      if (type === 'MultiLineString') return partsProblem(coordinates, (line, where) => lineProblem(line, where, 2));
+      return partsProblem(coordinates, polygonProblem);
+    }
+    case 'Point':
+    case 'LineString':
+    case 'Polygon':
+      return geometryProblem(value);
+    default:
+      return 'geometry.type must be Point, LineString, Polygon, MultiPoint, MultiLineString or MultiPolygon';
   }
 }

@@ -5,8 +5,9 @@ const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStoredObject = (value: unknown): value is Json & { id: string } =>
-  isObject(value) && typeof value.id === 'string';
+/** An object the service stores: it has an id (a text, or a layer feature's number). */
+const isStoredObject = (value: unknown): value is Json & { id: string | number } =>
+  isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
 
 /** The JSON body the caller sent (nothing for multipart uploads). */
 function submittedBody(request: FastifyRequest): Json {
@@ -22,7 +23,7 @@ function sentPart(stored: unknown, sent: unknown): unknown {
 }
 
 /** A stored object reduced to its id and the fields the caller sent (a style's other keys left out). */
-function reduce(object: Json & { id: string }, submitted: Json): Json {
+function reduce(object: Json & { id: string | number }, submitted: Json): Json {
   return { id: object.id, ...(sentPart(object, submitted) as Json) };
 }
 

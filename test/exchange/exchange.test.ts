@@ -148,7 +148,13 @@ test("each layer kind states its file parts: a vector layer's feature table, a r
   const files: LayerFiles<LayersTable> = { exported: table.export.parts!, source: table.ingest!.source };
   const layer = (row: Partial<LayersTable>) => ({ name: 'Roads', description: null, ...row }) as LayersTable;
   const both = { tiffs: true, tiles: true };
-  const vector = layer({ kind: 'vector', storage_key: 7, feature_count: 3, fields: '[{"name":"a","type":"integer"}]' });
+  const vector = layer({
+    kind: 'vector',
+    storage_key: 7,
+    feature_count: 3,
+    last_row: 4,
+    fields: '[{"name":"a","type":"integer"}]',
+  });
   assert.deepEqual(files.exported(vector, both), [
     {
       type: 'features',
@@ -157,6 +163,7 @@ test("each layer kind states its file parts: a vector layer's feature table, a r
       description: '',
       key: 7,
       featureCount: 3,
+      lastRow: 4,
       geometryType: 'GEOMETRY',
       fields: [{ name: 'a', type: 'integer' }],
     },

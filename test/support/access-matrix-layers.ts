@@ -15,6 +15,22 @@ const NO_SUCH_LAYER = 'layer-absent000000000000';
 const layer = (r: Parameters<typeof base>[0]) => `/api/layers/${r.fixtures.layerId}`;
 const newLayer = (ctx: WriteOnlyContext) =>
   ctx.asOwner('POST', `${ctx.base}/layers`, { name: 'Stored', description: STORED_SECRET, geojson: TWO_SQUARES });
+/** A layer whose features hold a property the write-only caller does not send (it must not come back). */
+const layerWithNote = (ctx: WriteOnlyContext) =>
+  ctx.asOwner('POST', `${ctx.base}/layers`, {
+    name: 'Noted',
+    geojson: {
+      type: 'FeatureCollection',
+      features: [
+        {
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [7, 46] },
+          properties: { name: 'a', note: STORED_SECRET },
+        },
+      ],
+    },
+  });
+const NO_SUCH_FEATURE = 999_999_999;
 const UPLOADS_CHECKED =
   'a token with upload and without read gets back only ids: layers/access.test.ts ("a token with upload and without read gets back only ids")';
 
@@ -98,5 +114,51 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
     rule: { need: 'read', byId: true, shownByPublicDeck: true, embed: true, basic: true },
     probe: (r) => get(`${layer(r)}/tiles/0/0/0.mvt`),
     ok: 200,
+  },
+  'POST /api/layers/{layerId}/features': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => invalid('POST', `${layer(r)}/features`),
+    ok: 400,
+    writeOnly: {
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `/api/layers/${(await layerWithNote(ctx)).layer.id}/features`,
+        body: { type: 'Feature', geometry: { type: 'Point', coordinates: [7.1, 46.1] }, properties: { name: 'sent' } },
+      }),
+      status: 201,
+      answer: { id: 'value', type: 'value', geometry: 'value', properties: ['name'] },
+    },
+  },
+  'PATCH /api/layers/{layerId}/features/{featureId}': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => invalid('PATCH', `${layer(r)}/features/${NO_SUCH_FEATURE}`, { properties: { name: 'x' } }),
+    ok: 404,
+    writeOnly: {
+      request: async (ctx) => {
+        const { layer: noted } = await layerWithNote(ctx);
+        const { features } = await ctx.asOwner('GET', `/api/layers/${noted.id}/features`);
+        return {
+          method: 'PATCH',
+          url: `/api/layers/${noted.id}/features/${features[0].id}`,
+          body: { properties: { name: 'renamed' } },
+        };
+      },
+      status: 200,
+      answer: { id: 'value', properties: ['name'] },
+    },
+  },
+  'DELETE /api/layers/{layerId}/features/{featureId}': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => ({ method: 'DELETE', url: `${layer(r)}/features/${NO_SUCH_FEATURE}` }),
+    ok: 404,
+    writeOnly: {
+      request: async (ctx) => {
+        const { layer: noted } = await layerWithNote(ctx);
+        const { features } = await ctx.asOwner('GET', `/api/layers/${noted.id}/features`);
+        return { method: 'DELETE', url: `/api/layers/${noted.id}/features/${features[0].id}` };
+      },
+      status: 204,
+      answer: {},
+    },
   },
 };

@@ -233,6 +233,27 @@ describe('RoomModel.apply: layers, rasters, icons, slides', () => {
   });
 });
 
+describe("RoomModel.apply: edits of a layer's features", () => {
+  test("a feature change marks its layer's tiles stale with the change's version; another layer's is unknown here", () => {
+    const feature = { type: 'Feature' as const, id: 4, version: 2, geometry: null, properties: {} };
+    const data = { id: 'layer-a:4', layerId: 'layer-a', name: 'Feature 4', feature };
+    let s = applied(state(), at(11, { type: 'feature.updated', objectType: 'feature', objectId: 'layer-a:4', data }));
+    assert.equal(s.layers[0]!.editedAt, 11);
+    s = applied(s, at(12, { type: 'feature.deleted', objectType: 'feature', objectId: 'layer-a:4', data }));
+    assert.equal(s.layers[0]!.editedAt, 12);
+    const other = applied(
+      s,
+      at(13, {
+        type: 'feature.created',
+        objectType: 'feature',
+        objectId: 'layer-z:1',
+        data: { ...data, layerId: 'layer-z' },
+      }),
+    );
+    assert.deepEqual(other.layers, s.layers);
+  });
+});
+
 describe('RoomModel.apply: comments, replies, the room', () => {
   test('comments and replies: created, resolved, deleted, each reply in its own comment', () => {
     let s = applied(

@@ -20,6 +20,7 @@ import * as m0018 from './0018_user_locale.js';
 import * as m0019 from './0019_webhooks.js';
 import * as m0020 from './0020_embedding.js';
 import * as m0021 from './0021_job_request_ids.js';
+import * as m0022 from './0022_feature_edits.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -53,6 +54,7 @@ const STEPS: Record<string, Step> = {
   '0019_webhooks': m0019,
   '0020_embedding': m0020,
   '0021_job_request_ids': m0021,
+  '0022_feature_edits': m0022,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

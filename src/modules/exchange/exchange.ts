@@ -195,6 +195,8 @@ export type LayerPart =
       /** The layer's stored features (their feature table's number). */
       key: number;
       featureCount: number;
+      /** The highest row of its feature table (rows 1 to it hold the features, with gaps where features were deleted). */
+      lastRow: number;
       geometryType: GpkgGeometryType;
       /** The layer's fields (null: read off the features). */
       fields: LayerField[] | null;

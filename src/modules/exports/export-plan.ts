@@ -27,6 +27,7 @@ export interface ExportPlan {
     description: string;
     key: number;
     featureCount: number;
+    lastRow: number;
     geometryType: GpkgGeometryType;
     fields: LayerField[] | null;
   }[];

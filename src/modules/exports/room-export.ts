@@ -159,8 +159,8 @@ export class RoomExporter {
           tilePyramids.push({ name: layer.name, file: await this.localFile(part.fileKey, releases), table });
           continue;
         }
-        const { description, key, featureCount, geometryType, fields } = part;
-        layerTables.push({ table, identifier: table, description, key, featureCount, geometryType, fields });
+        const { description, key, featureCount, lastRow, geometryType, fields } = part;
+        layerTables.push({ table, identifier: table, description, key, featureCount, lastRow, geometryType, fields });
       }
       namedLayers.push(named);
     }

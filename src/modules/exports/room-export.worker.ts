@@ -78,9 +78,9 @@ async function readerOf(): Promise<{ read: RowReader; close(): Promise<void> }> 
 }
 
 /** A layer stored before fields were recorded: its fields read off the features. */
-async function fieldsFromFeatures(read: RowReader, key: number, count: number): Promise<LayerField[]> {
+async function fieldsFromFeatures(read: RowReader, key: number, lastRow: number): Promise<LayerField[]> {
   const collector = new FieldCollector();
-  for (let first = 1; first <= count; first += ROWS_PER_READ) {
+  for (let first = 1; first <= lastRow; first += ROWS_PER_READ) {
     for (const row of await read(key, first, first + ROWS_PER_READ - 1))
       collector.add(JSON.parse(row.properties) as Record<string, unknown>);
   }
@@ -107,13 +107,13 @@ async function main() {
     const total = plan.layerTables.reduce((n, t) => n + t.featureCount, 0);
     let written = 0;
     for (const layer of plan.layerTables) {
-      const fields = layer.fields ?? (await fieldsFromFeatures(reader.read, layer.key, layer.featureCount));
+      const fields = layer.fields ?? (await fieldsFromFeatures(reader.read, layer.key, layer.lastRow));
       const columns: GpkgColumn[] = layerColumns(fields);
       const out = writer.featureTable(layer.table, layer.geometryType, columns, {
         identifier: layer.identifier,
         description: layer.description,
       });
-      for (let first = 1; first <= layer.featureCount; first += ROWS_PER_READ) {
+      for (let first = 1; first <= layer.lastRow; first += ROWS_PER_READ) {
         const rows = await reader.read(layer.key, first, first + ROWS_PER_READ - 1);
         for (const row of rows)
           out.add(

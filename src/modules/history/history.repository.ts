@@ -1,3 +1,4 @@
+import type { Actor } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 
 export class HistoryRepository {
@@ -93,6 +94,16 @@ export class HistoryRepository {
       .orderBy('version', 'desc')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /** Who made the object's newest entry (undefined: none kept, such as an object as ingested). */
+  async lastActor(trx: Db, roomId: string, objectType: string, objectId: string): Promise<Actor | undefined> {
+    const row = await this.ofObject(trx, roomId, objectType, objectId)
+      .select(['actor_kind', 'actor_id'])
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { kind: row.actor_kind as Actor['kind'], id: row.actor_id };
   }
 
   /** How many entries of the object came after `version` (what a restore of that version overwrites). */

@@ -27,6 +27,12 @@ export interface Restored {
  */
 export interface Restorable {
   objectType: string;
+  /**
+   * Its deletions keep the object as it was (a layer's feature, which may have no earlier entry:
+   * it came with the layer's file), and a restore of one puts that back. Others restore a
+   * deletion from the object's newest entry before it.
+   */
+  deletionKeepsState?: boolean;
   /** Refuses a caller who may not put this state back (a token restores only the comments and replies it wrote). */
   authorize?(caller: Caller, state: KeptState): void;
   /**

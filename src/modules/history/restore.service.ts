@@ -31,7 +31,7 @@ export class RestoreService {
     if (!entry) throw notFound('History entry');
     const kind = this.kinds.get(entry.object_type);
     if (!kind) throw notRestorable(`A ${entry.type} entry cannot be restored`);
-    const kept = await this.keptState(room.id, entry);
+    const kept = await this.keptState(room.id, entry, kind);
     kind.authorize?.(caller, kept);
     const { state, notes, names } = kind.prepare
       ? await kind.prepare(room.id, kept)
@@ -74,15 +74,17 @@ export class RestoreService {
     return presentHistoryEvent(entry, { actors, objects: new Map([[entry.id, objectNameOf(entry.data)]]) });
   }
 
-  /** The state to put back: after the entry, or, for a deletion, before it. */
+  /** The state to put back: after the entry, or, for a deletion, what it kept or the state before it. */
   private async keptState(
     roomId: string,
     entry: { type: string; object_type: string; object_id: string; version: number; data: string | null },
+    kind: Restorable,
   ) {
     if (!entry.type.endsWith('.deleted')) {
       if (entry.data === null) throw notRestorable(`The ${entry.type} entry kept no state to restore`);
       return JSON.parse(entry.data) as KeptState;
     }
+    if (kind.deletionKeepsState && entry.data !== null) return JSON.parse(entry.data) as KeptState;
     const before = await this.history.stateBefore(roomId, entry.object_type, entry.object_id, entry.version);
     if (!before?.data) {
       throw notRestorable(

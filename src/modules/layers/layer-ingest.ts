@@ -135,6 +135,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
       display: null,
       geometry_type: table.geometryType,
       feature_count: 0,
+      last_row: 0,
       bbox: null,
       source_format: sourceFormat,
       source_crs: table.sourceCrs,
@@ -162,13 +163,14 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
       const row = rows[i]!;
       Object.assign(row, {
         feature_count: result.featureCount,
+        last_row: result.featureCount,
         geometry_type: result.geometryType ?? row.geometry_type,
         bbox: result.bbox ? JSON.stringify(result.bbox) : null,
         size_bytes: result.sizeBytes,
         fields: JSON.stringify(result.fields),
       });
-      const { feature_count, geometry_type, bbox, size_bytes, fields } = row;
-      await this.layers.update(this.db, row.id, { feature_count, geometry_type, bbox, size_bytes, fields });
+      const { feature_count, last_row, geometry_type, bbox, size_bytes, fields } = row;
+      await this.layers.update(this.db, row.id, { feature_count, last_row, geometry_type, bbox, size_bytes, fields });
       await this.layers.insertChunks(this.db, row.id, result.chunks);
     }
     // The tables, staged, already count: a file that expanded past the quota is refused (413) and undone.

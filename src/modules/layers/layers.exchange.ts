@@ -30,7 +30,7 @@ export function layersExchange(
       table: 'layers',
       description:
         'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
-      omit: ['room_id', 'storage_key', 'size_bytes', 'file_key', 'job_id'],
+      omit: ['room_id', 'storage_key', 'last_row', 'size_bytes', 'file_key', 'job_id'],
       fileOnly: ['table_name', 'tiles_table'],
       columns: {
         id: 'TEXT',
@@ -87,6 +87,7 @@ export const vectorLayers: KindExchange<LayersTable, LayerMeta> = layerKind({
               description: row.description ?? '',
               key: Number(row.storage_key),
               featureCount: Number(row.feature_count),
+              lastRow: Number(row.last_row),
               geometryType: 'GEOMETRY',
               fields: row.fields ? (JSON.parse(row.fields) as LayerField[]) : null,
             },

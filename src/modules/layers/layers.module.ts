@@ -2,7 +2,12 @@ import { type DomainCore, defineDomain, routes } from '../domain/domain.js';
 import type { KindExchange } from '../exchange/exchange.js';
 import { Ingest } from '../ingest/ingest.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
+import { HistoryRepository } from '../history/history.repository.js';
+import type { ActorNames } from '../users/actor-names.js';
 import { FeatureAttributesRepository } from './feature-attributes.js';
+import { FeatureEditsRepository } from './feature-edits.repository.js';
+import { featureEditsRoutes } from './feature-edits.routes.js';
+import { FeatureEdits } from './feature-edits.service.js';
 import { FeatureTablesRepository } from './feature-tables.js';
 import { LayerAttributes } from './layer-attributes.js';
 import { layerContent } from './layer-content.js';
@@ -19,12 +24,12 @@ import { ingestDatabaseOf } from './vector-ingest.js';
 
 /**
  * Vector layers: their routes, their ingest step, the layers table of an export (with the
- * other kinds of its rows, `otherKinds`: rasters), restore and room content. Point files
- * become markers.
+ * other kinds of its rows, `otherKinds`: rasters), restore and room content, and the edits of
+ * their features. Point files become markers.
  */
 export function layersDomain(
   core: DomainCore,
-  parts: { markers: MarkersRepository; otherKinds: KindExchange<LayersTable, LayerMeta>[] },
+  parts: { markers: MarkersRepository; otherKinds: KindExchange<LayersTable, LayerMeta>[]; names: ActorNames },
 ) {
   const { db, database, config, files, staged, writePath, geo, tmpDir } = core;
   const layers = new LayersRepository(db);
@@ -51,6 +56,13 @@ export function layersDomain(
     tmpDir,
   });
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
+  const edits = new FeatureEdits({
+    layers,
+    edits: new FeatureEditsRepository(database.dialect),
+    history: new HistoryRepository(db),
+    writePath,
+    names: parts.names,
+  });
   return defineDomain(
     {
       name: 'layers',
@@ -60,9 +72,10 @@ export function layersDomain(
           attributes: new LayerAttributes({ layers, attributes, scanRows: config.attributesScanRows }),
           layerRoom,
         }),
+        routes(featureEditsRoutes, { edits, layerRoom }),
       ],
       exchanges: [layersExchange(layers, [vectorLayers, ...parts.otherKinds])],
-      restorables: [layerRestorable(layers)],
+      restorables: [layerRestorable(layers), edits.restorable()],
       content: [layerContent(layers, featureTables)],
       stages: ingest,
     },

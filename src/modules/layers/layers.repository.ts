@@ -33,6 +33,28 @@ export class LayersRepository extends LayerKindTable {
   }
 
   /**
+   * A published vector layer of the room, its row marked changed now and so locked until the
+   * transaction ends: the edits of one layer's features run one after the other (PostgreSQL),
+   * each seeing the rows and versions the one before wrote.
+   */
+  async touchVector(
+    trx: Db,
+    roomId: string,
+    layerId: string,
+  ): Promise<(LayerRow & { storage_key: number }) | undefined> {
+    const row = await trx
+      .updateTable('layers')
+      .set({ updated_at: Date.now() })
+      .where('id', '=', layerId)
+      .where('room_id', '=', roomId)
+      .where('kind', '=', 'vector')
+      .where(notStaged('job_id'))
+      .returningAll()
+      .executeTakeFirst();
+    return row && row.storage_key !== null ? { ...row, storage_key: Number(row.storage_key) } : undefined;
+  }
+
+  /**
    * The layer's chunks. Every feature is in one, so none for a layer with features means the
    * layer was deleted since its row was read (its chunks go with it): an error, which a read
    * of the layer's tables turns into 404 once the layer is gone (errors.ts `unlessDeletedMeanwhile`).

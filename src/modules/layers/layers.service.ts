@@ -162,7 +162,7 @@ export class LayersService {
     if (!bbox) {
       if (layer.feature_count > MAX_FEATURES_PER_ANSWER) return manifest(chunks);
       return featureCollectionText(
-        await this.featureTables.featuresBetween(layer.storage_key, 1, Number(layer.feature_count)),
+        await this.featureTables.featuresBetween(layer.storage_key, 1, Number(layer.last_row)),
         query.zoom,
       );
     }

@@ -3,6 +3,7 @@ import { Comment, Reply } from '../comments/comments.schemas.js';
 import { Drawing } from '../drawings/drawings.schemas.js';
 import { ImportReply } from '../exports/exports.schemas.js';
 import { Icon } from '../icons/icons.schemas.js';
+import { FeatureChange } from '../layers/feature-edits.schemas.js';
 import { VectorLayer } from '../layers/layers.schemas.js';
 import { Marker } from '../markers/markers.schemas.js';
 import { RoleChange } from '../members/members.schemas.js';
@@ -52,6 +53,9 @@ export const LiveChange = Type.Union([
   change('layer.created', 'layer', VectorLayer),
   change('layer.updated', 'layer', VectorLayer),
   change('layer.deleted', 'layer', Deleted),
+  change('feature.created', 'feature', FeatureChange),
+  change('feature.updated', 'feature', FeatureChange),
+  change('feature.deleted', 'feature', FeatureChange),
   change('rasterLayer.created', 'rasterLayer', RasterLayer),
   change('rasterLayer.updated', 'rasterLayer', RasterLayer),
   change('rasterLayer.deleted', 'rasterLayer', Deleted),

@@ -244,7 +244,7 @@ export class OgcService {
           .filter((c) => bboxesTouch([c.min_lon, c.min_lat, c.max_lon, c.max_lat], bbox))
           .map((c): [number, number] => [Number(c.first_row), Number(c.last_row)])
       : equals.length > 0
-        ? [[1, Number(layer.feature_count)] as [number, number]]
+        ? [[1, Number(layer.last_row)] as [number, number]]
         : undefined;
     const { rows, stoppedAfter } = await featureTables.page(key, {
       ...filter,

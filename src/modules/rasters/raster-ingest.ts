@@ -177,6 +177,7 @@ export class RasterIngest implements IngestStep<CheckedRaster, IngestMeta, Stage
       display: JSON.stringify(display),
       geometry_type: null,
       feature_count: 0,
+      last_row: 0,
       bbox: JSON.stringify(raster.bbox),
       source_format: 'geotiff',
       source_crs: raster.sourceCrs,

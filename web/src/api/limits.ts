@@ -19,6 +19,11 @@ export const bodyLimits = {
       ]
     }
   },
+  "PATCH /api/layers/{layerId}/features/{featureId}": {
+    "ifVersion": {
+      "minimum": 1
+    }
+  },
   "PATCH /api/rooms/{roomId}": {
     "name": {
       "minLength": 1,
@@ -334,7 +339,7 @@ export const bodyLimits = {
     },
     "events": {
       "minItems": 1,
-      "maxItems": 26,
+      "maxItems": 29,
       "items": {
         "enum": [
           "marker.created",
@@ -346,6 +351,9 @@ export const bodyLimits = {
           "layer.created",
           "layer.updated",
           "layer.deleted",
+          "feature.created",
+          "feature.updated",
+          "feature.deleted",
           "rasterLayer.created",
           "rasterLayer.updated",
           "rasterLayer.deleted",
@@ -437,6 +445,13 @@ export const bodyLimits = {
     "token": {
       "minLength": 1,
       "maxLength": 200
+    }
+  },
+  "POST /api/layers/{layerId}/features": {
+    "type": {
+      "enum": [
+        "Feature"
+      ]
     }
   },
   "POST /api/layers/process-chunked": {
@@ -972,7 +987,7 @@ export const bodyLimits = {
     },
     "events": {
       "minItems": 1,
-      "maxItems": 26,
+      "maxItems": 29,
       "items": {
         "enum": [
           "marker.created",
@@ -984,6 +999,9 @@ export const bodyLimits = {
           "layer.created",
           "layer.updated",
           "layer.deleted",
+          "feature.created",
+          "feature.updated",
+          "feature.deleted",
           "rasterLayer.created",
           "rasterLayer.updated",
           "rasterLayer.deleted",
@@ -1152,8 +1170,8 @@ export const paramLimits = {
     "maxLength": 100
   },
   "featureId": {
-    "minLength": 1,
-    "maxLength": 100
+    "minimum": 0,
+    "maximum": 9007199254740991
   },
   "hookId": {
     "minLength": 1,

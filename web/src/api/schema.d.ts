@@ -3622,7 +3622,7 @@ export interface paths {
                         /** @description http or https; loopback and private addresses are refused unless OUTBOUND_ALLOW_PRIVATE=true */
                         url: string;
                         /** @description The change types delivered; left out: every type */
-                        events?: ("marker.created" | "marker.updated" | "marker.deleted" | "drawing.created" | "drawing.updated" | "drawing.deleted" | "layer.created" | "layer.updated" | "layer.deleted" | "rasterLayer.created" | "rasterLayer.updated" | "rasterLayer.deleted" | "icon.created" | "slide.created" | "slide.updated" | "slide.deleted" | "presentation.updated" | "comment.created" | "comment.updated" | "comment.deleted" | "reply.created" | "reply.deleted" | "member.updated" | "room.updated" | "room.cleared" | "room.imported")[];
+                        events?: ("marker.created" | "marker.updated" | "marker.deleted" | "drawing.created" | "drawing.updated" | "drawing.deleted" | "layer.created" | "layer.updated" | "layer.deleted" | "feature.created" | "feature.updated" | "feature.deleted" | "rasterLayer.created" | "rasterLayer.updated" | "rasterLayer.deleted" | "icon.created" | "slide.created" | "slide.updated" | "slide.deleted" | "presentation.updated" | "comment.created" | "comment.updated" | "comment.deleted" | "reply.created" | "reply.deleted" | "member.updated" | "room.updated" | "room.cleared" | "room.imported")[];
                         /** @description `whsec_` and the base64 of 24 to 64 bytes; left out: made */
                         secret?: string;
                     };
@@ -3796,7 +3796,7 @@ export interface paths {
                     "application/json": {
                         /** @description http or https; loopback and private addresses are refused unless OUTBOUND_ALLOW_PRIVATE=true */
                         url?: string;
-                        events?: ("marker.created" | "marker.updated" | "marker.deleted" | "drawing.created" | "drawing.updated" | "drawing.deleted" | "layer.created" | "layer.updated" | "layer.deleted" | "rasterLayer.created" | "rasterLayer.updated" | "rasterLayer.deleted" | "icon.created" | "slide.created" | "slide.updated" | "slide.deleted" | "presentation.updated" | "comment.created" | "comment.updated" | "comment.deleted" | "reply.created" | "reply.deleted" | "member.updated" | "room.updated" | "room.cleared" | "room.imported")[] | null;
+                        events?: ("marker.created" | "marker.updated" | "marker.deleted" | "drawing.created" | "drawing.updated" | "drawing.deleted" | "layer.created" | "layer.updated" | "layer.deleted" | "feature.created" | "feature.updated" | "feature.deleted" | "rasterLayer.created" | "rasterLayer.updated" | "rasterLayer.deleted" | "icon.created" | "slide.created" | "slide.updated" | "slide.deleted" | "presentation.updated" | "comment.created" | "comment.updated" | "comment.deleted" | "reply.created" | "reply.deleted" | "member.updated" | "room.updated" | "room.cleared" | "room.imported")[] | null;
                         enabled?: boolean;
                     };
                 };
@@ -6178,7 +6178,99 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /**
+         * Add a feature to a vector layer
+         * @description Needs write on the layer's room. Properties must be fields of the layer, each of its field's type or null (400 `validation_error` naming `body.properties.<name>`); geometry is GeoJSON in longitude/latitude. Every edit is one history entry and a live `feature.*` change, and advances the layer's `updatedAt` (its tiles' ETags). The new feature gets the id after the layer's highest, at version 1.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "Feature";
+                        /** @description GeoJSON Point, LineString, Polygon, MultiPoint, MultiLineString or MultiPolygon in longitude/latitude; polygon rings closed, at least 4 positions */
+                        geometry: unknown;
+                        properties?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            type: "Feature";
+                            id: number;
+                            /** @description Its edits since the layer was made: 1 for a feature as ingested or created */
+                            version: number;
+                            geometry: unknown;
+                            properties: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -6398,6 +6490,194 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/layers/{layerId}/features/{featureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a feature of a vector layer
+         * @description Needs write on the layer's room. History keeps the feature: restoring an entry brings it back with its id.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                    featureId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a feature's geometry and/or properties
+         * @description Needs write on the layer's room. Properties must be fields of the layer, each of its field's type or null (400 `validation_error` naming `body.properties.<name>`); geometry is GeoJSON in longitude/latitude. Every edit is one history entry and a live `feature.*` change, and advances the layer's `updatedAt` (its tiles' ETags). The properties given replace those of the feature (null removes one); the others stay. With `ifVersion`, a feature at another version is 409 `version_conflict` with `details.by` (who changed it last) and `details.version` (its version).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                    featureId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description GeoJSON Point, LineString, Polygon, MultiPoint, MultiLineString or MultiPolygon in longitude/latitude; polygon rings closed, at least 4 positions */
+                        geometry?: unknown;
+                        /** @description Values of the layer's fields, each of its field's type or null */
+                        properties?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The version the change is based on: 409 `version_conflict` when the feature is at another */
+                        ifVersion?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            type: "Feature";
+                            id: number;
+                            /** @description Its edits since the layer was made: 1 for a feature as ingested or created */
+                            version: number;
+                            geometry: unknown;
+                            properties: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/colormaps": {
@@ -13684,6 +13964,91 @@ export interface components {
             type: "layer.deleted";
             /** @enum {string} */
             objectType: "layer";
+            objectId: string;
+            data: null;
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "feature.created";
+            /** @enum {string} */
+            objectType: "feature";
+            objectId: string;
+            data: {
+                /** @description `<layerId>:<featureId>`, the change's `objectId` */
+                id: string;
+                layerId: string;
+                /** @description Its `name`, `title` or `label` property, else "Feature <id>" */
+                name: string;
+                feature: {
+                    /** @enum {string} */
+                    type: "Feature";
+                    id: number;
+                    /** @description Its edits since the layer was made: 1 for a feature as ingested or created */
+                    version: number;
+                    geometry: unknown;
+                    properties: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "feature.updated";
+            /** @enum {string} */
+            objectType: "feature";
+            objectId: string;
+            data: {
+                /** @description `<layerId>:<featureId>`, the change's `objectId` */
+                id: string;
+                layerId: string;
+                /** @description Its `name`, `title` or `label` property, else "Feature <id>" */
+                name: string;
+                feature: {
+                    /** @enum {string} */
+                    type: "Feature";
+                    id: number;
+                    /** @description Its edits since the layer was made: 1 for a feature as ingested or created */
+                    version: number;
+                    geometry: unknown;
+                    properties: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The room's version after this change */
+            version: number;
+            /** @description Epoch milliseconds */
+            at: number;
+            /** @description Who made it: a user or a room token, as in history */
+            actor: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "feature.deleted";
+            /** @enum {string} */
+            objectType: "feature";
             objectId: string;
             data: null;
             /** @description The room's version after this change */

@@ -25,7 +25,8 @@ export type MarkerInput = NonNullable<
   paths['/api/rooms/{roomId}/markers']['post']['requestBody']
 >['content']['application/json'];
 export type Icon = Get<'/api/rooms/{roomId}/marker-icons'>['icons'][number];
-export type Layer = Get<'/api/layers/{roomName}'>['layers'][number];
+/** A vector layer; `editedAt`, in the page only: the room version of the last edit of its features it heard of (its tiles' address changes with it). */
+export type Layer = Get<'/api/layers/{roomName}'>['layers'][number] & { editedAt?: number };
 export type RasterLayer = Get<'/api/rooms/{roomId}/raster-layers'>['rasterLayers'][number];
 export type RasterDisplay = RasterLayer['display'];
 export type Colormap = Get<'/api/colormaps'>['colormaps'][number];

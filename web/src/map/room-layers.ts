@@ -3,6 +3,7 @@ import type {
   GeoJSONSourceSpecification,
   Map as MapLibreMap,
   RasterTileSource,
+  VectorTileSource,
   SourceSpecification,
 } from 'maplibre-gl';
 
@@ -306,15 +307,21 @@ export interface LocalVisibility {
  */
 export function addVectorSource(map: MapLibreMap, layer: Layer): string {
   const source = `vector-${layer.id}`;
-  if (!map.getSource(source)) map.addSource(source, vectorSource(layer));
+  const held = map.getSource(source) as VectorTileSource | undefined;
+  if (!held) map.addSource(source, vectorSource(layer));
+  else if (held.tiles?.[0] !== vectorTiles(layer)) held.setTiles([vectorTiles(layer)]);
   return source;
 }
+
+/** A layer's tile address; an edit of its features (heard of live) changes it, so no stale tile is kept. */
+const vectorTiles = (layer: Layer) =>
+  layer.editedAt === undefined ? vectorTileAddress(layer.id) : `${vectorTileAddress(layer.id)}?edit=${layer.editedAt}`;
 
 /** A layer's vector tiles as MapLibre's source, `vector-<layer id>` (also in a style a map is made with). */
 export function vectorSource(layer: Layer): SourceSpecification {
   return {
     type: 'vector',
-    tiles: [vectorTileAddress(layer.id)],
+    tiles: [vectorTiles(layer)],
     maxzoom: VECTOR_TILE_MAXZOOM,
     ...(layer.bbox && { bounds: layer.bbox as [number, number, number, number] }),
   };

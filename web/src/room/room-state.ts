@@ -55,6 +55,10 @@ function changed(state: RoomState, change: LiveChange): RoomState | null {
       return withLayer(state, change.data);
     case 'layer.deleted':
       return withoutLayer(state, change.objectId);
+    case 'feature.created':
+    case 'feature.updated':
+    case 'feature.deleted':
+      return withFeatureEdit(state, change.objectId, change.version);
     case 'rasterLayer.created':
     case 'rasterLayer.updated':
       return withRaster(state, change.data);
@@ -124,6 +128,12 @@ export const withLayer = (state: RoomState, layer: Layer): RoomState => ({
 export const withLayerAnswer = (state: RoomState, layer: Layer): RoomState => {
   const held = state.layers.find((l) => l.id === layer.id);
   return held && held.updatedAt > layer.updatedAt ? state : withLayer(state, layer);
+};
+/** A feature of a layer (`objectId` `<layerId>:<featureId>`) was edited at room version `version`: its tiles are stale. */
+export const withFeatureEdit = (state: RoomState, objectId: string, version: number): RoomState => {
+  const layerId = objectId.slice(0, objectId.lastIndexOf(':'));
+  const layer = state.layers.find((l) => l.id === layerId);
+  return layer ? withLayer(state, { ...layer, editedAt: version }) : state;
 };
 export const withoutLayer = (state: RoomState, id: string): RoomState => ({
   ...state,

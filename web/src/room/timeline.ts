@@ -164,7 +164,7 @@ export function describeChange(entry: Described): string {
 /** Whether the service can put the entry's object back (docs/decisions.md, "Restore from history"). */
 export function isRestorable(entry: Pick<HistoryEvent, 'type' | 'objectType'>): boolean {
   const action = entry.type.slice(entry.type.lastIndexOf('.') + 1);
-  if (['marker', 'drawing', 'comment', 'reply', 'slide'].includes(entry.objectType))
+  if (['marker', 'drawing', 'comment', 'reply', 'slide', 'feature'].includes(entry.objectType))
     return ['created', 'updated', 'deleted'].includes(action);
   if (entry.objectType === 'layer' || entry.objectType === 'rasterLayer')
     return action === 'created' || action === 'updated';
