@@ -67,7 +67,8 @@ const newLayer = () =>
   });
 const featuresUrl = (layerId: string) => `/api/layers/${layerId}/features`;
 const featureUrl = (layerId: string, id: number) => `/api/layers/${layerId}/features/${id}`;
-const point = (lon: number, lat: number) => ({ type: 'Point', coordinates: [lon, lat] });
+/** A tiny square around (lon, lat): the test layers hold polygons. */
+const spot = (lon: number, lat: number) => squareFeature(lon, lat, 0.0005).geometry;
 const add = (layer: Layer, body: unknown, auth = users.editor.token) =>
   call(t.app, 'POST', featuresUrl(layer.id), { auth, body });
 const patch = (layer: Layer, id: number, body: unknown, auth = users.editor.token) =>
@@ -106,7 +107,7 @@ describe('editing the features of a layer', () => {
       assert.equal((await live.at(0)).type, 'hello');
       const res = await add(layer, {
         type: 'Feature',
-        geometry: point(7.6, 47.1),
+        geometry: spot(7.6, 47.1),
         properties: { name: 'well', lots: 1 },
       });
       const created = assertOk(res, 201);
@@ -120,7 +121,7 @@ describe('editing the features of a layer', () => {
       assert.equal(listed!.featureCount, 3);
       assert.ok(listed!.bbox![2] >= 7.6 && listed!.bbox![3] >= 47.1, `the layer's bbox grew: ${listed!.bbox}`);
       assert.ok(listed!.updatedAt > layer.updatedAt);
-      assert.equal(listed!.geometryType, 'Mixed', 'a point in a polygon layer');
+      assert.equal(listed!.geometryType, 'Polygon');
       assert.deepEqual(await namesNear(layer, 7.6, 47.1), ['well']);
       assert.deepEqual(await tileNames(layer, 7.6, 47.1), ['well']);
 
@@ -160,10 +161,10 @@ describe('editing the features of a layer', () => {
     assert.deepEqual(changed.properties, { name: 'west', lots: 4 });
     assert.equal(changed.version, 2);
     const moved = assertOk(
-      await patch(layer, id, { geometry: point(8.2, 46.5), properties: { lots: null }, ifVersion: 2 }),
+      await patch(layer, id, { geometry: spot(8.2, 46.5), properties: { lots: null }, ifVersion: 2 }),
     );
     assert.deepEqual(moved.properties, { name: 'west' });
-    assert.deepEqual(moved.geometry, point(8.2, 46.5));
+    assert.deepEqual(moved.geometry, spot(8.2, 46.5));
     assert.equal(moved.version, 3);
     assert.deepEqual(await namesNear(layer, 8.2, 46.5), ['west']);
     assert.deepEqual(await namesNear(layer, 7.44, 46.95), []);
@@ -207,7 +208,7 @@ describe('editing the features of a layer', () => {
     assertError(await remove(layer, id), 404, 'not_found');
     // A feature created after the deletion takes a new row: both are read.
     const added = assertOk(
-      await add(layer, { type: 'Feature', geometry: point(7.5, 46.9), properties: { name: 'new' } }),
+      await add(layer, { type: 'Feature', geometry: spot(7.5, 46.9), properties: { name: 'new' } }),
       201,
     );
     assert.ok(added.id > id);
@@ -234,7 +235,7 @@ describe('editing the features of a layer', () => {
     const layer = await createInlineLayer(t.app, roomId, users.owner.token, { name: 'Edited', geojson: TWO_SQUARES });
     const east = await idOf(layer, 'east');
     assert.equal((await remove(layer, east, users.owner.token)).statusCode, 204);
-    const body = { type: 'Feature', geometry: point(7.5, 46.9), properties: { name: 'new' } };
+    const body = { type: 'Feature', geometry: spot(7.5, 46.9), properties: { name: 'new' } };
     assertOk(await add(layer, body, users.owner.token), 201);
     assertOk(await patch(layer, await idOf(layer, 'west'), { properties: { name: 'west 2' } }, users.owner.token));
     const files = scratch();
@@ -242,7 +243,8 @@ describe('editing the features of a layer', () => {
       await exported(t.app, roomId, users.owner.token, files.file('room.gpkg'));
       const rows = ogrRows(files.file('room.gpkg'), 'Edited');
       assert.deepEqual(rows.map((r) => r.properties.name).sort(), ['new', 'west 2']);
-      assert.deepEqual(rows.find((r) => r.properties.name === 'new')!.geometry, point(7.5, 46.9));
+      const [[first]] = rows.find((r) => r.properties.name === 'new')!.geometry.coordinates;
+      assert.ok(Math.abs(first[0] - 7.4995) < 1e-9 && Math.abs(first[1] - 46.8995) < 1e-9, `${first}`);
     } finally {
       files.remove();
     }
@@ -252,11 +254,11 @@ describe('editing the features of a layer', () => {
     const layer = await newLayer();
     const id = await idOf(layer, 'west');
     const cases: [unknown, string][] = [
-      [{ type: 'Feature', geometry: point(7, 46), properties: { colour: 'red' } }, 'body.properties.colour'],
-      [{ type: 'Feature', geometry: point(7, 46), properties: { lots: 'many' } }, 'body.properties.lots'],
-      [{ type: 'Feature', geometry: point(7, 46), properties: { lots: 1.5 } }, 'body.properties.lots'],
-      [{ type: 'Feature', geometry: point(7, 46), properties: { name: 12 } }, 'body.properties.name'],
-      [{ type: 'Feature', geometry: point(200, 46) }, 'body.geometry'],
+      [{ type: 'Feature', geometry: spot(7, 46), properties: { colour: 'red' } }, 'body.properties.colour'],
+      [{ type: 'Feature', geometry: spot(7, 46), properties: { lots: 'many' } }, 'body.properties.lots'],
+      [{ type: 'Feature', geometry: spot(7, 46), properties: { lots: 1.5 } }, 'body.properties.lots'],
+      [{ type: 'Feature', geometry: spot(7, 46), properties: { name: 12 } }, 'body.properties.name'],
+      [{ type: 'Feature', geometry: spot(200, 46) }, 'body.geometry'],
       [
         {
           type: 'Feature',
@@ -275,7 +277,7 @@ describe('editing the features of a layer', () => {
       ],
       [{ type: 'Feature', geometry: { type: 'Circle', coordinates: [7, 46] } }, 'body.geometry'],
       [{ type: 'Feature' }, 'body'],
-      [{ type: 'Feature', geometry: point(7, 46), id: 4 }, 'body'],
+      [{ type: 'Feature', geometry: spot(7, 46), id: 4 }, 'body'],
     ];
     for (const [body, field] of cases) assertFieldError(await add(layer, body), field);
     assertFieldError(await patch(layer, id, { properties: { lots: true } }), 'body.properties.lots');
@@ -283,14 +285,22 @@ describe('editing the features of a layer', () => {
     assertError(await patch(layer, id, {}), 400, 'empty_update');
     assertError(await patch(layer, 999_999, { properties: { lots: 1 } }), 404, 'not_found');
     assertFieldError(await patch(layer, -1 as number, { properties: { lots: 1 } }), 'params.featureId');
-    // A multi-part geometry is a feature's too.
-    const multi = {
-      type: 'MultiPoint',
-      coordinates: [
-        [7.1, 46.1],
-        [7.2, 46.2],
-      ],
-    };
+    // The layer holds polygons: a point or a line is refused, a multi-polygon is taken.
+    const pointBody = { type: 'Feature', geometry: { type: 'Point', coordinates: [7, 46] } };
+    assert.match(assertFieldError(await add(layer, pointBody), 'body.geometry').message, /Polygon/);
+    assertFieldError(
+      await patch(layer, id, {
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [7, 46],
+            [7.1, 46],
+          ],
+        },
+      }),
+      'body.geometry',
+    );
+    const multi = { type: 'MultiPolygon', coordinates: [spot(7.1, 46.1).coordinates, spot(7.2, 46.2).coordinates] };
     assert.deepEqual(assertOk(await add(layer, { type: 'Feature', geometry: multi }), 201).geometry, multi);
     assert.equal((await features(t.app, layer.id, users.owner.token)).features.length, 3);
   });
@@ -298,7 +308,7 @@ describe('editing the features of a layer', () => {
   test('viewers and read tokens may not edit; a write token may; another room cannot reach the layer', async () => {
     const layer = await newLayer();
     const id = await idOf(layer, 'west');
-    const body = { type: 'Feature', geometry: point(7, 46) };
+    const body = { type: 'Feature', geometry: spot(7, 46) };
     assertError(await add(layer, body, users.viewer.token), 403, 'forbidden');
     assertError(await patch(layer, id, { properties: { lots: 1 } }, users.viewer.token), 403, 'forbidden');
     assertError(await remove(layer, id, users.viewer.token), 403, 'forbidden');

@@ -200,7 +200,7 @@ interface CheckedParts {
 
 /**
  * The stored parts of a feature with `geometry` and `properties`, once the geometry is valid
- * and `given` (the properties the caller sent) are values of the layer's fields (else 400 naming
+ * and of the layer's geometry type (a `Mixed` layer takes any), and `given` (the properties the caller sent) are values of the layer's fields (else 400 naming
  * the field).
  */
 function checkedParts(
@@ -214,6 +214,12 @@ function checkedParts(
   const problem = propertiesProblem(fieldsOf(layer), given);
   if (problem) throw invalidField(`body.properties.${problem.name}`, problem.problem);
   const summary = summarizeGeometry(geometry as AnyGeometry)!;
+  const held = KINDS[layer.geometry_type ?? ''];
+  if (held !== undefined && held !== KINDS.Mixed && summary.kinds !== held)
+    throw invalidField(
+      'body.geometry',
+      `must be a ${layer.geometry_type} or its multi-part form: the layer holds no other`,
+    );
   return {
     stored: {
       bbox: summary.bbox,
@@ -230,11 +236,10 @@ const fieldsOf = (layer: LayerRow): LayerField[] | null =>
 
 const KINDS: Record<string, number> = { Point: 1, LineString: 2, Polygon: 4, Mixed: 7 };
 
-/** The layer's bbox and geometry type grown to hold a feature's. */
+/** The layer's bbox grown to hold a feature's, and its geometry type once it has one (an empty layer's first feature). */
 function grownLayer(layer: LayerRow, parts: CheckedParts): Pick<LayerRow, 'bbox' | 'geometry_type'> {
   const bbox = layer.bbox ? growBbox(JSON.parse(layer.bbox) as Bbox, parts.stored.bbox) : parts.stored.bbox;
-  const kinds = (KINDS[layer.geometry_type ?? ''] ?? 0) | parts.kinds;
-  return { bbox: JSON.stringify(bbox), geometry_type: layerGeometryType(kinds) };
+  return { bbox: JSON.stringify(bbox), geometry_type: layer.geometry_type ?? layerGeometryType(parts.kinds) };
 }
 
 const present = (
