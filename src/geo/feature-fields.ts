@@ -5,11 +5,19 @@
  * field declares (a GeoJSON feature's `id`, kept as a property) is typed from its values.
  */
 
-export type FieldType = 'integer' | 'real' | 'string' | 'boolean' | 'date' | 'datetime' | 'json';
+export type FieldType = 'integer' | 'real' | 'string' | 'boolean' | 'date' | 'datetime' | 'json' | 'choice';
 
+/**
+ * A field of a layer. Fields made or changed through the API may also say that a feature
+ * needs a value (`required`), the values a `choice` field takes (`choices`, texts), and the
+ * value a new feature gets when it sends none (`default`).
+ */
 export interface LayerField {
   name: string;
   type: FieldType;
+  required?: boolean;
+  choices?: string[];
+  default?: unknown;
 }
 
 /** A field as GDAL describes it (OGR's type and subtype names). */

@@ -161,4 +161,50 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
       answer: {},
     },
   },
+  'GET /api/layers/{layerId}/fields': {
+    rule: { need: 'read', byId: true, embed: true },
+    probe: (r) => get(`${layer(r)}/fields`),
+    ok: 200,
+  },
+  'POST /api/layers/{layerId}/fields': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => invalid('POST', `${layer(r)}/fields`),
+    ok: 400,
+    writeOnly: {
+      request: async (ctx) => ({
+        method: 'POST',
+        url: `/api/layers/${(await layerWithNote(ctx)).layer.id}/fields`,
+        body: { name: 'added', type: 'text' },
+      }),
+      status: 201,
+      answer: { name: 'value', type: 'value', required: 'value' },
+    },
+  },
+  'PATCH /api/layers/{layerId}/fields/{name}': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => invalid('PATCH', `${layer(r)}/fields/absent-field`, { required: true }),
+    ok: 404,
+    writeOnly: {
+      request: async (ctx) => ({
+        method: 'PATCH',
+        url: `/api/layers/${(await layerWithNote(ctx)).layer.id}/fields/note`,
+        body: { required: false },
+      }),
+      status: 200,
+      answer: { name: 'value', type: 'value', required: 'value' },
+    },
+  },
+  'DELETE /api/layers/{layerId}/fields/{name}': {
+    rule: { need: 'write', byId: true },
+    probe: (r) => ({ method: 'DELETE', url: `${layer(r)}/fields/absent-field` }),
+    ok: 404,
+    writeOnly: {
+      request: async (ctx) => ({
+        method: 'DELETE',
+        url: `/api/layers/${(await layerWithNote(ctx)).layer.id}/fields/note`,
+      }),
+      status: 204,
+      answer: {},
+    },
+  },
 };

@@ -19,6 +19,7 @@ export const LAYER_KEYS = [
   'createdBy',
   'description',
   'featureCount',
+  'fields',
   'geometryType',
   'id',
   'name',

@@ -46,6 +46,7 @@ const COLUMN_TYPES: Record<LayerField['type'], GpkgColumnType> = {
   date: 'DATE',
   datetime: 'DATETIME',
   json: 'TEXT',
+  choice: 'TEXT',
 };
 
 /** The column of each field; a name the table already uses (`fid`, `geom`, or the same name in other case) gets `_2`, `_3`. */

@@ -217,6 +217,11 @@ export class FeatureAttributesRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** Drops a field's sort index, if it has one (the field was renamed or removed), inside the caller's transaction. */
+  async dropSortIndex(trx: Db, key: number, name: string): Promise<void> {
+    await sql`DROP INDEX IF EXISTS ${sql.id(sortIndexName(key, name))}`.execute(trx);
+  }
+
   /** Builds the index of a field's sort value once (concurrent requests wait for the same build). */
   async buildSortIndex(key: number, name: string): Promise<void> {
     const index = sortIndexName(key, name);

@@ -3,8 +3,9 @@ import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../db/migrations/index.js';
 import type { LayerChunksTable } from '../../db/tables.js';
 import { CHUNK_SIZE } from '../../geo/layer-rows.js';
+import { jsonPathOf } from './json-path.js';
 import type { Bbox } from '../../geo/tile-math.js';
-import { featuresTable, indexTable } from './feature-writers.js';
+import { featureIndexesDdl, featuresTable, featureTablesDdl, indexTable } from './feature-writers.js';
 
 /** A feature's stored row as an edit reads it (geometry and properties as JSON texts). */
 export interface EditedRow {
@@ -30,6 +31,39 @@ export interface FeatureParts {
  */
 export class FeatureEditsRepository {
   constructor(private readonly dialect: Dialect) {}
+
+  /** Makes an empty layer's tables, indexed. */
+  async createTables(trx: Db, key: number): Promise<void> {
+    for (const statement of [...featureTablesDdl(this.dialect, key), ...featureIndexesDdl(this.dialect, key)])
+      await sql.raw(statement).execute(trx);
+  }
+
+  /** Renames a property in every feature that has it (its value kept, JSON types too). */
+  async renameProperty(trx: Db, key: number, from: string, to: string): Promise<void> {
+    const table = sql.table(featuresTable(key));
+    if (this.dialect === 'sqlite') {
+      const [old, next] = [jsonPathOf(from), jsonPathOf(to)];
+      await sql`UPDATE ${table} SET properties = json_set(json_remove(properties, ${old}), ${next}, properties -> ${old})
+        WHERE json_type(properties, ${old}) IS NOT NULL`.execute(trx);
+      return;
+    }
+    await sql`UPDATE ${table} SET properties = ((properties::jsonb - ${from}) || jsonb_build_object(${to}::text, properties::jsonb -> ${from}))::text
+      WHERE properties::jsonb ? ${from}`.execute(trx);
+  }
+
+  /** Removes a property from every feature. */
+  async removeProperty(trx: Db, key: number, name: string): Promise<void> {
+    const table = sql.table(featuresTable(key));
+    if (this.dialect === 'sqlite') {
+      const path = jsonPathOf(name);
+      await sql`UPDATE ${table} SET properties = json_remove(properties, ${path})
+        WHERE json_type(properties, ${path}) IS NOT NULL`.execute(trx);
+      return;
+    }
+    await sql`UPDATE ${table} SET properties = (properties::jsonb - ${name})::text WHERE properties::jsonb ? ${name}`.execute(
+      trx,
+    );
+  }
 
   /** The feature with this id, with its row. */
   async find(trx: Db, key: number, id: number): Promise<EditedRow | undefined> {

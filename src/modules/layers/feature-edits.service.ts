@@ -2,9 +2,8 @@ import { type Actor, actorOf, type Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { RoomRow } from '../../db/tables.js';
 import { emptyUpdate, invalidField, notFound, notRestorable, versionConflict } from '../../errors.js';
-import type { LayerField } from '../../geo/feature-fields.js';
 import { type AnyGeometry, growBbox, layerGeometryType, summarizeGeometry } from '../../geo/feature-summary.js';
-import { propertiesProblem } from '../../geo/feature-values.js';
+import { propertiesProblem, withDefaults } from '../../geo/feature-values.js';
 import { featureGeometryProblem } from '../../geo/geometry.js';
 import { detailZoom } from '../../geo/simplify.js';
 import type { Bbox } from '../../geo/tile-math.js';
@@ -15,6 +14,7 @@ import type { ActorNames } from '../users/actor-names.js';
 import type { EditedRow, FeatureEditsRepository, FeatureParts } from './feature-edits.repository.js';
 import type { CreateFeatureInput, EditedFeature, FeatureChange, PatchFeatureInput } from './feature-edits.schemas.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
+import { fieldsOf } from './layers.presenter.js';
 
 export interface FeatureEditsParts {
   layers: LayersRepository;
@@ -38,10 +38,10 @@ export class FeatureEdits {
 
   async create(room: RoomRow, caller: Caller, layerId: string, input: CreateFeatureInput): Promise<EditedFeature> {
     const actor = actorOf(caller);
-    const properties = input.properties ?? {};
     return this.parts.writePath.write(room.id, actor, async (trx) => {
       const layer = await this.layer(trx, room.id, layerId);
-      const parts = checkedParts(layer, input.geometry, properties);
+      const properties = withDefaults(fieldsOf(layer), input.properties ?? {});
+      const parts = checkedParts(layer, input.geometry, properties, properties, { creating: true });
       const { edits } = this.parts;
       const id = await edits.nextId(trx, layer.id, layer.storage_key);
       const row = Number(layer.last_row) + 1;
@@ -208,10 +208,11 @@ function checkedParts(
   geometry: unknown,
   given: Record<string, unknown>,
   properties: Record<string, unknown> = given,
+  { creating = false } = {},
 ): CheckedParts {
   const geometryProblem = featureGeometryProblem(geometry);
   if (geometryProblem) throw invalidField('body.geometry', geometryProblem.replace(/^geometry\.?\s*/, ''));
-  const problem = propertiesProblem(fieldsOf(layer), given);
+  const problem = propertiesProblem(fieldsOf(layer), given, { creating });
   if (problem) throw invalidField(`body.properties.${problem.name}`, problem.problem);
   const summary = summarizeGeometry(geometry as AnyGeometry)!;
   const held = KINDS[layer.geometry_type ?? ''];
@@ -230,9 +231,6 @@ function checkedParts(
     kinds: summary.kinds,
   };
 }
-
-const fieldsOf = (layer: LayerRow): LayerField[] | null =>
-  layer.fields ? (JSON.parse(layer.fields) as LayerField[]) : null;
 
 const KINDS: Record<string, number> = { Point: 1, LineString: 2, Polygon: 4, Mixed: 7 };
 

@@ -31,6 +31,34 @@ export const idIndex = (key: number) => `layer_${key}_features_id`;
 /** The partial spatial indexes PostgreSQL keeps for low zooms (a tile at zoom z uses the first >= z). */
 export const PG_MINZOOM_BUCKETS = [5, 7, 9, 11] as const;
 
+/** The statements that make a layer's empty tables (features and, on SQLite, the R*Tree). */
+export function featureTablesDdl(dialect: 'sqlite' | 'postgres', key: number): string[] {
+  return dialect === 'sqlite'
+    ? [
+        `CREATE TABLE ${featuresTable(key)} (row INTEGER PRIMARY KEY, id INTEGER NOT NULL, minzoom INTEGER NOT NULL,
+        detail_zoom INTEGER NOT NULL, geometry TEXT NOT NULL, properties TEXT NOT NULL)`,
+        `CREATE VIRTUAL TABLE ${indexTable(key)} USING rtree(row, min_lon, max_lon, min_lat, max_lat, minzoom, minzoom_)`,
+      ]
+    : [
+        `CREATE TABLE ${featuresTable(key)} (row integer PRIMARY KEY, id bigint NOT NULL, minzoom smallint NOT NULL,
+      detail_zoom smallint NOT NULL, bbox box NOT NULL, geometry text NOT NULL, properties text NOT NULL)`,
+      ];
+}
+
+/** The statements that index a layer's tables once its rows are in (the id; PostgreSQL's spatial indexes). */
+export function featureIndexesDdl(dialect: 'sqlite' | 'postgres', key: number): string[] {
+  const table = featuresTable(key);
+  const byId = `CREATE INDEX IF NOT EXISTS ${idIndex(key)} ON ${table} (id)`;
+  if (dialect === 'sqlite') return [byId];
+  return [
+    `CREATE INDEX ${table}_bbox ON ${table} USING gist (bbox)`,
+    byId,
+    ...PG_MINZOOM_BUCKETS.map(
+      (z) => `CREATE INDEX ${table}_bbox_z${z} ON ${table} USING gist (bbox) WHERE minzoom <= ${z}`,
+    ),
+  ];
+}
+
 export interface FeatureWriter {
   create(key: number): Promise<void>;
   /** Appends rows in `row` order. */
@@ -45,10 +73,7 @@ export class SqliteFeatureWriter implements FeatureWriter {
   constructor(private readonly db: SQLite.Database) {}
 
   async create(key: number) {
-    this.db.exec(`
-      CREATE TABLE ${featuresTable(key)} (row INTEGER PRIMARY KEY, id INTEGER NOT NULL, minzoom INTEGER NOT NULL,
-        detail_zoom INTEGER NOT NULL, geometry TEXT NOT NULL, properties TEXT NOT NULL);
-      CREATE VIRTUAL TABLE ${indexTable(key)} USING rtree(row, min_lon, max_lon, min_lat, max_lat, minzoom, minzoom_);`);
+    for (const statement of featureTablesDdl('sqlite', key)) this.db.exec(statement);
   }
 
   async append(key: number, rows: FeatureRow[]) {
@@ -63,7 +88,7 @@ export class SqliteFeatureWriter implements FeatureWriter {
   }
 
   async finish(key: number) {
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${idIndex(key)} ON ${featuresTable(key)} (id)`);
+    for (const statement of featureIndexesDdl('sqlite', key)) this.db.exec(statement);
     const names = [
       featuresTable(key),
       idIndex(key),
@@ -90,8 +115,7 @@ export class PostgresFeatureWriter implements FeatureWriter {
   constructor(private readonly client: pg.Client) {}
 
   async create(key: number) {
-    await this.client.query(`CREATE TABLE ${featuresTable(key)} (row integer PRIMARY KEY, id bigint NOT NULL, minzoom smallint NOT NULL,
-      detail_zoom smallint NOT NULL, bbox box NOT NULL, geometry text NOT NULL, properties text NOT NULL)`);
+    for (const statement of featureTablesDdl('postgres', key)) await this.client.query(statement);
   }
 
   async append(key: number, rows: FeatureRow[]) {
@@ -114,11 +138,7 @@ export class PostgresFeatureWriter implements FeatureWriter {
 
   async finish(key: number) {
     const table = featuresTable(key);
-    await this.client.query(`CREATE INDEX ${table}_bbox ON ${table} USING gist (bbox)`);
-    await this.client.query(`CREATE INDEX IF NOT EXISTS ${idIndex(key)} ON ${table} (id)`);
-    for (const z of PG_MINZOOM_BUCKETS) {
-      await this.client.query(`CREATE INDEX ${table}_bbox_z${z} ON ${table} USING gist (bbox) WHERE minzoom <= ${z}`);
-    }
+    for (const statement of featureIndexesDdl('postgres', key)) await this.client.query(statement);
     await this.client.query(`ANALYZE ${table}`);
     const { rows } = await this.client.query<{ bytes: string }>(
       'SELECT pg_total_relation_size($1::regclass) AS bytes',

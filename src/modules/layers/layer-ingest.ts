@@ -26,7 +26,8 @@ export interface LayerMeta extends IngestMeta {
 /** What an ingest of a vector file staged: its layers (none when it became markers). */
 export type StagedLayers = StagedIngest & { layers: LayerRow[] };
 
-const storageKey = () => randomInt(1, 2 ** 47);
+/** A new number naming a vector layer's own tables. */
+export const storageKey = () => randomInt(1, 2 ** 47);
 
 export interface LayerIngestOptions {
   db: Db;

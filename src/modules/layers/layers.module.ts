@@ -7,6 +7,8 @@ import type { ActorNames } from '../users/actor-names.js';
 import { FeatureAttributesRepository } from './feature-attributes.js';
 import { FeatureEditsRepository } from './feature-edits.repository.js';
 import { featureEditsRoutes } from './feature-edits.routes.js';
+import { layerFieldsRoutes } from './layer-fields.routes.js';
+import { LayerFields } from './layer-fields.service.js';
 import { FeatureEdits } from './feature-edits.service.js';
 import { FeatureTablesRepository } from './feature-tables.js';
 import { LayerAttributes } from './layer-attributes.js';
@@ -46,7 +48,9 @@ export function layersDomain(
     quota: files,
     geo,
   });
+  const editsRepository = new FeatureEditsRepository(database.dialect);
   const service = new LayersService({
+    edits: editsRepository,
     layers,
     featureTables,
     ingest: new Ingest(staged, writePath),
@@ -58,7 +62,7 @@ export function layersDomain(
   const layerRoom = { param: 'layerId', what: 'Layer', find: (id: string) => layers.roomOf(id) };
   const edits = new FeatureEdits({
     layers,
-    edits: new FeatureEditsRepository(database.dialect),
+    edits: editsRepository,
     history: new HistoryRepository(db),
     writePath,
     names: parts.names,
@@ -73,6 +77,10 @@ export function layersDomain(
           layerRoom,
         }),
         routes(featureEditsRoutes, { edits, layerRoom }),
+        routes(layerFieldsRoutes, {
+          fields: new LayerFields({ layers, edits: editsRepository, attributes, writePath }),
+          layerRoom,
+        }),
       ],
       exchanges: [layersExchange(layers, [vectorLayers, ...parts.otherKinds])],
       restorables: [layerRestorable(layers), edits.restorable()],

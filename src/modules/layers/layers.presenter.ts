@@ -1,4 +1,6 @@
+import type { LayerField } from '../../geo/feature-fields.js';
 import type { LayerGeometryType } from '../../geo/feature-summary.js';
+import type { Field } from './layer-fields.schemas.js';
 import type { LayerRow } from './layers.repository.js';
 import { DEFAULT_STYLE, type LayerStyle, type VectorLayer } from './layers.schemas.js';
 
@@ -12,6 +14,7 @@ export const presentVectorLayer = (row: LayerRow): VectorLayer => ({
   description: row.description,
   featureCount: Number(row.feature_count),
   geometryType: row.geometry_type as LayerGeometryType | null,
+  fields: (fieldsOf(row) ?? []).map(presentField),
   bbox: json<number[]>(row.bbox),
   style: styleOf(row),
   sourceFormat: row.source_format as VectorLayer['sourceFormat'],
@@ -20,4 +23,16 @@ export const presentVectorLayer = (row: LayerRow): VectorLayer => ({
   createdBy: row.created_by,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+/** A vector layer's recorded fields (null: none recorded). */
+export const fieldsOf = (row: LayerRow): LayerField[] | null => json<LayerField[]>(row.fields);
+
+/** A field as the routes show it (`string` is `text` there), with `required` always said. */
+export const presentField = (field: LayerField): Field => ({
+  name: field.name,
+  type: field.type === 'string' ? 'text' : field.type,
+  required: field.required ?? false,
+  ...(field.choices && { choices: field.choices }),
+  ...(field.default !== undefined && field.default !== null && { default: field.default }),
 });

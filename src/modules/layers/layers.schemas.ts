@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { RoomId } from '../../http/schemas.js';
 import { SchemaCheck } from '../../schema-problems.js';
 import { Nullable } from '../../schema-types.js';
+import { Field, NewField } from './layer-fields.schemas.js';
 
 const Hex = Type.String({
   pattern: '^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
@@ -79,12 +80,15 @@ const BboxSchema = Type.Array(Type.Number(), {
 });
 
 /** A vector layer as lists and answers show it (decisions: "Vector layers in detail"). */
+export const GeometryType = Type.Enum(['Point', 'LineString', 'Polygon', 'Mixed']);
+
 export const VectorLayer = Type.Object({
   id: Type.String({ description: '`layer-<suffix>`' }),
   name: Type.String(),
   description: Nullable(Type.String()),
   featureCount: Type.Integer(),
-  geometryType: Nullable(Type.Enum(['Point', 'LineString', 'Polygon', 'Mixed'])),
+  geometryType: Nullable(GeometryType),
+  fields: Type.Array(Field, { description: 'Its fields, as `GET /api/layers/:layerId/fields` lists them' }),
   bbox: Nullable(BboxSchema),
   style: LayerStyle,
   sourceFormat: Type.Enum(['geojson', 'shapefile', 'geopackage', 'csv', 'kml', 'gpx', 'flatgeobuf', 'inline']),
@@ -99,15 +103,22 @@ export type VectorLayer = Static<typeof VectorLayer>;
 export const LayerName = Type.String({ minLength: 1, maxLength: 200 });
 export const Description = Type.String({ maxLength: 2000 });
 
-/** `POST /api/rooms/:roomId/layers`: a layer from GeoJSON in the body. */
+/**
+ * `POST /api/rooms/:roomId/layers`: a layer from GeoJSON in the body, or, without `geojson`,
+ * an empty layer of a `geometryType` with `fields`.
+ */
 export const CreateLayerBody = Type.Object(
   {
     name: LayerName,
     description: Type.Optional(Description),
-    geojson: Type.Object(
-      { type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) },
-      { additionalProperties: true },
+    geojson: Type.Optional(
+      Type.Object(
+        { type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) },
+        { additionalProperties: true },
+      ),
     ),
+    geometryType: Type.Optional(GeometryType),
+    fields: Type.Optional(Type.Array(NewField, { maxItems: 500 })),
     color: Type.Optional(LayerStyle.properties.color),
     opacity: Type.Optional(LayerStyle.properties.opacity),
     strokeWeight: Type.Optional(LayerStyle.properties.strokeWeight),
@@ -187,7 +198,7 @@ export type AttributesQuery = Static<typeof AttributesQuery>;
 
 export const LayerFieldSchema = Type.Object({
   name: Type.String(),
-  type: Type.Enum(['integer', 'real', 'string', 'boolean', 'date', 'datetime', 'json']),
+  type: Type.Enum(['integer', 'real', 'string', 'boolean', 'date', 'datetime', 'json', 'choice']),
 });
 
 export const AttributesPage = Type.Object({

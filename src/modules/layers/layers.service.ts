@@ -18,11 +18,14 @@ import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { WritePath } from '../history/write-path.js';
 import type { Ingest } from '../ingest/ingest.js';
+import type { FeatureEditsRepository } from './feature-edits.repository.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
+import { assertDistinct, checkedField } from './layer-fields.service.js';
+import { storageKey } from './layer-ingest.js';
 import type { LayerIngest } from './layer-ingest.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { presentVectorLayer, styleOf } from './layers.presenter.js';
-import type { CreateLayerInput, FeaturesQuery, PatchLayerInput } from './layers.schemas.js';
+import { type CreateLayerInput, DEFAULT_STYLE, type FeaturesQuery, type PatchLayerInput } from './layers.schemas.js';
 
 export interface LayersServiceOptions {
   layers: LayersRepository;
@@ -32,6 +35,8 @@ export interface LayersServiceOptions {
   vectorIngest: LayerIngest;
   files: StoredFiles;
   writePath: WritePath;
+  /** Makes an empty layer's tables. */
+  edits: FeatureEditsRepository;
   tmpDir: string;
 }
 
@@ -53,8 +58,15 @@ export class LayersService {
     return { layers: (await this.layers.listOfKind(roomId)).map(presentVectorLayer) };
   }
 
-  /** A layer from GeoJSON sent in the body: read by GDAL like an uploaded file, so the same checks apply. */
+  /**
+   * A layer from GeoJSON sent in the body: read by GDAL like an uploaded file, so the same
+   * checks apply. Without GeoJSON, an empty layer of a geometry type with fields.
+   */
   async create(room: RoomRow, caller: Caller, input: CreateLayerInput) {
+    if (!input.geojson) return { success: true, layer: await this.createEmpty(room, caller, input) };
+    for (const key of ['fields', 'geometryType'] as const)
+      if (input[key] !== undefined)
+        throw invalidField(`body.${key}`, 'is only for an empty layer (sent without geojson)');
     // Refused before the ingest: an empty collection would otherwise be published as an empty layer.
     if (input.geojson.features.length === 0) throw invalidField('body.geojson', 'holds no features');
     const { ingest, vectorIngest, files, tmpDir } = this.options;
@@ -65,11 +77,7 @@ export class LayersService {
     await writeFile(file, JSON.stringify(input.geojson));
     try {
       await files.assertRoomFor(room.id, Buffer.byteLength(JSON.stringify(input.geojson)));
-      const style = Object.fromEntries(
-        ['color', 'opacity', 'strokeWeight', 'visible']
-          .filter((k) => k in input)
-          .map((k) => [k, input[k as keyof CreateLayerInput]]),
-      );
+      const style = styleKeysOf(input);
       const meta = { layerName: input.name, description: input.description ?? null, style, inline: true };
       const opened = await ingest.check(vectorIngest, { path: file, fileName: 'layer.geojson' }, meta);
       const target = { roomId: room.id, actor: actorOf(caller), stageId: id };
@@ -79,6 +87,52 @@ export class LayersService {
     } finally {
       await rm(file, { force: true });
     }
+  }
+
+  /** An empty vector layer: its row and its tables, made in one write (a `layer.created` change). */
+  private async createEmpty(room: RoomRow, caller: Caller, input: CreateLayerInput) {
+    if (!input.geometryType)
+      throw badRequest('Send geojson, or a geometryType (and fields) for an empty layer', [
+        { field: 'body.geojson', message: 'is needed unless the layer is made empty' },
+        { field: 'body.geometryType', message: 'is needed for a layer without geojson' },
+      ]);
+    const fields = (input.fields ?? []).map((field, i) => checkedField(field, `body.fields[${i}]`));
+    assertDistinct(fields, (i) => `body.fields[${i}].name`);
+    const actor = actorOf(caller);
+    return this.options.writePath.write(room.id, actor, async (trx) => {
+      const now = Date.now();
+      const row: LayerRow = {
+        id: newId('layer'),
+        room_id: room.id,
+        kind: 'vector',
+        storage_key: storageKey(),
+        name: input.name,
+        description: input.description ?? null,
+        style: JSON.stringify({ ...DEFAULT_STYLE, ...styleKeysOf(input) }),
+        display: null,
+        geometry_type: input.geometryType!,
+        feature_count: 0,
+        last_row: 0,
+        bbox: null,
+        source_format: 'inline',
+        source_crs: 'EPSG:4326',
+        size_bytes: 0,
+        raster: null,
+        file_key: null,
+        job_id: null,
+        fields: JSON.stringify(fields),
+        created_by: actor.id,
+        created_at: now,
+        updated_at: now,
+      };
+      await this.layers.insert(trx, [row]);
+      await this.options.edits.createTables(trx, row.storage_key!);
+      const layer = presentVectorLayer(row);
+      return {
+        result: layer,
+        changes: [{ type: 'layer.created', objectType: 'layer', objectId: row.id, data: layer }],
+      };
+    });
   }
 
   async update(room: RoomRow, caller: Caller, layerId: string, input: PatchLayerInput) {
@@ -212,6 +266,14 @@ export class LayersService {
     return { unchanged: false, tile: encodeTile(found, z, x, y), version };
   }
 }
+
+/** The style keys a layer's creation may give. */
+const styleKeysOf = (input: CreateLayerInput) =>
+  Object.fromEntries(
+    ['color', 'opacity', 'strokeWeight', 'visible']
+      .filter((k) => k in input)
+      .map((k) => [k, input[k as keyof CreateLayerInput]]),
+  );
 
 /** The query's bbox, or null when none is given; all four or none, min below max. */
 function bboxOf(query: FeaturesQuery): Bbox | null {

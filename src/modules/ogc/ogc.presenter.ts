@@ -113,6 +113,7 @@ const FIELD_SCHEMAS: Record<FieldType, PropertySchema> = {
   date: { type: 'string', format: 'date' },
   datetime: { type: 'string', format: 'date-time' },
   json: {},
+  choice: { type: 'string' },
 };
 
 export const fieldSchemas = (fields: LayerField[]): Record<string, PropertySchema> =>

@@ -24,6 +24,21 @@ export const bodyLimits = {
       "minimum": 1
     }
   },
+  "PATCH /api/layers/{layerId}/fields/{name}": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 200,
+      "pattern": "^[^\\u0000-\\u001f]+$"
+    },
+    "choices": {
+      "minItems": 1,
+      "maxItems": 500,
+      "items": {
+        "minLength": 1,
+        "maxLength": 200
+      }
+    }
+  },
   "PATCH /api/rooms/{roomId}": {
     "name": {
       "minLength": 1,
@@ -454,6 +469,31 @@ export const bodyLimits = {
       ]
     }
   },
+  "POST /api/layers/{layerId}/fields": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 200,
+      "pattern": "^[^\\u0000-\\u001f]+$"
+    },
+    "type": {
+      "enum": [
+        "text",
+        "integer",
+        "real",
+        "date",
+        "boolean",
+        "choice"
+      ]
+    },
+    "choices": {
+      "minItems": 1,
+      "maxItems": 500,
+      "items": {
+        "minLength": 1,
+        "maxLength": 200
+      }
+    }
+  },
   "POST /api/layers/process-chunked": {
     "roomName": {
       "pattern": "^[A-Za-z0-9_-]{10}$"
@@ -832,6 +872,44 @@ export const bodyLimits = {
         }
       }
     },
+    "geometryType": {
+      "enum": [
+        "Point",
+        "LineString",
+        "Polygon",
+        "Mixed"
+      ]
+    },
+    "fields": {
+      "maxItems": 500,
+      "items": {
+        "fields": {
+          "name": {
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": "^[^\\u0000-\\u001f]+$"
+          },
+          "type": {
+            "enum": [
+              "text",
+              "integer",
+              "real",
+              "date",
+              "boolean",
+              "choice"
+            ]
+          },
+          "choices": {
+            "minItems": 1,
+            "maxItems": 500,
+            "items": {
+              "minLength": 1,
+              "maxLength": 200
+            }
+          }
+        }
+      }
+    },
     "color": {
       "pattern": "^([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"
     },
@@ -1192,6 +1270,11 @@ export const paramLimits = {
   "markerId": {
     "minLength": 1,
     "maxLength": 100
+  },
+  "name": {
+    "minLength": 1,
+    "maxLength": 200,
+    "pattern": "^[^\\u0000-\\u001f]+$"
   },
   "providerId": {
     "minLength": 1,

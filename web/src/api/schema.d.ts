@@ -5547,13 +5547,25 @@ export interface paths {
                     "application/json": {
                         name: string;
                         description?: string;
-                        geojson: {
+                        geojson?: {
                             /** @enum {string} */
                             type: "FeatureCollection";
                             features: unknown[];
                         } & {
                             [key: string]: unknown;
                         };
+                        /** @enum {unknown} */
+                        geometryType?: "Point" | "LineString" | "Polygon" | "Mixed";
+                        fields?: {
+                            name: string;
+                            /** @enum {unknown} */
+                            type: "text" | "integer" | "real" | "date" | "boolean" | "choice";
+                            required?: boolean;
+                            /** @description The values a `choice` field takes (only for `choice`) */
+                            choices?: string[];
+                            /** @description A new feature's value when it gives none: of the field's type */
+                            default?: unknown;
+                        }[];
                         /**
                          * @description Hex digits without #
                          * @example 3388ff
@@ -5581,6 +5593,17 @@ export interface paths {
                                 description: string | null;
                                 featureCount: number;
                                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                                fields: {
+                                    name: string;
+                                    /** @enum {unknown} */
+                                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                                    /** @description A new or changed feature must give a value (not null) */
+                                    required: boolean;
+                                    choices?: string[];
+                                    /** @description A new feature's value when it gives none: of the field's type */
+                                    default?: unknown;
+                                }[];
                                 bbox: number[] | null;
                                 style: {
                                     /**
@@ -5737,6 +5760,17 @@ export interface paths {
                                 description: string | null;
                                 featureCount: number;
                                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                                fields: {
+                                    name: string;
+                                    /** @enum {unknown} */
+                                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                                    /** @description A new or changed feature must give a value (not null) */
+                                    required: boolean;
+                                    choices?: string[];
+                                    /** @description A new feature's value when it gives none: of the field's type */
+                                    default?: unknown;
+                                }[];
                                 bbox: number[] | null;
                                 style: {
                                     /**
@@ -5937,6 +5971,17 @@ export interface paths {
                                 description: string | null;
                                 featureCount: number;
                                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                                fields: {
+                                    name: string;
+                                    /** @enum {unknown} */
+                                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                                    /** @description A new or changed feature must give a value (not null) */
+                                    required: boolean;
+                                    choices?: string[];
+                                    /** @description A new feature's value when it gives none: of the field's type */
+                                    default?: unknown;
+                                }[];
                                 bbox: number[] | null;
                                 style: {
                                     /**
@@ -6378,7 +6423,7 @@ export interface paths {
                             fields: {
                                 name: string;
                                 /** @enum {unknown} */
-                                type: "integer" | "real" | "string" | "boolean" | "date" | "datetime" | "json";
+                                type: "integer" | "real" | "string" | "boolean" | "date" | "datetime" | "json" | "choice";
                             }[];
                             rows: {
                                 /** @description The feature's id (as in the features, tiles and OGC API) */
@@ -6619,6 +6664,371 @@ export interface paths {
                             properties: {
                                 [key: string]: unknown;
                             };
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/layers/{layerId}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A vector layer's fields, in order
+         * @description Needs read on the layer's room. An uploaded file's fields are as it declared them.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            fields: {
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                                /** @description A new or changed feature must give a value (not null) */
+                                required: boolean;
+                                choices?: string[];
+                                /** @description A new feature's value when it gives none: of the field's type */
+                                default?: unknown;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a field to a vector layer
+         * @description Needs write. `choices` only for a `choice` field, which needs them; `default` of the field's type (one of its choices). `required`: a feature created or changed from then on must give the field a value. A name the layer has already is 409 `field_exists`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {unknown} */
+                        type: "text" | "integer" | "real" | "date" | "boolean" | "choice";
+                        required?: boolean;
+                        /** @description The values a `choice` field takes (only for `choice`) */
+                        choices?: string[];
+                        /** @description A new feature's value when it gives none: of the field's type */
+                        default?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            /** @enum {unknown} */
+                            type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                            /** @description A new or changed feature must give a value (not null) */
+                            required: boolean;
+                            choices?: string[];
+                            /** @description A new feature's value when it gives none: of the field's type */
+                            default?: unknown;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/layers/{layerId}/fields/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a field and its values from every feature
+         * @description Needs write. The layer's style stops labelling or classing by it.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename a field or change whether it is required, its choices or its default
+         * @description Needs write. `choices` only for a `choice` field, which needs them; `default` of the field's type (one of its choices). `required`: a feature created or changed from then on must give the field a value. A new `name` renames the property in every feature and in the layer's style; a name the layer has already is 409 `field_exists`. `default: null` removes the default.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        required?: boolean;
+                        /** @description The values a `choice` field takes (only for `choice`) */
+                        choices?: string[];
+                        /** @description null: no default */
+                        default?: unknown | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            /** @enum {unknown} */
+                            type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                            /** @description A new or changed feature must give a value (not null) */
+                            required: boolean;
+                            choices?: string[];
+                            /** @description A new feature's value when it gives none: of the field's type */
+                            default?: unknown;
                         };
                     };
                 };
@@ -12106,6 +12516,17 @@ export interface paths {
                                 description: string | null;
                                 featureCount: number;
                                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                                fields: {
+                                    name: string;
+                                    /** @enum {unknown} */
+                                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                                    /** @description A new or changed feature must give a value (not null) */
+                                    required: boolean;
+                                    choices?: string[];
+                                    /** @description A new feature's value when it gives none: of the field's type */
+                                    default?: unknown;
+                                }[];
                                 bbox: number[] | null;
                                 style: {
                                     /**
@@ -13818,6 +14239,17 @@ export interface components {
                 description: string | null;
                 featureCount: number;
                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                fields: {
+                    name: string;
+                    /** @enum {unknown} */
+                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                    /** @description A new or changed feature must give a value (not null) */
+                    required: boolean;
+                    choices?: string[];
+                    /** @description A new feature's value when it gives none: of the field's type */
+                    default?: unknown;
+                }[];
                 bbox: number[] | null;
                 style: {
                     /**
@@ -13895,6 +14327,17 @@ export interface components {
                 description: string | null;
                 featureCount: number;
                 geometryType: ("Point" | "LineString" | "Polygon" | "Mixed") | null;
+                /** @description Its fields, as `GET /api/layers/:layerId/fields` lists them */
+                fields: {
+                    name: string;
+                    /** @enum {unknown} */
+                    type: "text" | "integer" | "real" | "date" | "boolean" | "choice" | "datetime" | "json";
+                    /** @description A new or changed feature must give a value (not null) */
+                    required: boolean;
+                    choices?: string[];
+                    /** @description A new feature's value when it gives none: of the field's type */
+                    default?: unknown;
+                }[];
                 bbox: number[] | null;
                 style: {
                     /**
@@ -14050,7 +14493,24 @@ export interface components {
             /** @enum {string} */
             objectType: "feature";
             objectId: string;
-            data: null;
+            data: {
+                /** @description `<layerId>:<featureId>`, the change's `objectId` */
+                id: string;
+                layerId: string;
+                /** @description Its `name`, `title` or `label` property, else "Feature <id>" */
+                name: string;
+                feature: {
+                    /** @enum {string} */
+                    type: "Feature";
+                    id: number;
+                    /** @description Its edits since the layer was made: 1 for a feature as ingested or created */
+                    version: number;
+                    geometry: unknown;
+                    properties: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The room's version after this change */
             version: number;
             /** @description Epoch milliseconds */
