@@ -205,7 +205,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     embedding,
     commentsDomain(core, { layers: layers.provides.layers, names }),
     searchDomain(core, { ...shown, attributes: layers.provides.attributes }),
-    ogcDomain(core, { ...shown, featureTables: layers.provides.featureTables }),
+    ogcDomain(core, { ...shown, featureTables: layers.provides.featureTables, edits: layers.provides.edits }),
   ];
   // The room export's tables in the file's order, which fixes the GeoPackage's table order.
   const exchanges = exchangesInFileOrder(domains, [

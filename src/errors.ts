@@ -237,6 +237,20 @@ export const notRestorable = (message: string) => conflict('not_restorable', mes
 /** 409: a restore's precondition failed: the object changed after the version the caller named. */
 export const changedSince = (message: string) => conflict('changed_since', message);
 
+/** 412: OGC API's `If-Match` named another version of a feature (the details of its version_conflict). */
+export const preconditionFailed = (message: string, details: unknown) =>
+  new AppError(412, 'precondition_failed', message, details);
+
+/** 405: a collection that OGC API serves for reading only. */
+export const readOnlyCollection = (collectionId: string) =>
+  new AppError(
+    405,
+    'method_not_allowed',
+    `The ${collectionId} collection is read here: change ${collectionId} through /api/rooms/:roomId/${collectionId}`,
+    undefined,
+    { allow: 'GET' },
+  );
+
 /** 409: a change based on version `asked` of an object that `by` has changed to `version` since. */
 export const versionConflict = (what: string, asked: number, version: number, by: string) =>
   new AppError(409, 'version_conflict', `${what} is at version ${version} (changed by ${by}), not ${asked}`, {

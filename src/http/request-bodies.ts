@@ -4,14 +4,17 @@ import { badRequest } from '../errors.js';
 const NUL_MESSAGE = 'NUL characters are not accepted';
 
 /**
- * JSON is the only body type of these routes (text/plain is refused with 415). An empty JSON
+ * JSON is the only body type of these routes (text/plain is refused with 415), under its own
+ * media type, GeoJSON's or a merge patch's. An empty JSON
  * body (as some clients send on DELETE) means no body. NUL characters are refused in bodies
  * and URLs alike: no field needs one and PostgreSQL cannot store them.
  */
 export function parseJsonBodies(app: FastifyInstance) {
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+  // GeoJSON (OGC API's writes) and JSON merge patches are JSON too.
+  const types = ['application/json', 'application/geo+json', 'application/merge-patch+json'];
+  app.addContentTypeParser(types, { parseAs: 'string' }, (request, raw, done) => {
     const text = raw as string;
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, body) => {

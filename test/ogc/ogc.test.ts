@@ -63,6 +63,9 @@ test('the landing page links the OpenAPI 3.0 document, the conformance classes a
     'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
     'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
     'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
+    'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete',
+    'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update',
+    'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags',
   ]);
   const api = await get(ogc('/api'));
   assert.match(api.headers['content-type'] as string, /^application\/vnd\.oai\.openapi\+json; ?version="?3\.0/);

@@ -21,6 +21,8 @@ export interface FeatureEditsParts {
   edits: FeatureEditsRepository;
   history: HistoryRepository;
   writePath: WritePath;
+  /** For reads outside a write (a feature's version). */
+  db: Db;
   names: ActorNames;
 }
 
@@ -57,12 +59,27 @@ export class FeatureEdits {
     });
   }
 
+  /** A feature's version now (1 until first edited); 404 when the layer has no such feature. */
+  async versionOf(roomId: string, layerId: string, featureId: number): Promise<number> {
+    const { db } = this.parts;
+    const layer = await this.parts.layers.findVector(roomId, layerId);
+    if (!layer) throw notFound('Layer');
+    await this.feature(db, layer, featureId);
+    return this.parts.edits.version(db, layerId, featureId);
+  }
+
+  /**
+   * Changes a feature: `replace` (OGC API's PUT) puts the properties sent in place of all of
+   * them, and needs every required field as a new feature does; otherwise those sent replace
+   * theirs (null removes one) and the others stay.
+   */
   async update(
     room: RoomRow,
     caller: Caller,
     layerId: string,
     featureId: number,
     input: PatchFeatureInput,
+    { replace = false } = {},
   ): Promise<EditedFeature> {
     if (input.geometry === undefined && input.properties === undefined) throw emptyUpdate();
     const actor = actorOf(caller);
@@ -71,10 +88,11 @@ export class FeatureEdits {
       const { edits } = this.parts;
       const found = await this.feature(trx, layer, featureId);
       const version = await this.nextVersion(trx, room.id, layer.id, featureId, input.ifVersion);
-      const properties = { ...(JSON.parse(found.properties) as Record<string, unknown>), ...input.properties };
+      const kept = replace ? {} : (JSON.parse(found.properties) as Record<string, unknown>);
+      const properties = { ...kept, ...input.properties };
       for (const [name, value] of Object.entries(input.properties ?? {})) if (value === null) delete properties[name];
       const geometry = input.geometry ?? (JSON.parse(found.geometry) as unknown);
-      const parts = checkedParts(layer, geometry, input.properties ?? {}, properties);
+      const parts = checkedParts(layer, geometry, input.properties ?? {}, properties, { creating: replace });
       await edits.replace(trx, layer.storage_key, found.row, parts.stored);
       if (input.geometry !== undefined) {
         await edits.changeInChunk(trx, layer.id, found.row, { bbox: parts.stored.bbox });

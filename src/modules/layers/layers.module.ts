@@ -65,6 +65,7 @@ export function layersDomain(
     edits: editsRepository,
     history: new HistoryRepository(db),
     writePath,
+    db,
     names: parts.names,
   });
   return defineDomain(
@@ -87,6 +88,13 @@ export function layersDomain(
       content: [layerContent(layers, featureTables)],
       stages: ingest,
     },
-    { layers, featureTables, attributes, ingest, styleProblem: (style: unknown) => styleCheck.problem(style) },
+    {
+      layers,
+      featureTables,
+      attributes,
+      ingest,
+      edits,
+      styleProblem: (style: unknown) => styleCheck.problem(style),
+    },
   );
 }

@@ -4,8 +4,8 @@ import { CRS84, DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT } from './ogc.schemas.js';
 /**
  * The OpenAPI 3.0 document of a room's OGC API – Features endpoint (`…/ogc/api`, the landing
  * page's `service-desc`): its paths, the collection ids as an enum, the parameters of
- * `/items` with the page size's default and maximum (GDAL reads them), and the bearer
- * credential.
+ * `/items` with the page size's default and maximum (GDAL reads them), the writes of Part 4,
+ * and the bearer credential.
  */
 
 const json = (description: string, schema: object = { type: 'object' }) => ({
@@ -55,6 +55,21 @@ export function ogcOpenApi(base: string, roomName: string, collectionIds: string
     { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'Set by the next link' },
   ];
   const get = (summary: string, extra: object) => ({ get: { summary, ...extra } });
+  const featureId = { name: 'featureId', in: 'path', required: true, schema: { type: 'string' } };
+  const ifMatch = {
+    name: 'If-Match',
+    in: 'header',
+    schema: { type: 'string' },
+    description: 'The ETag read: 412 when the feature changed since',
+  };
+  const header = { schema: { type: 'string' } };
+  const feature = { required: true, content: { [GEOJSON_TYPE]: { schema: { type: 'object' } } } };
+  const stale = { '412': json('The feature changed since the ETag sent (`precondition_failed`)', ErrorBody) };
+  const written = (requestBody: object) => ({
+    parameters: [collectionId, featureId, ifMatch],
+    requestBody,
+    responses: { '200': { ...geojson('The feature as written'), headers: { ETag: header } }, ...refusals, ...stale },
+  });
   return {
     openapi: '3.0.3',
     info: {
@@ -88,17 +103,40 @@ export function ogcOpenApi(base: string, roomName: string, collectionIds: string
         parameters: [collectionId],
         responses: { '200': { description: 'JSON schema', content: { 'application/schema+json': {} } }, ...refusals },
       }),
-      '/collections/{collectionId}/items': get('A page of features', {
-        parameters: [collectionId, ...parameters],
-        responses: {
-          '200': geojson('FeatureCollection with numberMatched, numberReturned and a next link'),
-          ...refusals,
+      '/collections/{collectionId}/items': {
+        ...get('A page of features', {
+          parameters: [collectionId, ...parameters],
+          responses: {
+            '200': geojson('FeatureCollection with numberMatched, numberReturned and a next link'),
+            ...refusals,
+          },
+        }),
+        post: {
+          summary: "Add a feature to a layer's collection (write)",
+          parameters: [collectionId],
+          requestBody: feature,
+          responses: {
+            '201': { description: 'Added: its Location and ETag', headers: { Location: header, ETag: header } },
+            ...refusals,
+          },
         },
-      }),
-      '/collections/{collectionId}/items/{featureId}': get('One feature', {
-        parameters: [collectionId, { name: 'featureId', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': geojson('Feature'), ...refusals },
-      }),
+      },
+      '/collections/{collectionId}/items/{featureId}': {
+        ...get('One feature (a layer feature with its ETag)', {
+          parameters: [collectionId, featureId],
+          responses: { '200': geojson('Feature'), ...refusals },
+        }),
+        put: { summary: 'Replace a feature (write)', ...written(feature) },
+        patch: {
+          summary: 'Change its geometry and/or some properties (write)',
+          ...written({ required: true, content: { 'application/merge-patch+json': { schema: { type: 'object' } } } }),
+        },
+        delete: {
+          summary: 'Delete a feature (write)',
+          parameters: [collectionId, featureId, ifMatch],
+          responses: { '204': { description: 'Deleted' }, ...refusals, ...stale },
+        },
+      },
     },
   };
 }

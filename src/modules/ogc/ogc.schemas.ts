@@ -17,6 +17,9 @@ export const CONFORMANCE_CLASSES = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
+  'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete',
+  'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update',
+  'http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags',
 ];
 
 export const OgcParams = Type.Object({ roomId: RoomId });
@@ -112,3 +115,21 @@ export type Collection = Static<typeof Collection>;
 export type Extent = Static<typeof Extent>;
 
 export const Collections = Type.Object({ links: Type.Array(Link), collections: Type.Array(Collection) });
+
+const Properties = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Unknown(), { maxProperties: 500 });
+
+/** A feature as OGC API Part 4 creates or replaces it (GeoJSON; other members, such as an id, are ignored). */
+export const ItemBody = Type.Object(
+  {
+    type: Type.Literal('Feature'),
+    geometry: Type.Unknown(),
+    properties: Type.Optional(Type.Union([Properties, Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+/** A partial feature (Part 4's update): its geometry and/or the properties to change (null removes one). */
+export const ItemPatchBody = Type.Object(
+  { geometry: Type.Optional(Type.Unknown()), properties: Type.Optional(Properties) },
+  { additionalProperties: true },
+);
