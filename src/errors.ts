@@ -237,6 +237,10 @@ export const notRestorable = (message: string) => conflict('not_restorable', mes
 /** 409: a restore's precondition failed: the object changed after the version the caller named. */
 export const changedSince = (message: string) => conflict('changed_since', message);
 
+/** 409: a layer whose file's ids reach 2^53 takes no new feature. */
+export const featureIdsExhausted = () =>
+  conflict('feature_ids_exhausted', "The layer's feature ids reach the largest one a feature can have");
+
 /** 412: OGC API's `If-Match` named another version of a feature (the details of its version_conflict). */
 export const preconditionFailed = (message: string, details: unknown) =>
   new AppError(412, 'precondition_failed', message, details);

@@ -64,7 +64,9 @@ export function propertiesProblem(
     if (problem) return { name, problem };
   }
   if (creating) {
-    const missing = fields.find((f) => f.required && (properties[f.name] ?? null) === null);
+    const missing = fields.find(
+      (f) => f.required && (Object.hasOwn(properties, f.name) ? properties[f.name] : null) === null,
+    );
     if (missing) return { name: missing.name, problem: 'is required' };
   }
   return null;
@@ -77,7 +79,7 @@ export function withDefaults(
 ): Record<string, unknown> {
   const filled = { ...properties };
   for (const field of fields ?? [])
-    if (field.default !== undefined && field.default !== null && !(field.name in filled))
+    if (field.default !== undefined && field.default !== null && !Object.hasOwn(filled, field.name))
       filled[field.name] = field.default;
   return filled;
 }

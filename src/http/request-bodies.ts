@@ -2,12 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 
 const NUL_MESSAGE = 'NUL characters are not accepted';
+const SURROGATE_MESSAGE = 'Text must be well-formed Unicode: a lone surrogate (\\ud800 to \\udfff) is not accepted';
 
 /**
  * JSON is the only body type of these routes (text/plain is refused with 415), under its own
  * media type, GeoJSON's or a merge patch's. An empty JSON
  * body (as some clients send on DELETE) means no body. NUL characters are refused in bodies
- * and URLs alike: no field needs one and PostgreSQL cannot store them.
+ * and URLs alike: no field needs one and PostgreSQL cannot store them; so are lone surrogates
+ * (escaped halves of a UTF-16 pair), which PostgreSQL's jsonb refuses to read.
  */
 export function parseJsonBodies(app: FastifyInstance) {
   app.removeContentTypeParser('text/plain');
@@ -20,6 +22,7 @@ export function parseJsonBodies(app: FastifyInstance) {
     parseJson(request, text, (error, body) => {
       if (error) return done(error);
       if (text.includes('\\u0000') && containsNul(body)) return done(badRequest(NUL_MESSAGE));
+      if (/\\u[dD][89a-fA-F]/.test(text) && !wellFormed(body)) return done(badRequest(SURROGATE_MESSAGE));
       return done(null, body);
     });
   });
@@ -33,6 +36,17 @@ export function refuseNulInUrls(app: FastifyInstance) {
     done();
   });
 }
+
+/** Every text of a JSON value (keys too) is well-formed UTF-16 (PostgreSQL's jsonb refuses a lone surrogate). */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value && typeof value === 'object')
+    return Object.entries(value).every(([key, v]) => !LONE_SURROGATE.test(key) && wellFormed(v));
+  return true;
+}
+/** Read by code points (the u flag), a surrogate that is half of a pair is not one: only a lone one matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\0');

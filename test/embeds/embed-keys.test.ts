@@ -217,6 +217,8 @@ describe('a key limited to layers', () => {
       'not_found',
     );
     assertError(await call(t.app, 'GET', `/api/layers/${layerB}/attributes`, { auth: key }), 404, 'not_found');
+    assertOk(await call(t.app, 'GET', `/api/layers/${layerA}/fields`, { auth: key }));
+    assertError(await call(t.app, 'GET', `/api/layers/${layerB}/fields`, { auth: key }), 404, 'not_found');
     const { layers } = assertOk(await call(t.app, 'GET', `/api/layers/${room}`, { auth: key }));
     assert.deepEqual(
       layers.map((l: { id: string }) => l.id),

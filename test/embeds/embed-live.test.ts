@@ -55,7 +55,7 @@ test('a key listens with ?access_token=, is not present, and is cut off when rev
   assert.equal(code, 4401, 'closed as no valid credential');
 });
 
-test('a key hears no comments, no member changes, and no layer it is not limited to', async () => {
+test('a key hears no comments, no member changes, and no layer (nor its features) it is not limited to', async () => {
   const owner = users.owner.token;
   const post = async (url: string, body: object) => {
     const res = await call(t.app, 'POST', url, { auth: owner, body });
@@ -72,10 +72,23 @@ test('a key hears no comments, no member changes, and no layer it is not limited
     call(t.app, 'PATCH', `/api/rooms/${room}/layers/${layerId}`, { auth: owner, body: { name } });
   assertOk(await rename(other, 'Other renamed'));
   await post(`/api/rooms/${room}/comments`, { objectType: 'layer', objectId: shown, body: 'Only for members' });
+  // An edit of the other layer's features is not heard either: it carries the feature.
+  const otherFeature = (await call(t.app, 'GET', `/api/layers/${other}/features`, { auth: owner })).json().features[0];
+  const edit = (layerId: string, id: number) =>
+    call(t.app, 'PATCH', `/api/layers/${layerId}/features/${id}`, {
+      auth: owner,
+      body: { properties: { name: 'edited' } },
+    });
+  assertOk(await edit(other, otherFeature.id));
   assertOk(await rename(shown, 'Shown renamed'));
   const next = await client.at(1);
   assert.equal(next.type, 'layer.updated');
-  assert.equal(next.objectId, shown, 'the other layer and the comment were not sent');
+  assert.equal(next.objectId, shown, "the other layer, its feature's edit and the comment were not sent");
+  const shownFeature = (await call(t.app, 'GET', `/api/layers/${shown}/features`, { auth: owner })).json().features[0];
+  assertOk(await edit(shown, shownFeature.id));
+  const heard = await client.at(2);
+  assert.equal(heard.type, 'feature.updated');
+  assert.equal(heard.objectId, `${shown}:${shownFeature.id}`);
 });
 
 test('a key that expires while its socket is open is cut off at the next heartbeat', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LayerField } from '../../src/geo/feature-fields.js';
-import { fieldValueProblem, propertiesProblem } from '../../src/geo/feature-values.js';
+import { fieldValueProblem, propertiesProblem, withDefaults } from '../../src/geo/feature-values.js';
 import { featureGeometryProblem } from '../../src/geo/geometry.js';
 
 test('each field type takes its values and null, and refuses the others', () => {
@@ -33,6 +33,15 @@ test('properties must be fields of the layer; a layer without recorded fields ta
   });
   assert.deepEqual(propertiesProblem(fields, { lots: 1.5 }), { name: 'lots', problem: 'must be an integer' });
   assert.equal(propertiesProblem(null, { anything: [1] }), null);
+});
+
+test('a required field or a default named like an object member (constructor) is still checked and filled', () => {
+  const fields: LayerField[] = [
+    { name: 'constructor', type: 'string', required: true },
+    { name: 'toString', type: 'string', default: 'x' },
+  ];
+  assert.deepEqual(propertiesProblem(fields, {}, { creating: true }), { name: 'constructor', problem: 'is required' });
+  assert.deepEqual(withDefaults(fields, {}), { toString: 'x' });
 });
 
 test("a feature's geometry may be multi-part; every part is checked", () => {

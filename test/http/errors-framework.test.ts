@@ -329,6 +329,30 @@ test('a NUL character in a JSON string or a path parameter is never a 500', asyn
     ['POST', `/api/rooms/${roomId}/api-tokens`, { name: 'nul\u0000token', permissions: ['read'] }],
     ['POST', '/api/auth/login', { email: 'a@example.com', password: 'password\u0000' }],
   ];
+  // A lone surrogate (half of a UTF-16 pair) is refused too: PostgreSQL's jsonb cannot read it.
+  for (const text of ['lone \ud800', '\udfff', 'key']) {
+    const body = text === 'key' ? { '\ud83d': 'value' } : { name: text };
+    checks.push([
+      `a lone surrogate in ${JSON.stringify(body)}`,
+      async () => {
+        const res = await call(t.app, 'POST', `/api/rooms/${uniqueRoomId()}`, { auth: owner.token, body });
+        assertErrorBody(res);
+        assert.equal(res.statusCode, 400, res.body);
+        assert.match(res.json().message, /lone surrogate/);
+      },
+    ]);
+  }
+  // A pair is one character, taken.
+  checks.push([
+    'a surrogate pair',
+    async () => {
+      const res = await call(t.app, 'POST', `/api/rooms/${uniqueRoomId()}`, {
+        auth: owner.token,
+        body: { name: 'map \ud83d\uddfa' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    },
+  ]);
   for (const [method, url, body] of bodies) {
     checks.push([
       `${method} ${url} ${JSON.stringify(body)}`,

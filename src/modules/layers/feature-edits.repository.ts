@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { featureIdsExhausted } from '../../errors.js';
 import type { Dialect } from '../../db/migrations/index.js';
 import type { LayerChunksTable } from '../../db/tables.js';
 import { CHUNK_SIZE } from '../../geo/layer-rows.js';
@@ -80,7 +81,10 @@ export class FeatureEditsRepository {
     const { rows } = await sql<{ id: number | string | null }>`SELECT max(id) AS id FROM (
       SELECT max(id) AS id FROM ${sql.table(featuresTable(key))}
       UNION ALL SELECT max(feature_id) AS id FROM feature_versions WHERE layer_id = ${layerId}) ids`.execute(trx);
-    return Number(rows[0]?.id ?? 0) + 1;
+    const next = Number(rows[0]?.id ?? 0) + 1;
+    // A file's FIDs near 2^53: no id after them can be named exactly.
+    if (!Number.isSafeInteger(next)) throw featureIdsExhausted();
+    return next;
   }
 
   async insert(trx: Db, key: number, row: number, id: number, parts: FeatureParts): Promise<void> {

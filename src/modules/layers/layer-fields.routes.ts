@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { seesLayer } from '../../auth/access.js';
+import { notFound } from '../../errors.js';
 import type { ObjectRoom } from '../../http/access-hook.js';
 import { errors } from '../../http/schemas.js';
 import type { LayerFields } from './layer-fields.service.js';
@@ -30,7 +32,11 @@ export const layerFieldsRoutes: FastifyPluginAsyncTypebox<{ fields: LayerFields;
       params: LayerIdParams,
       response: { 200: S.FieldsReply, ...errors(400, 401, 404) },
     },
-    handler: async (request) => fields.list(request.room.id, request.params.layerId),
+    handler: async (request) => {
+      // An embed key limited to some layers reads only theirs.
+      if (!seesLayer(request.caller, request.params.layerId)) throw notFound('Layer');
+      return fields.list(request.room.id, request.params.layerId);
+    },
   });
 
   app.post('/api/layers/:layerId/fields', {

@@ -14,6 +14,10 @@ import type { LayerStyle } from './layers.schemas.js';
 
 type VectorRow = LayerRow & { storage_key: number };
 
+/** Most fields a layer has (every layer answer lists them), and the longest default (as JSON). */
+export const MAX_FIELDS = 500;
+const MAX_DEFAULT_LENGTH = 1000;
+
 /** What a change did to the fields: the new list, the field it changed, and a property renamed (to null: removed). */
 interface FieldsChanged {
   fields: LayerField[];
@@ -46,6 +50,8 @@ function checkedDefinition(field: LayerField, prefix: string): LayerField {
     throw invalidField(`${prefix}.choices`, 'must list the values of a choice field');
   if (field.type !== 'choice' && field.choices)
     throw invalidField(`${prefix}.choices`, 'are only for a field of type choice');
+  if (field.default !== undefined && JSON.stringify(field.default).length > MAX_DEFAULT_LENGTH)
+    throw invalidField(`${prefix}.default`, `must be at most ${MAX_DEFAULT_LENGTH} characters as JSON`);
   if (field.default !== undefined) {
     const problem = fieldValueProblem(field.type, field.default, field.choices);
     if (problem) throw invalidField(`${prefix}.default`, problem);
@@ -81,6 +87,8 @@ export class LayerFields {
     const field = checkedField(input);
     return this.change(room, caller, layerId, { added: field.name }, async (_trx, _layer, fields) => {
       if (fields.some((f) => f.name === field.name)) throw fieldTaken(field.name);
+      if (fields.length >= MAX_FIELDS)
+        throw invalidField('body.name', `cannot be added: a layer has at most ${MAX_FIELDS} fields`);
       return { fields: [...fields, field], field };
     });
   }

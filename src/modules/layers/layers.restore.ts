@@ -14,7 +14,8 @@ export function layerRestorable(layers: LayersRepository): Restorable {
     objectType: 'layer',
     async restore(trx, roomId, kept) {
       const state = kept as KeptState & VectorLayer;
-      const current = await layers.findOfKind(roomId, state.id, trx);
+      // Locked first: an edit of its features changes the row too (its count, last row, fields).
+      const current = await layers.touchVector(trx, roomId, state.id);
       if (!current) throw notRestorable(`The layer ${state.id} was deleted with its features; upload its file again`);
       const row: LayerRow = {
         ...current,

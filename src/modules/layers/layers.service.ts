@@ -138,7 +138,8 @@ export class LayersService {
   async update(room: RoomRow, caller: Caller, layerId: string, input: PatchLayerInput) {
     if (Object.keys(input).length === 0) throw emptyUpdate();
     const layer = await this.options.writePath.write(room.id, actorOf(caller), async (trx) => {
-      const previous = await this.layers.findOfKind(room.id, layerId, trx);
+      // Locked first: an edit of its features changes the row too (its count, last row, fields).
+      const previous = await this.layers.touchVector(trx, room.id, layerId);
       if (!previous) throw notFound('Layer');
       const row: LayerRow = {
         ...previous,

@@ -29,14 +29,17 @@ const CLOSE_CODE: Record<number, number> = { 401: 4401, 403: 4403, 404: 4404 };
 
 /**
  * The changes an embed key does not hear: comments and members (which it may not read), and
- * the layers it is not limited to. Its version still advances past them. Undefined: hears all.
+ * the layers it is not limited to (and their features' edits). Its version still advances past them. Undefined: hears all.
  */
 function hiddenFrom(caller: Caller): ((event: RoomEvent) => boolean) | undefined {
   if (caller.kind !== 'token' || !caller.embed) return undefined;
   return (event) =>
     NOT_EMBEDDED.has(event.objectType) ||
-    ((event.objectType === 'layer' || event.objectType === 'rasterLayer') && !seesLayer(caller, event.objectId));
+    ((event.objectType === 'layer' || event.objectType === 'rasterLayer') && !seesLayer(caller, event.objectId)) ||
+    (event.objectType === 'feature' && !seesLayer(caller, layerOfFeature(event.objectId)));
 }
+/** The layer of a feature change's object (`<layerId>:<featureId>`). */
+const layerOfFeature = (objectId: string) => objectId.slice(0, objectId.lastIndexOf(':'));
 const NOT_EMBEDDED = new Set(['comment', 'reply', 'member']);
 
 /** An open socket and the credential it was admitted with, to check again. */

@@ -88,7 +88,9 @@ export class OgcWrites {
     if (collectionId === MARKERS || collectionId === DRAWINGS) return null;
     const id = /^\d{1,15}$/.test(featureId) ? Number(featureId) : null;
     if (id === null) return null;
-    return featureEtag(await this.edits.versionOf(request.room.id, collectionId, id));
+    // A layer deleted since its item was read has no version to show: the item goes without one.
+    const version = await this.edits.versionOf(request.room.id, collectionId, id).catch(() => null);
+    return version === null ? null : featureEtag(version);
   }
 }
 

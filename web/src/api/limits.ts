@@ -978,6 +978,13 @@ export const bodyLimits = {
       ]
     }
   },
+  "POST /api/rooms/{roomId}/ogc/collections/{collectionId}/items": {
+    "type": {
+      "enum": [
+        "Feature"
+      ]
+    }
+  },
   "POST /api/rooms/{roomId}/presentation/slides": {
     "title": {
       "minLength": 1,
@@ -1108,6 +1115,13 @@ export const bodyLimits = {
     "userId": {
       "minLength": 1,
       "maxLength": 100
+    }
+  },
+  "PUT /api/rooms/{roomId}/ogc/collections/{collectionId}/items/{featureId}": {
+    "type": {
+      "enum": [
+        "Feature"
+      ]
     }
   },
   "PUT /api/rooms/{roomId}/owner": {
