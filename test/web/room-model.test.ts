@@ -237,10 +237,16 @@ describe("RoomModel.apply: edits of a layer's features", () => {
   test("a feature change marks its layer's tiles stale with the change's version; another layer's is unknown here", () => {
     const feature = { type: 'Feature' as const, id: 4, version: 2, geometry: null, properties: {} };
     const data = { id: 'layer-a:4', layerId: 'layer-a', name: 'Feature 4', feature };
-    let s = applied(state(), at(11, { type: 'feature.updated', objectType: 'feature', objectId: 'layer-a:4', data }));
+    const start = state();
+    start.layers[0]!.featureCount = 5;
+    let s = applied(start, at(11, { type: 'feature.updated', objectType: 'feature', objectId: 'layer-a:4', data }));
     assert.equal(s.layers[0]!.editedAt, 11);
+    assert.equal(s.layers[0]!.featureCount, 5);
     s = applied(s, at(12, { type: 'feature.deleted', objectType: 'feature', objectId: 'layer-a:4', data }));
     assert.equal(s.layers[0]!.editedAt, 12);
+    assert.equal(s.layers[0]!.featureCount, 4, 'one fewer');
+    s = applied(s, at(13, { type: 'feature.created', objectType: 'feature', objectId: 'layer-a:5', data }));
+    assert.equal(s.layers[0]!.featureCount, 5, 'one more');
     const other = applied(
       s,
       at(13, {

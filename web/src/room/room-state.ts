@@ -56,9 +56,11 @@ function changed(state: RoomState, change: LiveChange): RoomState | null {
     case 'layer.deleted':
       return withoutLayer(state, change.objectId);
     case 'feature.created':
+      return withFeatureEdit(state, change.objectId, change.version, 1);
     case 'feature.updated':
+      return withFeatureEdit(state, change.objectId, change.version, 0);
     case 'feature.deleted':
-      return withFeatureEdit(state, change.objectId, change.version);
+      return withFeatureEdit(state, change.objectId, change.version, -1);
     case 'rasterLayer.created':
     case 'rasterLayer.updated':
       return withRaster(state, change.data);
@@ -129,11 +131,14 @@ export const withLayerAnswer = (state: RoomState, layer: Layer): RoomState => {
   const held = state.layers.find((l) => l.id === layer.id);
   return held && held.updatedAt > layer.updatedAt ? state : withLayer(state, layer);
 };
-/** A feature of a layer (`objectId` `<layerId>:<featureId>`) was edited at room version `version`: its tiles are stale. */
-export const withFeatureEdit = (state: RoomState, objectId: string, version: number): RoomState => {
+/**
+ * A feature of a layer (`objectId` `<layerId>:<featureId>`) was edited at room version
+ * `version`: its tiles are stale, and its count changed by `added` (1 created, -1 deleted).
+ */
+export const withFeatureEdit = (state: RoomState, objectId: string, version: number, added: number): RoomState => {
   const layerId = objectId.slice(0, objectId.lastIndexOf(':'));
   const layer = state.layers.find((l) => l.id === layerId);
-  return layer ? withLayer(state, { ...layer, editedAt: version }) : state;
+  return layer ? withLayer(state, { ...layer, editedAt: version, featureCount: layer.featureCount + added }) : state;
 };
 export const withoutLayer = (state: RoomState, id: string): RoomState => ({
   ...state,

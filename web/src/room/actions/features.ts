@@ -1,21 +1,48 @@
 import { api, ok } from '../../api/client';
 import type { RoomModel } from '../room-model';
 
-/** One feature of a vector layer as stored: its id, geometry (longitude/latitude) and typed properties. */
+/** One feature of a vector layer as stored: its id, geometry (longitude/latitude), typed properties and version. */
 export interface StoredFeature {
   id: number;
   geometry: GeoJSON.Geometry;
   properties: Record<string, unknown>;
+  /** Its edits since its layer was made (1 as uploaded): a change is sent based on it. */
+  version: number;
 }
 
-/** A feature of a layer by its id (the room's OGC API item), for the inspect panel (a read, for display). */
+/** A feature of a layer by its id (the room's OGC API item, whose ETag is its version), for the inspect panel. */
 export async function readFeature(model: RoomModel, layerId: string, featureId: number): Promise<StoredFeature> {
   const path = { roomId: model.roomId, collectionId: layerId, featureId: String(featureId) };
+  const call = api.GET('/api/rooms/{roomId}/ogc/collections/{collectionId}/items/{featureId}', { params: { path } });
   // The route answers application/geo+json, which the OpenAPI document cannot type.
-  const feature = (await ok(
-    api.GET('/api/rooms/{roomId}/ogc/collections/{collectionId}/items/{featureId}', { params: { path } }),
-  )) as unknown as { id: number; geometry: GeoJSON.Geometry; properties: Record<string, unknown> | null };
-  return { id: Number(feature.id), geometry: feature.geometry, properties: feature.properties ?? {} };
+  const feature = (await ok(call)) as unknown as {
+    id: number;
+    geometry: GeoJSON.Geometry;
+    properties: Record<string, unknown> | null;
+  };
+  const version = Number(/^"(\d+)"$/.exec((await call).response.headers.get('etag') ?? '')?.[1] ?? 1);
+  return { id: Number(feature.id), geometry: feature.geometry, properties: feature.properties ?? {}, version };
+}
+
+/**
+ * Changes some properties of a feature (null removes one), based on the version the page
+ * read: someone's change since is refused (ApiError `version_conflict`, `details.by` naming
+ * them). The layer's tiles follow through the live channel's `feature.updated`.
+ */
+export async function updateFeatureProperties(
+  layerId: string,
+  feature: StoredFeature,
+  properties: Record<string, unknown>,
+): Promise<StoredFeature> {
+  const path = { params: { path: { layerId, featureId: feature.id } } };
+  const body = { properties, ifVersion: feature.version };
+  const saved = await ok(api.PATCH('/api/layers/{layerId}/features/{featureId}', { ...path, body }));
+  return {
+    id: saved.id,
+    geometry: saved.geometry as GeoJSON.Geometry,
+    properties: saved.properties,
+    version: saved.version,
+  };
 }
 
 /** A page of a layer's attribute table (fields, rows, the cursor of the next page). */

@@ -1,6 +1,10 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { setHighlight } from '../../map/room-layers';
+import type { Layer } from '../../api/types';
+import { useStore } from '../../store';
 import { readFeature, type StoredFeature } from '../actions/features';
+import { showsPast } from '../time-view';
+import { FeatureForm } from './feature-form';
 import { useRoom } from '../room-context';
 import { t } from '../../i18n/index.js';
 
@@ -38,9 +42,13 @@ function Value({ value }: { value: unknown }) {
 }
 
 /** The clicked feature of a layer: every recorded property with its type, long values folded; highlighted on the map. */
-export function FeatureAttributes({ layerId, featureId }: { layerId: string; featureId: number }) {
-  const { model, map, attempt } = useRoom();
+export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureId: number }) {
+  const { model, map, attempt, canEdit, timeView } = useRoom();
+  const layerId = layer.id;
   const [feature, setFeature] = useState<StoredFeature | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [reads, setReads] = useState(0);
+  const past = showsPast(useStore(timeView));
   // A layout effect: the request leaves as soon as the panel is in the page. A plain effect
   // waits for the next frame to be drawn first, on a busy map a good part of the click's time.
   useLayoutEffect(() => {
@@ -56,12 +64,37 @@ export function FeatureAttributes({ layerId, featureId }: { layerId: string; fea
       const shown = map.get();
       if (shown) setHighlight(shown, null);
     };
-  }, [layerId, featureId]);
+  }, [layerId, featureId, reads]);
   if (!feature) return <p class="muted">{t('layers:feature.reading', { id: featureId })}</p>;
   const entries = Object.entries(feature.properties);
+  if (editing)
+    return (
+      <section aria-label={t('layers:feature.label')}>
+        <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+        <FeatureForm
+          key={feature.version}
+          layer={layer}
+          feature={feature}
+          onSaved={(saved) => {
+            setFeature(saved);
+            setEditing(false);
+          }}
+          onReload={() => {
+            setFeature(null);
+            setReads((n) => n + 1);
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      </section>
+    );
   return (
     <section aria-label={t('layers:feature.label')}>
       <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+      {canEdit && !past && layer.fields.length > 0 && (
+        <button type="button" onClick={() => setEditing(true)}>
+          {t('layers:feature.edit')}
+        </button>
+      )}
       {entries.length === 0 ? (
         <p class="muted">{t('layers:feature.empty')}</p>
       ) : (

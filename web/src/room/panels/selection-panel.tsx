@@ -57,7 +57,7 @@ export function SelectionPanel() {
             })}
           </p>
           {selected.featureId !== undefined && (
-            <FeatureAttributes key={selected.featureId} layerId={layer.id} featureId={selected.featureId} />
+            <FeatureAttributes key={selected.featureId} layer={layer} featureId={selected.featureId} />
           )}
         </>
       )}
