@@ -25,8 +25,19 @@ function typedValue(field: Field, text: string): unknown {
 }
 
 /** One field's input, as its type asks: a number, a date picker, a yes/no box, a list of its choices, or text. */
-function FieldInput({ field, value, onInput }: { field: Field; value: unknown; onInput: (value: unknown) => void }) {
-  const id = `feature-field-${field.name}`;
+function FieldInput({
+  field,
+  index,
+  value,
+  onInput,
+}: {
+  field: Field;
+  index: number;
+  value: unknown;
+  onInput: (value: unknown) => void;
+}) {
+  // By its place: a field's name may hold spaces, which an id may not.
+  const id = `feature-field-${index}`;
   const label = <label for={id}>{field.name}</label>;
   if (field.type === 'boolean')
     return (
@@ -117,9 +128,10 @@ export function FeatureForm({
   };
   return (
     <form class="feature-form" aria-label={t('layers:feature.editLabel')} onSubmit={save}>
-      {layer.fields.map((field) => (
+      {layer.fields.map((field, index) => (
         <FieldInput
           key={field.name}
+          index={index}
           field={field}
           value={values[field.name]}
           onInput={(value) => setValues((held) => ({ ...held, [field.name]: value }))}
