@@ -60,3 +60,8 @@ export const FeatureChange = Type.Object({
   feature: EditedFeature,
 });
 export type FeatureChange = Static<typeof FeatureChange>;
+
+/** History's and the live channel's id of a feature: its layer's and its own, `<layerId>:<featureId>`. */
+export const featureObjectId = (layerId: string, featureId: number) => `${layerId}:${featureId}`;
+/** The layer of a feature change's object id. */
+export const layerOfFeatureObject = (objectId: string) => objectId.slice(0, objectId.lastIndexOf(':'));

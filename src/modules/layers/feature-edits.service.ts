@@ -12,7 +12,13 @@ import type { KeptState, Restorable } from '../history/restorable.js';
 import type { Change, WritePath } from '../history/write-path.js';
 import type { ActorNames } from '../users/actor-names.js';
 import type { EditedRow, FeatureEditsRepository, FeatureParts } from './feature-edits.repository.js';
-import type { CreateFeatureInput, EditedFeature, FeatureChange, PatchFeatureInput } from './feature-edits.schemas.js';
+import {
+  type CreateFeatureInput,
+  type EditedFeature,
+  type FeatureChange,
+  featureObjectId,
+  type PatchFeatureInput,
+} from './feature-edits.schemas.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { fieldsOf } from './layers.presenter.js';
 
@@ -44,28 +50,16 @@ export class FeatureEdits {
       const layer = await this.layer(trx, room.id, layerId);
       const properties = withDefaults(fieldsOf(layer), input.properties ?? {});
       const parts = checkedParts(layer, input.geometry, properties, properties, { creating: true });
-      const { edits } = this.parts;
-      const id = await edits.nextId(trx, layer.id, layer.storage_key);
-      const row = Number(layer.last_row) + 1;
-      await edits.insert(trx, layer.storage_key, row, id, parts.stored);
-      await edits.addToChunks(trx, layer.id, row, parts.stored.bbox);
-      await this.parts.layers.update(trx, layer.id, {
-        ...grownLayer(layer, parts),
-        feature_count: Number(layer.feature_count) + 1,
-        last_row: row,
-      });
+      const id = await this.parts.edits.nextId(trx, layer.id, layer.storage_key);
+      await this.append(trx, layer, id, parts);
       const feature = present(id, 1, input.geometry, properties);
       return { result: feature, changes: [featureChange('created', layer.id, feature)] };
     });
   }
 
-  /** A feature's version now (1 until first edited); 404 when the layer has no such feature. */
-  async versionOf(roomId: string, layerId: string, featureId: number): Promise<number> {
-    const { db } = this.parts;
-    const layer = await this.parts.layers.findVector(roomId, layerId);
-    if (!layer) throw notFound('Layer');
-    await this.feature(db, layer, featureId);
-    return this.parts.edits.version(db, layerId, featureId);
+  /** The version of a feature the caller has just read (1 until first edited). */
+  versionOf(layerId: string, featureId: number): Promise<number> {
+    return this.parts.edits.version(this.parts.db, layerId, featureId);
   }
 
   /**
@@ -93,11 +87,7 @@ export class FeatureEdits {
       for (const [name, value] of Object.entries(input.properties ?? {})) if (value === null) delete properties[name];
       const geometry = input.geometry ?? (JSON.parse(found.geometry) as unknown);
       const parts = checkedParts(layer, geometry, input.properties ?? {}, properties, { creating: replace });
-      await edits.replace(trx, layer.storage_key, found.row, parts.stored);
-      if (input.geometry !== undefined) {
-        await edits.changeInChunk(trx, layer.id, found.row, { bbox: parts.stored.bbox });
-        await this.parts.layers.update(trx, layer.id, grownLayer(layer, parts));
-      }
+      await this.rewrite(trx, layer, found.row, parts, { moved: input.geometry !== undefined });
       await edits.setVersion(trx, layer.id, featureId, version);
       const feature = present(featureId, version, geometry, properties);
       const changes = {
@@ -142,25 +132,33 @@ export class FeatureEdits {
         const parts = checkedParts(layer, geometry, {}, properties);
         const found = await edits.find(trx, layer.storage_key, id);
         const version = (await edits.version(trx, layer.id, id)) + 1;
-        if (found) {
-          await edits.replace(trx, layer.storage_key, found.row, parts.stored);
-          await edits.changeInChunk(trx, layer.id, found.row, { bbox: parts.stored.bbox });
-          await this.parts.layers.update(trx, layer.id, grownLayer(layer, parts));
-        } else {
-          const row = Number(layer.last_row) + 1;
-          await edits.insert(trx, layer.storage_key, row, id, parts.stored);
-          await edits.addToChunks(trx, layer.id, row, parts.stored.bbox);
-          await this.parts.layers.update(trx, layer.id, {
-            ...grownLayer(layer, parts),
-            feature_count: Number(layer.feature_count) + 1,
-            last_row: row,
-          });
-        }
+        if (found) await this.rewrite(trx, layer, found.row, parts, { moved: true });
+        else await this.append(trx, layer, id, parts);
         await edits.setVersion(trx, layer.id, id, version);
         const feature = present(id, version, geometry, properties);
         return { change: featureChange(found ? 'updated' : 'created', layer.id, feature) };
       },
     };
+  }
+
+  /** Stores a new feature in the row after the layer's last, and counts it in the layer. */
+  private async append(trx: Db, layer: VectorRow, id: number, parts: CheckedParts): Promise<void> {
+    const row = Number(layer.last_row) + 1;
+    await this.parts.edits.insert(trx, layer.storage_key, row, id, parts.stored);
+    await this.parts.edits.addToChunks(trx, layer.id, row, parts.stored.bbox);
+    await this.parts.layers.update(trx, layer.id, {
+      ...grownLayer(layer, parts),
+      feature_count: Number(layer.feature_count) + 1,
+      last_row: row,
+    });
+  }
+
+  /** Stores a feature's new parts in its row; `moved`: its geometry changed, so its chunk and layer grow to hold it. */
+  private async rewrite(trx: Db, layer: VectorRow, row: number, parts: CheckedParts, { moved }: { moved: boolean }) {
+    await this.parts.edits.replace(trx, layer.storage_key, row, parts.stored);
+    if (!moved) return;
+    await this.parts.edits.changeInChunk(trx, layer.id, row, { bbox: parts.stored.bbox });
+    await this.parts.layers.update(trx, layer.id, grownLayer(layer, parts));
   }
 
   /** The layer, locked for this edit, or 404. */
@@ -180,7 +178,7 @@ export class FeatureEdits {
   private async nextVersion(trx: Db, roomId: string, layerId: string, featureId: number, ifVersion?: number) {
     const version = await this.parts.edits.version(trx, layerId, featureId);
     if (ifVersion !== undefined && ifVersion !== version) {
-      const by = await this.parts.history.lastActor(trx, roomId, 'feature', changeId(layerId, featureId));
+      const by = await this.parts.history.lastActor(trx, roomId, 'feature', featureObjectId(layerId, featureId));
       throw new StaleVersion(featureId, ifVersion, version, by);
     }
     return version + 1;
@@ -271,9 +269,6 @@ const present = (
   properties,
 });
 
-/** History's and the live channel's id of a feature: its layer's and its own. */
-const changeId = (layerId: string, featureId: number) => `${layerId}:${featureId}`;
-
 /** What a feature is called in history: its name, title or label, else its number. */
 function featureName(feature: EditedFeature): string {
   for (const key of ['name', 'title', 'label']) {
@@ -286,6 +281,11 @@ function featureName(feature: EditedFeature): string {
 const CHANGE_TYPES = { created: 'feature.created', updated: 'feature.updated', deleted: 'feature.deleted' } as const;
 
 function featureChange(kind: keyof typeof CHANGE_TYPES, layerId: string, feature: EditedFeature): Change {
-  const data: FeatureChange = { id: changeId(layerId, feature.id), layerId, name: featureName(feature), feature };
+  const data: FeatureChange = {
+    id: featureObjectId(layerId, feature.id),
+    layerId,
+    name: featureName(feature),
+    feature,
+  };
   return { type: CHANGE_TYPES[kind], objectType: 'feature', objectId: data.id, data };
 }

@@ -1,3 +1,4 @@
+import { layerOfFeatureObject } from '../layers/feature-edits.schemas.js';
 import type { WebSocket } from 'ws';
 import { actorOf, type Caller, type Grant, seesLayer } from '../../auth/access.js';
 import type { CachedAccess } from '../../auth/access-source.js';
@@ -36,10 +37,8 @@ function hiddenFrom(caller: Caller): ((event: RoomEvent) => boolean) | undefined
   return (event) =>
     NOT_EMBEDDED.has(event.objectType) ||
     ((event.objectType === 'layer' || event.objectType === 'rasterLayer') && !seesLayer(caller, event.objectId)) ||
-    (event.objectType === 'feature' && !seesLayer(caller, layerOfFeature(event.objectId)));
+    (event.objectType === 'feature' && !seesLayer(caller, layerOfFeatureObject(event.objectId)));
 }
-/** The layer of a feature change's object (`<layerId>:<featureId>`). */
-const layerOfFeature = (objectId: string) => objectId.slice(0, objectId.lastIndexOf(':'));
 const NOT_EMBEDDED = new Set(['comment', 'reply', 'member']);
 
 /** An open socket and the credential it was admitted with, to check again. */

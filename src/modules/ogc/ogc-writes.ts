@@ -83,14 +83,12 @@ export class OgcWrites {
     await preconditioned(this.edits.delete(request.room, caller, collectionId, id, versionOfIfMatch(ifMatch)));
   }
 
-  /** A layer feature's version, for its ETag (null for a marker or drawing: they have none). */
-  async etagOf(request: OgcRequest, collectionId: string, featureId: string): Promise<string | null> {
+  /** The ETag of an item just read from the room (null for a marker or drawing: they have no version). */
+  async etagOf(collectionId: string, featureId: string): Promise<string | null> {
     if (collectionId === MARKERS || collectionId === DRAWINGS) return null;
     const id = /^\d{1,15}$/.test(featureId) ? Number(featureId) : null;
     if (id === null) return null;
-    // A layer deleted since its item was read has no version to show: the item goes without one.
-    const version = await this.edits.versionOf(request.room.id, collectionId, id).catch(() => null);
-    return version === null ? null : featureEtag(version);
+    return featureEtag(await this.edits.versionOf(collectionId, id));
   }
 }
 

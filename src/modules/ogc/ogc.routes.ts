@@ -160,7 +160,7 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService; writes: Ogc
     handler: async (request, reply) => {
       const { collectionId, featureId } = request.params;
       const text = await ogc.item(where(request), collectionId, featureId);
-      const etag = await writes.etagOf(where(request), collectionId, featureId);
+      const etag = await writes.etagOf(collectionId, featureId);
       if (etag) reply.header('etag', etag);
       return sendAs(reply, GEOJSON_TYPE, text);
     },
