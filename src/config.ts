@@ -145,8 +145,10 @@ export const ConfigSchema = Type.Object({
   liveHeartbeatMs: Type.Integer({ minimum: 1000, default: 15_000 }),
   /** After SIGTERM, how long the instance keeps serving writes while its reads and `/api/ready` answer 503, before it closes (src/http/stopping.ts). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
-  /** Lets the service send requests to loopback, link-local and private addresses a user gave (webhooks); off by default. */
+  /** Lets the service send requests to loopback, link-local and private addresses a user gave (webhooks, remote layers); off by default. */
   outboundAllowPrivate: Type.Boolean({ default: false }),
+  /** How long one read of a remote layer's source may take in all (each OGC API page its own request). */
+  remoteLayerTimeoutMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000 }),
   /** How long a webhook's receiver has to answer one delivery. */
   webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   /** The bearer token `GET /metrics` asks for (32 characters or more, no spaces); unset, the route answers 404 (no metrics are kept). */
@@ -246,6 +248,7 @@ const ENV_NAMES: Record<keyof Config, string> = {
   liveHeartbeatMs: 'LIVE_HEARTBEAT_MS',
   shutdownDrainMs: 'SHUTDOWN_DRAIN_MS',
   outboundAllowPrivate: 'OUTBOUND_ALLOW_PRIVATE',
+  remoteLayerTimeoutMs: 'REMOTE_LAYER_TIMEOUT_MS',
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   webhookRetryDelaysMs: 'WEBHOOK_RETRY_DELAYS_MS',
   metricsToken: 'METRICS_TOKEN',

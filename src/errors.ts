@@ -256,6 +256,10 @@ export const readOnlyCollection = (collectionId: string) =>
   );
 
 /** 409: a change based on version `asked` of an object that `by` has changed to `version` since. */
+/** A refresh asked of a layer that is not read from an address. */
+export const notRemoteLayer = () =>
+  new AppError(409, 'not_remote', 'The layer is not read from an address: only a remote layer can be refreshed');
+
 export const versionConflict = (what: string, asked: number, version: number, by: string) =>
   new AppError(409, 'version_conflict', `${what} is at version ${version} (changed by ${by}), not ${asked}`, {
     by,

@@ -344,6 +344,12 @@ export interface SlideObjectsTable {
   object_id: string;
 }
 
+/** A vector layer's former tables, dropped once no read can still use them. */
+export interface RetiredFeatureTablesTable {
+  storage_key: number;
+  retired_at: number;
+}
+
 export interface LayersTable {
   id: string;
   room_id: string;
@@ -373,6 +379,16 @@ export interface LayersTable {
   job_id: string | null;
   /** JSON: a vector layer's attribute fields `[{name, type}]` (geo/feature-fields.ts); null for rasters. */
   fields: string | null;
+  /** A remote layer's address (null: a layer from a file or made in the room). */
+  source_url: string | null;
+  /** How often a remote layer is fetched again, in minutes (null: only when asked). */
+  refresh_minutes: number | null;
+  /** When a remote layer's source was last read with success. */
+  last_refresh_at: number | null;
+  /** When its source was last tried, with success or not (the schedule counts from it). */
+  last_attempt_at: number | null;
+  /** Why the last try failed (null: it did not). */
+  last_error: string | null;
   created_by: string;
   created_at: number;
   updated_at: number;
@@ -447,6 +463,7 @@ export interface Tables {
   slides: SlidesTable;
   slide_objects: SlideObjectsTable;
   layers: LayersTable;
+  retired_feature_tables: RetiredFeatureTablesTable;
   layer_chunks: LayerChunksTable;
   feature_versions: FeatureVersionsTable;
   upload_chunks: UploadChunksTable;

@@ -1,15 +1,18 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Requests the service makes to addresses users gave (webhooks). Unless the operator allows
+ * Requests the service makes to addresses users gave (webhooks, remote layers). Unless the operator allows
  * it (OUTBOUND_ALLOW_PRIVATE), an address that is not public unicast is refused: loopback,
  * private, link-local (cloud metadata), unique-local, carrier-grade NAT, multicast, reserved.
  * The check is made on the addresses the name resolves to, at connection time, so a name
- * that resolves differently later (DNS rebinding) is caught too. Redirects are not followed.
+ * that resolves differently later (DNS rebinding) is caught too. A POST follows no redirect; a
+ * download follows a few, each address checked as the first.
  */
 
 export class OutboundRefused extends Error {}
@@ -110,5 +113,84 @@ export function postOutbound(request: OutboundPost): Promise<OutboundAnswer> {
       res.on('error', done);
     });
     req.end(request.body);
+  });
+}
+
+export interface OutboundDownload {
+  url: string;
+  /** Where the body is written. */
+  path: string;
+  /** Bodies longer than this are refused (OutboundTooLarge). */
+  maxBytes: number;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+/** An address's body that is longer than the download allows. */
+export class OutboundTooLarge extends Error {}
+
+/** How many redirects a download follows, each address checked as the first. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * GETs `url` into `path` (a source a user gave: a remote layer), following up to five
+ * redirects, each checked as the first address; an answer other than 2xx is an Error naming
+ * its status. Answers the address that gave the body and its content type.
+ */
+export async function downloadOutbound(request: OutboundDownload): Promise<{ url: string; contentType: string }> {
+  let url = new URL(request.url);
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const answer = await getOnce(url, request);
+    if (answer.redirect === undefined) return { url: url.href, contentType: answer.contentType };
+    url = new URL(answer.redirect, url);
+  }
+  throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+}
+
+function getOnce(url: URL, request: OutboundDownload): Promise<{ redirect?: string; contentType: string }> {
+  const refusal = refusalOf(url, request.allowPrivate);
+  if (refusal) return Promise.reject(new OutboundRefused(refusal));
+  const client = url.protocol === 'https:' ? https : http;
+  const signals = [AbortSignal.timeout(request.timeoutMs), ...(request.signal ? [request.signal] : [])];
+  return new Promise((resolve, reject) => {
+    const req = client.get(url, {
+      headers: { accept: '*/*', 'user-agent': 'Maproom' },
+      lookup: request.allowPrivate ? undefined : publicOnlyLookup(),
+      signal: AbortSignal.any(signals),
+      agent: false,
+    });
+    req.on('error', (error) =>
+      reject(error.name === 'AbortError' ? new Error(`no answer within ${request.timeoutMs} ms`) : error),
+    );
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const contentType = String(res.headers['content-type'] ?? '');
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.destroy();
+        return resolve({ redirect: res.headers.location, contentType });
+      }
+      if (status < 200 || status >= 300) {
+        res.destroy();
+        return reject(new Error(`the address answered HTTP ${status}`));
+      }
+      const declared = Number(res.headers['content-length'] ?? 0);
+      if (declared > request.maxBytes) {
+        res.destroy();
+        return reject(new OutboundTooLarge(`the source is larger than ${request.maxBytes} bytes`));
+      }
+      let bytes = 0;
+      const file = createWriteStream(request.path);
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > request.maxBytes)
+          res.destroy(new OutboundTooLarge(`the source is larger than ${request.maxBytes} bytes`));
+      });
+      pipeline(res, file).then(
+        () => resolve({ contentType }),
+        (error: Error) =>
+          reject(error.name === 'AbortError' ? new Error(`no answer within ${request.timeoutMs} ms`) : error),
+      );
+    });
   });
 }

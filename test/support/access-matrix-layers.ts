@@ -71,6 +71,19 @@ export const LAYER_ROUTES: Record<string, RouteEntry> = {
       answer: { success: 'value', layer: ['id', 'name'] },
     },
   },
+  'POST /api/rooms/{roomId}/layers/remote': {
+    rule: { need: 'upload' },
+    probe: (r) => invalid('POST', `${base(r)}/layers/remote`),
+    ok: 400,
+    noWriteOnlyProbe: 'answers only {jobId}: layers/remote.test.ts',
+  },
+  'POST /api/layers/{layerId}/refresh': {
+    rule: { need: 'write', byId: true },
+    // The fixture layer is not read from an address: an allowed caller hears 409 not_remote.
+    probe: (r) => ({ method: 'POST', url: `${layer(r)}/refresh` }),
+    ok: 409,
+    noWriteOnlyProbe: 'answers only {jobId}: layers/remote.test.ts',
+  },
   'GET /api/layers/{roomName}': {
     rule: { need: 'read', embed: true },
     probe: (r) => get(`/api/layers/${r.roomId}`),

@@ -24,6 +24,7 @@ export const LAYER_KEYS = [
   'id',
   'name',
   'sizeBytes',
+  'source',
   'sourceCrs',
   'sourceFormat',
   'style',

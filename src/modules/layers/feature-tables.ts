@@ -198,6 +198,27 @@ export class FeatureTablesRepository {
     await sql`DROP TABLE IF EXISTS ${sql.table(featuresTable(key))}`.execute(db);
     if (this.dialect === 'sqlite') await sql`DROP TABLE IF EXISTS ${sql.table(indexTable(key))}`.execute(db);
   }
+
+  /**
+   * Marks a layer's former tables for removal once the reads that may still hold their key
+   * are over (a refresh put other tables in their place); `dropRetired` removes them.
+   */
+  async retire(trx: Db, key: number): Promise<void> {
+    await trx.insertInto('retired_feature_tables').values({ storage_key: key, retired_at: Date.now() }).execute();
+  }
+
+  /** Drops the tables retired before `before`. */
+  async dropRetired(before: number): Promise<void> {
+    const retired = await this.db
+      .selectFrom('retired_feature_tables')
+      .select('storage_key')
+      .where('retired_at', '<', before)
+      .execute();
+    for (const { storage_key } of retired) {
+      await this.drop(this.db, Number(storage_key));
+      await this.db.deleteFrom('retired_feature_tables').where('storage_key', '=', storage_key).execute();
+    }
+  }
 }
 
 /** A literal `minzoom <= <bucket>` so that PostgreSQL can use the partial index of the zoom's bucket. */

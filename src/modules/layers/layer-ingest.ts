@@ -10,7 +10,7 @@ import { refusalOf } from '../ingest/geo-failures.js';
 import type { IngestMeta, IngestProgress, IngestStep, SourceFile, StagedIngest } from '../ingest/ingest.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
-import type { LayerRow, LayersRepository } from './layers.repository.js';
+import { type LayerRow, type LayersRepository, NO_SOURCE, type SourceColumns } from './layers.repository.js';
 import { presentVectorLayer } from './layers.presenter.js';
 import { DEFAULT_STYLE, type StyleInput } from './layers.schemas.js';
 import type { PointImport } from './point-import.js';
@@ -21,6 +21,10 @@ export interface LayerMeta extends IngestMeta {
   style?: StyleInput;
   /** GeoJSON sent in the body: a layer even of points, with `inline` as its source format. */
   inline?: boolean;
+  /** A layer even of points (a remote layer's source). */
+  keepPoints?: boolean;
+  /** A remote layer's source: its address and schedule, set as it is published. */
+  remote?: SourceColumns;
 }
 
 /** What an ingest of a vector file staged: its layers (none when it became markers). */
@@ -81,7 +85,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     stageId: string,
     progress: IngestProgress,
   ): Promise<StagedLayers> {
-    if (!meta.inline && opened.tables.every((table) => table.geometryType === 'Point')) {
+    if (!meta.inline && !meta.keepPoints && opened.tables.every((table) => table.geometryType === 'Point')) {
       return { layers: [], ...(await this.options.points.stageFile(roomId, actor, opened.tables, stageId, progress)) };
     }
     const several = opened.tables.length > 1;
@@ -145,6 +149,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
       file_key: null,
       job_id: stageId,
       fields: null,
+      ...(meta.remote ?? NO_SOURCE),
       created_by: actor.id,
       created_at: now - i,
       updated_at: now - i,

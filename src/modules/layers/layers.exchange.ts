@@ -4,7 +4,7 @@ import type { Exchange, FileRow, KindExchange } from '../exchange/exchange.js';
 import { fileTable, layerKind } from '../exchange/file-tables.js';
 import type { LayerMeta } from './layer-ingest.js';
 import { presentVectorLayer } from './layers.presenter.js';
-import type { LayersRepository } from './layers.repository.js';
+import { type LayersRepository, SOURCE_COLUMNS } from './layers.repository.js';
 import { DEFAULT_STYLE, type StyleInput, styleCheck } from './layers.schemas.js';
 
 /**
@@ -30,7 +30,7 @@ export function layersExchange(
       table: 'layers',
       description:
         'Vector and raster layers: name, style, raster display; table_name is the feature table of a vector layer',
-      omit: ['room_id', 'storage_key', 'last_row', 'size_bytes', 'file_key', 'job_id'],
+      omit: ['room_id', 'storage_key', 'last_row', 'size_bytes', 'file_key', 'job_id', ...SOURCE_COLUMNS],
       fileOnly: ['table_name', 'tiles_table'],
       columns: {
         id: 'TEXT',

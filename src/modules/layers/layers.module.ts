@@ -1,4 +1,4 @@
-import { type DomainCore, defineDomain, routes } from '../domain/domain.js';
+import { type DomainCore, defineDomain, jobKindOf, routes } from '../domain/domain.js';
 import type { KindExchange } from '../exchange/exchange.js';
 import { Ingest } from '../ingest/ingest.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
@@ -17,11 +17,14 @@ import { LayerIngest, type LayerMeta } from './layer-ingest.js';
 import { layersExchange, vectorLayers } from './layers.exchange.js';
 import { styleCheck } from './layers.schemas.js';
 import type { LayersTable } from '../../db/tables.js';
+import { CHUNKED_MAX_BYTES } from '../ingest/chunked-uploads.js';
 import { LayersRepository } from './layers.repository.js';
 import { layerRestorable } from './layers.restore.js';
 import { layersRoutes } from './layers.routes.js';
 import { LayersService } from './layers.service.js';
 import { PointImport } from './point-import.js';
+import { REMOTE_LAYER_JOB, RemoteLayers } from './remote-layers.js';
+import { remoteLayersRoutes } from './remote-layers.routes.js';
 import { ingestDatabaseOf } from './vector-ingest.js';
 
 /**
@@ -33,7 +36,7 @@ export function layersDomain(
   core: DomainCore,
   parts: { markers: MarkersRepository; otherKinds: KindExchange<LayersTable, LayerMeta>[]; names: ActorNames },
 ) {
-  const { db, database, config, files, staged, writePath, geo, tmpDir } = core;
+  const { db, database, config, files, staged, writePath, geo, tmpDir, jobs } = core;
   const layers = new LayersRepository(db);
   const featureTables = new FeatureTablesRepository(db, database.dialect);
   const attributes = new FeatureAttributesRepository(db, database.dialect);
@@ -49,11 +52,12 @@ export function layersDomain(
     geo,
   });
   const editsRepository = new FeatureEditsRepository(database.dialect);
+  const layerIngest = new Ingest(staged, writePath);
   const service = new LayersService({
     edits: editsRepository,
     layers,
     featureTables,
-    ingest: new Ingest(staged, writePath),
+    ingest: layerIngest,
     vectorIngest: ingest,
     files,
     writePath,
@@ -68,6 +72,23 @@ export function layersDomain(
     db,
     names: parts.names,
   });
+  const remote = new RemoteLayers({
+    db,
+    layers,
+    featureTables,
+    edits: editsRepository,
+    vectorIngest: ingest,
+    ingest: layerIngest,
+    staged,
+    writePath,
+    jobs,
+    tmpDir,
+    fetch: {
+      maxBytes: CHUNKED_MAX_BYTES,
+      timeoutMs: config.remoteLayerTimeoutMs,
+      allowPrivate: config.outboundAllowPrivate,
+    },
+  });
   return defineDomain(
     {
       name: 'layers',
@@ -78,6 +99,7 @@ export function layersDomain(
           layerRoom,
         }),
         routes(featureEditsRoutes, { edits, layerRoom }),
+        routes(remoteLayersRoutes, { remote, layerRoom }),
         routes(layerFieldsRoutes, {
           fields: new LayerFields({ layers, edits: editsRepository, attributes, writePath }),
           layerRoom,
@@ -87,6 +109,8 @@ export function layersDomain(
       restorables: [layerRestorable(layers), edits.restorable()],
       content: [layerContent(layers, featureTables)],
       stages: ingest,
+      jobKinds: [jobKindOf(REMOTE_LAYER_JOB, remote.worker)],
+      sweeps: [remote.sweep, remote.retiredTables],
     },
     {
       layers,

@@ -19,6 +19,14 @@ export const presentVectorLayer = (row: LayerRow): VectorLayer => ({
   style: styleOf(row),
   sourceFormat: row.source_format as VectorLayer['sourceFormat'],
   sourceCrs: row.source_crs,
+  source: row.source_url
+    ? {
+        url: row.source_url,
+        refreshMinutes: row.refresh_minutes === null ? null : Number(row.refresh_minutes),
+        lastRefreshAt: row.last_refresh_at === null ? null : Number(row.last_refresh_at),
+        lastError: row.last_error,
+      }
+    : null,
   sizeBytes: Number(row.size_bytes),
   createdBy: row.created_by,
   createdAt: row.created_at,

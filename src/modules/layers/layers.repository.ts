@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { LayerKindTable } from '../../db/layer-kind-table.js';
 import { notStaged } from '../../db/staged-jobs.js';
@@ -5,6 +6,26 @@ import type { LayerChunksTable, LayersTable } from '../../db/tables.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 
 export type LayerRow = LayersTable;
+
+/**
+ * The columns of a remote layer's source, null on every other layer. An export leaves them
+ * out: an imported or cloned layer holds the data as it was, not linked to its address.
+ */
+export const SOURCE_COLUMNS = [
+  'source_url',
+  'refresh_minutes',
+  'last_refresh_at',
+  'last_attempt_at',
+  'last_error',
+] as const;
+export type SourceColumns = Pick<LayerRow, (typeof SOURCE_COLUMNS)[number]>;
+export const NO_SOURCE: SourceColumns = {
+  source_url: null,
+  refresh_minutes: null,
+  last_refresh_at: null,
+  last_attempt_at: null,
+  last_error: null,
+};
 
 /**
  * Vector layers' rows and their chunks. `find`, `list` and `roomOf` see rasters too: the
@@ -88,5 +109,23 @@ export class LayersRepository extends LayerKindTable {
         .insertInto('layer_chunks')
         .values(rows.slice(i, i + 500))
         .execute();
+  }
+
+  /** Remote layers whose next refresh is due: `refresh_minutes` past their last try. */
+  async dueRefreshes(now: number): Promise<LayerRow[]> {
+    return this.db
+      .selectFrom('layers')
+      .selectAll()
+      .where('kind', '=', 'vector')
+      .where('refresh_minutes', 'is not', null)
+      .where(notStaged('job_id'))
+      .where(sql<boolean>`coalesce(last_attempt_at, 0) + refresh_minutes * 60000 <= ${now}`)
+      .execute();
+  }
+
+  /** Gives a layer's chunks to another (a refresh putting its fresh tables in the layer's place), dropping the other's own. */
+  async moveChunks(trx: Db, from: string, to: string): Promise<void> {
+    await trx.deleteFrom('layer_chunks').where('layer_id', '=', to).execute();
+    await trx.updateTable('layer_chunks').set({ layer_id: to }).where('layer_id', '=', from).execute();
   }
 }

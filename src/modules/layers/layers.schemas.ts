@@ -82,6 +82,25 @@ const BboxSchema = Type.Array(Type.Number(), {
 /** A vector layer as lists and answers show it (decisions: "Vector layers in detail"). */
 export const GeometryType = Type.Enum(['Point', 'LineString', 'Polygon', 'Mixed']);
 
+/** How often a remote layer is read again, in minutes (null: only when asked). */
+export const RefreshMinutes = Nullable(
+  Type.Integer({
+    minimum: 5,
+    maximum: 10_080,
+    description: 'Minutes between reads, 5 to 10,080 (a week); null: only when asked',
+  }),
+);
+
+/** Where a remote layer is read from, and how its last reads went. */
+export const LayerSource = Type.Object({
+  url: Type.String(),
+  refreshMinutes: RefreshMinutes,
+  lastRefreshAt: Nullable(Type.Integer({ description: 'The last read that succeeded' })),
+  lastError: Nullable(
+    Type.String({ description: 'Why the last read failed (the data is the last good one); null when it did not' }),
+  ),
+});
+
 export const VectorLayer = Type.Object({
   id: Type.String({ description: '`layer-<suffix>`' }),
   name: Type.String(),
@@ -93,6 +112,8 @@ export const VectorLayer = Type.Object({
   style: LayerStyle,
   sourceFormat: Type.Enum(['geojson', 'shapefile', 'geopackage', 'csv', 'kml', 'gpx', 'flatgeobuf', 'inline']),
   sourceCrs: Nullable(Type.String()),
+  /** A remote layer's address and refreshes; null for any other layer. */
+  source: Nullable(LayerSource),
   sizeBytes: Type.Integer(),
   createdBy: Type.String(),
   createdAt: Type.Integer(),
@@ -134,10 +155,29 @@ export const PatchLayerBody = Type.Object(
     name: Type.Optional(LayerName),
     description: Type.Optional(Nullable(Description)),
     style: Type.Optional(StyleInput),
+    refreshMinutes: Type.Optional(RefreshMinutes),
   },
   { additionalProperties: false },
 );
 export type PatchLayerInput = Static<typeof PatchLayerBody>;
+
+/** `POST /api/rooms/:roomId/layers/remote`: a layer read from an address, and how often it is read again. */
+export const RemoteLayerBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
+      description:
+        'http or https: GeoJSON, CSV, KML, GPX, FlatGeobuf, an OGC API Features collection or a WFS GetFeature address; ' +
+        'loopback and private addresses are refused unless OUTBOUND_ALLOW_PRIVATE=true',
+    }),
+    name: LayerName,
+    refreshMinutes: Type.Optional(RefreshMinutes),
+  },
+  { additionalProperties: false },
+);
+export type RemoteLayerInput = Static<typeof RemoteLayerBody>;
 
 export const LayerIdParams = Type.Object({ layerId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const RoomLayerParams = Type.Object({ roomId: RoomId, layerId: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -23,7 +23,7 @@ import type { FeatureTablesRepository } from './feature-tables.js';
 import { assertDistinct, checkedField } from './layer-fields.service.js';
 import { storageKey } from './layer-ingest.js';
 import type { LayerIngest } from './layer-ingest.js';
-import type { LayerRow, LayersRepository } from './layers.repository.js';
+import { type LayerRow, type LayersRepository, NO_SOURCE } from './layers.repository.js';
 import { presentVectorLayer, styleOf } from './layers.presenter.js';
 import { type CreateLayerInput, DEFAULT_STYLE, type FeaturesQuery, type PatchLayerInput } from './layers.schemas.js';
 
@@ -121,6 +121,7 @@ export class LayersService {
         file_key: null,
         job_id: null,
         fields: JSON.stringify(fields),
+        ...NO_SOURCE,
         created_by: actor.id,
         created_at: now,
         updated_at: now,
@@ -141,11 +142,14 @@ export class LayersService {
       // Locked first: an edit of its features changes the row too (its count, last row, fields).
       const previous = await this.layers.touchVector(trx, room.id, layerId);
       if (!previous) throw notFound('Layer');
+      if (input.refreshMinutes !== undefined && !previous.source_url)
+        throw invalidField('body.refreshMinutes', 'is only for a layer read from an address');
       const row: LayerRow = {
         ...previous,
         ...(input.name !== undefined && { name: input.name }),
         ...(input.description !== undefined && { description: input.description }),
         ...(input.style !== undefined && { style: JSON.stringify({ ...styleOf(previous), ...input.style }) }),
+        ...(input.refreshMinutes !== undefined && { refresh_minutes: input.refreshMinutes }),
         updated_at: Date.now(),
       };
       await this.layers.replace(trx, row);

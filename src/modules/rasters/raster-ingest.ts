@@ -187,6 +187,12 @@ export class RasterIngest implements IngestStep<CheckedRaster, IngestMeta, Stage
       file_key: blobKeys.rasterTiles(roomId, id),
       job_id: stageId,
       fields: null,
+      // A raster is never read from an address.
+      source_url: null,
+      refresh_minutes: null,
+      last_refresh_at: null,
+      last_attempt_at: null,
+      last_error: null,
       created_by: actor.id,
       created_at: now,
       updated_at: now,

@@ -151,6 +151,10 @@ export const bodyLimits = {
           "maximum": 1000000
         }
       }
+    },
+    "refreshMinutes": {
+      "minimum": 5,
+      "maximum": 10080
     }
   },
   "PATCH /api/rooms/{roomId}/markers/{markerId}": {
@@ -920,6 +924,21 @@ export const bodyLimits = {
     "strokeWeight": {
       "minimum": 0,
       "maximum": 100
+    }
+  },
+  "POST /api/rooms/{roomId}/layers/remote": {
+    "url": {
+      "minLength": 1,
+      "maxLength": 2000,
+      "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"
+    },
+    "name": {
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "refreshMinutes": {
+      "minimum": 5,
+      "maximum": 10080
     }
   },
   "POST /api/rooms/{roomId}/markers": {

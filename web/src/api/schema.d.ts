@@ -5653,6 +5653,12 @@ export interface paths {
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
+                                source: {
+                                    url: string;
+                                    refreshMinutes: number | null;
+                                    lastRefreshAt: number | null;
+                                    lastError: string | null;
+                                } | null;
                                 sizeBytes: number;
                                 createdBy: string;
                                 createdAt: number;
@@ -5820,6 +5826,12 @@ export interface paths {
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
+                                source: {
+                                    url: string;
+                                    refreshMinutes: number | null;
+                                    lastRefreshAt: number | null;
+                                    lastError: string | null;
+                                } | null;
                                 sizeBytes: number;
                                 createdBy: string;
                                 createdAt: number;
@@ -5952,6 +5964,7 @@ export interface paths {
                             /** @description Place in the layer list, 0 on top */
                             order?: number;
                         };
+                        refreshMinutes?: number | null;
                     };
                 };
             };
@@ -6031,6 +6044,12 @@ export interface paths {
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
+                                source: {
+                                    url: string;
+                                    refreshMinutes: number | null;
+                                    lastRefreshAt: number | null;
+                                    lastError: string | null;
+                                } | null;
                                 sizeBytes: number;
                                 createdBy: string;
                                 createdAt: number;
@@ -6723,6 +6742,188 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/rooms/{roomId}/layers/remote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a layer read from an address, and read again on a schedule
+         * @description Needs upload (owner or editor; tokens need upload). A job reads the address and makes the layer; GET /api/jobs/:jobId names its `layerId` when done, or says why the source was refused.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description http or https: GeoJSON, CSV, KML, GPX, FlatGeobuf, an OGC API Features collection or a WFS GetFeature address; loopback and private addresses are refused unless OUTBOUND_ALLOW_PRIVATE=true */
+                        url: string;
+                        name: string;
+                        refreshMinutes?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Poll it at GET /api/jobs/:jobId */
+                            jobId: string;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/layers/{layerId}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a remote layer from its address again now
+         * @description Needs write on the layer's room. A job reads the source; when something changed, the layer's data is replaced in one history entry with the counts (`changes.refreshed: {added, changed, removed}`). A failing read keeps the data and sets the layer's `source.lastError`. 409 `not_remote` for a layer not read from an address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Poll it at GET /api/jobs/:jobId */
+                            jobId: string;
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/layers/{layerId}/fields": {
@@ -12954,6 +13155,12 @@ export interface paths {
                                 /** @enum {unknown} */
                                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                                 sourceCrs: string | null;
+                                source: {
+                                    url: string;
+                                    refreshMinutes: number | null;
+                                    lastRefreshAt: number | null;
+                                    lastError: string | null;
+                                } | null;
                                 sizeBytes: number;
                                 createdBy: string;
                                 createdAt: number;
@@ -14677,6 +14884,12 @@ export interface components {
                 /** @enum {unknown} */
                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                 sourceCrs: string | null;
+                source: {
+                    url: string;
+                    refreshMinutes: number | null;
+                    lastRefreshAt: number | null;
+                    lastError: string | null;
+                } | null;
                 sizeBytes: number;
                 createdBy: string;
                 createdAt: number;
@@ -14765,6 +14978,12 @@ export interface components {
                 /** @enum {unknown} */
                 sourceFormat: "geojson" | "shapefile" | "geopackage" | "csv" | "kml" | "gpx" | "flatgeobuf" | "inline";
                 sourceCrs: string | null;
+                source: {
+                    url: string;
+                    refreshMinutes: number | null;
+                    lastRefreshAt: number | null;
+                    lastError: string | null;
+                } | null;
                 sizeBytes: number;
                 createdBy: string;
                 createdAt: number;

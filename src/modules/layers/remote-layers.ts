@@ -1,0 +1,350 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { type Static, Type } from 'typebox';
+import { type Actor, actorOf, type Caller } from '../../auth/access.js';
+import type { Db } from '../../db/database.js';
+import type { StagedJobs } from '../../db/staged-jobs.js';
+import type { RoomRow } from '../../db/tables.js';
+import { notFound, notRemoteLayer } from '../../errors.js';
+import type { LayerField } from '../../geo/feature-fields.js';
+import { newId } from '../../ids.js';
+import {
+  JobFailure,
+  jobActor,
+  jobKind,
+  type JobContext,
+  type JobQueue,
+  type JobWorker,
+} from '../../infra/job-queue.js';
+import { OutboundRefused, OutboundTooLarge } from '../../infra/outbound.js';
+import type { Sweep } from '../../infra/scheduler.js';
+import type { Ingest } from '../ingest/ingest.js';
+import type { WritePath } from '../history/write-path.js';
+import type { FeatureEditsRepository } from './feature-edits.repository.js';
+import type { FeatureTablesRepository } from './feature-tables.js';
+import type { LayerIngest, LayerMeta } from './layer-ingest.js';
+import type { LayerRow, LayersRepository } from './layers.repository.js';
+import { fieldsOf, presentVectorLayer } from './layers.presenter.js';
+import type { RemoteLayerInput } from './layers.schemas.js';
+import { fetchSource, type SourceFetch } from './remote-source.js';
+
+/** A remote layer's job: its first read (`url`, `name`) or a refresh (`layerId`). */
+export const RemoteLayerJobPayload = Type.Object({
+  url: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  refreshMinutes: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  layerId: Type.Optional(Type.String()),
+});
+export type RemoteLayerJobPayload = Static<typeof RemoteLayerJobPayload>;
+export const REMOTE_LAYER_JOB = jobKind('remote-layer', RemoteLayerJobPayload);
+
+/** Rows of a layer read at once when a refresh compares it with its source. */
+const COMPARE_ROWS = 5000;
+
+/** What a refresh changed, by comparing each feature's geometry and properties. */
+export interface RefreshCounts {
+  added: number;
+  changed: number;
+  removed: number;
+}
+
+export interface RemoteLayersOptions {
+  db: Db;
+  layers: LayersRepository;
+  featureTables: FeatureTablesRepository;
+  edits: FeatureEditsRepository;
+  vectorIngest: LayerIngest;
+  ingest: Ingest;
+  staged: StagedJobs;
+  writePath: WritePath;
+  jobs: JobQueue;
+  tmpDir: string;
+  /** How sources are fetched (OUTBOUND_ALLOW_PRIVATE, sizes and time limits). */
+  fetch: Omit<SourceFetch, 'dir' | 'signal'>;
+}
+
+/**
+ * Layers read from an address and kept in step with it. A job reads the source (remote-source.ts)
+ * and ingests it as an upload is ingested. A refresh ingests the source again beside the layer,
+ * compares the two feature by feature, and when something changed puts the new tables in the
+ * layer's place in one write: one `layer.updated` history entry with the counts. A failing read
+ * keeps the layer's data and records why (`source.lastError`). A sweep queues the refreshes
+ * that are due.
+ */
+export class RemoteLayers {
+  constructor(private readonly options: RemoteLayersOptions) {}
+
+  readonly worker: JobWorker<RemoteLayerJobPayload> = {
+    run: (job) => (job.payload.layerId ? this.refreshJob(job, job.payload.layerId) : this.createJob(job)),
+    undo: async (job) => this.options.vectorIngest.undo(job.id),
+  };
+
+  /** Queues the first read of a remote layer: 202 `{jobId}`. */
+  async create(room: RoomRow, caller: Caller, input: RemoteLayerInput, requestId: string) {
+    const jobId = newId('job');
+    const payload = { url: input.url, name: input.name, refreshMinutes: input.refreshMinutes ?? null };
+    await this.options.jobs.enqueue(REMOTE_LAYER_JOB, {
+      id: jobId,
+      roomId: room.id,
+      payload,
+      actor: actorOf(caller),
+      requestId,
+    });
+    return { jobId };
+  }
+
+  /** Queues a refresh of a remote layer of the room: 202 `{jobId}`. */
+  async refresh(room: RoomRow, caller: Caller, layerId: string, requestId: string) {
+    const layer = await this.options.layers.findVector(room.id, layerId);
+    if (!layer) throw notFound('Layer');
+    if (!layer.source_url) throw notRemoteLayer();
+    const jobId = newId('job');
+    await this.options.jobs.enqueue(REMOTE_LAYER_JOB, {
+      id: jobId,
+      roomId: room.id,
+      payload: { layerId },
+      actor: actorOf(caller),
+      requestId,
+    });
+    return { jobId };
+  }
+
+  /** Queues the refreshes that are due, each once (its job's id names the layer and the time it was due). */
+  readonly sweep: Sweep = {
+    name: 'remote-layer-refreshes',
+    everyMs: 60_000,
+    run: async () => {
+      const now = Date.now();
+      for (const layer of await this.options.layers.dueRefreshes(now)) {
+        const due = Number(layer.last_attempt_at ?? 0) + Number(layer.refresh_minutes) * 60_000;
+        await this.options.layers.update(this.options.db, layer.id, { last_attempt_at: now });
+        await this.options.jobs
+          .enqueue(REMOTE_LAYER_JOB, {
+            id: `job-refresh-${layer.id}-${due}`,
+            roomId: layer.room_id,
+            payload: { layerId: layer.id },
+            actor: creatorOf(layer),
+          })
+          .catch(() => undefined); // Queued already by another instance's sweep.
+      }
+    },
+  };
+
+  /** Drops the tables refreshes replaced, once the reads that began before have ended. */
+  readonly retiredTables: Sweep = {
+    name: 'retired-feature-tables',
+    everyMs: 60_000,
+    run: () => this.options.featureTables.dropRetired(Date.now() - 60_000),
+  };
+
+  private async createJob(job: JobContext<RemoteLayerJobPayload>) {
+    const { url = '', name = 'Layer', refreshMinutes = null } = job.payload;
+    return this.withSource(job, url, async (source) => {
+      const { ingest, vectorIngest } = this.options;
+      const remote = { source_url: url, refresh_minutes: refreshMinutes, ...this.succeeded() };
+      const meta: LayerMeta = { layerName: name, keepPoints: true, remote };
+      const opened = await ingest.check(vectorIngest, source, meta);
+      // A source is one layer: the first table of a file that holds several.
+      const one = { ...opened, tables: opened.tables.slice(0, 1) };
+      const target = { roomId: job.roomId, actor: jobActor(job), stageId: job.id };
+      const staged = await ingest.run(vectorIngest, target, one, meta, this.progressOf(job));
+      return staged.done;
+    });
+  }
+
+  private async refreshJob(job: JobContext<RemoteLayerJobPayload>, layerId: string) {
+    const { layers, db } = this.options;
+    const layer = await layers.findVector(job.roomId, layerId);
+    if (!layer?.source_url) throw new JobFailure('The layer was deleted, or is not read from an address');
+    try {
+      return await this.withSource(job, layer.source_url, (source) => this.replaceData(job, layer, source));
+    } catch (error) {
+      if (job.signal.aborted) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      await layers.update(db, layer.id, { last_error: reason.slice(0, 1000), last_attempt_at: Date.now() });
+      throw error;
+    }
+  }
+
+  /** Ingests the source beside the layer and, when they differ, puts it in the layer's place. */
+  private async replaceData(
+    job: JobContext<RemoteLayerJobPayload>,
+    layer: LayerRow & { storage_key: number },
+    source: { path: string; fileName: string },
+  ) {
+    const { ingest, vectorIngest, staged, writePath, layers, featureTables } = this.options;
+    const meta: LayerMeta = { layerName: layer.name, keepPoints: true };
+    const opened = await ingest.check(vectorIngest, source, meta);
+    await vectorIngest.undo(job.id);
+    await staged.begin(job.id, job.roomId);
+    try {
+      const [fresh] = await vectorIngest.stage(
+        job.roomId,
+        jobActor(job),
+        [{ table: opened.tables[0]!, meta }],
+        job.id,
+        opened.format,
+        this.progressOf(job),
+      );
+      const counts = await this.compare(layer, fresh!);
+      if (counts.added + counts.changed + counts.removed === 0) {
+        await vectorIngest.undo(job.id);
+        await layers.update(this.options.db, layer.id, this.succeeded());
+        return { message: 'The source has not changed', result: { layerId: layer.id, ...counts } };
+      }
+      await writePath.write(job.roomId, jobActor(job), async (trx) => {
+        const current = await layers.touchVector(trx, job.roomId, layer.id);
+        if (!current) throw new JobFailure('The layer was deleted while its source was read');
+        await layers.moveChunks(trx, fresh!.id, current.id);
+        await this.bumpVersions(trx, current, counts.touched);
+        await layers.deleteRow(trx, fresh!.id);
+        // Dropped a minute later: a read that took the layer's key before this write may still use them.
+        await featureTables.retire(trx, current.storage_key);
+        await staged.publish(trx, job.id);
+        await layers.update(trx, current.id, {
+          storage_key: fresh!.storage_key,
+          feature_count: fresh!.feature_count,
+          last_row: fresh!.last_row,
+          geometry_type: fresh!.geometry_type,
+          bbox: fresh!.bbox,
+          size_bytes: fresh!.size_bytes,
+          fields: JSON.stringify(keptFields(fieldsOf(current) ?? [], fieldsOf(fresh!) ?? [])),
+          ...this.succeeded(),
+        });
+        const row = (await layers.findOfKind(job.roomId, current.id, trx))!;
+        const { added, changed, removed } = counts;
+        const data = presentVectorLayer(row);
+        const refreshed = { added, changed, removed };
+        return {
+          result: null,
+          changes: [{ type: 'layer.updated', objectType: 'layer', objectId: layer.id, changes: { refreshed }, data }],
+        };
+      });
+      const { added, changed, removed } = counts;
+      return {
+        message: `Refreshed: ${added} added, ${changed} changed, ${removed} removed`,
+        result: { layerId: layer.id, added, changed, removed },
+      };
+    } catch (error) {
+      if (!job.signal.aborted) await vectorIngest.undo(job.id);
+      throw error;
+    }
+  }
+
+  /**
+   * Compares the layer's features with the fresh ones: a feature with the same geometry and
+   * properties as one before is unchanged; of the others, an id found on both sides is changed,
+   * one only in the source added, one only in the layer removed. `touched`: the ids whose
+   * feature changed or went, whose versions a refresh advances.
+   */
+  private async compare(layer: LayerRow & { storage_key: number }, fresh: LayerRow) {
+    const before = await this.contentOf(layer.storage_key, Number(layer.last_row));
+    const after = await this.contentOf(Number(fresh.storage_key), Number(fresh.last_row));
+    const unmatched = new Map<string, number>();
+    for (const hash of before.values()) unmatched.set(hash, (unmatched.get(hash) ?? 0) + 1);
+    const newIds: number[] = [];
+    for (const [id, hash] of after) {
+      const left = unmatched.get(hash) ?? 0;
+      if (left > 0) unmatched.set(hash, left - 1);
+      else newIds.push(id);
+    }
+    const oldLeft = new Set<number>();
+    for (const [id, hash] of before) {
+      const left = unmatched.get(hash) ?? 0;
+      if (left > 0) {
+        unmatched.set(hash, left - 1);
+        oldLeft.add(id);
+      }
+    }
+    const changed = newIds.filter((id) => oldLeft.has(id)).length;
+    return {
+      added: newIds.length - changed,
+      changed,
+      removed: oldLeft.size - changed,
+      touched: [...oldLeft],
+    };
+  }
+
+  /** Each feature's id and a hash of its geometry and properties. */
+  private async contentOf(key: number, lastRow: number): Promise<Map<number, string>> {
+    const content = new Map<number, string>();
+    for (let first = 1; first <= lastRow; first += COMPARE_ROWS) {
+      for (const feature of await this.options.featureTables.featuresBetween(key, first, first + COMPARE_ROWS - 1)) {
+        const hash = createHash('sha1')
+          .update(feature.geometry)
+          .update('\0')
+          .update(feature.properties)
+          .digest('base64');
+        content.set(feature.id, hash);
+      }
+    }
+    return content;
+  }
+
+  /** A change based on a feature as it was before the refresh is refused (409) after it. */
+  private async bumpVersions(trx: Db, layer: LayerRow, ids: number[]): Promise<void> {
+    const { edits } = this.options;
+    for (const id of ids) await edits.setVersion(trx, layer.id, id, (await edits.version(trx, layer.id, id)) + 1);
+  }
+
+  /** Reads the source into a folder of the job's own, removed afterwards; a failure the caller can act on is the job's message. */
+  private async withSource<T>(
+    job: JobContext<RemoteLayerJobPayload>,
+    url: string,
+    use: (source: { path: string; fileName: string }) => Promise<T>,
+  ): Promise<T> {
+    const dir = path.join(this.options.tmpDir, 'remote', job.id);
+    await mkdir(dir, { recursive: true });
+    try {
+      await job.progress(0, 'Reading the source');
+      const source = await fetchSource(url, { ...this.options.fetch, dir, signal: job.signal }).catch(
+        (error: unknown) => {
+          throw new JobFailure(`The source could not be read: ${sourceProblem(error)}`);
+        },
+      );
+      return await use(source);
+    } catch (error) {
+      const known = error as { statusCode?: number; message?: string };
+      if (!job.signal.aborted && known.statusCode && known.statusCode < 500)
+        throw new JobFailure(known.message ?? 'The source was refused');
+      throw error;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The source columns of a read that succeeded now. */
+  private succeeded() {
+    const now = Date.now();
+    return { last_attempt_at: now, last_refresh_at: now, last_error: null };
+  }
+
+  private progressOf(job: JobContext<RemoteLayerJobPayload>) {
+    return {
+      signal: job.signal,
+      onProgress: (percent: number, message: string) => void job.progress(percent, message).catch(() => undefined),
+    };
+  }
+}
+
+/** Why a source could not be read, in words for the layer's owner (no address the name resolved to). */
+function sourceProblem(error: unknown): string {
+  if (error instanceof OutboundRefused || error instanceof OutboundTooLarge) return error.message;
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  if (code === 'ECONNREFUSED') return 'the connection was refused';
+  if (code === 'ECONNRESET') return 'the connection was reset';
+  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return 'its TLS certificate was not accepted';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The source's fields, each kept as the layer declared it when its name and type are unchanged. */
+function keptFields(before: LayerField[], fresh: LayerField[]): LayerField[] {
+  return fresh.map((field) => before.find((old) => old.name === field.name && old.type === field.type) ?? field);
+}
+
+/** Who a scheduled refresh is made by in history: whoever added the layer. */
+function creatorOf(layer: LayerRow): Actor {
+  return { kind: layer.created_by.startsWith('token-') ? 'token' : 'user', id: layer.created_by };
+}

@@ -1,0 +1,154 @@
+import { createWriteStream } from 'node:fs';
+import { open, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { downloadOutbound, OutboundTooLarge } from '../../infra/outbound.js';
+
+/** How a remote layer's source is fetched. */
+export interface SourceFetch {
+  /** A folder of its own for this fetch's files (the caller removes it). */
+  dir: string;
+  maxBytes: number;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+/** A source read to a local file, named so that its extension tells CSV apart. */
+export interface FetchedSource {
+  path: string;
+  fileName: string;
+}
+
+/** Pages of an OGC API Features collection followed at most (each a request of its own). */
+const MAX_PAGES = 1000;
+/** Bytes of an answer read to tell an OGC API document from a GeoJSON file. */
+const SNIFF_BYTES = 64 * 1024;
+
+const EXTENSIONS: [RegExp, string][] = [
+  [/csv/i, '.csv'],
+  [/kml/i, '.kml'],
+  [/gpx/i, '.gpx'],
+  [/flatgeobuf/i, '.fgb'],
+  [/json/i, '.geojson'],
+];
+
+/**
+ * Reads the address of a remote layer to a file the ingest takes. A GeoJSON, CSV, KML, GPX or
+ * FlatGeobuf file is kept as it came. An OGC API Features collection (its page, or its items)
+ * is followed through its `items` and `next` links into one FeatureCollection. A WFS GetFeature
+ * address without an `outputFormat` asks for GeoJSON. Every request, redirects included,
+ * follows the outbound rule (infra/outbound.ts).
+ */
+export async function fetchSource(address: string, options: SourceFetch): Promise<FetchedSource> {
+  const url = withWfsGeoJson(new URL(address));
+  const first = path.join(options.dir, 'source');
+  const answer = await download(url.href, first, options);
+  const fileName = nameOf(new URL(answer.url), answer.contentType);
+  if (!(await startsWithBrace(first))) return { path: first, fileName };
+  const document = await smallJson(first);
+  const items = document && linkOf(document, 'items');
+  if (document?.type !== 'FeatureCollection' && items) {
+    const itemsFile = path.join(options.dir, 'items');
+    const itemsAnswer = await download(new URL(items, answer.url).href, itemsFile, options);
+    return followPages(itemsFile, itemsAnswer.url, options);
+  }
+  if (document?.type === 'FeatureCollection' && linkOf(document, 'next'))
+    return followPages(first, answer.url, options);
+  return { path: first, fileName: fileName.endsWith('.geojson') ? fileName : 'source.geojson' };
+}
+
+/** A WFS GetFeature address asks for GeoJSON unless it names an output format. */
+function withWfsGeoJson(url: URL): URL {
+  const params = new Map([...url.searchParams.keys()].map((key) => [key.toLowerCase(), key]));
+  const value = (name: string) => url.searchParams.get(params.get(name) ?? name)?.toLowerCase();
+  if (value('service') === 'wfs' && value('request') === 'getfeature' && !params.has('outputformat'))
+    url.searchParams.set('outputFormat', 'application/json');
+  return url;
+}
+
+async function download(url: string, file: string, options: SourceFetch) {
+  return downloadOutbound({ url, path: file, ...options });
+}
+
+/** The file name the ingest reads a source under: its address's, else one its content type suggests. */
+function nameOf(url: URL, contentType: string): string {
+  const base = path.basename(decodeURIComponent(url.pathname));
+  if (/\.[a-z0-9]{2,8}$/i.test(base)) return base.slice(-100);
+  const extension = EXTENSIONS.find(([pattern]) => pattern.test(contentType))?.[1] ?? '';
+  return `source${extension}`;
+}
+
+async function startsWithBrace(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(64), 0, 64, 0);
+    return buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('{');
+  } finally {
+    await handle.close();
+  }
+}
+
+type JsonDocument = { type?: unknown; links?: unknown; features?: unknown };
+
+/** A JSON document small enough to hold (an OGC API page), else null (a big GeoJSON file, read by GDAL). */
+async function smallJson(file: string): Promise<JsonDocument | null> {
+  if ((await stat(file)).size > SNIFF_BYTES * 256) return null;
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as JsonDocument) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The href of the document's first link of relation `rel` (GeoJSON's or JSON's type). */
+function linkOf(document: JsonDocument, rel: string): string | undefined {
+  if (!Array.isArray(document.links)) return undefined;
+  const links = document.links.filter(
+    (link): link is { href: string; rel: string; type?: string } =>
+      !!link && typeof link === 'object' && typeof link.href === 'string' && link.rel === rel,
+  );
+  const json = links.find((link) => !link.type || /json/i.test(link.type));
+  return (json ?? links[0])?.href;
+}
+
+/** The pages of an OGC API Features collection from `firstFile`, as one FeatureCollection. */
+async function followPages(firstFile: string, firstUrl: string, options: SourceFetch): Promise<FetchedSource> {
+  const merged = path.join(options.dir, 'collection.geojson');
+  const out = createWriteStream(merged);
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  let [file, url, written, count] = [firstFile, firstUrl, 0, 0];
+  try {
+    await write('{"type":"FeatureCollection","features":[');
+    for (let page = 0; ; page++) {
+      const document = JSON.parse(await readFile(file, 'utf8')) as JsonDocument;
+      if (!Array.isArray(document.features)) throw new Error(`page ${page + 1} of the collection holds no features`);
+      for (const feature of document.features) {
+        const text = JSON.stringify(feature);
+        written += text.length + 1;
+        if (written > options.maxBytes)
+          throw new OutboundTooLarge(`the source is larger than ${options.maxBytes} bytes`);
+        await write(`${count++ === 0 ? '' : ','}${text}`);
+      }
+      const next = linkOf(document, 'next');
+      if (!next || document.features.length === 0) break;
+      if (page + 1 >= MAX_PAGES) throw new Error(`the collection has more than ${MAX_PAGES} pages`);
+      file = path.join(options.dir, `page-${page + 1}`);
+      url = (await download(new URL(next, url).href, file, options)).url;
+    }
+    await write(']}');
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  await rm(firstFile, { force: true });
+  return { path: merged, fileName: 'collection.geojson' };
+}
