@@ -258,6 +258,53 @@ describe("RoomModel.apply: edits of a layer's features", () => {
     );
     assert.deepEqual(other.layers, s.layers);
   });
+
+  test('a change of its settings keeps the tiles an edit made stale; a refresh of its source makes them stale again', () => {
+    const start = state();
+    let s = applied(
+      start,
+      at(11, {
+        type: 'feature.updated',
+        objectType: 'feature',
+        objectId: 'layer-a:4',
+        data: {
+          id: 'layer-a:4',
+          layerId: 'layer-a',
+          name: 'Feature 4',
+          feature: { type: 'Feature', id: 4, version: 2, geometry: null, properties: {} },
+        },
+      }),
+    );
+    const layer = s.layers[0]!;
+    const { editedAt: _, ...restyled } = {
+      ...layer,
+      style: { ...layer.style, color: '00ff00' },
+      updatedAt: layer.updatedAt + 1,
+    };
+    s = applied(s, at(12, { type: 'layer.updated', objectType: 'layer', objectId: layer.id, data: restyled }));
+    assert.equal(s.layers[0]!.editedAt, 11, 'the address after the edit stays');
+    assert.equal(s.layers[0]!.style.color, '00ff00');
+    const source = { url: 'https://example.org/a.geojson', refreshMinutes: 60, lastError: null };
+    s = applied(
+      s,
+      at(13, {
+        type: 'layer.updated',
+        objectType: 'layer',
+        objectId: layer.id,
+        data: { ...restyled, source: { ...source, lastRefreshAt: 1 } },
+      }),
+    );
+    s = applied(
+      s,
+      at(14, {
+        type: 'layer.updated',
+        objectType: 'layer',
+        objectId: layer.id,
+        data: { ...restyled, source: { ...source, lastRefreshAt: 2 } },
+      }),
+    );
+    assert.equal(s.layers[0]!.editedAt, 14, 'read again from its source: new tiles');
+  });
 });
 
 describe('RoomModel.apply: comments, replies, the room', () => {

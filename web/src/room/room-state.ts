@@ -51,8 +51,9 @@ function changed(state: RoomState, change: LiveChange): RoomState | null {
     case 'drawing.deleted':
       return withoutDrawing(state, change.objectId);
     case 'layer.created':
-    case 'layer.updated':
       return withLayer(state, change.data);
+    case 'layer.updated':
+      return withUpdatedLayer(state, change.data, change.version);
     case 'layer.deleted':
       return withoutLayer(state, change.objectId);
     case 'feature.created':
@@ -122,6 +123,16 @@ export const withLayer = (state: RoomState, layer: Layer): RoomState => ({
   layers: upsert(state.layers, layer, (l) => l.id),
 });
 /**
+ * A layer changed (live): it keeps the address its tiles had after an edit of its features,
+ * and a new one when its source was read again (a remote layer's refresh replaced its data).
+ */
+export const withUpdatedLayer = (state: RoomState, layer: Layer, version: number): RoomState => {
+  const held = state.layers.find((l) => l.id === layer.id);
+  const refreshed = held?.source && held.source.lastRefreshAt !== layer.source?.lastRefreshAt;
+  const editedAt = refreshed ? version : held?.editedAt;
+  return withLayer(state, editedAt === undefined ? layer : { ...layer, editedAt });
+};
+/**
  * A layer as the answer to the page's own write returned it: it replaces the held one unless
  * that one is newer. The answer can arrive after a later change of the same layer came through
  * the live channel (a style set by another member or a script while this page saved the layer
@@ -129,7 +140,8 @@ export const withLayer = (state: RoomState, layer: Layer): RoomState => ({
  */
 export const withLayerAnswer = (state: RoomState, layer: Layer): RoomState => {
   const held = state.layers.find((l) => l.id === layer.id);
-  return held && held.updatedAt > layer.updatedAt ? state : withLayer(state, layer);
+  if (held && held.updatedAt > layer.updatedAt) return state;
+  return withLayer(state, held?.editedAt === undefined ? layer : { ...layer, editedAt: held.editedAt });
 };
 /**
  * A feature of a layer (`objectId` `<layerId>:<featureId>`) was edited at room version

@@ -7,6 +7,7 @@ import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
 import { AttributeTable } from './attribute-table';
 import { RasterDisplayForm } from './raster-display-form';
+import { LayerSource, RemoteLayerForm } from './remote-layer-form';
 import { LayerStyleForm } from './layer-style-form';
 import { nextLayerColor, orderedLayers, reordered } from '../../map/layer-style';
 import { attributesOf, CHUNKED_FILE_MAX_BYTES, fieldLimits, megabytes } from '../../ui/limits';
@@ -28,6 +29,7 @@ export function LayersPanel() {
     <div>
       <h2>{t('layers:panel.title')}</h2>
       {canEdit && <UploadForm />}
+      {canEdit && <RemoteLayerForm />}
       {layers.length === 0 && rasters.length === 0 && <p class="muted">{t('layers:panel.empty')}</p>}
       <ul class="layers" data-testid="layer-list">
         {orderedLayers(layers).map((layer, index) => (
@@ -208,6 +210,7 @@ function VectorLayerItem({ layer, index }: { layer: Layer; index: number }) {
         {layer.name}
       </label>
       <span class="muted">{featureCount(layer)}</span>
+      <LayerSource layer={layer} />
       <div class="row">
         {layer.bbox && <ZoomTo bbox={layer.bbox} />}
         <button type="button" class="link" onClick={() => selection.set({ kind: 'layer', id: layer.id })}>

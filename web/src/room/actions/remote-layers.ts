@@ -1,0 +1,65 @@
+import { api, ok } from '../../api/client';
+import type { Job } from '../../api/types';
+import { t } from '../../i18n/index.js';
+import type { RoomModel } from '../room-model';
+import { withLayerAnswer } from '../room-state';
+
+/** What a refresh found: counts of features added, changed and removed (all 0: the source had not changed). */
+export interface RefreshCounts {
+  added: number;
+  changed: number;
+  removed: number;
+}
+
+/**
+ * Adds a layer read from an address; resolves with its id once the service has read it (the
+ * layer itself arrives through the live channel). A source that cannot be read rejects with
+ * the service's reason.
+ */
+export async function addRemoteLayer(
+  model: RoomModel,
+  body: { url: string; name: string; refreshMinutes: number | null },
+): Promise<string> {
+  const { jobId } = await ok(
+    api.POST('/api/rooms/{roomId}/layers/remote', { params: { path: { roomId: model.roomId } }, body }),
+  );
+  return String((await finished(jobId)).layerId);
+}
+
+/**
+ * Reads a remote layer's source again now. A refresh that changed something reaches the model
+ * through the live channel; one that failed changes only the layer's `source.lastError`, which
+ * is read again here so that the page says why.
+ */
+export async function refreshRemoteLayer(model: RoomModel, layerId: string): Promise<RefreshCounts> {
+  const { jobId } = await ok(api.POST('/api/layers/{layerId}/refresh', { params: { path: { layerId } } }));
+  try {
+    const job = await finished(jobId);
+    return { added: Number(job.added ?? 0), changed: Number(job.changed ?? 0), removed: Number(job.removed ?? 0) };
+  } finally {
+    const { layers } = await ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: model.roomId } } }));
+    const layer = layers.find((l) => l.id === layerId);
+    if (layer) model.change((state) => withLayerAnswer(state, layer));
+  }
+}
+
+/** How often a remote layer is read again (null: only when asked). */
+export async function setRefreshMinutes(model: RoomModel, layerId: string, refreshMinutes: number | null) {
+  const { layer } = await ok(
+    api.PATCH('/api/rooms/{roomId}/layers/{layerId}', {
+      params: { path: { roomId: model.roomId, layerId } },
+      body: { refreshMinutes },
+    }),
+  );
+  model.change((state) => withLayerAnswer(state, layer));
+}
+
+/** The job once it ended well; its failure rejects with the service's words. */
+async function finished(jobId: string): Promise<Job & Record<string, unknown>> {
+  for (;;) {
+    const job = await ok(api.GET('/api/jobs/{jobId}', { params: { path: { jobId } } }));
+    if (job.stage === 'error') throw new Error(job.message ?? t('layers:remote.failed'));
+    if (job.stage === 'complete') return job as Job & Record<string, unknown>;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
