@@ -184,7 +184,7 @@ export async function runExportBench(): Promise<{ rows: Row[]; missed: string[] 
       download(server, token, file),
     );
     const counts = featureCounts(file);
-    const layerTable = [...counts.keys()].find((name) => name !== 'markers' && name !== 'drawings');
+    const layerTable = [...counts.keys()].find((name) => name !== 'markers' && !name.startsWith('drawings'));
     if (!layerTable || counts.get(layerTable) !== COUNT || counts.get('markers') !== MARKERS) {
       throw new Error(
         `the export's feature tables are ${JSON.stringify([...counts])}, expected ${COUNT} features and ${MARKERS} markers`,

@@ -246,11 +246,11 @@ export const preconditionFailed = (message: string, details: unknown) =>
   new AppError(412, 'precondition_failed', message, details);
 
 /** 405: a collection that OGC API serves for reading only. */
-export const readOnlyCollection = (collectionId: string) =>
+export const readOnlyCollection = (collectionId: string, resource = collectionId) =>
   new AppError(
     405,
     'method_not_allowed',
-    `The ${collectionId} collection is read here: change ${collectionId} through /api/rooms/:roomId/${collectionId}`,
+    `The ${collectionId} collection is read here: change ${resource} through /api/rooms/:roomId/${resource}`,
     undefined,
     { allow: 'GET' },
   );

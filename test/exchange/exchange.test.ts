@@ -10,12 +10,19 @@ import { after, before, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { LayersTable } from '../../src/db/tables.js';
-import { columnDrift, type Exchange, type LayerFiles, restoreOrder } from '../../src/modules/exchange/exchange.js';
+import {
+  columnDrift,
+  type Exchange,
+  type LayerFiles,
+  restoreOrder,
+  writtenTables,
+} from '../../src/modules/exchange/exchange.js';
 import { fileTable } from '../../src/modules/exchange/file-tables.js';
 import { META, RASTER_FILES } from '../../src/modules/exports/export-tables.js';
 import { scaffold, type TestApp, type Users } from '../helpers.js';
 import { exported, fillRoom, scratch } from '../support/exports.js';
 import { makeUploadFixtures } from '../support/rasters.js';
+import { exactGeometryType } from '../../src/modules/exports/export-plan.js';
 
 let t: TestApp;
 let users: Users;
@@ -108,10 +115,10 @@ test('every table an export writes is declared by exactly one exchange, with the
     }[];
     const layerTables = new Set(layers.flatMap((l) => [l.table_name, l.tiles_table]).filter((n) => n !== null));
     assert.ok(layerTables.size >= 2, 'the room has a vector layer and a raster with tiles');
-    const declared = new Set(exchanges.map((e) => e.table));
-    assert.equal(declared.size, exchanges.length, 'no two exchanges declare the same table');
+    const declared = new Set(exchanges.flatMap(writtenTables));
+    assert.equal(declared.size, exchanges.flatMap(writtenTables).length, 'no two exchanges declare the same table');
     for (const name of written) {
-      const owners = exchanges.filter((e) => e.table === name);
+      const owners = exchanges.filter((e) => writtenTables(e).includes(name));
       if (owners.length === 0) {
         assert.ok([META.table, RASTER_FILES.table].includes(name) || layerTables.has(name), `${name} is declared`);
         continue;
@@ -168,6 +175,8 @@ test("each layer kind states its file parts: a vector layer's feature table, a r
       fields: [{ name: 'a', type: 'integer' }],
     },
   ]);
+  const polygons = files.exported({ ...vector, geometry_type: 'Polygon' }, both)[0] as { geometryType: string };
+  assert.equal(polygons.geometryType, 'POLYGON', "a layer of one kind: the worker makes it the table's exact type");
   assert.deepEqual(files.exported(layer({ kind: 'vector', storage_key: null }), both), []);
   const raster = layer({ kind: 'raster', file_key: 'tiles.tif', raster: '{"sourceKey":"source.tif"}' });
   assert.deepEqual(files.exported(raster, both), [
@@ -188,6 +197,16 @@ test("each layer kind states its file parts: a vector layer's feature table, a r
   });
   assert.equal((files.source({ kind: 'raster' }) as { tiles: string | null }).tiles, null);
   assert.equal(files.source({ kind: 'elevation' }), null);
+});
+
+test("a layer's table declares the exact type of its features: single, multi when some are (the others promoted), else GEOMETRY", () => {
+  assert.equal(exactGeometryType('POLYGON', ['Polygon']), 'POLYGON');
+  assert.equal(exactGeometryType('POLYGON', []), 'POLYGON', 'an empty layer: its kind');
+  assert.equal(exactGeometryType('POLYGON', ['MultiPolygon']), 'MULTIPOLYGON');
+  assert.equal(exactGeometryType('POLYGON', ['Polygon', 'MultiPolygon']), 'MULTIPOLYGON');
+  assert.equal(exactGeometryType('LINESTRING', ['LineString', 'MultiLineString']), 'MULTILINESTRING');
+  assert.equal(exactGeometryType('POINT', ['Point', 'GeometryCollection']), 'GEOMETRY');
+  assert.equal(exactGeometryType('GEOMETRY', ['Point', 'Polygon']), 'GEOMETRY');
 });
 
 test('a column a migration adds to a table, and no exchange names, is found in the database', async () => {

@@ -64,7 +64,11 @@ describe('export', () => {
     assertValidGpkg(file);
     const tables = ogrTables(file);
     assert.equal(tables.get('markers'), 2);
-    assert.equal(tables.get('drawings'), 2);
+    // A table per kind of drawing: QGIS shows a table's features of one geometry type only.
+    assert.equal(tables.get('drawings_polygons'), 1);
+    assert.equal(tables.get('drawings_lines'), 1);
+    assert.equal(tables.get('drawings_points'), 0);
+    assert.equal(tables.has('drawings'), false);
     assert.equal(tables.get('fields_u'), 2, `a table per layer: ${[...tables.keys()]}`);
     assert.equal(tables.get('comments'), 2);
     assert.equal(tables.get('comment_replies'), 1);

@@ -89,7 +89,8 @@ test('ogrinfo lists the collections of the room with their feature counts and th
   const listed = await gdal('ogrinfo', ['-so', endpoint(), ...bearer(token)]);
   assert.ok(listed.ok, listed.out);
   const names = [...listed.out.matchAll(/^\d+: (\S+)/gm)].map((m) => m[1]);
-  assert.deepEqual(names, ['markers', 'drawings', layer.id]);
+  // The drawn line is in `drawings` and in `drawings-lines` (the kinds the room has are listed).
+  assert.deepEqual(names, ['markers', 'drawings', 'drawings-lines', layer.id]);
   const counts: Record<string, number> = {};
   for (const name of names) {
     const info = await gdal('ogrinfo', ['-so', endpoint(), name!, ...bearer(token)]);
@@ -108,7 +109,7 @@ test('ogrinfo lists the collections of the room with their feature counts and th
       assert.match(info.out, /TITLE=Parcels/);
     }
   }
-  assert.deepEqual(counts, { markers: 2, drawings: 1, [layer.id]: COUNT });
+  assert.deepEqual(counts, { markers: 2, drawings: 1, 'drawings-lines': 1, [layer.id]: COUNT });
 });
 
 /** A feature's attributes and rounded coordinates, keyed by its unique `code`. */
@@ -204,6 +205,8 @@ test('markers and drawings come as GDAL layers: points with the marker fields, t
   const bern = markers.find((m) => m.properties.eventDate !== null)!;
   assert.deepEqual(bern.geometry.coordinates, [7.45, 46.95]);
   assert.equal(bern.properties.title, 'Spot');
+  // Tags are the text of a JSON array (a String field whatever a client's first page holds), which
+  // GDAL's GeoJSON writer turns back into the array.
   assert.deepEqual(bern.properties.tags, ['a', 'b']);
   assert.equal(bern.properties.eventDate, Date.UTC(2024, 0, 5));
   const drawings = await readFeatures(endpoint(), ['drawings', ...bearer(token)]);

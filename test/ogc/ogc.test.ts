@@ -267,3 +267,69 @@ test("the ingest indexes the features' ids, and migration 0011 indexes the ids o
   await addPagingIndexes(db, t.database.dialect);
   assert.ok(await exists(), 'made by the migration');
 });
+
+test('drawings: all in `drawings`, each kind in its own collection (listed once the room has one), with its geometry type declared', async () => {
+  const square = [
+    [
+      [7, 46],
+      [7.1, 46],
+      [7.1, 46.1],
+      [7, 46],
+    ],
+  ];
+  const { drawing } = assertOk(
+    await call(t.app, 'POST', `/api/rooms/${room}/drawings`, {
+      auth: users.owner.token,
+      body: { geometry: { type: 'Polygon', coordinates: square }, label: 'Area' },
+    }),
+    201,
+  );
+  const { collections } = assertOk(await get(ogc('/collections')));
+  assert.deepEqual(
+    collections.map((c: { id: string }) => c.id),
+    ['markers', 'drawings', 'drawings-polygons', layer.id],
+  );
+  assert.deepEqual(collections[2].extent.spatial.bbox, [[7, 46, 7.1, 46.1]]);
+  // A kind the room has none of is still answered (a saved connection keeps working), empty.
+  const points = assertOk(await get(ogc('/collections/drawings-points')));
+  assert.equal(points.extent, undefined);
+  assert.equal(assertOk(await items('drawings-points')).numberMatched, 0);
+  const polygons = assertOk(await items('drawings-polygons'));
+  assert.deepEqual(
+    polygons.features.map((f: { id: string }) => f.id),
+    [drawing.id],
+  );
+  assertOk(await get(ogc(`/collections/drawings-polygons/items/${drawing.id}`)));
+  assertError(await get(ogc(`/collections/drawings-lines/items/${drawing.id}`)), 404, 'not_found');
+  // The schema (describedby) declares the geometry type, as OGC API – Features Part 5 names it.
+  const schema = (id: string) => get(ogc(`/collections/${id}/schema`)).then((res) => res.json().properties.geometry);
+  assert.deepEqual(await schema('drawings-polygons'), {
+    $ref: 'https://geojson.org/schema/Polygon.json',
+    format: 'geometry-polygon',
+    'x-ogc-role': 'primary-geometry',
+  });
+  assert.equal((await schema('drawings')).format, 'geometry-any');
+  assert.equal((await schema('markers')).format, 'geometry-point');
+  assert.equal((await schema(layer.id)).format, 'geometry-polygon-or-multipolygon');
+});
+
+test("markers' tags are the text of a JSON array (one type on every feature, whatever a client's first page holds)", async () => {
+  const { marker } = assertOk(
+    await call(t.app, 'POST', `/api/rooms/${room}/markers`, {
+      auth: users.owner.token,
+      body: { latitude: 45, longitude: 6, title: 'Tagged', tags: ['a', 'b'] },
+    }),
+    201,
+  );
+  const page = assertOk(await items('markers'));
+  const tags = new Map(
+    page.features.map((f: { id: string; properties: { tags: unknown } }) => [f.id, f.properties.tags]),
+  );
+  assert.equal(tags.get(marker.id), '["a","b"]');
+  assert.ok(
+    [...tags].every(([id, value]) => id === marker.id || value === null),
+    'untagged: null',
+  );
+  const schema = assertOk(await get(ogc('/collections/markers/schema')));
+  assert.equal(schema.properties.properties.properties.tags.type, 'string');
+});

@@ -148,6 +148,9 @@ describe('OGC API – Features Part 4', () => {
     assertError(markers, 405, 'method_not_allowed');
     assert.equal(markers.headers.allow, 'GET');
     assertError(await send('PATCH', `${items('drawings')}/drawing-x`, { properties: {} }), 405, 'method_not_allowed');
+    const lines = await send('DELETE', `${items('drawings-lines')}/drawing-x`);
+    assertError(lines, 405, 'method_not_allowed');
+    assert.match(lines.json().message, /change drawings through \/api\/rooms\/:roomId\/drawings/);
     assertError(await send('DELETE', `${items(layer.id)}/999999`), 404, 'not_found');
     assertError(await send('DELETE', `${items(layer.id)}/abc`), 404, 'not_found');
     assertError(await send('PATCH', `${items('layer-absent')}/1`, { properties: {} }), 404, 'not_found');

@@ -12,7 +12,11 @@ import { Drawing } from './drawings.schemas.js';
 
 const checkDrawing = checker('drawing', Drawing, presentDrawing);
 
-/** Drawn shapes: a feature table, the shape is the geometry. */
+/**
+ * Drawn shapes: feature tables, the shape is the geometry; one table per kind (drawings are
+ * Points, LineStrings or Polygons), so that QGIS shows them all (a table mixing them shows the
+ * first one's kind only). The import also reads `drawings`, a table of every kind (earlier exports).
+ */
 export function drawingsExchange(db: Db, drawings: RoomTable<'drawings'>): Exchange<DrawingsTable> {
   return {
     ...objectsExchange({
@@ -23,6 +27,11 @@ export function drawingsExchange(db: Db, drawings: RoomTable<'drawings'>): Excha
       store: drawings,
       db,
       geometry: { type: 'GEOMETRY', of: (row) => JSON.parse(row.geometry) as GeoJsonGeometry },
+      geometryTables: [
+        { table: 'drawings_points', geometryType: 'POINT', holds: 'Point' },
+        { table: 'drawings_lines', geometryType: 'LINESTRING', holds: 'LineString' },
+        { table: 'drawings_polygons', geometryType: 'POLYGON', holds: 'Polygon' },
+      ],
       restore: {
         kind: 'drawing',
         check: checkDrawing,

@@ -67,9 +67,26 @@ export interface FileTable {
   fileOnly: readonly string[];
   /** A feature table: its geometry type (the export gives each row's geometry). */
   geometryType?: GpkgGeometryType;
+  /**
+   * A feature table of rows of several geometry types, written as one table per type (QGIS
+   * shows a table's features of one geometry type only): each row goes to the table holding its
+   * type. The import reads them all, and `table` too (as earlier exports wrote it).
+   */
+  geometryTables?: GeometryTable[];
   /** The BLOB column `data` holds a row's stored file; the import finds it by this column. */
   blobLookup?: string;
 }
+
+/** One table of a feature table written per geometry type: its name, its GeoPackage type, the GeoJSON type of its rows. */
+export interface GeometryTable {
+  table: string;
+  geometryType: GpkgGeometryType;
+  holds: GeoJsonGeometry['type'];
+}
+
+/** The tables of the file an exchange writes: its own, or one per geometry type. */
+export const writtenTables = (exchange: Pick<FileTable, 'table' | 'geometryTables'>): string[] =>
+  exchange.geometryTables ? exchange.geometryTables.map((t) => t.table) : [exchange.table];
 
 /** What the export reads of a table (exports/room-export.ts). */
 export interface TableExport<Row> {

@@ -40,7 +40,7 @@ export type TableSpec<Source extends keyof Tables, Omitted, FileOnly extends str
   /** The table's name in the file. */
   table: string;
   description: string;
-} & Pick<FileTable, 'geometryType' | 'blobLookup'>;
+} & Pick<FileTable, 'geometryType' | 'geometryTables' | 'blobLookup'>;
 
 /**
  * A table of the file from the database table `source`: every column of it is either kept
@@ -51,7 +51,7 @@ export type TableSpec<Source extends keyof Tables, Omitted, FileOnly extends str
 export function fileTable<Source extends keyof Tables, Omitted extends string, FileOnly extends string = never>(
   spec: TableSpec<Source, Omitted, FileOnly>,
 ): FileTable {
-  const { table, description, source, geometryType, blobLookup } = spec;
+  const { table, description, source, geometryType, geometryTables, blobLookup } = spec;
   return {
     table,
     description,
@@ -62,6 +62,7 @@ export function fileTable<Source extends keyof Tables, Omitted extends string, F
     omitted: spec.omit,
     fileOnly: spec.fileOnly ?? [],
     ...(geometryType && { geometryType }),
+    ...(geometryTables && { geometryTables }),
     ...(blobLookup && { blobLookup }),
   };
 }

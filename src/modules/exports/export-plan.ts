@@ -28,9 +28,30 @@ export interface ExportPlan {
     key: number;
     featureCount: number;
     lastRow: number;
+    /** POINT, LINESTRING or POLYGON for a layer of one kind (the worker makes it the table's exact type), else GEOMETRY. */
     geometryType: GpkgGeometryType;
     fields: LayerField[] | null;
   }[];
+}
+
+const SINGLE_TYPES: Partial<Record<GpkgGeometryType, string>> = {
+  POINT: 'Point',
+  LINESTRING: 'LineString',
+  POLYGON: 'Polygon',
+};
+
+/**
+ * The type a layer's table declares, from the layer's kind (`POINT`, `LINESTRING`, `POLYGON`
+ * or `GEOMETRY`) and the GeoJSON types its features have: the kind when all are single-part,
+ * its MULTI* form when some are multi-part (the writer writes the others as one-part multis,
+ * as GDAL's PROMOTE_TO_MULTI does), GEOMETRY otherwise.
+ */
+export function exactGeometryType(kind: GpkgGeometryType, types: string[]): GpkgGeometryType {
+  const single = SINGLE_TYPES[kind];
+  if (!single) return kind;
+  if (types.every((type) => type === single)) return kind;
+  if (types.every((type) => type === single || type === `Multi${single}`)) return `MULTI${kind}` as GpkgGeometryType;
+  return 'GEOMETRY';
 }
 
 export type FromExportWorker =

@@ -202,13 +202,16 @@ export class RoomExporter {
       const read = rowsOf.get(exchange)!;
       const rows = filesGone ? read.map((row) => filesGone(row, held)) : read;
       if (geometryType && geometry) {
-        plan.featureTables.push({
-          table,
-          description,
-          columns,
-          geometryType,
-          rows: rows.map((row) => ({ geometry: geometry(row), values: T.valuesOf(columns, row as object) })),
-        });
+        const features = rows.map((row) => ({ geometry: geometry(row), values: T.valuesOf(columns, row as object) }));
+        // One table per geometry type when the exchange says so (each row to the table of its type).
+        for (const part of exchange.geometryTables ?? [{ table, geometryType, holds: null }])
+          plan.featureTables.push({
+            table: part.table,
+            description,
+            columns,
+            geometryType: part.geometryType,
+            rows: part.holds === null ? features : features.filter((f) => f.geometry?.type === part.holds),
+          });
         continue;
       }
       const values: PlanValue[][] = [];

@@ -5,7 +5,14 @@ import pg from 'pg';
 import { FieldCollector, type LayerField } from '../../geo/feature-fields.js';
 import { GeoPackageWriter, type GpkgColumn, type SqlValue } from '../../geo-engine/gpkg-writer.js';
 import { featuresTable } from '../layers/feature-writers.js';
-import { layerColumns, layerValues, type ExportPlan, type FromExportWorker, type PlanValue } from './export-plan.js';
+import {
+  exactGeometryType,
+  layerColumns,
+  layerValues,
+  type ExportPlan,
+  type FromExportWorker,
+  type PlanValue,
+} from './export-plan.js';
 
 /**
  * Writes a room's GeoPackage in a worker thread (better-sqlite3 writes synchronously; a
@@ -22,6 +29,8 @@ const ROWS_PER_READ = 5_000;
 
 type FeatureRow = { id: number; geometry: string; properties: string };
 type RowReader = (key: number, first: number, last: number) => Promise<FeatureRow[]>;
+/** The GeoJSON geometry types a layer's features have (one scan of its table, in the database). */
+type TypeReader = (key: number) => Promise<string[]>;
 
 function fileValue(value: PlanValue): SqlValue {
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value as SqlValue;
@@ -52,14 +61,17 @@ function valuesOrGone(row: PlanValue[]): SqlValue[] | null {
   }
 }
 
-async function readerOf(): Promise<{ read: RowReader; close(): Promise<void> }> {
+async function readerOf(): Promise<{ read: RowReader; types: TypeReader; close(): Promise<void> }> {
   const sqlText = (key: number, p: (n: number) => string) =>
     `SELECT id, geometry, properties FROM ${featuresTable(key)} WHERE row BETWEEN ${p(1)} AND ${p(2)} ORDER BY row`;
+  const typesText = (key: number, type: string) => `SELECT DISTINCT ${type} AS type FROM ${featuresTable(key)}`;
   if (plan.database.dialect === 'sqlite') {
     const db = new SQLite(plan.database.sqlitePath!, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 30000');
     return {
       read: async (key, first, last) => db.prepare(sqlText(key, () => '?')).all(first, last) as FeatureRow[],
+      types: async (key) =>
+        (db.prepare(typesText(key, "json_extract(geometry, '$.type')")).all() as { type: string }[]).map((r) => r.type),
       close: async () => void db.close(),
     };
   }
@@ -73,6 +85,8 @@ async function readerOf(): Promise<{ read: RowReader; close(): Promise<void> }> 
           [first, last],
         )
       ).rows,
+    types: async (key) =>
+      (await client.query<{ type: string }>(typesText(key, "(geometry::json)->>'type'"))).rows.map((r) => r.type),
     close: () => client.end(),
   };
 }
@@ -109,7 +123,11 @@ async function main() {
     for (const layer of plan.layerTables) {
       const fields = layer.fields ?? (await fieldsFromFeatures(reader.read, layer.key, layer.lastRow));
       const columns: GpkgColumn[] = layerColumns(fields);
-      const out = writer.featureTable(layer.table, layer.geometryType, columns, {
+      const geometryType = exactGeometryType(
+        layer.geometryType,
+        layer.geometryType === 'GEOMETRY' ? [] : await reader.types(layer.key),
+      );
+      const out = writer.featureTable(layer.table, geometryType, columns, {
         identifier: layer.identifier,
         description: layer.description,
       });

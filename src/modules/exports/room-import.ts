@@ -132,8 +132,11 @@ export class RoomImport {
     await this.restoreLayers(run);
     for (const exchange of restoreOrder(this.exchanges)) {
       if (exchange.geometryType) {
-        for await (const { geometry, properties } of gpkg.features(exchange.table, this.geo))
-          await content.add(exchange, properties, { geometry });
+        // Its table, or one per geometry type (earlier exports wrote one table of every type).
+        const tables = [exchange.table, ...(exchange.geometryTables ?? []).map((t) => t.table)];
+        for (const table of new Set(tables))
+          for await (const { geometry, properties } of gpkg.features(table, this.geo))
+            await content.add(exchange, properties, { geometry });
         continue;
       }
       for (const row of gpkg.rows(exchange.table, exchange.columns)) {

@@ -1,5 +1,6 @@
 import type { LayersTable } from '../../db/tables.js';
 import type { LayerField } from '../../geo/feature-fields.js';
+import type { GpkgGeometryType } from '../../geo-engine/gpkg-writer.js';
 import type { Exchange, FileRow, KindExchange } from '../exchange/exchange.js';
 import { fileTable, layerKind } from '../exchange/file-tables.js';
 import type { LayerMeta } from './layer-ingest.js';
@@ -75,7 +76,8 @@ export const vectorLayers: KindExchange<LayersTable, LayerMeta> = layerKind({
   restored: (row) => ({ style: styleOf(row.style) }),
   files: {
     // Its features as a feature table named after it (`table_name`), read by the export worker
-    // from the stored features; a layer may mix single and multi parts, so the type is GEOMETRY.
+    // from the stored features; of the layer's kind, which the worker makes the exact type (a
+    // layer of polygons may hold multi-polygons too: MULTIPOLYGON), else GEOMETRY (a mixed layer).
     exported: (row) =>
       row.storage_key === null
         ? []
@@ -88,13 +90,16 @@ export const vectorLayers: KindExchange<LayersTable, LayerMeta> = layerKind({
               key: Number(row.storage_key),
               featureCount: Number(row.feature_count),
               lastRow: Number(row.last_row),
-              geometryType: 'GEOMETRY',
+              geometryType: TABLE_KINDS[row.geometry_type ?? ''] ?? 'GEOMETRY',
               fields: row.fields ? (JSON.parse(row.fields) as LayerField[]) : null,
             },
           ],
     source: (row) => (typeof row.table_name === 'string' ? { type: 'features', table: row.table_name } : null),
   },
 });
+
+/** The GeoPackage type of a layer of one kind of geometry (see `exactGeometryType`). */
+const TABLE_KINDS: Record<string, GpkgGeometryType> = { Point: 'POINT', LineString: 'LINESTRING', Polygon: 'POLYGON' };
 
 /** A stored style that is still valid, else the default. */
 function styleOf(value: unknown): StyleInput {

@@ -3,6 +3,7 @@ import { AppError, notFound, preconditionFailed, readOnlyCollection } from '../.
 import type { EditedFeature } from '../layers/feature-edits.schemas.js';
 import type { FeatureEdits } from '../layers/feature-edits.service.js';
 import type { OgcRequest } from './ogc.service.js';
+import { DRAWINGS, drawingCollection } from './ogc-drawings.js';
 
 /** A layer feature's ETag: its version, strong (the item's bytes follow from it). */
 export const featureEtag = (version: number) => `"${version}"`;
@@ -23,8 +24,9 @@ export interface WrittenItem {
   location: string;
 }
 
-const MARKERS = 'markers';
-const DRAWINGS = 'drawings';
+/** The collections written through their own routes (markers, drawings of every kind), by the resource they are. */
+const resourceOf = (collectionId: string): string | null =>
+  collectionId === 'markers' ? 'markers' : drawingCollection(collectionId) ? DRAWINGS : null;
 
 /**
  * OGC API – Features Part 4 (create, replace, update, delete) on a room's layer collections:
@@ -85,7 +87,7 @@ export class OgcWrites {
 
   /** The ETag of an item just read from the room (null for a marker or drawing: they have no version). */
   async etagOf(collectionId: string, featureId: string): Promise<string | null> {
-    if (collectionId === MARKERS || collectionId === DRAWINGS) return null;
+    if (resourceOf(collectionId)) return null;
     const id = /^\d{1,15}$/.test(featureId) ? Number(featureId) : null;
     if (id === null) return null;
     return featureEtag(await this.edits.versionOf(collectionId, id));
@@ -100,7 +102,8 @@ export interface ItemBody {
 }
 
 function writable(collectionId: string) {
-  if (collectionId === MARKERS || collectionId === DRAWINGS) throw readOnlyCollection(collectionId);
+  const resource = resourceOf(collectionId);
+  if (resource) throw readOnlyCollection(collectionId, resource);
 }
 
 function featureIdOf(collectionId: string, featureId: string): number {

@@ -32,6 +32,34 @@ export interface CollectionInfo {
   properties: Record<string, PropertySchema>;
   /** The features' `id` is an integer (layers) or a string (markers, drawings). */
   idType: 'integer' | 'string';
+  /** The geometry type its features have, when they have one. */
+  geometry: DeclaredGeometry;
+}
+
+/**
+ * What a collection declares of its features' geometry: one type, or a type and its multi-part
+ * form (`multi`), or null (any type). Declared in its JSON schema (see `geometrySchema`).
+ */
+export type DeclaredGeometry = { type: 'Point' | 'LineString' | 'Polygon'; multi: boolean } | null;
+
+const PRIMARY_GEOMETRY = { 'x-ogc-role': 'primary-geometry' };
+const geoJsonSchema = (type: string) => ({ $ref: `https://geojson.org/schema/${type}.json` });
+
+/**
+ * The schema of a feature's geometry: the GeoJSON schema of its type (or of either type), with
+ * the `format` and `x-ogc-role` of OGC API – Features Part 5 (`geometry-polygon`,
+ * `geometry-polygon-or-multipolygon`, `geometry-any`), which newer clients read.
+ */
+function geometrySchema(geometry: DeclaredGeometry): PropertySchema {
+  if (!geometry) return { ...geoJsonSchema('Geometry'), format: 'geometry-any', ...PRIMARY_GEOMETRY };
+  const { type, multi } = geometry;
+  const name = type.toLowerCase();
+  if (!multi) return { ...geoJsonSchema(type), format: `geometry-${name}`, ...PRIMARY_GEOMETRY };
+  return {
+    oneOf: [geoJsonSchema(type), geoJsonSchema(`Multi${type}`)],
+    format: `geometry-${name}-or-multi${name}`,
+    ...PRIMARY_GEOMETRY,
+  };
 }
 
 export function landingPage(base: string, roomName: string) {
@@ -99,7 +127,7 @@ export function featureSchema(info: CollectionInfo, base: string) {
     properties: {
       type: { type: 'string', enum: ['Feature'] },
       id: { type: info.idType },
-      geometry: { $ref: 'https://geojson.org/schema/Geometry.json' },
+      geometry: geometrySchema(info.geometry),
       properties: { type: 'object', properties: info.properties },
     },
   };
@@ -126,7 +154,8 @@ export const MARKER_PROPERTIES: Record<string, PropertySchema> = {
   title: text,
   description: text,
   color: text,
-  tags: { type: 'array', items: text },
+  // A JSON array as text, so that QGIS 3.22 (which types a field by the first page) reads it alike whatever that page holds.
+  tags: { ...text, contentMediaType: 'application/json', description: 'The tags as the text of a JSON array' },
   eventDate: { ...integer, description: 'Epoch milliseconds' },
   markerIconId: text,
   markerIconSize: integer,
@@ -149,11 +178,12 @@ export const DRAWING_PROPERTIES: Record<string, PropertySchema> = {
 
 export function markerFeatureText(row: MarkerRow): string {
   const { id, latitude, longitude, imageMeta: _meta, ...properties } = presentMarker(row);
+  const { tags } = properties;
   return JSON.stringify({
     type: 'Feature',
     id,
     geometry: { type: 'Point', coordinates: [longitude, latitude] },
-    properties,
+    properties: { ...properties, tags: tags === null ? null : JSON.stringify(tags) },
   });
 }
 

@@ -84,8 +84,12 @@ export const ogcRoutes: FastifyPluginAsyncTypebox<{ ogc: OgcService; writes: Ogc
     schema: {
       tags,
       security,
-      summary: 'OGC API – Features: the collections (`markers`, `drawings`, each vector layer by its id)',
-      description: `${READ_RULE} Each with its extent (spatial; temporal from the markers' eventDate) and links.`,
+      summary:
+        'OGC API – Features: the collections (`markers`, `drawings`, `drawings-<kind>`, each vector layer by its id)',
+      description:
+        `${READ_RULE} Each with its extent (spatial; temporal from the markers' eventDate) and links. ` +
+        '`drawings` holds every drawing; `drawings-points`, `drawings-lines` and `drawings-polygons` one kind each ' +
+        '(listed when the room has such drawings), for clients that give a layer one geometry type (QGIS).',
       params: S.OgcParams,
       response: { 200: S.Collections, ...errors(400, 401, 403, 404) },
     },

@@ -26,7 +26,8 @@ export const OgcParams = Type.Object({ roomId: RoomId });
 const CollectionId = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: '`markers`, `drawings`, or a vector layer id (`layer-…`)',
+  description:
+    '`markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`)',
 });
 export const CollectionParams = Type.Object({ roomId: RoomId, collectionId: CollectionId });
 export const FeatureParams = Type.Object({

@@ -1,5 +1,5 @@
 import type { RoomTable } from '../../db/room-table.js';
-import type { RoomRow } from '../../db/tables.js';
+import type { DrawingsTable, RoomRow } from '../../db/tables.js';
 import { invalidField, notFound, unlessDeletedMeanwhile } from '../../errors.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import { type AnyGeometry, growBbox, summarizeGeometry } from '../../geo/feature-summary.js';
@@ -9,6 +9,13 @@ import type { Bbox } from '../../geo/tile-math.js';
 import type { FeatureTablesRepository } from '../layers/feature-tables.js';
 import type { LayerRow, LayersRepository } from '../layers/layers.repository.js';
 import type { MarkersRepository } from '../markers/markers.repository.js';
+import {
+  type DrawingCollection,
+  DRAWING_COLLECTIONS,
+  drawingCollection,
+  drawingGeometry,
+  drawingsOf,
+} from './ogc-drawings.js';
 import { ogcOpenApi } from './ogc-openapi.js';
 import {
   bboxOf,
@@ -22,6 +29,7 @@ import {
 import {
   type CollectionInfo,
   collectionDocument,
+  type DeclaredGeometry,
   collectionsDocument,
   DRAWING_PROPERTIES,
   drawingFeatureText,
@@ -52,13 +60,12 @@ export interface OgcRequest {
 }
 
 const MARKERS = 'markers';
-const DRAWINGS = 'drawings';
 const noTime = () =>
   invalidField('querystring.datetime', 'applies to markers only: this collection has no time (their eventDate)');
 
 /**
- * OGC API – Features over a room's content: markers, drawings and each vector layer are
- * collections. Layers page by row (keyset: a page deep in a million features costs what the
+ * OGC API – Features over a room's content: markers, drawings (all, and per kind of geometry:
+ * ogc-drawings.ts) and each vector layer are collections. Layers page by row (keyset: a page deep in a million features costs what the
  * first does); a filtered request reads at most `scanRows` rows and may answer a short page
  * with a next link. Their `numberMatched` is the stored feature count, or, with a bbox alone, a
  * count of at most `scanRows` made on the first page and carried in the cursor; property filters
@@ -90,11 +97,12 @@ export class OgcService {
   }
 
   async items({ room, base }: OgcRequest, collectionId: string, query: ItemsQuery, search: string): Promise<string> {
+    const drawings = drawingCollection(collectionId);
     const page =
       collectionId === MARKERS
         ? await this.markerItems(room.id, query)
-        : collectionId === DRAWINGS
-          ? await this.drawingItems(room.id, query)
+        : drawings
+          ? await this.drawingItems(room.id, drawings, query)
           : await this.readTables(await this.layer(room.id, collectionId), (layer) => this.layerItems(layer, query));
     return itemsText(page, base, collectionId, search);
   }
@@ -109,9 +117,10 @@ export class OgcService {
       if (!marker) throw notFound('Feature');
       return markerFeatureText(marker);
     }
-    if (collectionId === DRAWINGS) {
+    const drawings = drawingCollection(collectionId);
+    if (drawings) {
       const drawing = await this.parts.drawings.find(roomId, featureId);
-      if (!drawing) throw notFound('Feature');
+      if (!drawing || drawingsOf(drawings, [drawing]).length === 0) throw notFound('Feature');
       return drawingFeatureText(drawing);
     }
     const layer = await this.layer(roomId, collectionId);
@@ -124,18 +133,23 @@ export class OgcService {
     return featureText(row.id, row.geometry, row.properties);
   }
 
+  /** The collections listed: markers, all drawings, the drawings of each kind the room has, each vector layer. */
   private async infos(roomId: string): Promise<CollectionInfo[]> {
     const layers = await this.parts.layers.listOfKind(roomId);
+    const drawings = await this.parts.drawings.list(roomId);
+    const [all, ...kinds] = DRAWING_COLLECTIONS.map((collection) => drawingsInfo(collection, drawings));
     return [
       await this.markersInfo(roomId),
-      await this.drawingsInfo(roomId),
+      all!,
+      ...kinds.filter((info) => info.bbox !== null),
       ...layers.filter((row) => row.storage_key !== null).map(layerInfo),
     ];
   }
 
   private async info(roomId: string, collectionId: string): Promise<CollectionInfo> {
     if (collectionId === MARKERS) return this.markersInfo(roomId);
-    if (collectionId === DRAWINGS) return this.drawingsInfo(roomId);
+    const drawings = drawingCollection(collectionId);
+    if (drawings) return drawingsInfo(drawings, await this.parts.drawings.list(roomId));
     return layerInfo(await this.layer(roomId, collectionId));
   }
 
@@ -161,23 +175,7 @@ export class OgcService {
       interval: extent.eventDates,
       properties: MARKER_PROPERTIES,
       idType: 'string',
-    };
-  }
-
-  private async drawingsInfo(roomId: string): Promise<CollectionInfo> {
-    let bbox: Bbox | null = null;
-    for (const { geometry } of await this.parts.drawings.list(roomId)) {
-      const summary = summarizeGeometry(JSON.parse(geometry) as AnyGeometry);
-      if (summary) bbox = bbox ? growBbox(bbox, summary.bbox) : [...summary.bbox];
-    }
-    return {
-      id: DRAWINGS,
-      title: 'Drawings',
-      description: "The room's drawn shapes",
-      bbox,
-      interval: null,
-      properties: DRAWING_PROPERTIES,
-      idType: 'string',
+      geometry: { type: 'Point', multi: false },
     };
   }
 
@@ -196,13 +194,13 @@ export class OgcService {
     };
   }
 
-  private async drawingItems(roomId: string, query: ItemsQuery): Promise<ItemsPage> {
+  private async drawingItems(roomId: string, collection: DrawingCollection, query: ItemsQuery): Promise<ItemsPage> {
     refuseOtherParameters(query);
     if (query.datetime !== undefined) throw noTime();
     const bbox = bboxOf(query);
     const cursor = cursorOf(query, 'id');
     const limit = pageSize(query);
-    const matching = (await this.parts.drawings.list(roomId))
+    const matching = drawingsOf(collection, await this.parts.drawings.list(roomId))
       .filter((row) => {
         if (!bbox) return true;
         const summary = summarizeGeometry(JSON.parse(row.geometry) as AnyGeometry);
@@ -268,6 +266,31 @@ const fieldsOf = (layer: LayerRow): LayerField[] => (layer.fields ? (JSON.parse(
 const contains = (outer: Bbox, inner: Bbox) =>
   outer[0] <= inner[0] && outer[1] <= inner[1] && outer[2] >= inner[2] && outer[3] >= inner[3];
 
+/** A drawings collection, its bbox that of its drawings (null: it has none). */
+function drawingsInfo(collection: DrawingCollection, rows: DrawingsTable[]): CollectionInfo {
+  let bbox: Bbox | null = null;
+  for (const { geometry } of drawingsOf(collection, rows)) {
+    const summary = summarizeGeometry(JSON.parse(geometry) as AnyGeometry);
+    if (summary) bbox = bbox ? growBbox(bbox, summary.bbox) : [...summary.bbox];
+  }
+  return {
+    id: collection.id,
+    title: collection.title,
+    description: collection.description,
+    bbox,
+    interval: null,
+    properties: DRAWING_PROPERTIES,
+    idType: 'string',
+    geometry: drawingGeometry(collection),
+  };
+}
+
+/** The geometry a layer declares: its type and the multi-part form (a layer may hold both), or any (`Mixed`, empty). */
+const layerGeometry = (layer: LayerRow): DeclaredGeometry =>
+  layer.geometry_type === 'Point' || layer.geometry_type === 'LineString' || layer.geometry_type === 'Polygon'
+    ? { type: layer.geometry_type, multi: true }
+    : null;
+
 function layerInfo(layer: LayerRow): CollectionInfo {
   return {
     id: layer.id,
@@ -277,5 +300,6 @@ function layerInfo(layer: LayerRow): CollectionInfo {
     interval: null,
     properties: fieldSchemas(fieldsOf(layer)),
     idType: 'integer',
+    geometry: layerGeometry(layer),
   };
 }

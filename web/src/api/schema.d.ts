@@ -10922,8 +10922,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * OGC API – Features: the collections (`markers`, `drawings`, each vector layer by its id)
-         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). Each with its extent (spatial; temporal from the markers' eventDate) and links.
+         * OGC API – Features: the collections (`markers`, `drawings`, `drawings-<kind>`, each vector layer by its id)
+         * @description Needs read on the room: a room token with read or a session of a member (sent as `Authorization: Bearer`), or nobody for a public room. A room token may also be sent as the password of HTTP Basic, with any user name. A 401 answers `WWW-Authenticate: Basic realm="Maproom"` (`Bearer realm="Maproom"` to a Bearer credential or a script of a browser page). Each with its extent (spatial; temporal from the markers' eventDate) and links. `drawings` holds every drawing; `drawings-points`, `drawings-lines` and `drawings-polygons` one kind each (listed when the room has such drawings), for clients that give a layer one geometry type (QGIS).
          */
         get: {
             parameters: {
@@ -11047,7 +11047,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                 };
                 cookie?: never;
@@ -11153,7 +11153,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                 };
                 cookie?: never;
@@ -11240,7 +11240,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                 };
                 cookie?: never;
@@ -11300,7 +11300,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                 };
                 cookie?: never;
@@ -11403,7 +11403,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                     featureId: string;
                 };
@@ -11463,7 +11463,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                     featureId: string;
                 };
@@ -11564,7 +11564,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                     featureId: string;
                 };
@@ -11660,7 +11660,7 @@ export interface paths {
                      * @example team-map01
                      */
                     roomId: string;
-                    /** @description `markers`, `drawings`, or a vector layer id (`layer-…`) */
+                    /** @description `markers`, `drawings` (all), `drawings-points`, `drawings-lines`, `drawings-polygons`, or a vector layer id (`layer-…`) */
                     collectionId: string;
                     featureId: string;
                 };
