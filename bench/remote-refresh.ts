@@ -33,7 +33,7 @@ import {
   TMP,
 } from './harness.js';
 import { run, timedTool, vectorData } from './vector-data.js';
-import { watchMemory } from './vector-upload.js';
+import { phaseSummary, watchMemory } from './vector-upload.js';
 
 const COUNT = Number(process.env.BENCH_REFRESH_COUNT ?? 100_000);
 const TIME_RATIO_TARGET = 1.5;
@@ -104,12 +104,20 @@ interface Job {
   removed?: number;
 }
 
-/** Polls a job every 100 ms until it ends; throws unless it is complete. */
-async function jobEnd(server: Server, token: string, jobId: string): Promise<Job> {
+/** Polls a job every 100 ms until it ends, noting its stages and messages; throws unless it is complete. */
+async function jobEnd(server: Server, token: string, jobId: string) {
+  const phases: { phase: string; at: number }[] = [];
   for (;;) {
     const job = await api<Job>(server.url, 'GET', `/api/jobs/${jobId}`, { token });
     if (job.stage === 'error') throw new Error(`remote layer job ended in error: ${job.message}`);
-    if (job.stage === 'complete') return job;
+    const end = performance.now();
+    if (job.stage === 'complete')
+      return {
+        job,
+        phases: phases.map((p, i) => ({ phase: p.phase, seconds: ((phases[i + 1]?.at ?? end) - p.at) / 1000 })),
+      };
+    const phase = `${job.stage}: ${(job.message ?? '').replace(/\d[\d,.]*/g, '#')}`;
+    if (phases.at(-1)?.phase !== phase) phases.push({ phase, at: end });
     await sleep(100);
   }
 }
@@ -121,9 +129,9 @@ async function timedRead(server: Server, token: string, file: string, post: () =
   const peer = await timedTool('ogr2ogr', ['-f', 'GPKG', out, file]).finally(() => rmSync(out, { force: true }));
   const memory = watchMemory(server.pid);
   const t0 = performance.now();
-  const job = await jobEnd(server, token, (await post()).jobId);
+  const { job, phases } = await jobEnd(server, token, (await post()).jobId);
   const seconds = (performance.now() - t0) / 1000;
-  return { job, seconds, peer, memory: memory.stop() };
+  return { job, phases, seconds, peer, memory: memory.stop() };
 }
 
 type Read = Awaited<ReturnType<typeof timedRead>>;
@@ -177,6 +185,7 @@ export async function runRefreshBench(): Promise<Row[]> {
     );
     const count = layers.find((l) => l.id === layerId)?.featureCount;
     if (count !== COUNT) throw new Error(`the remote layer has ${count} features, expected ${COUNT}`);
+    console.log(`   first read: ${phaseSummary(created.phases)}`);
     rows.push(...rowsOf('first read', created));
     for (const [what, file, expected] of [
       ['refresh, 1% changed', files.some, Math.ceil(COUNT / 100)],
@@ -191,6 +200,7 @@ export async function runRefreshBench(): Promise<Row[]> {
         throw new Error(
           `${what}: the job counted ${JSON.stringify({ added, changed, removed })}, expected ${expected} changed`,
         );
+      console.log(`   ${what}: ${phaseSummary(read.phases)}`);
       rows.push(...rowsOf(what, read));
     }
   } finally {
