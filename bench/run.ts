@@ -11,9 +11,10 @@
  * Environment:
  *   BENCH_QUICK=1          skip the 1,000,000-point import, and make the vector part use 100,000 polygons
  *   BENCH_BULK_PG=auto     the 1,000,000-point import on PostgreSQL too: when reachable (auto), never (0), or required (1)
- *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed   run only these parts (default: all eleven;
+ *   BENCH_ONLY=http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed,edits   run only these parts (default: all twelve;
  *                             `catalogs`, part of `web`, also runs alone)
  *   BENCH_VECTOR_*         settings of the vector part: see bench/vector.ts
+ *   BENCH_EDITS_*, BENCH_REFRESH_COUNT   settings of the edits part: see bench/layer-edits.ts and bench/remote-refresh.ts
  *   BENCH_DURATION=10      seconds per measured HTTP run (after BENCH_WARMUP=3 s of warm-up)
  *   BENCH_CONNECTIONS=10   autocannon connections (pipelining is 1)
  *   BENCH_ROUNDS=1         measure peer, GET, POST and concurrent creates in turn this many times; report each one's median
@@ -40,10 +41,13 @@ import { runS3Bench } from './s3.js';
 import { runVectorBench } from './vector.js';
 import { runWebhooksBench } from './webhooks.js';
 import { runEmbedBench } from './embed.js';
+import { runEditsBench } from './layer-edits.js';
 
 const env = process.env;
 const ONLY = new Set(
-  (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed').split(',').map((s) => s.trim()),
+  (env.BENCH_ONLY ?? 'http,bulk,vector,raster,s3,export,web,live,ogc,webhooks,embed,edits')
+    .split(',')
+    .map((s) => s.trim()),
 );
 
 // ---------------------------------------------------------------- main
@@ -91,6 +95,8 @@ async function main() {
     console.log(
       '- peer of the S3 part: the same service with its files on local disk; S3 is OpenStack Swift on loopback',
     );
+  if (ONLY.has('edits'))
+    console.log('- peer of the remote layer refresh: `ogr2ogr -f GPKG out.gpkg` of the same GeoJSON');
   if (ONLY.has('raster'))
     console.log(
       '- peers of the raster part: `gdalwarp -t_srs EPSG:3857 -of COG` of the same file; `gdal_translate -of PNG -projwin` of the same tiles',
@@ -152,6 +158,11 @@ async function main() {
     const embed = await runEmbedBench();
     rows.push(...embed.rows);
     missed.push(...embed.missed);
+  }
+  if (ONLY.has('edits')) {
+    const edits = await runEditsBench();
+    rows.push(...edits.rows);
+    missed.push(...edits.missed);
   }
   if (ONLY.has('webhooks')) {
     const webhooks = await runWebhooksBench();
