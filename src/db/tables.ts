@@ -99,6 +99,8 @@ export interface RoomsTable {
   default_theme: string | null;
   default_base_layer: string | null;
   timeline_settings: string | null;
+  /** The room's own base maps (JSON, rooms.schemas.ts RoomBasemap[]); null: none. */
+  basemaps: string | null;
   version: number;
 }
 

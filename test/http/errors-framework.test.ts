@@ -222,6 +222,7 @@ test("a validation error's details name the field", async () => {
     ['PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultView: { lat: 91, lng: 0, zoom: 3 } }, 'lat'],
     ['PATCH', `/api/rooms/${roomId}/camera-settings`, { defaultTheme: 'neon' }, 'defaultTheme'],
     ['PATCH', `/api/rooms/${roomId}/timeline-settings`, { groupingMode: 'week' }, 'groupingMode'],
+    ['PATCH', `/api/rooms/${roomId}/basemaps`, { basemaps: [{ id: 'x', type: 'tms' }] }, 'basemaps'],
     ['POST', '/api/auth/signup', { email: uniqueEmail(), password: 'short' }, 'password'],
   ];
   for (const [method, url, body, field] of cases) {

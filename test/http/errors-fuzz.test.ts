@@ -235,6 +235,26 @@ function fuzzer(seed: number) {
         return pick(['"editor"', '"viewer"']);
       case 'locale':
         return pick(['"de"', '"fr"', '"ar"', 'null', '"DE"', '"de-CH"', '"xx"']);
+      case 'basemaps': {
+        const url = pick([
+          'https://t.example.org/{z}/{x}/{y}.png',
+          'https://t.example.org/{z}/{x}/{-y}',
+          'https://t.example.org/{TileMatrix}/{TileRow}/{TileCol}',
+          'http://[::1/{z}/{x}/{y}',
+          'https://u:p@t.example.org/{z}/{x}/{y}',
+          'javascript:{z}{x}{y}',
+          'https://t.example.org/wms?x=%ZZ',
+        ]);
+        const one = () => ({
+          id: pick(['a', 'a', 'B', '__proto__', 'x'.repeat(41)]),
+          name: text(),
+          type: pick(['xyz', 'wmts', 'wms', 'tms']),
+          url,
+          attribution: text(),
+          ...(rand() < 0.5 && { layers: text() }),
+        });
+        return JSON.stringify(Array.from({ length: int(3) }, one));
+      }
       case 'permissions':
         return JSON.stringify(['read', 'write', 'upload', 'read'].filter(() => rand() < 0.6));
       case 'expiresInDays':
@@ -318,6 +338,7 @@ test('fuzzing the room, member and token routes never gives a 500 or leaks inter
         'sliderMode',
       ],
     },
+    { method: 'PATCH', path: (r) => `/api/rooms/${r}/basemaps`, fields: ['basemaps'] },
     {
       method: 'GET',
       path: (r) =>

@@ -167,6 +167,11 @@ export const ROUTES: Record<string, RouteEntry> = {
     probe: (r) => invalid('PATCH', `${base(r)}/timeline-settings`, { groupingMode: 'never' }),
     ok: 400,
   },
+  'PATCH /api/rooms/{roomId}/basemaps': {
+    rule: { need: 'owner' },
+    probe: (r) => invalid('PATCH', `${base(r)}/basemaps`, { basemaps: [{ id: 'Bad id' }] }),
+    ok: 400,
+  },
   'GET /api/rooms/{roomId}/permissions': {
     rule: { need: 'authenticated', embed: true },
     probe: (r) => get(`${base(r)}/permissions?action=view`),

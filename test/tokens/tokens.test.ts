@@ -403,6 +403,7 @@ describe('Authentication rules for room tokens', () => {
       ['PATCH', `/api/rooms/${r}/public`, { isPublic: true }],
       ['PATCH', `/api/rooms/${r}/camera-settings`, { autoZoomEnabled: false }],
       ['PATCH', `/api/rooms/${r}/timeline-settings`, { groupingMode: 'day' }],
+      ['PATCH', `/api/rooms/${r}/basemaps`, { basemaps: [] }],
       ['POST', `/api/rooms/${r}/clear`],
       ['DELETE', `/api/rooms/${r}`],
       ['POST', `/api/rooms/${r}/api-tokens`, { name: 'minted by a token', permissions: ['read'], expiresInDays: 7 }],

@@ -22,6 +22,7 @@ import * as m0020 from './0020_embedding.js';
 import * as m0021 from './0021_job_request_ids.js';
 import * as m0022 from './0022_feature_edits.js';
 import * as m0023 from './0023_layer_sources.js';
+import * as m0024 from './0024_room_basemaps.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -57,6 +58,7 @@ const STEPS: Record<string, Step> = {
   '0021_job_request_ids': m0021,
   '0022_feature_edits': m0022,
   '0023_layer_sources': m0023,
+  '0024_room_basemaps': m0024,
 };
 
 /** Runs the steps not yet run, up to `last` (a step's name; tests stop before a step to test it) or all of them. */

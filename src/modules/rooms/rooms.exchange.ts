@@ -24,6 +24,7 @@ export function roomExchange(rooms: RoomsRepository): Exchange<RoomsTable> {
         default_theme: 'TEXT',
         default_base_layer: 'TEXT',
         timeline_settings: 'TEXT',
+        basemaps: 'TEXT',
         created_at: 'time',
       },
     }),

@@ -1,4 +1,5 @@
 import type { RoomRow } from '../../db/tables.js';
+import { basemapsOf } from './room-basemaps.js';
 import type { CameraSettings, TimelineSettings } from './rooms.schemas.js';
 
 export const TIMELINE_DEFAULTS: TimelineSettings = {
@@ -43,6 +44,7 @@ export function presentInfo(row: RoomRow) {
     defaultViewZoom: row.default_view_zoom,
     defaultTheme: row.default_theme,
     defaultBaseLayer: row.default_base_layer,
+    basemaps: basemapsOf(row.basemaps),
   };
 }
 

@@ -129,6 +129,27 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ rooms: RoomsService }> = a
     handler: async (request) => rooms.updateTimeline(request.room, request.caller, request.body),
   });
 
+  app.patch('/api/rooms/:roomId/basemaps', {
+    config: { access: { room: 'owner' } },
+    schema: {
+      tags,
+      security,
+      summary: "Replace the room's own base maps (owner); an empty list clears them",
+      description:
+        "The whole list replaces the previous one (at most 20). Every member sees them in the map's base-map " +
+        'menu: the room answers (`GET /api/rooms/{roomId}`, `/info`) list them as `basemaps`, and a ' +
+        '`room.updated` change (`changes: {basemaps}`) brings them to open pages. The browser fetches the ' +
+        'tiles, never the service. xyz: `{z}`, `{x}` and `{y}` (or `{-y}`) in `url`; wmts: a RESTful (or KVP) ' +
+        'template with `{TileMatrix}`, `{TileRow}` and `{TileCol}` of a GoogleMapsCompatible tile matrix set; ' +
+        'wms: the service address and `layers` (the page asks GetMap 1.3.0 in EPSG:3857, 256 px PNG tiles). ' +
+        'Answers the list as stored.',
+      params: RoomParams,
+      body: S.BasemapsBody,
+      response: { 200: S.BasemapsReply, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (request) => rooms.setBasemaps(request.room, request.caller, request.body),
+  });
+
   app.get('/api/rooms/:roomId/permissions', {
     config: { access: { room: 'authenticated', embed: true } },
     schema: {

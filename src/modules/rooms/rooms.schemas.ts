@@ -71,6 +71,49 @@ export type TimelineSettings = Static<typeof TimelineSettings>;
 export const TimelineBody = Type.Partial(TimelineSettings, { additionalProperties: false });
 export const TimelineReply = Type.Object({ success: Type.Boolean(), settings: TimelineSettings });
 
+/** A room base map's kind: raster tiles addressed by z/x/y, a WMTS RESTful (or KVP) template, or a WMS GetMap. */
+export const BasemapType = Type.Enum(['xyz', 'wmts', 'wms']);
+
+/**
+ * A base map the room's owner adds to the room's base-map menu (docs/decisions.md, Room base
+ * maps). The browser fetches its tiles; the service only checks the address's form.
+ */
+export const RoomBasemap = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[a-z0-9][a-z0-9_-]{0,39}$',
+      description: 'Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit',
+    }),
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Shown in the base-map menu' }),
+    type: BasemapType,
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      pattern: '^https?://\\S+$',
+      description:
+        'http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, ' +
+        '{TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address ' +
+        '(the page adds the GetMap parameters)',
+    }),
+    attribution: Type.String({
+      maxLength: 300,
+      pattern: '^[^\\u0000-\\u001f]*$',
+      description: 'Plain text shown with the map, one line (no HTML)',
+    }),
+    layers: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'wms only (and required): LAYERS' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RoomBasemap = Static<typeof RoomBasemap>;
+/** Room base maps a room may have. */
+export const MAX_ROOM_BASEMAPS = 20;
+export const RoomBasemaps = Type.Array(RoomBasemap, { maxItems: MAX_ROOM_BASEMAPS });
+export const BasemapsBody = Type.Object({ basemaps: RoomBasemaps }, { additionalProperties: false });
+export type BasemapsInput = Static<typeof BasemapsBody>;
+export const BasemapsReply = Type.Object({ success: Type.Boolean(), basemaps: RoomBasemaps });
+
 const Info = Type.Object({
   roomId: Type.String(),
   name: Nullable(Type.String()),
@@ -82,6 +125,7 @@ const Info = Type.Object({
   defaultViewZoom: Nullable(Type.Number()),
   defaultTheme: Nullable(Type.String()),
   defaultBaseLayer: Nullable(Type.String()),
+  basemaps: RoomBasemaps,
 });
 
 export const InfoReply = Type.Object({

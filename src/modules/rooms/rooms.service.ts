@@ -18,7 +18,14 @@ import {
 import type { Updateable } from 'kysely';
 import type { RoomRow, RoomsTable } from '../../db/tables.js';
 import type { RoomsRepository } from './rooms.repository.js';
-import type { CameraInput, CreateRoomInput, RoomDetailsInput, TimelineSettings } from './rooms.schemas.js';
+import { basemapsOf, checkBasemaps, storedBasemaps } from './room-basemaps.js';
+import type {
+  BasemapsInput,
+  CameraInput,
+  CreateRoomInput,
+  RoomDetailsInput,
+  TimelineSettings,
+} from './rooms.schemas.js';
 
 type View = { lat: number; lng: number; zoom: number };
 
@@ -183,6 +190,21 @@ export class RoomsService {
       { timelineSettings: input },
     );
     return { success: true, settings };
+  }
+
+  /**
+   * Replaces the room's own base maps (owner): the whole list, an empty one clears it. A
+   * `room.updated` like every settings change, `changes: {basemaps}` holding the new list.
+   */
+  async setBasemaps(room: RoomRow, caller: Caller, input: BasemapsInput) {
+    checkBasemaps(input.basemaps);
+    const row = await this.changeSettings(
+      room,
+      caller,
+      { basemaps: storedBasemaps(input.basemaps) },
+      { basemaps: basemapsOf(storedBasemaps(input.basemaps)) },
+    );
+    return { success: true, basemaps: basemapsOf(row.basemaps) };
   }
 
   /**

@@ -48,6 +48,44 @@ export const bodyLimits = {
       "maxLength": 2000
     }
   },
+  "PATCH /api/rooms/{roomId}/basemaps": {
+    "basemaps": {
+      "maxItems": 20,
+      "items": {
+        "fields": {
+          "id": {
+            "pattern": "^[a-z0-9][a-z0-9_-]{0,39}$"
+          },
+          "name": {
+            "minLength": 1,
+            "maxLength": 100,
+            "pattern": "\\S"
+          },
+          "type": {
+            "enum": [
+              "xyz",
+              "wmts",
+              "wms"
+            ]
+          },
+          "url": {
+            "minLength": 1,
+            "maxLength": 2000,
+            "pattern": "^https?://\\S+$"
+          },
+          "attribution": {
+            "maxLength": 300,
+            "pattern": "^[^\\u0000-\\u001f]*$"
+          },
+          "layers": {
+            "minLength": 1,
+            "maxLength": 500,
+            "pattern": "\\S"
+          }
+        }
+      }
+    }
+  },
   "PATCH /api/rooms/{roomId}/camera-settings": {
     "defaultView": {
       "fields": {

@@ -1527,6 +1527,20 @@ export interface paths {
                             defaultViewZoom: number | null;
                             defaultTheme: string | null;
                             defaultBaseLayer: string | null;
+                            basemaps: {
+                                /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                                id: string;
+                                /** @description Shown in the base-map menu */
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "xyz" | "wmts" | "wms";
+                                /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                                url: string;
+                                /** @description Plain text shown with the map, one line (no HTML) */
+                                attribution: string;
+                                /** @description wms only (and required): LAYERS */
+                                layers?: string;
+                            }[];
                             description: string | null;
                             createdBy: string;
                             createdAt: number;
@@ -1864,6 +1878,20 @@ export interface paths {
                             defaultViewZoom?: number | null;
                             defaultTheme?: string | null;
                             defaultBaseLayer?: string | null;
+                            basemaps?: {
+                                /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                                id: string;
+                                /** @description Shown in the base-map menu */
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "xyz" | "wmts" | "wms";
+                                /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                                url: string;
+                                /** @description Plain text shown with the map, one line (no HTML) */
+                                attribution: string;
+                                /** @description wms only (and required): LAYERS */
+                                layers?: string;
+                            }[];
                             /** @description true for a private room the caller may not see; then only roomId is given */
                             requiresAuth: boolean;
                         };
@@ -2299,6 +2327,122 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/rooms/{roomId}/basemaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Replace the room's own base maps (owner); an empty list clears them
+         * @description The whole list replaces the previous one (at most 20). Every member sees them in the map's base-map menu: the room answers (`GET /api/rooms/{roomId}`, `/info`) list them as `basemaps`, and a `room.updated` change (`changes: {basemaps}`) brings them to open pages. The browser fetches the tiles, never the service. xyz: `{z}`, `{x}` and `{y}` (or `{-y}`) in `url`; wmts: a RESTful (or KVP) template with `{TileMatrix}`, `{TileRow}` and `{TileCol}` of a GoogleMapsCompatible tile matrix set; wms: the service address and `layers` (the page asks GetMap 1.3.0 in EPSG:3857, 256 px PNG tiles). Answers the list as stored.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description Exactly 10 characters from A-Z, a-z, 0-9, _ and -
+                     * @example team-map01
+                     */
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        basemaps: {
+                            /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                            id: string;
+                            /** @description Shown in the base-map menu */
+                            name: string;
+                            /** @enum {unknown} */
+                            type: "xyz" | "wmts" | "wms";
+                            /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                            url: string;
+                            /** @description Plain text shown with the map, one line (no HTML) */
+                            attribution: string;
+                            /** @description wms only (and required): LAYERS */
+                            layers?: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            basemaps: {
+                                /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                                id: string;
+                                /** @description Shown in the base-map menu */
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "xyz" | "wmts" | "wms";
+                                /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                                url: string;
+                                /** @description Plain text shown with the map, one line (no HTML) */
+                                attribution: string;
+                                /** @description wms only (and required): LAYERS */
+                                layers?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/rooms/{roomId}/permissions": {
         parameters: {
             query?: never;
@@ -2521,6 +2665,20 @@ export interface paths {
                             defaultViewZoom: number | null;
                             defaultTheme: string | null;
                             defaultBaseLayer: string | null;
+                            basemaps: {
+                                /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                                id: string;
+                                /** @description Shown in the base-map menu */
+                                name: string;
+                                /** @enum {unknown} */
+                                type: "xyz" | "wmts" | "wms";
+                                /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                                url: string;
+                                /** @description Plain text shown with the map, one line (no HTML) */
+                                attribution: string;
+                                /** @description wms only (and required): LAYERS */
+                                layers?: string;
+                            }[];
                             description: string | null;
                             createdBy: string;
                             createdAt: number;
@@ -15638,6 +15796,20 @@ export interface components {
                 defaultViewZoom: number | null;
                 defaultTheme: string | null;
                 defaultBaseLayer: string | null;
+                basemaps: {
+                    /** @description Unique in the room: 1 to 40 lower-case letters, digits, - and _, starting with a letter or digit */
+                    id: string;
+                    /** @description Shown in the base-map menu */
+                    name: string;
+                    /** @enum {unknown} */
+                    type: "xyz" | "wmts" | "wms";
+                    /** @description http or https. xyz: a template with {z}, {x} and {y} (or {-y}); wmts: a template with {TileMatrix}, {TileRow} and {TileCol} of a GoogleMapsCompatible (EPSG:3857) tile matrix set; wms: the service address (the page adds the GetMap parameters) */
+                    url: string;
+                    /** @description Plain text shown with the map, one line (no HTML) */
+                    attribution: string;
+                    /** @description wms only (and required): LAYERS */
+                    layers?: string;
+                }[];
                 requiresAuth: boolean;
                 description: string | null;
                 timelineSettings: {
