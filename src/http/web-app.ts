@@ -113,13 +113,17 @@ export const EMBED_ORIGINS = ['https://www.youtube-nocookie.com', 'https://playe
 /**
  * The Content-Security-Policy of the pages: scripts, styles and connections only from this
  * service (MapLibre's workers are blob: URLs), tiles also from the base layers' servers, frames
- * only from the video players of EMBED_ORIGINS.
+ * only from the video players of EMBED_ORIGINS. Images and connections also from any https
+ * address: a room's own base maps (PATCH /basemaps) are any tile server its owner names, added
+ * while pages are open; on a page served over http (a machine's own network), from any http
+ * address too (over https a browser would not load http tiles anyway).
  */
-export function contentSecurityPolicy(config: Config, frameAncestors = "'none'"): string {
+export function contentSecurityPolicy(config: Config, frameAncestors = "'none'", pageScheme = 'https'): string {
   const origins = webConfigOf(config).baseLayers.flatMap((layer) =>
     layer.tiles ? [new URL(layer.tiles.replace(/[{}]/g, '')).origin] : [],
   );
-  const tiles = [...new Set(origins)].map((origin) => ` ${origin}`).join('');
+  const roomTiles = pageScheme === 'http' ? ['https:', 'http:'] : ['https:'];
+  const tiles = [...new Set([...origins, ...roomTiles])].map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -168,7 +172,7 @@ export async function registerWebApp(app: FastifyInstance, config: Config, rooms
   const webDir = config.webDir ?? defaultWebDir();
   const indexFile = path.join(webDir, 'index.html');
   const built = existsSync(indexFile);
-  const csp = contentSecurityPolicy(config);
+  const csps = { http: contentSecurityPolicy(config, "'none'", 'http'), https: contentSecurityPolicy(config) };
   const page = built ? pageWithConfig(readFileSync(indexFile, 'utf8'), webConfigOf(config)) : NOT_BUILT;
 
   if (built) {
@@ -202,9 +206,11 @@ export async function registerWebApp(app: FastifyInstance, config: Config, rooms
   };
   /** `/e/` pages may be framed by the room's origins; `/r/` and `/p/` of public content carry link-preview tags. */
   const pageFor = async (request: FastifyRequest, roomId: string | undefined) => {
+    const scheme = request.protocol === 'http' ? 'http' : 'https';
+    const csp = csps[scheme];
     const kind = roomId === undefined || !rooms ? undefined : request.routeOptions.url?.split('/')[1];
     if (kind === 'e')
-      return { html: page, policy: contentSecurityPolicy(config, await rooms!.frameAncestors(roomId!)) };
+      return { html: page, policy: contentSecurityPolicy(config, await rooms!.frameAncestors(roomId!), scheme) };
     if ((kind === 'r' || kind === 'p') && built) {
       const tags = await rooms!.preview(kind === 'r' ? 'room' : 'deck', roomId!, baseUrlOf(config, request));
       if (tags) return { html: page.replace('</head>', () => `${tags}</head>`), policy: csp };

@@ -55,7 +55,7 @@ let offline: TestApp;
 let unbuilt: TestApp;
 before(async () => {
   builtin = await buildTestApp({ webDir: webDir() });
-  offline = await buildTestApp({ webDir: webDir(), basemaps: 'none' });
+  offline = await buildTestApp({ webDir: webDir(), basemaps: 'none', trustProxy: true });
   unbuilt = await buildTestApp({ webDir: webDir(false) });
 });
 after(async () => {
@@ -139,6 +139,7 @@ describe('the pages of the web application', () => {
   });
 
   test("with basemaps 'none' the base layers are the offline map and the blank one, and the policy names no tile server", async () => {
+    // Only the schemes a room's own base maps may use (the page is served over http here, so http: too).
     for (const url of PAGES) {
       const res = await get(offline, url);
       const csp = assertPage(res, url);
@@ -148,11 +149,28 @@ describe('the pages of the web application', () => {
         url,
       );
       for (const directive of ['img-src', 'connect-src']) {
-        assert.ok(
-          !csp.get(directive)!.some((source) => source.startsWith('https:')),
+        assert.deepEqual(
+          csp.get(directive)!.filter((source) => /^https?:/.test(source)),
+          ['https:', 'http:'],
           `${url}: ${directive} ${csp.get(directive)}`,
         );
       }
+    }
+  });
+
+  test("a room's base map from any https address may load: img-src and connect-src allow https:, and http: only on an http page", async () => {
+    const http = policy(await get(offline, PAGES[1]!));
+    const https = policy(
+      (await offline.app.inject({
+        method: 'GET',
+        url: PAGES[1]!,
+        headers: { 'x-forwarded-proto': 'https' },
+      })) as Response,
+    );
+    for (const directive of ['img-src', 'connect-src']) {
+      assert.ok(http.get(directive)!.includes('https:') && http.get(directive)!.includes('http:'), directive);
+      assert.ok(https.get(directive)!.includes('https:'), directive);
+      assert.ok(!https.get(directive)!.includes('http:'), `${directive} over https: ${https.get(directive)}`);
     }
   });
 
