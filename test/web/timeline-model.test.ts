@@ -53,6 +53,10 @@ describe('the timeline in words, grouped and dated', () => {
     );
     assert.equal(describeEntry(entry('marker.updated', 1, { changes: { title: 'Bern' } })), "Ann edited marker 'Bern'");
     assert.equal(
+      describeEntry(entry('room.updated', 1, { objectType: 'room', changes: { basemaps: [] } })),
+      "Ann changed the room's base maps",
+    );
+    assert.equal(
       describeEntry(entry('marker.created', 1, { changes: { restoredFrom: 'h-1' } })),
       "Ann restored marker 'Bern'",
     );

@@ -8,6 +8,8 @@ export interface BaseLayer {
   attribution: string;
   /** The service's offline map (TopoJSON of land and countries) the page draws itself. */
   vector?: string;
+  /** Rows counted from the south (a room's xyz base map with `{-y}`). */
+  scheme?: 'tms';
 }
 
 /** The base layers this install offers (written into the page by the service). */

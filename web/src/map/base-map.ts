@@ -2,6 +2,7 @@ import type { GeoJSONSource, IControl, Map as MapLibreMap } from 'maplibre-gl';
 import { feature, mesh } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import { type BaseLayer, baseLayerFor, baseLayers } from './base-layers';
+import { firstTile, type RoomBasemap, roomBaseLayer } from './room-basemaps';
 import { t } from '../i18n/index.js';
 
 /** The ids of the map's own base layers and sources: everything else is the room's content. */
@@ -26,8 +27,11 @@ let offlineData: Promise<{ land: GeoJSON.FeatureCollection | GeoJSON.Feature; bo
 function probe(tiles: string): Promise<boolean> {
   let answer = probes.get(tiles);
   if (!answer) {
-    const url = tiles.replace('{z}', '0').replace('{x}', '0').replace('{y}', '0');
-    answer = fetch(url, { mode: 'no-cors', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), credentials: 'omit' }).then(
+    answer = fetch(firstTile(tiles), {
+      mode: 'no-cors',
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      credentials: 'omit',
+    }).then(
       () => true,
       () => false,
     );
@@ -103,6 +107,8 @@ export class BaseMap {
   private errors = 0;
   private notice: HTMLElement | null = null;
   private select: HTMLSelectElement | null = null;
+  /** The room's own base maps, offered above the install's. */
+  private roomLayers: BaseLayer[] = [];
 
   private styleReady = false;
   private waiting: BaseLayer | null = null;
@@ -126,7 +132,49 @@ export class BaseMap {
     if (id !== this.wanted) this.picked = null;
     this.wanted = id;
     this.theme = theme;
-    void this.apply(baseLayerFor(this.picked ?? id));
+    void this.apply(this.layerFor(this.picked ?? id));
+  }
+
+  /**
+   * The room's own base maps (its answers' `basemaps`, changed live): the menu offers them, and
+   * the one shown is drawn again when its address changed, or left when it was removed.
+   */
+  setRoomBasemaps(basemaps: readonly RoomBasemap[]) {
+    const layers = basemaps.map(roomBaseLayer);
+    if (JSON.stringify(layers) === JSON.stringify(this.roomLayers)) return;
+    this.roomLayers = layers;
+    if (this.picked && !this.offered().some((layer) => layer.id === this.picked)) this.picked = null;
+    this.fillMenu();
+    void this.apply(this.layerFor(this.picked ?? this.wanted));
+  }
+
+  private offered(): BaseLayer[] {
+    return [...this.roomLayers, ...baseLayers()];
+  }
+
+  /** The layer of an id: a room's or the install's, else the install's first. */
+  private layerFor(id: string | null): BaseLayer {
+    return this.roomLayers.find((layer) => layer.id === id) ?? baseLayerFor(id);
+  }
+
+  /** The menu's options: the room's base maps (a group of their own) above the install's. */
+  private fillMenu() {
+    const { select } = this;
+    if (!select) return;
+    const option = (layer: BaseLayer) => new Option(layer.name, layer.id);
+    const install = baseLayers().map(option);
+    if (this.roomLayers.length === 0) select.replaceChildren(...install);
+    else {
+      const room = document.createElement('optgroup');
+      room.label = t('room:baseMap.roomGroup');
+      room.append(...this.roomLayers.map(option));
+      const others = document.createElement('optgroup');
+      others.label = t('room:baseMap.installGroup');
+      others.append(...install);
+      select.replaceChildren(room, others);
+    }
+    const shown = this.map.getContainer().dataset.baseMap;
+    if (shown) select.value = shown;
   }
 
   /**
@@ -148,13 +196,13 @@ export class BaseMap {
         box.className = 'maplibregl-ctrl maplibregl-ctrl-group base-map-menu';
         const select = document.createElement('select');
         select.setAttribute('aria-label', t('room:baseMap.label'));
-        for (const layer of baseLayers()) select.append(new Option(layer.name, layer.id));
         select.addEventListener('change', () => {
           this.picked = select.value;
           this.hideNotice();
-          void this.apply(baseLayerFor(select.value));
+          void this.apply(this.layerFor(select.value));
         });
         this.select = select;
+        this.fillMenu();
         box.append(select);
         return box;
       },
@@ -181,7 +229,7 @@ export class BaseMap {
       this.waiting = layer;
       return;
     }
-    const drawing = `${layer.id} ${this.theme}`;
+    const drawing = `${layer.id} ${layer.tiles} ${this.theme}`;
     if (drawing === this.drawn) return;
     this.drawn = drawing;
     for (const id of BASE_IDS) if (map.getLayer(id)) map.removeLayer(id);
@@ -195,6 +243,7 @@ export class BaseMap {
       map.addSource('base', {
         type: 'raster',
         tiles: [layer.tiles],
+        ...(layer.scheme && { scheme: layer.scheme }),
         tileSize: 256,
         attribution: layer.attribution,
         maxzoom: 19,
@@ -262,7 +311,7 @@ export class BaseMap {
     if (source?.type !== 'raster' || ++this.errors < MAX_TILE_ERRORS) return;
     const tiles = (source.serialize() as { tiles?: string[] }).tiles?.[0];
     if (tiles) dead.add(tiles);
-    void this.apply(baseLayerFor(this.picked ?? this.wanted));
+    void this.apply(this.layerFor(this.picked ?? this.wanted));
   };
 
   private showNotice(text: string) {

@@ -10,6 +10,7 @@ import {
 import { authHeaders } from '../api/client';
 import { baseStyle } from './base-layers';
 import { BaseMap } from './base-map';
+import type { RoomBasemap } from './room-basemaps';
 import { t } from '../i18n/index.js';
 
 /** MapLibre's own words (its controls' titles, the scale's units), in the page's language. */
@@ -107,6 +108,11 @@ export function whenStyleReady(map: MapLibreMap, ready: () => void) {
 /** The offline base map's data waits for `drawn`, the page's content drawn first (BaseMap.after; opening.ts `settled`). */
 export function baseMapAfter(map: MapLibreMap, drawn: Promise<void>) {
   baseMaps.get(map)?.after(drawn);
+}
+
+/** The room's own base maps, offered in the map's base-map menu (BaseMap.setRoomBasemaps). */
+export function setRoomBasemaps(map: MapLibreMap, basemaps: readonly RoomBasemap[]) {
+  baseMaps.get(map)?.setRoomBasemaps(basemaps);
 }
 
 /** Switches the base layer under the room's content (the offline map when its tile server does not answer). */

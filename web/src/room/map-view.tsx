@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import { baseMapAfter, createMap, setBaseLayer, whenStyleReady } from '../map/create-map';
+import { baseMapAfter, createMap, setBaseLayer, setRoomBasemaps, whenStyleReady } from '../map/create-map';
 import { backgroundColor } from '../map/base-layers';
 import type { TileView } from '../map/view-tiles';
 import { MarkerPreview } from '../map/marker-preview';
@@ -64,6 +64,7 @@ export function MapView({ info }: { info: RoomInfo }) {
         {},
         embed,
       );
+      setRoomBasemaps(created, info.basemaps ?? []);
       opening.mapMade();
       // The markers first: the offline base map's world of coastlines would hold them back.
       baseMapAfter(created, opening.settled());
@@ -191,6 +192,7 @@ function showContent(map: MapLibreMap, room: RoomContextValue): () => void {
       setRasterLayers(map, state.rasters, hidden);
       titles.setLayers(labelledLayers(orderedLayers(state.layers), hidden));
     }
+    if (!last || last.room.basemaps !== state.room.basemaps) setRoomBasemaps(map, state.room.basemaps ?? []);
     if (
       last &&
       !room.embed?.basemap &&

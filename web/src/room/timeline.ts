@@ -130,7 +130,7 @@ export function describeChange(entry: Described): string {
   const changes = entry.changes ?? {};
   switch (entry.type) {
     case 'room.updated':
-      return t('room:timeline.change.roomUpdated');
+      return 'basemaps' in changes ? t('room:timeline.change.basemapsChanged') : t('room:timeline.change.roomUpdated');
     case 'room.cleared':
       return t('room:timeline.change.roomCleared');
     case 'room.imported':

@@ -35,6 +35,15 @@ export async function setTimelineSettings(
   await model.reloadRoom();
 }
 
+/** Replaces the room's own base maps (the whole list; empty clears it). */
+export async function setRoomBasemaps(
+  model: RoomModel,
+  basemaps: BodyOf<'/api/rooms/{roomId}/basemaps', 'patch'>['basemaps'],
+) {
+  await ok(api.PATCH('/api/rooms/{roomId}/basemaps', { ...model.path, body: { basemaps } }));
+  await model.reloadRoom();
+}
+
 /** Removes all content; the page loads the (empty) room again. */
 export async function clearRoom(model: RoomModel) {
   await ok(api.POST('/api/rooms/{roomId}/clear', model.path));

@@ -10,6 +10,7 @@ import { MembersSection } from './members-section';
 import { TokensSection } from './tokens-section';
 import { ExportImportSection } from './export-import-section';
 import { TimelineSettingsSection } from './timeline-settings-section';
+import { BasemapsSection } from './basemaps-section';
 import { inputLimits } from '../../ui/limits';
 import { confirmInPage } from '../../ui/confirm-dialog';
 import { CheckField, SelectField, TextField } from '../../ui/fields';
@@ -30,6 +31,7 @@ export function SettingsPanel() {
     <div>
       <h2>{t('settings:panel.title')}</h2>
       {isOwner ? <RoomSettings /> : <p class="muted">{t('settings:panel.ownerOnly')}</p>}
+      {isOwner && <BasemapsSection />}
       {isOwner && <TimelineSettingsSection />}
       {isOwner && <MembersSection />}
       {isOwner && <TokensSection />}
