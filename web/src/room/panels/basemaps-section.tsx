@@ -42,8 +42,9 @@ const EMPTY = { name: '', type: 'xyz' as Kind, url: '', attribution: '', layers:
 function newId(name: string, taken: readonly RoomBasemap[]): string {
   const stem =
     name
-      .toLowerCase()
       .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 32) || 'map';
