@@ -59,7 +59,7 @@ export function RemoteLayerForm() {
         <p class="muted">{t('layers:remote.formats')}</p>
         <label>
           {t('layers:remote.url')}
-          <input name="url" type="url" required placeholder="https://" disabled={busy} />
+          <input name="url" type="url" required disabled={busy} />
         </label>
         <label>
           {t('layers:remote.name')}
