@@ -391,6 +391,8 @@ export interface LayersTable {
   last_attempt_at: number | null;
   /** Why the last try failed (null: it did not). */
   last_error: string | null;
+  /** The last refresh job queued: another is not queued while it waits or runs. */
+  refresh_job_id: string | null;
   created_by: string;
   created_at: number;
   updated_at: number;

@@ -453,6 +453,7 @@ const TIMED_ELSEWHERE: Record<string, string> = {
   'room/zoom-to-content.ts': "an uploaded layer's arrival through the live channel is waited for",
   'room/actions/room.ts': "an import's job is asked again",
   'room/actions/layer-upload.ts': "an upload's job is asked again",
+  'room/actions/remote-layers.ts': "a remote layer's job is asked again",
   'room/panels/export-import-section.tsx': "an export's download link is let go",
   'room/panels/marker-details.tsx': "a photo's link is let go",
   'room/panels/time-slider.tsx': 'the slider waits for the dragging to pause',

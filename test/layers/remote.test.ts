@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { hostname } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -269,20 +270,24 @@ describe('private addresses', () => {
 
   test('are refused unless the operator allows them, and no layer is made', async () => {
     serveJson('/private.geojson', collection(point(1, 'a', 7.0)));
-    for (const url of [`${origin}/private.geojson`, `http://localhost:${new URL(origin).port}/private.geojson`]) {
-      const res = await call(strict.app, 'POST', `/api/rooms/${strictRoom}/layers/remote`, {
+    const { port } = new URL(origin);
+    const post = (url: string) =>
+      call(strict.app, 'POST', `/api/rooms/${strictRoom}/layers/remote`, {
         auth: strictUsers.owner.token,
         body: { url, name: 'Inside' },
       });
-      const { jobId } = assertOk(res, 202);
-      let job: Record<string, any> = {};
-      for (let i = 0; i < 3000 && !['complete', 'error'].includes(job.stage); i++) {
-        job = assertOk(await call(strict.app, 'GET', `/api/jobs/${jobId}`, { auth: strictUsers.owner.token }));
-        await sleep(10);
-      }
-      assert.equal(job.stage, 'error');
-      assert.match(job.message, /private address/);
+    // An address that says it is private is refused at once.
+    for (const url of [`${origin}/private.geojson`, `http://localhost:${port}/private.geojson`])
+      assertFieldError(await post(url), 'body.url');
+    // A name that resolves to one (this machine's own) is refused when the job connects.
+    const { jobId } = assertOk(await post(`http://${hostname()}:${port}/private.geojson`), 202);
+    let job: Record<string, any> = {};
+    for (let i = 0; i < 3000 && !['complete', 'error'].includes(job.stage); i++) {
+      job = assertOk(await call(strict.app, 'GET', `/api/jobs/${jobId}`, { auth: strictUsers.owner.token }));
+      await sleep(10);
     }
+    assert.equal(job.stage, 'error');
+    assert.match(job.message, /private address/);
     assert.deepEqual(await listLayers(strict.app, strictRoom, strictUsers.owner.token), []);
   });
 });

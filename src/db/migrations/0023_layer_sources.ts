@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 /**
  * Remote layers: a vector layer read from an address, fetched again every `refresh_minutes`
  * (null: only when asked). `last_refresh_at` is the last read that succeeded, `last_attempt_at`
- * the last try (the schedule counts from it) and `last_error` why that try failed.
+ * the last try (the schedule counts from it) and `last_error` why that try failed;
+ * `refresh_job_id` the last refresh queued (one at a time per layer).
  * `retired_feature_tables`: a layer's former tables, dropped a minute after a refresh replaced
  * them, once no read can still be using them.
  */
@@ -14,6 +15,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['last_refresh_at', 'bigint'],
     ['last_attempt_at', 'bigint'],
     ['last_error', 'text'],
+    ['refresh_job_id', 'text'],
   ] as const)
     await db.schema.alterTable('layers').addColumn(name, type).execute();
   await db.schema

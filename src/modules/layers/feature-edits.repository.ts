@@ -187,6 +187,25 @@ export class FeatureEditsRepository {
     return row ? Number(row.version) : 1;
   }
 
+  /** Advances the versions of these features by one (a refresh replaced them), a few hundred per statement. */
+  async advanceVersions(trx: Db, layerId: string, featureIds: number[]): Promise<void> {
+    const updated_at = Date.now();
+    for (let i = 0; i < featureIds.length; i += 500) {
+      const rows = featureIds
+        .slice(i, i + 500)
+        .map((feature_id) => ({ layer_id: layerId, feature_id, version: 2, updated_at }));
+      await trx
+        .insertInto('feature_versions')
+        .values(rows)
+        .onConflict((oc) =>
+          oc
+            .columns(['layer_id', 'feature_id'])
+            .doUpdateSet({ version: sql`feature_versions.version + 1`, updated_at }),
+        )
+        .execute();
+    }
+  }
+
   async setVersion(trx: Db, layerId: string, featureId: number, version: number): Promise<void> {
     const values = { version, updated_at: Date.now() };
     await trx

@@ -17,6 +17,7 @@ export const SOURCE_COLUMNS = [
   'last_refresh_at',
   'last_attempt_at',
   'last_error',
+  'refresh_job_id',
 ] as const;
 export type SourceColumns = Pick<LayerRow, (typeof SOURCE_COLUMNS)[number]>;
 export const NO_SOURCE: SourceColumns = {
@@ -25,6 +26,7 @@ export const NO_SOURCE: SourceColumns = {
   last_refresh_at: null,
   last_attempt_at: null,
   last_error: null,
+  refresh_job_id: null,
 };
 
 /**

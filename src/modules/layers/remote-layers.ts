@@ -6,7 +6,7 @@ import { type Actor, actorOf, type Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { RoomRow } from '../../db/tables.js';
-import { notFound, notRemoteLayer } from '../../errors.js';
+import { invalidField, notFound, notRemoteLayer } from '../../errors.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import { newId } from '../../ids.js';
 import {
@@ -17,7 +17,7 @@ import {
   type JobQueue,
   type JobWorker,
 } from '../../infra/job-queue.js';
-import { OutboundRefused, OutboundTooLarge } from '../../infra/outbound.js';
+import { OutboundRefused, OutboundTooLarge, refusalOf } from '../../infra/outbound.js';
 import type { Sweep } from '../../infra/scheduler.js';
 import type { Ingest } from '../ingest/ingest.js';
 import type { WritePath } from '../history/write-path.js';
@@ -82,6 +82,8 @@ export class RemoteLayers {
 
   /** Queues the first read of a remote layer: 202 `{jobId}`. */
   async create(room: RoomRow, caller: Caller, input: RemoteLayerInput, requestId: string) {
+    const refusal = refusalOf(new URL(input.url), this.options.fetch.allowPrivate);
+    if (refusal) throw invalidField('body.url', refusal);
     const jobId = newId('job');
     const payload = { url: input.url, name: input.name, refreshMinutes: input.refreshMinutes ?? null };
     await this.options.jobs.enqueue(REMOTE_LAYER_JOB, {
@@ -94,20 +96,23 @@ export class RemoteLayers {
     return { jobId };
   }
 
-  /** Queues a refresh of a remote layer of the room: 202 `{jobId}`. */
+  /** Queues a refresh of a remote layer of the room: 202 `{jobId}`, the one waiting or running already if there is one. */
   async refresh(room: RoomRow, caller: Caller, layerId: string, requestId: string) {
     const layer = await this.options.layers.findVector(room.id, layerId);
     if (!layer) throw notFound('Layer');
     if (!layer.source_url) throw notRemoteLayer();
-    const jobId = newId('job');
-    await this.options.jobs.enqueue(REMOTE_LAYER_JOB, {
-      id: jobId,
-      roomId: room.id,
-      payload: { layerId },
-      actor: actorOf(caller),
-      requestId,
-    });
-    return { jobId };
+    return { jobId: await this.queueRefresh(layer, actorOf(caller), newId('job'), requestId) };
+  }
+
+  /** Queues a refresh as `jobId` unless one is waiting or running (its id is answered then). */
+  private async queueRefresh(layer: LayerRow, actor: Actor, jobId: string, requestId?: string): Promise<string> {
+    const { jobs, layers, db } = this.options;
+    const pending = layer.refresh_job_id ? await jobs.find(layer.refresh_job_id) : undefined;
+    if (pending && (pending.stage === 'queued' || pending.stage === 'processing')) return pending.id;
+    await layers.update(db, layer.id, { refresh_job_id: jobId });
+    const payload = { layerId: layer.id };
+    await jobs.enqueue(REMOTE_LAYER_JOB, { id: jobId, roomId: layer.room_id, payload, actor, requestId });
+    return jobId;
   }
 
   /** Queues the refreshes that are due, each once (its job's id names the layer and the time it was due). */
@@ -119,14 +124,8 @@ export class RemoteLayers {
       for (const layer of await this.options.layers.dueRefreshes(now)) {
         const due = Number(layer.last_attempt_at ?? 0) + Number(layer.refresh_minutes) * 60_000;
         await this.options.layers.update(this.options.db, layer.id, { last_attempt_at: now });
-        await this.options.jobs
-          .enqueue(REMOTE_LAYER_JOB, {
-            id: `job-refresh-${layer.id}-${due}`,
-            roomId: layer.room_id,
-            payload: { layerId: layer.id },
-            actor: creatorOf(layer),
-          })
-          .catch(() => undefined); // Queued already by another instance's sweep.
+        // Queued already by another instance's sweep: its id is taken.
+        await this.queueRefresh(layer, creatorOf(layer), `job-refresh-${layer.id}-${due}`).catch(() => undefined);
       }
     },
   };
@@ -142,7 +141,7 @@ export class RemoteLayers {
     const { url = '', name = 'Layer', refreshMinutes = null } = job.payload;
     return this.withSource(job, url, async (source) => {
       const { ingest, vectorIngest } = this.options;
-      const remote = { source_url: url, refresh_minutes: refreshMinutes, ...this.succeeded() };
+      const remote = { source_url: url, refresh_minutes: refreshMinutes, refresh_job_id: null, ...this.succeeded() };
       const meta: LayerMeta = { layerName: name, keepPoints: true, remote };
       const opened = await ingest.check(vectorIngest, source, meta);
       // A source is one layer: the first table of a file that holds several.
@@ -161,7 +160,8 @@ export class RemoteLayers {
       return await this.withSource(job, layer.source_url, (source) => this.replaceData(job, layer, source));
     } catch (error) {
       if (job.signal.aborted) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
+      // Words for the room's readers: the service's own failures say no more than that.
+      const reason = error instanceof JobFailure ? error.message : 'The source could not be read (the service failed)';
       await layers.update(db, layer.id, { last_error: reason.slice(0, 1000), last_attempt_at: Date.now() });
       throw error;
     }
@@ -284,8 +284,7 @@ export class RemoteLayers {
 
   /** A change based on a feature as it was before the refresh is refused (409) after it. */
   private async bumpVersions(trx: Db, layer: LayerRow, ids: number[]): Promise<void> {
-    const { edits } = this.options;
-    for (const id of ids) await edits.setVersion(trx, layer.id, id, (await edits.version(trx, layer.id, id)) + 1);
+    await this.options.edits.advanceVersions(trx, layer.id, ids);
   }
 
   /** Reads the source into a folder of the job's own, removed afterwards; a failure the caller can act on is the job's message. */
@@ -335,8 +334,12 @@ function sourceProblem(error: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
   if (code === 'ECONNREFUSED') return 'the connection was refused';
   if (code === 'ECONNRESET') return 'the connection was reset';
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'the host cannot be reached';
   if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return 'its TLS certificate was not accepted';
-  return error instanceof Error ? error.message : String(error);
+  // Its own words (an HTTP status, a page too large) when it is one of the download's; else none that could name an address.
+  return error instanceof Error && !code && !(error instanceof AggregateError)
+    ? error.message
+    : 'the connection failed';
 }
 
 /** The source's fields, each kept as the layer declared it when its name and type are unchanged. */

@@ -22,8 +22,8 @@ export interface FetchedSource {
 
 /** Pages of an OGC API Features collection followed at most (each a request of its own). */
 const MAX_PAGES = 1000;
-/** Bytes of an answer read to tell an OGC API document from a GeoJSON file. */
-const SNIFF_BYTES = 64 * 1024;
+/** The largest page of a collection read (each is parsed whole). */
+export const PAGE_MAX_BYTES = 64 * 1024 * 1024;
 
 const EXTENSIONS: [RegExp, string][] = [
   [/csv/i, '.csv'],
@@ -40,7 +40,10 @@ const EXTENSIONS: [RegExp, string][] = [
  * address without an `outputFormat` asks for GeoJSON. Every request, redirects included,
  * follows the outbound rule (infra/outbound.ts).
  */
-export async function fetchSource(address: string, options: SourceFetch): Promise<FetchedSource> {
+export async function fetchSource(address: string, given: SourceFetch): Promise<FetchedSource> {
+  // One deadline for the whole read, every page and redirect included.
+  const deadline = AbortSignal.timeout(given.timeoutMs);
+  const options = { ...given, signal: given.signal ? AbortSignal.any([given.signal, deadline]) : deadline };
   const url = withWfsGeoJson(new URL(address));
   const first = path.join(options.dir, 'source');
   const answer = await download(url.href, first, options);
@@ -50,7 +53,7 @@ export async function fetchSource(address: string, options: SourceFetch): Promis
   const items = document && linkOf(document, 'items');
   if (document?.type !== 'FeatureCollection' && items) {
     const itemsFile = path.join(options.dir, 'items');
-    const itemsAnswer = await download(new URL(items, answer.url).href, itemsFile, options);
+    const itemsAnswer = await download(new URL(items, answer.url).href, itemsFile, pageOptions(options));
     return followPages(itemsFile, itemsAnswer.url, options);
   }
   if (document?.type === 'FeatureCollection' && linkOf(document, 'next'))
@@ -71,12 +74,26 @@ async function download(url: string, file: string, options: SourceFetch) {
   return downloadOutbound({ url, path: file, ...options });
 }
 
+/** A page is parsed whole: it may be no larger than PAGE_MAX_BYTES. */
+const pageOptions = (options: SourceFetch): SourceFetch => ({
+  ...options,
+  maxBytes: Math.min(options.maxBytes, PAGE_MAX_BYTES),
+});
+
 /** The file name the ingest reads a source under: its address's, else one its content type suggests. */
 function nameOf(url: URL, contentType: string): string {
-  const base = path.basename(decodeURIComponent(url.pathname));
+  const base = path.basename(decoded(url.pathname));
   if (/\.[a-z0-9]{2,8}$/i.test(base)) return base.slice(-100);
   const extension = EXTENSIONS.find(([pattern]) => pattern.test(contentType))?.[1] ?? '';
   return `source${extension}`;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 async function startsWithBrace(file: string): Promise<boolean> {
@@ -98,7 +115,7 @@ type JsonDocument = { type?: unknown; links?: unknown; features?: unknown };
 
 /** A JSON document small enough to hold (an OGC API page), else null (a big GeoJSON file, read by GDAL). */
 async function smallJson(file: string): Promise<JsonDocument | null> {
-  if ((await stat(file)).size > SNIFF_BYTES * 256) return null;
+  if ((await stat(file)).size > PAGE_MAX_BYTES) return null;
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
     return parsed && typeof parsed === 'object' ? (parsed as JsonDocument) : null;
@@ -122,14 +139,24 @@ function linkOf(document: JsonDocument, rel: string): string | undefined {
 async function followPages(firstFile: string, firstUrl: string, options: SourceFetch): Promise<FetchedSource> {
   const merged = path.join(options.dir, 'collection.geojson');
   const out = createWriteStream(merged);
+  // A write that failed (a full disk) fails the read at the next write, never the process.
+  let failed: Error | undefined;
+  out.on('error', (error) => {
+    failed = error;
+  });
   const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain');
+    if (failed) throw failed;
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'error')]);
   };
   let [file, url, written, count] = [firstFile, firstUrl, 0, 0];
   try {
     await write('{"type":"FeatureCollection","features":[');
     for (let page = 0; ; page++) {
+      if ((await stat(file)).size > PAGE_MAX_BYTES)
+        throw new OutboundTooLarge(`a page of the collection is larger than ${PAGE_MAX_BYTES} bytes`);
       const document = JSON.parse(await readFile(file, 'utf8')) as JsonDocument;
+      // Read: the page's bytes are in the collection now.
+      await rm(file, { force: true });
       if (!Array.isArray(document.features)) throw new Error(`page ${page + 1} of the collection holds no features`);
       for (const feature of document.features) {
         const text = JSON.stringify(feature);
@@ -142,13 +169,13 @@ async function followPages(firstFile: string, firstUrl: string, options: SourceF
       if (!next || document.features.length === 0) break;
       if (page + 1 >= MAX_PAGES) throw new Error(`the collection has more than ${MAX_PAGES} pages`);
       file = path.join(options.dir, `page-${page + 1}`);
-      url = (await download(new URL(next, url).href, file, options)).url;
+      url = (await download(new URL(next, url).href, file, pageOptions(options))).url;
     }
     await write(']}');
   } finally {
     out.end();
-    await once(out, 'close');
+    if (!out.closed) await once(out, 'close');
   }
-  await rm(firstFile, { force: true });
+  if (failed) throw failed;
   return { path: merged, fileName: 'collection.geojson' };
 }

@@ -193,6 +193,7 @@ export class RasterIngest implements IngestStep<CheckedRaster, IngestMeta, Stage
       last_refresh_at: null,
       last_attempt_at: null,
       last_error: null,
+      refresh_job_id: null,
       created_by: actor.id,
       created_at: now,
       updated_at: now,
