@@ -279,6 +279,14 @@ export const unsupportedFileFormat = (message: string, details?: unknown) =>
 export const fileRefused = (code: string, message: string, details?: unknown) =>
   new AppError(400, code, message, details);
 
+/** 400 `not_points`: an upload sent `as=markers` whose file holds more than points (`what` says where). */
+export const notOnlyPoints = (what: string) =>
+  new AppError(
+    400,
+    'not_points',
+    `as=markers takes only points, but ${what}: send it with as=layer (or as=auto) to make it a layer`,
+  );
+
 /** 426: a WebSocket endpoint asked with plain HTTP. */
 export const upgradeRequired = () =>
   new AppError(

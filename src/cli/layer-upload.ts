@@ -20,6 +20,8 @@ export interface LayerFields {
   description?: string;
   style?: string;
   display?: string;
+  /** What a vector file becomes: auto, layer or markers. */
+  as?: 'auto' | 'layer' | 'markers';
 }
 
 /** What an upload made: layers (vector or raster, by id) or markers. */

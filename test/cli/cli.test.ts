@@ -65,6 +65,7 @@ describe('usage', () => {
       [],
       ['room', 'create'],
       ['upload', roomId, 'x.geojson', '--style', 'not json'],
+      ['upload', roomId, 'x.geojson', '--as', 'points'],
       ['token', 'create', roomId, '--days', 'soon'],
       ['markers', 'export', roomId, '--format', 'kml'],
     ]) {

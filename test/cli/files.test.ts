@@ -74,7 +74,7 @@ describe('upload', () => {
     );
   });
 
-  test('--name and --style reach the layer; a refused file exits 1 with the service message', async () => {
+  test('--name, --style and --as reach the layer; a refused file exits 1 with the service message', async () => {
     const run = await cli([
       '--json',
       'upload',
@@ -90,6 +90,12 @@ describe('upload', () => {
     assert.equal(uploaded.layers[0].name, 'Roads');
     const layer = (await layersOf(room)).vector.find((l: { id: string }) => l.id === uploaded.layerIds[0]);
     assert.equal(layer.style.color, 'd03030');
+    // --as layer: a file of points is a point layer, not markers.
+    const points = await cli(['--json', 'upload', room, vectors.file('points_latlon.csv'), '--as', 'layer']);
+    assert.equal(points.code, 0, points.stderr);
+    const [pointLayer] = JSON.parse(points.stdout).uploaded;
+    assert.equal(pointLayer.markersCreated, undefined);
+    assert.equal(pointLayer.layers.length, 1);
     const refused = await cli(['upload', room, rasters.file('not-a-tiff.tif')]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^maproom: /m);
@@ -176,15 +182,16 @@ describe('export, import and clone', () => {
     const importRun = await cli(['--json', 'import', imported, file, '--create'], { token: owner.token });
     assert.equal(importRun.code, 0, importRun.stderr);
     assert.equal(JSON.parse(importRun.stdout).imported.markers, 1);
-    assert.equal((await layersOf(imported)).vector.length, 3);
+    // The room's vector layers so far: lv95.zip, lv95_lines.zip, points_latlon.csv (--as layer), the padded file.
+    assert.equal((await layersOf(imported)).vector.length, 4);
 
     const cloned = cliRoomId();
     const manifest = `${url}/api/rooms/${room}/export-manifest`;
     const cloneRun = await cli(['clone', manifest, cloned, '--create'], { token: owner.token });
     assert.equal(cloneRun.code, 0, cloneRun.stderr);
-    assert.equal(cloneRun.stdout, `Cloned ${room} into ${cloned} (4 layers)\n`);
+    assert.equal(cloneRun.stdout, `Cloned ${room} into ${cloned} (5 layers)\n`);
     const { vector, raster } = await layersOf(cloned);
-    assert.deepEqual([vector.length, raster.length], [3, 1]);
+    assert.deepEqual([vector.length, raster.length], [4, 1]);
   });
 });
 

@@ -69,7 +69,7 @@ export function routesOf(doc: Schema): ApiRoute[] {
 export const MULTIPART_PARTS: Record<string, { files: string[]; fields: string[] }> = {
   'POST /api/layers/upload': {
     files: ['file'],
-    fields: ['roomName', 'layerName', 'description', 'style', 'display'],
+    fields: ['roomName', 'layerName', 'description', 'style', 'display', 'sourceCrs', 'as'],
   },
   'POST /api/layers/upload-chunk': {
     files: ['chunk'],

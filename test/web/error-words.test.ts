@@ -60,6 +60,11 @@ describe("the service's errors in words", () => {
       errorWords('too_many_requests', 'Too many requests; retry in 42 s'),
       'Too many tries in a short time; try again in 42 seconds.',
     );
+    // Points asked as markers from a file with lines: the page's words, not the service's `as=markers`.
+    assert.equal(
+      errorWords('not_points', 'as=markers takes only points, but roads.geojson holds LineString features: ...'),
+      'Only a file of points can be added as markers, and this one holds other features: upload it as a layer instead.',
+    );
     assert.equal(megabytes(60 * 1024 ** 2), '60 MB');
     assert.equal(megabytes(1.5 * 1024 ** 2), '1.5 MB');
     assert.throws(

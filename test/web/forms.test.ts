@@ -10,7 +10,7 @@ import { mailedToken, mailedTokens } from '../support/web-accounts.js';
 // service: an unverified invitee is told what to do and gets a new link; forms take what the
 // service takes; a file over its cap is refused before it is sent; the service's errors are
 // worded with their field and stay until dismissed; a marker's video is shown in a sandboxed
-// frame. Once, with SQLite, like test/web/browser.test.ts.
+// frame; a file of points is uploaded as a layer, or added as markers. Once, with SQLite, like test/web/browser.test.ts.
 const skip = TEST_DB !== 'sqlite' && 'the browser tests run once, with the SQLite suite';
 
 const PASSWORD = 'a-long-password';
@@ -203,6 +203,50 @@ describe('the forms of the web application', { skip }, () => {
     await ann.getByTestId('marker-list').getByText('Fountain').click();
     await ann.getByTestId('marker-media').waitFor({ timeout: 5000 });
     await bob.screenshot({ path: path.join(TEST_OUTPUT, 'forms-marker-media.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('Upload a layer makes a layer of a file of points; Add points as markers makes markers, and refuses lines in words', async () => {
+    const geojson = (name: string, geometries: object[]) => ({
+      name,
+      mimeType: 'application/geo+json',
+      buffer: Buffer.from(
+        JSON.stringify({
+          type: 'FeatureCollection',
+          features: geometries.map((geometry, i) => ({ type: 'Feature', geometry, properties: { name: `S${i}` } })),
+        }),
+      ),
+    });
+    const springs = geojson('springs.geojson', [
+      { type: 'Point', coordinates: [7.46, 46.95] },
+      { type: 'Point', coordinates: [7.47, 46.95] },
+    ]);
+    const markers = async () => ((await api('GET', `/api/rooms/${roomId}/markers`)).body.markers as unknown[]).length;
+    const before = await markers();
+    await ann.getByRole('tab', { name: 'Layers' }).click();
+    await ann.getByText('Upload a layer').click();
+    await ann.getByLabel('File').setInputFiles(springs);
+    await ann.getByTestId('layer').filter({ hasText: 'springs' }).waitFor({ timeout: 30_000 });
+    const layers = (await api('GET', `/api/layers/${roomId}`)).body.layers as Record<string, unknown>[];
+    assert.equal(layers.find((l) => l.name === 'springs')?.geometryType, 'Point');
+    assert.equal(await markers(), before, 'no marker was made');
+
+    await ann.getByLabel('Add points as markers').setInputFiles(springs);
+    await ann.getByText('The points of springs.geojson are markers now').waitFor({ timeout: 30_000 });
+    assert.equal(await markers(), before + 2);
+
+    const line = {
+      type: 'LineString',
+      coordinates: [
+        [7.44, 46.95],
+        [7.46, 46.96],
+      ],
+    };
+    await ann.getByLabel('Add points as markers').setInputFiles(geojson('roads.geojson', [line]));
+    const refused = ann.getByRole('alert').filter({ hasText: 'Only a file of points can be added as markers' });
+    await refused.waitFor({ timeout: 30_000 });
+    await refused.getByRole('button', { name: 'Dismiss' }).click();
+    assert.equal(await markers(), before + 2);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type Api, CliError } from '../client.js';
 import { contextOf } from '../context.js';
 import { type Uploaded, uploadLayerFile } from '../layer-upload.js';
@@ -33,6 +33,7 @@ interface UploadOptions {
   description?: string;
   style?: string;
   display?: string;
+  as?: 'auto' | 'layer' | 'markers';
 }
 
 export function layerCommands(program: Command): void {
@@ -42,11 +43,17 @@ export function layerCommands(program: Command): void {
       'upload layer files: GeoJSON, zipped shapefile, GeoPackage, point CSV or GeoTIFF (chunked above 50 MB)',
     )
     .argument('<roomId>', 'the room')
-    .argument('<files...>', 'one or more files; each becomes its layers (a file of points becomes markers)')
+    .argument('<files...>', 'one or more files; each becomes its layers (a file of points markers, unless --as layer)')
     .option('--name <name>', 'the layer name (one file only; default: the file name)')
     .option('--description <text>', "the layer's description")
     .option('--style <json>', 'vector style, e.g. \'{"color":"d03030","opacity":0.8}\'', jsonObject)
     .option('--display <json>', 'raster display, e.g. \'{"colormap":"terrain","vmin":400,"vmax":2500}\'', jsonObject)
+    .addOption(
+      new Option(
+        '--as <what>',
+        'what a vector file becomes: auto (default: markers when every feature is a point), layer, or markers',
+      ).choices(['auto', 'layer', 'markers']),
+    )
     .addHelpText(
       'after',
       '\nA chunked upload that was interrupted resumes when the same command runs again: only the\n' +
@@ -61,6 +68,7 @@ export function layerCommands(program: Command): void {
         description: options.description,
         style: options.style,
         display: options.display,
+        as: options.as,
       };
       const done: Uploaded[] = [];
       const failed: { file: string; error: string }[] = [];

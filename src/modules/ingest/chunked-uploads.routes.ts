@@ -4,7 +4,7 @@ import { invalidField } from '../../errors.js';
 import { errors, RoomId } from '../../http/schemas.js';
 import { multipart, type UploadReceiver, type UploadSpec } from '../../http/uploads.js';
 import { CHUNKED_MAX_BYTES, type ChunkedUploads } from './chunked-uploads.js';
-import { UPLOAD_MAX_BYTES } from './uploads.schemas.js';
+import { UPLOAD_MAX_BYTES, UploadAsSchema } from './uploads.schemas.js';
 
 const security = [{ bearer: [] }];
 const tags = ['layers'];
@@ -80,6 +80,7 @@ export const chunkedUploadsRoutes: FastifyPluginAsyncTypebox<{
                 "The EPSG code of a vector file's coordinates (`2056` or `EPSG:2056`), taken over what it declares",
             }),
           ),
+          as: Type.Optional(UploadAsSchema),
         },
         { additionalProperties: false },
       ),

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { Change, WritePath } from '../history/write-path.js';
 import { refusalOf } from './geo-failures.js';
+import type { UploadAs } from './uploads.schemas.js';
 
 /** An uploaded file on local disk, and the name it was sent under (its extension tells formats apart). */
 export interface SourceFile {
@@ -18,6 +19,11 @@ export interface IngestMeta {
   display?: unknown;
   /** `EPSG:nnnn` the sender says a vector file's coordinates are in (an upload's `sourceCrs`), or null. */
   sourceCrs?: string | null;
+  /**
+   * What a vector file becomes (an upload's `as`): `auto` (or none) markers when every feature
+   * is a point, else layers; `layer` always layers; `markers` markers, refusing any other feature.
+   */
+  as?: UploadAs;
 }
 
 export interface IngestProgress {

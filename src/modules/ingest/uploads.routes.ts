@@ -26,11 +26,14 @@ export const uploadsRoutes: FastifyPluginAsyncTypebox<{ uploads: Uploads; receiv
         'multipart/form-data: `roomName` (the room id), `file` (at most 50 MB; larger files go through upload-chunk), and optional ' +
         '`layerName` (default: the file name), `description`, `style` (JSON: color, opacity, strokeWeight, fillOpacity, visible) and ' +
         "`display` (JSON, for rasters) and `sourceCrs` (the EPSG code of a vector file's coordinates, `2056` or `EPSG:2056`, taken " +
-        'over what the file declares: for files that name no CRS). A file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; ' +
-        'otherwise each feature table becomes a layer: `{layer, layers}`. Files over 5 MB, and GeoTIFFs declaring more than ' +
+        'over what the file declares: for files that name no CRS) and `as` (what a vector file becomes). ' +
+        'With `as=auto` (the default) a file whose every feature is a point becomes markers: `{markersCreated, markers, layer: null}`; ' +
+        'otherwise each feature table becomes a layer: `{layer, layers}`. `as=layer` makes layers whatever the features ' +
+        '(a file of points a Point layer keeping every attribute as a field); `as=markers` makes markers, and a file with any ' +
+        'other feature, or a GeoTIFF, is 400 not_points. Files over 5 MB, and GeoTIFFs declaring more than ' +
         'RASTER_SYNC_MAX_PIXELS pixels times bands, answer 202 `{jobId}`, polled at /api/layers/jobs/{jobId}. ' +
         'Refusals: 415 unsupported_format, 400 invalid_file / invalid_zip / unknown_crs (send `sourceCrs`) / invalid_source_crs / ' +
-        'no_feature_tables / unsupported_raster ' +
+        'no_feature_tables / not_points / unsupported_raster ' +
         '(a GeoTIFF over RASTER_MAX_PIXELS pixels, among others).',
       ...multipart(LAYER_FORM),
       response: {

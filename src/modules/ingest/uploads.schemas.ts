@@ -11,7 +11,20 @@ export const UPLOAD_FIELDS = {
   style: { maxLength: 2000 },
   display: { maxLength: 4000 },
   sourceCrs: { maxLength: 20 },
+  as: { maxLength: 10 },
 };
+
+/** What an upload may make of a vector file (its `as`); `auto`, the default, decides by content. */
+export const UPLOAD_AS = ['auto', 'layer', 'markers'] as const;
+export type UploadAs = (typeof UPLOAD_AS)[number];
+
+/** An upload's `as`, as a JSON body (process-chunked) and a job's payload hold it. */
+export const UploadAsSchema = Type.Enum(UPLOAD_AS, {
+  description:
+    'What the file becomes: `auto` (the default) markers when every feature is a point, else layers; ' +
+    '`layer` always vector layers, points included, every attribute a field; `markers` markers, and a file ' +
+    'with any feature that is not a point is 400 `not_points`',
+});
 
 /** What an upload's form says besides the file (`style` and `display` are JSON texts). */
 export interface UploadFields {
@@ -21,6 +34,8 @@ export interface UploadFields {
   display?: string;
   /** The EPSG code of the file's coordinates (`2056` or `EPSG:2056`), for files that name none. */
   sourceCrs?: string;
+  /** What the file becomes: `auto` (by content, the default), `layer` or `markers`. */
+  as?: string;
 }
 
 /** The payload of a `layer-upload` job: the file waiting in the blob store, and the form's fields. */
@@ -32,5 +47,6 @@ export const UploadJobPayload = Type.Object({
   style: Type.Record(Type.String(), Type.Unknown()),
   display: Type.Union([Type.Unknown(), Type.Null()]),
   sourceCrs: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  as: Type.Optional(UploadAsSchema),
 });
 export type UploadJobPayload = Static<typeof UploadJobPayload>;

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { actorOf, type Caller } from '../../auth/access.js';
 import type { RoomRow } from '../../db/tables.js';
-import { invalidField } from '../../errors.js';
+import { invalidField, notOnlyPoints } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
   JobFailure,
@@ -15,7 +15,7 @@ import {
 import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
-import { UploadJobPayload, type UploadFields } from './uploads.schemas.js';
+import { UPLOAD_AS, UploadJobPayload, type UploadAs, type UploadFields } from './uploads.schemas.js';
 
 export const LAYER_UPLOAD_KIND = 'layer-upload';
 /** Layer uploads in the job queue. */
@@ -75,13 +75,11 @@ export class Uploads {
     await this.options.files.assertRoomFor(room.id, source.bytes);
     if (source.bytes > this.options.syncMaxBytes)
       return { status: 202 as const, body: await this.queue(room, caller, source, meta, requestId) };
-    const { ingest } = this.options;
-    const step = await this.stepFor(source);
-    const checked = await ingest.check(step, source, meta);
+    const { step, checked } = await this.check(source, meta);
     if (step.needsJob?.(checked))
       return { status: 202 as const, body: await this.enqueue(room, caller, source, meta, requestId) };
     const target = { roomId: room.id, actor: actorOf(caller), stageId: newId('upload') };
-    const staged = await ingest.run(step, target, checked, meta);
+    const staged = await this.options.ingest.run(step, target, checked, meta);
     return { status: 200 as const, body: await staged.answer() };
   }
 
@@ -107,6 +105,7 @@ export class Uploads {
       style: style as Record<string, unknown>,
       display: parse('display') ?? null,
       sourceCrs: sourceCrsOf(fields.sourceCrs),
+      as: asOf(fields.as),
     };
   }
 
@@ -119,7 +118,7 @@ export class Uploads {
     requestId: string,
   ) {
     // A file that is refused is refused now, not in a job.
-    await this.options.ingest.check(await this.stepFor(source), source, meta);
+    await this.check(source, meta);
     return this.enqueue(room, caller, source, meta, requestId);
   }
 
@@ -135,11 +134,10 @@ export class Uploads {
     meta: IngestMeta,
     requestId: string,
   ) {
-    const { files, ingest } = this.options;
+    const { files } = this.options;
     const local = await files.localFile(stored.fileKey);
     try {
-      const source = { path: local.path, fileName: stored.fileName };
-      await ingest.check(await this.stepFor(source), source, meta);
+      await this.check({ path: local.path, fileName: stored.fileName }, meta);
     } finally {
       await local.release();
     }
@@ -188,6 +186,7 @@ export class Uploads {
       style: meta.style ?? {},
       display: meta.display,
       sourceCrs: meta.sourceCrs ?? null,
+      as: meta.as ?? 'auto',
     };
     try {
       await this.options.jobs.enqueue(LAYER_UPLOAD_JOB, {
@@ -202,6 +201,13 @@ export class Uploads {
       throw error;
     }
     return { jobId };
+  }
+
+  /** The file's step, and what the step checked; a GeoTIFF sent `as=markers` is refused (it holds no points). */
+  private async check(source: SourceFile, meta: IngestMeta) {
+    const step = await this.stepFor(source);
+    if (meta.as === 'markers' && step === this.options.steps.raster) throw notOnlyPoints('a GeoTIFF holds no points');
+    return { step, checked: await this.options.ingest.check(step, source, meta) };
   }
 
   /** The step for the file: a GeoTIFF (by its name or its first bytes) is a raster; anything else vector. */
@@ -225,8 +231,7 @@ export class Uploads {
       onProgress: (percent: number, message: string) => void job.progress(percent, message).catch(() => undefined),
     };
     try {
-      const step = await this.stepFor(source);
-      const checked = await ingest.check(step, source, meta);
+      const { step, checked } = await this.check(source, meta);
       const target = { roomId: job.roomId, actor: jobActor(job), stageId: job.id };
       const { done } = await ingest.run(step, target, checked, meta, progress);
       await files.discard([fileKey]);
@@ -258,6 +263,15 @@ function sourceCrsOf(text: string | undefined): string | null {
   const code = /^(?:epsg:)?(\d{4,6})$/i.exec(trimmed)?.[1];
   if (!code) throw invalidField('sourceCrs', 'must be an EPSG code, such as 2056 or EPSG:2056 (Swiss LV95)');
   return `EPSG:${Number(code)}`;
+}
+
+/** An upload's `as`: `auto` when not given. */
+function asOf(text: string | undefined): UploadAs {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return 'auto';
+  const value = UPLOAD_AS.find((known) => known === trimmed);
+  if (!value) throw invalidField('as', `must be one of: ${UPLOAD_AS.join(', ')}`);
+  return value;
 }
 
 /** Whether a file starts like a TIFF or BigTIFF (`II*\0`, `MM\0*`, `II+\0`, `MM\0+`). */

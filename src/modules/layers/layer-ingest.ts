@@ -6,6 +6,7 @@ import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { GeoLimits } from '../../config.js';
 import { openVectorFile, type OpenedVectorFile, type VectorTable } from '../../geo-engine/vector-open.js';
 import { newId } from '../../ids.js';
+import { notOnlyPoints } from '../../errors.js';
 import { refusalOf } from '../ingest/geo-failures.js';
 import type { IngestMeta, IngestProgress, IngestStep, SourceFile, StagedIngest } from '../ingest/ingest.js';
 import type { StoredFiles } from '../files/stored-files.js';
@@ -21,14 +22,22 @@ export interface LayerMeta extends IngestMeta {
   style?: StyleInput;
   /** GeoJSON sent in the body: a layer even of points, with `inline` as its source format. */
   inline?: boolean;
-  /** A layer even of points (a remote layer's source). */
-  keepPoints?: boolean;
   /** A remote layer's source: its address and schedule, set as it is published. */
   remote?: SourceColumns;
 }
 
 /** What an ingest of a vector file staged: its layers (none when it became markers). */
 export type StagedLayers = StagedIngest & { layers: LayerRow[] };
+
+/**
+ * Whether a file becomes markers: sent `as=markers` (check refused anything else), or by
+ * content (`as` auto or not given) when every table is of points; never GeoJSON sent inline
+ * or `as=layer` (an upload's, or a remote layer's source), which make a layer even of points.
+ */
+function becomesMarkers(opened: OpenedVectorFile, meta: LayerMeta): boolean {
+  if (meta.inline || meta.as === 'layer') return false;
+  return meta.as === 'markers' || opened.tables.every((table) => table.geometryType === 'Point');
+}
 
 /** A new number naming a vector layer's own tables. */
 export const storageKey = () => randomInt(1, 2 ** 47);
@@ -48,11 +57,11 @@ export interface LayerIngestOptions {
 
 /**
  * The ingest step of vector files (modules/ingest runs it): a file whose every feature is a
- * point becomes markers (point-import.ts); otherwise each feature table becomes a vector
- * layer whose features are stored in tables of its own by the ingest worker. Everything is
- * written staged under `stageId` (a job's id); the ingest makes it visible in one write-path
- * step with its history entries and live events; `undo(stageId)` removes what an
- * interrupted run wrote.
+ * point becomes markers (point-import.ts), unless it is sent `as=layer`; otherwise each
+ * feature table becomes a vector layer whose features are stored in tables of its own by the
+ * ingest worker. Everything is written staged under `stageId` (a job's id); the ingest makes
+ * it visible in one write-path step with its history entries and live events;
+ * `undo(stageId)` removes what an interrupted run wrote.
  */
 export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, StagedLayers> {
   private readonly db: Db;
@@ -63,9 +72,20 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     this.layers = options.layers;
   }
 
-  /** Opens the file: refuses it (VectorRejected) when it is not a vector file the service takes. */
-  check(source: SourceFile, meta?: LayerMeta): Promise<OpenedVectorFile> {
-    return openVectorFile(source.path, source.fileName, this.options.geo, { sourceCrs: meta?.sourceCrs ?? null });
+  /**
+   * Opens the file: refuses it (VectorRejected) when it is not a vector file the service takes,
+   * and, sent `as=markers`, when a table holds anything but points (400 `not_points`).
+   */
+  async check(source: SourceFile, meta?: LayerMeta): Promise<OpenedVectorFile> {
+    const opened = await openVectorFile(source.path, source.fileName, this.options.geo, {
+      sourceCrs: meta?.sourceCrs ?? null,
+    });
+    const other = opened.tables.find((table) => table.geometryType !== 'Point');
+    if (meta?.as === 'markers' && other) {
+      const kind = other.geometryType && other.geometryType !== 'Mixed' ? other.geometryType : 'non-point';
+      throw notOnlyPoints(`${other.label} holds ${kind} features`);
+    }
+    return opened;
   }
 
   /** Opens the file, or refuses it with the documented error (415, 400). */
@@ -85,7 +105,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     stageId: string,
     progress: IngestProgress,
   ): Promise<StagedLayers> {
-    if (!meta.inline && !meta.keepPoints && opened.tables.every((table) => table.geometryType === 'Point')) {
+    if (becomesMarkers(opened, meta)) {
       return { layers: [], ...(await this.options.points.stageFile(roomId, actor, opened.tables, stageId, progress)) };
     }
     const several = opened.tables.length > 1;

@@ -142,7 +142,7 @@ export class RemoteLayers {
     return this.withSource(job, url, async (source) => {
       const { ingest, vectorIngest } = this.options;
       const remote = { source_url: url, refresh_minutes: refreshMinutes, refresh_job_id: null, ...this.succeeded() };
-      const meta: LayerMeta = { layerName: name, keepPoints: true, remote };
+      const meta: LayerMeta = { layerName: name, as: 'layer', remote };
       const opened = await ingest.check(vectorIngest, source, meta);
       // A source is one layer: the first table of a file that holds several.
       const one = { ...opened, tables: opened.tables.slice(0, 1) };
@@ -174,7 +174,7 @@ export class RemoteLayers {
     source: { path: string; fileName: string },
   ) {
     const { ingest, vectorIngest, staged, writePath, layers, featureTables } = this.options;
-    const meta: LayerMeta = { layerName: layer.name, keepPoints: true };
+    const meta: LayerMeta = { layerName: layer.name, as: 'layer' };
     const opened = await ingest.check(vectorIngest, source, meta);
     await vectorIngest.undo(job.id);
     await staged.begin(job.id, job.roomId);

@@ -555,6 +555,13 @@ export const bodyLimits = {
     },
     "sourceCrs": {
       "maxLength": 20
+    },
+    "as": {
+      "enum": [
+        "auto",
+        "layer",
+        "markers"
+      ]
     }
   },
   "POST /api/rooms/{roomId}": {
@@ -1224,6 +1231,9 @@ export const uploadLimits = {
       },
       "sourceCrs": {
         "maxLength": 20
+      },
+      "as": {
+        "maxLength": 10
       }
     }
   },

@@ -156,6 +156,7 @@ export function errorWords(code: string, message: string, details?: unknown): st
   const retry = /retry in (\d+) s/.exec(message);
   if (code === 'too_many_requests' && retry)
     return t('ui:errors.tooManyRequests', { count: Number(retry[1]), seconds: retry[1] });
+  if (code === 'not_points') return t('ui:errors.notPoints');
   if (code.startsWith('unknown_field:'))
     return t('ui:errors.unknownField', { field: code.slice('unknown_field:'.length) });
   return withMegabytes(message);

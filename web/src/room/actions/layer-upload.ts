@@ -21,21 +21,34 @@ export interface UploadProgress {
 export type UploadOutcome = { done: true } | { crsUnknown: string };
 
 /**
+ * What the file is sent as: `layer` a vector layer (or raster) whatever its features, points
+ * included; `markers` a file of points made markers (the service refuses any other feature).
+ * The page never sends the service's default, which decides by content.
+ */
+export interface UploadChoice {
+  as: 'layer' | 'markers';
+  /** The new layer's colour (hex without `#`); not sent for markers. */
+  color?: string;
+  /** The EPSG code of the file's coordinates, for a file that names no CRS. */
+  sourceCrs?: string;
+}
+
+/**
  * Uploads a layer file (GeoJSON, zipped shapefile, GeoPackage, CSV, KML/KMZ, GPX, FlatGeobuf or
- * GeoTIFF): in one request up to 50 MB, else in 16 MB chunks; then follows the processing job,
- * if any, until it is done. The layer it makes reaches the model through the live channel.
- * `sourceCrs` (an EPSG code) says which CRS the file's coordinates are in; a file that names
- * none and is not in longitude/latitude answers `crsUnknown`, for the page to ask for one.
+ * GeoTIFF) as `choice.as` says: in one request up to 50 MB, else in 16 MB chunks; then follows
+ * the processing job, if any, until it is done. The layer or markers it makes reach the model
+ * through the live channel. `sourceCrs` (an EPSG code) says which CRS the file's coordinates
+ * are in; a file that names none and is not in longitude/latitude answers `crsUnknown`, for
+ * the page to ask for one.
  */
 export async function uploadLayerFile(
   model: RoomModel,
   file: File,
-  color: string,
+  choice: UploadChoice,
   onProgress: (p: UploadProgress) => void,
-  sourceCrs?: string,
 ): Promise<UploadOutcome> {
   try {
-    await sendLayerFile(model, file, color, onProgress, sourceCrs);
+    await sendLayerFile(model, file, choice, onProgress);
     return { done: true };
   } catch (error) {
     if (error instanceof ApiError && error.code === 'unknown_crs') return { crsUnknown: error.message };
@@ -46,21 +59,20 @@ export async function uploadLayerFile(
 async function sendLayerFile(
   model: RoomModel,
   file: File,
-  color: string,
+  { as, color, sourceCrs }: UploadChoice,
   onProgress: (p: UploadProgress) => void,
-  sourceCrs: string | undefined,
 ): Promise<void> {
   refuseOversized(file, CHUNKED_FILE_MAX_BYTES, {
     the: t('actions:fileWords.layer.the'),
     plural: t('actions:fileWords.layer.plural'),
   });
   const roomId = model.roomId;
-  const style = JSON.stringify({ color });
+  const style = color ? JSON.stringify({ color }) : undefined;
   let jobId: string | undefined;
   if (file.size <= CHUNKED_ABOVE) {
     const { status, body } = await postForm<{ jobId?: string }>(
       '/api/layers/upload',
-      formOf('file', file, file.name, { roomName: roomId, style, sourceCrs }),
+      formOf('file', file, file.name, { roomName: roomId, as, style, sourceCrs }),
       (f) => onProgress({ phase: 'sending', fraction: f }),
     );
     if (status === 202) jobId = body.jobId;
@@ -83,7 +95,14 @@ async function sendLayerFile(
     jobId = (
       await ok(
         api.POST('/api/layers/process-chunked', {
-          body: { roomName: roomId, uploadId, fileName: file.name, style, ...(sourceCrs && { sourceCrs }) },
+          body: {
+            roomName: roomId,
+            uploadId,
+            fileName: file.name,
+            as,
+            ...(style && { style }),
+            ...(sourceCrs && { sourceCrs }),
+          },
         }),
       )
     ).jobId;

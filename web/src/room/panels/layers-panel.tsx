@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Layer, RasterLayer } from '../../api/types';
 import { useStore } from '../../store';
-import { uploadLayerFile, type UploadProgress } from '../actions/layer-upload';
+import { uploadLayerFile, type UploadChoice, type UploadProgress } from '../actions/layer-upload';
 import { layerIds, zoomToNewLayer } from '../zoom-to-content';
 import { deleteLayer, deleteRaster, updateLayerStyle } from '../actions/layers';
 import { useRoom } from '../room-context';
@@ -43,6 +43,12 @@ export function LayersPanel() {
   );
 }
 
+/** A file the person chose, and what they chose to make of it. */
+interface Sent {
+  file: File;
+  as: UploadChoice['as'];
+}
+
 function UploadForm() {
   const room = useRoom();
   const { model, attempt, notify } = room;
@@ -52,14 +58,17 @@ function UploadForm() {
   // New layers get a colour no layer of the room has yet, unless one is chosen.
   const color = chosen ?? `#${nextLayerColor(layers.map((l) => l.style.color))}`;
   // A file whose CRS the service could not tell: the page asks for its EPSG code and sends it again.
-  const [crsAsked, setCrsAsked] = useState<{ file: File } | null>(null);
-  const upload = async (file: File, sourceCrs?: string) => {
+  const [crsAsked, setCrsAsked] = useState<Sent | null>(null);
+  // "Upload a layer" makes a layer even of points; "Add points as markers" makes markers.
+  const upload = async ({ file, as }: Sent, sourceCrs?: string) => {
     const known = layerIds(model.get());
-    const outcome = await attempt(() => uploadLayerFile(model, file, color.slice(1), setProgress, sourceCrs));
+    const choice = { as, sourceCrs, ...(as === 'layer' && { color: color.slice(1) }) };
+    const outcome = await attempt(() => uploadLayerFile(model, file, choice, setProgress));
     setProgress(null);
-    if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file });
+    if (outcome && 'crsUnknown' in outcome) setCrsAsked({ file, as });
     else if (outcome) {
       setCrsAsked(null);
+      if (as === 'markers') return notify(t('layers:upload.markersAdded', { name: file.name }));
       setColor(null);
       notify(t('layers:upload.onTheMap', { name: file.name }));
       zoomToNewLayer(room, known);
@@ -77,9 +86,23 @@ function UploadForm() {
           name="layer-file"
           accept=".geojson,.json,.zip,.gpkg,.csv,.kml,.kmz,.gpx,.fgb,.tif,.tiff"
           disabled={!!progress}
-          onChange={(e) => e.currentTarget.files?.[0] && upload(e.currentTarget.files[0])}
+          onChange={(e) => e.currentTarget.files?.[0] && upload({ file: e.currentTarget.files[0], as: 'layer' })}
         />
       </label>
+      <label>
+        {t('layers:upload.asMarkers')}
+        <input
+          type="file"
+          name="markers-file"
+          accept=".geojson,.json,.zip,.gpkg,.csv,.kml,.kmz,.gpx,.fgb"
+          aria-describedby="markers-file-hint"
+          disabled={!!progress}
+          onChange={(e) => e.currentTarget.files?.[0] && upload({ file: e.currentTarget.files[0], as: 'markers' })}
+        />
+      </label>
+      <p class="muted" id="markers-file-hint">
+        {t('layers:upload.asMarkersHint')}
+      </p>
       {crsAsked && (
         <form
           class="crs-ask"
@@ -87,7 +110,7 @@ function UploadForm() {
           onSubmit={(e) => {
             e.preventDefault();
             const code = new FormData(e.currentTarget).get('sourceCrs');
-            void upload(crsAsked.file, String(code ?? ''));
+            void upload(crsAsked, String(code ?? ''));
           }}
         >
           <p role="alert">{t('layers:upload.crsUnknown', { name: crsAsked.file.name })}</p>
