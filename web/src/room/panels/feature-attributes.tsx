@@ -1,8 +1,10 @@
-import { useLayoutEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { setHighlight } from '../../map/room-layers';
 import type { Layer } from '../../api/types';
 import { useStore } from '../../store';
-import { readFeature, type StoredFeature } from '../actions/features';
+import { deleteFeature, readFeature, type StoredFeature } from '../actions/features';
+import { offerUndoDelete } from '../undo-delete';
+import { FeatureShape } from './feature-shape';
 import { showsPast } from '../time-view';
 import { FeatureForm } from './feature-form';
 import { useRoom } from '../room-context';
@@ -43,10 +45,12 @@ function Value({ value }: { value: unknown }) {
 
 /** The clicked feature of a layer: every recorded property with its type, long values folded; highlighted on the map. */
 export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureId: number }) {
-  const { model, map, attempt, canEdit, timeView } = useRoom();
+  const room = useRoom();
+  const { model, map, attempt, canEdit, timeView, selection } = room;
   const layerId = layer.id;
   const [feature, setFeature] = useState<StoredFeature | null>(null);
-  const [editing, setEditing] = useState(false);
+  /** What an editor edits: the attributes' form, or the shape on the map. */
+  const [editing, setEditing] = useState<'attributes' | 'shape' | null>(null);
   const [reads, setReads] = useState(0);
   const past = showsPast(useStore(timeView));
   // A layout effect: the request leaves as soon as the panel is in the page. A plain effect
@@ -56,8 +60,6 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
     void attempt(() => readFeature(model, layerId, featureId)).then((found) => {
       if (!current || !found) return;
       setFeature(found);
-      const shown = map.get();
-      if (shown) setHighlight(shown, found.geometry);
     });
     return () => {
       current = false;
@@ -65,9 +67,46 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
       if (shown) setHighlight(shown, null);
     };
   }, [layerId, featureId, reads]);
+  // The highlight follows the feature as read, and as reshaped once saved.
+  useEffect(() => {
+    const shown = map.get();
+    if (shown && feature) setHighlight(shown, feature.geometry);
+  }, [feature]);
   if (!feature) return <p class="muted">{t('layers:feature.reading', { id: featureId })}</p>;
   const entries = Object.entries(feature.properties);
-  if (editing)
+  const reload = () => {
+    setFeature(null);
+    setEditing(null);
+    setReads((n) => n + 1);
+  };
+  const remove = async () => {
+    const deleted = await attempt(async () => {
+      await deleteFeature(layerId, feature.id);
+      return true;
+    });
+    if (!deleted) return;
+    selection.set({ kind: 'layer', id: layerId });
+    const what = t('layers:feature.undoName', { id: feature.id });
+    offerUndoDelete(room, what, 'feature', `${layerId}:${feature.id}`);
+  };
+  if (editing === 'shape')
+    return (
+      <section aria-label={t('layers:feature.label')}>
+        <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+        <FeatureShape
+          key={feature.version}
+          layer={layer}
+          feature={feature}
+          onSaved={(saved) => {
+            setFeature(saved);
+            setEditing(null);
+          }}
+          onReload={reload}
+          onDone={() => setEditing(null)}
+        />
+      </section>
+    );
+  if (editing === 'attributes')
     return (
       <section aria-label={t('layers:feature.label')}>
         <h3>{t('layers:feature.title', { id: feature.id })}</h3>
@@ -77,23 +116,33 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
           feature={feature}
           onSaved={(saved) => {
             setFeature(saved);
-            setEditing(false);
+            setEditing(null);
           }}
           onReload={() => {
             setFeature(null);
             setReads((n) => n + 1);
           }}
-          onCancel={() => setEditing(false)}
+          onCancel={() => setEditing(null)}
         />
       </section>
     );
   return (
     <section aria-label={t('layers:feature.label')}>
       <h3>{t('layers:feature.title', { id: feature.id })}</h3>
-      {canEdit && !past && layer.fields.length > 0 && (
-        <button type="button" onClick={() => setEditing(true)}>
-          {t('layers:feature.edit')}
-        </button>
+      {canEdit && !past && (
+        <div class="row" role="group" aria-label={t('layers:feature.actions')}>
+          {layer.fields.length > 0 && (
+            <button type="button" onClick={() => setEditing('attributes')}>
+              {t('layers:feature.edit')}
+            </button>
+          )}
+          <button type="button" onClick={() => setEditing('shape')}>
+            {t('layers:shape.edit')}
+          </button>
+          <button type="button" class="danger" onClick={() => void remove()}>
+            {t('layers:feature.delete')}
+          </button>
+        </div>
       )}
       {entries.length === 0 ? (
         <p class="muted">{t('layers:feature.empty')}</p>

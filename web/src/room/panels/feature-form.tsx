@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../api/client';
 import type { Layer } from '../../api/types';
 import { t } from '../../i18n/index.js';
-import { type StoredFeature, updateFeatureProperties } from '../actions/features';
+import { conflictBy, type StoredFeature, updateFeatureProperties } from '../actions/features';
 import { useRoom } from '../room-context';
 
 type Field = Layer['fields'][number];
@@ -24,20 +23,25 @@ function typedValue(field: Field, text: string): unknown {
   return text;
 }
 
-/** One field's input, as its type asks: a number, a date picker, a yes/no box, a list of its choices, or text. */
-function FieldInput({
+/**
+ * One field's input, as its type asks: a number, a date picker, a yes/no box, a list of its
+ * choices, or text (the form's and the attribute table's cells').
+ */
+export function FieldInput({
   field,
   index,
   value,
   onInput,
+  idPrefix = 'feature-field',
 }: {
   field: Field;
   index: number;
   value: unknown;
   onInput: (value: unknown) => void;
+  idPrefix?: string;
 }) {
   // By its place: a field's name may hold spaces, which an id may not.
-  const id = `feature-field-${index}`;
+  const id = `${idPrefix}-${index}`;
   const label = <label for={id}>{field.name}</label>;
   if (field.type === 'boolean')
     return (
@@ -117,8 +121,9 @@ export function FeatureForm({
       try {
         return await updateFeatureProperties(layer.id, feature, changed);
       } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'version_conflict')) throw error;
-        setConflict(String((error.details as { by?: unknown } | undefined)?.by ?? ''));
+        const by = conflictBy(error);
+        if (by === null) throw error;
+        setConflict(by);
         return undefined;
       }
     });
