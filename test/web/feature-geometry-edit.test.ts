@@ -196,7 +196,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
     assert.deepEqual(ann.errors, []);
   });
 
-  test('a viewer sees no edit controls', async () => {
+  test('a viewer sees no edit controls, and who edits a feature', async () => {
     const email = `vic-${Date.now()}@example.com`;
     const signup = await ann.call('POST', '/api/auth/signup', { email, password: 'a-long-password', name: 'Vic' });
     // A member is added once their address is confirmed (the link is in the service's log: no SMTP).
@@ -213,6 +213,15 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await attributes.getByRole('row', { name: /depth/ }).waitFor();
     for (const name of ['Edit shape', 'Delete feature', 'Edit attributes', 'Add point'])
       assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+
+    // Presence: while Ann edits the feature, Vic's inspector names her; when she stops, no more.
+    await ann.page.getByRole('button', { name: 'Close the table' }).click();
+    const hers = await select(ann.page, 60, 40, wellId);
+    await hers.getByRole('button', { name: 'Edit shape' }).click();
+    await attributes.getByText('Editing this feature now: Ann').waitFor();
+    await shoot(page, 'feature-presence', attributes);
+    await ann.page.keyboard.press('Escape');
+    await attributes.getByTestId('feature-editors').waitFor({ state: 'detached' });
     await page.getByRole('tab', { name: 'Layers' }).click();
     await page
       .getByTestId('layer-list')

@@ -28,7 +28,7 @@ export function AttributeCell({
   text: string;
   onSaved: (properties: Record<string, unknown>) => void;
 }) {
-  const { model, attempt, notify } = useRoom();
+  const { model, attempt, notify, presence } = useRoom();
   const [feature, setFeature] = useState<StoredFeature | null>(null);
   const [value, setValue] = useState<unknown>(null);
   const [conflict, setConflict] = useState<string | null>(null);
@@ -41,14 +41,27 @@ export function AttributeCell({
     setValue(read.properties[field.name] ?? null);
     setConflict(null);
   };
+  // The others see who edits the feature (room/presence.ts).
+  const editing = feature !== null;
+  useEffect(() => {
+    if (!editing) return;
+    presence.editFeature({ layerId: layer.id, featureId });
+    return () => presence.editFeature(null);
+  }, [editing]);
   useEffect(() => {
     if (feature) form.current?.querySelector<HTMLElement>('input, select')?.focus();
   }, [feature]);
+  const refocus = useRef(false);
   const end = () => {
     setFeature(null);
-    // The focus goes back to the cell, for the next one.
-    setTimeout(() => opener.current?.focus());
+    refocus.current = true;
   };
+  // Once the input is gone, the focus goes back to the cell, for the next one.
+  useEffect(() => {
+    if (feature || !refocus.current) return;
+    refocus.current = false;
+    opener.current?.focus();
+  }, [feature]);
   const save = async (event: Event) => {
     event.preventDefault();
     if (!feature) return;

@@ -46,13 +46,22 @@ function Value({ value }: { value: unknown }) {
 /** The clicked feature of a layer: every recorded property with its type, long values folded; highlighted on the map. */
 export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureId: number }) {
   const room = useRoom();
-  const { model, map, attempt, canEdit, timeView, selection } = room;
+  const { model, map, attempt, canEdit, timeView, selection, presence } = room;
   const layerId = layer.id;
   const [feature, setFeature] = useState<StoredFeature | null>(null);
   /** What an editor edits: the attributes' form, or the shape on the map. */
   const [editing, setEditing] = useState<'attributes' | 'shape' | null>(null);
   const [reads, setReads] = useState(0);
   const past = showsPast(useStore(timeView));
+  // The others see whom of them edits this feature, and this page tells them while it does.
+  const editors = [...useStore(presence.editing).values()]
+    .filter((e) => e.layerId === layerId && e.featureId === featureId)
+    .map((e) => e.name);
+  useEffect(() => {
+    if (!editing) return;
+    presence.editFeature({ layerId, featureId });
+    return () => presence.editFeature(null);
+  }, [editing]);
   // A layout effect: the request leaves as soon as the panel is in the page. A plain effect
   // waits for the next frame to be drawn first, on a busy map a good part of the click's time.
   useLayoutEffect(() => {
@@ -72,6 +81,11 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
     const shown = map.get();
     if (shown && feature) setHighlight(shown, feature.geometry);
   }, [feature]);
+  const editedBy = editors.length > 0 && (
+    <p class="note" role="status" data-testid="feature-editors">
+      {t('layers:feature.editedBy', { names: editors.join(', ') })}
+    </p>
+  );
   if (!feature) return <p class="muted">{t('layers:feature.reading', { id: featureId })}</p>;
   const entries = Object.entries(feature.properties);
   const reload = () => {
@@ -93,6 +107,7 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
     return (
       <section aria-label={t('layers:feature.label')}>
         <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+        {editedBy}
         <FeatureShape
           key={feature.version}
           layer={layer}
@@ -110,6 +125,7 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
     return (
       <section aria-label={t('layers:feature.label')}>
         <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+        {editedBy}
         <FeatureForm
           key={feature.version}
           layer={layer}
@@ -129,6 +145,7 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
   return (
     <section aria-label={t('layers:feature.label')}>
       <h3>{t('layers:feature.title', { id: feature.id })}</h3>
+      {editedBy}
       {canEdit && !past && (
         <div class="row" role="group" aria-label={t('layers:feature.actions')}>
           {layer.fields.length > 0 && (
