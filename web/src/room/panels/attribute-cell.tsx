@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Layer } from '../../api/types';
 import { t } from '../../i18n/index.js';
-import { conflictBy, readFeature, type StoredFeature, updateFeatureProperties } from '../actions/features';
+import { readFeature, type StoredFeature, updateFeatureProperties } from '../actions/features';
 import { useRoom } from '../room-context';
-import { FieldInput } from './feature-form';
+import { ConflictNote, FieldInput, saveUnlessChanged } from './feature-form';
 
 type Field = Layer['fields'][number];
 
@@ -66,16 +66,12 @@ export function AttributeCell({
     event.preventDefault();
     if (!feature) return;
     if ((feature.properties[field.name] ?? null) === value) return end();
-    const saved = await attempt(async () => {
-      try {
-        return await updateFeatureProperties(layer.id, feature, { [field.name]: value });
-      } catch (error) {
-        const by = conflictBy(error);
-        if (by === null) throw error;
-        setConflict(by);
-        return undefined;
-      }
-    });
+    const change = { [field.name]: value };
+    const saved = await saveUnlessChanged(
+      attempt,
+      () => updateFeatureProperties(layer.id, feature, change),
+      setConflict,
+    );
     if (!saved) return;
     notify(t('layers:feature.saved'));
     onSaved(saved.properties);
@@ -118,12 +114,7 @@ export function AttributeCell({
           ✕
         </button>
         {conflict !== null && (
-          <p role="alert" class="error">
-            {t('layers:table.conflict', { by: conflict })}{' '}
-            <button type="button" onClick={() => void begin()}>
-              {t('layers:feature.reload')}
-            </button>
-          </p>
+          <ConflictNote message={t('layers:table.conflict', { by: conflict })} onReload={() => void begin()} />
         )}
       </form>
     </td>

@@ -4,6 +4,7 @@ import { t } from '../../i18n/index.js';
 import { createFeature } from '../actions/features';
 import { drawShape, type ShapeKind } from '../drawing-tools';
 import { useRoom } from '../room-context';
+import { DrawHint } from './draw-panel';
 
 /** The shapes a layer takes: its geometry type's (a `Mixed` layer any). */
 function kindsOf(layer: Layer): ShapeKind[] {
@@ -71,18 +72,7 @@ export function AddFeature({ layer }: { layer: Layer }) {
           </button>
         ))}
       </div>
-      {active && (
-        <p class="note" role="status">
-          {active === 'polygon'
-            ? t('draw:drawPanel.hintPolygon')
-            : active === 'linestring'
-              ? t('draw:drawPanel.hintLine')
-              : t('draw:drawPanel.hintPoint')}{' '}
-          <button type="button" onClick={stop}>
-            {t('draw:drawPanel.cancel')}
-          </button>
-        </p>
-      )}
+      {active && <DrawHint kind={active} onCancel={stop} />}
     </div>
   );
 }

@@ -88,11 +88,6 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
   );
   if (!feature) return <p class="muted">{t('layers:feature.reading', { id: featureId })}</p>;
   const entries = Object.entries(feature.properties);
-  const reload = () => {
-    setFeature(null);
-    setEditing(null);
-    setReads((n) => n + 1);
-  };
   const remove = async () => {
     const deleted = await attempt(async () => {
       await deleteFeature(layerId, feature.id);
@@ -103,43 +98,28 @@ export function FeatureAttributes({ layer, featureId }: { layer: Layer; featureI
     const what = t('layers:feature.undoName', { id: feature.id });
     offerUndoDelete(room, what, 'feature', `${layerId}:${feature.id}`);
   };
-  if (editing === 'shape')
+  const saved = (changed: StoredFeature) => {
+    setFeature(changed);
+    setEditing(null);
+  };
+  // Read again after a conflict: the form or the shape comes back with what is stored now.
+  const reload = () => {
+    setFeature(null);
+    setReads((n) => n + 1);
+  };
+  const props = { layer, feature, onSaved: saved, onReload: reload, onCancel: () => setEditing(null) };
+  const editor =
+    editing === 'shape' ? (
+      <FeatureShape key={feature.version} {...props} />
+    ) : editing === 'attributes' ? (
+      <FeatureForm key={feature.version} {...props} />
+    ) : null;
+  if (editor)
     return (
       <section aria-label={t('layers:feature.label')}>
         <h3>{t('layers:feature.title', { id: feature.id })}</h3>
         {editedBy}
-        <FeatureShape
-          key={feature.version}
-          layer={layer}
-          feature={feature}
-          onSaved={(saved) => {
-            setFeature(saved);
-            setEditing(null);
-          }}
-          onReload={reload}
-          onDone={() => setEditing(null)}
-        />
-      </section>
-    );
-  if (editing === 'attributes')
-    return (
-      <section aria-label={t('layers:feature.label')}>
-        <h3>{t('layers:feature.title', { id: feature.id })}</h3>
-        {editedBy}
-        <FeatureForm
-          key={feature.version}
-          layer={layer}
-          feature={feature}
-          onSaved={(saved) => {
-            setFeature(saved);
-            setEditing(null);
-          }}
-          onReload={() => {
-            setFeature(null);
-            setReads((n) => n + 1);
-          }}
-          onCancel={() => setEditing(null)}
-        />
+        {editor}
       </section>
     );
   return (

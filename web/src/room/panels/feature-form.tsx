@@ -3,6 +3,7 @@ import type { Layer } from '../../api/types';
 import { t } from '../../i18n/index.js';
 import { conflictBy, type StoredFeature, updateFeatureProperties } from '../actions/features';
 import { useRoom } from '../room-context';
+import type { Attempt } from '../../ui/notices';
 
 type Field = Layer['fields'][number];
 
@@ -89,24 +90,51 @@ export function FieldInput({
 }
 
 /**
+ * Saves a feature through `attempt` (a failure is an error notice), but for a change someone
+ * made since it was read: `onConflict` is told who, and nothing is shown.
+ */
+export function saveUnlessChanged<T>(attempt: Attempt, save: () => Promise<T>, onConflict: (by: string) => void) {
+  return attempt(async () => {
+    try {
+      return await save();
+    } catch (error) {
+      const by = conflictBy(error);
+      if (by === null) throw error;
+      onConflict(by);
+      return undefined;
+    }
+  });
+}
+
+/** Who changed the feature since it was read (`message`), and Read it again. */
+export function ConflictNote({ message, onReload }: { message: string; onReload: () => void }) {
+  return (
+    <p role="alert" class="error">
+      {message}{' '}
+      <button type="button" onClick={onReload}>
+        {t('layers:feature.reload')}
+      </button>
+    </p>
+  );
+}
+
+/** What the feature's editors (its attributes' form, its shape) are given. */
+export interface FeatureEditorProps {
+  layer: Layer;
+  feature: StoredFeature;
+  onSaved: (feature: StoredFeature) => void;
+  /** Reads the feature again (after a conflict). */
+  onReload: () => void;
+  onCancel: () => void;
+}
+
+/**
  * The attributes of a feature as a form that follows its layer's fields. Saving sends the
  * values changed, based on the version read; when someone changed the feature since, the
  * form says who and offers to read it again (nothing is overwritten, and what was typed stays
  * until then).
  */
-export function FeatureForm({
-  layer,
-  feature,
-  onSaved,
-  onReload,
-  onCancel,
-}: {
-  layer: Layer;
-  feature: StoredFeature;
-  onSaved: (feature: StoredFeature) => void;
-  onReload: () => void;
-  onCancel: () => void;
-}) {
+export function FeatureForm({ layer, feature, onSaved, onReload, onCancel }: FeatureEditorProps) {
   const { attempt, notify } = useRoom();
   const [values, setValues] = useState<Record<string, unknown>>(feature.properties);
   const [conflict, setConflict] = useState<string | null>(null);
@@ -117,16 +145,11 @@ export function FeatureForm({
         .filter((f) => f.type !== 'json' && (values[f.name] ?? null) !== (feature.properties[f.name] ?? null))
         .map((f) => [f.name, values[f.name] ?? null]),
     );
-    const saved = await attempt(async () => {
-      try {
-        return await updateFeatureProperties(layer.id, feature, changed);
-      } catch (error) {
-        const by = conflictBy(error);
-        if (by === null) throw error;
-        setConflict(by);
-        return undefined;
-      }
-    });
+    const saved = await saveUnlessChanged(
+      attempt,
+      () => updateFeatureProperties(layer.id, feature, changed),
+      setConflict,
+    );
     if (!saved) return;
     notify(t('layers:feature.saved'));
     onSaved(saved);
@@ -143,12 +166,7 @@ export function FeatureForm({
         />
       ))}
       {conflict !== null && (
-        <p role="alert" class="error">
-          {t('layers:feature.conflict', { by: conflict })}{' '}
-          <button type="button" onClick={onReload}>
-            {t('layers:feature.reload')}
-          </button>
-        </p>
+        <ConflictNote message={t('layers:feature.conflict', { by: conflict })} onReload={onReload} />
       )}
       <p class="actions">
         <button type="submit" disabled={conflict !== null}>

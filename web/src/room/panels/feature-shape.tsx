@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Layer } from '../../api/types';
 import { t } from '../../i18n/index.js';
-import { conflictBy, type StoredFeature, updateFeature } from '../actions/features';
+import { updateFeature } from '../actions/features';
+import { ConflictNote, type FeatureEditorProps, saveUnlessChanged } from './feature-form';
 import { editShape, type ShapeEdit } from '../drawing-tools';
 import { typing } from '../keyboard';
 import { useRoom } from '../room-context';
@@ -13,19 +13,7 @@ import { useRoom } from '../room-context';
  * the version read; when someone changed the feature since, it says who and offers to read it
  * again (the shape stays in the editor until then). Escape or Cancel leaves it unchanged.
  */
-export function FeatureShape({
-  layer,
-  feature,
-  onSaved,
-  onReload,
-  onDone,
-}: {
-  layer: Layer;
-  feature: StoredFeature;
-  onSaved: (feature: StoredFeature) => void;
-  onReload: () => void;
-  onDone: () => void;
-}) {
+export function FeatureShape({ layer, feature, onSaved, onReload, onCancel }: FeatureEditorProps) {
   const { map, mode, attempt, notify } = useRoom();
   const edit = useRef<ShapeEdit | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
@@ -35,13 +23,13 @@ export function FeatureShape({
       edit.current = editShape(map.get()!, feature.geometry);
     } catch (error) {
       notify((error as Error).message, 'error');
-      onDone();
+      onCancel();
       return;
     }
     // The map's clicks reshape now: they select nothing else (room/map-interactions.ts).
     mode.set('reshape');
     // Escape (room/keyboard.tsx) or another panel's mode ends the editing, unsaved.
-    const stopMode = mode.subscribe((now) => now !== 'reshape' && onDone());
+    const stopMode = mode.subscribe((now) => now !== 'reshape' && onCancel());
     const onKey = (event: KeyboardEvent) => {
       if ((event.key !== 'Delete' && event.key !== 'Backspace') || typing(event.target)) return;
       event.preventDefault();
@@ -59,16 +47,7 @@ export function FeatureShape({
   const save = async () => {
     const geometry = edit.current?.current();
     if (!geometry) return;
-    const saved = await attempt(async () => {
-      try {
-        return await updateFeature(layer.id, feature, { geometry });
-      } catch (error) {
-        const by = conflictBy(error);
-        if (by === null) throw error;
-        setConflict(by);
-        return undefined;
-      }
-    });
+    const saved = await saveUnlessChanged(attempt, () => updateFeature(layer.id, feature, { geometry }), setConflict);
     if (!saved) return;
     notify(t('layers:shape.saved'));
     onSaved(saved);
@@ -82,14 +61,7 @@ export function FeatureShape({
       <p class="muted" role="status">
         {note}
       </p>
-      {conflict !== null && (
-        <p role="alert" class="error">
-          {t('layers:shape.conflict', { by: conflict })}{' '}
-          <button type="button" onClick={onReload}>
-            {t('layers:feature.reload')}
-          </button>
-        </p>
-      )}
+      {conflict !== null && <ConflictNote message={t('layers:shape.conflict', { by: conflict })} onReload={onReload} />}
       <p class="actions row">
         <button type="button" onClick={save} disabled={conflict !== null}>
           {t('layers:shape.save')}
@@ -99,7 +71,7 @@ export function FeatureShape({
             {t('layers:shape.deleteVertex')}
           </button>
         )}
-        <button type="button" onClick={onDone}>
+        <button type="button" onClick={onCancel}>
           {t('layers:feature.cancel')}
         </button>
       </p>
