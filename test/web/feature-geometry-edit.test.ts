@@ -113,6 +113,9 @@ describe('editing the features of a layer in the page', { skip }, () => {
     const attributes = await select(page, 0, 0, wellId);
     await attributes.getByRole('button', { name: 'Edit shape' }).click();
     const shape = page.getByRole('group', { name: "Edit the feature's shape" });
+    /** The shape is in the editor (its effect ran: it takes the map's presses). */
+    const editing = () => page.locator('.feature-shape[data-ready=true]').waitFor();
+    await editing();
     await shape.getByText('Drag the point to move it').waitFor();
     await drag(page, [0, 0], [60, 40]);
     await shoot(page, 'feature-shape-point', shape);
@@ -125,6 +128,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
 
     const line = await select(page, -50, -120, pathId);
     await line.getByRole('button', { name: 'Edit shape' }).click();
+    await editing();
     await drag(page, [0, -120], [0, -180]);
     await shape.getByRole('button', { name: 'Save shape' }).click();
     const coordinatesOf = async () =>
@@ -132,6 +136,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await until(coordinatesOf, (c) => Math.abs(c[1]![1]! - at(0, -180)[1]) < 2e-5);
 
     await line.getByRole('button', { name: 'Edit shape' }).click();
+    await editing();
     const end = await point(page, 100, -120);
     await page.mouse.click(end.x, end.y);
     await page.keyboard.press('Delete');

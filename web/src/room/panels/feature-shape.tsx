@@ -18,6 +18,8 @@ export function FeatureShape({ layer, feature, onSaved, onReload, onCancel }: Fe
   const edit = useRef<ShapeEdit | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
   const [note, setNote] = useState('');
+  /** The shape is in the editor (the effect below ran): for the tests, as `data-ready`. */
+  const [ready, setReady] = useState(false);
   useEffect(() => {
     try {
       edit.current = editShape(map.get()!, feature.geometry);
@@ -26,6 +28,7 @@ export function FeatureShape({ layer, feature, onSaved, onReload, onCancel }: Fe
       onCancel();
       return;
     }
+    setReady(true);
     // The map's clicks reshape now: they select nothing else (room/map-interactions.ts).
     mode.set('reshape');
     // Escape (room/keyboard.tsx) or another panel's mode ends the editing, unsaved.
@@ -56,7 +59,7 @@ export function FeatureShape({ layer, feature, onSaved, onReload, onCancel }: Fe
     setNote(edit.current?.deleteVertex() ? t('layers:shape.vertexDeleted') : t('layers:shape.pressVertex'));
   const lines = !feature.geometry.type.endsWith('Point');
   return (
-    <div class="feature-shape" role="group" aria-label={t('layers:shape.label')}>
+    <div class="feature-shape" role="group" aria-label={t('layers:shape.label')} data-ready={ready}>
       <p class="note">{lines ? t('layers:shape.hintVertices') : t('layers:shape.hintPoint')}</p>
       <p class="muted" role="status">
         {note}
