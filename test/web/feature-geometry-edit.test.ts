@@ -23,6 +23,13 @@ function at(dx: number, dy: number): [number, number] {
   return [lng, lat];
 }
 
+/** Reads until `done`, failing the test when it never is (`until` answers the last value read). */
+async function reach<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const value = await until(read, done);
+  assert.ok(done(value), `not reached: ${JSON.stringify(value)}`);
+  return value;
+}
+
 type Stored = { id: number; geometry: { type: string; coordinates: unknown }; properties: Record<string, unknown> };
 
 describe('editing the features of a layer in the page', { skip }, () => {
@@ -49,7 +56,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
   const select = async (page: Page, dx: number, dy: number, id: number) => {
     const { x, y } = await point(page, dx, dy);
     const attributes = page.getByRole('region', { name: 'Feature attributes' });
-    await until(
+    await reach(
       async () => {
         await page.mouse.click(x, y);
         return attributes
@@ -121,7 +128,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await shoot(page, 'feature-shape-point', shape);
     await shape.getByRole('button', { name: 'Save shape' }).click();
     const [lng, lat] = at(60, 40);
-    await until(
+    await reach(
       async () => (await stored(wells)).find((f) => f.id === wellId)!.geometry.coordinates as number[],
       ([x, y]) => Math.abs(x! - lng) < 2e-5 && Math.abs(y! - lat) < 2e-5,
     );
@@ -133,7 +140,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await shape.getByRole('button', { name: 'Save shape' }).click();
     const coordinatesOf = async () =>
       (await stored(paths)).find((f) => f.id === pathId)!.geometry.coordinates as number[][];
-    await until(coordinatesOf, (c) => Math.abs(c[1]![1]! - at(0, -180)[1]) < 2e-5);
+    await reach(coordinatesOf, (c) => Math.abs(c[1]![1]! - at(0, -180)[1]) < 2e-5);
 
     await line.getByRole('button', { name: 'Edit shape' }).click();
     await editing();
@@ -143,7 +150,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await shape.getByText('Vertex deleted.').waitFor();
     await shoot(page, 'feature-shape-line', shape);
     await shape.getByRole('button', { name: 'Save shape' }).click();
-    await until(coordinatesOf, (c) => c.length === 2);
+    await reach(coordinatesOf, (c) => c.length === 2);
     assert.deepEqual(ann.errors, []);
   });
 
@@ -153,19 +160,19 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await page.getByRole('group', { name: 'Add a feature' }).getByRole('button', { name: 'Add point' }).click();
     const there = await point(page, -150, 100);
     await page.mouse.click(there.x, there.y);
-    const added = await until(
+    const added = await reach(
       () => stored(wells),
       (features) => features.length === 2,
     );
     const newId = added.find((f) => f.id !== wellId)!.id;
     await attributes.getByRole('heading', { name: `Feature ${newId}` }).waitFor();
     await attributes.getByRole('button', { name: 'Delete feature' }).click();
-    await until(
+    await reach(
       () => stored(wells),
       (features) => features.length === 1,
     );
     await page.getByRole('button', { name: 'Undo', exact: true }).last().click();
-    await until(
+    await reach(
       () => stored(wells),
       (features) => features.some((f) => f.id === newId),
     );
@@ -189,12 +196,12 @@ describe('editing the features of a layer in the page', { skip }, () => {
     await kind.getByLabel('kind').selectOption('spring');
     await shoot(page, 'feature-table-cell', table);
     await kind.getByRole('button', { name: 'Save' }).click();
-    await until(
+    await reach(
       async () => (await stored(wells)).find((f) => f.id === wellId)!.properties,
       (p) => p.depth === 7.5 && p.kind === 'spring',
     );
     await page.locator('.undo-buttons').getByRole('button', { name: 'Undo' }).click();
-    await until(
+    await reach(
       async () => (await stored(wells)).find((f) => f.id === wellId)!.properties,
       (p) => p.depth === 7.5 && p.kind === undefined,
     );
