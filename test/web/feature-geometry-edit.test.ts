@@ -171,6 +171,8 @@ describe('editing the features of a layer in the page', { skip }, () => {
       () => stored(wells),
       (features) => features.length === 1,
     );
+    // The notice's Undo (the time bar has one too, for the person's last change).
+    await page.getByText(`Deleted feature ${newId}`).waitFor();
     await page.getByRole('button', { name: 'Undo', exact: true }).last().click();
     await reach(
       () => stored(wells),
