@@ -211,6 +211,25 @@ test('pointer and view messages are relayed to the others, with who sent them; b
   assert.equal(viewer.ws.readyState, viewer.ws.OPEN, 'bad messages do not close the socket');
 });
 
+test('the feature a member edits is relayed to the others, and its end (null); bad ones are ignored', async () => {
+  const roomId = await freshRoom();
+  const owner = await open(roomId, s.users.owner.token);
+  const editor = await open(roomId, ann.token);
+  await waitForPresent(roomId, [s.users.owner.id, ann.id]);
+  editor.send({ type: 'editing', feature: { layerId: 'layer-x', featureId: -1 } });
+  editor.send({ type: 'editing', feature: { layerId: 'layer-x', featureId: 3, extra: 1 } });
+  editor.send({ type: 'editing', feature: { layerId: 'layer-x', featureId: 3 } });
+  const editing = await owner.waitUntil((m) => m.type === 'editing', 'the feature edited');
+  assert.deepEqual(editing, {
+    type: 'editing',
+    feature: { layerId: 'layer-x', featureId: 3 },
+    from: { kind: 'user', id: ann.id, name: 'Ann' },
+  });
+  editor.send({ type: 'editing', feature: null });
+  await owner.waitUntil((m) => m.type === 'editing' && m.feature === null, 'the end of the editing');
+  assert.equal(ofType(owner, 'editing').length, 2, 'the bad messages were not relayed');
+});
+
 test('pointers are throttled: one of each type per 50 ms per person or token is relayed at once', async () => {
   // RoomPresence on its own, with a clock of the test's: no wall-clock time is involved.
   let now = 1_000;

@@ -120,10 +120,21 @@ const ViewFields = {
   bearing: Type.Optional(Type.Number({ minimum: -360, maximum: 360 })),
   pitch: Type.Optional(Type.Number({ minimum: 0, maximum: 85 })),
 };
+/** The layer's feature a client edits (its shape or attributes), or null when it stops. */
+const EditingFields = {
+  feature: Type.Union([
+    Type.Null(),
+    Type.Object(
+      { layerId: Type.String({ minLength: 1, maxLength: 100 }), featureId: Type.Integer({ minimum: 0 }) },
+      { additionalProperties: false },
+    ),
+  ]),
+};
 /** What a client may send after it is admitted (not stored; at most one of each type per 50 ms per person or token is relayed). */
 export const ClientMessage = Type.Union([
   Type.Object({ type: Type.Literal('pointer'), ...PointerFields }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('view'), ...ViewFields }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('editing'), ...EditingFields }, { additionalProperties: false }),
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 const From = Type.Object(Who, { description: 'Who sent it' });
@@ -135,8 +146,12 @@ const View = Type.Object(
   { type: Type.Literal('view'), from: From, ...ViewFields },
   { description: "Another member's map view" },
 );
+const Editing = Type.Object(
+  { type: Type.Literal('editing'), from: From, ...EditingFields },
+  { description: "The layer's feature another member edits, or null when they stopped" },
+);
 /** Presence news and relayed pointers: not changes of the room (no version, not in history). */
-export const PresenceEvent = Type.Union([PresenceJoined, PresenceLeft, Pointer, View]);
+export const PresenceEvent = Type.Union([PresenceJoined, PresenceLeft, Pointer, View, Editing]);
 export type PresenceEvent = Static<typeof PresenceEvent>;
 
 /** Every message the live channel sends, told apart by `type`. */

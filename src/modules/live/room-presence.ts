@@ -32,13 +32,14 @@ type Moved = ClientMessage['type'];
 interface Relayed {
   pointer: number;
   view: number;
+  editing: number;
   waiting: Partial<Record<Moved, { message: ClientMessage; from: string; timer: ReturnType<typeof setTimeout> }>>;
   sockets: number;
 }
 
 /** One socket in the room, as presence sees it. */
 export interface Visitor {
-  /** A message the client sent: a pointer or view is relayed (throttled); anything else is ignored. */
+  /** A message the client sent: a pointer, view or editing is relayed (throttled); anything else is ignored. */
   received(raw: string): void;
   /** The socket closed. */
   leave(): Promise<void>;
@@ -105,7 +106,8 @@ export class RoomPresence {
     }
     const throttleKey = `${roomId}|${actor.kind}|${actor.id}`;
     let lastRelayed = this.relayed.get(throttleKey);
-    if (!lastRelayed) this.relayed.set(throttleKey, (lastRelayed = { pointer: 0, view: 0, waiting: {}, sockets: 0 }));
+    if (!lastRelayed)
+      this.relayed.set(throttleKey, (lastRelayed = { pointer: 0, view: 0, editing: 0, waiting: {}, sockets: 0 }));
     lastRelayed.sockets++;
     const relayed = lastRelayed;
     let left = false;
@@ -174,9 +176,7 @@ export class RoomPresence {
 
 /** The event with its person named `name`. */
 function namedBy(event: PresenceEvent, name: string): PresenceEvent {
-  return event.type === 'pointer' || event.type === 'view'
-    ? { ...event, from: { ...event.from, name } }
-    : { ...event, name };
+  return 'from' in event ? { ...event, from: { ...event.from, name } } : { ...event, name };
 }
 
 /** Whether another instance's message is a presence notice this version knows. */

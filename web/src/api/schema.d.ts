@@ -15934,6 +15934,20 @@ export interface components {
             zoom: number;
             bearing?: number;
             pitch?: number;
+        } | {
+            /** @enum {string} */
+            type: "editing";
+            /** @description Who sent it */
+            from: {
+                /** @enum {unknown} */
+                kind: "user" | "token";
+                id: string;
+                name: string;
+            };
+            feature: null | {
+                layerId: string;
+                featureId: number;
+            };
         };
     };
     responses: never;

@@ -34,6 +34,8 @@ export function useSheet() {
   useEffect(
     () =>
       mode.subscribe((current) => {
+        // Reshaping keeps the sheet: its Save and Cancel are there.
+        if (current === 'reshape') return;
         if (current !== 'browse' && beforeMode.current === null) {
           beforeMode.current = now.current;
           setSheet('peek');
@@ -58,6 +60,7 @@ const WORKING: Record<Exclude<Mode, 'browse'>, () => string> = {
   'add-marker': () => t('room:sheet.placeMarker'),
   'move-marker': () => t('room:sheet.placeMarker'),
   draw: () => t('room:sheet.draw'),
+  reshape: () => t('room:sheet.reshape'),
 };
 
 /**
@@ -69,7 +72,7 @@ export function SheetHandle({ sheet, onChange }: { sheet: Sheet; onChange: (size
   const working = useStore(mode);
   const pressed = useRef<number | null>(null);
   const step = (by: number) => onChange(SIZES[Math.max(0, Math.min(SIZES.length - 1, SIZES.indexOf(sheet) + by))]!);
-  if (working !== 'browse')
+  if (working !== 'browse' && working !== 'reshape')
     return (
       <div class="sheet-top" role="status" data-testid="sheet-working">
         <span>{WORKING[working]()}</span>

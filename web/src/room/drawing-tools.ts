@@ -1,4 +1,4 @@
-import type { Map as MapLibreMap } from 'maplibre-gl';
+import type { Map as MapLibreMap, MapMouseEvent, MapTouchEvent } from 'maplibre-gl';
 import {
   TerraDraw,
   TerraDrawLineStringMode,
@@ -8,7 +8,7 @@ import {
   type GeoJSONStoreFeatures,
 } from 'terra-draw';
 import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
-import type { Drawing } from '../api/types';
+import { t } from '../i18n/index.js';
 
 export type ShapeKind = 'point' | 'linestring' | 'polygon';
 
@@ -26,6 +26,8 @@ function toolOf(map: MapLibreMap): TerraDraw {
         new TerraDrawLineStringMode(),
         new TerraDrawPolygonMode(),
         new TerraDrawSelectMode({
+          // Escape and Delete are the page's: Escape ends the editing, Delete removes the vertex pressed.
+          keyEvents: { deselect: null, delete: null, rotate: null, scale: null },
           flags: { polygon: editable, linestring: editable, point: { feature: { draggable: true } } },
         }),
       ],
@@ -76,20 +78,154 @@ export function drawShape(
   };
 }
 
-/** Puts a stored drawing into the editor to move its vertices; the returned function ends it with the new geometry. */
-export function editShape(map: MapLibreMap, drawing: Drawing): () => GeoJSON.Geometry | null {
+/** A shape in the editor: ends it with the new geometry, or deletes the vertex last pressed. */
+export interface ShapeEdit {
+  /** The geometry as reshaped so far (null if it left the editor). */
+  current(): GeoJSON.Geometry | null;
+  /** Ends the editing; the geometry as reshaped (null if it left the editor). */
+  end(): GeoJSON.Geometry | null;
+  /** Deletes the vertex last pressed (a line keeps 2, a ring 3); false if none could go. */
+  deleteVertex(): boolean;
+}
+
+/** terra-draw's precision: coordinates with more decimals are refused. */
+const PRECISION = 1e9;
+const rounded = (c: GeoJSON.Position) => [
+  Math.round(c[0]! * PRECISION) / PRECISION,
+  Math.round(c[1]! * PRECISION) / PRECISION,
+];
+
+/**
+ * One geometry as pieces terra-draw edits: a point, line or ring each (a multi-part's parts, a
+ * polygon's holes apart, as terra-draw takes no holes nor multi-parts), and the way back.
+ */
+function piecesOf(geometry: GeoJSON.Geometry): {
+  pieces: GeoJSON.Geometry[];
+  join: (p: GeoJSON.Geometry[]) => GeoJSON.Geometry;
+} {
+  const coordinatesOf = (p: GeoJSON.Geometry) => (p as GeoJSON.Point | GeoJSON.LineString).coordinates;
+  const ringOf = (p: GeoJSON.Geometry) => (p as GeoJSON.Polygon).coordinates[0]!;
+  const ringPieces = (rings: GeoJSON.Position[][]) =>
+    rings.map((ring): GeoJSON.Geometry => ({ type: 'Polygon', coordinates: [ring.map(rounded)] }));
+  switch (geometry.type) {
+    case 'Point':
+      return { pieces: [{ type: 'Point', coordinates: rounded(geometry.coordinates) }], join: ([p]) => p! };
+    case 'MultiPoint':
+      return {
+        pieces: geometry.coordinates.map((c) => ({ type: 'Point', coordinates: rounded(c) })),
+        join: (p) => ({ type: 'MultiPoint', coordinates: p.map(coordinatesOf) as GeoJSON.Position[] }),
+      };
+    case 'LineString':
+      return { pieces: [{ type: 'LineString', coordinates: geometry.coordinates.map(rounded) }], join: ([p]) => p! };
+    case 'MultiLineString':
+      return {
+        pieces: geometry.coordinates.map((line) => ({ type: 'LineString', coordinates: line.map(rounded) })),
+        join: (p) => ({ type: 'MultiLineString', coordinates: p.map(coordinatesOf) as GeoJSON.Position[][] }),
+      };
+    case 'Polygon':
+      return {
+        pieces: ringPieces(geometry.coordinates),
+        join: (p) => ({ type: 'Polygon', coordinates: p.map(ringOf) }),
+      };
+    case 'MultiPolygon': {
+      const sizes = geometry.coordinates.map((polygon) => polygon.length);
+      return {
+        pieces: ringPieces(geometry.coordinates.flat()),
+        join: (p) => {
+          const rings = p.map(ringOf);
+          return { type: 'MultiPolygon', coordinates: sizes.map((size) => rings.splice(0, size)) };
+        },
+      };
+    }
+    default:
+      throw new Error(`${geometry.type} cannot be reshaped`);
+  }
+}
+
+/** How near (in pixels) a press must be to a vertex to pick it for deletion. */
+const VERTEX_PX = 14;
+
+/**
+ * Puts a geometry into the editor to move it, drag its vertices, add one at a midpoint (drag
+ * it) and delete one (right-click it, or press it and call `deleteVertex`): every part of a
+ * multi-part geometry and every ring of a polygon can be reshaped.
+ */
+export function editShape(map: MapLibreMap, geometry: GeoJSON.Geometry): ShapeEdit {
   const draw = toolOf(map);
   draw.clear();
-  const geometry = drawing.geometry as unknown as GeoJSON.Geometry;
-  const mode = geometry.type === 'Polygon' ? 'polygon' : geometry.type === 'LineString' ? 'linestring' : 'point';
-  const id = crypto.randomUUID();
-  draw.addFeatures([{ id, type: 'Feature', geometry, properties: { mode } } as GeoJSONStoreFeatures]);
+  const { pieces, join } = piecesOf(geometry);
+  const ids = pieces.map(() => crypto.randomUUID());
+  const mode = (g: GeoJSON.Geometry) =>
+    g.type === 'Polygon' ? 'polygon' : g.type === 'LineString' ? 'linestring' : 'point';
+  const added = draw.addFeatures(
+    pieces.map(
+      (g, i) => ({ id: ids[i], type: 'Feature', geometry: g, properties: { mode: mode(g) } }) as GeoJSONStoreFeatures,
+    ),
+  );
   draw.setMode('select');
-  draw.selectFeature(id);
-  return () => {
-    const edited = draw.getSnapshotFeature(id)?.geometry as GeoJSON.Geometry | undefined;
+  if (added.some((result) => !result.valid)) {
     draw.clear();
     draw.setMode('static');
-    return edited ?? null;
+    throw new Error(t('draw:shapeEditor.notEditable'));
+  }
+  if (ids.length === 1) draw.selectFeature(ids[0]!);
+  // The vertex last pressed: a piece and the index of its coordinate.
+  let pressed: { id: string; index: number } | null = null;
+  const coordinatesOf = (id: string) => {
+    const g = draw.getSnapshotFeature(id)?.geometry;
+    if (!g || g.type === 'Point') return null;
+    return g.type === 'Polygon' ? g.coordinates[0]! : g.coordinates;
+  };
+  const onPress = (event: MapMouseEvent | MapTouchEvent) => {
+    pressed = null;
+    let nearest = VERTEX_PX;
+    for (const id of ids)
+      coordinatesOf(id)?.forEach((c, index) => {
+        const distance = map.project(c as [number, number]).dist(event.point);
+        if (distance <= nearest) {
+          nearest = distance;
+          pressed = { id, index };
+        }
+      });
+  };
+  map.on('mousedown', onPress);
+  map.on('touchstart', onPress);
+  const stop = () => {
+    map.off('mousedown', onPress);
+    map.off('touchstart', onPress);
+    draw.clear();
+    draw.setMode('static');
+  };
+  const current = () => {
+    const edited = ids.map((id) => draw.getSnapshotFeature(id)?.geometry as GeoJSON.Geometry | undefined);
+    return edited.every(Boolean) ? join(edited as GeoJSON.Geometry[]) : null;
+  };
+  return {
+    current,
+    end() {
+      const edited = current();
+      stop();
+      return edited;
+    },
+    deleteVertex() {
+      const at = pressed as { id: string; index: number } | null;
+      const g = at && draw.getSnapshotFeature(at.id)?.geometry;
+      if (!at || !g) return false;
+      if (g.type === 'LineString') {
+        if (g.coordinates.length <= 2) return false;
+        draw.updateFeatureGeometry(at.id, {
+          type: 'LineString',
+          coordinates: g.coordinates.filter((_, i) => i !== at.index),
+        });
+      } else if (g.type === 'Polygon') {
+        // A ring is closed: its first vertex is its last too.
+        const open = g.coordinates[0]!.slice(0, -1);
+        if (open.length <= 3) return false;
+        const kept = open.filter((_, i) => i !== at.index % open.length);
+        draw.updateFeatureGeometry(at.id, { type: 'Polygon', coordinates: [[...kept, kept[0]!]] });
+      } else return false;
+      pressed = null;
+      return true;
+    },
   };
 }

@@ -97,6 +97,7 @@ export class LiveChannel {
       case 'presence.left':
       case 'pointer':
       case 'view':
+      case 'editing':
         return; // handled as they come (onmessage)
       default:
         await this.model.apply(message);
@@ -133,8 +134,8 @@ export class LiveChannel {
   }
 }
 
-const PRESENCE_TYPES = new Set(['presence.joined', 'presence.left', 'pointer', 'view']);
+const PRESENCE_TYPES = new Set(['presence.joined', 'presence.left', 'pointer', 'view', 'editing']);
 const isPresence = (
   message: LiveEvent,
-): message is Extract<LiveEvent, { type: 'presence.joined' | 'presence.left' | 'pointer' | 'view' }> =>
+): message is Extract<LiveEvent, { type: 'presence.joined' | 'presence.left' | 'pointer' | 'view' | 'editing' }> =>
   PRESENCE_TYPES.has(message.type);

@@ -44,7 +44,7 @@ export function bindMapInteractions(map: MapLibreMap, room: RoomContextValue): (
 
   const onClick = async (event: MapMouseEvent) => {
     // A past view is only looked at: nothing is selected or added.
-    if (mode.get() === 'draw' || drawingEnded || showsPast(room.timeView.get())) return;
+    if (mode.get() === 'draw' || mode.get() === 'reshape' || drawingEnded || showsPast(room.timeView.get())) return;
     if (placesMarker(mode.get())) return placeMarker(room, event.lngLat);
     const [hit] = map.queryRenderedFeatures(event.point, {
       layers: [CLUSTER_LAYER, ...MARKER_LAYERS, ...DRAWING_LAYERS, ...vectorLayerIds()],

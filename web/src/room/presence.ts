@@ -4,7 +4,12 @@ import { Store } from '../store';
 
 /** Who has the room open: a member (their name, else e-mail) or a room token (its name). */
 export type Present = Omit<Extract<LiveEvent, { type: 'presence.joined' }>, 'type'>;
-type PresenceMessage = Extract<LiveEvent, { type: 'presence.joined' | 'presence.left' | 'pointer' | 'view' }>;
+type PresenceMessage = Extract<
+  LiveEvent,
+  { type: 'presence.joined' | 'presence.left' | 'pointer' | 'view' | 'editing' }
+>;
+/** The layer's feature one edits. */
+export type EditedFeature = { layerId: string; featureId: number };
 export type View = Omit<Extract<LiveEvent, { type: 'view' }>, 'type' | 'from'>;
 export interface Cursor {
   name: string;
@@ -12,7 +17,10 @@ export interface Cursor {
   lat: number;
 }
 /** What this page may send on the live channel besides its credential. */
-export type Outgoing = { type: 'pointer'; lng: number; lat: number } | ({ type: 'view' } & View);
+export type Outgoing =
+  | { type: 'pointer'; lng: number; lat: number }
+  | ({ type: 'view' } & View)
+  | { type: 'editing'; feature: EditedFeature | null };
 
 /** The same key for a person or token everywhere on the page. */
 export const keyOf = (who: { kind: string; id: string }) => `${who.kind}:${who.id}`;
@@ -29,6 +37,10 @@ export class RoomPresence {
   readonly following = new Store<string | null>(null);
   /** Each one's last view, as they sent it (not a Store: only the follower reads it). */
   readonly views = new Map<string, View>();
+  /** The feature each of the others edits (their key: their name and the feature). */
+  readonly editing = new Store<Map<string, { name: string } & EditedFeature>>(new Map());
+  /** The feature this page edits, told again to newcomers. */
+  private edited: EditedFeature | null = null;
   /** Views as they arrive, for the map that follows one. */
   readonly viewArrived = new Store<{ key: string; view: View } | null>(null);
   private send: ((message: Outgoing) => void) | null = null;
@@ -51,6 +63,7 @@ export class RoomPresence {
   connected(send: ((message: Outgoing) => void) | null) {
     this.send = send;
     if (send) this.tellView();
+    if (send && this.edited) send({ type: 'editing', feature: this.edited });
   }
 
   handle(message: PresenceMessage) {
@@ -58,8 +71,9 @@ export class RoomPresence {
       case 'presence.joined': {
         const { type: _, ...who } = message;
         this.people.update((people) => [...people.filter((p) => keyOf(p) !== keyOf(who)), who]);
-        // The newcomer learns where everyone looks (so they can follow at once).
+        // The newcomer learns where everyone looks (so they can follow at once), and what they edit.
         this.tellView();
+        if (this.edited) this.send?.({ type: 'editing', feature: this.edited });
         return;
       }
       case 'presence.left': {
@@ -73,6 +87,14 @@ export class RoomPresence {
         const cursors = new Map(this.cursors.get());
         cursors.set(key, { name: message.from.name, lng: message.lng, lat: message.lat });
         this.cursors.set(cursors);
+        return;
+      }
+      case 'editing': {
+        const key = keyOf(message.from);
+        const editing = new Map(this.editing.get());
+        if (message.feature) editing.set(key, { name: message.from.name, ...message.feature });
+        else editing.delete(key);
+        this.editing.set(editing);
         return;
       }
       case 'view': {
@@ -92,6 +114,12 @@ export class RoomPresence {
     this.send?.({ type: 'view', ...view });
   }
 
+  /** Tells the others which feature this page edits (null: none now). */
+  editFeature(feature: EditedFeature | null) {
+    this.edited = feature;
+    this.send?.({ type: 'editing', feature });
+  }
+
   /** Follows one (or stops, when it is the one followed already). */
   toggleFollow(key: string) {
     this.following.set(this.following.get() === key ? null : key);
@@ -106,6 +134,8 @@ export class RoomPresence {
     const cursors = new Map([...this.cursors.get()].filter(([key]) => !gone(key)));
     if (cursors.size !== this.cursors.get().size) this.cursors.set(cursors);
     for (const key of [...this.views.keys()]) if (gone(key)) this.views.delete(key);
+    const editing = new Map([...this.editing.get()].filter(([key]) => !gone(key)));
+    if (editing.size !== this.editing.get().size) this.editing.set(editing);
     const followed = this.following.get();
     if (followed && gone(followed)) this.following.set(null);
   }

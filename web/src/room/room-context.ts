@@ -18,8 +18,11 @@ export type Selection = { kind: 'marker' | 'drawing' | 'layer'; id: string; feat
 /** The layer whose attribute table is open, and the text it is filtered by ('' for none). */
 export type OpenTable = { layerId: string; q: string } | null;
 
-/** What a click on the map does: select, add a marker, move the selected one there (placing.ts), or draw. */
-export type Mode = 'browse' | 'add-marker' | 'move-marker' | 'draw';
+/**
+ * What a click on the map does: select, add a marker, move the selected one there (placing.ts),
+ * draw, or reshape a layer's feature (panels/feature-shape.tsx: the side panel stays, with Save).
+ */
+export type Mode = 'browse' | 'add-marker' | 'move-marker' | 'draw' | 'reshape';
 
 export interface RoomContextValue {
   roomId: string;

@@ -3,6 +3,7 @@ import type { HistoryEvent } from '../api/types';
 import { Store } from '../store';
 import { deleteComment, deleteReply } from './actions/comments';
 import { deleteDrawing } from './actions/drawings';
+import { deleteFeature } from './actions/features';
 import { readHistory, restoreEntry } from './actions/history';
 import { deleteMarker } from './actions/markers';
 import { deleteSlide } from './actions/slides';
@@ -155,7 +156,11 @@ export class UndoHistory {
     else if (entry.objectType === 'drawing') await deleteDrawing(this.model, id, known);
     else if (entry.objectType === 'slide') await deleteSlide(this.model, id, known);
     else if (entry.objectType === 'comment') await deleteComment(this.model, id, known);
-    else {
+    else if (entry.objectType === 'feature') {
+      // A feature's deletion takes no `ifLatestVersion`: the later entries were checked above.
+      const at = id.lastIndexOf(':');
+      await deleteFeature(id.slice(0, at), Number(id.slice(at + 1)));
+    } else {
       const comment = this.model.get()?.comments.find((c) => c.replies.some((r) => r.id === id));
       if (!comment) throw new UndoRefused(capitalised(t('room:undo.gone', { object: objectLabel(entry) })));
       await deleteReply(this.model, comment.id, id, known);

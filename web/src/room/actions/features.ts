@@ -1,4 +1,4 @@
-import { api, ok } from '../../api/client';
+import { ApiError, api, ok } from '../../api/client';
 import type { RoomModel } from '../room-model';
 
 /** One feature of a vector layer as stored: its id, geometry (longitude/latitude), typed properties and version. */
@@ -24,25 +24,53 @@ export async function readFeature(model: RoomModel, layerId: string, featureId: 
   return { id: Number(feature.id), geometry: feature.geometry, properties: feature.properties ?? {}, version };
 }
 
+/** A feature as a feature route answers it. */
+const storedOf = (saved: { id: number; geometry: unknown; properties: Record<string, unknown>; version: number }) => ({
+  id: saved.id,
+  geometry: saved.geometry as GeoJSON.Geometry,
+  properties: saved.properties,
+  version: saved.version,
+});
+
 /**
- * Changes some properties of a feature (null removes one), based on the version the page
- * read: someone's change since is refused (ApiError `version_conflict`, `details.by` naming
- * them). The layer's tiles follow through the live channel's `feature.updated`.
+ * Changes a feature's geometry and/or some of its properties (null removes one), based on the
+ * version the page read: someone's change since is refused (ApiError `version_conflict`,
+ * `details.by` naming them). The layer's tiles follow through the live channel's `feature.updated`.
  */
-export async function updateFeatureProperties(
+export async function updateFeature(
+  layerId: string,
+  feature: StoredFeature,
+  change: { geometry?: GeoJSON.Geometry; properties?: Record<string, unknown> },
+): Promise<StoredFeature> {
+  const path = { params: { path: { layerId, featureId: feature.id } } };
+  const body = { ...change, ifVersion: feature.version } as never;
+  return storedOf(await ok(api.PATCH('/api/layers/{layerId}/features/{featureId}', { ...path, body })));
+}
+
+/** Changes some properties of a feature, based on the version read (see updateFeature). */
+export function updateFeatureProperties(
   layerId: string,
   feature: StoredFeature,
   properties: Record<string, unknown>,
 ): Promise<StoredFeature> {
-  const path = { params: { path: { layerId, featureId: feature.id } } };
-  const body = { properties, ifVersion: feature.version };
-  const saved = await ok(api.PATCH('/api/layers/{layerId}/features/{featureId}', { ...path, body }));
-  return {
-    id: saved.id,
-    geometry: saved.geometry as GeoJSON.Geometry,
-    properties: saved.properties,
-    version: saved.version,
-  };
+  return updateFeature(layerId, feature, { properties });
+}
+
+/** Adds a feature of this geometry to a layer (its fields' defaults as its properties). */
+export async function createFeature(layerId: string, geometry: GeoJSON.Geometry): Promise<StoredFeature> {
+  const body = { type: 'Feature', geometry, properties: {} } as never;
+  return storedOf(await ok(api.POST('/api/layers/{layerId}/features', { params: { path: { layerId } }, body })));
+}
+
+/** Deletes a feature of a layer (history keeps it: a restore brings it back with its id). */
+export async function deleteFeature(layerId: string, featureId: number): Promise<void> {
+  await ok(api.DELETE('/api/layers/{layerId}/features/{featureId}', { params: { path: { layerId, featureId } } }));
+}
+
+/** The name a conflict gives (`version_conflict`'s `details.by`), or null for another error. */
+export function conflictBy(error: unknown): string | null {
+  if (!(error instanceof ApiError && error.code === 'version_conflict')) return null;
+  return String((error.details as { by?: unknown } | undefined)?.by ?? '');
 }
 
 /** A page of a layer's attribute table (fields, rows, the cursor of the next page). */

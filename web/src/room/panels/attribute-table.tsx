@@ -2,6 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Layer } from '../../api/types';
 import { type AttributesPage, type AttributesView, readAttributes } from '../actions/features';
 import { useRoom } from '../room-context';
+import { useStore } from '../../store';
+import { showsPast } from '../time-view';
+import { AttributeCell } from './attribute-cell';
 import { t } from '../../i18n/index.js';
 
 const CELL_CHARS = 40;
@@ -14,12 +17,18 @@ const cellText = (value: unknown) => {
   return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS)}…` : text;
 };
 
+/** The page with a row's properties as saved. */
+const withRow = (page: AttributesPage, id: number, properties: Record<string, unknown>): AttributesPage => ({
+  ...page,
+  rows: page.rows.map((row) => (row.id === id ? { ...row, properties } : row)),
+});
+
 /**
  * A layer's attribute table over the map: pages of 50 features (more on demand, keyset paged by
  * the service), sorted by a column (click its header; again for the other order), filtered by a
  * text as it is typed (`q`: the room's `table` store holds it, so that the search box can open
  * the table filtered; the filter goes through the whole layer, page after page); a row click zooms to
- * its feature and shows its attributes.
+ * its feature and shows its attributes; an editor's click in a cell edits it (attribute-cell.tsx).
  */
 export function AttributeTable({
   layer,
@@ -32,7 +41,11 @@ export function AttributeTable({
   onFilter: (q: string) => void;
   onClose: () => void;
 }) {
-  const { map, selection, attempt } = useRoom();
+  const { map, selection, attempt, canEdit, timeView } = useRoom();
+  // An editor changes a cell of a field of the layer's (not a json one), in the present view.
+  const past = showsPast(useStore(timeView));
+  const editable = (name: string) =>
+    canEdit && !past ? layer.fields.findIndex((f) => f.name === name && f.type !== 'json') : -1;
   const [view, setView] = useState<AttributesView>({ sort: 'id', order: 'asc', q });
   useEffect(() => {
     if (q !== view.q) setView({ ...view, q });
@@ -126,9 +139,21 @@ export function AttributeTable({
             {page?.rows.map((row) => (
               <tr key={row.id} onClick={() => show(row)} tabIndex={0} onKeyDown={(e) => e.key === 'Enter' && show(row)}>
                 <td>{row.id}</td>
-                {page.fields.map((f) => (
-                  <td key={f.name}>{cellText(row.properties[f.name])}</td>
-                ))}
+                {page.fields.map((f) => {
+                  const index = editable(f.name);
+                  if (index < 0) return <td key={f.name}>{cellText(row.properties[f.name])}</td>;
+                  return (
+                    <AttributeCell
+                      key={f.name}
+                      layer={layer}
+                      field={layer.fields[index]!}
+                      index={index}
+                      featureId={row.id}
+                      text={cellText(row.properties[f.name])}
+                      onSaved={(properties) => setPage((held) => held && withRow(held, row.id, properties))}
+                    />
+                  );
+                })}
               </tr>
             ))}
           </tbody>

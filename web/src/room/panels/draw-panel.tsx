@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useStore } from '../../store';
 import { drawShape, type ShapeKind } from '../drawing-tools';
@@ -117,17 +118,9 @@ export function DrawPanel() {
         ))}
       </div>
       {active && !measuring && (
-        <p class="note" role="status">
-          {active === 'polygon'
-            ? t('draw:drawPanel.hintPolygon')
-            : active === 'linestring'
-              ? t('draw:drawPanel.hintLine')
-              : t('draw:drawPanel.hintPoint')}{' '}
-          <button type="button" onClick={stop}>
-            {t('draw:drawPanel.cancel')}
-          </button>
+        <DrawHint kind={active === 'label' ? 'point' : active} onCancel={stop}>
           {measure && <span class="measure"> {measure}</span>}
-        </p>
+        </DrawHint>
       )}
       <div class="row" role="group" aria-label={t('draw:drawPanel.measureGroup')}>
         <button type="button" aria-pressed={active === 'measure-line'} onClick={() => startMeasure('linestring')}>
@@ -161,5 +154,30 @@ export function DrawPanel() {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** How to draw a shape of this kind, with Cancel (and what follows, as the measure). */
+export function DrawHint({
+  kind,
+  onCancel,
+  children,
+}: {
+  kind: ShapeKind;
+  onCancel: () => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <p class="note" role="status">
+      {kind === 'polygon'
+        ? t('draw:drawPanel.hintPolygon')
+        : kind === 'linestring'
+          ? t('draw:drawPanel.hintLine')
+          : t('draw:drawPanel.hintPoint')}{' '}
+      <button type="button" onClick={onCancel}>
+        {t('draw:drawPanel.cancel')}
+      </button>
+      {children}
+    </p>
   );
 }

@@ -3,7 +3,7 @@ import { useStore } from '../../store';
 import { deleteDrawing, updateDrawing } from '../actions/drawings';
 import { useRoom } from '../room-context';
 import { offerUndoDelete } from '../undo-delete';
-import { editShape } from '../drawing-tools';
+import { editShape, type ShapeEdit } from '../drawing-tools';
 import { colourInput } from '../../ui/colour';
 import { describeMeasure } from '../../map/measure';
 import { attributesOf, fieldLimits, inputLimits } from '../../ui/limits';
@@ -23,12 +23,12 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
   const [label, setLabel] = useState(drawing.label ?? '');
   const [color, setColor] = useState(colourInput(drawing.style?.color, '#7b3fe4'));
   const [weight, setWeight] = useState(drawing.style?.strokeWeight ?? 3);
-  const [reshaping, setReshaping] = useState<(() => GeoJSON.Geometry | null) | null>(null);
-  useEffect(() => () => reshapingRef.current?.(), []);
+  const [reshaping, setReshaping] = useState<ShapeEdit | null>(null);
+  useEffect(() => () => void reshapingRef.current?.end(), []);
   const reshapingRef = useRef(reshaping);
   reshapingRef.current = reshaping;
   const saveShape = async () => {
-    const geometry = reshaping?.();
+    const geometry = reshaping?.end();
     setReshaping(null);
     if (!geometry) return;
     await attempt(
@@ -71,7 +71,10 @@ export function DrawingDetails({ drawingId }: { drawingId: string }) {
           <div class="row">
             <button type="submit">{t('draw:drawingDetails.save')}</button>
             {!reshaping && (
-              <button type="button" onClick={() => setReshaping(() => editShape(map.get()!, drawing))}>
+              <button
+                type="button"
+                onClick={() => setReshaping(editShape(map.get()!, drawing.geometry as unknown as GeoJSON.Geometry))}
+              >
                 {t('draw:drawingDetails.editShape')}
               </button>
             )}

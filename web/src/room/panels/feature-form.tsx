@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../api/client';
 import type { Layer } from '../../api/types';
 import { t } from '../../i18n/index.js';
-import { type StoredFeature, updateFeatureProperties } from '../actions/features';
+import { conflictBy, type StoredFeature, updateFeatureProperties } from '../actions/features';
 import { useRoom } from '../room-context';
+import type { Attempt } from '../../ui/notices';
 
 type Field = Layer['fields'][number];
 
@@ -24,20 +24,25 @@ function typedValue(field: Field, text: string): unknown {
   return text;
 }
 
-/** One field's input, as its type asks: a number, a date picker, a yes/no box, a list of its choices, or text. */
-function FieldInput({
+/**
+ * One field's input, as its type asks: a number, a date picker, a yes/no box, a list of its
+ * choices, or text (the form's and the attribute table's cells').
+ */
+export function FieldInput({
   field,
   index,
   value,
   onInput,
+  idPrefix = 'feature-field',
 }: {
   field: Field;
   index: number;
   value: unknown;
   onInput: (value: unknown) => void;
+  idPrefix?: string;
 }) {
   // By its place: a field's name may hold spaces, which an id may not.
-  const id = `feature-field-${index}`;
+  const id = `${idPrefix}-${index}`;
   const label = <label for={id}>{field.name}</label>;
   if (field.type === 'boolean')
     return (
@@ -85,24 +90,51 @@ function FieldInput({
 }
 
 /**
+ * Saves a feature through `attempt` (a failure is an error notice), but for a change someone
+ * made since it was read: `onConflict` is told who, and nothing is shown.
+ */
+export function saveUnlessChanged<T>(attempt: Attempt, save: () => Promise<T>, onConflict: (by: string) => void) {
+  return attempt(async () => {
+    try {
+      return await save();
+    } catch (error) {
+      const by = conflictBy(error);
+      if (by === null) throw error;
+      onConflict(by);
+      return undefined;
+    }
+  });
+}
+
+/** Who changed the feature since it was read (`message`), and Read it again. */
+export function ConflictNote({ message, onReload }: { message: string; onReload: () => void }) {
+  return (
+    <p role="alert" class="error">
+      {message}{' '}
+      <button type="button" onClick={onReload}>
+        {t('layers:feature.reload')}
+      </button>
+    </p>
+  );
+}
+
+/** What the feature's editors (its attributes' form, its shape) are given. */
+export interface FeatureEditorProps {
+  layer: Layer;
+  feature: StoredFeature;
+  onSaved: (feature: StoredFeature) => void;
+  /** Reads the feature again (after a conflict). */
+  onReload: () => void;
+  onCancel: () => void;
+}
+
+/**
  * The attributes of a feature as a form that follows its layer's fields. Saving sends the
  * values changed, based on the version read; when someone changed the feature since, the
  * form says who and offers to read it again (nothing is overwritten, and what was typed stays
  * until then).
  */
-export function FeatureForm({
-  layer,
-  feature,
-  onSaved,
-  onReload,
-  onCancel,
-}: {
-  layer: Layer;
-  feature: StoredFeature;
-  onSaved: (feature: StoredFeature) => void;
-  onReload: () => void;
-  onCancel: () => void;
-}) {
+export function FeatureForm({ layer, feature, onSaved, onReload, onCancel }: FeatureEditorProps) {
   const { attempt, notify } = useRoom();
   const [values, setValues] = useState<Record<string, unknown>>(feature.properties);
   const [conflict, setConflict] = useState<string | null>(null);
@@ -113,15 +145,11 @@ export function FeatureForm({
         .filter((f) => f.type !== 'json' && (values[f.name] ?? null) !== (feature.properties[f.name] ?? null))
         .map((f) => [f.name, values[f.name] ?? null]),
     );
-    const saved = await attempt(async () => {
-      try {
-        return await updateFeatureProperties(layer.id, feature, changed);
-      } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'version_conflict')) throw error;
-        setConflict(String((error.details as { by?: unknown } | undefined)?.by ?? ''));
-        return undefined;
-      }
-    });
+    const saved = await saveUnlessChanged(
+      attempt,
+      () => updateFeatureProperties(layer.id, feature, changed),
+      setConflict,
+    );
     if (!saved) return;
     notify(t('layers:feature.saved'));
     onSaved(saved);
@@ -138,12 +166,7 @@ export function FeatureForm({
         />
       ))}
       {conflict !== null && (
-        <p role="alert" class="error">
-          {t('layers:feature.conflict', { by: conflict })}{' '}
-          <button type="button" onClick={onReload}>
-            {t('layers:feature.reload')}
-          </button>
-        </p>
+        <ConflictNote message={t('layers:feature.conflict', { by: conflict })} onReload={onReload} />
       )}
       <p class="actions">
         <button type="submit" disabled={conflict !== null}>

@@ -5,12 +5,15 @@ import { MarkerDetails } from './marker-details';
 import { DrawingDetails } from './drawing-details';
 import { CommentsThread } from './comments-thread';
 import { FeatureAttributes } from './feature-attributes';
+import { AddFeature } from './feature-add';
+import { showsPast } from '../time-view';
 import { t } from '../../i18n/index.js';
 
 /** The selected marker, drawing or layer, with its comment thread. */
 export function SelectionPanel() {
-  const { selection, model } = useRoom();
+  const { selection, model, canEdit, timeView } = useRoom();
   const selected = useStore(selection)!;
+  const past = showsPast(useStore(timeView));
   const state = useStore(model)!;
   const panel = useRef<HTMLElement>(null);
   // What was clicked on the map shows here, at the top of the side panel: scrolled down the
@@ -56,6 +59,7 @@ export function SelectionPanel() {
               geometry: layer.geometryType ?? t('markers:selection.empty'),
             })}
           </p>
+          {canEdit && !past && <AddFeature layer={layer} />}
           {selected.featureId !== undefined && (
             <FeatureAttributes key={selected.featureId} layer={layer} featureId={selected.featureId} />
           )}
