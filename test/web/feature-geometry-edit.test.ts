@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { TEST_DB } from '../helpers.js';
 import { launchBrowser, type RunningService, startService, until } from '../support/browser.js';
 import { mailedToken, newUserInRoom, shoot } from '../support/web-accounts.js';
@@ -53,17 +53,22 @@ describe('editing the features of a layer in the page', { skip }, () => {
     return { x: box.x + box.width / 2 + dx, y: box.y + box.height / 2 + dy };
   };
   /** Clicks there until the inspector shows that feature (its tiles may still be on their way). */
-  const select = async (page: Page, dx: number, dy: number, id: number) => {
+  /** Clicks the feature `id` of the layer `layerName` until the inspector shows it (both layers have a feature 1). */
+  const select = async (page: Page, dx: number, dy: number, id: number, layerName: string) => {
     const { x, y } = await point(page, dx, dy);
     const attributes = page.getByRole('region', { name: 'Feature attributes' });
+    const shown = (locator: Locator) =>
+      locator
+        .waitFor({ timeout: 2000 })
+        .then(() => true)
+        .catch(() => false);
     await reach(
       async () => {
         await page.mouse.click(x, y);
-        return attributes
-          .getByRole('heading', { name: `Feature ${id}` })
-          .waitFor({ timeout: 2000 })
-          .then(() => true)
-          .catch(() => false);
+        return (
+          (await shown(page.getByRole('heading', { name: layerName, exact: true, level: 2 }))) &&
+          (await shown(attributes.getByRole('heading', { name: `Feature ${id}` })))
+        );
       },
       (shown) => shown,
     );
@@ -117,7 +122,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
 
   test('an editor moves a point, drags a vertex of a line and deletes one; each is stored', async () => {
     const { page } = ann;
-    const attributes = await select(page, 0, 0, wellId);
+    const attributes = await select(page, 0, 0, wellId, 'Wells');
     await attributes.getByRole('button', { name: 'Edit shape' }).click();
     const shape = page.getByRole('group', { name: "Edit the feature's shape" });
     /** The shape is in the editor (its effect ran: it takes the map's presses). */
@@ -133,7 +138,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
       ([x, y]) => Math.abs(x! - lng) < 2e-5 && Math.abs(y! - lat) < 2e-5,
     );
 
-    const line = await select(page, -50, -120, pathId);
+    const line = await select(page, -50, -120, pathId, 'Paths');
     await line.getByRole('button', { name: 'Edit shape' }).click();
     await editing();
     await drag(page, [0, -120], [0, -180]);
@@ -156,7 +161,7 @@ describe('editing the features of a layer in the page', { skip }, () => {
 
   test('an editor adds a feature of the layer, deletes it, and brings it back with Undo', async () => {
     const { page } = ann;
-    const attributes = await select(page, 60, 40, wellId);
+    const attributes = await select(page, 60, 40, wellId, 'Wells');
     await page.getByRole('group', { name: 'Add a feature' }).getByRole('button', { name: 'Add point' }).click();
     const there = await point(page, -150, 100);
     await page.mouse.click(there.x, there.y);
@@ -223,14 +228,14 @@ describe('editing the features of a layer in the page', { skip }, () => {
     const page = await context.newPage();
     await page.goto(`${service.url}/r/${ROOM}`);
     await page.locator('[data-testid=map][data-ready=true]').waitFor({ timeout: 30_000 });
-    const attributes = await select(page, 60, 40, wellId);
+    const attributes = await select(page, 60, 40, wellId, 'Wells');
     await attributes.getByRole('row', { name: /depth/ }).waitFor();
     for (const name of ['Edit shape', 'Delete feature', 'Edit attributes', 'Add point'])
       assert.equal(await page.getByRole('button', { name }).count(), 0, name);
 
     // Presence: while Ann edits the feature, Vic's inspector names her; when she stops, no more.
     await ann.page.getByRole('button', { name: 'Close the table' }).click();
-    const hers = await select(ann.page, 60, 40, wellId);
+    const hers = await select(ann.page, 60, 40, wellId, 'Wells');
     await hers.getByRole('button', { name: 'Edit shape' }).click();
     await attributes.getByText('Editing this feature now: Ann').waitFor();
     await shoot(page, 'feature-presence', attributes);
