@@ -9,6 +9,15 @@ import { GeoJsonError } from '../geo/geojson-points.js';
  */
 export const MAX_FEATURE_VALUES = 20_000;
 export const MAX_FEATURE_CHARS = 16 * 1024 ** 2;
+/** How large one feature may be: JSON values (brackets, keys and items) and characters. */
+export interface FeatureLimits {
+  maxValues: number;
+  maxChars: number;
+  /** Characters of the file outside its features array (default MAX_OUTSIDE_CHARS). */
+  maxOutsideChars?: number;
+}
+const POINT_LIMITS: FeatureLimits = { maxValues: MAX_FEATURE_VALUES, maxChars: MAX_FEATURE_CHARS };
+
 /** What the file may hold outside its `features` array (type, name, crs, bbox, ...); fixed like the above. */
 export const MAX_OUTSIDE_CHARS = 1024 ** 2;
 
@@ -42,6 +51,12 @@ const where = (index: number) => `Feature ${index + 1} (features[${index}])`;
  * parsed at the end, so the whole file is checked as JSON.
  */
 class FeatureSplitter {
+  /** `parse: false` only cuts the features (to read what is outside them), never parsing one. */
+  constructor(
+    private readonly limits: FeatureLimits = POINT_LIMITS,
+    private readonly parse = true,
+  ) {}
+
   /** Features cut so far. */
   count = 0;
   private depth = 0;
@@ -142,23 +157,27 @@ class FeatureSplitter {
 
   /** The end of the file: the text outside the features, parsed, must be a FeatureCollection. */
   end(): void {
+    const type = (this.outsideValue() as { type?: unknown } | null)?.type;
+    if (type !== 'FeatureCollection') throw notCollection();
+  }
+
+  /** The file's JSON without its features (`"features": []`), once it has all been pushed. */
+  outsideValue(): unknown {
     if (!this.started) throw notJson('the file is empty');
     if (this.inFeatures || this.depth !== 0 || this.inString) throw notJson('the file ends before the JSON does');
-    let collection: unknown;
     try {
-      collection = JSON.parse(this.outside);
+      return JSON.parse(this.outside);
     } catch (error) {
       throw notJson((error as Error).message);
     }
-    const type = (collection as { type?: unknown } | null)?.type;
-    if (type !== 'FeatureCollection') throw notCollection();
   }
 
   private keep(text: string) {
     this.outside += text;
-    if (this.outside.length > MAX_OUTSIDE_CHARS) {
+    const max = this.limits.maxOutsideChars ?? MAX_OUTSIDE_CHARS;
+    if (this.outside.length > max) {
       throw new GeoJsonError(
-        'The file must be a GeoJSON FeatureCollection: it holds more than 1 MiB of JSON outside its "features" array',
+        `The file must be a GeoJSON FeatureCollection: it holds more than ${max / 1024 ** 2} MiB of JSON outside its "features" array`,
       );
     }
   }
@@ -171,9 +190,11 @@ class FeatureSplitter {
   }
 
   private checkSize() {
-    if (this.values >= MAX_FEATURE_VALUES || this.chars > MAX_FEATURE_CHARS) {
+    const { maxValues, maxChars } = this.limits;
+    if (this.values >= maxValues || this.chars > maxChars) {
+      const values = Number.isFinite(maxValues) ? `${maxValues} JSON values and ` : '';
       throw new GeoJsonError(
-        `${where(this.count)} is too large: at most ${MAX_FEATURE_VALUES} JSON values and ${MAX_FEATURE_CHARS / 1024 ** 2} MiB per feature`,
+        `${where(this.count)} is too large: at most ${values}${maxChars / 1024 ** 2} MiB per feature`,
       );
     }
   }
@@ -193,6 +214,10 @@ class FeatureSplitter {
       throw notJson(`an empty element in "features" (features[${this.count}])`);
     }
     this.afterComma = !closesArray;
+    if (!this.parse) {
+      this.count++;
+      return;
+    }
     try {
       out.push(JSON.parse(text));
     } catch (error) {
@@ -225,9 +250,10 @@ function keyOf(text: string): string | null {
  * Streams the features of a GeoJSON FeatureCollection without holding the file, in batches
  * as they come (one chunk of the input at a time). The top-level `type` must be
  * FeatureCollection; it may come before or after the features, and is checked at the end.
+ * Each feature may be as large as `limits` allow (by default a point's: MAX_FEATURE_VALUES).
  */
-export async function* readFeatureBatches(input: Readable): AsyncGenerator<unknown[]> {
-  const splitter = new FeatureSplitter();
+export async function* readFeatureBatches(input: Readable, limits?: FeatureLimits): AsyncGenerator<unknown[]> {
+  const splitter = new FeatureSplitter(limits);
   const decoder = new StringDecoder('utf8');
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
     const features = splitter.push(typeof chunk === 'string' ? chunk : decoder.write(chunk));
@@ -247,4 +273,16 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
   for await (const batch of readFeatureBatches(input)) {
     for (const feature of batch) yield { index: index++, feature };
   }
+}
+
+/**
+ * A FeatureCollection's JSON without its features (`"features": []`, the rest at most 1 MiB),
+ * read without parsing a feature: its `type`, `links` and other members, whatever its size.
+ */
+export async function collectionOutside(input: Readable): Promise<unknown> {
+  const splitter = new FeatureSplitter({ maxValues: Infinity, maxChars: Infinity }, false);
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of input as AsyncIterable<Buffer>) splitter.push(decoder.write(chunk));
+  splitter.push(decoder.end());
+  return splitter.outsideValue();
 }

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { GeoLimits } from '../config.js';
 import { GdalError, streamGdal } from './gdal-process.js';
+import { readGeoJsonTable, readsDirectly } from './geojson-table.js';
 import { CoordinateError, summarizeGeometry, type AnyGeometry } from '../geo/feature-summary.js';
 import type { Bbox } from '../geo/tile-math.js';
 import { VectorRejected } from '../geo/vector/errors.js';
@@ -14,7 +15,8 @@ import { scrubReason, type VectorTable } from '../geo/vector/tables.js';
  * so GDAL keeps working while the consumer writes a batch; when the buffer is full GDAL waits
  * (memory stays bounded). A GeoPackage or shapefile can be read by several ogr2ogr processes
  * at once, each on a range of FIDs (writing GeoJSON is most of the work, and it is GDAL's).
- * Stopping the loop, or aborting the signal, kills GDAL.
+ * A GeoJSON file in longitude/latitude needs no conversion: its features are parsed from the
+ * file itself (geojson-table.ts). Stopping the loop, or aborting the signal, kills GDAL.
  */
 export interface StreamedFeature {
   /**
@@ -106,6 +108,10 @@ export async function* readFeatures(
   options: ReadOptions = {},
   stats: ReadStats = newStats(),
 ): AsyncGenerator<StreamedFeature[]> {
+  if (readsDirectly(table)) {
+    yield* readGeoJsonTable(table, featureChecker(table, stats), limits, options);
+    return;
+  }
   const readers = fidRanges(table, options.parts ?? 1).map((fids) => readPart(table, fids, limits, options, stats));
   const pending = new Map(readers.map((reader, i) => [i, reader.next().then((result) => ({ i, result }))]));
   try {
@@ -186,23 +192,12 @@ async function* readPart(
 
 /** Parses one line of GeoJSONSeq into a checked feature (null for a blank line or a feature left out). */
 function lineParser(table: VectorTable, stats: ReadStats): (line: string) => StreamedFeature | null {
-  const isCsv = table.source.format === 'csv';
-  const format = table.source.format;
-  const idOf = (parsed: { id?: unknown; properties?: Record<string, unknown> | null }, position: number): number => {
-    const fid = parsed.id;
-    if (format === 'geopackage' && Number.isSafeInteger(fid) && (fid as number) >= 0) return fid as number;
-    if (format === 'shapefile' && Number.isSafeInteger(fid)) return (fid as number) + 1;
-    if (format === 'geojson' && fid !== undefined && fid !== null) {
-      parsed.properties ??= {};
-      if (!('id' in parsed.properties)) parsed.properties.id = fid;
-    }
-    return position;
-  };
+  const check = featureChecker(table, stats);
   let position = 0;
   return (line) => {
     if (line.length === 0 || line === '\r') return null;
     position += 1;
-    let parsed: { id?: unknown; geometry?: AnyGeometry | null; properties?: Record<string, unknown> | null };
+    let parsed: ParsedFeature;
     try {
       parsed = JSON.parse(line);
     } catch {
@@ -212,6 +207,39 @@ function lineParser(table: VectorTable, stats: ReadStats): (line: string) => Str
         { table: table.label, feature: position },
       );
     }
+    return check(parsed, position);
+  };
+}
+
+/** A GeoJSON feature as parsed, before it is checked. */
+export type ParsedFeature = {
+  id?: unknown;
+  geometry?: AnyGeometry | null;
+  properties?: Record<string, unknown> | null;
+};
+
+/**
+ * Checks a parsed feature, the `position`th of the table in reading order: its id (see
+ * StreamedFeature), its geometry's coordinates and summary; null for a feature without a
+ * geometry, which is left out (a CSV row without coordinates is a refusal).
+ */
+export function featureChecker(
+  table: VectorTable,
+  stats: ReadStats,
+): (parsed: ParsedFeature, position: number) => StreamedFeature | null {
+  const isCsv = table.source.format === 'csv';
+  const format = table.source.format;
+  const idOf = (parsed: ParsedFeature, position: number): number => {
+    const fid = parsed.id;
+    if (format === 'geopackage' && Number.isSafeInteger(fid) && (fid as number) >= 0) return fid as number;
+    if (format === 'shapefile' && Number.isSafeInteger(fid)) return (fid as number) + 1;
+    if (format === 'geojson' && fid !== undefined && fid !== null) {
+      parsed.properties ??= {};
+      if (!('id' in parsed.properties)) parsed.properties.id = fid;
+    }
+    return position;
+  };
+  return (parsed, position) => {
     const id = idOf(parsed, position);
     // A CSV's FIDs are its data rows (1 for the row after the header).
     const where = isCsv ? `row ${id}` : `feature ${id}`;

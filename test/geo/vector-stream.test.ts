@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { geoLimitsOf, loadConfig } from '../../src/config.js';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { GdalError } from '../../src/geo-engine/gdal-process.js';
@@ -94,6 +94,86 @@ describe('readFeatures', () => {
       [1, 2],
     );
     assert.equal(features[0]!.properties.id, 'a');
+  });
+
+  test('a GeoJSON in longitude/latitude is read from the file itself as ogr2ogr reads it, large features too', async () => {
+    // A ring of 30,000 vertices: far more JSON values than a point import takes.
+    const ring = Array.from({ length: 30_000 }, (_, i) => {
+      const angle = (2 * Math.PI * i) / 30_000;
+      return [7.4 + 0.01 * Math.cos(angle), 46.9 + 0.01 * Math.sin(angle)];
+    });
+    ring.push(ring[0]!);
+    const square = [
+      [
+        [7, 46],
+        [7.1, 46],
+        [7.1, 46.1],
+        [7, 46.1],
+        [7, 46],
+      ],
+    ];
+    const collection = {
+      type: 'FeatureCollection',
+      features: [
+        {
+          type: 'Feature',
+          id: 'a',
+          properties: { code: 12, n: 1 },
+          geometry: { type: 'Polygon', coordinates: square },
+        },
+        { type: 'Feature', properties: { code: 'X', n: 2 }, geometry: null },
+        {
+          type: 'Feature',
+          id: 7,
+          properties: { code: null, n: 3 },
+          geometry: { type: 'Polygon', coordinates: [ring] },
+        },
+      ],
+    };
+    writeFileSync(fixtures.file('direct.geojson'), JSON.stringify(collection));
+    const table = await tableOf('direct.geojson');
+    const direct = await readAll(table);
+    // The same file given its CRS is reprojected (to itself) by ogr2ogr.
+    const viaGdal = await readAll({ ...table, source: { ...table.source, assignedCrs: 'EPSG:4326' } });
+    assert.equal(direct.features.length, 2);
+    assert.equal(direct.stats.skippedWithoutGeometry, 1);
+    assert.deepEqual(
+      direct.features.map((f) => [f.id, f.properties]),
+      viaGdal.features.map((f) => [f.id, f.properties]),
+    );
+    // GDAL types `code` as text (12 and "X"): its number is made text, as ogr2ogr writes it.
+    assert.deepEqual(direct.features[0]!.properties, { code: '12', n: 1, id: 'a' });
+    const [big, bigViaGdal] = [direct.features[1]!, viaGdal.features[1]!];
+    const coordinates = (feature: StreamedFeature) => (feature.geometry.coordinates as number[][][])[0]!;
+    assert.equal(coordinates(big).length, 30_001);
+    assert.equal(coordinates(bigViaGdal).length, 30_001);
+    assert.ok(coordinates(big).every((p, i) => metres(p, coordinates(bigViaGdal)[i]!) < 0.05));
+    assert.deepEqual(big.bbox, direct.features[1]!.bbox);
+  });
+
+  test('a GeoJSON read from the file refuses a broken feature naming the file, and stops when aborted', async () => {
+    writeFileSync(
+      fixtures.file('broken.geojson'),
+      '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7,46]},"properties":{}},{"type":"Feature","geometry":{"type":"Point","coordinates":[7,46]},"properties":{}}]}',
+    );
+    const table = await tableOf('broken.geojson');
+    const broken = { ...table, source: { ...table.source, gdalPath: fixtures.file('broken-copy.geojson') } };
+    writeFileSync(
+      fixtures.file('broken-copy.geojson'),
+      '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7,46]}},{"type":"Feature","geometry":nope}]}',
+    );
+    await assert.rejects(readAll(broken), (error: unknown) => {
+      assert.ok(error instanceof VectorRejected);
+      assert.equal(error.code, 'invalid_file');
+      assert.match(error.message, /^broken\.geojson: The file is not valid JSON \(Feature 2/);
+      return true;
+    });
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      readAll(table, { signal: controller.signal }),
+      (error: unknown) => error instanceof GdalError && error.failure === 'aborted',
+    );
   });
 
   test('shapefile ids are record numbers from 1, GeoPackage ids its fids', async () => {

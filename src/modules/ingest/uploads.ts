@@ -16,6 +16,7 @@ import { blobKeys } from '../files/blob-keys.js';
 import type { StoredFiles } from '../files/stored-files.js';
 import type { Ingest, IngestMeta, IngestStep, SourceFile, StagedIngest } from './ingest.js';
 import { UPLOAD_AS, UploadJobPayload, type UploadAs, type UploadFields } from './uploads.schemas.js';
+import { jobProgress } from './job-progress.js';
 
 export const LAYER_UPLOAD_KIND = 'layer-upload';
 /** Layer uploads in the job queue. */
@@ -223,13 +224,7 @@ export class Uploads {
     await files.uncount(job.roomId, fileKey);
     const local = await files.localFile(fileKey);
     const source = { path: local.path, fileName };
-    const progress = {
-      signal: job.signal,
-      // A progress line is a hint: one that waits past busy_timeout for the write lock (the
-      // layer's worker writing under heavy load) is skipped, not an unhandled rejection that
-      // ends the process; the next one writes.
-      onProgress: (percent: number, message: string) => void job.progress(percent, message).catch(() => undefined),
-    };
+    const progress = jobProgress(job);
     try {
       const { step, checked } = await this.check(source, meta);
       const target = { roomId: job.roomId, actor: jobActor(job), stageId: job.id };

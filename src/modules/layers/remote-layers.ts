@@ -20,6 +20,7 @@ import {
 import { OutboundRefused, OutboundTooLarge, refusalOf } from '../../infra/outbound.js';
 import type { Sweep } from '../../infra/scheduler.js';
 import type { Ingest } from '../ingest/ingest.js';
+import { jobProgress } from '../ingest/job-progress.js';
 import type { WritePath } from '../history/write-path.js';
 import type { FeatureEditsRepository } from './feature-edits.repository.js';
 import type { FeatureTablesRepository } from './feature-tables.js';
@@ -147,7 +148,7 @@ export class RemoteLayers {
       // A source is one layer: the first table of a file that holds several.
       const one = { ...opened, tables: opened.tables.slice(0, 1) };
       const target = { roomId: job.roomId, actor: jobActor(job), stageId: job.id };
-      const staged = await ingest.run(vectorIngest, target, one, meta, this.progressOf(job));
+      const staged = await ingest.run(vectorIngest, target, one, meta, jobProgress(job));
       return staged.done;
     });
   }
@@ -185,7 +186,7 @@ export class RemoteLayers {
         [{ table: opened.tables[0]!, meta }],
         job.id,
         opened.format,
-        this.progressOf(job),
+        jobProgress(job),
       );
       const counts = await this.compare(layer, fresh!);
       if (counts.added + counts.changed + counts.removed === 0) {
@@ -317,13 +318,6 @@ export class RemoteLayers {
   private succeeded() {
     const now = Date.now();
     return { last_attempt_at: now, last_refresh_at: now, last_error: null };
-  }
-
-  private progressOf(job: JobContext<RemoteLayerJobPayload>) {
-    return {
-      signal: job.signal,
-      onProgress: (percent: number, message: string) => void job.progress(percent, message).catch(() => undefined),
-    };
   }
 }
 

@@ -1,7 +1,8 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
+import { collectionOutside } from '../../geo-engine/geojson-stream.js';
 import { downloadOutbound, OutboundTooLarge } from '../../infra/outbound.js';
 
 /** How a remote layer's source is fetched. */
@@ -49,7 +50,7 @@ export async function fetchSource(address: string, given: SourceFetch): Promise<
   const answer = await download(url.href, first, options);
   const fileName = nameOf(new URL(answer.url), answer.contentType);
   if (!(await startsWithBrace(first))) return { path: first, fileName };
-  const document = await smallJson(first);
+  const document = await documentOf(first);
   const items = document && linkOf(document, 'items');
   if (document?.type !== 'FeatureCollection' && items) {
     const itemsFile = path.join(options.dir, 'items');
@@ -113,11 +114,20 @@ async function startsWithBrace(file: string): Promise<boolean> {
 
 type JsonDocument = { type?: unknown; links?: unknown; features?: unknown };
 
-/** A JSON document small enough to hold (an OGC API page), else null (a big GeoJSON file, read by GDAL). */
-async function smallJson(file: string): Promise<JsonDocument | null> {
-  if ((await stat(file)).size > PAGE_MAX_BYTES) return null;
+/** Documents up to this size are parsed whole; a larger one is a FeatureCollection whose features are not parsed here. */
+const SMALL_DOCUMENT_BYTES = 1024 * 1024;
+
+/**
+ * The JSON document's members (an OGC API page, or a FeatureCollection's members but its
+ * features), or null when it is neither (a file GDAL reads). A large file is streamed, its
+ * features only cut apart: a GeoJSON of hundreds of megabytes is never held here.
+ */
+async function documentOf(file: string): Promise<JsonDocument | null> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    const parsed =
+      (await stat(file)).size <= SMALL_DOCUMENT_BYTES
+        ? (JSON.parse(await readFile(file, 'utf8')) as unknown)
+        : await collectionOutside(createReadStream(file, { highWaterMark: 1024 * 1024 }));
     return parsed && typeof parsed === 'object' ? (parsed as JsonDocument) : null;
   } catch {
     return null;

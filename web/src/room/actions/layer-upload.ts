@@ -1,10 +1,10 @@
 import { ApiError, api, ok } from '../../api/client';
-import type { Job } from '../../api/types';
 import { formOf, postForm } from '../../ui/upload';
 import type { RoomModel } from '../room-model';
 import { CHUNKED_FILE_MAX_BYTES, fileLimit, refuseOversized } from '../../ui/limits';
 import { t } from '../../i18n/index.js';
 import { progressInWords } from './job-words';
+import { followJob } from './jobs';
 
 /** Files above this go in chunks: the most the service takes in one request. */
 export const CHUNKED_ABOVE = fileLimit('POST /api/layers/upload', 'file');
@@ -107,18 +107,11 @@ async function sendLayerFile(
       )
     ).jobId;
   }
-  if (jobId) await followJob(jobId, onProgress);
+  if (jobId)
+    await followJob(jobId, t('actions:upload.failed'), (fraction, job) => {
+      const message =
+        job.stage === 'queued' ? t('actions:job.waiting') : job.message ? progressInWords(job.message) : undefined;
+      onProgress({ phase: 'processing', fraction, message });
+    });
   onProgress({ phase: 'done', fraction: 1 });
-}
-
-async function followJob(jobId: string, onProgress: (p: UploadProgress) => void) {
-  for (;;) {
-    const job: Job = await ok(api.GET('/api/layers/jobs/{jobId}', { params: { path: { jobId } } }));
-    if (job.stage === 'error') throw new Error(job.message ?? t('actions:upload.failed'));
-    if (job.stage === 'complete') return;
-    const message =
-      job.stage === 'queued' ? t('actions:job.waiting') : job.message ? progressInWords(job.message) : undefined;
-    onProgress({ phase: 'processing', fraction: job.progress / 100, message });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }

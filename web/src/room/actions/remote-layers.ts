@@ -1,8 +1,8 @@
 import { api, ok } from '../../api/client';
-import type { Job } from '../../api/types';
 import { t } from '../../i18n/index.js';
 import type { RoomModel } from '../room-model';
 import { withLayerAnswer } from '../room-state';
+import { followJob } from './jobs';
 
 /** What a refresh found: counts of features added, changed and removed (all 0: the source had not changed). */
 export interface RefreshCounts {
@@ -23,7 +23,7 @@ export async function addRemoteLayer(
   const { jobId } = await ok(
     api.POST('/api/rooms/{roomId}/layers/remote', { params: { path: { roomId: model.roomId } }, body }),
   );
-  return String((await finished(jobId)).layerId);
+  return String((await followJob(jobId, t('layers:remote.failed'))).layerId);
 }
 
 /**
@@ -34,7 +34,7 @@ export async function addRemoteLayer(
 export async function refreshRemoteLayer(model: RoomModel, layerId: string): Promise<RefreshCounts> {
   const { jobId } = await ok(api.POST('/api/layers/{layerId}/refresh', { params: { path: { layerId } } }));
   try {
-    const job = await finished(jobId);
+    const job = await followJob(jobId, t('layers:remote.failed'));
     return { added: Number(job.added ?? 0), changed: Number(job.changed ?? 0), removed: Number(job.removed ?? 0) };
   } finally {
     const { layers } = await ok(api.GET('/api/layers/{roomName}', { params: { path: { roomName: model.roomId } } }));
@@ -52,14 +52,4 @@ export async function setRefreshMinutes(model: RoomModel, layerId: string, refre
     }),
   );
   model.change((state) => withLayerAnswer(state, layer));
-}
-
-/** The job once it ended well; its failure rejects with the service's words. */
-async function finished(jobId: string): Promise<Job & Record<string, unknown>> {
-  for (;;) {
-    const job = await ok(api.GET('/api/jobs/{jobId}', { params: { path: { jobId } } }));
-    if (job.stage === 'error') throw new Error(job.message ?? t('layers:remote.failed'));
-    if (job.stage === 'complete') return job as Job & Record<string, unknown>;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }

@@ -1,0 +1,105 @@
+import { createReadStream } from 'node:fs';
+import type { GeoLimits } from '../config.js';
+import { fieldTypeOf } from '../geo/feature-fields.js';
+import type { AnyGeometry } from '../geo/feature-summary.js';
+import { GeoJsonError } from '../geo/geojson-points.js';
+import { VectorRejected } from '../geo/vector/errors.js';
+import type { VectorTable } from '../geo/vector/tables.js';
+import { GdalError } from './gdal-process.js';
+import { readFeatureBatches } from './geojson-stream.js';
+import type { ParsedFeature, ReadOptions, StreamedFeature } from './vector-stream.js';
+
+/** Coordinate reference systems a GeoJSON's coordinates are stored in as they are. */
+const LONGITUDE_LATITUDE = new Set(['EPSG:4326', 'OGC:CRS84']);
+
+/**
+ * Whether the table's features are read from the file here rather than through ogr2ogr: a
+ * GeoJSON file in longitude/latitude that was given no other CRS. GDAL has inspected it already
+ * (its fields, CRS, extent and that its coordinates are finite), so its features need no
+ * conversion, and V8 parses them several times faster than ogr2ogr writes them as GeoJSON lines.
+ */
+export function readsDirectly(table: VectorTable): boolean {
+  return table.source.format === 'geojson' && !table.source.assignedCrs && LONGITUDE_LATITUDE.has(table.sourceCrs);
+}
+
+/**
+ * The features of a GeoJSON FeatureCollection in batches, each checked by `check` as the
+ * features ogr2ogr writes are, with the values of fields GDAL declares as text made text (as
+ * GDAL makes them) and coordinates rounded as ogr2ogr rounds them. The file is streamed: one feature at most `limits.maxFeatureChars` long.
+ */
+export async function* readGeoJsonTable(
+  table: VectorTable,
+  check: (parsed: ParsedFeature, position: number) => StreamedFeature | null,
+  limits: GeoLimits,
+  options: ReadOptions = {},
+): AsyncGenerator<StreamedFeature[]> {
+  const batchSize = options.batchSize ?? 1000;
+  const asText = table.fields.filter((field) => fieldTypeOf(field) === 'string').map((field) => field.name);
+  const input = createReadStream(table.source.gdalPath, { highWaterMark: 1024 * 1024 });
+  let position = 0;
+  let batch: StreamedFeature[] = [];
+  try {
+    for await (const parsed of readFeatureBatches(input, featureLimits(limits))) {
+      if (options.signal?.aborted) throw new GdalError('Stopped', 'aborted');
+      for (const feature of parsed as ParsedFeature[]) {
+        position += 1;
+        if (!feature || typeof feature !== 'object') throw notFeature(table, position);
+        if (feature.geometry && typeof feature.geometry === 'object') roundPositions(feature.geometry);
+        const checked = check(feature, position);
+        if (!checked) continue;
+        if (asText.length) textValues(checked.properties, asText);
+        batch.push(checked);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
+  } catch (error) {
+    if (error instanceof GeoJsonError)
+      throw new VectorRejected('invalid_file', `${table.label}: ${error.message}`, { table: table.label });
+    throw error;
+  } finally {
+    input.destroy();
+  }
+}
+
+/** A layer's feature may be as large as the geo engine allows; the members outside the features as large as one. */
+const featureLimits = (limits: GeoLimits) => ({
+  maxValues: Number.POSITIVE_INFINITY,
+  maxChars: limits.maxFeatureChars,
+  maxOutsideChars: limits.maxFeatureChars,
+});
+
+/** Decimals of a coordinate kept, as ogr2ogr keeps them (COORDINATE_PRECISION=7: about 1 cm). */
+const SCALE = 1e7;
+
+/** Rounds every coordinate of the geometry in place to SCALE, as ogr2ogr writes them. */
+function roundPositions(geometry: AnyGeometry): void {
+  if (Array.isArray(geometry.geometries)) for (const part of geometry.geometries) if (part) roundPositions(part);
+  if (Array.isArray(geometry.coordinates)) roundNested(geometry.coordinates);
+}
+
+function roundNested(values: unknown[]): void {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'number') values[i] = Math.round(value * SCALE) / SCALE;
+    else if (Array.isArray(value)) roundNested(value);
+  }
+}
+
+/** Numbers and booleans of the fields named made text, as GDAL writes a text field's values (objects and lists stay). */
+function textValues(properties: Record<string, unknown>, names: string[]): void {
+  for (const name of names) {
+    const value = properties[name];
+    if (typeof value === 'number' || typeof value === 'boolean') properties[name] = String(value);
+  }
+}
+
+function notFeature(table: VectorTable, position: number): VectorRejected {
+  return new VectorRejected('invalid_file', `${table.label}, feature ${position}: it is not a JSON object`, {
+    table: table.label,
+    feature: position,
+  });
+}
