@@ -17,7 +17,7 @@
  *   BENCH_EDITS_COUNT=1000000   polygons (BENCH_QUICK=1: 100,000); e.g. 20000 while developing
  *   BENCH_EDITS_K=50            edits whose visibility is timed
  *   BENCH_EDITS_RATE=20         PATCHes per second beside the tile reads
- *   BENCH_EDITS_QUERIES=200     measured tiles per zoom (after BENCH_VECTOR_WARMUP=10), BENCH_EDITS_ZOOMS=6,10,14
+ *   BENCH_EDITS_QUERIES=600     measured tiles per zoom (after BENCH_VECTOR_WARMUP=10), BENCH_EDITS_ZOOMS=6,10,14
  *   BENCH_EDITS_PARTS=visibility,refresh   which halves to run
  */
 import { VectorTile } from '@mapbox/vector-tile';
@@ -37,7 +37,7 @@ const RATE = Number(env.BENCH_EDITS_RATE ?? 20);
 const PARTS = new Set((env.BENCH_EDITS_PARTS ?? 'visibility,refresh').split(',').map((s) => s.trim()));
 const READS: ReadOptions = {
   zooms: (env.BENCH_EDITS_ZOOMS ?? '6,10,14').split(',').map(Number),
-  count: Number(env.BENCH_EDITS_QUERIES ?? 200),
+  count: Number(env.BENCH_EDITS_QUERIES ?? 600),
   warmup: Number(env.BENCH_VECTOR_WARMUP ?? 10),
   seed: Number(env.BENCH_VECTOR_SEED ?? 2056),
 };

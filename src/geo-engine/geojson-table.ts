@@ -7,6 +7,7 @@ import { VectorRejected } from '../geo/vector/errors.js';
 import type { VectorTable } from '../geo/vector/tables.js';
 import { GdalError } from './gdal-process.js';
 import { readFeatureBatches } from './geojson-stream.js';
+import { geoJsonPositionRefusal } from './vector-inspect.js';
 import type { ParsedFeature, ReadOptions, StreamedFeature } from './vector-stream.js';
 
 /** Coordinate reference systems a GeoJSON's coordinates are stored in as they are. */
@@ -45,7 +46,7 @@ export async function* readGeoJsonTable(
         position += 1;
         if (!feature || typeof feature !== 'object') throw notFeature(table, position);
         if (feature.geometry && typeof feature.geometry === 'object') roundPositions(feature.geometry);
-        const checked = check(feature, position);
+        const checked = checkPositions(table, check, feature, position);
         if (!checked) continue;
         if (asText.length) textValues(checked.properties, asText);
         batch.push(checked);
@@ -71,6 +72,43 @@ const featureLimits = (limits: GeoLimits) => ({
   maxChars: limits.maxFeatureChars,
   maxOutsideChars: limits.maxFeatureChars,
 });
+
+/**
+ * The checked feature; a position that is not longitude/latitude is refused as the inspection
+ * refuses a table GDAL measured (its extent is not measured for such a file: this reader is the
+ * one pass over its positions).
+ */
+function checkPositions(
+  table: VectorTable,
+  check: (parsed: ParsedFeature, position: number) => StreamedFeature | null,
+  feature: ParsedFeature,
+  position: number,
+): StreamedFeature | null {
+  try {
+    return check(feature, position);
+  } catch (error) {
+    const problem = error instanceof VectorRejected && feature.geometry ? positionProblem(feature.geometry) : null;
+    if (problem) throw geoJsonPositionRefusal(table.label, position, problem);
+    throw error;
+  }
+}
+
+/** What is wrong with the geometry's positions, the first that shows it: not finite, projected metres or out of range. */
+function positionProblem(geometry: AnyGeometry): 'not_finite' | 'projected' | 'out_of_range' | null {
+  let found: 'not_finite' | 'projected' | 'out_of_range' | null = null;
+  const visit = (values: unknown): void => {
+    if (found || !Array.isArray(values)) return;
+    if (typeof values[0] !== 'number') return values.forEach(visit);
+    const [lon, lat] = values as number[];
+    if (!Number.isFinite(lon) || !Number.isFinite(lat)) found = 'not_finite';
+    else if (Math.max(Math.abs(lon!), Math.abs(lat!)) > 1000) found = 'projected';
+    else if (Math.abs(lon!) > 180 || Math.abs(lat!) > 90) found = 'out_of_range';
+  };
+  if (Array.isArray(geometry.geometries))
+    for (const part of geometry.geometries) if (part && !found) found = positionProblem(part);
+  visit(geometry.coordinates);
+  return found;
+}
 
 /** Decimals of a coordinate kept, as ogr2ogr keeps them (COORDINATE_PRECISION=7: about 1 cm). */
 const SCALE = 1e7;

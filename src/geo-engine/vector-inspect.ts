@@ -42,6 +42,8 @@ export async function inspectSource(
     driver: source.driver,
     openOptions: source.openOptions,
     ...(source.assignedCrs && { assignCrs: source.assignedCrs }),
+    // Its features are read without GDAL, every position checked (geojson-table.ts): no extent pass.
+    ...(source.positionsCheckedOnRead && { readerChecksLonLat: true }),
   });
   let stdout: string;
   try {
@@ -74,6 +76,35 @@ const unknownCrs = (what: string, details: Record<string, unknown>) =>
     `The coordinate reference system is unknown: ${what}. Upload it again with sourceCrs, the EPSG code of its coordinates (e.g. 2056 for Swiss LV95), or add the CRS to the file (for a shapefile its .prj)`,
     { ...details, field: 'sourceCrs' },
   );
+
+/**
+ * A feature of a GeoJSON read without GDAL whose position `problem` found, refused as the
+ * inspection refuses a table (see decideTable): numbers that are not finite; plainly projected
+ * metres (`unknown_crs`, naming `sourceCrs`); else longitude or latitude out of range.
+ */
+export function geoJsonPositionRefusal(
+  label: string,
+  feature: number,
+  problem: 'not_finite' | 'projected' | 'out_of_range',
+): VectorRejected {
+  const details = { table: label, feature };
+  if (problem === 'not_finite')
+    return new VectorRejected(
+      'invalid_file',
+      `${label}, feature ${feature}: a coordinate is not a finite number (too large, such as 1e309, or not a number)`,
+      details,
+    );
+  if (problem === 'projected')
+    return unknownCrs(
+      `${label} names no coordinate reference system and its coordinates look projected, not longitude/latitude as GeoJSON's must be (RFC 7946; first at feature ${feature})`,
+      details,
+    );
+  return new VectorRejected(
+    'invalid_file',
+    `Coordinates out of range: longitude must be from -180 to 180 and latitude from -90 to 90 (${label}; first at feature ${feature})`,
+    details,
+  );
+}
 
 const fitsLonLat = (e: Bbox) => e[0] >= -180 && e[2] <= 180 && e[1] >= -90 && e[3] <= 90;
 

@@ -20,6 +20,12 @@ export type { VectorSource, VectorTable } from '../geo/vector/tables.js';
 export interface OpenOptions {
   /** `EPSG:nnnn` the file's coordinates are in, whatever it declares (an upload's `sourceCrs`). */
   sourceCrs?: string | null;
+  /**
+   * A job reads the file, and nobody waits for its refusal before it does (a remote layer's
+   * source): a GeoJSON's extent is then not measured by GDAL, a pass of its own; the reader
+   * checks every position as it reads (geojson-table.ts), refusing them as the inspection would.
+   */
+  positionsCheckedOnRead?: boolean;
 }
 
 export interface OpenedVectorFile {
@@ -90,7 +96,7 @@ async function sourcesOf(
   filePath: string,
   originalName: string,
   zipLimits: ZipLimits,
-  { sourceCrs }: OpenOptions,
+  { sourceCrs, positionsCheckedOnRead }: OpenOptions,
 ): Promise<VectorSource[]> {
   const label = path.basename(originalName) || 'the file';
   const source = (of: VectorFormat, gdalPath: string, name: string, openOptions: string[] = []): VectorSource => ({
@@ -100,6 +106,7 @@ async function sourcesOf(
     openOptions,
     label: name,
     ...(sourceCrs && { assignedCrs: sourceCrs }),
+    ...(positionsCheckedOnRead && of === 'geojson' && { positionsCheckedOnRead }),
   });
   switch (format) {
     case 'shapefile': {

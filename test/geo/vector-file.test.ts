@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { geoLimitsOf, loadConfig } from '../../src/config.js';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { openVectorFile, VectorRejected, type VectorRejection } from '../../src/geo-engine/vector-open.js';
+import {
+  type OpenOptions,
+  openVectorFile,
+  VectorRejected,
+  type VectorRejection,
+} from '../../src/geo-engine/vector-open.js';
+import { readFeatures } from '../../src/geo-engine/vector-stream.js';
 import { shapefilesInZip } from '../../src/geo-engine/vector-zip.js';
 import { makeVectorFixtures } from '../vector-fixtures.js';
 
@@ -15,9 +21,15 @@ before(() => {
 });
 after(() => fixtures.remove());
 
-/** Asserts that opening the fixture is refused with `code`, and that the message matches. */
-async function refused(name: string, code: VectorRejection, message: RegExp, uploadedAs = name) {
-  await assert.rejects(openVectorFile(fixtures.file(name), uploadedAs, GEO), (error: unknown) => {
+/** Opens the fixture and reads its first table's features, as an ingest does. */
+async function read(name: string, uploadedAs = name, options: OpenOptions = {}) {
+  const { tables } = await openVectorFile(fixtures.file(name), uploadedAs, GEO, options);
+  for await (const _batch of readFeatures(tables[0]!, GEO));
+}
+
+/** Asserts that opening and reading the fixture is refused with `code`, and that the message matches. */
+async function refused(name: string, code: VectorRejection, message: RegExp, uploadedAs = name, options = {}) {
+  await assert.rejects(read(name, uploadedAs, options), (error: unknown) => {
     assert.ok(error instanceof VectorRejected, String(error));
     assert.equal(error.code, code, error.message);
     assert.match(error.message, message);
@@ -140,5 +152,26 @@ describe('openVectorFile: refusals', () => {
     );
     await refused('out_of_range.geojson', 'invalid_file', /out of range.*first at feature 2/);
     await refused('out_of_range.csv', 'unknown_crs', /first at row 2/);
+  });
+
+  test('a GeoJSON whose positions its reader checks is not measured, and is refused as it is read', async () => {
+    const onRead = { positionsCheckedOnRead: true };
+    const { tables } = await openVectorFile(fixtures.file('projected.geojson'), 'projected.geojson', GEO, onRead);
+    assert.equal(tables[0]!.bbox, null);
+    assert.equal(tables[0]!.sourceCrs, 'EPSG:4326');
+    const projected = /projected\.geojson names no coordinate reference system.*look projected.*first at feature 1/;
+    await refused('projected.geojson', 'unknown_crs', projected, 'projected.geojson', onRead);
+    await refused('out_of_range.geojson', 'invalid_file', /out of range.*first at feature 2/, undefined, onRead);
+    writeFileSync(
+      fixtures.file('infinite.geojson'),
+      '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[7,1e309]}}]}',
+    );
+    await refused(
+      'infinite.geojson',
+      'invalid_file',
+      /feature 1: a coordinate is not a finite number/,
+      undefined,
+      onRead,
+    );
   });
 });

@@ -15,7 +15,9 @@ does. A table whose coordinates include a number that is not finite (a GeoJSON `
 Infinity) has extent and wgs84Extent null and firstNonFinite the position of the first
 feature holding one (else firstNonFinite is null). fidRange is [first, last] FID where a filter on FIDs is fast (GeoPackage,
 shapefile), so that a table can be read in parts. Tables without a geometry column are left out. A failure prints GDAL's reason as "ERROR 1: ..." on stderr
-and exits 1. With "assignCrs" (e.g. "EPSG:2056") every table is taken to be in that CRS,
+and exits 1. With "readerChecksLonLat" (a GeoJSON whose features are read, and every position
+checked, without GDAL), a table in EPSG:4326 or OGC:CRS84 is not measured: extent and wgs84Extent
+are null. With "assignCrs" (e.g. "EPSG:2056") every table is taken to be in that CRS,
 whatever it declares; a CRS PROJ does not know prints {"unknownCrs": true, "tables": []}.
 """
 import json
@@ -130,11 +132,19 @@ def fid_range(dataset, layer, count):
     return [int(low), int(high)] if low is not None else None
 
 
-def describe(dataset, layer, assigned):
+def is_lonlat(srs):
+    """Whether the CRS is WGS84 longitude/latitude as GeoJSON's are (EPSG:4326 or OGC:CRS84)."""
+    crs = crs_of(srs)
+    return crs is not None and (crs['authority'], crs['code']) in (('EPSG', '4326'), ('OGC', 'CRS84'))
+
+
+def describe(dataset, layer, assigned, reader_checks_lonlat):
     count = layer.GetFeatureCount(True)
     srs = assigned or layer.GetSpatialRef()
     extent = None
-    if count > 0:
+    # The reader checks every position of such a table itself: GDAL's extent would be a second pass.
+    skip_extent = reader_checks_lonlat and assigned is None and is_lonlat(srs)
+    if count > 0 and not skip_extent:
         try:
             minx, maxx, miny, maxy = layer.GetExtent(True)
             extent = [minx, miny, maxx, maxy]
@@ -198,7 +208,7 @@ def main():
         layer = dataset.GetLayer(index)
         if layer.GetLayerDefn().GetGeomFieldCount() == 0:
             continue
-        tables.append(describe(dataset, layer, assigned))
+        tables.append(describe(dataset, layer, assigned, bool(request.get('readerChecksLonLat'))))
     # allow_nan=False: a value that is not finite fails here (exit 1) rather than printing `Infinity`.
     json.dump({'driver': dataset.GetDriver().ShortName, 'tables': tables}, sys.stdout, allow_nan=False)
 

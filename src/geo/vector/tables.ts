@@ -14,6 +14,8 @@ export interface VectorSource {
   label: string;
   /** `EPSG:nnnn` the sender says the coordinates are in (`sourceCrs`), taken over what the file declares. */
   assignedCrs?: string;
+  /** A GeoJSON whose extent GDAL does not measure: its reader checks every position (vector-open.ts's OpenOptions). */
+  positionsCheckedOnRead?: boolean;
 }
 
 /** GDAL's reason with every path of ours replaced by the source's label, and without the SQL GDAL quotes. */

@@ -190,19 +190,17 @@ export class FeatureEditsRepository {
   /** Advances the versions of these features by one (a refresh replaced them), a few hundred per statement. */
   async advanceVersions(trx: Db, layerId: string, featureIds: number[]): Promise<void> {
     const updated_at = Date.now();
-    for (let i = 0; i < featureIds.length; i += 500) {
-      const rows = featureIds
-        .slice(i, i + 500)
-        .map((feature_id) => ({ layer_id: layerId, feature_id, version: 2, updated_at }));
-      await trx
-        .insertInto('feature_versions')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['layer_id', 'feature_id'])
-            .doUpdateSet({ version: sql`feature_versions.version + 1`, updated_at }),
-        )
-        .execute();
+    // One statement per 50,000 ids, given as one JSON array: a refresh may touch every feature.
+    for (let i = 0; i < featureIds.length; i += 50_000) {
+      const ids = JSON.stringify(featureIds.slice(i, i + 50_000));
+      const each =
+        this.dialect === 'sqlite'
+          ? sql`SELECT ${layerId}, value, 2, ${updated_at} FROM json_each(${ids}) WHERE true`
+          : sql`SELECT ${layerId}, value::bigint, 2, ${updated_at}::bigint FROM jsonb_array_elements_text(${ids}::jsonb)`;
+      await sql`INSERT INTO feature_versions (layer_id, feature_id, version, updated_at) ${each}
+        ON CONFLICT (layer_id, feature_id) DO UPDATE SET version = feature_versions.version + 1, updated_at = ${updated_at}`.execute(
+        trx,
+      );
     }
   }
 

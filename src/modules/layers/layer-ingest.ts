@@ -24,7 +24,14 @@ export interface LayerMeta extends IngestMeta {
   inline?: boolean;
   /** A remote layer's source: its address and schedule, set as it is published. */
   remote?: SourceColumns;
+  /** Read by a job nobody waits on for a refusal (a remote layer's): see OpenOptions's positionsCheckedOnRead. */
+  positionsCheckedOnRead?: boolean;
+  /** Answer the staged layer's features' contentHash (`StagedLayerRow.content`): a refresh compares them. */
+  withContent?: boolean;
 }
+
+/** A layer as stage() wrote it, with its features' content when its meta asked for it. */
+export type StagedLayerRow = LayerRow & { content?: Map<number, string> };
 
 /** What an ingest of a vector file staged: its layers (none when it became markers). */
 export type StagedLayers = StagedIngest & { layers: LayerRow[] };
@@ -79,6 +86,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
   async check(source: SourceFile, meta?: LayerMeta): Promise<OpenedVectorFile> {
     const opened = await openVectorFile(source.path, source.fileName, this.options.geo, {
       sourceCrs: meta?.sourceCrs ?? null,
+      positionsCheckedOnRead: meta?.positionsCheckedOnRead ?? false,
     });
     const other = opened.tables.find((table) => table.geometryType !== 'Point');
     if (meta?.as === 'markers' && other) {
@@ -145,7 +153,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     stageId: string,
     sourceFormat: string,
     progress: IngestProgress = {},
-  ): Promise<LayerRow[]> {
+  ): Promise<StagedLayerRow[]> {
     const now = Date.now();
     // A file's tables a millisecond apart, its first the newest: the page shows the newest layer
     // on top, so they read top to bottom in the file's order.
@@ -177,7 +185,11 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     await this.layers.insert(this.db, rows);
     const results = await ingestVectorTables(
       {
-        tables: rows.map((row, i) => ({ table: tables[i]!.table, key: row.storage_key! })),
+        tables: rows.map((row, i) => ({
+          table: tables[i]!.table,
+          key: row.storage_key!,
+          content: tables[i]!.meta.withContent ?? false,
+        })),
         database: this.options.database,
         stagingDir: path.join(this.options.tmpDir, 'staging'),
         parts: 2,
@@ -199,9 +211,10 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
       await this.layers.update(this.db, row.id, { feature_count, last_row, geometry_type, bbox, size_bytes, fields });
       await this.layers.insertChunks(this.db, row.id, result.chunks);
     }
+    const staged: StagedLayerRow[] = rows.map((row, i) => ({ ...row, content: results[i]!.content }));
     // The tables, staged, already count: a file that expanded past the quota is refused (413) and undone.
     await this.options.quota.assertRoomFor(roomId, 0);
-    return rows;
+    return staged;
   }
 
   /** Removes what a run under `stageId` wrote (never visible): layers and their tables, markers. */

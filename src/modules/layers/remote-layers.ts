@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from 'typebox';
@@ -27,6 +26,7 @@ import type { FeatureTablesRepository } from './feature-tables.js';
 import type { LayerIngest, LayerMeta } from './layer-ingest.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { fieldsOf, presentVectorLayer } from './layers.presenter.js';
+import { contentHash } from '../../geo/layer-rows.js';
 import type { RemoteLayerInput } from './layers.schemas.js';
 import { fetchSource, type SourceFetch } from './remote-source.js';
 
@@ -143,7 +143,7 @@ export class RemoteLayers {
     return this.withSource(job, url, async (source) => {
       const { ingest, vectorIngest } = this.options;
       const remote = { source_url: url, refresh_minutes: refreshMinutes, refresh_job_id: null, ...this.succeeded() };
-      const meta: LayerMeta = { layerName: name, as: 'layer', remote };
+      const meta: LayerMeta = { layerName: name, as: 'layer', remote, positionsCheckedOnRead: true };
       const opened = await ingest.check(vectorIngest, source, meta);
       // A source is one layer: the first table of a file that holds several.
       const one = { ...opened, tables: opened.tables.slice(0, 1) };
@@ -175,7 +175,10 @@ export class RemoteLayers {
     source: { path: string; fileName: string },
   ) {
     const { ingest, vectorIngest, staged, writePath, layers, featureTables } = this.options;
-    const meta: LayerMeta = { layerName: layer.name, as: 'layer' };
+    const meta: LayerMeta = { layerName: layer.name, as: 'layer', positionsCheckedOnRead: true, withContent: true };
+    // The layer's features are read while GDAL inspects the source, in a process of its own.
+    const before = this.contentOf(layer.storage_key, Number(layer.last_row));
+    before.catch(() => undefined);
     const opened = await ingest.check(vectorIngest, source, meta);
     await vectorIngest.undo(job.id);
     await staged.begin(job.id, job.roomId);
@@ -188,7 +191,7 @@ export class RemoteLayers {
         opened.format,
         jobProgress(job),
       );
-      const counts = await this.compare(layer, fresh!);
+      const counts = compare(await before, fresh!.content!);
       if (counts.added + counts.changed + counts.removed === 0) {
         await vectorIngest.undo(job.id);
         await layers.update(this.options.db, layer.id, this.succeeded());
@@ -233,51 +236,12 @@ export class RemoteLayers {
     }
   }
 
-  /**
-   * Compares the layer's features with the fresh ones: a feature with the same geometry and
-   * properties as one before is unchanged; of the others, an id found on both sides is changed,
-   * one only in the source added, one only in the layer removed. `touched`: the ids whose
-   * feature changed or went, whose versions a refresh advances.
-   */
-  private async compare(layer: LayerRow & { storage_key: number }, fresh: LayerRow) {
-    const before = await this.contentOf(layer.storage_key, Number(layer.last_row));
-    const after = await this.contentOf(Number(fresh.storage_key), Number(fresh.last_row));
-    const unmatched = new Map<string, number>();
-    for (const hash of before.values()) unmatched.set(hash, (unmatched.get(hash) ?? 0) + 1);
-    const newIds: number[] = [];
-    for (const [id, hash] of after) {
-      const left = unmatched.get(hash) ?? 0;
-      if (left > 0) unmatched.set(hash, left - 1);
-      else newIds.push(id);
-    }
-    const oldLeft = new Set<number>();
-    for (const [id, hash] of before) {
-      const left = unmatched.get(hash) ?? 0;
-      if (left > 0) {
-        unmatched.set(hash, left - 1);
-        oldLeft.add(id);
-      }
-    }
-    const changed = newIds.filter((id) => oldLeft.has(id)).length;
-    return {
-      added: newIds.length - changed,
-      changed,
-      removed: oldLeft.size - changed,
-      touched: [...oldLeft],
-    };
-  }
-
-  /** Each feature's id and a hash of its geometry and properties. */
+  /** Each stored feature's id and contentHash. */
   private async contentOf(key: number, lastRow: number): Promise<Map<number, string>> {
     const content = new Map<number, string>();
     for (let first = 1; first <= lastRow; first += COMPARE_ROWS) {
       for (const feature of await this.options.featureTables.featuresBetween(key, first, first + COMPARE_ROWS - 1)) {
-        const hash = createHash('sha1')
-          .update(feature.geometry)
-          .update('\0')
-          .update(feature.properties)
-          .digest('base64');
-        content.set(feature.id, hash);
+        content.set(feature.id, contentHash(feature.geometry, feature.properties));
       }
     }
     return content;
@@ -344,4 +308,36 @@ function keptFields(before: LayerField[], fresh: LayerField[]): LayerField[] {
 /** Who a scheduled refresh is made by in history: whoever added the layer. */
 function creatorOf(layer: LayerRow): Actor {
   return { kind: layer.created_by.startsWith('token-') ? 'token' : 'user', id: layer.created_by };
+}
+
+/**
+ * Compares a layer's features with the fresh ones, by their contentHash (`before`, `after`):
+ * a feature with the same geometry and properties as one before is unchanged; of the others,
+ * an id found on both sides is changed, one only in the source added, one only in the layer
+ * removed. `touched`: the ids whose feature changed or went, whose versions a refresh advances.
+ */
+function compare(before: Map<number, string>, after: Map<number, string>): RefreshCounts & { touched: number[] } {
+  const unmatched = new Map<string, number>();
+  for (const hash of before.values()) unmatched.set(hash, (unmatched.get(hash) ?? 0) + 1);
+  const newIds: number[] = [];
+  for (const [id, hash] of after) {
+    const left = unmatched.get(hash) ?? 0;
+    if (left > 0) unmatched.set(hash, left - 1);
+    else newIds.push(id);
+  }
+  const oldLeft = new Set<number>();
+  for (const [id, hash] of before) {
+    const left = unmatched.get(hash) ?? 0;
+    if (left > 0) {
+      unmatched.set(hash, left - 1);
+      oldLeft.add(id);
+    }
+  }
+  const changed = newIds.filter((id) => oldLeft.has(id)).length;
+  return {
+    added: newIds.length - changed,
+    changed,
+    removed: oldLeft.size - changed,
+    touched: [...oldLeft],
+  };
 }

@@ -22,7 +22,8 @@ export function ingestDatabaseOf(config: Config, dialect: 'sqlite' | 'postgres')
 }
 
 export interface IngestRequest {
-  tables: { table: VectorTable; key: number }[];
+  /** `content`: answer each feature's contentHash with the table (a refresh compares them). */
+  tables: { table: VectorTable; key: number; content?: boolean }[];
   database: IngestDatabase;
   stagingDir: string;
   /** ogr2ogr processes per table, where the format can be split. */
@@ -42,6 +43,8 @@ export interface IngestedTable {
   sizeBytes: number;
   /** The attribute fields: those GDAL declares, then any other property the features carry. */
   fields: LayerField[];
+  /** Each feature's id and contentHash, when the request asked for them. */
+  content?: Map<number, string>;
 }
 
 export type ToWorker = { type: 'abort' };

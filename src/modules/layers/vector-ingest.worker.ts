@@ -4,10 +4,9 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { FieldCollector } from '../../geo/feature-fields.js';
 import { growBbox, layerGeometryType } from '../../geo/feature-summary.js';
-import { LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
+import { contentHash, LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
-import type { VectorTable } from '../../geo-engine/vector-open.js';
 import { PostgresFeatureWriter, SqliteFeatureWriter, type FeatureRow, type FeatureWriter } from './feature-writers.js';
 import type { IngestedTable, IngestRequest, ToWorker, FromWorker } from './vector-ingest.js';
 import { StagingFile } from '../ingest/staging-file.js';
@@ -33,8 +32,7 @@ const ROWS_PER_WRITE = 2000;
 
 async function ingestTable(
   writer: FeatureWriter,
-  table: VectorTable,
-  key: number,
+  { table, key, content: withContent }: IngestRequest['tables'][number],
   index: number,
 ): Promise<IngestedTable> {
   const staging = new StagingFile(path.join(request.stagingDir, `${key}.staging.db`));
@@ -72,6 +70,7 @@ async function ingestTable(
       }
     }
     await writer.create(key);
+    const content = withContent ? new Map<number, string>() : undefined;
     const ordering = new LayerOrdering();
     let rows: FeatureRow[] = [];
     for (const feature of staging.sorted()) {
@@ -86,6 +85,7 @@ async function ingestTable(
         geometry: feature.geometry,
         properties: feature.properties,
       });
+      content?.set(feature.id, contentHash(feature.geometry, feature.properties));
       if (rows.length === ROWS_PER_WRITE) {
         await writer.append(key, rows);
         rows = [];
@@ -107,6 +107,7 @@ async function ingestTable(
       chunks: ordering.chunks(),
       sizeBytes,
       fields: fields.fields(table.fields),
+      ...(content && { content }),
     };
   } finally {
     staging.close();
@@ -131,8 +132,8 @@ async function main() {
     close = () => client.end();
   }
   try {
-    for (const [index, { table, key }] of request.tables.entries()) {
-      post({ type: 'table', result: await ingestTable(writer, table, key, index) });
+    for (const [index, table] of request.tables.entries()) {
+      post({ type: 'table', result: await ingestTable(writer, table, index) });
     }
     post({ type: 'done' });
   } finally {
