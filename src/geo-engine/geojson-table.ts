@@ -16,8 +16,9 @@ const LONGITUDE_LATITUDE = new Set(['EPSG:4326', 'OGC:CRS84']);
 /**
  * Whether the table's features are read from the file here rather than through ogr2ogr: a
  * GeoJSON file in longitude/latitude that was given no other CRS. GDAL has inspected it already
- * (its fields, CRS, extent and that its coordinates are finite), so its features need no
- * conversion, and V8 parses them several times faster than ogr2ogr writes them as GeoJSON lines.
+ * (its fields and CRS, and unless the reader checks them, its extent and that its coordinates
+ * are finite), so its features need no conversion, and V8 parses them several times faster
+ * than ogr2ogr writes them as GeoJSON lines.
  */
 export function readsDirectly(table: VectorTable): boolean {
   return table.source.format === 'geojson' && !table.source.assignedCrs && LONGITUDE_LATITUDE.has(table.sourceCrs);
@@ -26,7 +27,8 @@ export function readsDirectly(table: VectorTable): boolean {
 /**
  * The features of a GeoJSON FeatureCollection in batches, each checked by `check` as the
  * features ogr2ogr writes are, with the values of fields GDAL declares as text made text (as
- * GDAL makes them) and coordinates rounded as ogr2ogr rounds them. The file is streamed: one feature at most `limits.maxFeatureChars` long.
+ * GDAL makes them) and coordinates rounded as ogr2ogr rounds them. The file is streamed: one
+ * feature may be at most `limits.maxFeatureChars` long.
  */
 export async function* readGeoJsonTable(
   table: VectorTable,

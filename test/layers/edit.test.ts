@@ -305,6 +305,30 @@ describe('editing the features of a layer', () => {
     assert.equal((await features(t.app, layer.id, users.owner.token)).features.length, 3);
   });
 
+  test('a multi-part line added to an empty line layer is in its tiles and bbox reads', async () => {
+    const created = await call(t.app, 'POST', `/api/rooms/${room}/layers`, {
+      auth: users.owner.token,
+      body: { name: 'Trails', geometryType: 'LineString', fields: [{ name: 'name', type: 'text' }] },
+    });
+    const layer = assertOk(created, 200).layer as Layer;
+    const geometry = {
+      type: 'MultiLineString',
+      coordinates: [
+        [
+          [7.44, 46.95],
+          [7.445, 46.952],
+        ],
+        [
+          [7.446, 46.953],
+          [7.45, 46.95],
+        ],
+      ],
+    };
+    assertOk(await add(layer, { type: 'Feature', geometry, properties: { name: 'ridge' } }), 201);
+    assert.deepEqual(await tileNames(layer, 7.445, 46.951), ['ridge']);
+    assert.deepEqual(await namesNear(layer, 7.445, 46.952), ['ridge']);
+  });
+
   test('viewers and read tokens may not edit; a write token may; another room cannot reach the layer', async () => {
     const layer = await newLayer();
     const id = await idOf(layer, 'west');
