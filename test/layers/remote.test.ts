@@ -198,6 +198,14 @@ describe('a layer read from an address', () => {
     served.set('/flaky.geojson', { body: 'hello', type: 'text/plain' });
     assert.equal((await refresh(layer.id)).stage, 'error');
     assert.deepEqual(await names(layer.id), ['kept']);
+    // Projected metres, found as the features are read: the reader's words, data kept.
+    const projected = { ...point(1, 'metres', 7.0), geometry: { type: 'Point', coordinates: [2600000, 1200000] } };
+    serveJson('/flaky.geojson', collection(projected));
+    const refused = await refresh(layer.id);
+    assert.equal(refused.stage, 'error');
+    assert.match(refused.message, /look projected.*first at feature 1/);
+    assert.match((await layerOf(layer.id)).source.lastError, /look projected/);
+    assert.deepEqual(await names(layer.id), ['kept']);
     serveJson('/flaky.geojson', collection(point(1, 'back', 7.0)));
     assert.equal((await refresh(layer.id)).stage, 'complete');
     assert.equal((await layerOf(layer.id)).source.lastError, null);

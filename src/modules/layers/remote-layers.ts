@@ -19,6 +19,7 @@ import {
 import { OutboundRefused, OutboundTooLarge, refusalOf } from '../../infra/outbound.js';
 import type { Sweep } from '../../infra/scheduler.js';
 import type { Ingest } from '../ingest/ingest.js';
+import { refusalOf as fileRefusalOf } from '../ingest/geo-failures.js';
 import { jobProgress } from '../ingest/job-progress.js';
 import type { WritePath } from '../history/write-path.js';
 import type { FeatureEditsRepository } from './feature-edits.repository.js';
@@ -232,7 +233,8 @@ export class RemoteLayers {
       };
     } catch (error) {
       if (!job.signal.aborted) await vectorIngest.undo(job.id);
-      throw error;
+      // A source its reader refuses (a position that is not longitude/latitude) is the contract's 400.
+      throw fileRefusalOf(error);
     }
   }
 
