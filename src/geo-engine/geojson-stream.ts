@@ -183,7 +183,8 @@ class FeatureSplitter {
   }
 
   private addPiece(text: string) {
-    if (!text) return;
+    // Cutting only, a feature's text is never needed: none is kept, however long.
+    if (!text || !this.parse) return;
     this.pieces.push(text);
     this.chars += text.length;
     this.checkSize();
@@ -201,6 +202,11 @@ class FeatureSplitter {
 
   /** One element of the features array ends with `last` (its text in this chunk). */
   private endFeature(last: string, out: unknown[], closesArray: boolean) {
+    if (!this.parse) {
+      this.values = 0;
+      this.count++;
+      return;
+    }
     const pieces = this.pieces;
     const text = pieces.length ? pieces.join('') + last : last;
     this.chars += last.length;
@@ -214,10 +220,6 @@ class FeatureSplitter {
       throw notJson(`an empty element in "features" (features[${this.count}])`);
     }
     this.afterComma = !closesArray;
-    if (!this.parse) {
-      this.count++;
-      return;
-    }
     try {
       out.push(JSON.parse(text));
     } catch (error) {

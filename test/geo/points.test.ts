@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { GeoJsonError, pointOf } from '../../src/geo/geojson-points.js';
-import { readFeatures } from '../../src/geo-engine/geojson-stream.js';
+import { collectionOutside, readFeatures } from '../../src/geo-engine/geojson-stream.js';
 import { importedMarkerOf } from '../../src/modules/markers/imported-markers.js';
 
 /** A bulk-imported feature as a marker: the point checked, then its properties against the marker schema. */
@@ -112,6 +112,21 @@ describe('readFeatures: the file cut into feature texts', () => {
     ]) {
       await assert.rejects(collect(text), /must be a GeoJSON FeatureCollection/, text);
     }
+  });
+
+  test("a collection's members are read without its features, however large one is", async () => {
+    const big = `{"type":"Feature","properties":{"junk":"${'x'.repeat(17 * 1024 ** 2)}"}}`;
+    const links = [{ rel: 'next', href: '/items?page=2' }];
+    const text = `{"type":"FeatureCollection","features":[${big},{"type":"Feature"}],"links":${JSON.stringify(links)}}`;
+    assert.deepEqual(await collectionOutside(Readable.from([Buffer.from(text)])), {
+      type: 'FeatureCollection',
+      features: [],
+      links,
+    });
+    await assert.rejects(
+      collectionOutside(streamOf('{"type":"FeatureCollection","features":[')),
+      /ends before the JSON/,
+    );
   });
 
   test('a feature of more than 16 MiB of text, or a file with more than 1 MiB outside its features, is refused', async () => {
