@@ -8,7 +8,7 @@ import type { VectorTable } from '../geo/vector/tables.js';
 import { GdalError } from './gdal-process.js';
 import { readFeatureBatches } from './geojson-stream.js';
 import { geoJsonPositionRefusal } from './vector-inspect.js';
-import type { ParsedFeature, ReadOptions, StreamedFeature } from './vector-stream.js';
+import type { ParsedFeature, ReadOptions, ReadStats, StreamedFeature } from './vector-stream.js';
 
 /** Coordinate reference systems a GeoJSON's coordinates are stored in as they are. */
 const LONGITUDE_LATITUDE = new Set(['EPSG:4326', 'OGC:CRS84']);
@@ -34,16 +34,19 @@ export async function* readGeoJsonTable(
   table: VectorTable,
   check: (parsed: ParsedFeature, position: number) => StreamedFeature | null,
   limits: GeoLimits,
-  options: ReadOptions = {},
+  options: ReadOptions,
+  stats: ReadStats,
 ): AsyncGenerator<StreamedFeature[]> {
   const batchSize = options.batchSize ?? 1000;
-  const asText = table.fields.filter((field) => fieldTypeOf(field) === 'string').map((field) => field.name);
+  // Fields not known yet are typed, and their values made text, by the ingest once all are read.
+  const asText = (table.fields ?? []).filter((field) => fieldTypeOf(field) === 'string').map((field) => field.name);
   const input = createReadStream(table.source.gdalPath, { highWaterMark: 1024 * 1024 });
   let position = 0;
   let batch: StreamedFeature[] = [];
   try {
     for await (const parsed of readFeatureBatches(input, featureLimits(limits))) {
       if (options.signal?.aborted) throw new GdalError('Stopped', 'aborted');
+      stats.bytes = input.bytesRead;
       for (const feature of parsed as ParsedFeature[]) {
         position += 1;
         if (!feature || typeof feature !== 'object') throw notFeature(table, position);
@@ -127,6 +130,13 @@ function roundNested(values: unknown[]): void {
     if (typeof value === 'number') values[i] = Math.round(value * SCALE) / SCALE;
     else if (Array.isArray(value)) roundNested(value);
   }
+}
+
+/** The properties' JSON text with the numbers and booleans of the fields named made text (see textValues). */
+export function withTextValues(properties: string, names: string[]): string {
+  const parsed = JSON.parse(properties) as Record<string, unknown>;
+  textValues(parsed, names);
+  return JSON.stringify(parsed);
 }
 
 /** Numbers and booleans of the fields named made text, as GDAL writes a text field's values (objects and lists stay). */

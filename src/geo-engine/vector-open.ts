@@ -26,6 +26,12 @@ export interface OpenOptions {
    * checks every position as it reads (geojson-table.ts), refusing them as the inspection would.
    */
   positionsCheckedOnRead?: boolean;
+  /**
+   * The members of the GeoJSON FeatureCollection the file holds, all but its features, read
+   * already (a remote layer's source). When they name no CRS, or CRS84, GDAL does not open the
+   * file: its features are read, checked and their fields typed in one pass (geojson-table.ts).
+   */
+  collectionMembers?: Record<string, unknown>;
 }
 
 export interface OpenedVectorFile {
@@ -66,8 +72,8 @@ const DERIVED_GPX_TABLES = new Set(['route_points', 'track_points']);
  */
 const isLayerTable = (table: VectorTable) =>
   table.source.format === 'gpx'
-    ? !DERIVED_GPX_TABLES.has(table.name) && table.featureCount > 0
-    : table.source.format !== 'kml' || table.featureCount > 0;
+    ? !DERIVED_GPX_TABLES.has(table.name) && (table.featureCount ?? 0) > 0
+    : table.source.format !== 'kml' || (table.featureCount ?? 0) > 0;
 
 /**
  * Detects the format of the file at `filePath` (uploaded as `originalName`) and lists its
@@ -82,6 +88,8 @@ export async function openVectorFile(
 ): Promise<OpenedVectorFile> {
   const detected = await detectVectorFormat(filePath, originalName);
   const sources = await sourcesOf(detected, path.resolve(filePath), originalName, limits.zip, options);
+  if (detected === 'geojson' && !options.sourceCrs && isLonLatCollection(options.collectionMembers))
+    return { format: detected, tables: [uninspectedTable(sources[0]!)] };
   // A zip is a shapefile or, holding KML instead, a KMZ.
   const format = sources[0]?.format ?? detected;
   const tables: VectorTable[] = [];
@@ -89,6 +97,35 @@ export async function openVectorFile(
   const layers = tables.filter(isLayerTable);
   if (layers.length === 0) throw new VectorRejected('no_feature_tables', NO_TABLES[format]);
   return { format, tables: layers };
+}
+
+/** GeoJSON's own CRS (RFC 7946), named or left unnamed. */
+const CRS84 = /^(urn:ogc:def:crs:OGC:(1\.3)?:CRS84|OGC:CRS84|http:\/\/www\.opengis\.net\/def\/crs\/OGC\/1\.3\/CRS84)$/i;
+
+/** A FeatureCollection whose coordinates are longitude/latitude as they stand: no `crs` member, or one naming CRS84. */
+function isLonLatCollection(members: Record<string, unknown> | undefined): boolean {
+  if (members?.type !== 'FeatureCollection') return false;
+  const crs = members.crs as { type?: unknown; properties?: { name?: unknown } } | null | undefined;
+  if (crs === undefined || crs === null) return true;
+  const name = crs.type === 'name' ? crs.properties?.name : undefined;
+  return typeof name === 'string' && CRS84.test(name);
+}
+
+/** A GeoJSON's one table as its reader finds it: counted, typed and measured as its features are read. */
+function uninspectedTable(source: VectorSource): VectorTable {
+  return {
+    source,
+    name: path.basename(source.gdalPath).replace(/\.[^.]*$/, ''),
+    label: source.label,
+    featureCount: null,
+    geometryType: null,
+    sourceCrs: 'EPSG:4326',
+    crsAssumed: false,
+    bbox: null,
+    fidColumn: null,
+    fidRange: null,
+    fields: null,
+  };
 }
 
 async function sourcesOf(

@@ -48,7 +48,7 @@ export interface ReadStats {
   features: number;
   /** Features without a geometry, left out (a CSV row without coordinates is a refusal instead). */
   skippedWithoutGeometry: number;
-  /** Bytes of GeoJSON GDAL has written so far. */
+  /** Bytes of GeoJSON GDAL has written so far (read of the file, for a GeoJSON read without GDAL). */
   bytes: number;
 }
 
@@ -109,7 +109,7 @@ export async function* readFeatures(
   stats: ReadStats = newStats(),
 ): AsyncGenerator<StreamedFeature[]> {
   if (readsDirectly(table)) {
-    yield* readGeoJsonTable(table, featureChecker(table, stats), limits, options);
+    yield* readGeoJsonTable(table, featureChecker(table, stats), limits, options, stats);
     return;
   }
   const readers = fidRanges(table, options.parts ?? 1).map((fids) => readPart(table, fids, limits, options, stats));

@@ -174,4 +174,26 @@ describe('openVectorFile: refusals', () => {
       onRead,
     );
   });
+
+  test('a FeatureCollection whose members were read is not opened by GDAL when they name no CRS, or CRS84', async () => {
+    const file = fixtures.file('members.geojson');
+    writeFileSync(file, '{"type":"FeatureCollection","features":[');
+    const open = (members: Record<string, unknown>) =>
+      openVectorFile(file, 'members.geojson', GEO, { positionsCheckedOnRead: true, collectionMembers: members });
+    // The file is not valid GeoJSON: GDAL would refuse it; its reader finds that out instead.
+    for (const members of [
+      { type: 'FeatureCollection' },
+      { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } } },
+    ]) {
+      const [table] = (await open(members)).tables;
+      assert.deepEqual(
+        { crs: table!.sourceCrs, count: table!.featureCount, fields: table!.fields, label: table!.label },
+        { crs: 'EPSG:4326', count: null, fields: null, label: 'members.geojson' },
+      );
+    }
+    // Another CRS, or no FeatureCollection: GDAL inspects it (and refuses it).
+    const lv95 = { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'EPSG:2056' } } };
+    await assert.rejects(open(lv95), (error: VectorRejected) => error.code === 'invalid_file');
+    await assert.rejects(open({ type: 'Feature' }), (error: VectorRejected) => error.code === 'invalid_file');
+  });
 });

@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { hostname } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -22,7 +24,7 @@ import {
   type Users,
 } from '../helpers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createInlineLayer, features, type Layer, listLayers } from '../support/layers.js';
+import { createInlineLayer, features, type Layer, listLayers, uploadLayers } from '../support/layers.js';
 
 let t: TestApp;
 let users: Users;
@@ -106,6 +108,45 @@ describe('a layer read from an address', () => {
     assert.equal(typeof layer.source.lastRefreshAt, 'number');
     assert.equal(layer.source.lastError, null);
     assert.deepEqual(await names(layer.id), ['Bern', 'Thun']);
+  });
+
+  test('has the fields and values the same file has uploaded (read without GDAL, typed as GDAL types it)', async () => {
+    const values = [
+      { name: 'Bern', rank: 1, height: 540, code: 7, opened: '1858-06-01', tags: ['sbb'], staffed: true, note: null },
+      { name: 'Thun', rank: 2, height: 559.5, code: 'T1', opened: '1859-07-01', tags: ['sbb', 'bls'], staffed: false },
+    ];
+    const source = {
+      type: 'FeatureCollection',
+      crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } },
+      features: values.map((properties, i) => ({ ...point(i + 10, properties.name, 7.4 + i / 10), properties })),
+    };
+    serveJson('/typed.geojson', source);
+    const remote = await addRemote('/typed.geojson');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'typed-')), 'typed.geojson');
+    writeFileSync(file, JSON.stringify(source));
+    const { layer: uploaded } = await uploadLayers(t.app, room, file, users.owner.token, { as: 'layer' });
+    assert.deepEqual(remote.fields, uploaded.fields);
+    assert.deepEqual(
+      remote.fields.map((field: { name: string; type: string }) => `${field.name}:${field.type}`),
+      [
+        'name:text',
+        'rank:integer',
+        'height:real',
+        'code:text',
+        'opened:date',
+        'tags:json',
+        'staffed:boolean',
+        'note:text',
+        'id:integer',
+      ],
+    );
+    const read = async (layerId: string) =>
+      (await features(t.app, layerId, users.owner.token)).features
+        .map((f) => f.properties)
+        .sort((a, b) => Number(a.rank) - Number(b.rank));
+    const stored = await read(remote.id);
+    assert.deepEqual(stored, await read(uploaded.id));
+    assert.equal(stored[0]!.code, '7', 'a number in a text field is stored as text');
   });
 
   test('reads a CSV by its content type, and follows redirects', async () => {

@@ -36,8 +36,9 @@ export interface VectorTable {
    * table after the file (GeoJSON, CSV), whose name on disk is ours.
    */
   label: string;
-  featureCount: number;
-  /** Multi-parts folded in; null when the table declares no type and holds no geometry. */
+  /** Null when the features are not counted before they are read (a GeoJSON read without GDAL). */
+  featureCount: number | null;
+  /** Multi-parts folded in; null when the table declares no type and holds no geometry (or is read without GDAL). */
   geometryType: LayerGeometryType | null;
   /** `EPSG:nnnn` when known, else the CRS's name; `EPSG:4326` when assumed. */
   sourceCrs: string;
@@ -49,8 +50,11 @@ export interface VectorTable {
   fidColumn: string | null;
   /** [first, last] FID when a filter on FIDs is fast (GeoPackage, shapefile): the table can be read in parts. */
   fidRange: [number, number] | null;
-  /** The attribute fields GDAL declares, in the table's order. */
-  fields: DeclaredField[];
+  /**
+   * The attribute fields GDAL declares, in the table's order; null for a GeoJSON read without
+   * GDAL, whose fields are typed from its features as they are read (geojson-field-types.ts).
+   */
+  fields: DeclaredField[] | null;
 }
 
 /** The driver name for a format (re-exported for callers that build sources). */

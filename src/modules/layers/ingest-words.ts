@@ -6,8 +6,10 @@
 export const progressWords = (tables: number, tableName: string, words: string) =>
   tables > 1 ? `${tableName}: ${words}` : words;
 
-/** How far a step has come through a table's features. */
-export const featuresDone = (step: 'read' | 'stored', done: number, of: number) =>
-  `${step} ${count(done)} of ${count(of)} ${of === 1 ? 'feature' : 'features'}`;
+/** How far a step has come through a table's features (`of` null: not counted before they are read). */
+export const featuresDone = (step: 'read' | 'stored', done: number, of: number | null) =>
+  of === null
+    ? `${step} ${count(done)} ${done === 1 ? 'feature' : 'features'}`
+    : `${step} ${count(done)} of ${count(of)} ${of === 1 ? 'feature' : 'features'}`;
 
 const count = (n: number) => n.toLocaleString('en');

@@ -26,6 +26,8 @@ export interface LayerMeta extends IngestMeta {
   remote?: SourceColumns;
   /** Read by a job nobody waits on for a refusal (a remote layer's): see OpenOptions's positionsCheckedOnRead. */
   positionsCheckedOnRead?: boolean;
+  /** The members of the FeatureCollection the file holds, read already: see OpenOptions's collectionMembers. */
+  collectionMembers?: Record<string, unknown>;
   /** Answer the staged layer's features' contentHash (`StagedLayerRow.content`): a refresh compares them. */
   withContent?: boolean;
 }
@@ -87,6 +89,7 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     const opened = await openVectorFile(source.path, source.fileName, this.options.geo, {
       sourceCrs: meta?.sourceCrs ?? null,
       positionsCheckedOnRead: meta?.positionsCheckedOnRead ?? false,
+      ...(meta?.collectionMembers && { collectionMembers: meta.collectionMembers }),
     });
     const other = opened.tables.find((table) => table.geometryType !== 'Point');
     if (meta?.as === 'markers' && other) {

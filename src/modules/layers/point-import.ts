@@ -39,7 +39,7 @@ export class PointImport {
     stageId: string,
     progress: IngestProgress,
   ): Promise<StagedIngest> {
-    const total = tables.reduce((n, t) => n + t.featureCount, 0);
+    const total = tables.reduce((n, t) => n + (t.featureCount ?? 0), 0);
     const stats = newStats();
     const markerIds: string[] = [];
     const now = Date.now();

@@ -29,7 +29,7 @@ import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { fieldsOf, presentVectorLayer } from './layers.presenter.js';
 import { contentHash } from '../../geo/layer-rows.js';
 import type { RemoteLayerInput } from './layers.schemas.js';
-import { fetchSource, type SourceFetch } from './remote-source.js';
+import { type FetchedSource, fetchSource, type SourceFetch } from './remote-source.js';
 
 /** A remote layer's job: its first read (`url`, `name`) or a refresh (`layerId`). */
 export const RemoteLayerJobPayload = Type.Object({
@@ -144,7 +144,7 @@ export class RemoteLayers {
     return this.withSource(job, url, async (source) => {
       const { ingest, vectorIngest } = this.options;
       const remote = { source_url: url, refresh_minutes: refreshMinutes, refresh_job_id: null, ...this.succeeded() };
-      const meta: LayerMeta = { layerName: name, as: 'layer', remote, positionsCheckedOnRead: true };
+      const meta: LayerMeta = { ...readMeta(source), layerName: name, remote };
       const opened = await ingest.check(vectorIngest, source, meta);
       // A source is one layer: the first table of a file that holds several.
       const one = { ...opened, tables: opened.tables.slice(0, 1) };
@@ -173,10 +173,10 @@ export class RemoteLayers {
   private async replaceData(
     job: JobContext<RemoteLayerJobPayload>,
     layer: LayerRow & { storage_key: number },
-    source: { path: string; fileName: string },
+    source: FetchedSource,
   ) {
     const { ingest, vectorIngest, staged, writePath, layers, featureTables } = this.options;
-    const meta: LayerMeta = { layerName: layer.name, as: 'layer', positionsCheckedOnRead: true, withContent: true };
+    const meta: LayerMeta = { ...readMeta(source), layerName: layer.name, withContent: true };
     // The layer's features are read while GDAL inspects the source, in a process of its own.
     const before = this.contentOf(layer.storage_key, Number(layer.last_row));
     before.catch(() => undefined);
@@ -258,7 +258,7 @@ export class RemoteLayers {
   private async withSource<T>(
     job: JobContext<RemoteLayerJobPayload>,
     url: string,
-    use: (source: { path: string; fileName: string }) => Promise<T>,
+    use: (source: FetchedSource) => Promise<T>,
   ): Promise<T> {
     const dir = path.join(this.options.tmpDir, 'remote', job.id);
     await mkdir(dir, { recursive: true });
@@ -305,6 +305,12 @@ function sourceProblem(error: unknown): string {
 /** The source's fields, each kept as the layer declared it when its name and type are unchanged. */
 function keptFields(before: LayerField[], fresh: LayerField[]): LayerField[] {
   return fresh.map((field) => before.find((old) => old.name === field.name && old.type === field.type) ?? field);
+}
+
+/** How a source is read: a layer even of points, its positions checked as its features are read. */
+function readMeta(source: FetchedSource): Omit<LayerMeta, 'layerName'> {
+  const { collectionMembers } = source;
+  return { as: 'layer', positionsCheckedOnRead: true, ...(collectionMembers && { collectionMembers }) };
 }
 
 /** Who a scheduled refresh is made by in history: whoever added the layer. */

@@ -19,6 +19,8 @@ export interface SourceFetch {
 export interface FetchedSource {
   path: string;
   fileName: string;
+  /** A GeoJSON FeatureCollection's members but its features (read here already), when the file is one. */
+  collectionMembers?: Record<string, unknown>;
 }
 
 /** Pages of an OGC API Features collection followed at most (each a request of its own). */
@@ -59,7 +61,12 @@ export async function fetchSource(address: string, given: SourceFetch): Promise<
   }
   if (document?.type === 'FeatureCollection' && linkOf(document, 'next'))
     return followPages(first, answer.url, options);
-  return { path: first, fileName: fileName.endsWith('.geojson') ? fileName : 'source.geojson' };
+  const { features: _, ...members } = document ?? {};
+  return {
+    path: first,
+    fileName: fileName.endsWith('.geojson') ? fileName : 'source.geojson',
+    ...(document?.type === 'FeatureCollection' && { collectionMembers: members }),
+  };
 }
 
 /** A WFS GetFeature address asks for GeoJSON unless it names an output format. */
@@ -187,5 +194,5 @@ async function followPages(firstFile: string, firstUrl: string, options: SourceF
     if (!out.closed) await once(out, 'close');
   }
   if (failed) throw failed;
-  return { path: merged, fileName: 'collection.geojson' };
+  return { path: merged, fileName: 'collection.geojson', collectionMembers: { type: 'FeatureCollection' } };
 }

@@ -1,8 +1,11 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { FieldCollector } from '../../geo/feature-fields.js';
+import { GeoJsonFieldTypes } from '../../geo/geojson-field-types.js';
+import { withTextValues } from '../../geo-engine/geojson-table.js';
 import { growBbox, layerGeometryType } from '../../geo/feature-summary.js';
 import { contentHash, LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
 import type { Bbox } from '../../geo/tile-math.js';
@@ -40,6 +43,9 @@ async function ingestTable(
   let kinds = 0;
   let bbox: Bbox | null = null;
   const fields = new FieldCollector();
+  // A GeoJSON read without GDAL: its fields are typed as its features are read.
+  const typing = table.fields ? undefined : new GeoJsonFieldTypes();
+  const fileBytes = table.featureCount === null ? statSync(table.source.gdalPath).size : 0;
   const share = 1 / request.tables.length;
   const report = (fraction: number, message: string) =>
     post({
@@ -59,16 +65,18 @@ async function ingestTable(
       for (const feature of batch) {
         kinds |= feature.kinds;
         fields.add(feature.properties);
+        typing?.add(feature.properties);
         bbox = bbox ? growBbox(bbox, feature.bbox) : [...feature.bbox];
       }
       if (Date.now() - lastReport > 250) {
         lastReport = Date.now();
-        report(
-          (0.8 * stats.features) / Math.max(1, table.featureCount),
-          featuresDone('read', stats.features, table.featureCount),
-        );
+        const done =
+          table.featureCount === null ? stats.bytes / fileBytes : stats.features / Math.max(1, table.featureCount);
+        report(0.8 * Math.min(1, done), featuresDone('read', stats.features, table.featureCount));
       }
     }
+    const declared = table.fields ?? typing!.declared();
+    const asText = typing?.textFields() ?? [];
     await writer.create(key);
     const content = withContent ? new Map<number, string>() : undefined;
     const ordering = new LayerOrdering();
@@ -76,6 +84,7 @@ async function ingestTable(
     for (const feature of staging.sorted()) {
       if (abort.signal.aborted) throw new Error('Stopped');
       const { row, minzoom } = ordering.add(feature.key, feature.bbox);
+      const properties = asText.length ? withTextValues(feature.properties, asText) : feature.properties;
       rows.push({
         row,
         id: feature.id,
@@ -83,9 +92,9 @@ async function ingestTable(
         detailZoom: feature.detailZoom,
         bbox: feature.bbox,
         geometry: feature.geometry,
-        properties: feature.properties,
+        properties,
       });
-      content?.set(feature.id, contentHash(feature.geometry, feature.properties));
+      content?.set(feature.id, contentHash(feature.geometry, properties));
       if (rows.length === ROWS_PER_WRITE) {
         await writer.append(key, rows);
         rows = [];
@@ -106,7 +115,7 @@ async function ingestTable(
       bbox,
       chunks: ordering.chunks(),
       sizeBytes,
-      fields: fields.fields(table.fields),
+      fields: fields.fields(declared),
       ...(content && { content }),
     };
   } finally {
