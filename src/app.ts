@@ -24,12 +24,9 @@ import { registerWriteOnlyAnswers } from './http/write-only-answers.js';
 import type { BlobStore } from './infra/blob-store.js';
 import { blobStoreOf } from './infra/configured-blob-store.js';
 import { scheduledBackups } from './backup/scheduled-backups.js';
-import { redisProbe } from './infra/redis-probe.js';
 import { InProcessLiveHub, type LiveHub } from './infra/live-hub.js';
-import { RedisBroadcast } from './infra/redis-broadcast.js';
-import { RedisLiveHub } from './infra/redis-live-hub.js';
+import { redisParts } from './infra/redis-parts.js';
 import { InProcessPresence } from './infra/presence.js';
-import { RedisPresence } from './infra/redis-presence.js';
 import { LogMailer, Outbox, SmtpMailer, type Mailer } from './infra/mailer.js';
 import { Metrics } from './infra/metrics.js';
 import { timedBlobStore } from './infra/timed-blob-store.js';
@@ -231,7 +228,9 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     userSeen: (userId, at) => users.provides.users.touchSeen(userId, at, LAST_USED_PRECISION_MS),
     externalSignIn: (claims) => users.provides.service.externalSignIn(claims),
   });
-  const presence = config.redisUrl ? await RedisPresence.open(config.redisUrl, log) : new InProcessPresence();
+  const presence = config.redisUrl
+    ? await (await redisParts()).RedisPresence.open(config.redisUrl, log)
+    : new InProcessPresence();
   const live = liveDomain(core, {
     hub,
     history: history.provides.history,
@@ -240,7 +239,7 @@ async function appDomains(core: DomainCore, parts: AppParts) {
     names,
     presence,
     ...(config.redisUrl && {
-      notices: await RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', log),
+      notices: await (await redisParts()).RedisBroadcast.open<PresenceNotice>(config.redisUrl, 'presence', log),
     }),
   });
   const admin = adminDomain(core, {
@@ -302,9 +301,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   const live =
-    options.liveHub ?? (config.redisUrl ? await RedisLiveHub.open(config.redisUrl, app.log) : new InProcessLiveHub());
-  const { jobs, sweeps, runsJobs } = jobSystemOf(config, db, app.log, options.jobWorkers ?? 1, metrics ?? undefined);
-  const redis = config.redisUrl ? redisProbe(config.redisUrl) : null;
+    options.liveHub ??
+    (config.redisUrl ? await (await redisParts()).RedisLiveHub.open(config.redisUrl, app.log) : new InProcessLiveHub());
+  const { jobs, sweeps, runsJobs } = await jobSystemOf(
+    config,
+    db,
+    app.log,
+    options.jobWorkers ?? 1,
+    metrics ?? undefined,
+  );
+  const redis = config.redisUrl ? (await redisParts()).redisProbe(config.redisUrl) : null;
   const outbox = new Outbox(
     options.mailer ?? (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(app.log)),
     app.log,
@@ -329,7 +335,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     await database.close();
   });
-  const configured = blobStoreOf(config);
+  const configured = await blobStoreOf(config);
   const stored = metrics ? timedBlobStore(configured, metrics) : configured;
   const blobs = options.wrapBlobStore?.(stored) ?? stored;
   const receiver = new UploadReceiver(tmpDirOf(config));
@@ -337,7 +343,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await Promise.all([blobs.clean(), receiver.clean()]);
   // With Redis, each instance tells the others what it changed (`others`).
   const accessChanges = config.redisUrl
-    ? await RedisBroadcast.open<AccessChange>(config.redisUrl, 'access-changes', app.log)
+    ? await (await redisParts()).RedisBroadcast.open<AccessChange>(config.redisUrl, 'access-changes', app.log)
     : undefined;
   if (accessChanges) app.addHook('onClose', () => accessChanges.close());
   const access = roomAccessOf(db, config, accessChanges);

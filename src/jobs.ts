@@ -2,8 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { StagedJobs } from './db/staged-jobs.js';
-import { BullJobQueue } from './infra/bull-job-queue.js';
-import { BullScheduler } from './infra/bull-scheduler.js';
 import { InProcessJobQueue, type JobQueue } from './infra/job-queue.js';
 import type { JobObserver } from './infra/metrics.js';
 import { InProcessScheduler, type Scheduler } from './infra/scheduler.js';
@@ -29,13 +27,13 @@ export interface JobSystem {
  * per database), on BullMQ with it, shared by every instance (docs/decisions.md, "Jobs on
  * BullMQ"). `concurrency` is how many jobs this instance runs at once.
  */
-export function jobSystemOf(
+export async function jobSystemOf(
   config: Config,
   db: Db,
   log: FastifyBaseLogger,
   concurrency: number,
   observer?: JobObserver,
-): JobSystem {
+): Promise<JobSystem> {
   const runsJobs = config.instanceRole !== 'http';
   if (!config.redisUrl) {
     return {
@@ -44,6 +42,11 @@ export function jobSystemOf(
       runsJobs,
     };
   }
+  // Loaded only with Redis: BullMQ and ioredis are memory a single process does not need.
+  const [{ BullJobQueue }, { BullScheduler }] = await Promise.all([
+    import('./infra/bull-job-queue.js'),
+    import('./infra/bull-scheduler.js'),
+  ]);
   return {
     jobs: new BullJobQueue({ db, log, redisUrl: config.redisUrl, concurrency: runsJobs ? concurrency : 0, observer }),
     sweeps: new BullScheduler(config.redisUrl, log),

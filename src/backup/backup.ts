@@ -69,7 +69,7 @@ export async function backup(config: Config, out: string): Promise<Manifest> {
       ? await dumpPostgres(config.databaseUrl, path.join(out, databaseFile))
       : await copySqlite(sqlitePathOf(config), path.join(out, databaseFile));
     const secret = await copyGeneratedSecret(config, out);
-    const files = await copyStoredFilesOut(blobStoreOf(config), out);
+    const files = await copyStoredFilesOut(await blobStoreOf(config), out);
     const manifest: Manifest = {
       format: 'maproom-backup',
       version: 1,
@@ -125,7 +125,7 @@ export async function restore(config: Config, from: string): Promise<Manifest> {
     }
   }
   try {
-    const store = blobStoreOf(config);
+    const store = await blobStoreOf(config);
     const databaseEmpty = config.databaseUrl
       ? await postgresIsEmpty(config.databaseUrl)
       : sqliteIsEmpty(sqlitePathOf(config));

@@ -1,7 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { readyRedisConnection, redisNamespace } from '../infra/redis.js';
 
 /**
  * The rate limits routes declare (`config.rateLimit`; none is global). Alone, an instance counts
@@ -14,6 +13,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     await app.register(rateLimit, { global: false });
     return;
   }
+  const { readyRedisConnection, redisNamespace } = await import('../infra/redis.js');
   const redis = await readyRedisConnection(config.redisUrl, app.log);
   app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
   await app.register(rateLimit, {
