@@ -40,7 +40,9 @@ export async function* readGeoJsonTable(
   const batchSize = options.batchSize ?? 1000;
   // Fields not known yet are typed, and their values made text, by the ingest once all are read.
   const asText = (table.fields ?? []).filter((field) => fieldTypeOf(field) === 'string').map((field) => field.name);
-  const input = createReadStream(table.source.gdalPath, { highWaterMark: 1024 * 1024 });
+  // Chunks under V8's large-object size (128 KiB): their text is young garbage, freed at once, not held
+  // until a full collection as 1 MiB chunks were (tens of megabytes of a large file's read).
+  const input = createReadStream(table.source.gdalPath, { highWaterMark: 64 * 1024 });
   let position = 0;
   let batch: StreamedFeature[] = [];
   try {

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { growBbox } from './feature-summary.js';
 import type { AnyGeometry } from './feature-summary.js';
 import { hilbertKey } from './hilbert.js';
@@ -58,14 +57,6 @@ export function stageFeature(feature: LayerFeature): StagedFeature {
     geometry: JSON.stringify(feature.geometry),
     properties: JSON.stringify(feature.properties ?? {}),
   };
-}
-
-/**
- * A hash of a stored feature's content, its geometry's and properties' text as stored: equal
- * for two features that read the same (a refresh compares a layer with its source by them).
- */
-export function contentHash(geometry: string, properties: string): string {
-  return hash('sha1', `${geometry}\0${properties}`, 'base64');
 }
 
 /** A stored feature as GeoJSON Feature text, from its parts (no parsing). */

@@ -16,7 +16,9 @@ export class StagingFile {
     this.db = new SQLite(path);
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.pragma('cache_size = -8192');
+    // SQLite's default 2 MiB: its sort spills to a temporary file beyond that, at no cost measured, and
+    // the worker thread's memory stays lower (8 MiB here took 20 MB more of the service's peak).
+    this.db.pragma('cache_size = -2048');
     this.db.exec(
       'CREATE TABLE staged (key INTEGER NOT NULL, id INTEGER NOT NULL, min_lon REAL, min_lat REAL, max_lon REAL, max_lat REAL, detail INTEGER, geometry TEXT, properties TEXT)',
     );

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import path from 'node:path';
 import type { Actor } from '../../auth/access.js';
+import type { ContentList } from '../../geo/feature-content.js';
 import type { Db } from '../../db/database.js';
 import type { StagedJobs } from '../../db/staged-jobs.js';
 import type { GeoLimits } from '../../config.js';
@@ -28,12 +29,12 @@ export interface LayerMeta extends IngestMeta {
   positionsCheckedOnRead?: boolean;
   /** The members of the FeatureCollection the file holds, read already: see OpenOptions's collectionMembers. */
   collectionMembers?: Record<string, unknown>;
-  /** Answer the staged layer's features' contentHash (`StagedLayerRow.content`): a refresh compares them. */
+  /** Answer the staged layer's features' content (`StagedLayerRow.content`): a refresh compares them. */
   withContent?: boolean;
 }
 
 /** A layer as stage() wrote it, with its features' content when its meta asked for it. */
-export type StagedLayerRow = LayerRow & { content?: Map<number, string> };
+export type StagedLayerRow = LayerRow & { content?: ContentList };
 
 /** What an ingest of a vector file staged: its layers (none when it became markers). */
 export type StagedLayers = StagedIngest & { layers: LayerRow[] };

@@ -27,7 +27,7 @@ import type { FeatureTablesRepository } from './feature-tables.js';
 import type { LayerIngest, LayerMeta } from './layer-ingest.js';
 import type { LayerRow, LayersRepository } from './layers.repository.js';
 import { fieldsOf, presentVectorLayer } from './layers.presenter.js';
-import { contentHash } from '../../geo/layer-rows.js';
+import { compareContent, type ContentList, FeatureContent } from '../../geo/feature-content.js';
 import type { RemoteLayerInput } from './layers.schemas.js';
 import { type FetchedSource, fetchSource, type SourceFetch } from './remote-source.js';
 
@@ -41,15 +41,8 @@ export const RemoteLayerJobPayload = Type.Object({
 export type RemoteLayerJobPayload = Static<typeof RemoteLayerJobPayload>;
 export const REMOTE_LAYER_JOB = jobKind('remote-layer', RemoteLayerJobPayload);
 
-/** Rows of a layer read at once when a refresh compares it with its source. */
-const COMPARE_ROWS = 5000;
-
-/** What a refresh changed, by comparing each feature's geometry and properties. */
-export interface RefreshCounts {
-  added: number;
-  changed: number;
-  removed: number;
-}
+/** Rows of a layer read at once when a refresh compares it with its source (few: their text is soon garbage). */
+const COMPARE_ROWS = 1000;
 
 export interface RemoteLayersOptions {
   db: Db;
@@ -192,7 +185,7 @@ export class RemoteLayers {
         opened.format,
         jobProgress(job),
       );
-      const counts = compare(await before, fresh!.content!);
+      const counts = compareContent(await before, fresh!.content!);
       if (counts.added + counts.changed + counts.removed === 0) {
         await vectorIngest.undo(job.id);
         await layers.update(this.options.db, layer.id, this.succeeded());
@@ -238,15 +231,15 @@ export class RemoteLayers {
     }
   }
 
-  /** Each stored feature's id and contentHash. */
-  private async contentOf(key: number, lastRow: number): Promise<Map<number, string>> {
-    const content = new Map<number, string>();
+  /** Each stored feature's id and content. */
+  private async contentOf(key: number, lastRow: number): Promise<ContentList> {
+    const content = new FeatureContent();
     for (let first = 1; first <= lastRow; first += COMPARE_ROWS) {
       for (const feature of await this.options.featureTables.featuresBetween(key, first, first + COMPARE_ROWS - 1)) {
-        content.set(feature.id, contentHash(feature.geometry, feature.properties));
+        content.add(feature.id, feature.geometry, feature.properties);
       }
     }
-    return content;
+    return content.result();
   }
 
   /** A change based on a feature as it was before the refresh is refused (409) after it. */
@@ -316,36 +309,4 @@ function readMeta(source: FetchedSource): Omit<LayerMeta, 'layerName'> {
 /** Who a scheduled refresh is made by in history: whoever added the layer. */
 function creatorOf(layer: LayerRow): Actor {
   return { kind: layer.created_by.startsWith('token-') ? 'token' : 'user', id: layer.created_by };
-}
-
-/**
- * Compares a layer's features with the fresh ones, by their contentHash (`before`, `after`):
- * a feature with the same geometry and properties as one before is unchanged; of the others,
- * an id found on both sides is changed, one only in the source added, one only in the layer
- * removed. `touched`: the ids whose feature changed or went, whose versions a refresh advances.
- */
-function compare(before: Map<number, string>, after: Map<number, string>): RefreshCounts & { touched: number[] } {
-  const unmatched = new Map<string, number>();
-  for (const hash of before.values()) unmatched.set(hash, (unmatched.get(hash) ?? 0) + 1);
-  const newIds: number[] = [];
-  for (const [id, hash] of after) {
-    const left = unmatched.get(hash) ?? 0;
-    if (left > 0) unmatched.set(hash, left - 1);
-    else newIds.push(id);
-  }
-  const oldLeft = new Set<number>();
-  for (const [id, hash] of before) {
-    const left = unmatched.get(hash) ?? 0;
-    if (left > 0) {
-      unmatched.set(hash, left - 1);
-      oldLeft.add(id);
-    }
-  }
-  const changed = newIds.filter((id) => oldLeft.has(id)).length;
-  return {
-    added: newIds.length - changed,
-    changed,
-    removed: oldLeft.size - changed,
-    touched: [...oldLeft],
-  };
 }

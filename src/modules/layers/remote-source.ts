@@ -134,7 +134,8 @@ async function documentOf(file: string): Promise<JsonDocument | null> {
     const parsed =
       (await stat(file)).size <= SMALL_DOCUMENT_BYTES
         ? (JSON.parse(await readFile(file, 'utf8')) as unknown)
-        : await collectionOutside(createReadStream(file, { highWaterMark: 1024 * 1024 }));
+        : // Small chunks: their text is young garbage (see readGeoJsonTable).
+          await collectionOutside(createReadStream(file, { highWaterMark: 64 * 1024 }));
     return parsed && typeof parsed === 'object' ? (parsed as JsonDocument) : null;
   } catch {
     return null;

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { type Config, type GeoLimits, sqlitePathOf } from '../../config.js';
+import type { ContentList } from '../../geo/feature-content.js';
 import type { ChunkSummary } from '../../geo/layer-rows.js';
 import type { LayerGeometryType } from '../../geo/feature-summary.js';
 import type { LayerField } from '../../geo/feature-fields.js';
@@ -22,7 +23,7 @@ export function ingestDatabaseOf(config: Config, dialect: 'sqlite' | 'postgres')
 }
 
 export interface IngestRequest {
-  /** `content`: answer each feature's contentHash with the table (a refresh compares them). */
+  /** `content`: answer each feature's content with the table (a refresh compares them). */
   tables: { table: VectorTable; key: number; content?: boolean }[];
   database: IngestDatabase;
   stagingDir: string;
@@ -43,8 +44,8 @@ export interface IngestedTable {
   sizeBytes: number;
   /** The attribute fields: those GDAL declares, then any other property the features carry. */
   fields: LayerField[];
-  /** Each feature's id and contentHash, when the request asked for them. */
-  content?: Map<number, string>;
+  /** Each feature's id and content, when the request asked for them. */
+  content?: ContentList;
 }
 
 export type ToWorker = { type: 'abort' };
@@ -67,7 +68,8 @@ export async function ingestVectorTables(
   const worker = startWorker(siblingModule(import.meta.url, 'vector-ingest.worker'), {
     workerData: request,
     // VECTOR_WORKER_HEAP_MB: a feature of up to MAX_FEATURE_CHARS of GeoJSON must parse within it.
-    resourceLimits: { maxOldGenerationSizeMb: request.limits.vectorWorkerHeapMb },
+    // The young generation holds batches only until they are staged: 16 MB rather than V8's 32 to 64.
+    resourceLimits: { maxOldGenerationSizeMb: request.limits.vectorWorkerHeapMb, maxYoungGenerationSizeMb: 16 },
   });
   const results: IngestedTable[] = [];
   const onAbort = () => {

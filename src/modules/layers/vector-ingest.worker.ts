@@ -7,7 +7,8 @@ import { FieldCollector } from '../../geo/feature-fields.js';
 import { GeoJsonFieldTypes } from '../../geo/geojson-field-types.js';
 import { withTextValues } from '../../geo-engine/geojson-table.js';
 import { growBbox, layerGeometryType } from '../../geo/feature-summary.js';
-import { contentHash, LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
+import { FeatureContent } from '../../geo/feature-content.js';
+import { LayerOrdering, stageFeature } from '../../geo/layer-rows.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import { readFeatures, newStats } from '../../geo-engine/vector-stream.js';
 import { PostgresFeatureWriter, SqliteFeatureWriter, type FeatureRow, type FeatureWriter } from './feature-writers.js';
@@ -25,7 +26,7 @@ import { featuresDone, progressWords } from './ingest-words.js';
 
 const request = workerData as IngestRequest;
 const abort = new AbortController();
-const post = (message: FromWorker) => parentPort!.postMessage(message);
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(message, transfer);
 parentPort!.on('message', (message: ToWorker) => {
   if (message.type === 'abort') abort.abort();
 });
@@ -78,7 +79,7 @@ async function ingestTable(
     const declared = table.fields ?? typing!.declared();
     const asText = typing?.textFields() ?? [];
     await writer.create(key);
-    const content = withContent ? new Map<number, string>() : undefined;
+    const content = withContent ? new FeatureContent() : undefined;
     const ordering = new LayerOrdering();
     let rows: FeatureRow[] = [];
     for (const feature of staging.sorted()) {
@@ -94,7 +95,7 @@ async function ingestTable(
         geometry: feature.geometry,
         properties,
       });
-      content?.set(feature.id, contentHash(feature.geometry, properties));
+      content?.add(feature.id, feature.geometry, properties);
       if (rows.length === ROWS_PER_WRITE) {
         await writer.append(key, rows);
         rows = [];
@@ -116,7 +117,7 @@ async function ingestTable(
       chunks: ordering.chunks(),
       sizeBytes,
       fields: fields.fields(declared),
-      ...(content && { content }),
+      ...(content && { content: content.result() }),
     };
   } finally {
     staging.close();
@@ -142,7 +143,12 @@ async function main() {
   }
   try {
     for (const [index, table] of request.tables.entries()) {
-      post({ type: 'table', result: await ingestTable(writer, table, index) });
+      const result = await ingestTable(writer, table, index);
+      const { content } = result;
+      post(
+        { type: 'table', result },
+        content ? [content.ids.buffer as ArrayBuffer, content.hashes.buffer as ArrayBuffer] : [],
+      );
     }
     post({ type: 'done' });
   } finally {
