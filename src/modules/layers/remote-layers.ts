@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { type Static, Type } from 'typebox';
 import { type Actor, actorOf, type Caller } from '../../auth/access.js';
 import type { Db } from '../../db/database.js';
@@ -170,7 +171,7 @@ export class RemoteLayers {
   ) {
     const { ingest, vectorIngest, staged, writePath, layers, featureTables } = this.options;
     const meta: LayerMeta = { ...readMeta(source), layerName: layer.name, withContent: true };
-    // The layer's features are read while GDAL inspects the source, in a process of its own.
+    // The layer's features are read while the source is checked and the ingest worker reads it.
     const before = this.contentOf(layer.storage_key, Number(layer.last_row));
     before.catch(() => undefined);
     const opened = await ingest.check(vectorIngest, source, meta);
@@ -231,13 +232,18 @@ export class RemoteLayers {
     }
   }
 
-  /** Each stored feature's id and content. */
+  /**
+   * Each stored feature's id and content. Between pages it lets the event loop run: SQLite's
+   * reads are synchronous, and without a turn the source's check (file reads) waited for all
+   * of them before the ingest worker could start.
+   */
   private async contentOf(key: number, lastRow: number): Promise<ContentList> {
     const content = new FeatureContent();
     for (let first = 1; first <= lastRow; first += COMPARE_ROWS) {
       for (const feature of await this.options.featureTables.featuresBetween(key, first, first + COMPARE_ROWS - 1)) {
         content.add(feature.id, feature.geometry, feature.properties);
       }
+      await setImmediate();
     }
     return content.result();
   }
