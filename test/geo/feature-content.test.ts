@@ -45,6 +45,14 @@ test('features of the same content are matched one for one, whatever their ids',
   // Renumbered but the same: unchanged. One more of them: one added.
   assert.deepEqual(compareContent(same(3), same(3)), { added: 0, changed: 0, removed: 0, touched: [] });
   assert.deepEqual(compareContent(same(3), same(4)), { added: 1, changed: 0, removed: 0, touched: [] });
+  // Matched by id first: of two alike, the one whose id kept its content is unchanged.
+  const twins = new FeatureContent();
+  twins.add(1, point(0), '{}');
+  twins.add(2, point(0), '{}');
+  const edited = new FeatureContent();
+  edited.add(1, point(0), '{}');
+  edited.add(2, point(0), '{"name":"b"}');
+  assert.deepEqual(compareContent(twins.result(), edited.result()), { added: 0, changed: 1, removed: 0, touched: [2] });
   const fewer = compareContent(same(4), same(3));
   assert.deepEqual({ ...fewer, touched: fewer.touched.length }, { added: 0, changed: 0, removed: 1, touched: 1 });
 });
