@@ -99,10 +99,29 @@ async function spawnService(
  */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(TEST_OUTPUT, { recursive: true });
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--lang=en-US'],
   });
+  if (SLOWDOWN > 1) slowDownPages(browser, SLOWDOWN);
+  return browser;
+}
+
+/** `TEST_BROWSER_SLOWDOWN=4`: every page runs its scripts that many times slower, as on a loaded machine. */
+const SLOWDOWN = Number(process.env.TEST_BROWSER_SLOWDOWN ?? 1);
+
+function slowDownPages(browser: Browser, rate: number) {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    const newPage = context.newPage.bind(context);
+    context.newPage = async () => {
+      const page = await newPage();
+      await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate });
+      return page;
+    };
+    return context;
+  };
 }
 
 /**
