@@ -155,10 +155,21 @@ class FeatureSplitter {
     return out;
   }
 
-  /** The end of the file: the text outside the features, parsed, must be a FeatureCollection. */
-  end(): void {
-    const type = (this.outsideValue() as { type?: unknown } | null)?.type;
-    if (type !== 'FeatureCollection') throw notCollection();
+  /** The end of the file: the text outside the features, parsed, must be a FeatureCollection; it is answered. */
+  end(): Record<string, unknown> {
+    const outside = this.outsideValue() as Record<string, unknown> | null;
+    if (outside?.type !== 'FeatureCollection') throw notCollection();
+    return outside;
+  }
+
+  /** Inside the features array, at the end of the text pushed so far. */
+  get amidFeatures(): boolean {
+    return this.inFeatures;
+  }
+
+  /** Amid the features: the JSON before them, with the array closed (`"features": []`). */
+  headValue(): unknown {
+    return JSON.parse(`${this.outside}]}`);
   }
 
   /** The file's JSON without its features (`"features": []`), once it has all been pushed. */
@@ -254,7 +265,11 @@ function keyOf(text: string): string | null {
  * FeatureCollection; it may come before or after the features, and is checked at the end.
  * Each feature may be as large as `limits` allow (by default a point's: MAX_FEATURE_VALUES).
  */
-export async function* readFeatureBatches(input: Readable, limits?: FeatureLimits): AsyncGenerator<unknown[]> {
+export async function* readFeatureBatches(
+  input: Readable,
+  limits?: FeatureLimits,
+  onEnd?: (outside: Record<string, unknown>) => void,
+): AsyncGenerator<unknown[]> {
   const splitter = new FeatureSplitter(limits);
   const decoder = new StringDecoder('utf8');
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
@@ -266,7 +281,8 @@ export async function* readFeatureBatches(input: Readable, limits?: FeatureLimit
     const features = splitter.push(rest);
     if (features.length) yield features;
   }
-  splitter.end();
+  const outside = splitter.end();
+  onEnd?.(outside);
 }
 
 /** The features of a FeatureCollection one at a time, with their index (see `readFeatureBatches`). */
@@ -275,6 +291,26 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
   for await (const batch of readFeatureBatches(input)) {
     for (const feature of batch) yield { index: index++, feature };
   }
+}
+
+/**
+ * The JSON of a FeatureCollection before its features array (`"features": []`), read no further:
+ * `whole` is false then, as members may follow the features. A file with no features array
+ * (or one that ends within the text read with it) is read to its end, and answered whole.
+ */
+export async function collectionHead(input: Readable): Promise<{ value: unknown; whole: boolean }> {
+  const splitter = new FeatureSplitter({ maxValues: Infinity, maxChars: Infinity }, false);
+  const decoder = new StringDecoder('utf8');
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      splitter.push(decoder.write(chunk));
+      if (splitter.amidFeatures) return { value: splitter.headValue(), whole: false };
+    }
+  } finally {
+    input.destroy();
+  }
+  splitter.push(decoder.end());
+  return { value: splitter.outsideValue(), whole: true };
 }
 
 /**

@@ -3,10 +3,10 @@ import type { GeoLimits } from '../config.js';
 import { fieldTypeOf } from '../geo/feature-fields.js';
 import type { AnyGeometry } from '../geo/feature-summary.js';
 import { GeoJsonError } from '../geo/geojson-points.js';
-import { VectorRejected } from '../geo/vector/errors.js';
+import { MembersAfterFeatures, VectorRejected } from '../geo/vector/errors.js';
 import type { VectorTable } from '../geo/vector/tables.js';
 import { GdalError } from './gdal-process.js';
-import { readFeatureBatches } from './geojson-stream.js';
+import { collectionOutside, readFeatureBatches } from './geojson-stream.js';
 import { geoJsonPositionRefusal } from './vector-inspect.js';
 import type { ParsedFeature, ReadOptions, ReadStats, StreamedFeature } from './vector-stream.js';
 
@@ -46,7 +46,9 @@ export async function* readGeoJsonTable(
   let position = 0;
   let batch: StreamedFeature[] = [];
   try {
-    for await (const parsed of readFeatureBatches(input, featureLimits(limits))) {
+    for await (const parsed of readFeatureBatches(input, featureLimits(limits), (outside) =>
+      checkHead(table, outside),
+    )) {
       if (options.signal?.aborted) throw new GdalError('Stopped', 'aborted');
       stats.bytes = input.bytesRead;
       for (const feature of parsed as ParsedFeature[]) {
@@ -65,12 +67,43 @@ export async function* readGeoJsonTable(
     }
     if (batch.length > 0) yield batch;
   } catch (error) {
+    // A refusal of a read decided on the members before the features may be the wrong read's.
+    if (!options.signal?.aborted && !(error instanceof MembersAfterFeatures) && (await membersFollow(table)))
+      throw membersAfterFeatures(table);
     if (error instanceof GeoJsonError)
       throw new VectorRejected('invalid_file', `${table.label}: ${error.message}`, { table: table.label });
     throw error;
   } finally {
     input.destroy();
   }
+}
+
+/** A read decided on the collection's members before its features stops if others follow them. */
+function checkHead(table: VectorTable, outside: Record<string, unknown>): void {
+  if (table.headMembers && !sameMembers(table.headMembers, outside)) throw membersAfterFeatures(table);
+}
+
+/** Whether the file of a read decided on its head has members after its features (false when it is not JSON). */
+async function membersFollow(table: VectorTable): Promise<boolean> {
+  if (!table.headMembers) return false;
+  try {
+    const outside = await collectionOutside(createReadStream(table.source.gdalPath, { highWaterMark: 64 * 1024 }));
+    return !sameMembers(table.headMembers, outside as Record<string, unknown>);
+  } catch {
+    return false;
+  }
+}
+
+const sameMembers = (head: Record<string, unknown>, outside: Record<string, unknown>) =>
+  JSON.stringify(withoutFeatures(outside)) === JSON.stringify(head);
+
+const membersAfterFeatures = (table: VectorTable) =>
+  new MembersAfterFeatures(`${table.label}: the collection has members after its features`);
+
+/** A FeatureCollection's members but its features. */
+export function withoutFeatures(collection: Record<string, unknown>): Record<string, unknown> {
+  const { features: _, ...members } = collection;
+  return members;
 }
 
 /** A layer's feature may be as large as the geo engine allows; the members outside the features as large as one. */

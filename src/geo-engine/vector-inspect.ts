@@ -108,9 +108,11 @@ export function geoJsonPositionRefusal(
 
 const fitsLonLat = (e: Bbox) => e[0] >= -180 && e[2] <= 180 && e[1] >= -90 && e[3] <= 90;
 
+/** The name GDAL gives a GeoJSON's or CSV's one table (and a FlatGeobuf's without a name): the file's on disk, ours. */
+export const tableNameOnDisk = (source: VectorSource) => path.basename(source.gdalPath).replace(/\.[^.]*$/, '');
+
 function decideTable(source: VectorSource, raw: RawTable): VectorTable {
-  // GDAL names a GeoJSON's or CSV's one table (and a FlatGeobuf's without a name) after the file on disk, which is ours.
-  const onDisk = path.basename(source.gdalPath).replace(/\.[^.]*$/, '');
+  const onDisk = tableNameOnDisk(source);
   const label = source.format === 'geojson' || source.format === 'csv' || raw.name === onDisk ? source.label : raw.name;
   const base = {
     source,

@@ -4,7 +4,7 @@ import { VectorRejected } from '../geo/vector/errors.js';
 import { GDAL_DRIVERS, type VectorFormat } from '../geo/vector/format.js';
 import type { VectorSource, VectorTable } from '../geo/vector/tables.js';
 import { detectVectorFormat } from './vector-format.js';
-import { inspectSource } from './vector-inspect.js';
+import { inspectSource, tableNameOnDisk } from './vector-inspect.js';
 import { vectorMembersInZip, vsizipPath, type ZipLimits } from './vector-zip.js';
 
 /**
@@ -32,6 +32,11 @@ export interface OpenOptions {
    * file: its features are read, checked and their fields typed in one pass (geojson-table.ts).
    */
   collectionMembers?: Record<string, unknown>;
+  /**
+   * `collectionMembers` are those before the features array only (the file was not read to its
+   * end to find them): the reader fails with MembersAfterFeatures if others follow the features.
+   */
+  membersBeforeFeatures?: boolean;
 }
 
 export interface OpenedVectorFile {
@@ -89,7 +94,10 @@ export async function openVectorFile(
   const detected = await detectVectorFormat(filePath, originalName);
   const sources = await sourcesOf(detected, path.resolve(filePath), originalName, limits.zip, options);
   if (detected === 'geojson' && !options.sourceCrs && isLonLatCollection(options.collectionMembers))
-    return { format: detected, tables: [uninspectedTable(sources[0]!)] };
+    return {
+      format: detected,
+      tables: [uninspectedTable(sources[0]!, options.membersBeforeFeatures ? options.collectionMembers : undefined)],
+    };
   // A zip is a shapefile or, holding KML instead, a KMZ.
   const format = sources[0]?.format ?? detected;
   const tables: VectorTable[] = [];
@@ -111,11 +119,14 @@ function isLonLatCollection(members: Record<string, unknown> | undefined): boole
   return typeof name === 'string' && CRS84.test(name);
 }
 
-/** A GeoJSON's one table as its reader finds it: counted, typed and measured as its features are read. */
-function uninspectedTable(source: VectorSource): VectorTable {
+/**
+ * A GeoJSON's one table as its reader finds it: counted, typed and measured as its features are
+ * read; `headMembers` when its members were read only up to its features.
+ */
+function uninspectedTable(source: VectorSource, headMembers?: Record<string, unknown>): VectorTable {
   return {
     source,
-    name: path.basename(source.gdalPath).replace(/\.[^.]*$/, ''),
+    name: tableNameOnDisk(source),
     label: source.label,
     featureCount: null,
     geometryType: null,
@@ -125,6 +136,7 @@ function uninspectedTable(source: VectorSource): VectorTable {
     fidColumn: null,
     fidRange: null,
     fields: null,
+    ...(headMembers && { headMembers }),
   };
 }
 

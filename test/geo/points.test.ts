@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { GeoJsonError, pointOf } from '../../src/geo/geojson-points.js';
-import { collectionOutside, readFeatures } from '../../src/geo-engine/geojson-stream.js';
+import { collectionHead, collectionOutside, readFeatures } from '../../src/geo-engine/geojson-stream.js';
 import { importedMarkerOf } from '../../src/modules/markers/imported-markers.js';
 
 /** A bulk-imported feature as a marker: the point checked, then its properties against the marker schema. */
@@ -127,6 +127,19 @@ describe('readFeatures: the file cut into feature texts', () => {
       collectionOutside(streamOf('{"type":"FeatureCollection","features":[')),
       /ends before the JSON/,
     );
+  });
+
+  test('collectionHead reads up to the features array only; a file without one, whole', async () => {
+    const features = JSON.stringify([point(7.4, 46.9), point(8.5, 47.4)]);
+    const text = `{"type":"FeatureCollection","name":"x","features":${features},"crs":{"type":"name"}}`;
+    assert.deepEqual(await collectionHead(streamOf(text)), {
+      value: { type: 'FeatureCollection', name: 'x', features: [] },
+      whole: false,
+    });
+    assert.deepEqual(await collectionHead(streamOf('{"type":"Feature","properties":{"a":[1]}}')), {
+      value: { type: 'Feature', properties: { a: [1] } },
+      whole: true,
+    });
   });
 
   test('a feature of more than 16 MiB of text, or a file with more than 1 MiB outside its features, is refused', async () => {

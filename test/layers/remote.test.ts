@@ -181,6 +181,42 @@ describe('a layer read from an address', () => {
     assert.deepEqual(await names(layer.id), ['Hut A', 'Hut B', 'Hut C']);
   });
 
+  test('a large source is read as members after its features say: a CRS, a next page', async () => {
+    // Over 1 MiB, a source is read on the strength of the members before its features; these
+    // come after them, and the read is decided again on the whole file.
+    const note = 'x'.repeat(64 * 1024);
+    const named = (n: number) => Array.from({ length: n }, (_, i) => point(i + 1, `n${i + 1}`, 7 + i / 100));
+    const metres = named(20).map((f) => {
+      const [lon, lat] = f.geometry.coordinates as [number, number];
+      const x = (lon * 20037508.342789244) / 180;
+      const y = Math.log(Math.tan(((90 + lat) * Math.PI) / 360)) * 6378137;
+      return { ...f, geometry: { type: 'Point', coordinates: [x, y] }, properties: { ...f.properties, note } };
+    });
+    serveJson('/mercator.geojson', {
+      type: 'FeatureCollection',
+      features: metres,
+      crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::3857' } },
+    });
+    const projected = await addRemote('/mercator.geojson');
+    assert.equal(projected.sourceCrs, 'EPSG:3857');
+    const read = (await features(t.app, projected.id, users.owner.token)).features;
+    assert.equal(read.length, 20);
+    const first = read.find((f) => f.properties.name === 'n1')!;
+    const [lon, lat] = first.geometry.coordinates as number[];
+    assert.ok(Math.abs(lon! - 7) < 1e-6 && Math.abs(lat! - 46.9) < 1e-6, `reprojected: ${lon}, ${lat}`);
+
+    const base = '/pages/items';
+    serveJson(base, {
+      type: 'FeatureCollection',
+      features: named(20).map((f) => ({ ...f, properties: { ...f.properties, note } })),
+      links: [{ rel: 'next', href: `${base}?page=2`, type: 'application/geo+json' }],
+    });
+    serveJson(`${base}?page=2`, collection(point(21, 'n21', 7.3)));
+    const paged = await addRemote(base);
+    assert.equal(paged.featureCount, 21);
+    assert.ok((await names(paged.id)).includes('n21'), 'the next page is read');
+  });
+
   test('a refresh that changes something is one history entry with its counts', async () => {
     serveJson('/lines.geojson', collection(point(1, 'a', 7.0), point(2, 'b', 7.1), point(3, 'c', 7.2)));
     const layer = await addRemote('/lines.geojson');

@@ -31,3 +31,15 @@ export class VectorRejected extends Error {
 export function unsupportedFormat(what: string): VectorRejected {
   return new VectorRejected('unsupported_format', `${what}; accepted formats: ${ACCEPTED_VECTOR_FORMATS}`);
 }
+
+/**
+ * A GeoJSON read on the strength of the members before its features (a remote source, not read
+ * to its end first) holds others after them, which may change how it is read (a CRS, a next
+ * page): its reader stops, and the caller decides again on the whole file. Not a refusal.
+ */
+export class MembersAfterFeatures extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MembersAfterFeatures';
+  }
+}

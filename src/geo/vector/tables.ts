@@ -55,6 +55,11 @@ export interface VectorTable {
    * GDAL, whose fields are typed from its features as they are read (geojson-field-types.ts).
    */
   fields: DeclaredField[] | null;
+  /**
+   * The FeatureCollection's members before its features, when the decision to read it without
+   * GDAL was taken on them alone: its reader fails with MembersAfterFeatures if others follow.
+   */
+  headMembers?: Record<string, unknown>;
 }
 
 /** The driver name for a format (re-exported for callers that build sources). */

@@ -29,6 +29,8 @@ export interface LayerMeta extends IngestMeta {
   positionsCheckedOnRead?: boolean;
   /** The members of the FeatureCollection the file holds, read already: see OpenOptions's collectionMembers. */
   collectionMembers?: Record<string, unknown>;
+  /** They are the members before its features only: see OpenOptions's membersBeforeFeatures. */
+  membersBeforeFeatures?: boolean;
   /** Answer the staged layer's features' content (`StagedLayerRow.content`): a refresh compares them. */
   withContent?: boolean;
 }
@@ -90,7 +92,10 @@ export class LayerIngest implements IngestStep<OpenedVectorFile, LayerMeta, Stag
     const opened = await openVectorFile(source.path, source.fileName, this.options.geo, {
       sourceCrs: meta?.sourceCrs ?? null,
       positionsCheckedOnRead: meta?.positionsCheckedOnRead ?? false,
-      ...(meta?.collectionMembers && { collectionMembers: meta.collectionMembers }),
+      ...(meta?.collectionMembers && {
+        collectionMembers: meta.collectionMembers,
+        membersBeforeFeatures: meta.membersBeforeFeatures ?? false,
+      }),
     });
     const other = opened.tables.find((table) => table.geometryType !== 'Point');
     if (meta?.as === 'markers' && other) {

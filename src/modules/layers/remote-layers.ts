@@ -18,6 +18,7 @@ import {
   type JobWorker,
 } from '../../infra/job-queue.js';
 import { OutboundRefused, OutboundTooLarge, refusalOf } from '../../infra/outbound.js';
+import { MembersAfterFeatures } from '../../geo/vector/errors.js';
 import type { Sweep } from '../../infra/scheduler.js';
 import type { Ingest } from '../ingest/ingest.js';
 import { refusalOf as fileRefusalOf } from '../ingest/geo-failures.js';
@@ -263,12 +264,15 @@ export class RemoteLayers {
     await mkdir(dir, { recursive: true });
     try {
       await job.progress(0, 'Reading the source');
-      const source = await fetchSource(url, { ...this.options.fetch, dir, signal: job.signal }).catch(
-        (error: unknown) => {
-          throw new JobFailure(`The source could not be read: ${sourceProblem(error)}`);
-        },
-      );
-      return await use(source);
+      const unread = (error: unknown): never => {
+        throw new JobFailure(`The source could not be read: ${sourceProblem(error)}`);
+      };
+      const source = await fetchSource(url, { ...this.options.fetch, dir, signal: job.signal }).catch(unread);
+      // Read on the strength of its members before its features, it had others after them: decided again on all of it.
+      return await use(source).catch(async (error: unknown) => {
+        if (!(error instanceof MembersAfterFeatures) || !source.whole) throw error;
+        return use(await source.whole().catch(unread));
+      });
     } catch (error) {
       const known = error as { statusCode?: number; message?: string };
       if (!job.signal.aborted && known.statusCode && known.statusCode < 500)
@@ -309,7 +313,12 @@ function keptFields(before: LayerField[], fresh: LayerField[]): LayerField[] {
 /** How a source is read: a layer even of points, its positions checked as its features are read. */
 function readMeta(source: FetchedSource): Omit<LayerMeta, 'layerName'> {
   const { collectionMembers } = source;
-  return { as: 'layer', positionsCheckedOnRead: true, ...(collectionMembers && { collectionMembers }) };
+  const membersBeforeFeatures = !!source.whole;
+  return {
+    as: 'layer',
+    positionsCheckedOnRead: true,
+    ...(collectionMembers && { collectionMembers, membersBeforeFeatures }),
+  };
 }
 
 /** Who a scheduled refresh is made by in history: whoever added the layer. */

@@ -2,7 +2,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { collectionOutside } from '../../geo-engine/geojson-stream.js';
+import { collectionHead, collectionOutside } from '../../geo-engine/geojson-stream.js';
+import { withoutFeatures } from '../../geo-engine/geojson-table.js';
 import { downloadOutbound, OutboundTooLarge } from '../../infra/outbound.js';
 
 /** How a remote layer's source is fetched. */
@@ -21,6 +22,12 @@ export interface FetchedSource {
   fileName: string;
   /** A GeoJSON FeatureCollection's members but its features (read here already), when the file is one. */
   collectionMembers?: Record<string, unknown>;
+  /**
+   * Set when `collectionMembers` are those before the features only (a large file is not read
+   * to its end here: its reader does that, and fails with MembersAfterFeatures if others follow):
+   * the source as the whole file decides it.
+   */
+  whole?: () => Promise<FetchedSource>;
 }
 
 /** Pages of an OGC API Features collection followed at most (each a request of its own). */
@@ -52,21 +59,46 @@ export async function fetchSource(address: string, given: SourceFetch): Promise<
   const answer = await download(url.href, first, options);
   const fileName = nameOf(new URL(answer.url), answer.contentType);
   if (!(await startsWithBrace(first))) return { path: first, fileName };
+  const whole = () => sourceOf(first, answer.url, fileName, options);
+  const head = await collectionHeadOf(first);
+  if (!head) return whole();
+  return { path: first, fileName: geoJsonName(fileName), collectionMembers: head, whole };
+}
+
+/** The source the JSON file `first` (read from `url`) is, decided on all of it. */
+async function sourceOf(first: string, url: string, fileName: string, options: SourceFetch): Promise<FetchedSource> {
   const document = await documentOf(first);
   const items = document && linkOf(document, 'items');
   if (document?.type !== 'FeatureCollection' && items) {
     const itemsFile = path.join(options.dir, 'items');
-    const itemsAnswer = await download(new URL(items, answer.url).href, itemsFile, pageOptions(options));
+    const itemsAnswer = await download(new URL(items, url).href, itemsFile, pageOptions(options));
     return followPages(itemsFile, itemsAnswer.url, options);
   }
-  if (document?.type === 'FeatureCollection' && linkOf(document, 'next'))
-    return followPages(first, answer.url, options);
-  const { features: _, ...members } = document ?? {};
+  if (document?.type === 'FeatureCollection' && linkOf(document, 'next')) return followPages(first, url, options);
   return {
     path: first,
-    fileName: fileName.endsWith('.geojson') ? fileName : 'source.geojson',
-    ...(document?.type === 'FeatureCollection' && { collectionMembers: members }),
+    fileName: geoJsonName(fileName),
+    ...(document?.type === 'FeatureCollection' && { collectionMembers: withoutFeatures(document) }),
   };
+}
+
+const geoJsonName = (fileName: string) => (fileName.endsWith('.geojson') ? fileName : 'source.geojson');
+
+/**
+ * The members before the features of a large FeatureCollection without links (not an OGC API
+ * page), read no further: its features are read on their strength, the rest checked by their
+ * reader. Null when the file is small (parsed whole at once), not one, or its head says no more.
+ */
+async function collectionHeadOf(file: string): Promise<Record<string, unknown> | null> {
+  try {
+    if ((await stat(file)).size <= SMALL_DOCUMENT_BYTES) return null;
+    const head = await collectionHead(createReadStream(file, { highWaterMark: 64 * 1024 }));
+    const value = head.value as Record<string, unknown> | null;
+    if (head.whole || value?.type !== 'FeatureCollection' || 'links' in value) return null;
+    return withoutFeatures(value);
+  } catch {
+    return null;
+  }
 }
 
 /** A WFS GetFeature address asks for GeoJSON unless it names an output format. */
@@ -119,7 +151,7 @@ async function startsWithBrace(file: string): Promise<boolean> {
   }
 }
 
-type JsonDocument = { type?: unknown; links?: unknown; features?: unknown };
+type JsonDocument = { type?: unknown; links?: unknown; features?: unknown; [member: string]: unknown };
 
 /** Documents up to this size are parsed whole; a larger one is a FeatureCollection whose features are not parsed here. */
 const SMALL_DOCUMENT_BYTES = 1024 * 1024;

@@ -6,6 +6,7 @@ import type { LayerGeometryType } from '../../geo/feature-summary.js';
 import type { LayerField } from '../../geo/feature-fields.js';
 import type { Bbox } from '../../geo/tile-math.js';
 import { VectorRejected, type VectorTable } from '../../geo-engine/vector-open.js';
+import { MembersAfterFeatures } from '../../geo/vector/errors.js';
 import { siblingModule, startWorker } from '../../infra/workers.js';
 
 /** Where the worker writes: the service's own database, through a connection of its own. */
@@ -92,12 +93,7 @@ export async function ingestVectorTables(
         if (message.type === 'progress') options.onProgress?.(message.fraction, message.message);
         else if (message.type === 'table') results.push(message.result);
         else if (message.type === 'done') finish(null);
-        else
-          finish(
-            message.name === 'VectorRejected'
-              ? new VectorRejected(message.code as never, message.message, message.details as never)
-              : new Error(message.message),
-          );
+        else finish(workerError(message));
       });
       worker.on('error', (error: Error & { code?: string }) =>
         finish(
@@ -117,4 +113,12 @@ export async function ingestVectorTables(
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The worker's failure as the error it threw, where a caller tells it apart. */
+function workerError(failure: Extract<FromWorker, { type: 'error' }>): Error {
+  if (failure.name === 'VectorRejected')
+    return new VectorRejected(failure.code as never, failure.message, failure.details as never);
+  if (failure.name === 'MembersAfterFeatures') return new MembersAfterFeatures(failure.message);
+  return new Error(failure.message);
 }

@@ -65,8 +65,9 @@ async function ingestTable(
       staging.put(batch.map(stageFeature));
       for (const feature of batch) {
         kinds |= feature.kinds;
-        fields.add(feature.properties);
-        typing?.add(feature.properties);
+        // Typed, every property is a declared field: the collector sees only GDAL's undeclared ones.
+        if (typing) typing.add(feature.properties);
+        else fields.add(feature.properties);
         bbox = bbox ? growBbox(bbox, feature.bbox) : [...feature.bbox];
       }
       if (Date.now() - lastReport > 250) {
