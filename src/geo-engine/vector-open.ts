@@ -111,7 +111,7 @@ export async function openVectorFile(
 const CRS84 = /^(urn:ogc:def:crs:OGC:(1\.3)?:CRS84|OGC:CRS84|http:\/\/www\.opengis\.net\/def\/crs\/OGC\/1\.3\/CRS84)$/i;
 
 /** A FeatureCollection whose coordinates are longitude/latitude as they stand: no `crs` member, or one naming CRS84. */
-function isLonLatCollection(members: Record<string, unknown> | undefined): boolean {
+export function isLonLatCollection(members: Record<string, unknown> | undefined): boolean {
   if (members?.type !== 'FeatureCollection') return false;
   const crs = members.crs as { type?: unknown; properties?: { name?: unknown } } | null | undefined;
   if (crs === undefined || crs === null) return true;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { collectionHead, collectionOutside } from '../../geo-engine/geojson-stream.js';
 import { withoutFeatures } from '../../geo-engine/geojson-table.js';
+import { isLonLatCollection } from '../../geo-engine/vector-open.js';
 import { downloadOutbound, OutboundTooLarge } from '../../infra/outbound.js';
 
 /** How a remote layer's source is fetched. */
@@ -85,17 +86,19 @@ async function sourceOf(first: string, url: string, fileName: string, options: S
 const geoJsonName = (fileName: string) => (fileName.endsWith('.geojson') ? fileName : 'source.geojson');
 
 /**
- * The members before the features of a large FeatureCollection without links (not an OGC API
- * page), read no further: its features are read on their strength, the rest checked by their
- * reader. Null when the file is small (parsed whole at once), not one, or its head says no more.
+ * The members before the features of a large FeatureCollection in longitude/latitude without
+ * links (not an OGC API page), read no further: its features are read on their strength without
+ * GDAL, and their reader checks the rest. Null when the file is small (parsed whole at once), or
+ * its head is not one such (GDAL reads it, or it has pages: all of it decides).
  */
 async function collectionHeadOf(file: string): Promise<Record<string, unknown> | null> {
   try {
     if ((await stat(file)).size <= SMALL_DOCUMENT_BYTES) return null;
     const head = await collectionHead(createReadStream(file, { highWaterMark: 64 * 1024 }));
     const value = head.value as Record<string, unknown> | null;
-    if (head.whole || value?.type !== 'FeatureCollection' || 'links' in value) return null;
-    return withoutFeatures(value);
+    if (head.whole || !value || 'links' in value) return null;
+    const members = withoutFeatures(value);
+    return isLonLatCollection(members) ? members : null;
   } catch {
     return null;
   }
