@@ -298,19 +298,8 @@ export async function* readFeatures(input: Readable): AsyncGenerator<{ index: nu
  * `whole` is false then, as members may follow the features. A file with no features array
  * (or one that ends within the text read with it) is read to its end, and answered whole.
  */
-export async function collectionHead(input: Readable): Promise<{ value: unknown; whole: boolean }> {
-  const splitter = new FeatureSplitter({ maxValues: Infinity, maxChars: Infinity }, false);
-  const decoder = new StringDecoder('utf8');
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      splitter.push(decoder.write(chunk));
-      if (splitter.amidFeatures) return { value: splitter.headValue(), whole: false };
-    }
-  } finally {
-    input.destroy();
-  }
-  splitter.push(decoder.end());
-  return { value: splitter.outsideValue(), whole: true };
+export function collectionHead(input: Readable): Promise<{ value: unknown; whole: boolean }> {
+  return scanOutside(input, true);
 }
 
 /**
@@ -318,9 +307,27 @@ export async function collectionHead(input: Readable): Promise<{ value: unknown;
  * read without parsing a feature: its `type`, `links` and other members, whatever its size.
  */
 export async function collectionOutside(input: Readable): Promise<unknown> {
+  return (await scanOutside(input, false)).value;
+}
+
+/** A FeatureCollection's members but its features. */
+export function withoutFeatures(collection: Record<string, unknown>): Record<string, unknown> {
+  const { features: _, ...members } = collection;
+  return members;
+}
+
+/** The file's JSON outside its features, its features cut apart unparsed; up to them only when `headOnly`. */
+async function scanOutside(input: Readable, headOnly: boolean): Promise<{ value: unknown; whole: boolean }> {
   const splitter = new FeatureSplitter({ maxValues: Infinity, maxChars: Infinity }, false);
   const decoder = new StringDecoder('utf8');
-  for await (const chunk of input as AsyncIterable<Buffer>) splitter.push(decoder.write(chunk));
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      splitter.push(decoder.write(chunk));
+      if (headOnly && splitter.amidFeatures) return { value: splitter.headValue(), whole: false };
+    }
+  } finally {
+    input.destroy();
+  }
   splitter.push(decoder.end());
-  return splitter.outsideValue();
+  return { value: splitter.outsideValue(), whole: true };
 }

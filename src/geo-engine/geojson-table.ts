@@ -6,7 +6,7 @@ import { GeoJsonError } from '../geo/geojson-points.js';
 import { MembersAfterFeatures, VectorRejected } from '../geo/vector/errors.js';
 import type { VectorTable } from '../geo/vector/tables.js';
 import { GdalError } from './gdal-process.js';
-import { collectionOutside, readFeatureBatches } from './geojson-stream.js';
+import { collectionOutside, readFeatureBatches, withoutFeatures } from './geojson-stream.js';
 import { geoJsonPositionRefusal } from './vector-inspect.js';
 import type { ParsedFeature, ReadOptions, ReadStats, StreamedFeature } from './vector-stream.js';
 
@@ -99,12 +99,6 @@ const sameMembers = (head: Record<string, unknown>, outside: Record<string, unkn
 
 const membersAfterFeatures = (table: VectorTable) =>
   new MembersAfterFeatures(`${table.label}: the collection has members after its features`);
-
-/** A FeatureCollection's members but its features. */
-export function withoutFeatures(collection: Record<string, unknown>): Record<string, unknown> {
-  const { features: _, ...members } = collection;
-  return members;
-}
 
 /** A layer's feature may be as large as the geo engine allows; the members outside the features as large as one. */
 const featureLimits = (limits: GeoLimits) => ({

@@ -2,8 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { collectionHead, collectionOutside } from '../../geo-engine/geojson-stream.js';
-import { withoutFeatures } from '../../geo-engine/geojson-table.js';
+import { collectionHead, collectionOutside, withoutFeatures } from '../../geo-engine/geojson-stream.js';
 import { isLonLatCollection } from '../../geo-engine/vector-open.js';
 import { downloadOutbound, OutboundTooLarge } from '../../infra/outbound.js';
 
