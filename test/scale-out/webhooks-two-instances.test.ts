@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertOk, call, createRoom, signup } from '../helpers.js';
+import { until } from '../support/browser.js';
 import { REDIS_TEST_DB } from '../support/redis.js';
 import { type TwoInstances, twoInstances } from '../support/two-instances.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -56,14 +57,22 @@ test('changes made on both instances are each delivered once, in order', async (
     [...versions].sort((x, y) => x - y),
     "in the room's order",
   );
-  // Nothing more arrives: the other instance did not send them again.
-  const log = await call(two.b.app, 'GET', `/api/rooms/${room}/webhooks/${hook.json().id}/deliveries`, {
-    auth: owner.token,
-  });
+  // Nothing more arrives: the other instance did not send them again. The sender records a
+  // delivery after its receiver answered, so the log is read until it has caught up.
+  type Delivery = { status: string; attempt: number };
+  const log = await until(
+    async () =>
+      (
+        await call(two.b.app, 'GET', `/api/rooms/${room}/webhooks/${hook.json().id}/deliveries`, {
+          auth: owner.token,
+        })
+      ).json<{ deliveries: Delivery[] }>().deliveries,
+    (list) => list.every((d) => d.status === 'delivered'),
+  );
+  assert.equal(log.length, count);
   assert.ok(
-    log
-      .json()
-      .deliveries.every((d: { status: string; attempt: number }) => d.status === 'delivered' && d.attempt === 1),
+    log.every((d) => d.status === 'delivered' && d.attempt === 1),
+    JSON.stringify(log),
   );
   assert.equal(receiver.received.length, count);
 });
