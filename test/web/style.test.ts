@@ -268,7 +268,17 @@ describe('style by data, legend and layer order in the web application', { skip 
     await (await answered).finished();
     await styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
     await styler.unroute(holdAnswer);
-    assert.equal(await styleOf.locator('select[name=label-field]').inputValue(), 'kind');
+    // Read until the form shows it (a page slowed by a busy machine renders late), then once more
+    // after another frame: an older answer applied late would take it away.
+    const labelField = styleOf.locator('select[name=label-field]');
+    const shown = await until(
+      () => labelField.inputValue(),
+      (value) => value === 'kind',
+      10_000,
+    );
+    assert.equal(shown, 'kind', `label field after the held answer (label set at ${patched.body.layer.updatedAt})`);
+    await styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
+    assert.equal(await labelField.inputValue(), 'kind');
     assert.deepEqual((await texts(styler)).sort(), ['forest', 'meadow']);
     await styleOf.getByText('Style', { exact: true }).click();
     // Each label inside its square (the polygons' interior point), set as text.
