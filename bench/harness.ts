@@ -131,13 +131,23 @@ export async function stopServer(server: Server, options: { keepData?: boolean }
   if (server.dataDir && !options.keepData) rmSync(server.dataDir, { recursive: true, force: true });
 }
 
+/** The options `npm start` gives Node before `dist/src/server.js` (its heap's settings): the service is measured as it runs. */
+function startOptions(): string[] {
+  const start: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const options = /\bnode((?: --\S+)*) dist\/src\/server\.js/.exec(start);
+  if (!options) throw new Error(`package.json's start does not run node dist/src/server.js: ${start}`);
+  return options[1]!.split(' ').filter(Boolean);
+}
+
 /** How Maproom is started: the built JS (rebuilt when older than src/) or src/ through tsx. */
 function maproomCommand(): { args: string[]; how: string } {
   const profile = [
+    ...startOptions(),
     ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
     ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  const viaTsx = { args: [...profile, '--import', 'tsx', 'src/server.ts'], how: 'node --import tsx src/server.ts' };
+  const node = ['node', ...startOptions()].join(' ');
+  const viaTsx = { args: [...profile, '--import', 'tsx', 'src/server.ts'], how: `${node} --import tsx src/server.ts` };
   if (env.BENCH_SERVER === 'tsx') return viaTsx;
   const built = path.join(ROOT, 'dist/src/server.js');
   const stale = !existsSync(built) || newestMtime(path.join(ROOT, 'src')) > statSync(built).mtimeMs;
@@ -156,7 +166,7 @@ function maproomCommand(): { args: string[]; how: string } {
     }
   }
   copyMissingAssets(path.join(ROOT, 'src'), path.join(ROOT, 'dist', 'src'));
-  return { args: [...profile, 'dist/src/server.js'], how: 'node dist/src/server.js' };
+  return { args: [...profile, 'dist/src/server.js'], how: `${node} dist/src/server.js` };
 }
 
 /**
