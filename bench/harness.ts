@@ -141,12 +141,13 @@ function startOptions(): string[] {
 
 /** How Maproom is started: the built JS (rebuilt when older than src/) or src/ through tsx. */
 function maproomCommand(): { args: string[]; how: string } {
+  const options = startOptions();
   const profile = [
-    ...startOptions(),
+    ...options,
     ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
     ...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  const node = ['node', ...startOptions()].join(' ');
+  const node = ['node', ...options].join(' ');
   const viaTsx = { args: [...profile, '--import', 'tsx', 'src/server.ts'], how: `${node} --import tsx src/server.ts` };
   if (env.BENCH_SERVER === 'tsx') return viaTsx;
   const built = path.join(ROOT, 'dist/src/server.js');

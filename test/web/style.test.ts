@@ -266,7 +266,9 @@ describe('style by data, legend and layer order in the web application', { skip 
     // The page has read the answer once its body is in and the page has run a task and drawn a
     // frame after it: its labels and its form keep the label field.
     await (await answered).finished();
-    await styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
+    const aFrame = () =>
+      styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
+    await aFrame();
     await styler.unroute(holdAnswer);
     // Read until the form shows it (a page slowed by a busy machine renders late), then once more
     // after another frame: an older answer applied late would take it away.
@@ -277,7 +279,7 @@ describe('style by data, legend and layer order in the web application', { skip 
       10_000,
     );
     assert.equal(shown, 'kind', `label field after the held answer (label set at ${patched.body.layer.updatedAt})`);
-    await styler.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
+    await aFrame();
     assert.equal(await labelField.inputValue(), 'kind');
     assert.deepEqual((await texts(styler)).sort(), ['forest', 'meadow']);
     await styleOf.getByText('Style', { exact: true }).click();
